@@ -1,0 +1,107 @@
+package dev.stowage.board;
+
+import io.r2dbc.spi.ConnectionFactory;
+import java.time.Duration;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.http.codec.ServerCodecConfigurer;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/** Wires the service for the mode in {@code stowage.board.mode}. */
+@Configuration(proxyBeanMethods = false)
+class BoardConfiguration implements WebFluxConfigurer {
+  private final BoardFormats formats = new BoardFormats();
+
+  @Bean
+  BoardFormats boardFormats() {
+    return formats;
+  }
+
+  @Bean
+  BoardSettings boardSettings(@Value("${stowage.board.mode:stowage}") String mode,
+      @Value("${stowage.board.redis:}") String redis,
+      @Value("${spring.r2dbc.url}") String db) {
+    if (redis.isBlank()) {
+      throw new IllegalStateException("no Redis given: set stowage.board.redis"
+          + " (stowage serve --redis URL), such as redis://127.0.0.1:6390");
+    }
+    return new BoardSettings(BoardMode.parse(mode), redis, db);
+  }
+
+  @Bean
+  BoardRepository boardRepository(ConnectionFactory connectionFactory) {
+    DatabaseClient client = DatabaseClient.create(connectionFactory);
+    TransactionalOperator transactions =
+        TransactionalOperator.create(new R2dbcTransactionManager(connectionFactory));
+    BoardRepository repository = new BoardRepository(client, transactions);
+    repository.createSchema().block(Duration.ofSeconds(60));
+    return repository;
+  }
+
+  @Bean(destroyMethod = "close")
+  BoardHandlerHolder boardHandler(BoardSettings settings, BoardRepository repository) {
+    if (settings.mode() == BoardMode.STOWAGE) {
+      BoardFeed feed = new BoardFeed(settings.redis());
+      StowageBoardService service = new StowageBoardService(feed, repository, formats);
+      return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, feed);
+    }
+    LettuceConnectionFactory connections = seedConnectionFactory(settings.redis());
+    return new BoardHandlerHolder(
+        new SeedBoardHandler(settings.mode(), connections, repository, formats), null,
+        connections::destroy);
+  }
+
+  /** What Spring Boot's Redis auto-configuration builds from a URL, as the seed's service had. */
+  private static LettuceConnectionFactory seedConnectionFactory(String uri) {
+    io.lettuce.core.RedisURI parsed = io.lettuce.core.RedisURI.create(uri);
+    RedisStandaloneConfiguration standalone =
+        new RedisStandaloneConfiguration(parsed.getHost(), parsed.getPort());
+    standalone.setDatabase(parsed.getDatabase());
+    if (parsed.getPassword() != null) {
+      standalone.setPassword(parsed.getPassword());
+    }
+    LettuceConnectionFactory factory = new LettuceConnectionFactory(standalone);
+    factory.afterPropertiesSet();
+    factory.start();
+    return factory;
+  }
+
+  @Bean
+  RouterFunction<ServerResponse> boardRoutes(BoardHandlerHolder holder) {
+    BoardHandler handler = holder.handler();
+    return RouterFunctions.route()
+        .POST("/boards/bulk", handler::createAll)
+        .POST("/boards", handler::create)
+        .GET("/boards", handler::page)
+        .GET("/boards/{id}", handler::get)
+        .build();
+  }
+
+  @Bean
+  BoardErrorHandler boardErrorHandler() {
+    return new BoardErrorHandler(formats);
+  }
+
+  @Override
+  public void configureHttpMessageCodecs(ServerCodecConfigurer configurer) {
+    configurer.customCodecs().register(new MsgpackEncoder(formats.msgpack()));
+  }
+
+  /** The mode's handler, with what must be closed at shutdown. */
+  record BoardHandlerHolder(BoardHandler handler, StowageBoardService stowage,
+      AutoCloseable resources) implements AutoCloseable {
+    @Override
+    public void close() throws Exception {
+      resources.close();
+    }
+  }
+}

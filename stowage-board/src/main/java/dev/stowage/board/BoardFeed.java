@@ -1,0 +1,152 @@
+package dev.stowage.board;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import reactor.core.publisher.Mono;
+
+/**
+ * Stowage mode's Redis side: the {@code board} sorted set of JSON fragments scored by the {@code
+ * counter}/{@code board} hash field, and the marker {@value #COMPLETE} that says the feed holds
+ * every post of the database. One shared, multiplexed Lettuce connection; commands issued together
+ * travel as one pipeline. Commands fail fast (within {@link #TIMEOUT}) while Redis is unreachable,
+ * so callers can fall back to the database. Thread-safe.
+ */
+public final class BoardFeed implements AutoCloseable {
+  /** The sorted set, as in the seed. */
+  public static final String FEED = "board";
+  /** The hash holding the counter, as in the seed. */
+  public static final String COUNTER = "counter";
+  /** The counter's field, as in the seed. */
+  public static final String COUNTER_FIELD = "board";
+  /** Present while the feed holds every post in the database. */
+  public static final String COMPLETE = "stowage:board:complete";
+  /** How long a command may take before the caller falls back. */
+  public static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+  private static final byte[] FEED_KEY = bytes(FEED);
+  private static final byte[] COUNTER_KEY = bytes(COUNTER);
+  private static final byte[] COUNTER_FIELD_BYTES = bytes(COUNTER_FIELD);
+  private static final byte[] COMPLETE_KEY = bytes(COMPLETE);
+  private static final int ZADD_CHUNK = 500;
+  private static final String RAISE_COUNTER = "local c = tonumber(redis.call('HGET', KEYS[1],"
+      + " ARGV[1]) or '0') if c < tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1],"
+      + " ARGV[2]) return tonumber(ARGV[2]) end return c";
+
+  private final ClientResources resources;
+  private final RedisClient client;
+  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final RedisAsyncCommands<byte[], byte[]> redis;
+
+  /** Connects to {@code uri}. @throws io.lettuce.core.RedisConnectionException if unreachable */
+  public BoardFeed(String uri) {
+    this.resources = DefaultClientResources.builder()
+        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
+            TimeUnit.MILLISECONDS))
+        .build();
+    this.client = RedisClient.create(resources, RedisURI.create(uri));
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(true)
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .socketOptions(SocketOptions.builder().connectTimeout(TIMEOUT).build())
+        .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
+        .build());
+    this.connection = client.connect(ByteArrayCodec.INSTANCE);
+    this.redis = connection.async();
+  }
+
+  /** Reserves {@code count} scores; returns the last one ({@code HINCRBY counter board count}). */
+  public Mono<Long> reserveScores(int count) {
+    return mono(() -> redis.hincrby(COUNTER_KEY, COUNTER_FIELD_BYTES, count));
+  }
+
+  /** Raises the counter to at least {@code atLeast} (never lowers it). */
+  public Mono<Long> raiseCounter(long atLeast) {
+    return mono(() -> redis.<Long>eval(RAISE_COUNTER, ScriptOutputType.INTEGER,
+        new byte[][] {COUNTER_KEY}, COUNTER_FIELD_BYTES, bytes(Long.toString(atLeast))));
+  }
+
+  /** Adds fragments with their scores: one {@code ZADD} per 500, all sent as one pipeline. */
+  public Mono<Void> add(List<ScoredValue<byte[]>> members) {
+    if (members.isEmpty()) {
+      return Mono.empty();
+    }
+    return Mono.defer(() -> {
+      List<CompletableFuture<?>> sent = new ArrayList<>();
+      for (int from = 0; from < members.size(); from += ZADD_CHUNK) {
+        List<ScoredValue<byte[]>> chunk =
+            members.subList(from, Math.min(members.size(), from + ZADD_CHUNK));
+        @SuppressWarnings("unchecked")
+        ScoredValue<byte[]>[] array = chunk.toArray(new ScoredValue[0]);
+        sent.add(redis.zadd(FEED_KEY, array).toCompletableFuture());
+      }
+      return Mono.fromFuture(CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])));
+    });
+  }
+
+  /** One page, newest first, and whether the feed is complete; both in one round trip. */
+  public Mono<CachedPage> page(long offset, int count) {
+    return Mono.defer(() -> {
+      RedisFuture<Long> complete = redis.exists(COMPLETE_KEY);
+      RedisFuture<List<byte[]>> members = redis.zrevrangebyscore(FEED_KEY,
+          Range.unbounded(), Limit.create(offset, count));
+      return Mono.fromFuture(complete.toCompletableFuture()).zipWith(
+          Mono.fromFuture(members.toCompletableFuture()),
+          (exists, list) -> new CachedPage(exists > 0, list));
+    });
+  }
+
+  /** The fragment scored {@code score}, or empty. */
+  public Mono<byte[]> byScore(long score) {
+    return mono(() -> redis.zrangebyscore(FEED_KEY, Range.create(score, score), Limit.create(0, 1)))
+        .flatMap(list -> list.isEmpty() ? Mono.empty() : Mono.just(list.get(0)));
+  }
+
+  /** Marks the feed complete. */
+  public Mono<Void> markComplete() {
+    return mono(() -> redis.set(COMPLETE_KEY, bytes("1"))).then();
+  }
+
+  /** Number of members in the feed. */
+  public Mono<Long> size() {
+    return mono(() -> redis.zcard(FEED_KEY));
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+
+  private static <T> Mono<T> mono(Supplier<RedisFuture<T>> command) {
+    return Mono.defer(() -> Mono.fromFuture(command.get().toCompletableFuture()));
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A page read from the feed. */
+  public record CachedPage(boolean complete, List<byte[]> members) {}
+}

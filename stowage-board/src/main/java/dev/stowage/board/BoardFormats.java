@@ -1,0 +1,314 @@
+package dev.stowage.board;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+import org.msgpack.jackson.dataformat.MessagePackFactory;
+import org.msgpack.jackson.dataformat.MessagePackMapper;
+import org.springframework.http.MediaType;
+
+/**
+ * The wire formats: JSON and MessagePack mappers, request parsing with validation, and the fast
+ * path's response assembly from cached JSON fragments (splicing for JSON, streaming transcoding for
+ * MessagePack). Thread-safe.
+ */
+public final class BoardFormats {
+  /** {@code application/msgpack}. */
+  public static final MediaType MSGPACK = MediaType.parseMediaType("application/msgpack");
+  private static final MediaType X_MSGPACK = MediaType.parseMediaType("application/x-msgpack");
+
+  private static final byte[] PAGE_PREFIX =
+      "{\"code\":200,\"message\":\"success\",\"data\":[".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] PAGE_SUFFIX = "]}".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] ONE_PREFIX =
+      "{\"code\":200,\"message\":\"success\",\"data\":".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] ONE_SUFFIX = "}".getBytes(StandardCharsets.UTF_8);
+
+  private final ObjectMapper json;
+  private final ObjectMapper msgpack;
+  private final JsonFactory jsonFactory;
+  private final MessagePackFactory msgpackFactory;
+  private final JavaType bulkType;
+
+  public BoardFormats() {
+    this.json = configure(JsonMapper.builder().build());
+    this.msgpack = configure(new MessagePackMapper());
+    // MessagePack's parser reports the end of input as an error, not as "no more tokens".
+    this.msgpack.configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, false);
+    this.jsonFactory = json.getFactory();
+    this.msgpackFactory = (MessagePackFactory) msgpack.getFactory();
+    this.bulkType = json.getTypeFactory().constructCollectionType(List.class, NewBoard.class);
+  }
+
+  private static ObjectMapper configure(ObjectMapper mapper) {
+    mapper.registerModule(new JavaTimeModule());
+    mapper.configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    mapper.configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true);
+    mapper.configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
+    mapper.configure(MapperFeature.ALLOW_COERCION_OF_SCALARS, false);
+    return mapper;
+  }
+
+  /** The JSON mapper (seed names and date formats). */
+  public ObjectMapper json() {
+    return json;
+  }
+
+  /** The MessagePack mapper, configured like {@link #json()}. */
+  public ObjectMapper msgpack() {
+    return msgpack;
+  }
+
+  /** Whether a response for {@code accept} should be MessagePack (else JSON, the default). */
+  public static boolean wantsMsgpack(List<MediaType> accept) {
+    for (MediaType type : accept) {
+      if (type.isCompatibleWith(MSGPACK) && !type.isWildcardType()
+          || type.isCompatibleWith(X_MSGPACK) && !type.isWildcardType()) {
+        return true;
+      }
+      if (type.isCompatibleWith(MediaType.APPLICATION_JSON)) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a request body of {@code contentType} is MessagePack; JSON when absent.
+   *
+   * @throws BoardRequestException 415 for any other type
+   */
+  public static boolean isMsgpackBody(MediaType contentType) {
+    if (contentType == null || contentType.isCompatibleWith(MediaType.APPLICATION_JSON)) {
+      return false;
+    }
+    if (contentType.isCompatibleWith(MSGPACK) || contentType.isCompatibleWith(X_MSGPACK)) {
+      return true;
+    }
+    throw new BoardRequestException(415, "unsupported Content-Type " + contentType
+        + "; send application/json or application/msgpack");
+  }
+
+  /** Parses and validates one post. @throws BoardRequestException 400 saying what is wrong */
+  public NewBoard parseOne(byte[] body, boolean msgpackBody) {
+    NewBoard board = read(body, msgpackBody, json.constructType(NewBoard.class));
+    validate(board, "");
+    return board;
+  }
+
+  /** Parses and validates a bulk request: an array of 1..1000 posts. */
+  public List<NewBoard> parseMany(byte[] body, boolean msgpackBody) {
+    List<NewBoard> boards = read(body, msgpackBody, bulkType);
+    if (boards.isEmpty()) {
+      throw new BoardRequestException(400, "a bulk request needs at least one post");
+    }
+    if (boards.size() > BoardLimits.MAX_BULK_POSTS) {
+      throw new BoardRequestException(400, "a bulk request takes at most "
+          + BoardLimits.MAX_BULK_POSTS + " posts, got " + boards.size());
+    }
+    for (int i = 0; i < boards.size(); i++) {
+      validate(boards.get(i), "post [" + i + "]: ");
+    }
+    return boards;
+  }
+
+  private <T> T read(byte[] body, boolean msgpackBody, JavaType type) {
+    String format = msgpackBody ? "MessagePack" : "JSON";
+    if (body.length == 0) {
+      throw new BoardRequestException(400, "the request body is empty; send a " + format
+          + (type.isCollectionLikeType() ? " array of posts" : " object"));
+    }
+    try {
+      T value = (msgpackBody ? msgpack : json).readValue(body, type);
+      if (value == null) {
+        throw new BoardRequestException(400, "the request body is null");
+      }
+      return value;
+    } catch (MismatchedInputException e) {
+      String path = e.getPath().isEmpty() ? "" : " at " + pathOf(e);
+      throw new BoardRequestException(400, "wrong shape of " + format + path + ": expected "
+          + (e.getTargetType() == null ? "another type" : simpleName(e.getTargetType()))
+          + (type.isCollectionLikeType() && e.getPath().isEmpty() ? " (an array of posts)" : ""));
+    } catch (JsonProcessingException e) {
+      throw new BoardRequestException(400, "malformed " + format + ": " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new BoardRequestException(400, "malformed " + format + ": " + e.getMessage());
+    }
+  }
+
+  private static String simpleName(Class<?> type) {
+    if (type == String.class) {
+      return "a string";
+    }
+    if (type == Long.class || type == long.class) {
+      return "an integer";
+    }
+    if (type == NewBoard.class) {
+      return "an object";
+    }
+    if (List.class.isAssignableFrom(type)) {
+      return "an array";
+    }
+    return type.getSimpleName();
+  }
+
+  private static String pathOf(MismatchedInputException e) {
+    StringBuilder path = new StringBuilder();
+    for (var ref : e.getPath()) {
+      if (ref.getFieldName() != null) {
+        path.append(path.length() == 0 ? "" : ".").append(ref.getFieldName());
+      } else {
+        path.append('[').append(ref.getIndex()).append(']');
+      }
+    }
+    return path.toString();
+  }
+
+  private static void validate(NewBoard board, String where) {
+    StringJoiner missing = new StringJoiner(", ");
+    if (board.memberId() == null) {
+      missing.add("member_id");
+    }
+    String[][] texts = {{"title", board.title()}, {"body", board.body()},
+        {"address", board.address()}, {"country", board.country()}, {"job", board.job()},
+        {"credit", board.credit()}, {"ssn", board.ssn()}, {"company", board.company()},
+        {"phone_number", board.phoneNumber()}};
+    for (String[] text : texts) {
+      if (text[1] == null) {
+        missing.add(text[0]);
+      }
+    }
+    if (missing.length() > 0) {
+      throw new BoardRequestException(400, where + "missing required fields: " + missing);
+    }
+    if (board.memberId() < 0) {
+      throw new BoardRequestException(400, where + "member_id must not be negative, got "
+          + board.memberId());
+    }
+    for (String[] text : texts) {
+      if (text[1].length() > BoardLimits.MAX_TEXT_CHARS) {
+        throw new BoardRequestException(400, where + text[0] + " is " + text[1].length()
+            + " characters; the limit is " + BoardLimits.MAX_TEXT_CHARS);
+      }
+    }
+  }
+
+  /** A post as the JSON fragment stored in the feed. */
+  public byte[] toJson(Board board) {
+    try {
+      return json.writeValueAsBytes(board);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Posts as JSON fragments. */
+  public List<byte[]> toJson(List<Board> boards) {
+    List<byte[]> fragments = new ArrayList<>(boards.size());
+    for (Board board : boards) {
+      fragments.add(toJson(board));
+    }
+    return fragments;
+  }
+
+  /** {@code {"code":200,"message":"success","data":[f1,f2,…]}} spliced from JSON fragments. */
+  public static byte[] splicePage(List<byte[]> fragments) {
+    int length = PAGE_PREFIX.length + PAGE_SUFFIX.length + Math.max(0, fragments.size() - 1);
+    for (byte[] fragment : fragments) {
+      length += fragment.length;
+    }
+    byte[] out = new byte[length];
+    int at = 0;
+    System.arraycopy(PAGE_PREFIX, 0, out, at, PAGE_PREFIX.length);
+    at += PAGE_PREFIX.length;
+    for (int i = 0; i < fragments.size(); i++) {
+      if (i > 0) {
+        out[at++] = ',';
+      }
+      byte[] fragment = fragments.get(i);
+      System.arraycopy(fragment, 0, out, at, fragment.length);
+      at += fragment.length;
+    }
+    System.arraycopy(PAGE_SUFFIX, 0, out, at, PAGE_SUFFIX.length);
+    return out;
+  }
+
+  /** {@code {"code":200,"message":"success","data":fragment}}. */
+  public static byte[] spliceOne(byte[] fragment) {
+    byte[] out = new byte[ONE_PREFIX.length + fragment.length + ONE_SUFFIX.length];
+    System.arraycopy(ONE_PREFIX, 0, out, 0, ONE_PREFIX.length);
+    System.arraycopy(fragment, 0, out, ONE_PREFIX.length, fragment.length);
+    System.arraycopy(ONE_SUFFIX, 0, out, ONE_PREFIX.length + fragment.length, ONE_SUFFIX.length);
+    return out;
+  }
+
+  /**
+   * The MessagePack form of {@link #splicePage}: each JSON fragment is copied token by token into
+   * the MessagePack output, without building an object.
+   */
+  public byte[] transcodePage(List<byte[]> fragments) {
+    return transcode(fragments, true);
+  }
+
+  /** The MessagePack form of {@link #spliceOne}. */
+  public byte[] transcodeOne(byte[] fragment) {
+    return transcode(List.of(fragment), false);
+  }
+
+  private byte[] transcode(List<byte[]> fragments, boolean asArray) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(fragments.size() * 512 + 64);
+    try (JsonGenerator generator = msgpackFactory.createGenerator(out)) {
+      generator.writeStartObject();
+      generator.writeNumberField("code", 200);
+      generator.writeStringField("message", "success");
+      generator.writeFieldName("data");
+      if (asArray) {
+        generator.writeStartArray();
+      }
+      for (byte[] fragment : fragments) {
+        try (JsonParser parser = jsonFactory.createParser(fragment)) {
+          JsonToken first = parser.nextToken();
+          if (first == null) {
+            throw new IOException("empty cached fragment");
+          }
+          generator.copyCurrentStructure(parser);
+        }
+      }
+      if (asArray) {
+        generator.writeEndArray();
+      }
+      generator.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot transcode a cached page to MessagePack", e);
+    }
+    return out.toByteArray();
+  }
+
+  /** {@code {"code":status,"message":message}} in JSON. */
+  public byte[] error(int status, String message) {
+    try {
+      var node = json.createObjectNode();
+      node.put("code", status);
+      node.put("message", message);
+      return json.writeValueAsBytes(node);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

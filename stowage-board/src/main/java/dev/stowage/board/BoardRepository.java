@@ -1,0 +1,116 @@
+package dev.stowage.board;
+
+import io.r2dbc.spi.Readable;
+import io.r2dbc.spi.Statement;
+import java.time.LocalDateTime;
+import java.util.List;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The database of record, through R2DBC: table {@code board}, keyed by score, with the id unique.
+ * Works on H2 and PostgreSQL with the same SQL. Thread-safe.
+ */
+public final class BoardRepository {
+  private static final String COLUMNS = "score, id, member_id, title, body, address, country, job,"
+      + " credit, ssn, company, phone_number, modified_at, created_at, created_ts";
+  private static final String INSERT = "INSERT INTO board (" + COLUMNS + ") VALUES ($1, $2, $3,"
+      + " $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+  private static final String SCHEMA = "CREATE TABLE IF NOT EXISTS board ("
+      + " score BIGINT PRIMARY KEY,"
+      + " id VARCHAR(24) NOT NULL UNIQUE,"
+      + " member_id BIGINT NOT NULL,"
+      + " title VARCHAR(4000) NOT NULL, body VARCHAR(4000) NOT NULL,"
+      + " address VARCHAR(4000) NOT NULL, country VARCHAR(4000) NOT NULL,"
+      + " job VARCHAR(4000) NOT NULL, credit VARCHAR(4000) NOT NULL,"
+      + " ssn VARCHAR(4000) NOT NULL, company VARCHAR(4000) NOT NULL,"
+      + " phone_number VARCHAR(4000) NOT NULL,"
+      + " modified_at TIMESTAMP NOT NULL, created_at TIMESTAMP NOT NULL,"
+      + " created_ts BIGINT NOT NULL)";
+
+  private final DatabaseClient client;
+  private final TransactionalOperator transactions;
+
+  public BoardRepository(DatabaseClient client, TransactionalOperator transactions) {
+    this.client = client;
+    this.transactions = transactions;
+  }
+
+  /** Creates the table when it does not exist. */
+  public Mono<Void> createSchema() {
+    return client.sql(SCHEMA).then();
+  }
+
+  /** Inserts one post. Fails with a {@code DataIntegrityViolationException} on a taken score. */
+  public Mono<Void> insert(Board board) {
+    return insertAll(List.of(board));
+  }
+
+  /** Inserts posts in one batch inside one transaction: all of them, or none. */
+  public Mono<Void> insertAll(List<Board> boards) {
+    Mono<Void> batch = client.inConnection(connection -> {
+      Statement statement = connection.createStatement(INSERT);
+      for (int i = 0; i < boards.size(); i++) {
+        if (i > 0) {
+          statement.add();
+        }
+        bind(statement, boards.get(i));
+      }
+      return Flux.from(statement.execute()).flatMap(result -> result.getRowsUpdated())
+          .then();
+    });
+    return boards.size() == 1 ? batch : transactions.transactional(batch);
+  }
+
+  private static void bind(Statement statement, Board b) {
+    statement.bind(0, b.score()).bind(1, b.id()).bind(2, b.memberId()).bind(3, b.title())
+        .bind(4, b.body()).bind(5, b.address()).bind(6, b.country()).bind(7, b.job())
+        .bind(8, b.credit()).bind(9, b.ssn()).bind(10, b.company()).bind(11, b.phoneNumber())
+        .bind(12, b.modifiedAt()).bind(13, b.createdAt()).bind(14, b.createdTs());
+  }
+
+  /** A page, newest (highest score) first. */
+  public Flux<Board> page(long offset, int limit) {
+    return client.sql("SELECT " + COLUMNS + " FROM board ORDER BY score DESC LIMIT :limit"
+            + " OFFSET :offset")
+        .bind("limit", limit).bind("offset", offset)
+        .map(BoardRepository::read).all();
+  }
+
+  /** Every post, oldest first; used to refill the cache. */
+  public Flux<Board> all() {
+    return client.sql("SELECT " + COLUMNS + " FROM board ORDER BY score").map(BoardRepository::read)
+        .all();
+  }
+
+  /** The post with {@code id}, or empty. */
+  public Mono<Board> findById(String id) {
+    return client.sql("SELECT " + COLUMNS + " FROM board WHERE id = :id").bind("id", id)
+        .map(BoardRepository::read).one();
+  }
+
+  /** The highest score stored, or 0 when the table is empty. */
+  public Mono<Long> maxScore() {
+    return client.sql("SELECT COALESCE(MAX(score), 0) AS m FROM board")
+        .map(row -> ((Number) row.get("m")).longValue()).one();
+  }
+
+  /** How many posts are stored. */
+  public Mono<Long> count() {
+    return client.sql("SELECT COUNT(*) AS c FROM board")
+        .map(row -> ((Number) row.get("c")).longValue()).one();
+  }
+
+  private static Board read(Readable row) {
+    return new Board(row.get("id", String.class), row.get("score", Long.class),
+        row.get("member_id", Long.class), row.get("title", String.class),
+        row.get("body", String.class), row.get("address", String.class),
+        row.get("country", String.class), row.get("job", String.class),
+        row.get("credit", String.class), row.get("ssn", String.class),
+        row.get("company", String.class), row.get("phone_number", String.class),
+        row.get("modified_at", LocalDateTime.class), row.get("created_at", LocalDateTime.class),
+        row.get("created_ts", Long.class));
+  }
+}

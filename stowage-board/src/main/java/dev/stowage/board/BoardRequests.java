@@ -1,0 +1,69 @@
+package dev.stowage.board;
+
+import java.util.Optional;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import reactor.core.publisher.Mono;
+
+/** Reading what every mode reads alike: bodies within a limit, and page parameters. */
+final class BoardRequests {
+  private BoardRequests() {}
+
+  /** The body's bytes; 413 beyond {@code maxBytes}. Empty body gives an empty array. */
+  static Mono<byte[]> body(ServerRequest request, int maxBytes) {
+    long declared = request.headers().contentLength().orElse(-1);
+    if (declared > maxBytes) {
+      return Mono.error(tooLarge(maxBytes));
+    }
+    return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), maxBytes)
+        .map(buffer -> {
+          byte[] bytes = new byte[buffer.readableByteCount()];
+          buffer.read(bytes);
+          DataBufferUtils.release(buffer);
+          return bytes;
+        })
+        .defaultIfEmpty(new byte[0])
+        .onErrorMap(DataBufferLimitException.class, e -> tooLarge(maxBytes));
+  }
+
+  private static BoardRequestException tooLarge(int maxBytes) {
+    return new BoardRequestException(413, "the request body exceeds the limit of " + maxBytes
+        + " bytes");
+  }
+
+  /** A validated page request. */
+  record PageRequest(int page, int size) {
+    long offset() {
+      return (long) (page - 1) * size;
+    }
+  }
+
+  static PageRequest page(ServerRequest request) {
+    int page = intParam(request.queryParam("page"), "page", 1, 1, BoardLimits.MAX_PAGE);
+    int size = intParam(request.queryParam("size"), "size", BoardLimits.DEFAULT_PAGE_SIZE, 1,
+        BoardLimits.MAX_PAGE_SIZE);
+    return new PageRequest(page, size);
+  }
+
+  private static int intParam(Optional<String> raw, String name, int fallback, int min, int max) {
+    if (raw.isEmpty()) {
+      return fallback;
+    }
+    String text = raw.get().trim();
+    long value;
+    try {
+      value = Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw new BoardRequestException(400, name + " must be a whole number from " + min + " to "
+          + max + ", got '" + raw.get() + "'");
+    }
+    if (value < min || value > max) {
+      throw new BoardRequestException(400, name + " must be from " + min + " to " + max
+          + ", got " + text);
+    }
+    return (int) value;
+  }
+}

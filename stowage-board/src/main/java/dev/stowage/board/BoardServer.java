@@ -1,0 +1,77 @@
+package dev.stowage.board;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A running board service, started in this JVM.
+ *
+ * <pre>{@code
+ * try (BoardServer board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE)) {
+ *   System.out.println(board.url());   // http://127.0.0.1:41234
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class BoardServer implements AutoCloseable {
+  private final ConfigurableApplicationContext context;
+  private final int port;
+  private final BoardSettings settings;
+
+  private BoardServer(ConfigurableApplicationContext context) {
+    this.context = context;
+    this.port = ((WebServerApplicationContext) context).getWebServer().getPort();
+    this.settings = context.getBean(BoardSettings.class);
+  }
+
+  /**
+   * Starts the service.
+   *
+   * @param port the HTTP port, or 0 for an ephemeral one
+   * @param redisUri Redis, such as {@code redis://127.0.0.1:6390}; not null
+   * @param dbUrl the R2DBC URL of the database of record, or null for an in-memory H2
+   * @param mode the read/write path; not null
+   * @throws RuntimeException if the service cannot start (Redis or the database unreachable,
+   *     the port taken)
+   */
+  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode) {
+    Objects.requireNonNull(redisUri, "redisUri");
+    Objects.requireNonNull(mode, "mode");
+    Map<String, Object> properties = new LinkedHashMap<>();
+    properties.put("server.port", port);
+    properties.put("server.address", "127.0.0.1");
+    properties.put("stowage.board.redis", redisUri);
+    properties.put("stowage.board.mode", mode.label());
+    if (dbUrl != null) {
+      properties.put("stowage.board.db", dbUrl);
+    }
+    return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
+        .properties(properties).run());
+  }
+
+  /** The port it listens on. */
+  public int port() {
+    return port;
+  }
+
+  /** {@code http://127.0.0.1:port}. */
+  public String url() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  /** What it was started with. */
+  public BoardSettings settings() {
+    return settings;
+  }
+
+  /** Stops the service. */
+  @Override
+  public void close() {
+    context.close();
+  }
+}

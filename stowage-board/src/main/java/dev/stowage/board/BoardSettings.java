@@ -1,0 +1,10 @@
+package dev.stowage.board;
+
+/**
+ * What the service was started with.
+ *
+ * @param mode the read/write path
+ * @param redis the Redis URI, such as {@code redis://127.0.0.1:6390}
+ * @param db the R2DBC URL of the database of record
+ */
+public record BoardSettings(BoardMode mode, String redis, String db) {}

@@ -1,0 +1,143 @@
+package dev.stowage.board;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import org.msgpack.jackson.dataformat.MessagePackFactory;
+import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.Limit;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.core.ReactiveHashOperations;
+import org.springframework.data.redis.core.ReactiveRedisTemplate;
+import org.springframework.data.redis.core.ReactiveZSetOperations;
+import org.springframework.data.redis.serializer.RedisSerializationContext;
+import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.data.redis.serializer.StringRedisSerializer;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The seed's own implementation, rewritten from its description to serve as the benchmark's
+ * baseline: a {@code ReactiveRedisTemplate}, the whole record as the sorted-set member (a JSON
+ * string, or MessagePack bytes), and a plain {@code ObjectMapper} that decodes every member into a
+ * {@link Board}, which WebFlux then encodes again. Redis failures are not absorbed, as in the seed.
+ *
+ * <p>One departure: on an empty page the seed returned every row of the database; this returns
+ * the same page from the database instead, so that a page past the end stays small.
+ */
+final class SeedBoardHandler implements BoardHandler {
+  private final BoardRepository repository;
+  private final BoardFormats formats;
+  private final boolean msgpack;
+  private final ObjectMapper objectMapper;
+  private final ReactiveHashOperations<String, String, String> redisHash;
+  private final ReactiveZSetOperations<String, Object> redisZSet;
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  SeedBoardHandler(BoardMode mode, ReactiveRedisConnectionFactory connectionFactory,
+      BoardRepository repository, BoardFormats formats) {
+    this.repository = repository;
+    this.formats = formats;
+    this.msgpack = mode == BoardMode.SEED_MSGPACK;
+    // As in the seed: JSON uses a default ObjectMapper; MessagePack one on a MessagePackFactory.
+    this.objectMapper = msgpack ? new ObjectMapper(new MessagePackFactory()) : new ObjectMapper();
+    this.objectMapper.registerModule(new JavaTimeModule());
+    RedisSerializer values = msgpack ? RedisSerializer.byteArray() : new StringRedisSerializer();
+    RedisSerializationContext<String, Object> context = RedisSerializationContext
+        .<String, Object>newSerializationContext(new StringRedisSerializer())
+        .key(new StringRedisSerializer())
+        .value(values)
+        .hashKey(new StringRedisSerializer())
+        .hashValue(new StringRedisSerializer())
+        .build();
+    ReactiveRedisTemplate<String, Object> template =
+        new ReactiveRedisTemplate<>(connectionFactory, context);
+    this.redisHash = (ReactiveHashOperations) template.opsForHash();
+    this.redisZSet = template.opsForZSet();
+  }
+
+  @Override
+  public Mono<ServerResponse> create(ServerRequest request) {
+    return Mono.defer(() -> {
+      boolean msgpackBody = BoardFormats.isMsgpackBody(
+          request.headers().contentType().orElse(null));
+      return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
+          .map(body -> formats.parseOne(body, msgpackBody))
+          .flatMap(this::createItem)
+          .flatMap(board -> respond(request, ApiResponse.success(board)));
+    });
+  }
+
+  @Override
+  public Mono<ServerResponse> createAll(ServerRequest request) {
+    return Mono.defer(() -> {
+      boolean msgpackBody = BoardFormats.isMsgpackBody(
+          request.headers().contentType().orElse(null));
+      return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
+          .map(body -> formats.parseMany(body, msgpackBody))
+          .flatMapMany(Flux::fromIterable)
+          .concatMap(this::createItem)
+          .collectList()
+          .flatMap(boards -> respond(request, ApiResponse.success(boards)));
+    });
+  }
+
+  private Mono<Board> createItem(NewBoard input) {
+    return redisHash.increment("counter", "board", 1)
+        .flatMap(counter -> {
+          Board board = Board.create(input, counter, System.currentTimeMillis());
+          return repository.insert(board).thenReturn(board);
+        })
+        .flatMap(board -> {
+          Object encoded;
+          try {
+            encoded = msgpack ? objectMapper.writeValueAsBytes(board)
+                : objectMapper.writeValueAsString(board);
+          } catch (JsonProcessingException e) {
+            return Mono.error(new RuntimeException(e));
+          }
+          return redisZSet.add("board", encoded, board.score())
+              .flatMap(added -> added ? Mono.just(board)
+                  : Mono.error(new RuntimeException("redis zset add error")));
+        });
+  }
+
+  @Override
+  public Mono<ServerResponse> page(ServerRequest request) {
+    return Mono.defer(() -> {
+      BoardRequests.PageRequest page = BoardRequests.page(request);
+      return redisZSet.reverseRangeByScore("board", Range.unbounded(),
+              Limit.limit().offset((int) page.offset()).count(page.size()))
+          .flatMap(member -> {
+            try {
+              return Mono.just(msgpack ? objectMapper.readValue((byte[]) member, Board.class)
+                  : objectMapper.readValue((String) member, Board.class));
+            } catch (Exception e) {
+              return Mono.error(new RuntimeException(e));
+            }
+          })
+          .switchIfEmpty(repository.page(page.offset(), page.size()))
+          .collectList()
+          .flatMap(boards -> respond(request, ApiResponse.success(boards)));
+    });
+  }
+
+  @Override
+  public Mono<ServerResponse> get(ServerRequest request) {
+    String id = request.pathVariable("id");
+    return repository.findById(id)
+        .switchIfEmpty(Mono.error(() -> new BoardRequestException(404, "no board with id '" + id
+            + "'")))
+        .flatMap(board -> respond(request, ApiResponse.success(board)));
+  }
+
+  private static Mono<ServerResponse> respond(ServerRequest request, ApiResponse<?> body) {
+    MediaType type = BoardFormats.wantsMsgpack(request.headers().accept())
+        ? BoardFormats.MSGPACK : MediaType.APPLICATION_JSON;
+    return ServerResponse.ok().contentType(type).bodyValue(body);
+  }
+
+}

@@ -1,0 +1,77 @@
+package dev.stowage.board;
+
+import java.util.List;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+
+/** Stowage mode's endpoints: responses assembled from JSON fragments, never from objects. */
+final class StowageBoardHandler implements BoardHandler {
+  private final StowageBoardService service;
+  private final BoardFormats formats;
+
+  StowageBoardHandler(StowageBoardService service, BoardFormats formats) {
+    this.service = service;
+    this.formats = formats;
+  }
+
+  @Override
+  public Mono<ServerResponse> create(ServerRequest request) {
+    return Mono.defer(() -> {
+      boolean msgpackBody = BoardFormats.isMsgpackBody(
+          request.headers().contentType().orElse(null));
+      return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
+          .map(body -> formats.parseOne(body, msgpackBody))
+          .flatMap(input -> service.create(List.of(input)))
+          .flatMap(boards -> one(request, formats.toJson(boards.get(0))));
+    });
+  }
+
+  @Override
+  public Mono<ServerResponse> createAll(ServerRequest request) {
+    return Mono.defer(() -> {
+      boolean msgpackBody = BoardFormats.isMsgpackBody(
+          request.headers().contentType().orElse(null));
+      return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
+          .map(body -> formats.parseMany(body, msgpackBody))
+          .flatMap(service::create)
+          .flatMap(boards -> page(request, formats.toJson(boards)));
+    });
+  }
+
+  @Override
+  public Mono<ServerResponse> page(ServerRequest request) {
+    return Mono.defer(() -> {
+      BoardRequests.PageRequest page = BoardRequests.page(request);
+      return service.page(page.offset(), page.size()).flatMap(fragments -> page(request, fragments));
+    });
+  }
+
+  @Override
+  public Mono<ServerResponse> get(ServerRequest request) {
+    String id = request.pathVariable("id");
+    return service.byId(id)
+        .switchIfEmpty(Mono.error(() -> new BoardRequestException(404, "no board with id '" + id
+            + "'")))
+        .flatMap(fragment -> one(request, fragment));
+  }
+
+  private Mono<ServerResponse> page(ServerRequest request, List<byte[]> fragments) {
+    if (BoardFormats.wantsMsgpack(request.headers().accept())) {
+      return bytes(BoardFormats.MSGPACK, formats.transcodePage(fragments));
+    }
+    return bytes(MediaType.APPLICATION_JSON, BoardFormats.splicePage(fragments));
+  }
+
+  private Mono<ServerResponse> one(ServerRequest request, byte[] fragment) {
+    if (BoardFormats.wantsMsgpack(request.headers().accept())) {
+      return bytes(BoardFormats.MSGPACK, formats.transcodeOne(fragment));
+    }
+    return bytes(MediaType.APPLICATION_JSON, BoardFormats.spliceOne(fragment));
+  }
+
+  static Mono<ServerResponse> bytes(MediaType type, byte[] body) {
+    return ServerResponse.ok().contentType(type).contentLength(body.length).bodyValue(body);
+  }
+}

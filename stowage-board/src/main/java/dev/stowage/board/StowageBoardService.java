@@ -1,0 +1,195 @@
+package dev.stowage.board;
+
+import io.lettuce.core.ScoredValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataIntegrityViolationException;
+import reactor.core.publisher.Mono;
+
+/**
+ * Stowage mode: cache-aside over the database of record, with the feed holding JSON fragments.
+ *
+ * <p>Writes go to the database first; only then to the feed. When the feed write fails, the post
+ * is still acknowledged and the feed is marked stale, so the next read refills it. Scores come
+ * from the Redis counter; while Redis is unreachable they come from a local counter seeded from
+ * the database, and a score that turns out to be taken (the unique key says so) is re-reserved
+ * after raising the counters to the database's highest score. Nothing acknowledged is lost: an
+ * acknowledgement follows a committed insert.
+ *
+ * <p>Reads come from the feed while it is complete. When it is not (a cold or restarted Redis, or
+ * a failed feed write), one refill from the database runs for all concurrent readers
+ * (single-flight); when Redis is unreachable the page is read from the database. Thread-safe.
+ */
+public final class StowageBoardService {
+  private static final Logger log = LoggerFactory.getLogger(StowageBoardService.class);
+  private static final int INSERT_ATTEMPTS = 8;
+  private static final int REFILL_CHUNK = 1000;
+
+  private final BoardFeed feed;
+  private final BoardRepository repository;
+  private final BoardFormats formats;
+  private final AtomicLong localCounter = new AtomicLong();
+  private final AtomicLong staleGeneration = new AtomicLong();
+  private volatile long repairedGeneration;
+  private final AtomicReference<Mono<Void>> refill = new AtomicReference<>();
+
+  public StowageBoardService(BoardFeed feed, BoardRepository repository, BoardFormats formats) {
+    this.feed = feed;
+    this.repository = repository;
+    this.formats = formats;
+  }
+
+  /** Creates posts (stored in one transaction) and returns them with their ids and scores. */
+  public Mono<List<Board>> create(List<NewBoard> inputs) {
+    return persist(inputs, 1).flatMap(boards -> cache(boards).thenReturn(boards));
+  }
+
+  private Mono<List<Board>> persist(List<NewBoard> inputs, int attempt) {
+    return reserve(inputs.size()).flatMap(first -> {
+      long now = System.currentTimeMillis();
+      List<Board> boards = new ArrayList<>(inputs.size());
+      for (int i = 0; i < inputs.size(); i++) {
+        boards.add(Board.create(inputs.get(i), first + i, now));
+      }
+      return repository.insertAll(boards).thenReturn(boards);
+    }).onErrorResume(StowageBoardService::isTakenScore, e -> {
+      if (attempt >= INSERT_ATTEMPTS) {
+        return Mono.error(e);
+      }
+      log.info("score taken (counter behind the database); resynchronising, attempt {}", attempt);
+      return resynchronise().then(persist(inputs, attempt + 1));
+    });
+  }
+
+  /** Reserves {@code count} consecutive scores and returns the first. */
+  private Mono<Long> reserve(int count) {
+    return feed.reserveScores(count).map(last -> last - count + 1)
+        .onErrorResume(StowageBoardService::isRedisFailure, e -> repository.maxScore().map(max -> {
+          localCounter.accumulateAndGet(max, Math::max);
+          return localCounter.addAndGet(count) - count + 1;
+        }));
+  }
+
+  private Mono<Void> resynchronise() {
+    return repository.maxScore().flatMap(max -> {
+      localCounter.accumulateAndGet(max, Math::max);
+      return feed.raiseCounter(max).onErrorResume(e -> Mono.empty());
+    }).then();
+  }
+
+  private Mono<Void> cache(List<Board> boards) {
+    List<ScoredValue<byte[]>> members = new ArrayList<>(boards.size());
+    for (Board board : boards) {
+      members.add(ScoredValue.just(board.score(), formats.toJson(board)));
+    }
+    return feed.add(members).onErrorResume(e -> {
+      staleGeneration.incrementAndGet();
+      log.warn("feed write failed after the database commit; the next read refills the feed: {}",
+          e.toString());
+      return Mono.empty();
+    });
+  }
+
+  /** The JSON fragments of a page, newest first: from the feed, else from the database. */
+  public Mono<List<byte[]>> page(long offset, int size) {
+    Mono<List<byte[]>> fromCache = Mono.defer(() -> {
+      if (isStale()) {
+        return refill().then(cachedPage(offset, size, false));
+      }
+      return cachedPage(offset, size, true);
+    });
+    return fromCache.onErrorResume(e -> {
+      log.debug("reading page from the database: {}", e.toString());
+      return repository.page(offset, size).map(formats::toJson).collectList();
+    });
+  }
+
+  private Mono<List<byte[]>> cachedPage(long offset, int size, boolean mayRefill) {
+    return feed.page(offset, size).flatMap(page -> {
+      if (page.complete()) {
+        return Mono.just(page.members());
+      }
+      if (mayRefill) {
+        return refill().then(cachedPage(offset, size, false));
+      }
+      return Mono.error(new IllegalStateException("the feed is still incomplete after a refill"));
+    });
+  }
+
+  /** The JSON fragment of the post {@code id}: from the feed, else from the database. */
+  public Mono<byte[]> byId(String id) {
+    long score = BoardIds.scoreOf(id);
+    if (score < 0) {
+      return Mono.empty();
+    }
+    byte[] expected = ("{\"id\":\"" + id + "\"").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return feed.byScore(score).filter(fragment -> startsWith(fragment, expected))
+        .onErrorResume(e -> Mono.empty())
+        .switchIfEmpty(Mono.defer(() -> repository.findById(id).map(formats::toJson)));
+  }
+
+  /** Number of posts in the database. */
+  public Mono<Long> count() {
+    return repository.count();
+  }
+
+  private boolean isStale() {
+    return staleGeneration.get() != repairedGeneration;
+  }
+
+  /** Refills the feed from the database; concurrent callers share one run. */
+  Mono<Void> refill() {
+    while (true) {
+      Mono<Void> running = refill.get();
+      if (running != null) {
+        return running;
+      }
+      long generation = staleGeneration.get();
+      AtomicReference<Mono<Void>> self = new AtomicReference<>();
+      Mono<Void> run = repository.all()
+          .map(board -> ScoredValue.just(board.score(), formats.toJson(board)))
+          .buffer(REFILL_CHUNK)
+          .concatMap(feed::add)
+          .then(repository.maxScore())
+          .flatMap(feed::raiseCounter)
+          .then(feed.markComplete())
+          .doOnSuccess(done -> {
+            repairedGeneration = generation;
+            log.info("feed refilled from the database");
+          })
+          .doFinally(signal -> refill.compareAndSet(self.get(), null))
+          .cache();
+      self.set(run);
+      if (refill.compareAndSet(null, run)) {
+        return run;
+      }
+    }
+  }
+
+  private static boolean startsWith(byte[] bytes, byte[] prefix) {
+    if (bytes.length < prefix.length) {
+      return false;
+    }
+    for (int i = 0; i < prefix.length; i++) {
+      if (bytes[i] != prefix[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static boolean isTakenScore(Throwable e) {
+    return e instanceof DataIntegrityViolationException
+        || e instanceof io.r2dbc.spi.R2dbcDataIntegrityViolationException;
+  }
+
+  static boolean isRedisFailure(Throwable e) {
+    return e instanceof io.lettuce.core.RedisException
+        || e instanceof java.util.concurrent.CompletionException
+        || e instanceof java.util.concurrent.TimeoutException;
+  }
+}
