@@ -147,7 +147,8 @@ public final class BoardFormats {
           + (type.isCollectionLikeType() && e.getPath().isEmpty() ? " (an array of posts)" : ""));
     } catch (JsonProcessingException e) {
       throw new BoardRequestException(400, "malformed " + format + ": " + e.getOriginalMessage());
-    } catch (IOException e) {
+    } catch (IOException | org.msgpack.core.MessagePackException e) {
+      // msgpack-core reports some malformed input with its own unchecked exceptions.
       throw new BoardRequestException(400, "malformed " + format + ": " + e.getMessage());
     }
   }
