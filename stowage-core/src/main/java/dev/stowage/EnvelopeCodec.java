@@ -1,0 +1,343 @@
+package dev.stowage;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.compress.Compression;
+import dev.stowage.compress.CompressionIds;
+import dev.stowage.compress.DictionaryResolver;
+import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.compress.PayloadCompressor;
+import dev.stowage.internal.compress.PayloadCompressors;
+import dev.stowage.internal.compress.PayloadDecompressor;
+import dev.stowage.internal.envelope.EnvelopeWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * Writes values inside an {@link Envelope} and reads them back, whatever codec and compression
+ * wrote them. Encoding uses the write codec and the {@link Compression}; decoding picks the codec
+ * from the value's header among the codecs this instance reads, so a cache can switch codec or
+ * compression without flushing Redis.
+ *
+ * <pre>{@code
+ * EnvelopeCodec<Board> boards = EnvelopeCodec.builder(msgpack)
+ *     .alsoRead(json)                       // values written before the switch
+ *     .compression(Compression.zstd(dictionary))
+ *     .dictionaries(dictionaryStore)
+ *     .legacy(json)                         // values an older app wrote without an envelope
+ *     .build();
+ * }</pre>
+ *
+ * <p>Decoding never lets a NullPointerException or an index error escape: bytes that cannot be
+ * read give an {@link EnvelopeException} (no magic byte and no legacy codec, a malformed header, an
+ * unknown codec id, a corrupt payload, a payload past {@link #maxDecodedSize()}), a
+ * {@link DictionaryNotFoundException}, a {@link CodecException} from the codec, or a
+ * {@link MissingLibraryException} when the value's compression library is absent. Each carries the
+ * header as {@linkplain StowageException#context() context}.
+ *
+ * <p>Instances are immutable and thread-safe.
+ *
+ * @param <T> the type of the values
+ */
+public final class EnvelopeCodec<T> {
+  /** The default limit on a value's decoded size: 64 MiB. */
+  public static final int DEFAULT_MAX_DECODED_SIZE = 64 * 1024 * 1024;
+
+  private final Codec<T> writeCodec;
+  private final Codec<T>[] readers;
+  private final Codec<T> legacy;
+  private final Compression compression;
+  private final PayloadCompressor compressor;
+  private final PayloadDecompressor decompressor;
+  private final int schemaVersion;
+  private final int maxDecodedSize;
+
+  private EnvelopeCodec(Builder<T> builder, Codec<T>[] readers, PayloadCompressor compressor,
+                        DictionaryResolver resolver) {
+    this.writeCodec = builder.writeCodec;
+    this.readers = readers;
+    this.legacy = builder.legacy;
+    this.compression = builder.compression;
+    this.compressor = compressor;
+    this.decompressor = new PayloadDecompressor(resolver);
+    this.schemaVersion = builder.schemaVersion;
+    this.maxDecodedSize = builder.maxDecodedSize;
+  }
+
+  /** Starts a builder whose values are written with {@code writeCodec}, uncompressed by default. */
+  public static <T> Builder<T> builder(Codec<T> writeCodec) {
+    return new Builder<>(requireNonNull(writeCodec, "writeCodec"));
+  }
+
+  /**
+   * Encodes a value with the write codec, compresses it when it is at least
+   * {@link Compression#minSize()} bytes and compression makes it smaller, and puts the header in
+   * front.
+   *
+   * @throws CodecException if the codec cannot encode the value
+   * @throws EnvelopeException if the encoded value is larger than {@link #maxDecodedSize()}, since
+   *     no reader with the same limit could read it
+   */
+  public byte[] encode(T value) {
+    requireNonNull(value, "value");
+    byte[] payload;
+    try {
+      payload = writeCodec.encode(value);
+    } catch (StowageException e) {
+      throw e.addContext("encoding with codec " + writeCodec.name());
+    } catch (RuntimeException e) {
+      throw new CodecException("codec " + writeCodec.name() + " failed to encode a "
+          + value.getClass().getName() + ": " + e, e);
+    }
+    if (payload == null) {
+      throw new CodecException("codec " + writeCodec.name() + " returned null from encode");
+    }
+    if (payload.length > maxDecodedSize) {
+      throw new EnvelopeException("codec " + writeCodec.name() + " encoded a value to "
+          + payload.length + " bytes, more than maxDecodedSize " + maxDecodedSize);
+    }
+    int codecId = writeCodec.id();
+    if (compressor != null && payload.length >= compression.minSize()) {
+      byte[] compressed = compressor.compress(payload);
+      int extraHeader = EnvelopeWriter.headerSize(compressor.compressionId(), compressor.dictionaryId(), schemaVersion)
+          - EnvelopeWriter.headerSize(CompressionIds.NONE, -1, schemaVersion);
+      if (compressed.length + extraHeader < payload.length) {
+        return EnvelopeWriter.write(codecId, compressor.compressionId(), compressor.dictionaryId(),
+            schemaVersion, compressed);
+      }
+    }
+    return EnvelopeWriter.write(codecId, CompressionIds.NONE, -1, schemaVersion, payload);
+  }
+
+  /**
+   * Decodes a value written by any codec this instance reads, with any compression, or by the
+   * legacy codec when the value has no envelope.
+   *
+   * @throws EnvelopeException if the value has no magic byte and there is no legacy codec, or its
+   *     header is malformed, names a codec this instance does not read, or its payload is corrupt
+   *     or would decode past {@link #maxDecodedSize()}
+   * @throws DictionaryNotFoundException if the value's zstd dictionary cannot be resolved
+   * @throws CodecException if the codec rejects the payload
+   * @throws MissingLibraryException if the value's compression library is absent
+   */
+  public T decode(byte[] value) {
+    requireNonNull(value, "value");
+    if (!Envelope.isEnvelope(value)) {
+      if (legacy == null) {
+        throw new EnvelopeException("not a Stowage value: " + Envelope.describeStart(value)
+            + ", and no legacy codec is configured");
+      }
+      return decodeWith(legacy, value, 0, value.length, "legacy codec " + legacy.name());
+    }
+    Envelope.Header header = Envelope.readHeader(value);
+    Codec<T> codec = readers[header.codecId()];
+    if (codec == null) {
+      throw new EnvelopeException("unknown codec id " + header.codecId() + " ("
+          + header.codecName() + "); this reader knows " + readableCodecs());
+    }
+    int offset = header.payloadOffset();
+    int length = value.length - offset;
+    if (header.compressionId() == CompressionIds.NONE) {
+      return decodeWith(codec, value, offset, length, header.describe());
+    }
+    byte[] payload;
+    try {
+      payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
+          length, maxDecodedSize);
+    } catch (StowageException e) {
+      throw e.addContext(header.describe());
+    }
+    return decodeWith(codec, payload, 0, payload.length, header.describe());
+  }
+
+  /**
+   * The header of a value.
+   *
+   * @throws EnvelopeException if the value has no envelope or its header is malformed
+   */
+  public Envelope.Header header(byte[] value) {
+    return Envelope.readHeader(value);
+  }
+
+  /** The codec new values are written with. */
+  public Codec<T> writeCodec() {
+    return writeCodec;
+  }
+
+  /** The compression new values are written with. */
+  public Compression compression() {
+    return compression;
+  }
+
+  /** The schema version written into each value, if one was set. */
+  public OptionalInt schemaVersion() {
+    return schemaVersion < 0 ? OptionalInt.empty() : OptionalInt.of(schemaVersion);
+  }
+
+  /** The largest decoded payload, in bytes, that decoding accepts. */
+  public int maxDecodedSize() {
+    return maxDecodedSize;
+  }
+
+  /** The ids of the codecs this instance decodes, ascending. */
+  public List<Integer> readableCodecIds() {
+    List<Integer> ids = new ArrayList<>();
+    for (int id = 1; id < readers.length; id++) {
+      if (readers[id] != null) {
+        ids.add(id);
+      }
+    }
+    return List.copyOf(ids);
+  }
+
+  private String readableCodecs() {
+    StringBuilder text = new StringBuilder();
+    for (int id : readableCodecIds()) {
+      text.append(text.length() == 0 ? "" : ", ").append(readers[id].name()).append(" (").append(id).append(')');
+    }
+    return text.toString();
+  }
+
+  private T decodeWith(Codec<T> codec, byte[] data, int offset, int length, String context) {
+    T value;
+    try {
+      value = codec.decode(data, offset, length);
+    } catch (StowageException e) {
+      throw e.addContext(context);
+    } catch (RuntimeException | StackOverflowError e) {
+      throw new CodecException("codec " + codec.name() + " failed to decode " + length + " bytes: " + e, e)
+          .addContext(context);
+    }
+    if (value == null) {
+      throw new CodecException("codec " + codec.name() + " decoded " + length + " bytes to null")
+          .addContext(context);
+    }
+    return value;
+  }
+
+  @Override
+  public String toString() {
+    return "EnvelopeCodec[write " + writeCodec.name() + ", " + compression + ", reads " + readableCodecs()
+        + (legacy == null ? "" : ", legacy " + legacy.name()) + "]";
+  }
+
+  /**
+   * Configures an {@link EnvelopeCodec}. Not thread-safe; {@link #build()} validates every setting
+   * and may be called more than once.
+   *
+   * @param <T> the type of the values
+   */
+  public static final class Builder<T> {
+    private final Codec<T> writeCodec;
+    private final List<Codec<T>> alsoRead = new ArrayList<>();
+    private Compression compression = Compression.none();
+    private DictionaryResolver dictionaries;
+    private Codec<T> legacy;
+    private int schemaVersion = -1;
+    private int maxDecodedSize = DEFAULT_MAX_DECODED_SIZE;
+
+    private Builder(Codec<T> writeCodec) {
+      this.writeCodec = writeCodec;
+    }
+
+    /**
+     * Adds codecs whose values this codec should also decode, chosen by the id in each value's
+     * header. The write codec is always read.
+     */
+    @SafeVarargs
+    public final Builder<T> alsoRead(Codec<T>... readers) {
+      requireNonNull(readers, "readers");
+      for (Codec<T> reader : readers) {
+        alsoRead.add(requireNonNull(reader, "readers contains null"));
+      }
+      return this;
+    }
+
+    /** How new values are compressed; {@link Compression#none()} by default. */
+    public Builder<T> compression(Compression compression) {
+      this.compression = requireNonNull(compression, "compression");
+      return this;
+    }
+
+    /**
+     * Where the zstd dictionaries named by values are found, such as a
+     * {@link dev.stowage.compress.DictionaryStore}. The dictionary of the write compression is
+     * always found, without asking the resolver.
+     */
+    public Builder<T> dictionaries(DictionaryResolver resolver) {
+      this.dictionaries = requireNonNull(resolver, "dictionaries");
+      return this;
+    }
+
+    /**
+     * The codec for values with no envelope (no magic byte): JSON written by Spring's
+     * {@code GenericJackson2JsonRedisSerializer}, plain strings, JDK serialization. Without one,
+     * such values fail to decode.
+     */
+    public Builder<T> legacy(Codec<T> legacyCodec) {
+      this.legacy = requireNonNull(legacyCodec, "legacy");
+      return this;
+    }
+
+    /** A schema version, 0 or more, written into every value's header. None by default. */
+    public Builder<T> schemaVersion(int schemaVersion) {
+      this.schemaVersion = schemaVersion;
+      return this;
+    }
+
+    /**
+     * The largest decoded payload that decoding accepts, and encoding produces; by default
+     * {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE}. Compressed payloads are checked before the
+     * output is allocated.
+     */
+    public Builder<T> maxDecodedSize(int maxDecodedSize) {
+      this.maxDecodedSize = maxDecodedSize;
+      return this;
+    }
+
+    /**
+     * Validates the settings and builds the codec.
+     *
+     * @throws IllegalArgumentException naming the setting at fault: a codec id outside 1 to 255,
+     *     two different codecs with one id, a negative schema version, a maxDecodedSize below 1
+     * @throws MissingLibraryException if the compression's library is absent
+     */
+    @SuppressWarnings("unchecked")
+    public EnvelopeCodec<T> build() {
+      if (schemaVersion < 0 && schemaVersion != -1 || schemaVersion > Envelope.MAX_SCHEMA_VERSION) {
+        throw new IllegalArgumentException("schemaVersion must be 0 or more, got " + schemaVersion);
+      }
+      if (maxDecodedSize < 1) {
+        throw new IllegalArgumentException("maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
+      }
+      Codec<T>[] readers = new Codec[256];
+      List<Codec<T>> all = new ArrayList<>();
+      all.add(writeCodec);
+      all.addAll(alsoRead);
+      for (Codec<T> codec : all) {
+        int id = codec.id();
+        String setting = codec == writeCodec ? "writeCodec" : "alsoRead";
+        if (id < 1 || id > 255) {
+          throw new IllegalArgumentException(setting + ": codec " + codec.getClass().getName()
+              + " has id " + id + "; codec ids are 1 to 255");
+        }
+        if (readers[id] != null && readers[id] != codec) {
+          throw new IllegalArgumentException(setting + ": codec id " + id + " is taken twice, by "
+              + readers[id].name() + " (" + readers[id].getClass().getName() + ") and " + codec.name()
+              + " (" + codec.getClass().getName() + ")");
+        }
+        readers[id] = codec;
+      }
+      PayloadCompressor compressor = PayloadCompressors.forWriting(compression);
+      DictionaryResolver resolver = dictionaries;
+      ZstdDictionary own = compression.dictionary().orElse(null);
+      if (own != null) {
+        DictionaryResolver ownResolver = DictionaryResolver.of(own);
+        resolver = resolver == null ? ownResolver : ownResolver.orElse(resolver);
+      }
+      return new EnvelopeCodec<>(this, Arrays.copyOf(readers, readers.length), compressor, resolver);
+    }
+  }
+}

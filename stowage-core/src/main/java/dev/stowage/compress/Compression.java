@@ -1,0 +1,159 @@
+package dev.stowage.compress;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How an {@link dev.stowage.EnvelopeCodec} compresses the values it writes: not at all, with LZ4,
+ * with zstd, or with zstd and a trained {@link ZstdDictionary}. Reading never depends on this
+ * setting: the envelope names the compression of each value.
+ *
+ * <p>A value whose encoded size is below {@link #minSize()} is stored uncompressed, and so is a
+ * value that compression would not make smaller. Both are recorded as compression id
+ * {@link CompressionIds#NONE}.
+ *
+ * <pre>{@code
+ * Compression.zstd(dictionary).minSize(32)
+ * }</pre>
+ *
+ * <p>Instances are immutable and thread-safe. The libraries are checked when an
+ * {@code EnvelopeCodec} is built, not here.
+ */
+public final class Compression {
+  /** Values smaller than this many bytes are stored uncompressed, unless {@link #minSize(int)} says otherwise. */
+  public static final int DEFAULT_MIN_SIZE = 64;
+  /** The zstd level used when none is given. */
+  public static final int DEFAULT_ZSTD_LEVEL = 3;
+  /** The lowest zstd level (zstd's fastest negative level). */
+  public static final int MIN_ZSTD_LEVEL = -131072;
+  /** The highest zstd level. */
+  public static final int MAX_ZSTD_LEVEL = 22;
+
+  private static final Compression NONE = new Compression(CompressionIds.NONE, 0, null, DEFAULT_MIN_SIZE);
+
+  private final int id;
+  private final int level;
+  private final ZstdDictionary dictionary;
+  private final int minSize;
+
+  private Compression(int id, int level, ZstdDictionary dictionary, int minSize) {
+    this.id = id;
+    this.level = level;
+    this.dictionary = dictionary;
+    this.minSize = minSize;
+  }
+
+  /** No compression. */
+  public static Compression none() {
+    return NONE;
+  }
+
+  /** LZ4 block compression: fast, modest ratio. Needs {@code at.yawk.lz4:lz4-java}. */
+  public static Compression lz4() {
+    return new Compression(CompressionIds.LZ4, 0, null, DEFAULT_MIN_SIZE);
+  }
+
+  /** zstd at {@link #DEFAULT_ZSTD_LEVEL}. Needs {@code com.github.luben:zstd-jni}. */
+  public static Compression zstd() {
+    return zstd(DEFAULT_ZSTD_LEVEL);
+  }
+
+  /**
+   * zstd at {@code level}.
+   *
+   * @throws IllegalArgumentException if the level is outside {@link #MIN_ZSTD_LEVEL} to {@link #MAX_ZSTD_LEVEL}
+   */
+  public static Compression zstd(int level) {
+    return new Compression(CompressionIds.ZSTD, checkLevel(level), null, DEFAULT_MIN_SIZE);
+  }
+
+  /** zstd with a dictionary, at {@link #DEFAULT_ZSTD_LEVEL}. */
+  public static Compression zstd(ZstdDictionary dictionary) {
+    return zstd(dictionary, DEFAULT_ZSTD_LEVEL);
+  }
+
+  /**
+   * zstd with a dictionary, at {@code level}. Values record the dictionary's id; readers find the
+   * dictionary through a {@link DictionaryResolver}.
+   *
+   * @throws IllegalArgumentException if the level is outside {@link #MIN_ZSTD_LEVEL} to {@link #MAX_ZSTD_LEVEL}
+   */
+  public static Compression zstd(ZstdDictionary dictionary, int level) {
+    requireNonNull(dictionary, "dictionary");
+    return new Compression(CompressionIds.ZSTD_DICT, checkLevel(level), dictionary, DEFAULT_MIN_SIZE);
+  }
+
+  /**
+   * A copy of this compression that stores values smaller than {@code minSize} bytes uncompressed.
+   *
+   * @throws IllegalArgumentException if {@code minSize} is negative
+   */
+  public Compression minSize(int minSize) {
+    if (minSize < 0) {
+      throw new IllegalArgumentException("minSize must be 0 or more, got " + minSize);
+    }
+    return new Compression(id, level, dictionary, minSize);
+  }
+
+  /** The smallest encoded size, in bytes, that is compressed. */
+  public int minSize() {
+    return minSize;
+  }
+
+  /** The id recorded for values this compression shrinks: one of {@link CompressionIds}. */
+  public int id() {
+    return id;
+  }
+
+  /** The name, such as {@code "zstd-dict"}. */
+  public String name() {
+    return CompressionIds.name(id);
+  }
+
+  /** The zstd level, or 0 for none and lz4. */
+  public int level() {
+    return level;
+  }
+
+  /** The zstd dictionary, present only for zstd-dict. */
+  public Optional<ZstdDictionary> dictionary() {
+    return Optional.ofNullable(dictionary);
+  }
+
+  private static int checkLevel(int level) {
+    if (level < MIN_ZSTD_LEVEL || level > MAX_ZSTD_LEVEL) {
+      throw new IllegalArgumentException("zstd level must be " + MIN_ZSTD_LEVEL + " to "
+          + MAX_ZSTD_LEVEL + ", got " + level);
+    }
+    return level;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof Compression that && id == that.id && level == that.level
+        && minSize == that.minSize && Objects.equals(dictionary, that.dictionary);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(id, level, dictionary, minSize);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder text = new StringBuilder(name());
+    if (id == CompressionIds.ZSTD || id == CompressionIds.ZSTD_DICT) {
+      text.append("(level ").append(level);
+      if (dictionary != null) {
+        text.append(", dictionary ").append(dictionary.hexId());
+      }
+      text.append(')');
+    }
+    if (id != CompressionIds.NONE) {
+      text.append(" from ").append(minSize).append(" bytes");
+    }
+    return text.toString();
+  }
+}

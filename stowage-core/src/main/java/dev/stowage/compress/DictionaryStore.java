@@ -1,0 +1,148 @@
+package dev.stowage.compress;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.StowageException;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Stores zstd dictionaries in Redis and resolves them for readers. Each dictionary lives under
+ * {@code stowage:dict:<hexId>}, written once with {@code SET NX} and never changed: its key is
+ * derived from its content. A dictionary is loaded on first use and then cached in this process,
+ * as is every dictionary saved through this store. Loaded bytes are checked against their id.
+ *
+ * <pre>{@code
+ * DictionaryStore store = new DictionaryStore(client.connect(ByteArrayCodec.INSTANCE));
+ * store.save(dictionary);
+ * EnvelopeCodec.builder(codec).compression(Compression.zstd(dictionary)).dictionaries(store).build();
+ * }</pre>
+ *
+ * <p>Thread-safe. The connection is shared, not owned: closing it is the caller's job. Redis
+ * failures are thrown as {@link StowageException}.
+ */
+public final class DictionaryStore implements DictionaryResolver {
+  /** The prefix of every dictionary key; the key ends with the eight-digit hex id. */
+  public static final String KEY_PREFIX = "stowage:dict:";
+
+  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final ConcurrentMap<Long, ZstdDictionary> cache = new ConcurrentHashMap<>();
+
+  /** A store over a connection with byte-array keys and values, such as {@code ByteArrayCodec}'s. */
+  public DictionaryStore(StatefulRedisConnection<byte[], byte[]> connection) {
+    this.connection = requireNonNull(connection, "connection");
+  }
+
+  /** The Redis key of dictionary {@code id}: {@code stowage:dict:<8 hex digits>}. */
+  public static String key(long id) {
+    return KEY_PREFIX + ZstdDictionary.hexId(id);
+  }
+
+  /**
+   * Stores a dictionary unless its key exists, and caches it.
+   *
+   * @return {@code true} if this call stored it, {@code false} if Redis already held it
+   * @throws StowageException if Redis fails, or the key holds other bytes than the dictionary
+   */
+  public boolean save(ZstdDictionary dictionary) {
+    requireNonNull(dictionary, "dictionary");
+    byte[] key = keyBytes(dictionary.id());
+    boolean stored;
+    try {
+      RedisCommands<byte[], byte[]> redis = connection.sync();
+      stored = "OK".equals(redis.set(key, dictionary.bytes(), SetArgs.Builder.nx()));
+      if (!stored) {
+        byte[] existing = redis.get(key);
+        if (existing != null && !Arrays.equals(existing, dictionary.bytes())) {
+          throw new StowageException(key(dictionary.id()) + " already holds " + existing.length
+              + " other bytes (hashing to " + ZstdDictionary.hexId(ZstdDictionary.idOf(existing))
+              + "); the stored dictionary is corrupt and was left as it is");
+        }
+      }
+    } catch (RedisException e) {
+      throw new StowageException("could not save zstd dictionary " + dictionary.hexId()
+          + " to Redis: " + e.getMessage(), e);
+    }
+    cache.putIfAbsent(dictionary.id(), dictionary);
+    return stored;
+  }
+
+  /**
+   * The dictionary {@code id}, from this process's cache or else from Redis.
+   *
+   * @throws DictionaryNotFoundException if Redis has no such key, or its bytes do not hash to
+   *     {@code id} (the message says which)
+   * @throws StowageException if Redis fails
+   */
+  @Override
+  public ZstdDictionary resolve(long id) {
+    ZstdDictionary cached = cache.get(id);
+    if (cached != null) {
+      return cached;
+    }
+    byte[] bytes;
+    try {
+      bytes = connection.sync().get(keyBytes(id));
+    } catch (RedisException e) {
+      throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
+          + " from Redis: " + e.getMessage(), e);
+    }
+    if (bytes == null || bytes.length == 0) {
+      throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
+          .addContext("no key " + key(id) + " in Redis");
+    }
+    long actual = ZstdDictionary.idOf(bytes);
+    if (actual != id) {
+      throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
+          .addContext(key(id) + " is corrupt: its " + bytes.length + " bytes hash to "
+              + ZstdDictionary.hexId(actual));
+    }
+    ZstdDictionary loaded = ZstdDictionary.of(bytes);
+    ZstdDictionary previous = cache.putIfAbsent(id, loaded);
+    return previous != null ? previous : loaded;
+  }
+
+  /**
+   * The ids of the dictionaries stored in Redis, ascending, found with {@code SCAN} (never
+   * {@code KEYS}). Keys under the prefix that are not eight hex digits are skipped.
+   *
+   * @throws StowageException if Redis fails
+   */
+  public List<Long> list() {
+    List<Long> ids = new ArrayList<>();
+    ScanArgs match = ScanArgs.Builder.matches(KEY_PREFIX + "*").limit(500);
+    try {
+      RedisCommands<byte[], byte[]> redis = connection.sync();
+      ScanCursor cursor = ScanCursor.INITIAL;
+      do {
+        KeyScanCursor<byte[]> page = redis.scan(cursor, match);
+        for (byte[] key : page.getKeys()) {
+          String suffix = new String(key, StandardCharsets.UTF_8).substring(KEY_PREFIX.length());
+          if (suffix.matches("[0-9a-f]{8}")) {
+            ids.add(Long.parseLong(suffix, 16));
+          }
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+    } catch (RedisException e) {
+      throw new StowageException("could not list zstd dictionaries in Redis: " + e.getMessage(), e);
+    }
+    return ids.stream().distinct().sorted().toList();
+  }
+
+  private static byte[] keyBytes(long id) {
+    return key(id).getBytes(StandardCharsets.UTF_8);
+  }
+}

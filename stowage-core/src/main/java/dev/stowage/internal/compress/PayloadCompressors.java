@@ -1,0 +1,30 @@
+package dev.stowage.internal.compress;
+
+import dev.stowage.compress.Compression;
+import dev.stowage.compress.CompressionIds;
+
+/** Builds the compressor for a {@link Compression}, after checking its library is present. */
+public final class PayloadCompressors {
+  private PayloadCompressors() {}
+
+  /**
+   * The compressor for writing with {@code compression}, or {@code null} for none.
+   *
+   * @throws dev.stowage.MissingLibraryException if the compression's library is absent
+   */
+  public static PayloadCompressor forWriting(Compression compression) {
+    switch (compression.id()) {
+      case CompressionIds.NONE:
+        return null;
+      case CompressionIds.LZ4:
+        OptionalLibrary.LZ4.require();
+        return Lz4BlockCodec.instance();
+      case CompressionIds.ZSTD:
+      case CompressionIds.ZSTD_DICT:
+        OptionalLibrary.ZSTD.require();
+        return new ZstdFrameCompressor(compression.level(), compression.dictionary().orElse(null));
+      default:
+        throw new IllegalArgumentException("unknown compression id " + compression.id());
+    }
+  }
+}

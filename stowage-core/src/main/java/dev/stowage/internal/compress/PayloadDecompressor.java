@@ -1,0 +1,92 @@
+package dev.stowage.internal.compress;
+
+import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.EnvelopeException;
+import dev.stowage.StowageException;
+import dev.stowage.compress.CompressionIds;
+import dev.stowage.compress.DictionaryResolver;
+import dev.stowage.compress.ZstdDictionary;
+
+/**
+ * Decompresses the payload of any compression id, whatever the reader writes with. The libraries
+ * are looked up on first use, so a reader that never meets lz4 never needs lz4-java. Thread-safe.
+ */
+public final class PayloadDecompressor {
+  private final DictionaryResolver resolver;
+  private final Object zstdLock = new Object();
+  private volatile ZstdFrameDecompressor zstd;
+
+  /**
+   * @param resolver finds dictionaries by id, or {@code null} when none are configured
+   */
+  public PayloadDecompressor(DictionaryResolver resolver) {
+    this.resolver = resolver;
+  }
+
+  /**
+   * Decompresses {@code length} bytes at {@code offset}, written with {@code compressionId} (not
+   * none) and, for zstd-dict, the dictionary {@code dictionaryId}.
+   *
+   * @throws EnvelopeException for a corrupt payload or one that exceeds {@code maxDecodedSize}
+   * @throws DictionaryNotFoundException when the dictionary cannot be resolved
+   * @throws dev.stowage.MissingLibraryException when the compression's library is absent
+   */
+  public byte[] decompress(int compressionId, long dictionaryId, byte[] source, int offset, int length,
+                           int maxDecodedSize) {
+    switch (compressionId) {
+      case CompressionIds.LZ4:
+        OptionalLibrary.LZ4.require();
+        return Lz4BlockCodec.instance().decompress(source, offset, length, maxDecodedSize);
+      case CompressionIds.ZSTD:
+        return zstd().decompress(source, offset, length, maxDecodedSize, -1);
+      case CompressionIds.ZSTD_DICT:
+        ZstdFrameDecompressor frames = zstd();
+        if (!frames.hasDictionary(dictionaryId)) {
+          frames.addDictionary(resolve(dictionaryId));
+        }
+        return frames.decompress(source, offset, length, maxDecodedSize, dictionaryId);
+      default:
+        throw new EnvelopeException("unknown compression id " + compressionId);
+    }
+  }
+
+  private ZstdDictionary resolve(long id) {
+    if (resolver == null) {
+      throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
+          .addContext("this reader has no dictionaries configured");
+    }
+    ZstdDictionary dictionary;
+    try {
+      dictionary = resolver.resolve(id);
+    } catch (StowageException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      DictionaryNotFoundException notFound = new DictionaryNotFoundException(id);
+      notFound.initCause(e);
+      throw (DictionaryNotFoundException) notFound.addContext("the dictionary resolver failed: " + e);
+    }
+    if (dictionary == null) {
+      throw new DictionaryNotFoundException(id);
+    }
+    if (dictionary.id() != id) {
+      throw new EnvelopeException("the dictionary resolver returned dictionary " + dictionary.hexId()
+          + " when asked for " + String.format("%08x", id));
+    }
+    return dictionary;
+  }
+
+  private ZstdFrameDecompressor zstd() {
+    ZstdFrameDecompressor frames = zstd;
+    if (frames == null) {
+      OptionalLibrary.ZSTD.require();
+      synchronized (zstdLock) {
+        frames = zstd;
+        if (frames == null) {
+          frames = new ZstdFrameDecompressor();
+          zstd = frames;
+        }
+      }
+    }
+    return frames;
+  }
+}

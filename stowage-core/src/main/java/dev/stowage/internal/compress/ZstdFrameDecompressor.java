@@ -1,0 +1,89 @@
+package dev.stowage.internal.compress;
+
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdDecompressCtx;
+import com.github.luben.zstd.ZstdDictDecompress;
+import dev.stowage.EnvelopeException;
+import dev.stowage.compress.ZstdDictionary;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Reads zstd payloads under a hard output limit: the frame must declare its content size, the size
+ * is checked against the limit before the output is allocated, decompression writes into exactly
+ * that many bytes, and the produced length must equal the declared one. Digested dictionaries are
+ * cached by id for the life of this object. Load this class only after
+ * {@link OptionalLibrary#ZSTD} is present. Thread-safe.
+ */
+public final class ZstdFrameDecompressor {
+  private final ContextPool<ZstdDecompressCtx> plainContexts =
+      new ContextPool<>(ZstdDecompressCtx::new, ZstdDecompressCtx::close);
+  private final ContextPool<ZstdDecompressCtx> dictionaryContexts =
+      new ContextPool<>(ZstdDecompressCtx::new, ZstdDecompressCtx::close);
+  private final ConcurrentMap<Long, ZstdDictDecompress> digested = new ConcurrentHashMap<>();
+
+  /** Whether the digested form of dictionary {@code id} is already cached. */
+  public boolean hasDictionary(long id) {
+    return digested.containsKey(id);
+  }
+
+  /** Caches the digested form of a dictionary, unless it already is. */
+  public void addDictionary(ZstdDictionary dictionary) {
+    digested.computeIfAbsent(dictionary.id(), id -> new ZstdDictDecompress(dictionary.bytes()));
+  }
+
+  /**
+   * Decompresses a frame, with the cached dictionary {@code dictionaryId} or -1 for none.
+   *
+   * @throws EnvelopeException if the frame is corrupt, lacks its content size, declares more than
+   *     {@code maxDecodedSize}, or decodes to another size than it declares
+   * @throws IllegalStateException if a dictionary id is given that was not added first
+   */
+  public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId) {
+    if (length == 0) {
+      throw new EnvelopeException("empty zstd payload");
+    }
+    long declared;
+    try {
+      declared = Zstd.getFrameContentSize(source, offset, length);
+    } catch (RuntimeException e) {
+      throw new EnvelopeException("corrupt zstd frame header: " + e.getMessage(), e);
+    }
+    if (declared == -1) {
+      throw new EnvelopeException("zstd frame does not declare its content size; Stowage writes it and requires it");
+    }
+    if (declared < 0) {
+      throw new EnvelopeException("not a zstd frame: " + Zstd.getErrorName(declared));
+    }
+    if (declared > maxDecodedSize) {
+      throw new EnvelopeException("zstd payload declares " + declared
+          + " bytes, more than maxDecodedSize " + maxDecodedSize);
+    }
+    ZstdDictDecompress dictionary = null;
+    if (dictionaryId >= 0) {
+      dictionary = digested.get(dictionaryId);
+      if (dictionary == null) {
+        throw new IllegalStateException("dictionary " + dictionaryId + " was not added");
+      }
+    }
+    ContextPool<ZstdDecompressCtx> pool = dictionary == null ? plainContexts : dictionaryContexts;
+    ZstdDecompressCtx context = pool.take();
+    byte[] out = new byte[(int) declared];
+    int produced;
+    try {
+      if (dictionary != null) {
+        context.loadDict(dictionary);
+      }
+      produced = context.decompressByteArray(out, 0, out.length, source, offset, length);
+    } catch (RuntimeException e) {
+      pool.discard(context);
+      throw new EnvelopeException("corrupt zstd payload: " + e.getMessage()
+          + " (declared content size " + declared + ")", e);
+    }
+    pool.give(context);
+    if (produced != declared) {
+      throw new EnvelopeException("zstd payload decoded to " + produced + " bytes but declares " + declared);
+    }
+    return out;
+  }
+}

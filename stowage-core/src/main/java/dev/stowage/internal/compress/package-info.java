@@ -1,0 +1,6 @@
+/**
+ * The compression algorithms behind {@link dev.stowage.compress.Compression}: LZ4 blocks and zstd
+ * frames, each through its optional library. This package is part of the internal API and may
+ * change without notice.
+ */
+package dev.stowage.internal.compress;

@@ -1,0 +1,53 @@
+package dev.stowage.internal.envelope;
+
+import dev.stowage.Envelope;
+import dev.stowage.compress.CompressionIds;
+
+/** Writes envelope version 1 headers in front of payloads. Stateless and thread-safe. */
+public final class EnvelopeWriter {
+  private EnvelopeWriter() {}
+
+  /** The size of the header for these fields. */
+  public static int headerSize(int compressionId, long dictionaryId, int schemaVersion) {
+    int size = Envelope.FIXED_HEADER_SIZE;
+    if (compressionId == CompressionIds.ZSTD_DICT) {
+      size += UnsignedVarint.size(dictionaryId);
+    }
+    if (schemaVersion >= 0) {
+      size += UnsignedVarint.size(schemaVersion);
+    }
+    return size;
+  }
+
+  /**
+   * Returns header and payload as one array.
+   *
+   * @param dictionaryId written only when the compression id is zstd-dict
+   * @param schemaVersion written, with its flag, when it is 0 or more; -1 for none
+   */
+  public static byte[] write(int codecId, int compressionId, long dictionaryId, int schemaVersion,
+                             byte[] payload) {
+    if (codecId < 1 || codecId > 255) {
+      throw new IllegalArgumentException("codec id must be 1 to 255, got " + codecId);
+    }
+    if (!CompressionIds.isKnown(compressionId)) {
+      throw new IllegalArgumentException("unknown compression id " + compressionId);
+    }
+    int headerSize = headerSize(compressionId, dictionaryId, schemaVersion);
+    byte[] value = new byte[headerSize + payload.length];
+    value[0] = (byte) Envelope.MAGIC;
+    int flags = schemaVersion >= 0 ? Envelope.FLAG_SCHEMA_VERSION : 0;
+    value[1] = (byte) (Envelope.VERSION << 4 | flags);
+    value[2] = (byte) codecId;
+    value[3] = (byte) compressionId;
+    int offset = Envelope.FIXED_HEADER_SIZE;
+    if (compressionId == CompressionIds.ZSTD_DICT) {
+      offset = UnsignedVarint.write(dictionaryId, value, offset);
+    }
+    if (schemaVersion >= 0) {
+      offset = UnsignedVarint.write(schemaVersion, value, offset);
+    }
+    System.arraycopy(payload, 0, value, offset, payload.length);
+    return value;
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * Writing and reading the bytes of the envelope. This package is part of the internal API and may
+ * change without notice.
+ */
+package dev.stowage.internal.envelope;
