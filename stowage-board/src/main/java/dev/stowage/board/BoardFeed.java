@@ -4,6 +4,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScoredValue;
@@ -22,7 +23,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
@@ -53,36 +57,73 @@ public final class BoardFeed implements AutoCloseable {
       + " ARGV[1]) or '0') if c < tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1],"
       + " ARGV[2]) return tonumber(ARGV[2]) end return c";
 
+  private static final Logger log = LoggerFactory.getLogger(BoardFeed.class);
+  private static final long RECONNECT_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
+
   private final ClientResources resources;
   private final RedisClient client;
-  private final StatefulRedisConnection<byte[], byte[]> connection;
-  private final RedisAsyncCommands<byte[], byte[]> redis;
+  private final RedisURI uri;
+  private volatile StatefulRedisConnection<byte[], byte[]> connection;
+  private final AtomicBoolean connecting = new AtomicBoolean();
+  private volatile long nextAttemptNanos;
 
-  /** Connects to {@code uri}. @throws io.lettuce.core.RedisConnectionException if unreachable */
+  /** Connects to {@code uri}; when Redis is unreachable, keeps trying in the background. */
   public BoardFeed(String uri) {
     this.resources = DefaultClientResources.builder()
         .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
             TimeUnit.MILLISECONDS))
         .build();
-    this.client = RedisClient.create(resources, RedisURI.create(uri));
+    this.client = RedisClient.create(resources);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .socketOptions(SocketOptions.builder().connectTimeout(TIMEOUT).build())
         .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
         .build());
-    this.connection = client.connect(ByteArrayCodec.INSTANCE);
-    this.redis = connection.async();
+    this.uri = RedisURI.create(uri);
+    try {
+      this.connection = client.connect(ByteArrayCodec.INSTANCE, this.uri);
+    } catch (RedisConnectionException e) {
+      // Start anyway: the database serves every request until Redis answers.
+      log.warn("Redis at {} is unreachable ({}); serving from the database until it answers",
+          uri, e.getMessage());
+      nextAttemptNanos = System.nanoTime() + RECONNECT_INTERVAL_NANOS;
+    }
+  }
+
+  /**
+   * The commands of the shared connection. Once connected, Lettuce reconnects by itself; before
+   * the first connection succeeds, this tries again in the background at most once a second.
+   *
+   * @throws RedisConnectionException while Redis has never been reached
+   */
+  private RedisAsyncCommands<byte[], byte[]> redis() {
+    StatefulRedisConnection<byte[], byte[]> current = connection;
+    if (current != null) {
+      return current.async();
+    }
+    if (System.nanoTime() - nextAttemptNanos >= 0 && connecting.compareAndSet(false, true)) {
+      client.connectAsync(ByteArrayCodec.INSTANCE, uri).whenComplete((connected, failure) -> {
+        if (connected != null) {
+          connection = connected;
+          log.info("connected to Redis at {}", uri);
+        } else {
+          nextAttemptNanos = System.nanoTime() + RECONNECT_INTERVAL_NANOS;
+        }
+        connecting.set(false);
+      });
+    }
+    throw new RedisConnectionException("Redis at " + uri + " has not been reached yet");
   }
 
   /** Reserves {@code count} scores; returns the last one ({@code HINCRBY counter board count}). */
   public Mono<Long> reserveScores(int count) {
-    return mono(() -> redis.hincrby(COUNTER_KEY, COUNTER_FIELD_BYTES, count));
+    return mono(() -> redis().hincrby(COUNTER_KEY, COUNTER_FIELD_BYTES, count));
   }
 
   /** Raises the counter to at least {@code atLeast} (never lowers it). */
   public Mono<Long> raiseCounter(long atLeast) {
-    return mono(() -> redis.<Long>eval(RAISE_COUNTER, ScriptOutputType.INTEGER,
+    return mono(() -> redis().<Long>eval(RAISE_COUNTER, ScriptOutputType.INTEGER,
         new byte[][] {COUNTER_KEY}, COUNTER_FIELD_BYTES, bytes(Long.toString(atLeast))));
   }
 
@@ -98,7 +139,7 @@ public final class BoardFeed implements AutoCloseable {
             members.subList(from, Math.min(members.size(), from + ZADD_CHUNK));
         @SuppressWarnings("unchecked")
         ScoredValue<byte[]>[] array = chunk.toArray(new ScoredValue[0]);
-        sent.add(redis.zadd(FEED_KEY, array).toCompletableFuture());
+        sent.add(redis().zadd(FEED_KEY, array).toCompletableFuture());
       }
       return Mono.fromFuture(CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])));
     });
@@ -107,8 +148,8 @@ public final class BoardFeed implements AutoCloseable {
   /** One page, newest first, and whether the feed is complete; both in one round trip. */
   public Mono<CachedPage> page(long offset, int count) {
     return Mono.defer(() -> {
-      RedisFuture<Long> complete = redis.exists(COMPLETE_KEY);
-      RedisFuture<List<byte[]>> members = redis.zrevrangebyscore(FEED_KEY,
+      RedisFuture<Long> complete = redis().exists(COMPLETE_KEY);
+      RedisFuture<List<byte[]>> members = redis().zrevrangebyscore(FEED_KEY,
           Range.unbounded(), Limit.create(offset, count));
       return Mono.fromFuture(complete.toCompletableFuture()).zipWith(
           Mono.fromFuture(members.toCompletableFuture()),
@@ -118,23 +159,26 @@ public final class BoardFeed implements AutoCloseable {
 
   /** The fragment scored {@code score}, or empty. */
   public Mono<byte[]> byScore(long score) {
-    return mono(() -> redis.zrangebyscore(FEED_KEY, Range.create(score, score), Limit.create(0, 1)))
+    return mono(() -> redis().zrangebyscore(FEED_KEY, Range.create(score, score), Limit.create(0, 1)))
         .flatMap(list -> list.isEmpty() ? Mono.empty() : Mono.just(list.get(0)));
   }
 
   /** Marks the feed complete. */
   public Mono<Void> markComplete() {
-    return mono(() -> redis.set(COMPLETE_KEY, bytes("1"))).then();
+    return mono(() -> redis().set(COMPLETE_KEY, bytes("1"))).then();
   }
 
   /** Number of members in the feed. */
   public Mono<Long> size() {
-    return mono(() -> redis.zcard(FEED_KEY));
+    return mono(() -> redis().zcard(FEED_KEY));
   }
 
   @Override
   public void close() {
-    connection.close();
+    StatefulRedisConnection<byte[], byte[]> current = connection;
+    if (current != null) {
+      current.close();
+    }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     resources.shutdown(0, 2, TimeUnit.SECONDS);
   }
