@@ -27,6 +27,12 @@ final class BoardErrorHandler implements WebExceptionHandler {
 
   @Override
   public Mono<Void> handle(ServerWebExchange exchange, Throwable failure) {
+    if (failure instanceof reactor.netty.channel.AbortedException) {
+      // The client went away before the answer was written: nobody to answer.
+      log.debug("client closed the connection during {} {}", exchange.getRequest().getMethod(),
+          exchange.getRequest().getPath());
+      return Mono.empty();
+    }
     int status;
     String message;
     if (failure instanceof BoardRequestException e) {
