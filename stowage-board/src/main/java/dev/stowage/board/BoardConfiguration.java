@@ -29,12 +29,14 @@ class BoardConfiguration implements WebFluxConfigurer {
   @Bean
   BoardSettings boardSettings(@Value("${stowage.board.mode:stowage}") String mode,
       @Value("${stowage.board.redis:}") String redis,
+      @Value("${stowage.board.compression:zstd-dict}") String compression,
       @Value("${spring.r2dbc.url}") String db) {
     if (redis.isBlank()) {
       throw new IllegalStateException("no Redis given: set stowage.board.redis"
           + " (stowage serve --redis URL), such as redis://127.0.0.1:6390");
     }
-    return new BoardSettings(BoardMode.parse(mode), redis, db);
+    return new BoardSettings(BoardMode.parse(mode), redis, db,
+        FeedFormat.Storage.parse(compression));
   }
 
   @Bean
@@ -51,7 +53,8 @@ class BoardConfiguration implements WebFluxConfigurer {
   BoardHandlerHolder boardHandler(BoardSettings settings, BoardRepository repository) {
     if (settings.mode() == BoardMode.STOWAGE) {
       BoardFeed feed = new BoardFeed(settings.redis());
-      StowageBoardService service = new StowageBoardService(feed, repository, formats);
+      StowageBoardService service = new StowageBoardService(feed, repository, formats,
+          new FeedFormat(settings.compression()));
       return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, feed);
     }
     LettuceConnectionFactory connections = seedConnectionFactory(settings.redis());

@@ -13,6 +13,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -59,6 +60,10 @@ public final class BoardFeed implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(BoardFeed.class);
   private static final long RECONNECT_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
+
+  private static final String REPLACE_AT_SCORES = "for i = 1, #ARGV, 2 do"
+      + " redis.call('ZREMRANGEBYSCORE', KEYS[1], ARGV[i], ARGV[i])"
+      + " redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i + 1]) end return 1";
 
   private final ClientResources resources;
   private final RedisClient client;
@@ -145,6 +150,32 @@ public final class BoardFeed implements AutoCloseable {
     });
   }
 
+  /**
+   * Stores fragments in place of whatever the feed holds at their scores: a score belongs to one
+   * post, so this replaces an older encoding of the same post instead of adding a second member.
+   * One script call per 500, all sent as one pipeline.
+   */
+  public Mono<Void> replace(List<ScoredValue<byte[]>> members) {
+    if (members.isEmpty()) {
+      return Mono.empty();
+    }
+    return Mono.defer(() -> {
+      List<CompletableFuture<?>> sent = new ArrayList<>();
+      for (int from = 0; from < members.size(); from += ZADD_CHUNK) {
+        List<ScoredValue<byte[]>> chunk =
+            members.subList(from, Math.min(members.size(), from + ZADD_CHUNK));
+        byte[][] args = new byte[chunk.size() * 2][];
+        for (int i = 0; i < chunk.size(); i++) {
+          args[2 * i] = bytes(Long.toString((long) chunk.get(i).getScore()));
+          args[2 * i + 1] = chunk.get(i).getValue();
+        }
+        sent.add(redis().<Long>eval(REPLACE_AT_SCORES, ScriptOutputType.INTEGER,
+            new byte[][] {FEED_KEY}, args).toCompletableFuture());
+      }
+      return Mono.fromFuture(CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])));
+    });
+  }
+
   /** One page, newest first, and whether the feed is complete; both in one round trip. */
   public Mono<CachedPage> page(long offset, int count) {
     return Mono.defer(() -> {
@@ -166,6 +197,34 @@ public final class BoardFeed implements AutoCloseable {
   /** Marks the feed complete. */
   public Mono<Void> markComplete() {
     return mono(() -> redis().set(COMPLETE_KEY, bytes("1"))).then();
+  }
+
+  /** Key naming the dictionary the feed's members are compressed with (hex id). */
+  public static final String DICTIONARY = "stowage:board:dictionary";
+
+  /** The hex id in {@value #DICTIONARY}, or empty. */
+  public Mono<String> dictionaryId() {
+    return mono(() -> redis().get(bytes(DICTIONARY)))
+        .map(value -> new String(value, StandardCharsets.UTF_8));
+  }
+
+  /** Records the dictionary in use (only if none is recorded yet); returns the recorded one. */
+  public Mono<String> recordDictionaryId(String hexId) {
+    return mono(() -> redis().setnx(bytes(DICTIONARY), bytes(hexId)))
+        .then(dictionaryId());
+  }
+
+  /**
+   * A dictionary store over the shared connection. Its calls block: use it off event loops.
+   *
+   * @throws RedisConnectionException while Redis has never been reached
+   */
+  public DictionaryStore dictionaryStore() {
+    StatefulRedisConnection<byte[], byte[]> current = connection;
+    if (current == null) {
+      redis();
+    }
+    return new DictionaryStore(connection);
   }
 
   /** Number of members in the feed. */

@@ -40,13 +40,26 @@ public final class BoardServer implements AutoCloseable {
    *     the port taken)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode) {
+    return start(port, redisUri, dbUrl, mode, FeedFormat.Storage.ZSTD_DICT);
+  }
+
+  /**
+   * Starts the service, with stowage mode's feed members compressed as {@code compression} says.
+   *
+   * @see #start(int, String, String, BoardMode)
+   */
+  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
+      FeedFormat.Storage compression) {
     Objects.requireNonNull(redisUri, "redisUri");
+    Objects.requireNonNull(compression, "compression");
     Objects.requireNonNull(mode, "mode");
     Map<String, Object> properties = new LinkedHashMap<>();
     properties.put("server.port", port);
     properties.put("server.address", "127.0.0.1");
     properties.put("stowage.board.redis", redisUri);
     properties.put("stowage.board.mode", mode.label());
+    properties.put("stowage.board.compression", compression.name().toLowerCase(java.util.Locale.ROOT)
+        .replace('_', '-'));
     if (dbUrl != null) {
       properties.put("stowage.board.db", dbUrl);
     }

@@ -6,5 +6,7 @@ package dev.stowage.board;
  * @param mode the read/write path
  * @param redis the Redis URI, such as {@code redis://127.0.0.1:6390}
  * @param db the R2DBC URL of the database of record
+ * @param compression how stowage mode compresses the feed's members
  */
-public record BoardSettings(BoardMode mode, String redis, String db) {}
+public record BoardSettings(BoardMode mode, String redis, String db,
+    FeedFormat.Storage compression) {}

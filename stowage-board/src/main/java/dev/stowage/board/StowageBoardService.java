@@ -2,13 +2,18 @@ package dev.stowage.board;
 
 import io.lettuce.core.ScoredValue;
 import java.util.ArrayList;
+import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.compress.ZstdDictionary;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Stowage mode: cache-aside over the database of record, with the feed holding JSON fragments.
@@ -29,18 +34,52 @@ public final class StowageBoardService {
   private static final int INSERT_ATTEMPTS = 8;
   private static final int REFILL_CHUNK = 1000;
 
+  /** Posts in the database before a dictionary is trained. */
+  static final int TRAIN_AFTER_POSTS = 1000;
+  /** Most posts a dictionary is trained on (the newest). */
+  static final int TRAINING_SAMPLES = 2000;
+
   private final BoardFeed feed;
   private final BoardRepository repository;
   private final BoardFormats formats;
+  private final FeedFormat format;
+  private final AtomicLong writesSinceCheck = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicBoolean training =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private final Set<Long> loading = ConcurrentHashMap.newKeySet();
   private final AtomicLong localCounter = new AtomicLong();
   private final AtomicLong staleGeneration = new AtomicLong();
   private volatile long repairedGeneration;
   private final AtomicReference<Mono<Void>> refill = new AtomicReference<>();
 
-  public StowageBoardService(BoardFeed feed, BoardRepository repository, BoardFormats formats) {
+  public StowageBoardService(BoardFeed feed, BoardRepository repository, BoardFormats formats,
+      FeedFormat format) {
     this.feed = feed;
     this.repository = repository;
     this.formats = formats;
+    this.format = format;
+    if (format.storage() == FeedFormat.Storage.ZSTD_DICT) {
+      adoptRecordedDictionary();
+    }
+  }
+
+  /** At start: uses the dictionary a previous run recorded in Redis, if any. Blocks. */
+  private void adoptRecordedDictionary() {
+    try {
+      String hexId = feed.dictionaryId().block(BoardFeed.TIMEOUT.multipliedBy(2));
+      if (hexId != null) {
+        format.use(feed.dictionaryStore().resolve(Long.parseUnsignedLong(hexId, 16)));
+        log.info("feed members are compressed with dictionary {}", hexId);
+      }
+    } catch (RuntimeException e) {
+      log.warn("cannot load the feed's dictionary now ({}); will train or load it later",
+          e.toString());
+    }
+  }
+
+  /** The feed's storage format. */
+  public FeedFormat format() {
+    return format;
   }
 
   /** Creates posts (stored in one transaction) and returns them with their ids and scores. */
@@ -84,7 +123,12 @@ public final class StowageBoardService {
   private Mono<Void> cache(List<Board> boards) {
     List<ScoredValue<byte[]>> members = new ArrayList<>(boards.size());
     for (Board board : boards) {
-      members.add(ScoredValue.just(board.score(), formats.toJson(board)));
+      members.add(ScoredValue.just(board.score(), format.encode(formats.toJson(board))));
+    }
+    if (format.needsDictionary()
+        && writesSinceCheck.addAndGet(boards.size()) >= TRAIN_AFTER_POSTS / 4) {
+      writesSinceCheck.set(0);
+      trainInBackground();
     }
     return feed.add(members).onErrorResume(e -> {
       staleGeneration.incrementAndGet();
@@ -111,7 +155,7 @@ public final class StowageBoardService {
   private Mono<List<byte[]>> cachedPage(long offset, int size, boolean mayRefill) {
     return feed.page(offset, size).flatMap(page -> {
       if (page.complete()) {
-        return Mono.just(page.members());
+        return Mono.just(decode(page.members()));
       }
       if (mayRefill) {
         return refill().then(cachedPage(offset, size, false));
@@ -127,7 +171,8 @@ public final class StowageBoardService {
       return Mono.empty();
     }
     byte[] expected = ("{\"id\":\"" + id + "\"").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    return feed.byScore(score).filter(fragment -> startsWith(fragment, expected))
+    return feed.byScore(score).map(this::decodeOne)
+        .filter(fragment -> startsWith(fragment, expected))
         .onErrorResume(e -> Mono.empty())
         .switchIfEmpty(Mono.defer(() -> repository.findById(id).map(formats::toJson)));
   }
@@ -150,10 +195,11 @@ public final class StowageBoardService {
       }
       long generation = staleGeneration.get();
       AtomicReference<Mono<Void>> self = new AtomicReference<>();
-      Mono<Void> run = repository.all()
-          .map(board -> ScoredValue.just(board.score(), formats.toJson(board)))
+      Mono<Void> run = trainIfDue()
+          .thenMany(repository.all())
+          .map(board -> ScoredValue.just(board.score(), format.encode(formats.toJson(board))))
           .buffer(REFILL_CHUNK)
-          .concatMap(feed::add)
+          .concatMap(feed::replace)
           .then(repository.maxScore())
           .flatMap(feed::raiseCounter)
           .then(feed.markComplete())
@@ -168,6 +214,71 @@ public final class StowageBoardService {
         return run;
       }
     }
+  }
+
+  private List<byte[]> decode(List<byte[]> members) {
+    List<byte[]> fragments = new ArrayList<>(members.size());
+    for (byte[] member : members) {
+      fragments.add(decodeOne(member));
+    }
+    return fragments;
+  }
+
+  private byte[] decodeOne(byte[] member) {
+    try {
+      return format.decode(member);
+    } catch (DictionaryNotFoundException e) {
+      loadInBackground(e.dictionaryId());
+      throw e;
+    }
+  }
+
+  /** Loads a dictionary another writer used, off the event loop; reads fall back meanwhile. */
+  private void loadInBackground(long id) {
+    if (!loading.add(id)) {
+      return;
+    }
+    Mono.fromCallable(() -> feed.dictionaryStore().resolve(id))
+        .subscribeOn(Schedulers.boundedElastic())
+        .doFinally(signal -> loading.remove(id))
+        .subscribe(format::know, e -> log.warn("cannot load dictionary {}: {}",
+            dev.stowage.compress.ZstdDictionary.hexId(id), e.toString()));
+  }
+
+  private void trainInBackground() {
+    trainIfDue().subscribe(null, e -> log.warn("dictionary training failed: {}", e.toString()));
+  }
+
+  /**
+   * Trains, saves and adopts a dictionary when one is wanted and the database holds enough posts.
+   * Completes at once otherwise; never fails (a failure leaves members uncompressed).
+   */
+  Mono<Void> trainIfDue() {
+    if (!format.needsDictionary() || !training.compareAndSet(false, true)) {
+      return Mono.empty();
+    }
+    return repository.count()
+        .filter(count -> count >= TRAIN_AFTER_POSTS)
+        .flatMap(count -> repository.page(0, TRAINING_SAMPLES).map(formats::toJson).collectList())
+        .publishOn(Schedulers.boundedElastic())
+        .map(samples -> {
+          ZstdDictionary trained = FeedFormat.train(samples);
+          feed.dictionaryStore().save(trained);
+          return trained;
+        })
+        .flatMap(trained -> feed.recordDictionaryId(trained.hexId())
+            .map(recorded -> recorded.equals(trained.hexId()) ? trained
+                : feed.dictionaryStore().resolve(Long.parseUnsignedLong(recorded, 16))))
+        .doOnNext(adopted -> {
+          format.use(adopted);
+          log.info("feed members are now compressed with dictionary {}", adopted.hexId());
+        })
+        .onErrorResume(e -> {
+          log.warn("no dictionary for the feed yet: {}", e.toString());
+          return Mono.empty();
+        })
+        .doFinally(signal -> training.set(false))
+        .then();
   }
 
   private static boolean startsWith(byte[] bytes, byte[] prefix) {
