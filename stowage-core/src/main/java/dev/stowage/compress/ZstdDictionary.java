@@ -20,8 +20,11 @@ import java.util.Arrays;
 public final class ZstdDictionary {
   /** The smallest dictionary {@link #train} makes: zstd's own minimum. */
   public static final int MIN_TRAINED_SIZE = 256;
-  /** The fewest samples {@link #train} accepts. zstd's trainer needs several per dictionary. */
-  public static final int MIN_SAMPLES = 10;
+  /**
+   * The fewest samples {@link #train} accepts. zstd's trainer itself refuses ten or fewer; a useful
+   * dictionary wants a few thousand.
+   */
+  public static final int MIN_SAMPLES = 16;
 
   private final byte[] bytes;
   private final long id;
