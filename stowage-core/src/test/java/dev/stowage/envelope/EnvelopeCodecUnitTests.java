@@ -281,6 +281,38 @@ class EnvelopeCodecUnitTests {
   }
 
   @Test
+  void oneInstanceServesManyThreads() throws Exception {
+    List<EnvelopeCodec<String>> codecs = List.of(
+        EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.zstd().minSize(0)).build(),
+        EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.zstd(TestDictionaries.TINY).minSize(0)).build(),
+        EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.lz4().minSize(0)).build());
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      List<java.util.concurrent.Future<Integer>> results = new java.util.ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        int thread = t;
+        results.add(threads.submit(() -> {
+          int checked = 0;
+          for (int i = 0; i < 1500; i++) {
+            EnvelopeCodec<String> codec = codecs.get((thread + i) % codecs.size());
+            String value = RECORD.repeat(1 + i % 4) + thread + ":" + i;
+            if (!codec.decode(codec.encode(value)).equals(value)) {
+              throw new AssertionError("thread " + thread + " value " + i);
+            }
+            checked++;
+          }
+          return checked;
+        }));
+      }
+      for (java.util.concurrent.Future<Integer> result : results) {
+        assertThat(result.get()).isEqualTo(1500);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  @Test
   void theBuilderNamesTheSettingAtFault() {
     assertThatThrownBy(() -> EnvelopeCodec.builder(TestCodecs.UTF8).maxDecodedSize(0).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessage("maxDecodedSize must be at least 1 byte, got 0");

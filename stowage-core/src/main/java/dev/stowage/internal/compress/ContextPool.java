@@ -1,5 +1,7 @@
 package dev.stowage.internal.compress;
 
+import java.lang.ref.Cleaner;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -7,9 +9,12 @@ import java.util.function.Supplier;
 
 /**
  * Keeps idle native contexts (zstd's are not thread-safe) for reuse, so that no context is shared
- * between threads and none is created per call in the steady state. Thread-safe.
+ * between threads and none is created per call in the steady state. zstd-jni's contexts hold
+ * native memory and have no finalizer, so when a pool becomes unreachable its idle contexts are
+ * closed by a {@link Cleaner}. Thread-safe.
  */
 final class ContextPool<C> {
+  private static final Cleaner CLEANER = Cleaner.create();
   private static final int MAX_IDLE = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
 
   private final ConcurrentLinkedQueue<C> idle = new ConcurrentLinkedQueue<>();
@@ -20,6 +25,7 @@ final class ContextPool<C> {
   ContextPool(Supplier<C> factory, Consumer<C> closer) {
     this.factory = factory;
     this.closer = closer;
+    CLEANER.register(this, new IdleCloser<>(idle, closer));
   }
 
   /** An idle context, or a new one. */
@@ -45,5 +51,15 @@ final class ContextPool<C> {
   /** Closes a context that failed, rather than reusing it. */
   void discard(C context) {
     closer.accept(context);
+  }
+
+  /** Closes the idle contexts of a pool that is gone; it must not refer to the pool itself. */
+  private record IdleCloser<C>(Queue<C> idle, Consumer<C> closer) implements Runnable {
+    @Override
+    public void run() {
+      for (C context = idle.poll(); context != null; context = idle.poll()) {
+        closer.accept(context);
+      }
+    }
   }
 }
