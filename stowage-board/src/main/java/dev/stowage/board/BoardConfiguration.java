@@ -8,9 +8,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.http.codec.ServerCodecConfigurer;
-import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
-import org.springframework.transaction.reactive.TransactionalOperator;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -41,10 +39,7 @@ class BoardConfiguration implements WebFluxConfigurer {
 
   @Bean
   BoardRepository boardRepository(ConnectionFactory connectionFactory) {
-    DatabaseClient client = DatabaseClient.create(connectionFactory);
-    TransactionalOperator transactions =
-        TransactionalOperator.create(new R2dbcTransactionManager(connectionFactory));
-    BoardRepository repository = new BoardRepository(client, transactions);
+    BoardRepository repository = new BoardRepository(DatabaseClient.create(connectionFactory));
     repository.createSchema().block(Duration.ofSeconds(60));
     return repository;
   }

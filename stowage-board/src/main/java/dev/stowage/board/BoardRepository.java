@@ -5,7 +5,6 @@ import io.r2dbc.spi.Statement;
 import java.time.LocalDateTime;
 import java.util.List;
 import org.springframework.r2dbc.core.DatabaseClient;
-import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -16,8 +15,8 @@ import reactor.core.publisher.Mono;
 public final class BoardRepository {
   private static final String COLUMNS = "score, id, member_id, title, body, address, country, job,"
       + " credit, ssn, company, phone_number, modified_at, created_at, created_ts";
-  private static final String INSERT = "INSERT INTO board (" + COLUMNS + ") VALUES ($1, $2, $3,"
-      + " $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+  private static final int COLUMN_COUNT = 15;
+  private static final String INSERT_PREFIX = "INSERT INTO board (" + COLUMNS + ") VALUES ";
   private static final String SCHEMA = "CREATE TABLE IF NOT EXISTS board ("
       + " score BIGINT PRIMARY KEY,"
       + " id VARCHAR(24) NOT NULL UNIQUE,"
@@ -31,11 +30,9 @@ public final class BoardRepository {
       + " created_ts BIGINT NOT NULL)";
 
   private final DatabaseClient client;
-  private final TransactionalOperator transactions;
 
-  public BoardRepository(DatabaseClient client, TransactionalOperator transactions) {
+  public BoardRepository(DatabaseClient client) {
     this.client = client;
-    this.transactions = transactions;
   }
 
   /** Creates the table when it does not exist. */
@@ -48,27 +45,38 @@ public final class BoardRepository {
     return insertAll(List.of(board));
   }
 
-  /** Inserts posts in one batch inside one transaction: all of them, or none. */
+  /**
+   * Inserts posts with one multi-row {@code INSERT}: a single statement, so all of them are stored
+   * or none (on H2 and PostgreSQL alike, with no explicit transaction).
+   */
   public Mono<Void> insertAll(List<Board> boards) {
-    Mono<Void> batch = client.inConnection(connection -> {
-      Statement statement = connection.createStatement(INSERT);
-      for (int i = 0; i < boards.size(); i++) {
-        if (i > 0) {
-          statement.add();
-        }
-        bind(statement, boards.get(i));
+    if (boards.isEmpty()) {
+      return Mono.empty();
+    }
+    StringBuilder sql = new StringBuilder(INSERT_PREFIX.length() + boards.size() * 80)
+        .append(INSERT_PREFIX);
+    for (int i = 0; i < boards.size(); i++) {
+      sql.append(i == 0 ? "(" : ", (");
+      for (int c = 1; c <= COLUMN_COUNT; c++) {
+        sql.append(c == 1 ? "$" : ", $").append(i * COLUMN_COUNT + c);
       }
-      return Flux.from(statement.execute()).flatMap(result -> result.getRowsUpdated())
-          .then();
+      sql.append(')');
+    }
+    return client.inConnection(connection -> {
+      Statement statement = connection.createStatement(sql.toString());
+      for (int i = 0; i < boards.size(); i++) {
+        bind(statement, i * COLUMN_COUNT, boards.get(i));
+      }
+      return Flux.from(statement.execute()).flatMap(result -> result.getRowsUpdated()).then();
     });
-    return boards.size() == 1 ? batch : transactions.transactional(batch);
   }
 
-  private static void bind(Statement statement, Board b) {
-    statement.bind(0, b.score()).bind(1, b.id()).bind(2, b.memberId()).bind(3, b.title())
-        .bind(4, b.body()).bind(5, b.address()).bind(6, b.country()).bind(7, b.job())
-        .bind(8, b.credit()).bind(9, b.ssn()).bind(10, b.company()).bind(11, b.phoneNumber())
-        .bind(12, b.modifiedAt()).bind(13, b.createdAt()).bind(14, b.createdTs());
+  private static void bind(Statement statement, int at, Board b) {
+    statement.bind(at, b.score()).bind(at + 1, b.id()).bind(at + 2, b.memberId())
+        .bind(at + 3, b.title()).bind(at + 4, b.body()).bind(at + 5, b.address())
+        .bind(at + 6, b.country()).bind(at + 7, b.job()).bind(at + 8, b.credit())
+        .bind(at + 9, b.ssn()).bind(at + 10, b.company()).bind(at + 11, b.phoneNumber())
+        .bind(at + 12, b.modifiedAt()).bind(at + 13, b.createdAt()).bind(at + 14, b.createdTs());
   }
 
   /** A page, newest (highest score) first. */
