@@ -196,6 +196,7 @@ public final class StowageBoardService {
       long generation = staleGeneration.get();
       AtomicReference<Mono<Void>> self = new AtomicReference<>();
       Mono<Void> run = trainIfDue()
+          .then(republishDictionary())
           .thenMany(repository.all())
           .map(board -> ScoredValue.just(board.score(), format.encode(formats.toJson(board))))
           .buffer(REFILL_CHUNK)
@@ -243,6 +244,27 @@ public final class StowageBoardService {
         .doFinally(signal -> loading.remove(id))
         .subscribe(format::know, e -> log.warn("cannot load dictionary {}: {}",
             dev.stowage.compress.ZstdDictionary.hexId(id), e.toString()));
+  }
+
+  /**
+   * Saves the dictionary in use to Redis again and names it, since a restarted Redis has lost
+   * both and other readers (another instance, the inspector) need them.
+   */
+  private Mono<Void> republishDictionary() {
+    ZstdDictionary inUse = format.dictionary();
+    if (inUse == null) {
+      return Mono.empty();
+    }
+    return Mono.fromRunnable(() -> feed.dictionaryStore().save(inUse))
+        .subscribeOn(Schedulers.boundedElastic())
+        .then(feed.recordDictionaryId(inUse.hexId()))
+        .doOnNext(recorded -> {
+          if (!recorded.equals(inUse.hexId())) {
+            log.warn("Redis names dictionary {} for the feed, this process writes with {}",
+                recorded, inUse.hexId());
+          }
+        })
+        .then();
   }
 
   private void trainInBackground() {

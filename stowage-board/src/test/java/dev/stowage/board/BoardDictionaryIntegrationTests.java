@@ -77,6 +77,29 @@ class BoardDictionaryIntegrationTests {
       redis.command("DEL", BoardFeed.FEED, BoardFeed.COMPLETE);
       assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
       assertThat(redis.command("ZCARD", BoardFeed.FEED)).isEqualTo(":1100");
+
+      // A restarted (empty) Redis gets the feed and the dictionary back on the next read.
+      String recorded = redis.command("GET", BoardFeed.DICTIONARY);
+      redis.restart();
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!redis.command("ZCARD", BoardFeed.FEED).equals(":1100")
+          && System.nanoTime() < deadline) {
+        get(http, "/boards?page=1&size=1");
+        Thread.sleep(100);
+      }
+      assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
+      assertThat(redis.command("EXISTS", BoardFeed.DICTIONARY)).isEqualTo(":1");
+      try (RedisClient client = RedisClient.create(redis.uri());
+          var connection = client.connect(ByteArrayCodec.INSTANCE)) {
+        String hexId = new String(connection.sync().get(BoardFeed.DICTIONARY.getBytes()));
+        assertThat(connection.sync().exists(DictionaryStore.key(Long.parseUnsignedLong(hexId, 16))
+            .getBytes())).isEqualTo(1L);
+        byte[] oldest = connection.sync().zrangebyscore("board".getBytes(), Range.create(1, 1))
+            .get(0);
+        assertThat(Envelope.readHeader(oldest).compressionId())
+            .isEqualTo(CompressionIds.ZSTD_DICT);
+      }
+      assertThat(recorded).isNotEmpty();
     }
   }
 
