@@ -2,6 +2,7 @@ package dev.stowage.cli;
 
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
+import dev.stowage.board.FeedFormat;
 import dev.stowage.testkit.RedisServer;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -39,6 +40,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "stowage, seed-json or seed-msgpack (default: ${DEFAULT-VALUE}).")
   String mode;
 
+  @Option(names = "--compression", defaultValue = "zstd-dict", paramLabel = "KIND",
+      description = "How stowage mode compresses the feed: zstd-dict, zstd or none"
+          + " (default: ${DEFAULT-VALUE}).")
+  String compression;
+
   /** A started service and the embedded Redis it owns, if any. */
   record Running(BoardServer board, RedisServer embeddedRedis) implements AutoCloseable {
     @Override
@@ -53,10 +59,11 @@ public final class ServeCommand implements Callable<Integer> {
   /** Starts the service and prints where it listens; the caller closes the result. */
   Running start(PrintWriter out) {
     BoardMode boardMode = BoardMode.parse(mode);
+    FeedFormat.Storage storage = FeedFormat.Storage.parse(compression);
     RedisServer embedded = redis == null ? RedisServer.start() : null;
     String redisUri = embedded != null ? embedded.uri() : redis;
     try {
-      BoardServer board = BoardServer.start(port, redisUri, db, boardMode);
+      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, storage);
       out.printf("stowage board listening on %s (mode %s, redis %s%s, db %s)%n", board.url(),
           boardMode.label(), redisUri, embedded != null ? " embedded" : "",
           db != null ? db : "in-memory H2");
