@@ -1,0 +1,14 @@
+package dev.stowage.bench;
+
+/**
+ * A benchmark could not run to the end: a configuration failed, or the harness could not start.
+ * The message says which, and includes the last lines of the harness's output when there are any.
+ */
+public class BenchmarkRunException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  /** An exception with a message and the failure that caused it, which may be {@code null}. */
+  public BenchmarkRunException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,26 @@
+package dev.stowage.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code stowage bench}: the group of commands that reproduce the seed tables. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    versionProvider = StowageVersion.class,
+    description = {
+      "Reproduce a seed's table on this machine: the seed's configuration, its peers and Stowage side by side.",
+      "Each subcommand prints a table and writes results/<name>.json."
+    },
+    subcommands = {BenchCodecsCommand.class})
+final class BenchCommand implements Runnable {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
+  }
+}
