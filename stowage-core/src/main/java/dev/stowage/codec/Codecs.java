@@ -1,0 +1,270 @@
+package dev.stowage.codec;
+
+import dev.stowage.Codec;
+import dev.stowage.CodecIds;
+import dev.stowage.MissingLibraryException;
+import dev.stowage.internal.codec.BuiltInCodecs;
+import dev.stowage.internal.codec.CodecLibraries;
+import dev.stowage.internal.compress.OptionalLibrary;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The built-in codecs. Each factory checks that its library is on the classpath and otherwise
+ * throws {@link MissingLibraryException} naming the Maven coordinates to add; nothing here loads a
+ * library that the chosen codec does not use.
+ *
+ * <pre>{@code
+ * Codec<BoardRecord> codec = Codecs.kryo(BoardRecord.class);
+ * byte[] bytes = codec.encode(record);
+ * BoardRecord back = codec.decode(bytes, 0, bytes.length);
+ * }</pre>
+ *
+ * <p>Every codec returned is thread-safe and should be created once and shared: creating one
+ * builds readers, writers and pools. Decoding never creates a class the codec was not configured
+ * for: JSON and MessagePack never enable Jackson's default typing, fastjson2 runs without
+ * auto-type, Kryo and Fory require class registration, and JDK serialization runs behind an
+ * allowlist. Bytes that cannot be decoded, whatever the reason, give a
+ * {@link dev.stowage.CodecException} that names the codec and carries the library's exception as
+ * its cause.
+ *
+ * <p>Formats that write fields by position (Kryo, Fory, compact MessagePack, Avro) do not notice
+ * when a class changes shape; bump the envelope's schema version when it does. JSON and named
+ * MessagePack ignore properties they do not know, so values written before a field was removed
+ * still read.
+ */
+public final class Codecs {
+  private static final List<String> NAMES = List.of(
+      "json", "msgpack", "msgpack-compact", "kryo", "fory", "protobuf", "avro", "thrift", "jdk", "fastjson2", "string");
+
+  private Codecs() {}
+
+  /**
+   * Jackson JSON in UTF-8, with {@code java.time} support (ISO-8601 text). Unknown properties are
+   * ignored; default typing is never enabled, so the bytes cannot choose the class created.
+   *
+   * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
+   */
+  public static <T> Codec<T> json(Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    CodecLibraries.JACKSON.require();
+    CodecLibraries.JACKSON_JAVA_TIME.require();
+    return BuiltInCodecs.json(type);
+  }
+
+  /**
+   * MessagePack through msgpack-java's Jackson format, each object a map keyed by property names:
+   * the shape Spring and the seed service store. Reads the {@linkplain #msgpackCompact compact}
+   * shape too. Codec id {@link CodecIds#MSGPACK}.
+   *
+   * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
+   */
+  public static <T> Codec<T> msgpack(Class<T> type) {
+    requireMsgpack(type);
+    return BuiltInCodecs.msgpack(type, false);
+  }
+
+  /**
+   * MessagePack with each object written as an array of its property values, by position
+   * (declaration order; record component order): much smaller than the named shape, as field names
+   * are not repeated in every value. Add new fields at the end only. Reads the named shape too, so
+   * a cache can switch between the two without flushing: both have codec id
+   * {@link CodecIds#MSGPACK}, and the decoder tells them apart by the first byte.
+   *
+   * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
+   */
+  public static <T> Codec<T> msgpackCompact(Class<T> type) {
+    requireMsgpack(type);
+    return BuiltInCodecs.msgpack(type, true);
+  }
+
+  /**
+   * Kryo 5 with class registration required. Registered are {@code type}, then
+   * {@code alsoRegistered} in the order given (their ids are part of the wire format: keep the
+   * order), and a fixed set of JDK value and collection classes ({@code String}, boxed primitives,
+   * {@code java.time}, {@code BigDecimal}, {@code UUID}, {@code ArrayList}, {@code HashMap},
+   * {@code List.of(...)}, ...). Every other class of your own that the value holds (a nested
+   * record, an enum, the element class of a list, the implementations of an interface-typed field)
+   * must be passed in {@code alsoRegistered}.
+   *
+   * @throws IllegalArgumentException if a class that {@code type}'s fields declare is not
+   *     registered; the message lists the classes to pass
+   * @throws MissingLibraryException without {@code com.esotericsoftware:kryo}
+   */
+  public static <T> Codec<T> kryo(Class<T> type, Class<?>... alsoRegistered) {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(alsoRegistered, "alsoRegistered");
+    CodecLibraries.KRYO.require();
+    return BuiltInCodecs.kryo(type, Arrays.asList(alsoRegistered));
+  }
+
+  /**
+   * Apache Fory in Java mode with class registration required, thread-safe. Registered are
+   * {@code type} and {@code alsoRegistered} in the order given (their ids are part of the wire
+   * format), besides Fory's built-in JDK types. Every other class of your own that the value holds
+   * must be passed in {@code alsoRegistered}.
+   *
+   * @throws IllegalArgumentException if a class that {@code type}'s fields declare is not
+   *     registered; the message lists the classes to pass
+   * @throws MissingLibraryException without {@code org.apache.fory:fory-core}
+   */
+  public static <T> Codec<T> fory(Class<T> type, Class<?>... alsoRegistered) {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(alsoRegistered, "alsoRegistered");
+    CodecLibraries.FORY.require();
+    return BuiltInCodecs.fory(type, Arrays.asList(alsoRegistered));
+  }
+
+  /**
+   * Protocol Buffers on a generated message class ({@code type} must implement
+   * {@code com.google.protobuf.Message}), parsed by the class's own parser. Proto3 fields cannot be
+   * null.
+   *
+   * @throws IllegalArgumentException if {@code type} is not a generated message class
+   * @throws MissingLibraryException without {@code com.google.protobuf:protobuf-java}
+   */
+  public static <T> Codec<T> protobuf(Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    CodecLibraries.PROTOBUF.require();
+    return BuiltInCodecs.protobuf(type);
+  }
+
+  /**
+   * Avro binary encoding on a generated record class ({@code type} must implement
+   * {@code org.apache.avro.specific.SpecificRecord}), with its own schema. Only fields whose schema
+   * is a union with null can be null.
+   *
+   * @throws IllegalArgumentException if {@code type} is not a generated Avro record class
+   * @throws MissingLibraryException without {@code org.apache.avro:avro}
+   */
+  public static <T> Codec<T> avro(Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    CodecLibraries.AVRO.require();
+    return BuiltInCodecs.avro(type);
+  }
+
+  /**
+   * Thrift's compact protocol on a generated struct class ({@code type} must implement
+   * {@code org.apache.thrift.TBase}). Unset optional fields read back as null.
+   *
+   * @throws IllegalArgumentException if {@code type} is not a generated Thrift struct
+   * @throws MissingLibraryException without {@code org.apache.thrift:libthrift}
+   */
+  public static <T> Codec<T> thrift(Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    CodecLibraries.THRIFT.require();
+    return BuiltInCodecs.thrift(type);
+  }
+
+  /**
+   * JDK serialization behind an {@link java.io.ObjectInputFilter} allowlist, with limits on depth
+   * (64), array length (16 Mi elements), references (1 M) and bytes (256 MiB). Allowed are
+   * {@code type}, the classes its fields declare (and their superclasses), plain JDK data classes
+   * (boxed primitives, {@code String}, {@code BigDecimal}, {@code BigInteger}, {@code java.time},
+   * {@code UUID}, {@code Date} and the common {@code java.util} collections), and the patterns
+   * given: {@code "com.example.Type"}, {@code "com.example.*"} (a package) or
+   * {@code "com.example.**"} (a package and its subpackages). Anything else in the bytes is
+   * rejected before it is created.
+   *
+   * @throws IllegalArgumentException if {@code type} is not {@code Serializable} or a pattern is malformed
+   */
+  public static <T> Codec<T> jdk(Class<T> type, String... allowedClassPatterns) {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(allowedClassPatterns, "allowedClassPatterns");
+    for (String pattern : allowedClassPatterns) {
+      Objects.requireNonNull(pattern, "allowedClassPatterns contains null");
+    }
+    return BuiltInCodecs.jdk(type, List.of(allowedClassPatterns));
+  }
+
+  /**
+   * fastjson2 JSON in UTF-8, with auto-type off. Null properties are left out when writing and read
+   * back as null.
+   *
+   * @throws MissingLibraryException without {@code com.alibaba.fastjson2:fastjson2}
+   */
+  public static <T> Codec<T> fastjson2(Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    CodecLibraries.FASTJSON2.require();
+    return BuiltInCodecs.fastjson2(type);
+  }
+
+  /**
+   * Strings as UTF-8: the bytes Spring's {@code StringRedisSerializer} writes. Decoding rejects
+   * bytes that are not valid UTF-8. Needs no library.
+   */
+  public static Codec<String> string() {
+    return BuiltInCodecs.string();
+  }
+
+  /**
+   * The codec with this name, as the command line spells it: {@code json}, {@code msgpack},
+   * {@code msgpack-compact}, {@code kryo}, {@code fory}, {@code protobuf}, {@code avro},
+   * {@code thrift}, {@code jdk}, {@code fastjson2} or {@code string} (ignoring case). The extra
+   * classes are registered with Kryo and Fory, and allowed by name for JDK serialization; the other
+   * codecs ignore them.
+   *
+   * @throws IllegalArgumentException for an unknown name (the message lists the valid ones), or for
+   *     {@code string} with a type other than {@code String}
+   * @throws MissingLibraryException if the codec's library is missing
+   */
+  public static <T> Codec<T> forName(String name, Class<T> type, Class<?>... alsoRegistered) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(alsoRegistered, "alsoRegistered");
+    switch (name.strip().toLowerCase(Locale.ROOT)) {
+      case "json":
+        return json(type);
+      case "msgpack":
+        return msgpack(type);
+      case "msgpack-compact":
+        return msgpackCompact(type);
+      case "kryo":
+        return kryo(type, alsoRegistered);
+      case "fory":
+        return fory(type, alsoRegistered);
+      case "protobuf":
+        return protobuf(type);
+      case "avro":
+        return avro(type);
+      case "thrift":
+        return thrift(type);
+      case "jdk":
+        return jdk(type, Arrays.stream(alsoRegistered).map(Class::getName).toArray(String[]::new));
+      case "fastjson2":
+        return fastjson2(type);
+      case "string":
+        if (type != String.class) {
+          throw new IllegalArgumentException("the string codec encodes String values, not " + type.getName());
+        }
+        @SuppressWarnings("unchecked")
+        Codec<T> text = (Codec<T>) string();
+        return text;
+      default:
+        throw new IllegalArgumentException("unknown codec '" + name + "'; choose from " + String.join(", ", NAMES));
+    }
+  }
+
+  /** The names {@link #forName} accepts, in the order the documentation lists them. */
+  public static List<String> names() {
+    return NAMES;
+  }
+
+  /**
+   * Returns normally when {@code className} can be loaded (without initialising it), and
+   * otherwise throws {@link MissingLibraryException} naming {@code coordinates}: the check each
+   * factory makes for its own library, open to tests for a class that does not exist.
+   */
+  static void requireLibrary(String feature, String className, String coordinates) {
+    new OptionalLibrary(feature, className, coordinates).require();
+  }
+
+  private static void requireMsgpack(Class<?> type) {
+    Objects.requireNonNull(type, "type");
+    CodecLibraries.JACKSON.require();
+    CodecLibraries.JACKSON_JAVA_TIME.require();
+    CodecLibraries.MSGPACK.require();
+  }
+}

@@ -1,0 +1,102 @@
+package dev.stowage.internal.codec;
+
+import dev.stowage.Codec;
+import dev.stowage.CodecIds;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.apache.fory.Fory;
+import org.apache.fory.ThreadSafeFory;
+import org.apache.fory.config.Language;
+import org.apache.fory.memory.MemoryBuffer;
+
+/**
+ * Apache Fory in Java mode with class registration required: bytes can only name registered
+ * classes (the value class, the classes passed in, and Fory's own built-in JDK types). Values are
+ * written with their class ({@code serialize}), so the value type may be an interface or an
+ * abstract class whose implementations are passed in. Thread-safe through Fory's thread-safe
+ * wrapper.
+ *
+ * <p>Registration ids follow the order of registration, so that order is part of the wire format.
+ * Fory's default schema-consistent mode does not notice a changed class; bump the envelope's
+ * schema version when a registered class changes shape.
+ */
+final class ForyCodec<T> implements Codec<T> {
+  private static final String NAME = "fory";
+  private static final int MAX_DEPTH = 64;
+  private final Class<T> type;
+  private final ThreadSafeFory fory;
+
+  ForyCodec(Class<T> type, List<Class<?>> alsoRegistered) {
+    this.type = Objects.requireNonNull(type, "type");
+    List<Class<?>> classes = new ArrayList<>();
+    classes.add(type);
+    for (Class<?> extra : alsoRegistered) {
+      Objects.requireNonNull(extra, "alsoRegistered contains null");
+      if (!classes.contains(extra)) {
+        classes.add(extra);
+      }
+    }
+    this.fory = Fory.builder()
+        .withLanguage(Language.JAVA)
+        .requireClassRegistration(true)
+        .withRefTracking(false)
+        .withMaxDepth(MAX_DEPTH)
+        .withClassLoader(type.getClassLoader() != null ? type.getClassLoader() : ForyCodec.class.getClassLoader())
+        .buildThreadSafeFory();
+    for (Class<?> registered : classes) {
+      if (!fory.<Boolean>execute(f -> f.getClassResolver().isRegistered(registered))) {
+        fory.register(registered);
+      }
+    }
+    List<String> missing = FieldTypes.reachableFrom(classes).stream()
+        .filter(c -> !FieldTypes.isJdk(c))
+        .filter(c -> !fory.<Boolean>execute(f -> f.getClassResolver().isRegistered(c)))
+        .map(Class::getName)
+        .collect(Collectors.toList());
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException("fory codec for " + type.getName()
+          + " needs every class its fields hold registered; pass these to Codecs.fory(type, alsoRegistered...): "
+          + String.join(", ", missing));
+    }
+  }
+
+  @Override
+  public int id() {
+    return CodecIds.FORY;
+  }
+
+  @Override
+  public byte[] encode(T value) {
+    Objects.requireNonNull(value, "value");
+    try {
+      return fory.serialize(value);
+    } catch (RuntimeException e) {
+      throw CodecFailures.encode(NAME, type, e);
+    }
+  }
+
+  @Override
+  public T decode(byte[] data, int offset, int length) {
+    CodecFailures.checkRange(NAME, data, offset, length);
+    Object decoded;
+    try {
+      decoded = fory.deserialize(MemoryBuffer.fromByteArray(data, offset, length));
+    } catch (RuntimeException e) {
+      throw CodecFailures.decode(NAME, type, length, e);
+    }
+    if (decoded == null) {
+      throw CodecFailures.decodedNothing(NAME, type, length);
+    }
+    if (!type.isInstance(decoded)) {
+      throw CodecFailures.wrongType(NAME, type, decoded);
+    }
+    return type.cast(decoded);
+  }
+
+  @Override
+  public String toString() {
+    return "fory codec for " + type.getName();
+  }
+}

@@ -1,0 +1,95 @@
+package dev.stowage.internal.codec;
+
+import dev.stowage.Codec;
+import dev.stowage.CodecException;
+import dev.stowage.CodecIds;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputFilter;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * JDK serialization behind an {@link java.io.ObjectInputFilter} allowlist. Allowed are the value
+ * class, the classes its fields declare (found by walking the field types, superclasses
+ * included), plain JDK data classes ({@link JdkClassFilter#JDK_BASICS} and {@code java.time}), and
+ * the patterns given; every other class is rejected before it is created. Thread-safe: each call
+ * uses its own streams.
+ */
+final class JdkCodec<T> implements Codec<T> {
+  private static final String NAME = "jdk";
+  private final Class<T> type;
+  private final JdkClassFilter filter;
+
+  JdkCodec(Class<T> type, List<String> allowedClassPatterns) {
+    this.type = Objects.requireNonNull(type, "type");
+    if (!Serializable.class.isAssignableFrom(type) && !type.isInterface()) {
+      throw new IllegalArgumentException("jdk codec needs a java.io.Serializable class; " + type.getName() + " is not");
+    }
+    Set<Class<?>> allowed = new HashSet<>();
+    for (Class<?> reachable : FieldTypes.reachableFrom(List.of(type))) {
+      for (Class<?> c = reachable; c != null && c != Object.class && !FieldTypes.isJdk(c); c = c.getSuperclass()) {
+        allowed.add(c);
+      }
+    }
+    this.filter = new JdkClassFilter(allowed, allowedClassPatterns);
+  }
+
+  @Override
+  public int id() {
+    return CodecIds.JDK;
+  }
+
+  @Override
+  public byte[] encode(T value) {
+    Objects.requireNonNull(value, "value");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(value);
+    } catch (IOException | RuntimeException e) {
+      throw CodecFailures.encode(NAME, type, e);
+    }
+    return bytes.toByteArray();
+  }
+
+  @Override
+  public T decode(byte[] data, int offset, int length) {
+    CodecFailures.checkRange(NAME, data, offset, length);
+    Object decoded;
+    String[] rejection = new String[1];
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(data, offset, length))) {
+      in.setObjectInputFilter(info -> {
+        ObjectInputFilter.Status status = filter.checkInput(info);
+        if (status == ObjectInputFilter.Status.REJECTED && rejection[0] == null) {
+          rejection[0] = filter.rejection(info);
+        }
+        return status;
+      });
+      decoded = in.readObject();
+    } catch (IOException | ClassNotFoundException | RuntimeException e) {
+      if (rejection[0] != null) {
+        throw new CodecException("jdk codec refused to decode " + length + " bytes as " + type.getName() + ": "
+            + rejection[0], e);
+      }
+      throw CodecFailures.decode(NAME, type, length, e);
+    }
+    if (decoded == null) {
+      throw CodecFailures.decodedNothing(NAME, type, length);
+    }
+    if (!type.isInstance(decoded)) {
+      throw CodecFailures.wrongType(NAME, type, decoded);
+    }
+    return type.cast(decoded);
+  }
+
+  @Override
+  public String toString() {
+    return "jdk codec for " + type.getName();
+  }
+}

@@ -1,0 +1,60 @@
+package dev.stowage.internal.codec;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.stowage.Codec;
+import dev.stowage.CodecIds;
+import java.io.IOException;
+import java.util.Objects;
+
+/** Jackson JSON, UTF-8. Thread-safe: Jackson's readers and writers are immutable. */
+final class JsonCodec<T> implements Codec<T> {
+  private static final String NAME = "json";
+  private final Class<T> type;
+  private final ObjectReader reader;
+  private final ObjectWriter writer;
+
+  JsonCodec(Class<T> type) {
+    this.type = Objects.requireNonNull(type, "type");
+    ObjectMapper mapper = JacksonMappers.named(new JsonFactory());
+    this.reader = mapper.readerFor(type);
+    this.writer = mapper.writerFor(type);
+  }
+
+  @Override
+  public int id() {
+    return CodecIds.JSON;
+  }
+
+  @Override
+  public byte[] encode(T value) {
+    Objects.requireNonNull(value, "value");
+    try {
+      return writer.writeValueAsBytes(value);
+    } catch (IOException | RuntimeException e) {
+      throw CodecFailures.encode(NAME, type, e);
+    }
+  }
+
+  @Override
+  public T decode(byte[] data, int offset, int length) {
+    CodecFailures.checkRange(NAME, data, offset, length);
+    T value;
+    try {
+      value = reader.readValue(data, offset, length);
+    } catch (IOException | RuntimeException e) {
+      throw CodecFailures.decode(NAME, type, length, e);
+    }
+    if (value == null) {
+      throw CodecFailures.decodedNothing(NAME, type, length);
+    }
+    return value;
+  }
+
+  @Override
+  public String toString() {
+    return "json codec for " + type.getName();
+  }
+}
