@@ -26,7 +26,9 @@ final class CodecCases {
         posts("msgpack", () -> Codecs.msgpack(Post.class)),
         posts("msgpack-compact", () -> Codecs.msgpackCompact(Post.class)),
         posts("kryo", () -> Codecs.kryo(Post.class, Post.Author.class, Post.Status.class)),
-        posts("fory", () -> Codecs.fory(Post.class, Post.Author.class, Post.Status.class)),
+        // Fory 0.13 reads a BigDecimal cut at its digits as zero: one cut of a Post decodes.
+        new CodecCase<>("fory (Post)", shared("fory/post", () -> Codecs.fory(Post.class, Post.Author.class,
+            Post.Status.class)), POSTS, POST_EDGES, true),
         posts("jdk", () -> Codecs.jdk(Post.class)),
         posts("fastjson2", () -> Codecs.fastjson2(Post.class)),
         new CodecCase<>("string", shared("string", Codecs::string),

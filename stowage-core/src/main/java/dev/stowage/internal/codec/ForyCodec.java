@@ -1,6 +1,7 @@
 package dev.stowage.internal.codec;
 
 import dev.stowage.Codec;
+import dev.stowage.CodecException;
 import dev.stowage.CodecIds;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,10 @@ import org.apache.fory.memory.MemoryBuffer;
  * written with their class ({@code serialize}), so the value type may be an interface or an
  * abstract class whose implementations are passed in. Thread-safe through Fory's thread-safe
  * wrapper.
+ *
+ * <p>Bytes left over after the value fail the decode. Fory itself does not check every length: a
+ * {@code BigDecimal} cut exactly at its unscaled digits reads as zero rather than failing, and
+ * this codec cannot tell.
  *
  * <p>Registration ids follow the order of registration, so that order is part of the wire format.
  * Fory's default schema-consistent mode does not notice a changed class; bump the envelope's
@@ -81,10 +86,17 @@ final class ForyCodec<T> implements Codec<T> {
   public T decode(byte[] data, int offset, int length) {
     CodecFailures.checkRange(NAME, data, offset, length);
     Object decoded;
+    MemoryBuffer buffer = MemoryBuffer.fromByteArray(data, offset, length);
     try {
-      decoded = fory.deserialize(MemoryBuffer.fromByteArray(data, offset, length));
+      decoded = fory.deserialize(buffer);
     } catch (RuntimeException e) {
       throw CodecFailures.decode(NAME, type, length, e);
+    }
+    if (buffer.readerIndex() != length) {
+      // A value is read to its last byte. Fory 0.13 reads a BigDecimal cut short as zero instead of
+      // failing; the position it stops at gives most such cuts away.
+      throw new CodecException("fory codec could not decode " + length + " bytes as " + type.getName()
+          + ": the value ended after " + buffer.readerIndex() + " bytes");
     }
     if (decoded == null) {
       throw CodecFailures.decodedNothing(NAME, type, length);

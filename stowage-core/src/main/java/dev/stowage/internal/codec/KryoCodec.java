@@ -1,10 +1,11 @@
 package dev.stowage.internal.codec;
 
 import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.Registration;
+import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers;
-import com.esotericsoftware.kryo.serializers.ImmutableCollectionsSerializers;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
 import dev.stowage.Codec;
@@ -111,7 +112,7 @@ final class KryoCodec<T> implements Codec<T> {
     this.inputs = new Pool<>(true, false, capacity) {
       @Override
       protected Input create() {
-        return new Input();
+        return new KryoBounds.BoundedInput();
       }
     };
     Kryo first = kryos.obtain();
@@ -125,20 +126,50 @@ final class KryoCodec<T> implements Codec<T> {
     kryo.setReferences(false);
     kryo.setMaxDepth(MAX_DEPTH);
     kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
-    ImmutableCollectionsSerializers.addDefaultSerializers(kryo);
     int id = FIRST_JDK_ID;
     for (Class<?> jdk : JDK_CLASSES) {
-      if (jdk == UUID.class) {
-        kryo.register(jdk, new DefaultSerializers.UUIDSerializer(), id++);
-      } else {
-        kryo.register(jdk, id++);
-      }
+      Serializer<?> serializer = boundedSerializerFor(jdk);
+      Registration registration =
+          serializer != null ? kryo.register(jdk, serializer, id++) : kryo.register(jdk, id++);
+      checkArrayLengths(registration);
     }
     id = FIRST_USER_ID;
     for (Class<?> user : registered) {
-      kryo.register(user, id++);
+      checkArrayLengths(kryo.register(user, id++));
     }
     return kryo;
+  }
+
+  /** The serializers that replace Kryo's defaults so that lengths are checked before allocation. */
+  private static Serializer<?> boundedSerializerFor(Class<?> jdk) {
+    if (jdk == UUID.class) {
+      return new DefaultSerializers.UUIDSerializer();
+    }
+    if (jdk == ArrayList.class || jdk == HashSet.class || jdk == LinkedHashSet.class) {
+      return new KryoBounds.BoundedCollectionSerializer();
+    }
+    if (jdk == HashMap.class || jdk == LinkedHashMap.class) {
+      return new KryoBounds.BoundedMapSerializer();
+    }
+    String name = jdk.getName();
+    if (name.startsWith("java.util.ImmutableCollections$List")) {
+      return new KryoBounds.ImmutableListSerializer();
+    }
+    if (name.startsWith("java.util.ImmutableCollections$Set")) {
+      return new KryoBounds.ImmutableSetSerializer();
+    }
+    if (name.startsWith("java.util.ImmutableCollections$Map")) {
+      return new KryoBounds.ImmutableMapSerializer();
+    }
+    return null;
+  }
+
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  private static void checkArrayLengths(Registration registration) {
+    Class<?> type = registration.getType();
+    if (type.isArray() && !type.getComponentType().isPrimitive()) {
+      registration.setSerializer(new KryoBounds.LengthCheckedArraySerializer(registration.getSerializer()));
+    }
   }
 
   private void requireNestedTypesRegistered(Kryo kryo) {
