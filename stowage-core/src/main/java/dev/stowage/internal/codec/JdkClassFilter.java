@@ -32,6 +32,8 @@ final class JdkClassFilter implements ObjectInputFilter {
       "java.lang.String", "java.lang.Boolean", "java.lang.Character", "java.lang.Byte", "java.lang.Short",
       "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.lang.Number",
       "java.lang.Enum", "java.lang.Object", "java.math.BigDecimal", "java.math.BigInteger",
+      // HashMap and HashSet check their table size as a Map.Entry[] before they read entries.
+      "java.util.Map$Entry",
       "java.util.ArrayList", "java.util.LinkedList", "java.util.HashMap", "java.util.LinkedHashMap",
       "java.util.TreeMap", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
       "java.util.ArrayDeque", "java.util.UUID", "java.util.Date", "java.util.Arrays$ArrayList",
