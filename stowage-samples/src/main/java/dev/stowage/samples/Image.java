@@ -1,0 +1,19 @@
+package dev.stowage.samples;
+
+import java.io.Serializable;
+
+/**
+ * A picture of a {@link MediaContent}.
+ *
+ * @param uri where it is
+ * @param title its title, or {@code null}
+ * @param width width in pixels
+ * @param height height in pixels
+ * @param size the size class
+ */
+public record Image(String uri, String title, int width, int height, Size size) implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** A picture's size class. */
+  public enum Size { SMALL, LARGE }
+}
