@@ -42,6 +42,16 @@ public final class Codecs {
   private Codecs() {}
 
   /**
+   * The codec a cache uses when none is chosen: {@link #msgpackCompact(Class)}, small and fast for
+   * records and beans.
+   *
+   * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
+   */
+  public static <T> Codec<T> defaultFor(Class<T> type) {
+    return msgpackCompact(type);
+  }
+
+  /**
    * Jackson JSON in UTF-8, with {@code java.time} support (ISO-8601 text). Unknown properties are
    * ignored; default typing is never enabled, so the bytes cannot choose the class created.
    *

@@ -50,6 +50,11 @@ public final class Compression {
     return NONE;
   }
 
+  /** The compression a cache uses when none is chosen: {@link #zstd()}. */
+  public static Compression standard() {
+    return zstd();
+  }
+
   /** LZ4 block compression: fast, modest ratio. Needs {@code at.yawk.lz4:lz4-java}. */
   public static Compression lz4() {
     return new Compression(CompressionIds.LZ4, 0, null, DEFAULT_MIN_SIZE);
