@@ -1,0 +1,54 @@
+package dev.stowage;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The asynchronous view of a {@link RedisCache}, from {@link RedisCache#async()}: the same
+ * operations with the same contracts, each returning a future instead of waiting. Failures arrive
+ * through the future, never thrown, except for {@code null} arguments. Futures complete on
+ * Lettuce's I/O threads or on the {@linkplain RedisCache.Builder#loadExecutor load executor}: do
+ * not block in their callbacks. Completing a returned future yourself affects no other caller.
+ *
+ * @param <K> the type of the keys
+ * @param <V> the type of the values
+ */
+public interface AsyncRedisCache<K, V> {
+
+  /** See {@link RedisCache#get}; completes with {@code null} on a miss. */
+  CompletableFuture<V> get(K key);
+
+  /** See {@link RedisCache#put}. */
+  CompletableFuture<Void> put(K key, V value);
+
+  /** See {@link RedisCache#delete}. */
+  CompletableFuture<Boolean> delete(K key);
+
+  /** See {@link RedisCache#exists}. */
+  CompletableFuture<Boolean> exists(K key);
+
+  /** See {@link RedisCache#getAll}. */
+  CompletableFuture<Map<K, V>> getAll(Collection<? extends K> keys);
+
+  /** See {@link RedisCache#putAll}; values are encoded in the calling thread. */
+  CompletableFuture<Void> putAll(Map<? extends K, ? extends V> entries);
+
+  /** See {@link RedisCache#deleteAll}. */
+  CompletableFuture<Long> deleteAll(Collection<? extends K> keys);
+
+  /**
+   * See {@link RedisCache#getOrLoad}; the loader runs on the cache's
+   * {@linkplain RedisCache.Builder#loadExecutor load executor}.
+   */
+  CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader);
+
+  /** See {@link RedisCache#getAllOrLoad}; the loader runs on the cache's load executor. */
+  CompletableFuture<Map<K, V>> getAllOrLoad(Collection<? extends K> keys,
+                                            Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader);
+
+  /** The blocking view of the same cache. */
+  RedisCache<K, V> synchronous();
+}

@@ -1,0 +1,327 @@
+package dev.stowage;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.compress.Compression;
+import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.redis.CacheSettings;
+import dev.stowage.internal.redis.CodecSettings;
+import dev.stowage.internal.redis.RedisCacheCore;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.function.Function;
+
+/**
+ * A cache of values in Redis, one Redis string per key, written inside an {@link Envelope} so that
+ * readers pick the codec and compression from the value itself. Caches come from
+ * {@link Stowage#cache(String, Class)}.
+ *
+ * <pre>{@code
+ * RedisCache<String, User> users = stowage.cache("users", User.class).ttl(Duration.ofMinutes(10)).build();
+ * User user = users.getOrLoad("42", id -> database.findUser(id));
+ * }</pre>
+ *
+ * <p><b>Reads.</b> A value that cannot be decoded (corrupt bytes, a value some other program wrote,
+ * an unknown codec, a missing dictionary) is a miss: it is counted in
+ * {@link CacheStats#decodeFailures()} and logged once per key, and never thrown.
+ *
+ * <p><b>Bulk operations</b> split their keys into chunks of {@link Builder#chunkSize(int)}; each
+ * chunk is one command ({@code MGET}, {@code MSET}, {@code DEL}) or one pipelined batch of
+ * {@code SET}s, so a call costs one round trip per chunk, never one per key. They are not atomic:
+ * when one fails, other chunks may have been applied.
+ *
+ * <p><b>Loads</b> are single-flight: concurrent {@link #getOrLoad} calls for one key in this process
+ * share one loader call, and all of them see its value or its exception. With
+ * {@link Builder#distributedLoadLock(Duration)} processes share loads too.
+ *
+ * <p><b>Failures.</b> When Redis cannot be reached or does not answer within the
+ * {@linkplain Stowage.Builder#commandTimeout(Duration) command timeout}, a call throws
+ * {@link CacheUnavailableException}; once Redis is back, the same cache works again. Other Redis
+ * errors are {@link StowageException}s naming the command. Exceptions thrown by a loader pass
+ * through unchanged.
+ *
+ * <p>Keys and values are never {@code null}. Implementations are thread-safe. Every method here
+ * waits for {@link #async()}'s counterpart: there is one implementation.
+ *
+ * @param <K> the type of the keys
+ * @param <V> the type of the values
+ */
+public interface RedisCache<K, V> {
+  /** How long an entry lives unless {@link Builder#ttl(Duration)} says otherwise: one hour. */
+  Duration DEFAULT_TTL = Duration.ofHours(1);
+  /**
+   * The default jitter: each entry's time to live is drawn uniformly from 90% to 100% of the TTL,
+   * so that entries written together do not expire together.
+   */
+  double DEFAULT_TTL_JITTER = 0.1;
+  /** The default number of keys per bulk command or pipelined batch. */
+  int DEFAULT_CHUNK_SIZE = 1000;
+  /** The largest chunk size. */
+  int MAX_CHUNK_SIZE = 100_000;
+
+  /** The cache's name, as given to {@link Stowage#cache(String, Class)}. */
+  String name();
+
+  /**
+   * The value for {@code key}, or {@code null} if Redis holds none or holds one that cannot be
+   * decoded.
+   *
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  V get(K key);
+
+  /**
+   * Stores a value, replacing any other, with this cache's TTL and jitter.
+   *
+   * @throws CodecException if the codec cannot encode the value
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  void put(K key, V value);
+
+  /**
+   * Removes a key.
+   *
+   * @return whether Redis held it
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  boolean delete(K key);
+
+  /**
+   * Whether Redis holds the key, decodable or not.
+   *
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  boolean exists(K key);
+
+  /**
+   * The values of the keys that Redis holds and that decode, in the order of {@code keys}
+   * (duplicates once). Misses are absent from the map.
+   *
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  Map<K, V> getAll(Collection<? extends K> keys);
+
+  /**
+   * Stores every entry, each with its own jittered TTL, one round trip per chunk. Values are
+   * encoded in the calling thread before anything is sent.
+   *
+   * @throws CodecException if a value cannot be encoded, in which case nothing was sent
+   * @throws CacheUnavailableException if Redis is unreachable or too slow; some chunks may have
+   *     been stored
+   */
+  void putAll(Map<? extends K, ? extends V> entries);
+
+  /**
+   * Removes the keys.
+   *
+   * @return how many of them Redis held
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  long deleteAll(Collection<? extends K> keys);
+
+  /**
+   * The value for {@code key}; on a miss, the loader's value, which is then stored. Concurrent
+   * calls for one key share one loader call (and across processes, with a
+   * {@linkplain Builder#distributedLoadLock(Duration) distributed lock}). The loader runs in the
+   * calling thread of whichever caller starts the load. A loader that returns {@code null} stores
+   * nothing, and this method returns {@code null}.
+   *
+   * @throws CacheUnavailableException if Redis is unreachable or too slow for the first read
+   * @throws RuntimeException whatever the loader threw, unchanged, to every caller that shared the
+   *     load; nothing is stored
+   */
+  V getOrLoad(K key, Function<? super K, ? extends V> loader);
+
+  /**
+   * The values of {@code keys}; the misses are passed to {@code loader} in one call, and what it
+   * returns is stored with {@link #putAll}. Keys already being loaded by another call in this
+   * process are waited for instead of loaded again. Keys the loader leaves out are absent from the
+   * result. The distributed lock does not apply to bulk loads.
+   *
+   * @throws CacheUnavailableException if Redis is unreachable or too slow for the first read
+   * @throws RuntimeException whatever the loader threw, unchanged
+   */
+  Map<K, V> getAllOrLoad(Collection<? extends K> keys,
+                         Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader);
+
+  /** The same cache, with every operation returning a {@link java.util.concurrent.CompletableFuture}. */
+  AsyncRedisCache<K, V> async();
+
+  /** The counters since this cache was built. */
+  CacheStats stats();
+
+  /** The Redis key that holds {@code key}'s value: the key prefix and the key as a string. */
+  String redisKey(K key);
+
+  /**
+   * Configures a {@link RedisCache}, from {@link Stowage#cache(String, Class)}. Not thread-safe.
+   * {@link #build()} validates the settings.
+   *
+   * @param <K> the type of the keys
+   * @param <V> the type of the values
+   */
+  final class Builder<K, V> {
+    private final Stowage owner;
+    private final String name;
+    private final CodecSettings<V> codecSettings;
+    private Function<? super K, String> keyToString;
+    private String keyPrefix;
+    private Duration ttl = DEFAULT_TTL;
+    private double ttlJitter = DEFAULT_TTL_JITTER;
+    private int chunkSize = DEFAULT_CHUNK_SIZE;
+    private Duration loadLock;
+    private Executor loadExecutor = ForkJoinPool.commonPool();
+
+    Builder(Stowage owner, String name, Class<V> type, Function<? super K, String> keyToString) {
+      this.owner = owner;
+      this.name = name;
+      this.codecSettings = new CodecSettings<>(type);
+      this.keyToString = keyToString;
+      this.keyPrefix = name + ":";
+    }
+
+    /**
+     * Uses keys of another type, turned into strings by {@code keyToString} (which must be
+     * consistent with the key's {@code equals}). Strings are the default.
+     */
+    @SuppressWarnings("unchecked")
+    public <K2> Builder<K2, V> keys(Function<? super K2, String> keyToString) {
+      requireNonNull(keyToString, "keyToString");
+      Builder<K2, V> self = (Builder<K2, V>) this;
+      self.keyToString = keyToString;
+      return self;
+    }
+
+    /** The codec new values are written with; {@code Codecs.defaultFor(type)} by default. */
+    public Builder<K, V> codec(Codec<V> codec) {
+      codecSettings.codec(codec);
+      return this;
+    }
+
+    /** How new values are compressed; {@code Compression.standard()} by default. */
+    public Builder<K, V> compression(Compression compression) {
+      codecSettings.compression(compression);
+      return this;
+    }
+
+    /**
+     * Compresses new values with zstd and this dictionary; {@link #build()} saves it in Redis so
+     * that other processes can read the values.
+     */
+    public Builder<K, V> dictionary(ZstdDictionary dictionary) {
+      codecSettings.dictionary(dictionary);
+      return this;
+    }
+
+    /**
+     * Trains a zstd dictionary of at most {@code dictionarySize} bytes on these values (a few
+     * thousand work well) at {@link #build()}, saves it in Redis, and compresses new values with it.
+     */
+    public Builder<K, V> trainDictionary(Collection<? extends V> samples, int dictionarySize) {
+      codecSettings.trainDictionary(samples, dictionarySize);
+      return this;
+    }
+
+    /** Codecs whose values this cache should also read: see {@link EnvelopeCodec.Builder#alsoRead}. */
+    @SafeVarargs
+    public final Builder<K, V> alsoRead(Codec<V>... readers) {
+      codecSettings.alsoRead(Arrays.asList(requireNonNull(readers, "readers")));
+      return this;
+    }
+
+    /** The codec for values with no envelope: see {@link EnvelopeCodec.Builder#legacy}. */
+    public Builder<K, V> legacy(Codec<V> legacyCodec) {
+      codecSettings.legacy(legacyCodec);
+      return this;
+    }
+
+    /** What every Redis key starts with; the cache's name and a colon by default. */
+    public Builder<K, V> keyPrefix(String keyPrefix) {
+      this.keyPrefix = requireNonNull(keyPrefix, "keyPrefix");
+      return this;
+    }
+
+    /** The longest time an entry lives; {@link RedisCache#DEFAULT_TTL} by default. */
+    public Builder<K, V> ttl(Duration ttl) {
+      this.ttl = requireNonNull(ttl, "ttl");
+      return this;
+    }
+
+    /** Entries never expire. */
+    public Builder<K, V> noExpiry() {
+      this.ttl = null;
+      return this;
+    }
+
+    /**
+     * The share of the TTL, from 0 (none) up to but excluding 1, taken off at random: each entry
+     * lives from {@code ttl * (1 - jitter)} to {@code ttl}. {@link RedisCache#DEFAULT_TTL_JITTER}
+     * by default.
+     */
+    public Builder<K, V> ttlJitter(double ttlJitter) {
+      this.ttlJitter = ttlJitter;
+      return this;
+    }
+
+    /** Keys per bulk command or pipelined batch; {@link RedisCache#DEFAULT_CHUNK_SIZE} by default. */
+    public Builder<K, V> chunkSize(int chunkSize) {
+      this.chunkSize = chunkSize;
+      return this;
+    }
+
+    /**
+     * Shares loads across processes: the process that loads a key holds a Redis lock (a
+     * {@code SET NX PX} with a random token, released only by its holder) for at most
+     * {@code lockTime}; the others poll for the value meanwhile, and load it themselves if neither
+     * the value nor the lock's release has come within {@code lockTime}. Off by default.
+     */
+    public Builder<K, V> distributedLoadLock(Duration lockTime) {
+      this.loadLock = requireNonNull(lockTime, "lockTime");
+      return this;
+    }
+
+    /**
+     * Where {@link AsyncRedisCache#getOrLoad} runs loaders; the common fork-join pool by default.
+     * The blocking methods run loaders in the calling thread.
+     */
+    public Builder<K, V> loadExecutor(Executor executor) {
+      this.loadExecutor = requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Builds the cache. A dictionary is saved in Redis here.
+     *
+     * @throws IllegalArgumentException naming the setting at fault: a TTL that is not positive, a
+     *     jitter outside 0 to 1, a chunk size outside 1 to {@link RedisCache#MAX_CHUNK_SIZE}, a lock
+     *     time under a millisecond, both a compression and a dictionary
+     * @throws MissingLibraryException if the codec's or compression's library is absent
+     */
+    public RedisCache<K, V> build() {
+      if (ttl != null && (ttl.isNegative() || ttl.toMillis() < 1)) {
+        throw new IllegalArgumentException("cache '" + name + "': ttl must be at least 1 ms, got " + ttl);
+      }
+      if (!(ttlJitter >= 0 && ttlJitter < 1)) {
+        throw new IllegalArgumentException("cache '" + name + "': ttlJitter must be from 0 up to but excluding 1, got "
+            + ttlJitter);
+      }
+      if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE) {
+        throw new IllegalArgumentException("cache '" + name + "': chunkSize must be 1 to " + MAX_CHUNK_SIZE + ", got "
+            + chunkSize);
+      }
+      if (loadLock != null && (loadLock.isNegative() || loadLock.toMillis() < 1)) {
+        throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be at least 1 ms, got "
+            + loadLock);
+      }
+      EnvelopeCodec<V> codec = codecSettings.build(owner.dictionaries(), "cache '" + name + "'");
+      CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, ttl, ttlJitter,
+          chunkSize, loadLock, loadExecutor);
+      return new RedisCacheCore<>(owner.session(), settings).blocking();
+    }
+  }
+}

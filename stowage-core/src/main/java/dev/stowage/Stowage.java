@@ -1,0 +1,151 @@
+package dev.stowage;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.compress.DictionaryStore;
+import dev.stowage.internal.redis.RedisSession;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.function.Function;
+
+/**
+ * The front door: one connection to Redis, from which caches and feeds are made.
+ *
+ * <pre>{@code
+ * try (Stowage stowage = Stowage.builder().redis("redis://localhost:6379").build()) {
+ *   RedisCache<String, User> users = stowage.cache("users", User.class).build();
+ *   users.put("42", user);
+ *   User same = users.get("42");
+ * }
+ * }</pre>
+ *
+ * <p>A {@code Stowage} owns one shared, multiplexed Lettuce connection that every cache and feed
+ * made from it uses, plus a second connection, opened on first use, that carries pipelined bulk
+ * writes (it does not flush after each command, so it is never shared with single commands). Both
+ * reconnect on their own: while Redis is unreachable calls fail at once, or within the
+ * {@linkplain Builder#commandTimeout(Duration) command timeout}, with a
+ * {@link CacheUnavailableException} naming the address, and they work again once Redis is back.
+ * It also owns a {@link DictionaryStore} over the same connection, through which every cache
+ * reads the zstd dictionaries that its values name.
+ *
+ * <p>Thread-safe. Create one per Redis and application, and close it on shutdown: caches and feeds
+ * made from it stop working then.
+ */
+public final class Stowage implements AutoCloseable {
+  /** How long a command may take unless {@link Builder#commandTimeout(Duration)} says otherwise. */
+  public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+  private final RedisSession session;
+  private final DictionaryStore dictionaries;
+
+  private Stowage(RedisSession session) {
+    this.session = session;
+    this.dictionaries = new DictionaryStore(session.shared());
+  }
+
+  /** Starts a builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Starts a cache named {@code name}, with string keys and values of {@code type}. The name is the
+   * default key prefix ({@code name + ":"}). Two caches with one name share their keys.
+   *
+   * @throws IllegalArgumentException if the name is blank
+   */
+  public <V> RedisCache.Builder<String, V> cache(String name, Class<V> type) {
+    requireName(name);
+    requireNonNull(type, "type");
+    return new RedisCache.Builder<>(this, name, type, Function.identity());
+  }
+
+  /** The store of zstd dictionaries that caches and feeds read through. */
+  public DictionaryStore dictionaries() {
+    return dictionaries;
+  }
+
+  /** The Redis address, such as {@code 127.0.0.1:6379}. */
+  public String address() {
+    return session.address();
+  }
+
+  RedisSession session() {
+    return session;
+  }
+
+  static void requireName(String name) {
+    requireNonNull(name, "name");
+    if (name.isBlank()) {
+      throw new IllegalArgumentException("a name must not be blank");
+    }
+  }
+
+  /** Closes the connections. Idempotent. */
+  @Override
+  public void close() {
+    session.close();
+  }
+
+  @Override
+  public String toString() {
+    return "Stowage[" + session.address() + "]";
+  }
+
+  /** Configures a {@link Stowage}. Not thread-safe. */
+  public static final class Builder {
+    private RedisURI uri;
+    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+
+    private Builder() {}
+
+    /**
+     * The Redis to use, as a URI such as {@code redis://host:6379}, {@code rediss://} for TLS, or
+     * with a password and database ({@code redis://:secret@host:6379/2}).
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     */
+    public Builder redis(String uri) {
+      requireNonNull(uri, "uri");
+      try {
+        this.uri = RedisURI.create(uri);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+      }
+      return this;
+    }
+
+    /** The Redis to use, as a Lettuce {@link RedisURI}. Its own timeout is replaced by the command timeout. */
+    public Builder redis(RedisURI uri) {
+      this.uri = requireNonNull(uri, "uri");
+      return this;
+    }
+
+    /**
+     * How long one round trip may take before the call fails with
+     * {@link CacheUnavailableException}; also the connect timeout. {@link #DEFAULT_COMMAND_TIMEOUT}
+     * by default.
+     */
+    public Builder commandTimeout(Duration timeout) {
+      this.commandTimeout = requireNonNull(timeout, "timeout");
+      return this;
+    }
+
+    /**
+     * Connects.
+     *
+     * @throws IllegalStateException if no Redis was given
+     * @throws IllegalArgumentException if the command timeout is under a millisecond
+     * @throws CacheUnavailableException if Redis cannot be reached
+     */
+    public Stowage build() {
+      if (uri == null) {
+        throw new IllegalStateException("no Redis given; call redis(\"redis://host:port\") first");
+      }
+      if (commandTimeout.isNegative() || commandTimeout.toMillis() < 1) {
+        throw new IllegalArgumentException("commandTimeout must be at least 1 ms, got " + commandTimeout);
+      }
+      return new Stowage(RedisSession.open(uri, commandTimeout));
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package dev.stowage.internal.redis;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.AsyncRedisCache;
+import dev.stowage.CacheStats;
+import dev.stowage.RedisCache;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The blocking view of a {@link RedisCacheCore}: each call starts the asynchronous operation and
+ * waits for it, at most the command timeout per round trip. Values are decoded here, in the
+ * calling thread, and loaders run in the calling thread.
+ */
+final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
+  private final RedisCacheCore<K, V> core;
+  private final RedisSession session;
+
+  BlockingRedisCache(RedisCacheCore<K, V> core) {
+    this.core = core;
+    this.session = core.session();
+  }
+
+  @Override
+  public String name() {
+    return core.name();
+  }
+
+  @Override
+  public V get(K key) {
+    String keyText = core.keyText(key);
+    return core.decodeOrMiss(keyText, session.await(core.fetch(keyText), 1, "GET " + keyText));
+  }
+
+  @Override
+  public void put(K key, V value) {
+    String keyText = core.keyText(key);
+    byte[] bytes = core.encode(keyText, value);
+    session.await(core.store(keyText, bytes), 1, "SET " + keyText);
+  }
+
+  @Override
+  public boolean delete(K key) {
+    return session.await(core.delete(key), 1, "DEL " + core.keyText(key));
+  }
+
+  @Override
+  public boolean exists(K key) {
+    return session.await(core.exists(key), 1, "EXISTS " + core.keyText(key));
+  }
+
+  @Override
+  public Map<K, V> getAll(Collection<? extends K> keys) {
+    RedisCacheCore<K, V>.KeyBatch batch = core.batch(keys);
+    byte[][] values = session.await(core.fetchAll(batch), core.rounds(batch.size()),
+        "MGET of " + batch.size() + " keys");
+    return core.decodeAll(batch, values);
+  }
+
+  @Override
+  public void putAll(Map<? extends K, ? extends V> entries) {
+    RedisCacheCore.Prepared prepared = core.prepare(entries);
+    session.await(core.send(prepared), core.rounds(prepared.keys.length),
+        "putAll of " + prepared.keys.length + " keys");
+  }
+
+  @Override
+  public long deleteAll(Collection<? extends K> keys) {
+    requireNonNull(keys, "keys");
+    return session.await(core.deleteAll(keys), core.rounds(keys.size()), "DEL of " + keys.size() + " keys");
+  }
+
+  @Override
+  public V getOrLoad(K key, Function<? super K, ? extends V> loader) {
+    requireNonNull(loader, "loader");
+    String keyText = core.keyText(key);
+    V value = core.decodeOrMiss(keyText, session.await(core.fetch(keyText), 1, "GET " + keyText));
+    return value != null ? value : core.loadInCallerThread(key, keyText, loader);
+  }
+
+  @Override
+  public Map<K, V> getAllOrLoad(Collection<? extends K> keys,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
+    requireNonNull(loader, "loader");
+    RedisCacheCore<K, V>.KeyBatch batch = core.batch(keys);
+    byte[][] values = session.await(core.fetchAll(batch), core.rounds(batch.size()),
+        "MGET of " + batch.size() + " keys");
+    Map<K, V> found = core.decodeAll(batch, values);
+    return found.size() == batch.size() ? found : core.loadAllInCallerThread(batch, found, loader);
+  }
+
+  @Override
+  public AsyncRedisCache<K, V> async() {
+    return core;
+  }
+
+  @Override
+  public CacheStats stats() {
+    return core.stats();
+  }
+
+  @Override
+  public String redisKey(K key) {
+    return core.keyText(key);
+  }
+
+  @Override
+  public String toString() {
+    return "RedisCache[" + core.name() + "]";
+  }
+}

@@ -1,0 +1,696 @@
+package dev.stowage.internal.redis;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.AsyncRedisCache;
+import dev.stowage.CacheStats;
+import dev.stowage.CacheUnavailableException;
+import dev.stowage.CodecException;
+import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.EnvelopeCodec;
+import dev.stowage.EnvelopeException;
+import dev.stowage.MissingLibraryException;
+import dev.stowage.RedisCache;
+import dev.stowage.StowageException;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+
+/**
+ * The one implementation of a cache: every operation is asynchronous here, and
+ * {@link BlockingRedisCache} waits for it. Raw Redis work ({@link #fetch}, {@link #fetchAll},
+ * {@link #prepare} and {@link #send}) is separate from decoding, so the blocking view decodes in the
+ * caller's thread rather than on Lettuce's I/O thread.
+ *
+ * <p>Single-flight loads: {@link #inFlight} maps a Redis key to the future of its load. The caller
+ * that inserts the future runs the load; the others wait on it. The load reads Redis again before
+ * calling the loader, because a caller whose read missed just before another load stored the value
+ * can arrive after that load has finished. The entry is removed only after the value is stored.
+ */
+public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
+  private static final System.Logger LOG = System.getLogger("dev.stowage.cache");
+  /** Stands for a key that holds another Redis type than a string. */
+  private static final byte[] WRONG_TYPE = new byte[0];
+  private static final Executor CALLER_THREAD = Runnable::run;
+  private static final String LOCK_PREFIX = "stowage:lock:";
+  private static final String RELEASE_LOCK =
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+  private static final SecureRandom TOKENS = new SecureRandom();
+
+  private final RedisSession session;
+  private final CacheSettings<K, V> settings;
+  private final EnvelopeCodec<V> codec;
+  private final String owner;
+  private final DecodeFailureLog failureLog;
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder misses = new LongAdder();
+  private final LongAdder decodeFailures = new LongAdder();
+  private final LongAdder loads = new LongAdder();
+  private final LongAdder loadFailures = new LongAdder();
+  private final ConcurrentHashMap<String, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
+  private final BlockingRedisCache<K, V> blocking;
+
+  public RedisCacheCore(RedisSession session, CacheSettings<K, V> settings) {
+    this.session = session;
+    this.settings = settings;
+    this.codec = settings.codec();
+    this.owner = "cache '" + settings.name() + "'";
+    this.failureLog = new DecodeFailureLog(owner);
+    this.blocking = new BlockingRedisCache<>(this);
+  }
+
+  /** The blocking view. */
+  public RedisCache<K, V> blocking() {
+    return blocking;
+  }
+
+  @Override
+  public RedisCache<K, V> synchronous() {
+    return blocking;
+  }
+
+  RedisSession session() {
+    return session;
+  }
+
+  String name() {
+    return settings.name();
+  }
+
+  CacheStats stats() {
+    return new CacheStats(hits.sum(), misses.sum(), decodeFailures.sum(), loads.sum(), loadFailures.sum());
+  }
+
+  /** The Redis key of {@code key}, as text. */
+  String keyText(K key) {
+    requireNonNull(key, "key");
+    String text = settings.keyToString().apply(key);
+    if (text == null) {
+      throw new NullPointerException(owner + ": the key function returned null for " + key);
+    }
+    return settings.keyPrefix() + text;
+  }
+
+  int rounds(int keys) {
+    return Math.max(1, (keys + settings.chunkSize() - 1) / settings.chunkSize());
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  // ---------------------------------------------------------------- single keys
+
+  /** GET, with a key of another type read as {@link #WRONG_TYPE}. */
+  CompletableFuture<byte[]> fetch(String keyText) {
+    byte[] key = utf8(keyText);
+    return session.dispatch(c -> c.get(key)).exceptionallyCompose(e -> RedisSession.isWrongType(e)
+        ? CompletableFuture.completedFuture(WRONG_TYPE)
+        : CompletableFuture.failedFuture(session.translate(e, "GET " + keyText + " of " + owner)));
+  }
+
+  /** Decodes a read, counting a hit or a miss. */
+  V decodeOrMiss(String keyText, byte[] bytes) {
+    V value = decodeQuietly(keyText, bytes);
+    if (value == null) {
+      misses.increment();
+    } else {
+      hits.increment();
+    }
+    return value;
+  }
+
+  /** Decodes a read; a value that cannot be decoded is counted, logged once and read as null. */
+  private V decodeQuietly(String keyText, byte[] bytes) {
+    if (bytes == null) {
+      return null;
+    }
+    if (bytes == WRONG_TYPE) {
+      decodeFailures.increment();
+      failureLog.report(keyText, "the key holds another Redis type than a string");
+      return null;
+    }
+    try {
+      return codec.decode(bytes);
+    } catch (CodecException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
+      decodeFailures.increment();
+      failureLog.report(keyText, e.getMessage());
+      return null;
+    } catch (StowageException e) {
+      if (e.getCause() instanceof RedisException redis) {
+        // Loading the value's dictionary failed: Redis is the problem, not the value.
+        throw session.translate(redis, "loading the dictionary of " + keyText);
+      }
+      throw e;
+    }
+  }
+
+  boolean hasLoggedFailure(String keyText) {
+    return failureLog.hasLogged(keyText);
+  }
+
+  @Override
+  public CompletableFuture<V> get(K key) {
+    String keyText = keyText(key);
+    return fetch(keyText).thenApply(bytes -> decodeOrMiss(keyText, bytes));
+  }
+
+  /** Encodes a value, adding the key to a failure. */
+  byte[] encode(String keyText, V value) {
+    requireNonNull(value, "value");
+    try {
+      return codec.encode(value);
+    } catch (StowageException e) {
+      throw e.addContext("key " + keyText + " of " + owner);
+    }
+  }
+
+  private long ttlMillis() {
+    long max = settings.ttl().toMillis();
+    if (settings.ttlJitter() == 0) {
+      return max;
+    }
+    long min = Math.max(1, max - (long) (max * settings.ttlJitter()));
+    return ThreadLocalRandom.current().nextLong(min, max + 1);
+  }
+
+  private RedisFuture<String> set(RedisAsyncCommands<byte[], byte[]> commands, byte[] key, byte[] value) {
+    return settings.ttl() == null ? commands.set(key, value) : commands.set(key, value, SetArgs.Builder.px(ttlMillis()));
+  }
+
+  @Override
+  public CompletableFuture<Void> put(K key, V value) {
+    String keyText = keyText(key);
+    byte[] bytes;
+    try {
+      bytes = encode(keyText, value);
+    } catch (StowageException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return store(keyText, bytes);
+  }
+
+  CompletableFuture<Void> store(String keyText, byte[] bytes) {
+    byte[] key = utf8(keyText);
+    return session.<String>call("SET " + keyText + " of " + owner, c -> set(c, key, bytes)).thenApply(ok -> null);
+  }
+
+  @Override
+  public CompletableFuture<Boolean> delete(K key) {
+    String keyText = keyText(key);
+    byte[] redisKey = utf8(keyText);
+    return session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> n > 0);
+  }
+
+  @Override
+  public CompletableFuture<Boolean> exists(K key) {
+    String keyText = keyText(key);
+    byte[] redisKey = utf8(keyText);
+    return session.call("EXISTS " + keyText + " of " + owner, c -> c.exists(redisKey)).thenApply(n -> n > 0);
+  }
+
+  // ---------------------------------------------------------------- bulk
+
+  /** Distinct keys, in the order given, with their Redis keys. */
+  final class KeyBatch {
+    final List<K> keys;
+    final List<String> texts;
+
+    KeyBatch(Collection<? extends K> given) {
+      requireNonNull(given, "keys");
+      LinkedHashMap<K, String> distinct = new LinkedHashMap<>();
+      for (K key : given) {
+        if (!distinct.containsKey(key)) {
+          distinct.put(key, keyText(key));
+        }
+      }
+      this.keys = new ArrayList<>(distinct.keySet());
+      this.texts = new ArrayList<>(distinct.values());
+    }
+
+    int size() {
+      return keys.size();
+    }
+
+    byte[][] redisKeys(int from, int to) {
+      byte[][] chunk = new byte[to - from][];
+      for (int i = from; i < to; i++) {
+        chunk[i - from] = utf8(texts.get(i));
+      }
+      return chunk;
+    }
+  }
+
+  KeyBatch batch(Collection<? extends K> keys) {
+    return new KeyBatch(keys);
+  }
+
+  /** MGET, one command per chunk, all chunks in flight at once; values aligned with the batch. */
+  CompletableFuture<byte[][]> fetchAll(KeyBatch batch) {
+    int n = batch.size();
+    byte[][] values = new byte[n][];
+    if (n == 0) {
+      return CompletableFuture.completedFuture(values);
+    }
+    int chunk = settings.chunkSize();
+    List<CompletableFuture<Void>> parts = new ArrayList<>(rounds(n));
+    for (int from = 0; from < n; from += chunk) {
+      int start = from;
+      byte[][] keys = batch.redisKeys(start, Math.min(n, start + chunk));
+      parts.add(session.dispatch(c -> c.mget(keys)).thenAccept(found -> {
+        int i = start;
+        for (KeyValue<byte[], byte[]> entry : found) {
+          values[i++] = entry.hasValue() ? entry.getValue() : null;
+        }
+      }));
+    }
+    return session.translated(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
+        .thenApply(done -> values), "MGET of " + n + " keys of " + owner);
+  }
+
+  Map<K, V> decodeAll(KeyBatch batch, byte[][] values) {
+    Map<K, V> found = new LinkedHashMap<>();
+    for (int i = 0; i < values.length; i++) {
+      V value = decodeOrMiss(batch.texts.get(i), values[i]);
+      if (value != null) {
+        found.put(batch.keys.get(i), value);
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public CompletableFuture<Map<K, V>> getAll(Collection<? extends K> keys) {
+    KeyBatch batch = batch(keys);
+    return fetchAll(batch).thenApply(values -> decodeAll(batch, values));
+  }
+
+  /** Entries encoded and ready to send. */
+  static final class Prepared {
+    final byte[][] keys;
+    final byte[][] values;
+
+    Prepared(int size) {
+      this.keys = new byte[size][];
+      this.values = new byte[size][];
+    }
+  }
+
+  /** Encodes every entry in the calling thread. */
+  Prepared prepare(Map<? extends K, ? extends V> entries) {
+    requireNonNull(entries, "entries");
+    Prepared prepared = new Prepared(entries.size());
+    int i = 0;
+    for (Map.Entry<? extends K, ? extends V> entry : entries.entrySet()) {
+      String keyText = keyText(entry.getKey());
+      prepared.keys[i] = utf8(keyText);
+      prepared.values[i] = encode(keyText, entry.getValue());
+      i++;
+    }
+    return prepared;
+  }
+
+  /**
+   * Sends prepared entries. Without a TTL, one {@code MSET} per chunk on the shared connection;
+   * with one, a pipeline of {@code SET PX} per chunk on the pipeline connection, flushed after each
+   * chunk, every chunk in flight at once.
+   */
+  CompletableFuture<Void> send(Prepared prepared) {
+    int n = prepared.keys.length;
+    if (n == 0) {
+      return CompletableFuture.completedFuture(null);
+    }
+    int chunk = settings.chunkSize();
+    List<CompletableFuture<?>> parts = new ArrayList<>(settings.ttl() == null ? rounds(n) : n);
+    if (settings.ttl() == null) {
+      for (int from = 0; from < n; from += chunk) {
+        Map<byte[], byte[]> chunkEntries = new LinkedHashMap<>();
+        for (int i = from; i < Math.min(n, from + chunk); i++) {
+          chunkEntries.put(prepared.keys[i], prepared.values[i]);
+        }
+        parts.add(session.dispatch(c -> c.mset(chunkEntries)));
+      }
+    } else {
+      StatefulRedisConnection<byte[], byte[]> pipeline;
+      try {
+        pipeline = session.pipeline();
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      RedisAsyncCommands<byte[], byte[]> commands = pipeline.async();
+      try {
+        for (int from = 0; from < n; from += chunk) {
+          int to = Math.min(n, from + chunk);
+          for (int i = from; i < to; i++) {
+            parts.add(set(commands, prepared.keys[i], prepared.values[i]).toCompletableFuture());
+          }
+          pipeline.flushCommands();
+        }
+      } catch (RuntimeException e) {
+        parts.add(CompletableFuture.failedFuture(e));
+      } finally {
+        pipeline.flushCommands();
+      }
+    }
+    return session.translated(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)),
+        (settings.ttl() == null ? "MSET" : "pipelined SET") + " of " + n + " keys of " + owner);
+  }
+
+  @Override
+  public CompletableFuture<Void> putAll(Map<? extends K, ? extends V> entries) {
+    Prepared prepared;
+    try {
+      prepared = prepare(entries);
+    } catch (StowageException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return send(prepared);
+  }
+
+  @Override
+  public CompletableFuture<Long> deleteAll(Collection<? extends K> keys) {
+    KeyBatch batch = batch(keys);
+    int n = batch.size();
+    if (n == 0) {
+      return CompletableFuture.completedFuture(0L);
+    }
+    LongAdder deleted = new LongAdder();
+    List<CompletableFuture<Void>> parts = new ArrayList<>(rounds(n));
+    for (int from = 0; from < n; from += settings.chunkSize()) {
+      byte[][] chunk = batch.redisKeys(from, Math.min(n, from + settings.chunkSize()));
+      parts.add(session.dispatch(c -> c.del(chunk)).thenAccept(deleted::add));
+    }
+    return session.translated(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
+        .thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner);
+  }
+
+  // ---------------------------------------------------------------- loads
+
+  @Override
+  public CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
+    String keyText = keyText(key);
+    requireNonNull(loader, "loader");
+    return fetch(keyText).thenCompose(bytes -> {
+      V value = decodeOrMiss(keyText, bytes);
+      return value != null ? CompletableFuture.completedFuture(value)
+          : loadShared(key, keyText, loader, settings.loadExecutor()).copy();
+    });
+  }
+
+  /** The blocking view's load: the loader runs in the calling thread when this caller leads. */
+  V loadInCallerThread(K key, String keyText, Function<? super K, ? extends V> loader) {
+    return joinLoad(loadShared(key, keyText, loader, CALLER_THREAD));
+  }
+
+  private CompletableFuture<V> loadShared(K key, String keyText, Function<? super K, ? extends V> loader,
+                                          Executor executor) {
+    CompletableFuture<V> mine = new CompletableFuture<>();
+    CompletableFuture<V> running = inFlight.putIfAbsent(keyText, mine);
+    if (running != null) {
+      return running;
+    }
+    try {
+      executor.execute(() -> runLoad(key, keyText, loader, mine));
+    } catch (RejectedExecutionException e) {
+      inFlight.remove(keyText, mine);
+      mine.completeExceptionally(e);
+    }
+    return mine;
+  }
+
+  private void runLoad(K key, String keyText, Function<? super K, ? extends V> loader, CompletableFuture<V> result) {
+    try {
+      V value = settings.loadLock() == null ? readOrLoad(key, keyText, loader)
+          : loadUnderLock(key, keyText, loader, settings.loadLock());
+      result.complete(value);
+    } catch (Throwable e) {
+      result.completeExceptionally(e);
+    } finally {
+      inFlight.remove(keyText, result);
+    }
+  }
+
+  /** Reads the key again; if it is still missing, calls the loader and stores its value. */
+  private V readOrLoad(K key, String keyText, Function<? super K, ? extends V> loader) {
+    V present = decodeQuietly(keyText, session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner));
+    if (present != null) {
+      return present;
+    }
+    V value = callLoader(key, loader);
+    if (value != null) {
+      byte[] bytes = encode(keyText, value);
+      try {
+        session.await(store(keyText, bytes), 1, "SET " + keyText + " of " + owner);
+      } catch (CacheUnavailableException e) {
+        LOG.log(Level.WARNING, owner + ": loaded " + keyText + " but could not store it: " + e.getMessage());
+      }
+    }
+    return value;
+  }
+
+  private V callLoader(K key, Function<? super K, ? extends V> loader) {
+    V value;
+    try {
+      value = loader.apply(key);
+    } catch (RuntimeException | Error e) {
+      loadFailures.increment();
+      throw e;
+    }
+    loads.increment();
+    return value;
+  }
+
+  private V loadUnderLock(K key, String keyText, Function<? super K, ? extends V> loader, Duration lockTime) {
+    byte[] lockKey = utf8(LOCK_PREFIX + keyText);
+    byte[] token = new byte[16];
+    TOKENS.nextBytes(token);
+    long lockMillis = lockTime.toMillis();
+    long pollMillis = Math.max(5, Math.min(50, lockMillis / 10));
+    long deadline = System.nanoTime() + lockTime.toNanos();
+    String what = "SET NX " + LOCK_PREFIX + keyText + " of " + owner;
+    while (true) {
+      String acquired = session.await(session.call(what,
+          c -> c.set(lockKey, token, SetArgs.Builder.nx().px(lockMillis))), 1, what);
+      if ("OK".equals(acquired)) {
+        try {
+          return readOrLoad(key, keyText, loader);
+        } finally {
+          release(lockKey, token, keyText);
+        }
+      }
+      sleep(pollMillis, keyText);
+      V present = decodeQuietly(keyText, session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner));
+      if (present != null) {
+        return present;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        LOG.log(Level.DEBUG, () -> owner + ": " + keyText + " is still locked by another process after "
+            + lockMillis + " ms; loading it here");
+        return readOrLoad(key, keyText, loader);
+      }
+    }
+  }
+
+  private void release(byte[] lockKey, byte[] token, String keyText) {
+    String what = "releasing the load lock of " + keyText + " of " + owner;
+    try {
+      session.await(session.call(what, c -> c.<Long>eval(RELEASE_LOCK, ScriptOutputType.INTEGER,
+          new byte[][] {lockKey}, token)), 1, what);
+    } catch (StowageException e) {
+      LOG.log(Level.WARNING, owner + ": could not release the load lock of " + keyText
+          + "; it expires on its own: " + e.getMessage());
+    }
+  }
+
+  private static void sleep(long millis, String keyText) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StowageException("interrupted while waiting for another process to load " + keyText, e);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Map<K, V>> getAllOrLoad(Collection<? extends K> keys,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
+    KeyBatch batch = batch(keys);
+    requireNonNull(loader, "loader");
+    return fetchAll(batch).thenCompose(values -> {
+      Map<K, V> found = decodeAll(batch, values);
+      if (found.size() == batch.size()) {
+        return CompletableFuture.completedFuture(found);
+      }
+      return loadAllShared(batch, found, loader, settings.loadExecutor())
+          .thenApply(loaded -> merge(batch, found, loaded));
+    });
+  }
+
+  /** The blocking view's bulk load: the loader runs in the calling thread. */
+  Map<K, V> loadAllInCallerThread(KeyBatch batch, Map<K, V> found,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
+    return merge(batch, found, joinLoad(loadAllShared(batch, found, loader, CALLER_THREAD)));
+  }
+
+  private Map<K, V> merge(KeyBatch batch, Map<K, V> found, Map<K, V> loaded) {
+    Map<K, V> result = new LinkedHashMap<>();
+    for (K key : batch.keys) {
+      V value = found.get(key);
+      if (value == null) {
+        value = loaded.get(key);
+      }
+      if (value != null) {
+        result.put(key, value);
+      }
+    }
+    return result;
+  }
+
+  private CompletableFuture<Map<K, V>> loadAllShared(KeyBatch batch, Map<K, V> found,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Executor executor) {
+    Map<K, CompletableFuture<V>> waits = new LinkedHashMap<>();
+    Map<K, CompletableFuture<V>> mine = new LinkedHashMap<>();
+    Map<K, String> texts = new LinkedHashMap<>();
+    for (int i = 0; i < batch.size(); i++) {
+      K key = batch.keys.get(i);
+      if (found.containsKey(key)) {
+        continue;
+      }
+      String keyText = batch.texts.get(i);
+      CompletableFuture<V> future = new CompletableFuture<>();
+      CompletableFuture<V> running = inFlight.putIfAbsent(keyText, future);
+      if (running == null) {
+        mine.put(key, future);
+        texts.put(key, keyText);
+        waits.put(key, future);
+      } else {
+        waits.put(key, running);
+      }
+    }
+    if (!mine.isEmpty()) {
+      try {
+        executor.execute(() -> runBulkLoad(mine, texts, loader));
+      } catch (RejectedExecutionException e) {
+        mine.forEach((key, future) -> {
+          inFlight.remove(texts.get(key), future);
+          future.completeExceptionally(e);
+        });
+      }
+    }
+    return CompletableFuture.allOf(waits.values().toArray(CompletableFuture[]::new)).thenApply(done -> {
+      Map<K, V> loaded = new LinkedHashMap<>();
+      waits.forEach((key, future) -> {
+        V value = future.join();
+        if (value != null) {
+          loaded.put(key, value);
+        }
+      });
+      return loaded;
+    });
+  }
+
+  private void runBulkLoad(Map<K, CompletableFuture<V>> mine, Map<K, String> texts,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
+    try {
+      KeyBatch again = batch(mine.keySet());
+      byte[][] values = session.await(fetchAll(again), rounds(again.size()), "MGET of " + again.size()
+          + " keys of " + owner);
+      Set<K> missing = new LinkedHashSet<>();
+      for (int i = 0; i < values.length; i++) {
+        K key = again.keys.get(i);
+        V present = decodeQuietly(again.texts.get(i), values[i]);
+        if (present != null) {
+          mine.get(key).complete(present);
+        } else {
+          missing.add(key);
+        }
+      }
+      if (!missing.isEmpty()) {
+        Map<? extends K, ? extends V> loaded;
+        try {
+          loaded = loader.apply(Collections.unmodifiableSet(missing));
+        } catch (RuntimeException | Error e) {
+          loadFailures.increment();
+          throw e;
+        }
+        if (loaded == null) {
+          loadFailures.increment();
+          throw new NullPointerException(owner + ": the bulk loader returned null instead of a map");
+        }
+        loads.increment();
+        Map<K, V> toStore = new LinkedHashMap<>();
+        for (K key : missing) {
+          V value = loaded.get(key);
+          if (value != null) {
+            toStore.put(key, value);
+          }
+        }
+        Prepared prepared = prepare(toStore);
+        try {
+          session.await(send(prepared), rounds(toStore.size()), "storing " + toStore.size() + " loaded keys of "
+              + owner);
+        } catch (CacheUnavailableException e) {
+          LOG.log(Level.WARNING, owner + ": loaded " + toStore.size() + " keys but could not store them: "
+              + e.getMessage());
+        }
+        for (K key : missing) {
+          mine.get(key).complete(toStore.get(key));
+        }
+      }
+    } catch (Throwable e) {
+      mine.values().forEach(future -> future.completeExceptionally(e));
+    } finally {
+      mine.forEach((key, future) -> inFlight.remove(texts.get(key), future));
+    }
+  }
+
+  /**
+   * Waits, with no bound, for a load: a loader runs as long as it runs. The loader's exceptions
+   * pass unchanged; Redis failures on the way were translated where they happened.
+   */
+  static <T> T joinLoad(CompletableFuture<T> load) {
+    try {
+      return load.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StowageException("interrupted while waiting for a load", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      while (cause instanceof CompletionException && cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new StowageException("a load failed: " + cause, cause);
+    }
+  }
+}

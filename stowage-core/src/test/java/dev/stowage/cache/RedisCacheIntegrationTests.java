@@ -1,0 +1,224 @@
+package dev.stowage.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stowage.CacheStats;
+import dev.stowage.RedisCache;
+import dev.stowage.Stowage;
+import dev.stowage.samples.Item;
+import dev.stowage.samples.Samples;
+import dev.stowage.testkit.RedisServer;
+import dev.stowage.testkit.WithRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+@WithRedis
+class RedisCacheIntegrationTests {
+  private static final int CHUNK = 100;
+  private static Stowage stowage;
+
+  @BeforeAll
+  static void connect(RedisServer redis) {
+    stowage = Stowage.builder().redis(redis.uri()).build();
+  }
+
+  @AfterAll
+  static void close() {
+    stowage.close();
+  }
+
+  @BeforeEach
+  void emptyRedis(RedisServer redis) {
+    redis.flushAll();
+  }
+
+  private static Map<String, Item> items(int n) {
+    Map<String, Item> items = new LinkedHashMap<>();
+    for (Item item : Samples.items(n)) {
+      items.put(Long.toString(item.id()), item);
+    }
+    return items;
+  }
+
+  @Test
+  void putThenGetReturnsAnEqualValueAndCountsHitsAndMisses(RedisServer redis) {
+    RedisCache<String, Item> cache = stowage.cache("items", Item.class).build();
+    Item item = Samples.item(7);
+
+    assertThat(cache.get("7")).isNull();
+    cache.put("7", item);
+
+    assertThat(cache.get("7")).isEqualTo(item);
+    assertThat(cache.redisKey("7")).isEqualTo("items:7");
+    assertThat(redis.command("EXISTS", "items:7")).isEqualTo(":1");
+    assertThat(cache.stats()).isEqualTo(new CacheStats(1, 1, 0, 0, 0));
+  }
+
+  @Test
+  void keysOfAnotherTypeGoThroughTheKeyFunction(RedisServer redis) {
+    RedisCache<Long, Item> cache = stowage.cache("byId", Item.class)
+        .keys((Long id) -> "item-" + id).keyPrefix("shop:").build();
+    cache.put(5L, Samples.item(5));
+
+    assertThat(redis.command("EXISTS", "shop:item-5")).isEqualTo(":1");
+    assertThat(cache.get(5L)).isEqualTo(Samples.item(5));
+    assertThat(cache.getAll(List.of(5L, 6L))).containsOnlyKeys(5L);
+  }
+
+  @ParameterizedTest(name = "{0} keys, ttl {1}")
+  @CsvSource({"0, true", "1, true", "100, true", "101, true", "100000, true",
+              "0, false", "1, false", "100, false", "101, false", "100000, false"})
+  void bulkOperationsHandleEverySizeAroundTheChunk(int size, boolean ttl, RedisServer redis) {
+    RedisCache.Builder<String, Item> builder = stowage.cache("bulk", Item.class).chunkSize(CHUNK);
+    if (!ttl) {
+      builder.noExpiry();
+    }
+    RedisCache<String, Item> cache = builder.build();
+    Map<String, Item> items = items(size);
+
+    cache.putAll(items);
+    assertThat(redis.command("DBSIZE")).isEqualTo(":" + size);
+
+    Map<String, Item> read = cache.getAll(items.keySet());
+    assertThat(read).isEqualTo(items);
+    assertThat(new ArrayList<>(read.keySet())).as("in the order asked").isEqualTo(new ArrayList<>(items.keySet()));
+
+    assertThat(cache.deleteAll(items.keySet())).isEqualTo(size);
+    assertThat(redis.command("DBSIZE")).isEqualTo(":0");
+    assertThat(cache.getAll(items.keySet())).isEmpty();
+    assertThat(cache.stats().hits()).isEqualTo(size);
+    assertThat(cache.stats().misses()).isEqualTo(size);
+  }
+
+  @Test
+  void getAllReturnsTheHitsOfMixedKeysOnceEachInTheOrderAsked() {
+    RedisCache<String, Item> cache = stowage.cache("mixed", Item.class).chunkSize(7).build();
+    Map<String, Item> even = new LinkedHashMap<>();
+    items(50).forEach((key, item) -> {
+      if (item.id() % 2 == 0) {
+        even.put(key, item);
+      }
+    });
+    cache.putAll(even);
+
+    List<String> asked = new ArrayList<>();
+    for (int i = 49; i >= 0; i--) {
+      asked.add(Long.toString(Samples.item(i).id()));
+    }
+    asked.addAll(asked.subList(0, 10));
+    Map<String, Item> read = cache.getAll(asked);
+
+    assertThat(read).isEqualTo(even);
+    List<String> expectedOrder = asked.stream().distinct().filter(even::containsKey).toList();
+    assertThat(new ArrayList<>(read.keySet())).isEqualTo(expectedOrder);
+    assertThat(cache.stats().hits()).isEqualTo(even.size());
+    assertThat(cache.stats().misses()).isEqualTo(50 - even.size());
+  }
+
+  @Test
+  void everyWriteGetsAJitteredTtlWithinItsRange(RedisServer redis) {
+    Duration ttl = Duration.ofSeconds(100);
+    RedisCache<String, Item> cache = stowage.cache("ttl", Item.class).ttl(ttl).ttlJitter(0.5).chunkSize(CHUNK).build();
+    Map<String, Item> items = items(300);
+    cache.putAll(items);
+    cache.put("single", Samples.item(1));
+
+    List<Long> ttls = new ArrayList<>();
+    for (String key : items.keySet()) {
+      ttls.add(pttl(redis, cache.redisKey(key)));
+    }
+    ttls.add(pttl(redis, "ttl:single"));
+    assertThat(ttls).allSatisfy(millis -> assertThat(millis).isBetween(49_000L, 100_000L));
+    long min = ttls.stream().mapToLong(Long::longValue).min().orElseThrow();
+    long max = ttls.stream().mapToLong(Long::longValue).max().orElseThrow();
+    assertThat(max - min).as("spread across half the TTL").isGreaterThan(40_000L);
+    assertThat(ttls.stream().distinct().count()).isGreaterThan(250);
+  }
+
+  @Test
+  void withoutJitterEveryTtlIsTheTtlAndNoExpiryMeansNone(RedisServer redis) {
+    RedisCache<String, Item> exact = stowage.cache("exact", Item.class).ttl(Duration.ofSeconds(30)).ttlJitter(0).build();
+    exact.put("a", Samples.item(1));
+    assertThat(pttl(redis, "exact:a")).isBetween(28_000L, 30_000L);
+
+    RedisCache<String, Item> forever = stowage.cache("forever", Item.class).noExpiry().build();
+    forever.put("a", Samples.item(1));
+    forever.putAll(items(3));
+    assertThat(pttl(redis, "forever:a")).isEqualTo(-1L);
+    assertThat(pttl(redis, forever.redisKey(items(3).keySet().iterator().next()))).isEqualTo(-1L);
+  }
+
+  @Test
+  void deleteAndExistsSayWhetherRedisHeldTheKey() {
+    RedisCache<String, Item> cache = stowage.cache("del", Item.class).build();
+    cache.put("a", Samples.item(1));
+
+    assertThat(cache.exists("a")).isTrue();
+    assertThat(cache.exists("b")).isFalse();
+    assertThat(cache.delete("a")).isTrue();
+    assertThat(cache.delete("a")).isFalse();
+    assertThat(cache.exists("a")).isFalse();
+    assertThat(cache.get("a")).isNull();
+
+    cache.putAll(items(10));
+    List<String> keys = new ArrayList<>(items(12).keySet());
+    assertThat(cache.deleteAll(keys)).isEqualTo(10);
+    assertThat(cache.deleteAll(keys)).isZero();
+  }
+
+  @Test
+  void asyncViewSharesTheImplementation() {
+    RedisCache<String, Item> cache = stowage.cache("async", Item.class).build();
+    cache.async().put("a", Samples.item(1)).join();
+    cache.async().putAll(items(5)).join();
+
+    assertThat(cache.get("a")).isEqualTo(Samples.item(1));
+    assertThat(cache.async().get("a").join()).isEqualTo(Samples.item(1));
+    assertThat(cache.async().getAll(items(6).keySet()).join()).isEqualTo(items(5));
+    assertThat(cache.async().exists("a").join()).isTrue();
+    assertThat(cache.async().delete("a").join()).isTrue();
+    assertThat(cache.async().deleteAll(items(5).keySet()).join()).isEqualTo(5L);
+    assertThat(cache.async().synchronous()).isSameAs(cache);
+  }
+
+  @Test
+  void invalidSettingsFailAtBuildNamingTheSetting() {
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).chunkSize(0).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("chunkSize");
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttlJitter(1.0).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttlJitter");
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
+    assertThatThrownBy(() -> stowage.cache(" ", Item.class))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+  }
+
+  @Test
+  void nullKeysAndValuesAreRejected() {
+    RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).build();
+    assertThatThrownBy(() -> cache.get(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> cache.put("a", null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> cache.getAll(java.util.Arrays.asList("a", null))).isInstanceOf(NullPointerException.class);
+  }
+
+  static long pttl(RedisServer redis, String key) {
+    String reply = redis.command("PTTL", key);
+    assertThat(reply).startsWith(":");
+    return Long.parseLong(reply.substring(1));
+  }
+
+  static List<String> range(int n) {
+    return IntStream.range(0, n).mapToObj(Integer::toString).toList();
+  }
+}
