@@ -1,0 +1,133 @@
+package dev.stowage.cli;
+
+import dev.stowage.bench.BenchmarkRunException;
+import dev.stowage.bench.ResultsDocument;
+import dev.stowage.bench.http.HttpBench;
+import dev.stowage.bench.http.HttpClientKind;
+import dev.stowage.bench.http.Wrk;
+import dev.stowage.bench.load.LoadPlan;
+import dev.stowage.board.BoardMode;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/** {@code stowage bench http}: table T1, the board service's write and read loads in each mode. */
+@Command(
+    name = "http",
+    mixinStandardHelpOptions = true,
+    versionProvider = StowageVersion.class,
+    description = {
+      "Table T1: the board service in stowage, seed-json and seed-msgpack modes, each in a JVM of its own",
+      "with a fresh embedded Redis and H2, preloaded through POST /boards/bulk, then a write load (POST /boards)",
+      "and a read load (GET /boards?page=1&size=25) from the same virtual users: RPS, p50/p95/p99, errors,",
+      "Redis used_memory, and wrk's RPS on the read page when wrk is on the PATH. Ratios are against seed-json."
+    })
+final class BenchHttpCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--quick",
+      description = "20,000 posts, 200 users started in 5 s, 15 s per load: about 4 minutes for the three modes.")
+  boolean quick;
+
+  @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
+      description = "Directory for http.json and the board services' logs (default: ${DEFAULT-VALUE}).")
+  Path out;
+
+  @Option(names = "--modes", paramLabel = "MODE", split = ",", converter = ModeConverter.class,
+      description = "Comma-separated modes, run in this order (default: stowage,seed-json,seed-msgpack).")
+  List<BoardMode> modes = List.of(BoardMode.STOWAGE, BoardMode.SEED_JSON, BoardMode.SEED_MSGPACK);
+
+  @Option(names = "--records", paramLabel = "N",
+      description = "Posts preloaded before the loads (default: 120000; 20000 with --quick).")
+  Integer records;
+
+  @Option(names = "--users", paramLabel = "U",
+      description = "Concurrent virtual users, each with one request in flight (default: 1000; 200 with --quick).")
+  Integer users;
+
+  @Option(names = "--ramp", paramLabel = "PER_SECOND",
+      description = "Users started per second (default: 200; 40 with --quick).")
+  Double ramp;
+
+  @Option(names = "--duration", paramLabel = "SECONDS",
+      description = "Length of each load, ramp included (default: 60; 15 with --quick).")
+  Integer duration;
+
+  @Option(names = "--client", paramLabel = "KIND", defaultValue = "reactor",
+      description = "HTTP client of the virtual users: reactor or jdk (default: ${DEFAULT-VALUE}).")
+  String client;
+
+  @Option(names = "--no-wrk", description = "Do not run wrk beside the read load even when it is on the PATH.")
+  boolean noWrk;
+
+  /** The plan these options describe. */
+  HttpBench.Plan plan() {
+    int userCount = users != null ? users : quick ? HttpBench.Plan.QUICK_USERS : HttpBench.Plan.DEFAULT_USERS;
+    double rampRate = ramp != null ? ramp : quick ? HttpBench.Plan.QUICK_RAMP : HttpBench.Plan.DEFAULT_RAMP;
+    Duration length = duration != null ? Duration.ofSeconds(duration)
+        : quick ? HttpBench.Plan.QUICK_DURATION : HttpBench.Plan.DEFAULT_DURATION;
+    int posts = records != null ? records : quick ? HttpBench.Plan.QUICK_RECORDS : HttpBench.Plan.DEFAULT_RECORDS;
+    Optional<Wrk> wrk = noWrk ? Optional.empty() : Wrk.onPath();
+    return new HttpBench.Plan(modes, posts, new LoadPlan(userCount, rampRate, length), quick,
+        HttpClientKind.parse(client), wrk, out.resolve("logs"));
+  }
+
+  @Override
+  public Integer call() {
+    PrintWriter stdout = spec.commandLine().getOut();
+    PrintWriter stderr = spec.commandLine().getErr();
+    HttpBench.Plan plan;
+    try {
+      plan = plan();
+    } catch (IllegalArgumentException e) {
+      stderr.println("bench http: " + e.getMessage());
+      return 2;
+    }
+    stderr.printf("bench http: modes %s, %,d posts, %d users at %.0f/s for %ds per load, client %s, wrk %s%n",
+        plan.modes(), plan.records(), plan.load().users(), plan.load().rampPerSecond(),
+        plan.load().duration().toSeconds(), plan.client().label(),
+        plan.wrk().map(w -> w.executable().toString()).orElse("not run"));
+    stderr.flush();
+    ResultsDocument results;
+    try {
+      results = HttpBench.run(plan, new PrintStream(System.err, true));
+    } catch (BenchmarkRunException e) {
+      stderr.println("bench http failed: " + e.getMessage());
+      return 1;
+    }
+    stdout.print(HttpBench.table().render(results.rows()));
+    stdout.flush();
+    try {
+      Path file = results.writeTo(out);
+      stderr.println("results written to " + file);
+    } catch (UncheckedIOException e) {
+      stderr.println("bench http: " + e.getMessage() + ": " + e.getCause().getMessage());
+      return 1;
+    }
+    return 0;
+  }
+
+  /** Converts a mode label, naming the valid ones when it is unknown. */
+  static final class ModeConverter implements ITypeConverter<BoardMode> {
+    @Override
+    public BoardMode convert(String value) {
+      try {
+        return BoardMode.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.stowage.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stowage.bench.ResultRow;
+import dev.stowage.bench.ResultsDocument;
+import dev.stowage.bench.RowRole;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class BenchHttpCommandIntegrationTests {
+
+  @Test
+  void aTinyRunMeasuresEveryModeWithoutErrorsAndWritesHttpJson(@TempDir Path out) {
+    StringWriter stdout = new StringWriter();
+    StringWriter stderr = new StringWriter();
+    CommandLine command = StowageCli.commandLine();
+    command.setOut(new PrintWriter(stdout, true));
+    command.setErr(new PrintWriter(stderr, true));
+
+    int exit = command.execute("bench", "http", "--records", "200", "--users", "10", "--ramp", "100",
+        "--duration", "2", "--no-wrk", "--out", out.toString());
+
+    assertThat(exit).as(stderr.toString()).isZero();
+    ResultsDocument results = ResultsDocument.read(out.resolve("http.json"));
+    assertThat(results.bench()).isEqualTo("http");
+    assertThat(results.rows()).extracting(ResultRow::name)
+        .containsExactly("stowage", "stowage", "seed-json", "seed-json", "seed-msgpack", "seed-msgpack");
+    assertThat(results.rows()).extracting(row -> row.param("load"))
+        .containsExactly("write", "read", "write", "read", "write", "read");
+    assertThat(results.rows()).extracting(ResultRow::role)
+        .containsExactly(RowRole.STOWAGE, RowRole.STOWAGE, RowRole.SEED, RowRole.SEED, RowRole.SEED, RowRole.SEED);
+    for (ResultRow row : results.rows()) {
+      assertThat(row.metric("errors").getAsDouble()).as(row.name() + " " + row.param("load")).isZero();
+      assertThat(row.metric("requests").getAsDouble()).as(row.name()).isPositive();
+      assertThat(row.metric("rps").getAsDouble()).isPositive();
+      assertThat(row.metric("p99_ms").getAsDouble()).isGreaterThanOrEqualTo(row.metric("p50_ms").getAsDouble());
+      assertThat(row.metric("users").getAsDouble()).isEqualTo(10);
+      assertThat(row.metric("redis_used_memory_bytes").getAsDouble()).isPositive();
+      assertThat(row.param("records")).isEqualTo("200");
+    }
+    List<ResultRow> reads = results.rows().stream().filter(row -> "read".equals(row.param("load"))).toList();
+    // 25 posts of the seed's shape: the seed's page was about 16.9 KB.
+    assertThat(reads).allSatisfy(row -> assertThat(row.metric("page_bytes").getAsDouble()).isBetween(10_000.0, 30_000.0));
+    // The load reads newer posts than the page measured before the write load, so sizes differ a little.
+    assertThat(reads).allSatisfy(row -> assertThat(row.metric("bytes_per_request").getAsDouble())
+        .isCloseTo(row.metric("page_bytes").getAsDouble(), org.assertj.core.data.Percentage.withPercentage(20)));
+    assertThat(stdout.toString()).contains("load: write").contains("load: read").contains("rps/json");
+    assertThat(out.resolve("logs").resolve("board-seed-msgpack.log")).isNotEmptyFile();
+  }
+
+  @Test
+  void anUnknownModeIsAUsageErrorNamingTheModes() {
+    StringWriter stderr = new StringWriter();
+    CommandLine command = StowageCli.commandLine();
+    command.setErr(new PrintWriter(stderr, true));
+
+    int exit = command.execute("bench", "http", "--modes", "stowage,xml");
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(stderr.toString()).contains("unknown board mode 'xml'").contains("seed-msgpack");
+  }
+}
