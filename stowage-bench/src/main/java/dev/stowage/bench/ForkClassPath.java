@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
  * The class path for JMH's forked JVMs: only the jars this module needs, rather than everything on
  * the class path of the {@code stowage} command (which also carries the board service, Spring and
  * the drivers). A forked JVM that opens a hundred fewer jars starts about twice as fast, and
- * {@code --quick} forks one JVM per configuration.
+ * the default (thorough) run of {@code bench codecs} forks one JVM per configuration.
  *
  * <p>The build records this module's runtime dependencies by file name
  * ({@code dev/stowage/bench/fork-class-path.txt}). The forks get the entries of
