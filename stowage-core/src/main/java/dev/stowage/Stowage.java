@@ -16,6 +16,8 @@ import java.util.function.Function;
  *   RedisCache<String, User> users = stowage.cache("users", User.class).build();
  *   users.put("42", user);
  *   User same = users.get("42");
+ *   Feed<Post> posts = stowage.feed("board", Post.class).build();
+ *   List<Feed.Entry<Post>> newest = posts.page(1, 20);
  * }
  * }</pre>
  *
@@ -58,6 +60,18 @@ public final class Stowage implements AutoCloseable {
     requireName(name);
     requireNonNull(type, "type");
     return new RedisCache.Builder<>(this, name, type, Function.identity());
+  }
+
+  /**
+   * Starts a feed named {@code name} of values of {@code type}: a newest-first sorted set read by
+   * page. The name is the default key of the sorted set.
+   *
+   * @throws IllegalArgumentException if the name is blank
+   */
+  public <V> Feed.Builder<V> feed(String name, Class<V> type) {
+    requireName(name);
+    requireNonNull(type, "type");
+    return new Feed.Builder<>(this, name, type);
   }
 
   /** The store of zstd dictionaries that caches and feeds read through. */

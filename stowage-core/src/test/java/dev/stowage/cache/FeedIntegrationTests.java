@@ -1,0 +1,191 @@
+package dev.stowage.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stowage.Feed;
+import dev.stowage.Stowage;
+import dev.stowage.samples.BoardRecord;
+import dev.stowage.samples.Samples;
+import dev.stowage.testkit.RedisServer;
+import dev.stowage.testkit.WithRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+@WithRedis
+class FeedIntegrationTests {
+  private static Stowage stowage;
+  private static RedisClient client;
+  private static StatefulRedisConnection<byte[], byte[]> raw;
+
+  @BeforeAll
+  static void connect(RedisServer redis) {
+    stowage = Stowage.builder().redis(redis.uri()).build();
+    client = RedisClient.create(redis.uri());
+    raw = client.connect(ByteArrayCodec.INSTANCE);
+  }
+
+  @AfterAll
+  static void close() {
+    raw.close();
+    client.shutdown();
+    stowage.close();
+  }
+
+  @BeforeEach
+  void emptyRedis(RedisServer redis) {
+    redis.flushAll();
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static Feed<BoardRecord> board() {
+    return stowage.feed("board", BoardRecord.class).chunkSize(10).build();
+  }
+
+  private static List<Long> scores(List<Feed.Entry<BoardRecord>> page) {
+    return page.stream().map(Feed.Entry::score).toList();
+  }
+
+  @Test
+  void anEmptyFeedHasNoPages() {
+    Feed<BoardRecord> feed = board();
+    assertThat(feed.size()).isZero();
+    assertThat(feed.page(1, 10)).isEmpty();
+    assertThat(feed.page(5, 10)).isEmpty();
+    assertThat(feed.raw().page(1, 10)).isEmpty();
+  }
+
+  @Test
+  void addGivesScoresFromTheSeedsCounterAndPagesAreNewestFirst() {
+    Feed<BoardRecord> feed = board();
+    for (int i = 1; i <= 25; i++) {
+      assertThat(feed.add(Samples.board(i))).isEqualTo(i);
+    }
+    assertThat(new String(raw.sync().hget(bytes("counter"), bytes("board")), StandardCharsets.UTF_8)).isEqualTo("25");
+    assertThat(raw.sync().zcard(bytes("board"))).isEqualTo(25);
+
+    List<Feed.Entry<BoardRecord>> first = feed.page(1, 10);
+    assertThat(scores(first)).containsExactly(25L, 24L, 23L, 22L, 21L, 20L, 19L, 18L, 17L, 16L);
+    assertThat(first.get(0).value()).isEqualTo(Samples.board(25));
+    assertThat(scores(feed.page(3, 10))).as("the last, partial page").containsExactly(5L, 4L, 3L, 2L, 1L);
+    assertThat(feed.page(3, 10).get(4).value()).isEqualTo(Samples.board(1));
+    assertThat(feed.page(4, 10)).as("past the end").isEmpty();
+    assertThat(scores(feed.page(1, 25))).hasSize(25);
+    assertThat(feed.size()).isEqualTo(25);
+  }
+
+  @Test
+  void equalValuesAreSeparateEntries() {
+    Feed<BoardRecord> feed = board();
+    BoardRecord same = Samples.board(3);
+    long a = feed.add(same);
+    long b = feed.add(same);
+    List<Long> c = feed.addAll(List.of(same, same));
+
+    assertThat(feed.size()).isEqualTo(4);
+    assertThat(feed.page(1, 10)).extracting(Feed.Entry::value).containsOnly(same).hasSize(4);
+    assertThat(scores(feed.page(1, 10))).containsExactly(c.get(1), c.get(0), b, a);
+    assertThat(feed.remove(b)).isTrue();
+    assertThat(scores(feed.page(1, 10))).containsExactly(c.get(1), c.get(0), a);
+  }
+
+  @ParameterizedTest(name = "{0} values")
+  @ValueSource(ints = {0, 1, 10, 11, 1000})
+  void addAllReservesConsecutiveScoresTheLastValueNewest(int n) {
+    Feed<BoardRecord> feed = board();
+    feed.add(Samples.board(0));
+    List<BoardRecord> values = Samples.boards(1, n);
+
+    List<Long> scores = feed.addAll(values);
+
+    assertThat(scores).containsExactlyElementsOf(LongStream.rangeClosed(2, n + 1).boxed().toList());
+    assertThat(feed.size()).isEqualTo(n + 1);
+    List<Feed.Entry<BoardRecord>> all = feed.page(1, Feed.MAX_PAGE_SIZE);
+    assertThat(all).hasSize(n + 1);
+    for (int i = 0; i < n; i++) {
+      assertThat(all.get(n - 1 - i)).isEqualTo(new Feed.Entry<>(i + 2L, values.get(i)));
+    }
+    assertThat(feed.add(Samples.board(0))).isEqualTo(n + 2);
+  }
+
+  @Test
+  void invalidPagesAndSizesAreRejected() {
+    Feed<BoardRecord> feed = board();
+    assertThatThrownBy(() -> feed.page(0, 10)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("page");
+    assertThatThrownBy(() -> feed.page(-1, 10)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> feed.page(1, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("size");
+    assertThatThrownBy(() -> feed.page(1, Feed.MAX_PAGE_SIZE + 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> feed.raw().page(0, 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(feed.page(Integer.MAX_VALUE, Feed.MAX_PAGE_SIZE)).as("a far page is empty, not an overflow").isEmpty();
+  }
+
+  @Test
+  void putAllReplacesEntriesAtTheirScoresAndRaisesTheCounter() {
+    Feed<BoardRecord> feed = board();
+    feed.addAll(Samples.boards(1, 3));
+    Map<Long, BoardRecord> refill = new LinkedHashMap<>();
+    refill.put(2L, Samples.board(200));
+    refill.put(40L, Samples.board(40));
+    feed.putAll(refill);
+
+    assertThat(feed.size()).isEqualTo(4);
+    assertThat(feed.page(1, 10)).extracting(Feed.Entry::score).containsExactly(40L, 3L, 2L, 1L);
+    assertThat(feed.page(1, 10).get(2).value()).isEqualTo(Samples.board(200));
+    assertThat(feed.add(Samples.board(41))).isEqualTo(41);
+    assertThatThrownBy(() -> feed.putAll(Map.of(0L, Samples.board(1)))).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void undecodableMembersAreSkippedAndCounted() {
+    Feed<BoardRecord> feed = board();
+    feed.add(Samples.board(1));
+    raw.sync().zadd(bytes("board"), 100, new byte[] {100, (byte) 0xC1, 0x10, 0x7F, 0x00, 1, 2, 3});
+    raw.sync().zadd(bytes("board"), 101, new byte[] {(byte) 0x83});
+    raw.sync().zadd(bytes("board"), 102, new byte[] {102, '{', '}'});
+    long good = feed.add(Samples.board(5));
+
+    List<Feed.Entry<BoardRecord>> page = feed.page(1, 10);
+    assertThat(scores(page)).containsExactly(good, 1L);
+    assertThat(feed.decodeFailures()).isEqualTo(3);
+    assertThat(feed.raw().page(1, 10)).as("a malformed prefix is skipped even raw")
+        .extracting(Feed.StoredEntry::score).containsExactly(102L, 100L, good, 1L);
+  }
+
+  @Test
+  void rawPagesAreTheStoredEnvelopes() {
+    Feed<BoardRecord> feed = board();
+    feed.addAll(Samples.boards(1, 3));
+
+    List<Feed.StoredEntry> page = feed.raw().page(1, 2);
+    assertThat(page).extracting(Feed.StoredEntry::score).containsExactly(3L, 2L);
+    assertThat(page.get(0).envelope()[0]).isEqualTo((byte) 0xC1);
+    assertThat(feed.raw().codec().decode(page.get(0).envelope())).isEqualTo(Samples.board(3));
+  }
+
+  @Test
+  void keyAndCounterCanBeChosen() {
+    Feed<BoardRecord> feed = stowage.feed("posts", BoardRecord.class).key("feeds:posts").counter("feeds:counters", "p")
+        .build();
+    feed.add(Samples.board(1));
+    assertThat(raw.sync().zcard(bytes("feeds:posts"))).isEqualTo(1);
+    assertThat(new String(raw.sync().hget(bytes("feeds:counters"), bytes("p")), StandardCharsets.UTF_8)).isEqualTo("1");
+    feed.clear();
+    assertThat(feed.size()).isZero();
+    assertThat(feed.add(Samples.board(2))).as("scores are never reused").isEqualTo(2);
+  }
+}
