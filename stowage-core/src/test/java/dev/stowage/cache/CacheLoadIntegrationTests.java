@@ -1,0 +1,282 @@
+package dev.stowage.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stowage.RedisCache;
+import dev.stowage.Stowage;
+import dev.stowage.samples.Item;
+import dev.stowage.samples.Samples;
+import dev.stowage.testkit.RedisServer;
+import dev.stowage.testkit.WithRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@WithRedis
+class CacheLoadIntegrationTests {
+  private static final int CALLERS = 100;
+  private static Stowage stowage;
+  private static Stowage other;
+  private ExecutorService threads;
+
+  @BeforeAll
+  static void connect(RedisServer redis) {
+    stowage = Stowage.builder().redis(redis.uri()).build();
+    other = Stowage.builder().redis(redis.uri()).build();
+  }
+
+  @AfterAll
+  static void close() {
+    stowage.close();
+    other.close();
+  }
+
+  @BeforeEach
+  void start(RedisServer redis) {
+    redis.flushAll();
+    threads = Executors.newFixedThreadPool(CALLERS);
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** Runs {@code call} in {@code n} threads released together; returns each outcome (value or exception). */
+  private <T> List<Object> together(int n, java.util.concurrent.Callable<T> call) throws Exception {
+    CountDownLatch gate = new CountDownLatch(1);
+    List<Future<Object>> futures = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      futures.add(threads.submit(() -> {
+        gate.await();
+        try {
+          return call.call();
+        } catch (RuntimeException e) {
+          return e;
+        }
+      }));
+    }
+    gate.countDown();
+    List<Object> outcomes = new ArrayList<>();
+    for (Future<Object> future : futures) {
+      outcomes.add(future.get(30, TimeUnit.SECONDS));
+    }
+    return outcomes;
+  }
+
+  private static Function<String, Item> slowLoader(AtomicInteger calls, Item value) {
+    return key -> {
+      calls.incrementAndGet();
+      sleep(200);
+      return value;
+    };
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void concurrentCallersOfOneKeyShareOneLoad(RedisServer redis) throws Exception {
+    RedisCache<String, Item> cache = stowage.cache("single", Item.class).build();
+    AtomicInteger calls = new AtomicInteger();
+    Item value = Samples.item(1);
+
+    List<Object> outcomes = together(CALLERS, () -> cache.getOrLoad("k", slowLoader(calls, value)));
+
+    assertThat(outcomes).hasSize(CALLERS).containsOnly(value);
+    assertThat(calls).hasValue(1);
+    assertThat(cache.stats().loads()).isEqualTo(1);
+    assertThat(cache.get("k")).as("stored").isEqualTo(value);
+    assertThat(RedisCacheIntegrationTests.pttl(redis, "single:k")).isPositive();
+  }
+
+  @Test
+  void aFailingLoaderReachesEveryCallerAndStoresNothing() throws Exception {
+    RedisCache<String, Item> cache = stowage.cache("failing", Item.class).build();
+    AtomicInteger calls = new AtomicInteger();
+
+    List<Object> outcomes = together(CALLERS, () -> cache.getOrLoad("k", key -> {
+      calls.incrementAndGet();
+      sleep(200);
+      throw new IllegalStateException("database down for " + key);
+    }));
+
+    assertThat(outcomes).hasSize(CALLERS).allSatisfy(outcome -> assertThat(outcome)
+        .isInstanceOf(IllegalStateException.class)
+        .hasFieldOrPropertyWithValue("message", "database down for k"));
+    assertThat(calls).hasValue(1);
+    assertThat(cache.stats().loadFailures()).isEqualTo(1);
+    assertThat(cache.exists("k")).isFalse();
+
+    assertThat(cache.getOrLoad("k", key -> Samples.item(2))).as("the next call loads again").isEqualTo(Samples.item(2));
+  }
+
+  @Test
+  void asyncLoadsAreSingleFlightToo() {
+    RedisCache<String, Item> cache = stowage.cache("asyncLoad", Item.class).loadExecutor(threads).build();
+    AtomicInteger calls = new AtomicInteger();
+    Item value = Samples.item(3);
+
+    List<CompletableFuture<Item>> futures = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      futures.add(cache.async().getOrLoad("k", slowLoader(calls, value)));
+    }
+    futures.add(CompletableFuture.supplyAsync(() -> cache.getOrLoad("k", slowLoader(calls, value)), threads));
+
+    assertThat(futures).allSatisfy(future -> assertThat(future.join()).isEqualTo(value));
+    assertThat(calls).hasValue(1);
+
+    CompletableFuture<Item> failing = cache.async().getOrLoad("bad", key -> {
+      throw new IllegalArgumentException("no " + key);
+    });
+    assertThatThrownBy(failing::join).hasCauseInstanceOf(IllegalArgumentException.class).hasMessageContaining("no bad");
+  }
+
+  @Test
+  void aLoaderReturningNullStoresNothing() {
+    RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).build();
+    assertThat(cache.getOrLoad("k", key -> null)).isNull();
+    assertThat(cache.exists("k")).isFalse();
+    assertThat(cache.stats().loads()).isEqualTo(1);
+  }
+
+  @Test
+  void bulkLoadsAskForTheMissesOnceAndStoreThem(RedisServer redis) {
+    RedisCache<String, Item> cache = stowage.cache("bulkLoad", Item.class).chunkSize(3).build();
+    cache.put("1", Samples.item(1));
+    cache.put("3", Samples.item(3));
+    List<Set<String>> asked = new CopyOnWriteArrayList<>();
+    Function<Set<String>, Map<String, Item>> loader = keys -> {
+      asked.add(Set.copyOf(keys));
+      Map<String, Item> found = new HashMap<>();
+      for (String key : keys) {
+        if (!key.equals("5")) {
+          found.put(key, Samples.item(Long.parseLong(key)));
+        }
+      }
+      return found;
+    };
+
+    Map<String, Item> result = cache.getAllOrLoad(List.of("1", "2", "3", "4", "5", "6", "2"), loader);
+
+    assertThat(asked).containsExactly(Set.of("2", "4", "5", "6"));
+    assertThat(result.keySet()).containsExactly("1", "2", "3", "4", "6");
+    assertThat(result.get("4")).isEqualTo(Samples.item(4));
+    assertThat(RedisCacheIntegrationTests.pttl(redis, "bulkLoad:4")).isPositive();
+    assertThat(cache.exists("5")).isFalse();
+
+    assertThat(cache.getAllOrLoad(List.of("1", "2", "4"), loader)).hasSize(3);
+    assertThat(cache.async().getAllOrLoad(List.of("6", "7"), loader).join()).containsOnlyKeys("6", "7");
+    assertThat(asked).hasSize(2);
+    assertThat(asked.get(1)).isEqualTo(Set.of("7"));
+  }
+
+  @Test
+  void concurrentBulkLoadsOfOverlappingKeysLoadEachKeyOnce() throws Exception {
+    RedisCache<String, Item> cache = stowage.cache("bulkRace", Item.class).build();
+    Map<String, AtomicInteger> loadsPerKey = new java.util.concurrent.ConcurrentHashMap<>();
+    List<Object> outcomes = together(20, () -> cache.getAllOrLoad(List.of("a", "b", "c"), keys -> {
+      sleep(100);
+      Map<String, Item> loaded = new HashMap<>();
+      for (String key : keys) {
+        loadsPerKey.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        loaded.put(key, Samples.item(key.charAt(0)));
+      }
+      return loaded;
+    }));
+
+    assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome).isInstanceOf(Map.class)
+        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP).hasSize(3));
+    assertThat(loadsPerKey).containsOnlyKeys("a", "b", "c");
+    assertThat(loadsPerKey.values()).allSatisfy(count -> assertThat(count).hasValue(1));
+  }
+
+  @Test
+  void theDistributedLockSharesOneLoadAcrossTwoStowages(RedisServer redis) throws Exception {
+    RedisCache<String, Item> first = stowage.cache("shared", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
+    RedisCache<String, Item> second = other.cache("shared", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
+    AtomicInteger calls = new AtomicInteger();
+    Item value = Samples.item(9);
+
+    AtomicInteger turn = new AtomicInteger();
+    List<Object> outcomes = together(40, () -> (turn.incrementAndGet() % 2 == 0 ? first : second)
+        .getOrLoad("k", slowLoader(calls, value)));
+
+    assertThat(outcomes).hasSize(40).containsOnly(value);
+    assertThat(calls).hasValue(1);
+    assertThat(redis.command("EXISTS", "stowage:lock:shared:k")).as("released").isEqualTo(":0");
+  }
+
+  @Test
+  void withoutTheLockTwoStowagesLoadTwice() throws Exception {
+    RedisCache<String, Item> first = stowage.cache("unshared", Item.class).build();
+    RedisCache<String, Item> second = other.cache("unshared", Item.class).build();
+    AtomicInteger calls = new AtomicInteger();
+    CountDownLatch both = new CountDownLatch(2);
+    Function<String, Item> loader = key -> {
+      calls.incrementAndGet();
+      both.countDown();
+      try {
+        both.await(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+      return Samples.item(1);
+    };
+    Future<Item> a = threads.submit(() -> first.getOrLoad("k", loader));
+    Future<Item> b = threads.submit(() -> second.getOrLoad("k", loader));
+    assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo(b.get(10, TimeUnit.SECONDS));
+    assertThat(calls).as("the control for the test above").hasValue(2);
+  }
+
+  @Test
+  void aLockLeftByAnotherProcessIsWaitedForThenIgnored(RedisServer redis) {
+    RedisCache<String, Item> cache = stowage.cache("stale", Item.class).distributedLoadLock(Duration.ofMillis(400)).build();
+    assertThat(redis.command("SET", "stowage:lock:stale:k", "someone-else", "PX", "60000")).isEqualTo("+OK");
+
+    long start = System.nanoTime();
+    assertThat(cache.getOrLoad("k", key -> Samples.item(4))).isEqualTo(Samples.item(4));
+    long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+    assertThat(waited).isBetween(350L, 5000L);
+    assertThat(redis.command("EXISTS", "stowage:lock:stale:k")).as("another holder's lock is not released").isEqualTo(":1");
+  }
+
+  @Test
+  void aWaiterTakesTheValueTheLockHolderStores(RedisServer redis) throws Exception {
+    RedisCache<String, Item> cache = stowage.cache("holder", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
+    assertThat(redis.command("SET", "stowage:lock:holder:k", "someone-else", "PX", "5000")).isEqualTo("+OK");
+    AtomicInteger calls = new AtomicInteger();
+    Future<Item> waiter = threads.submit(() -> cache.getOrLoad("k", slowLoader(calls, Samples.item(0))));
+    sleep(300);
+    other.cache("holder", Item.class).build().put("k", Samples.item(5));
+
+    assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(Samples.item(5));
+    assertThat(calls).hasValue(0);
+  }
+}
