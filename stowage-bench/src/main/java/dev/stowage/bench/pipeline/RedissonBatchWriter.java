@@ -1,0 +1,63 @@
+package dev.stowage.bench.pipeline;
+
+import dev.stowage.bench.RowRole;
+import dev.stowage.samples.Item;
+import io.lettuce.core.RedisURI;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.redisson.Redisson;
+import org.redisson.api.RBatch;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/** Redisson's batch: one {@code RBatch} of bucket sets, executed once, with Redisson's default codec. */
+final class RedissonBatchWriter implements BulkWriter {
+
+  static final String NAME = "redisson-RBatch";
+
+  private final RedissonClient redisson;
+
+  RedissonBatchWriter(RedisURI uri) {
+    Config config = new Config();
+    config.useSingleServer().setAddress("redis://" + uri.getHost() + ":" + uri.getPort());
+    this.redisson = Redisson.create(config);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public RowRole role() {
+    return RowRole.PEER;
+  }
+
+  @Override
+  public Map<String, Object> params() {
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("client", "Redisson RBatch");
+    params.put("serializer", redisson.getConfig().getCodec().getClass().getSimpleName() + " (Redisson's default)");
+    return params;
+  }
+
+  @Override
+  public void write(List<Item> items, String keyPrefix) {
+    RBatch batch = redisson.createBatch();
+    for (Item item : items) {
+      batch.<Item>getBucket(keyPrefix + item.id()).setAsync(item);
+    }
+    batch.execute();
+  }
+
+  @Override
+  public Item read(String key) {
+    return redisson.<Item>getBucket(key).get();
+  }
+
+  @Override
+  public void close() {
+    redisson.shutdown();
+  }
+}
