@@ -38,7 +38,8 @@ final class BenchHttpCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--quick",
-      description = "20,000 posts, 200 users started in 5 s, 15 s per load: about 4 minutes for the three modes.")
+      description = "20,000 posts, 200 users started in 5 s, 5 s of warm-up and 15 s per load: about 4 minutes for"
+          + " the three modes.")
   boolean quick;
 
   @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
@@ -65,6 +66,10 @@ final class BenchHttpCommand implements Callable<Integer> {
       description = "Length of each load, ramp included (default: 60; 15 with --quick).")
   Integer duration;
 
+  @Option(names = "--warmup", paramLabel = "SECONDS",
+      description = "Unmeasured warm-up of each load before it is measured (default: 10; 5 with --quick).")
+  Integer warmup;
+
   @Option(names = "--client", paramLabel = "KIND", defaultValue = "reactor",
       description = "HTTP client of the virtual users: reactor or jdk (default: ${DEFAULT-VALUE}).")
   String client;
@@ -79,8 +84,10 @@ final class BenchHttpCommand implements Callable<Integer> {
     Duration length = duration != null ? Duration.ofSeconds(duration)
         : quick ? HttpBench.Plan.QUICK_DURATION : HttpBench.Plan.DEFAULT_DURATION;
     int posts = records != null ? records : quick ? HttpBench.Plan.QUICK_RECORDS : HttpBench.Plan.DEFAULT_RECORDS;
+    Duration warm = warmup != null ? Duration.ofSeconds(warmup)
+        : quick ? HttpBench.Plan.QUICK_WARMUP : HttpBench.Plan.DEFAULT_WARMUP;
     Optional<Wrk> wrk = noWrk ? Optional.empty() : Wrk.onPath();
-    return new HttpBench.Plan(modes, posts, new LoadPlan(userCount, rampRate, length), quick,
+    return new HttpBench.Plan(modes, posts, new LoadPlan(userCount, rampRate, length), warm, quick,
         HttpClientKind.parse(client), wrk, out.resolve("logs"));
   }
 
@@ -95,9 +102,10 @@ final class BenchHttpCommand implements Callable<Integer> {
       stderr.println("bench http: " + e.getMessage());
       return 2;
     }
-    stderr.printf("bench http: modes %s, %,d posts, %d users at %.0f/s for %ds per load, client %s, wrk %s%n",
+    stderr.printf("bench http: modes %s, %,d posts, %d users at %.0f/s for %ds per load after %ds of warm-up,"
+        + " client %s, wrk %s%n",
         plan.modes(), plan.records(), plan.load().users(), plan.load().rampPerSecond(),
-        plan.load().duration().toSeconds(), plan.client().label(),
+        plan.load().duration().toSeconds(), plan.warmup().toSeconds(), plan.client().label(),
         plan.wrk().map(w -> w.executable().toString()).orElse("not run"));
     stderr.flush();
     ResultsDocument results;

@@ -10,6 +10,7 @@ import dev.stowage.bench.load.LoadGenerator;
 import dev.stowage.bench.load.LoadPlan;
 import dev.stowage.bench.load.LoadResult;
 import dev.stowage.bench.load.Outcome;
+import dev.stowage.bench.load.RequestIssuer;
 import dev.stowage.board.BoardMode;
 import dev.stowage.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
@@ -42,7 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * own ({@link BoardProcess}) with its own in-memory H2; the preload of {@link Plan#records()} posts
  * through {@code POST /boards/bulk} in batches of {@value #BATCH}; Redis {@code used_memory}; one
  * {@code GET} of the read page to record its size; then the write load ({@code POST /boards}) and
- * the read load ({@value #READ_PATH}) from the same virtual users, and {@code wrk} on the read page
+ * the read load ({@value #READ_PATH}) from the same virtual users, each after an unmeasured warm-up
+ * of the same load (so that both JVMs have compiled their paths), and {@code wrk} on the read page
  * when the plan asks for it. Rows are named by mode and grouped by load; ratios are against
  * seed-json in the same run.
  */
@@ -79,12 +81,14 @@ public final class HttpBench {
    * @param modes the modes, in the order they run; at least one, no repeats
    * @param records posts preloaded before the loads, at least 1
    * @param load users, ramp and duration of each load
+   * @param warmup how long each load runs unmeasured first; zero for no warm-up
    * @param quick whether these are the short {@code --quick} settings (recorded in the results)
    * @param client the HTTP client the users send with
    * @param wrk run {@code wrk} on the read page after the read load, or empty for none
    * @param logDir where the board services' logs are written
    */
-  public record Plan(List<BoardMode> modes, int records, LoadPlan load, boolean quick, HttpClientKind client,
+  public record Plan(List<BoardMode> modes, int records, LoadPlan load, Duration warmup, boolean quick,
+      HttpClientKind client,
       Optional<Wrk> wrk, Path logDir) {
 
     /** The seed's figures: 120,000 posts, 1000 users at 200 a second for 60 s. */
@@ -103,6 +107,10 @@ public final class HttpBench {
     public static final double QUICK_RAMP = 40;
     /** {@code --quick}: each load's length. */
     public static final Duration QUICK_DURATION = Duration.ofSeconds(15);
+    /** The unmeasured warm-up before each load. */
+    public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(10);
+    /** {@code --quick}: the warm-up before each load. */
+    public static final Duration QUICK_WARMUP = Duration.ofSeconds(5);
 
     /**
      * Checks the plan.
@@ -112,6 +120,10 @@ public final class HttpBench {
     public Plan {
       modes = List.copyOf(Objects.requireNonNull(modes, "modes"));
       Objects.requireNonNull(load, "load");
+      Objects.requireNonNull(warmup, "warmup");
+      if (warmup.isNegative()) {
+        throw new IllegalArgumentException("warm-up must not be negative, not " + warmup);
+      }
       Objects.requireNonNull(client, "client");
       Objects.requireNonNull(wrk, "wrk");
       Objects.requireNonNull(logDir, "logDir");
@@ -183,12 +195,10 @@ public final class HttpBench {
 
       List<byte[]> bodies = writeBodies();
       AtomicInteger next = new AtomicInteger();
-      LoadResult write = LoadGenerator.run("write " + label, plan.load(),
-          user -> client.postJson("/boards", bodies.get(Math.floorMod(next.getAndIncrement(), bodies.size()))),
-          progress);
-      summary(write);
-      LoadResult read = LoadGenerator.run("read " + label, plan.load(), client.getting(READ_PATH), progress);
-      summary(read);
+      RequestIssuer writer =
+          user -> client.postJson("/boards", bodies.get(Math.floorMod(next.getAndIncrement(), bodies.size())));
+      LoadResult write = measure("write " + label, writer);
+      LoadResult read = measure("read " + label, client.getting(READ_PATH));
       Optional<Wrk.Result> wrk = plan.wrk().map(w -> {
         progress.printf("== %s: wrk -c%d -d%ds %s%n", label, plan.load().users(), plan.load().duration().toSeconds(),
             READ_PATH);
@@ -227,6 +237,7 @@ public final class HttpBench {
     params.put("users", plan.load().users());
     params.put("ramp_per_s", plan.load().rampPerSecond());
     params.put("duration_s", plan.load().duration().toSeconds());
+    params.put("warmup_s", plan.warmup().toSeconds());
     params.put("records", plan.records());
     params.put("client", plan.client().label());
     if (!result.failures().isEmpty()) {
@@ -237,6 +248,20 @@ public final class HttpBench {
     metrics.put("redis_used_memory_mb", Math.round(usedMemory / 1e5) / 10.0);
     metrics.putAll(extras);
     return new ResultRow(mode.label(), mode == BoardMode.STOWAGE ? RowRole.STOWAGE : RowRole.SEED, params, metrics);
+  }
+
+  /** Runs the load unmeasured for the warm-up, then measured; prints the measured figures. */
+  private LoadResult measure(String label, RequestIssuer issuer) {
+    if (!plan.warmup().isZero()) {
+      LoadResult warmup = LoadGenerator.run("warm-up " + label,
+          new LoadPlan(plan.load().users(), plan.load().rampPerSecond(), plan.warmup(), plan.load().progressInterval()),
+          issuer, progress);
+      progress.printf(Locale.ROOT, "== warm-up %s: %.0f rps, %d errors (not counted)%n", label,
+          warmup.requestsPerSecond(), warmup.errors());
+    }
+    LoadResult result = LoadGenerator.run(label, plan.load(), issuer, progress);
+    summary(result);
+    return result;
   }
 
   private void summary(LoadResult result) {

@@ -31,9 +31,12 @@ public enum HttpClientKind {
         + Arrays.stream(values()).map(HttpClientKind::label).collect(Collectors.joining(", ")));
   }
 
-  /** A client of this kind for {@code baseUrl}, sized for {@code users} concurrent users. */
+  /**
+   * A client of this kind for {@code baseUrl}, sized for {@code users} concurrent users, with half
+   * the cores as I/O threads (at least one): the service under load runs on the same machine.
+   */
   public HttpLoadClient open(String baseUrl, int users) {
-    int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     return switch (this) {
       case REACTOR -> new ReactorHttpLoadClient(baseUrl, users, threads);
       case JDK -> new JdkHttpLoadClient(baseUrl, threads);
