@@ -7,6 +7,8 @@ import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
+import dev.stowage.compress.DictionaryResolver;
+import dev.stowage.compress.ZstdDictionary;
 import java.util.Arrays;
 import java.util.List;
 
@@ -58,9 +60,18 @@ public final class EnvelopeRoundTrip {
     EnvelopeCodec<T> otherReader = EnvelopeCodec.builder(otherCodec)
         .alsoRead(codec)
         .compression(Compression.lz4())
-        .dictionaries(dev.stowage.compress.DictionaryResolver.of(TestDictionaries.TINY))
+        .dictionaries(dictionariesFor(compression))
         .build();
     assertThat(otherReader.decode(encoded)).as("read through a reader writing " + otherCodec.name()).isEqualTo(value);
     return encoded;
+  }
+
+  /** The tiny test dictionary and the compression's own, which a reader writing lz4 must be told of. */
+  private static DictionaryResolver dictionariesFor(Compression compression) {
+    ZstdDictionary own = compression.dictionary().orElse(null);
+    if (own == null || own.id() == TestDictionaries.TINY.id()) {
+      return DictionaryResolver.of(TestDictionaries.TINY);
+    }
+    return DictionaryResolver.of(TestDictionaries.TINY, own);
   }
 }
