@@ -1,0 +1,364 @@
+package dev.stowage.cli.inspect;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stowage.Envelope;
+import dev.stowage.StowageException;
+import dev.stowage.cli.json.JsonLayout;
+import dev.stowage.compress.CompressionIds;
+import dev.stowage.compress.DictionaryStore;
+import dev.stowage.compress.ZstdDictionary;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code stowage dict}: trains, lists and shows the zstd dictionaries stored under
+ * {@code stowage:dict:<id>}. Training also writes a small hash, {@value #INFO_PREFIX}{@code <id>},
+ * recording the samples it used; {@code dict show} prints it when present.
+ */
+@Command(name = "dict", mixinStandardHelpOptions = true,
+    description = "Train, list and show the zstd dictionaries stored in Redis.",
+    subcommands = {DictCommand.Train.class, DictCommand.ListDictionaries.class, DictCommand.Show.class})
+public final class DictCommand implements Runnable {
+  /** The prefix of the hash that records how a dictionary was trained. */
+  public static final String INFO_PREFIX = "stowage:dict-info:";
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
+  }
+
+  /** The key of the training record of dictionary {@code id}. */
+  public static String infoKey(long id) {
+    return INFO_PREFIX + ZstdDictionary.hexId(id);
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static <T> T await(RedisFuture<T> future) {
+    try {
+      return future.get(60, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InspectException("interrupted", e);
+    } catch (ExecutionException e) {
+      return null; // a key of another type, or gone: not a value to count
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new InspectException("Redis did not answer within 60 seconds", e);
+    }
+  }
+
+  /** Scans {@code match} page by page, handing each page's keys to {@code page}. */
+  private static void scan(RedisCommands<byte[], byte[]> redis, String match, int count,
+                           java.util.function.Predicate<List<byte[]>> page) {
+    ScanCursor cursor = ScanCursor.INITIAL;
+    ScanArgs args = ScanArgs.Builder.matches(match).limit(count);
+    boolean more;
+    do {
+      KeyScanCursor<byte[]> scanned = redis.scan(cursor, args);
+      cursor = scanned;
+      more = page.test(scanned.getKeys());
+    } while (more && !cursor.isFinished());
+  }
+
+  private static boolean isDictionaryKey(byte[] key) {
+    String text = new String(key, StandardCharsets.UTF_8);
+    return text.startsWith(DictionaryStore.KEY_PREFIX) || text.startsWith(INFO_PREFIX);
+  }
+
+  /** {@code stowage dict train}. */
+  @Command(name = "train", mixinStandardHelpOptions = true,
+      description = "Train a zstd dictionary on the decompressed payloads of the values matching a pattern, and store it.")
+  static final class Train implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin RedisOption redis;
+
+    @Option(names = "--match", paramLabel = "PATTERN", required = true, description = "The keys to sample (SCAN pattern).")
+    String match;
+
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "16384",
+        description = "The dictionary's maximum size (default: ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--samples", paramLabel = "N", defaultValue = "5000",
+        description = "Use at most N values (default: ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(names = "--json", description = "Print the result as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      if (size < ZstdDictionary.MIN_TRAINED_SIZE) {
+        throw new ParameterException(spec.commandLine(), "--size must be at least " + ZstdDictionary.MIN_TRAINED_SIZE
+            + " bytes, got " + size);
+      }
+      if (samples < ZstdDictionary.MIN_SAMPLES) {
+        throw new ParameterException(spec.commandLine(), "--samples must be at least " + ZstdDictionary.MIN_SAMPLES
+            + ", got " + samples);
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      try (RedisOption.RedisSession session = redis.connect(spec)) {
+        RedisCommands<byte[], byte[]> sync = session.connection().sync();
+        RedisAsyncCommands<byte[], byte[]> async = session.connection().async();
+        DictionaryStore store = new DictionaryStore(session.connection());
+        EnvelopePayloads payloads = new EnvelopePayloads(store);
+        List<byte[]> collected = new ArrayList<>();
+        long[] skipped = new long[1];
+        long[] sampleBytes = new long[1];
+        scan(sync, match, 1000, keys -> {
+          List<RedisFuture<byte[]>> values = new ArrayList<>();
+          for (byte[] key : keys) {
+            values.add(isDictionaryKey(key) ? null : async.get(key));
+          }
+          for (RedisFuture<byte[]> future : values) {
+            byte[] value = future == null ? null : await(future);
+            if (value == null || value.length == 0 || collected.size() >= samples) {
+              continue;
+            }
+            try {
+              byte[] payload = Envelope.isEnvelope(value) ? payloads.payload(value) : value;
+              collected.add(payload);
+              sampleBytes[0] += payload.length;
+            } catch (StowageException e) {
+              skipped[0]++;
+            }
+          }
+          return collected.size() < samples;
+        });
+        if (collected.size() < ZstdDictionary.MIN_SAMPLES) {
+          err.println("stowage dict train: found " + collected.size() + " string values under '" + match
+              + "'; training needs at least " + ZstdDictionary.MIN_SAMPLES + " (a few thousand work best)");
+          return 1;
+        }
+        ZstdDictionary dictionary;
+        try {
+          dictionary = ZstdDictionary.train(collected, size);
+        } catch (IllegalArgumentException e) {
+          throw new InspectException(e.getMessage(), e);
+        }
+        boolean stored = store.save(dictionary);
+        Map<byte[], byte[]> info = new LinkedHashMap<>();
+        info.put(bytes("samples"), bytes(Integer.toString(collected.size())));
+        info.put(bytes("sampleBytes"), bytes(Long.toString(sampleBytes[0])));
+        info.put(bytes("match"), bytes(match));
+        info.put(bytes("requestedSize"), bytes(Integer.toString(size)));
+        info.put(bytes("trainedAt"), bytes(Instant.now().toString()));
+        if (stored) {
+          sync.hset(bytes(infoKey(dictionary.id())), info);
+        }
+        if (json) {
+          ObjectNode node = NODES.objectNode().put("id", dictionary.hexId()).put("key", DictionaryStore.key(dictionary.id()))
+              .put("size", dictionary.size()).put("samples", collected.size()).put("sampleBytes", sampleBytes[0])
+              .put("skipped", skipped[0]).put("stored", stored);
+          out.println(JsonLayout.pretty(node));
+        } else {
+          out.printf("%s%n", dictionary.hexId());
+          err.printf("trained a %,d-byte dictionary on %,d values (%,d bytes) under '%s'%s; %s %s%n", dictionary.size(),
+              collected.size(), sampleBytes[0], match, skipped[0] == 0 ? "" : ", " + skipped[0] + " unreadable skipped",
+              stored ? "stored as" : "already stored as", DictionaryStore.key(dictionary.id()));
+        }
+        out.flush();
+        return 0;
+      } catch (StowageException | RedisException e) {
+        err.println("stowage dict train: " + e.getMessage());
+        return 1;
+      }
+    }
+  }
+
+  /** {@code stowage dict list}. */
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "List the stored dictionaries and how many values under --match name each.")
+  static final class ListDictionaries implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin RedisOption redis;
+
+    @Option(names = "--match", paramLabel = "PATTERN", defaultValue = "*",
+        description = "Count the values among these keys (default: ${DEFAULT-VALUE}); only their first bytes are read.")
+    String match;
+
+    @Option(names = "--json", description = "Print the list as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      try (RedisOption.RedisSession session = redis.connect(spec)) {
+        RedisCommands<byte[], byte[]> sync = session.connection().sync();
+        RedisAsyncCommands<byte[], byte[]> async = session.connection().async();
+        List<Long> ids = new DictionaryStore(session.connection()).list();
+        Map<Long, Long> uses = new TreeMap<>();
+        long[] scanned = new long[1];
+        scan(sync, match, 1000, keys -> {
+          List<RedisFuture<byte[]>> heads = new ArrayList<>();
+          for (byte[] key : keys) {
+            heads.add(isDictionaryKey(key) ? null : async.getrange(key, 0, 13));
+          }
+          for (RedisFuture<byte[]> future : heads) {
+            byte[] head = future == null ? null : await(future);
+            if (head == null) {
+              continue;
+            }
+            scanned[0]++;
+            if (Envelope.isEnvelope(head) && head.length > 4 && (head[3] & 0xFF) == CompressionIds.ZSTD_DICT) {
+              try {
+                uses.merge(Envelope.readHeader(head).dictionaryId(), 1L, Long::sum);
+              } catch (StowageException e) {
+                // a malformed header names no dictionary
+              }
+            }
+          }
+          return true;
+        });
+        ArrayNode list = NODES.arrayNode();
+        for (long id : ids) {
+          Long length = sync.strlen(bytes(DictionaryStore.key(id)));
+          list.addObject().put("id", ZstdDictionary.hexId(id)).put("key", DictionaryStore.key(id))
+              .put("size", length == null ? 0 : length).put("values", uses.getOrDefault(id, 0L));
+        }
+        ArrayNode missing = NODES.arrayNode();
+        uses.forEach((id, n) -> {
+          if (!ids.contains(id)) {
+            missing.addObject().put("id", ZstdDictionary.hexId(id)).put("values", n);
+          }
+        });
+        if (json) {
+          ObjectNode node = NODES.objectNode().put("match", match).put("valuesScanned", scanned[0]);
+          node.set("dictionaries", list);
+          node.set("missing", missing);
+          out.println(JsonLayout.pretty(node));
+        } else {
+          out.printf("%d dictionaries; %,d values scanned under '%s'%n", ids.size(), scanned[0], match);
+          list.forEach(row -> out.printf("  %s  %,8d bytes  %,10d values%n", row.get("id").asText(),
+              row.get("size").asLong(), row.get("values").asLong()));
+          missing.forEach(row -> out.printf("  %s  MISSING         %,10d values name it, but %s does not exist%n",
+              row.get("id").asText(), row.get("values").asLong(),
+              DictionaryStore.KEY_PREFIX + row.get("id").asText()));
+        }
+        out.flush();
+        return 0;
+      } catch (StowageException | RedisException e) {
+        err.println("stowage dict list: " + e.getMessage());
+        return 1;
+      }
+    }
+  }
+
+  /** {@code stowage dict show ID}. */
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one stored dictionary.")
+  static final class Show implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin RedisOption redis;
+
+    @Parameters(paramLabel = "ID", description = "The dictionary id: eight hex digits, or its key.")
+    String id;
+
+    @Option(names = "--json", description = "Print the dictionary's description as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      String hex = id.strip().toLowerCase();
+      if (hex.startsWith(DictionaryStore.KEY_PREFIX)) {
+        hex = hex.substring(DictionaryStore.KEY_PREFIX.length());
+      }
+      if (!hex.matches("[0-9a-f]{1,8}")) {
+        throw new ParameterException(spec.commandLine(), "not a dictionary id: '" + id + "'; ids are eight hex digits");
+      }
+      long dictionaryId = Long.parseLong(hex, 16);
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      try (RedisOption.RedisSession session = redis.connect(spec)) {
+        RedisCommands<byte[], byte[]> sync = session.connection().sync();
+        String key = DictionaryStore.key(dictionaryId);
+        byte[] stored = sync.get(bytes(key));
+        if (stored == null) {
+          err.println("stowage dict show: no dictionary " + ZstdDictionary.hexId(dictionaryId) + ": no key " + key
+              + " in " + session.url());
+          return 1;
+        }
+        long actual = ZstdDictionary.idOf(stored);
+        boolean trained = stored.length >= 8 && (stored[0] & 0xFF) == 0x37 && (stored[1] & 0xFF) == 0xA4
+            && (stored[2] & 0xFF) == 0x30 && (stored[3] & 0xFF) == 0xEC;
+        ObjectNode node = NODES.objectNode().put("id", ZstdDictionary.hexId(dictionaryId)).put("key", key)
+            .put("size", stored.length).put("intact", actual == dictionaryId)
+            .put("kind", trained ? "trained" : "raw content");
+        if (actual != dictionaryId) {
+          node.put("actualId", ZstdDictionary.hexId(actual));
+        }
+        if (trained) {
+          long zstdId = (stored[4] & 0xFFL) | (stored[5] & 0xFFL) << 8 | (stored[6] & 0xFFL) << 16 | (stored[7] & 0xFFL) << 24;
+          node.put("zstdDictionaryId", zstdId);
+        }
+        Map<byte[], byte[]> info = sync.hgetall(bytes(infoKey(dictionaryId)));
+        if (info != null && !info.isEmpty()) {
+          ObjectNode training = node.putObject("training");
+          Map<String, String> sorted = new TreeMap<>();
+          info.forEach((k, v) -> sorted.put(new String(k, StandardCharsets.UTF_8), new String(v, StandardCharsets.UTF_8)));
+          sorted.forEach((k, v) -> {
+            if (v.matches("\\d{1,18}")) {
+              training.put(k, Long.parseLong(v));
+            } else {
+              training.put(k, v);
+            }
+          });
+        }
+        node.put("firstBytes", ValueReader.hexDump(stored, 64));
+        if (json) {
+          out.println(JsonLayout.pretty(node));
+        } else {
+          out.printf("dictionary %s (%s)%n", node.get("id").asText(), key);
+          out.printf("  %,d bytes, %s%s%n", stored.length, node.get("kind").asText(),
+              trained ? ", zstd dictionary id " + node.get("zstdDictionaryId").asLong() : "");
+          out.println(actual == dictionaryId ? "  content hashes to its id"
+              : "  CORRUPT: the bytes hash to " + ZstdDictionary.hexId(actual) + ", not to the id");
+          if (node.has("training")) {
+            node.get("training").fields().forEachRemaining(e -> out.printf("  %s: %s%n", e.getKey(), e.getValue().asText()));
+          } else {
+            out.println("  no training record (" + infoKey(dictionaryId) + ")");
+          }
+          for (String row : node.get("firstBytes").asText().split("\n")) {
+            out.println("  " + row);
+          }
+        }
+        out.flush();
+        return 0;
+      } catch (StowageException | RedisException e) {
+        err.println("stowage dict show: " + e.getMessage());
+        return 1;
+      }
+    }
+  }
+}

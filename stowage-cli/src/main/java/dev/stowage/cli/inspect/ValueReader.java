@@ -1,0 +1,309 @@
+package dev.stowage.cli.inspect;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stowage.Codec;
+import dev.stowage.CodecIds;
+import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.Envelope;
+import dev.stowage.StowageException;
+import dev.stowage.codec.Codecs;
+import dev.stowage.compress.DictionaryResolver;
+import dev.stowage.compress.DictionaryStore;
+import dev.stowage.compress.ZstdDictionary;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import org.msgpack.jackson.dataformat.MessagePackMapper;
+
+/**
+ * Describes one Redis value as a JSON object: its envelope (or the legacy format it was written
+ * in), its sizes, and the value itself as a JSON tree whenever that can be shown. A value that
+ * cannot be decoded is described, not thrown: {@code missing} says what the reader needs,
+ * {@code error} why decoding failed, and {@code hex} and {@code strings} show the bytes.
+ *
+ * <p>Field names of the description: {@code format} ({@code envelope} or {@code legacy}),
+ * {@code header}, {@code codec}, {@code codecId}, {@code compression}, {@code dictionaryId},
+ * {@code schemaVersion}, {@code legacy} ({@code json}, {@code text}, {@code jdk} or
+ * {@code binary}), {@code writer}, {@code storedSize}, {@code decodedSize}, {@code class},
+ * {@code fields}, {@code value}, {@code missing}, {@code error}, {@code hex}, {@code strings}.
+ */
+final class ValueReader {
+  /** How values without an envelope are read. */
+  enum Legacy { AUTO, JSON, JDK, STRING }
+
+  private static final int HEX_BYTES = 256;
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper MSGPACK = new MessagePackMapper();
+
+  private final EnvelopePayloads payloads;
+  private final ClassOptions classes;
+  private final Legacy legacy;
+  private final Map<Integer, Codec<?>> typedCodecs = new HashMap<>();
+
+  ValueReader(DictionaryResolver dictionaries, ClassOptions classes, Legacy legacy) {
+    this.payloads = new EnvelopePayloads(dictionaries);
+    this.classes = classes;
+    this.legacy = legacy;
+  }
+
+  ObjectNode describe(byte[] value) {
+    ObjectNode out = NODES.objectNode();
+    if (Envelope.isEnvelope(value)) {
+      describeEnvelope(value, out);
+    } else {
+      describeLegacy(value, out);
+    }
+    return out;
+  }
+
+  private void describeEnvelope(byte[] value, ObjectNode out) {
+    out.put("format", "envelope");
+    Envelope.Header header;
+    try {
+      header = Envelope.readHeader(value);
+    } catch (StowageException e) {
+      out.put("storedSize", value.length);
+      out.put("error", "malformed envelope: " + e.getMessage());
+      showBytes(value, out);
+      return;
+    }
+    out.put("header", header.describe());
+    out.put("codec", header.codecName());
+    out.put("codecId", header.codecId());
+    out.put("compression", header.compressionName());
+    if (header.hasDictionary()) {
+      out.put("dictionaryId", ZstdDictionary.hexId(header.dictionaryId()));
+    }
+    if (header.hasSchemaVersion()) {
+      out.put("schemaVersion", header.schemaVersion());
+    }
+    out.put("storedSize", value.length);
+    byte[] payload;
+    try {
+      payload = payloads.payload(value);
+    } catch (DictionaryNotFoundException e) {
+      out.put("error", "zstd dictionary " + ZstdDictionary.hexId(e.dictionaryId()) + " is missing: no key "
+          + DictionaryStore.key(e.dictionaryId()) + " in Redis, or its bytes do not match the id ("
+          + e.getMessage() + ")");
+      showBytes(Arrays.copyOfRange(value, header.payloadOffset(), value.length), out);
+      return;
+    } catch (StowageException e) {
+      out.put("error", "cannot decompress: " + e.getMessage());
+      showBytes(value, out);
+      return;
+    }
+    out.put("decodedSize", payload.length);
+    int codecId = header.codecId();
+    try {
+      switch (codecId) {
+        case CodecIds.JSON, CodecIds.FASTJSON2 -> out.set("value", parseJson(payload));
+        case CodecIds.MSGPACK -> out.set("value", classes.hasType()
+            ? ObjectTrees.toTree(typedCodec(codecId).decode(payload)) : MSGPACK.readTree(payload));
+        case CodecIds.STRING -> out.put("value", strictUtf8(payload));
+        case CodecIds.KRYO, CodecIds.FORY, CodecIds.PROTOBUF, CodecIds.AVRO, CodecIds.THRIFT -> {
+          if (classes.hasType()) {
+            out.set("value", ObjectTrees.toTree(typedCodec(codecId).decode(payload)));
+            out.put("class", classes.type().getName());
+          } else {
+            out.put("missing", header.codecName() + " value: pass --type and --classpath with the cache's classes"
+                + (codecId == CodecIds.KRYO || codecId == CodecIds.FORY
+                    ? " (and --register with the classes it registers, in order)" : ""));
+            showBytes(payload, out);
+          }
+        }
+        case CodecIds.JDK -> describeJavaSerialization(payload, out, true);
+        default -> {
+          out.put("missing", "codec " + header.codecName() + " is not a built-in codec; only its bytes can be shown");
+          showBytes(payload, out);
+        }
+      }
+    } catch (IOException | StowageException | IllegalArgumentException e) {
+      out.put("error", header.codecName() + " payload could not be decoded: " + message(e));
+      showBytes(payload, out);
+    }
+  }
+
+  private void describeLegacy(byte[] value, ObjectNode out) {
+    out.put("format", "legacy");
+    out.put("storedSize", value.length);
+    try {
+      switch (legacy) {
+        case JSON -> legacyJson(value, parseJson(value), out);
+        case STRING -> {
+          out.put("legacy", "text");
+          out.put("value", strictUtf8(value));
+        }
+        case JDK -> describeJavaSerialization(value, out, false);
+        case AUTO -> {
+          if (JavaSerializationHeader.isJavaSerialization(value)) {
+            describeJavaSerialization(value, out, false);
+            return;
+          }
+          JsonNode tree = tryParseJson(value);
+          if (tree != null) {
+            legacyJson(value, tree, out);
+            return;
+          }
+          String text = tryUtf8(value);
+          if (text != null) {
+            out.put("legacy", "text");
+            out.put("value", text);
+            return;
+          }
+          out.put("legacy", "binary");
+          out.put("missing", "no envelope, and the bytes are neither JSON, UTF-8 text nor JDK serialization");
+          showBytes(value, out);
+        }
+        default -> throw new IllegalStateException(legacy.name());
+      }
+    } catch (IOException | StowageException | IllegalArgumentException e) {
+      out.put("error", "legacy " + legacy.name().toLowerCase() + " value could not be read: " + message(e));
+      showBytes(value, out);
+    }
+  }
+
+  private static void legacyJson(byte[] value, JsonNode tree, ObjectNode out) {
+    out.put("legacy", "json");
+    JsonNode type = tree.isObject() ? tree.get("@class") : null;
+    if (type != null && type.isTextual()) {
+      out.put("class", type.asText());
+      out.put("writer", "GenericJackson2JsonRedisSerializer (type in \"@class\")");
+    }
+    out.set("value", tree);
+  }
+
+  private void describeJavaSerialization(byte[] data, ObjectNode out, boolean enveloped) {
+    if (!enveloped) {
+      out.put("legacy", "jdk");
+    }
+    if (classes.hasType()) {
+      Codec<?> codec = enveloped ? typedCodec(CodecIds.JDK)
+          : typedCodecs.computeIfAbsent(-CodecIds.JDK, id -> jdkCodec());
+      Object decoded = codec.decode(data);
+      out.put("class", decoded.getClass().getName());
+      out.set("value", ObjectTrees.toTree(decoded));
+      return;
+    }
+    JavaSerializationHeader.Description description = JavaSerializationHeader.describe(data);
+    out.put("class", description.className());
+    if ("string".equals(description.kind()) && description.text() != null) {
+      out.put("value", description.text());
+      return;
+    }
+    out.put("serialVersionUID", description.serialVersionUid());
+    ArrayNode fields = out.putArray("fields");
+    for (JavaSerializationHeader.Field field : description.fields()) {
+      fields.addObject().put("name", field.name()).put("type", field.type()).put("declaredBy", field.declaringClass());
+    }
+    if (description.text() != null) {
+      out.put("constant", description.text());
+    }
+    out.put("missing", "java serialization of class " + description.className()
+        + ": pass --type and --classpath to decode its fields (through the jdk codec's allowlist)");
+    showBytes(data, out);
+  }
+
+  private Codec<?> typedCodec(int codecId) {
+    return typedCodecs.computeIfAbsent(codecId, id -> id == CodecIds.JDK ? jdkCodec()
+        : Codecs.forName(CodecIds.name(id), classes.type(), classes.registered()));
+  }
+
+  private Codec<?> jdkCodec() {
+    return Codecs.jdk(classes.type(), classes.register.stream().map(String::strip).toArray(String[]::new));
+  }
+
+  private static JsonNode parseJson(byte[] data) throws IOException {
+    try (JsonParser parser = JSON.getFactory().createParser(data)) {
+      JsonNode tree = JSON.readTree(parser);
+      if (tree == null) {
+        throw new IOException("no JSON value");
+      }
+      JsonToken trailing = parser.nextToken();
+      if (trailing != null) {
+        throw new IOException("trailing content after the JSON value at byte "
+            + parser.currentTokenLocation().getByteOffset());
+      }
+      return tree;
+    }
+  }
+
+  private static JsonNode tryParseJson(byte[] data) {
+    try {
+      return parseJson(data);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static String strictUtf8(byte[] data) throws CharacterCodingException {
+    return StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT)
+        .decode(ByteBuffer.wrap(data)).toString();
+  }
+
+  private static String tryUtf8(byte[] data) {
+    try {
+      return strictUtf8(data);
+    } catch (CharacterCodingException e) {
+      return null;
+    }
+  }
+
+  private static String message(Exception e) {
+    return e instanceof CharacterCodingException ? "not valid UTF-8" : String.valueOf(e.getMessage());
+  }
+
+  /** A hex dump of the first bytes and the printable ASCII runs of four or more characters. */
+  static void showBytes(byte[] data, ObjectNode out) {
+    out.put("hex", hexDump(data, HEX_BYTES));
+    ArrayNode strings = out.putArray("strings");
+    StringBuilder run = new StringBuilder();
+    for (int i = 0; i <= data.length && strings.size() < 32; i++) {
+      int b = i < data.length ? data[i] & 0xFF : -1;
+      if (b >= 0x20 && b < 0x7F) {
+        run.append((char) b);
+      } else {
+        if (run.length() >= 4) {
+          strings.add(run.toString());
+        }
+        run.setLength(0);
+      }
+    }
+  }
+
+  static String hexDump(byte[] data, int limit) {
+    StringBuilder text = new StringBuilder();
+    int shown = Math.min(limit, data.length);
+    for (int line = 0; line < shown; line += 16) {
+      text.append(String.format("%08x ", line));
+      StringBuilder ascii = new StringBuilder();
+      for (int i = line; i < line + 16; i++) {
+        if (i < shown) {
+          int b = data[i] & 0xFF;
+          text.append(String.format(" %02x", b));
+          ascii.append(b >= 0x20 && b < 0x7F ? (char) b : '.');
+        } else {
+          text.append("   ");
+        }
+      }
+      text.append("  |").append(ascii).append("|\n");
+    }
+    if (data.length > shown) {
+      text.append("… ").append(data.length - shown).append(" more bytes\n");
+    }
+    return text.toString();
+  }
+}
