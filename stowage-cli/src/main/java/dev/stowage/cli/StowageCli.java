@@ -1,5 +1,9 @@
 package dev.stowage.cli;
 
+import dev.stowage.cli.inspect.DictCommand;
+import dev.stowage.cli.inspect.InspectCommand;
+import dev.stowage.cli.inspect.ScanCommand;
+import dev.stowage.cli.json.JsonCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,7 +21,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
     description = "A Redis object cache for the JVM, with the measurements to prove its choices.",
-    subcommands = {BenchCommand.class, ServeCommand.class})
+    subcommands = {BenchCommand.class, ServeCommand.class, InspectCommand.class, ScanCommand.class,
+        DictCommand.class, JsonCommand.class})
 public final class StowageCli implements Runnable {
 
   @Spec CommandSpec spec;
