@@ -158,6 +158,36 @@ class InspectCommandsIntegrationTests {
   }
 
   @Test
+  void generatedProtobufAvroAndThriftClassesAreShownWithTheirFieldNames(RedisServer server) throws Exception {
+    dev.stowage.samples.BoardRecord record = dev.stowage.samples.Samples.board(5);
+    write("gen:protobuf", Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class),
+        dev.stowage.samples.ProtobufForms.toProtobuf(record));
+    write("gen:avro", Codecs.avro(dev.stowage.samples.avro.BoardRecord.class), dev.stowage.samples.AvroForms.toAvro(record));
+    write("gen:thrift", Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class),
+        dev.stowage.samples.ThriftForms.toThrift(record));
+    Map<String, String> memberIdNames = Map.of("protobuf", "memberId", "avro", "member_id", "thrift", "memberId");
+    Map<String, String> classes = Map.of("protobuf", dev.stowage.samples.protobuf.BoardRecord.class.getName(),
+        "avro", dev.stowage.samples.avro.BoardRecord.class.getName(),
+        "thrift", dev.stowage.samples.thrift.TBoardRecord.class.getName());
+    for (String codec : List.of("protobuf", "avro", "thrift")) {
+      JsonNode bare = inspect(server, "gen:" + codec);
+      assertThat(bare.get("codec").asText()).isEqualTo(codec);
+      assertThat(bare.get("compression").asText()).isEqualTo("zstd");
+      assertThat(bare.get("missing").asText()).isEqualTo(codec + " value: pass --type and --classpath with the cache's classes");
+
+      JsonNode value = inspect(server, "gen:" + codec, "--type", classes.get(codec)).get("value");
+      assertThat(value.get("title").asText()).as(codec).isEqualTo(record.title());
+      assertThat(value.get("body").asText()).as(codec).isEqualTo(record.body());
+      assertThat(value.get("score").asLong()).as(codec).isEqualTo(record.score());
+      assertThat(value.get(memberIdNames.get(codec)).asLong()).as(codec).isEqualTo(record.memberId());
+    }
+  }
+
+  private static <T> void write(String key, Codec<T> codec, T value) {
+    redis.set(bytes(key), EnvelopeCodec.builder(codec).compression(Compression.zstd().minSize(0)).build().encode(value));
+  }
+
+  @Test
   void stringValuesAndCollectionsAreShownMemberByMember(RedisServer server) throws Exception {
     EnvelopeCodec<String> text = EnvelopeCodec.builder(Codecs.string()).compression(Compression.zstd().minSize(0)).build();
     redis.set(bytes("col:text"), text.encode("héllo ".repeat(30)));
