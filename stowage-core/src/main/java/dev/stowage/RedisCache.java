@@ -31,9 +31,10 @@ import java.util.function.Function;
  * {@link CacheStats#decodeFailures()} and logged once per key, and never thrown.
  *
  * <p><b>Bulk operations</b> split their keys into chunks of {@link Builder#chunkSize(int)}; each
- * chunk is one command ({@code MGET}, {@code MSET}, {@code DEL}) or one pipelined batch of
- * {@code SET}s, so a call costs one round trip per chunk, never one per key. They are not atomic:
- * when one fails, other chunks may have been applied.
+ * chunk is one command ({@code MGET}, {@code DEL}, {@code MSET} without a TTL, and with one a
+ * script that sets each key of the chunk with its own TTL), so a call costs one round trip per
+ * chunk, never one per key. A few chunks are in flight at once, pipelined on the shared
+ * connection. Bulk operations are not atomic: when one fails, other chunks may have been applied.
  *
  * <p><b>Loads</b> are single-flight: concurrent {@link #getOrLoad} calls for one key in this process
  * share one loader call, and all of them see its value or its exception. With
@@ -59,7 +60,7 @@ public interface RedisCache<K, V> {
    * so that entries written together do not expire together.
    */
   double DEFAULT_TTL_JITTER = 0.1;
-  /** The default number of keys per bulk command or pipelined batch. */
+  /** The default number of keys per bulk command. */
   int DEFAULT_CHUNK_SIZE = 1000;
   /** The largest chunk size. */
   int MAX_CHUNK_SIZE = 100_000;
@@ -268,7 +269,7 @@ public interface RedisCache<K, V> {
       return this;
     }
 
-    /** Keys per bulk command or pipelined batch; {@link RedisCache#DEFAULT_CHUNK_SIZE} by default. */
+    /** Keys per bulk command; {@link RedisCache#DEFAULT_CHUNK_SIZE} by default. */
     public Builder<K, V> chunkSize(int chunkSize) {
       this.chunkSize = chunkSize;
       return this;

@@ -22,9 +22,9 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p>A {@code Stowage} owns one shared, multiplexed Lettuce connection that every cache and feed
- * made from it uses, plus a second connection, opened on first use, that carries pipelined bulk
- * writes (it does not flush after each command, so it is never shared with single commands). Both
- * reconnect on their own: while Redis is unreachable calls fail at once, or within the
+ * made from it uses, from any thread. Bulk operations send one command per chunk of keys on that
+ * same connection, so it never has to stop flushing for a hand-made pipeline. The connection
+ * reconnects on its own: while Redis is unreachable calls fail at once, or within the
  * {@linkplain Builder#commandTimeout(Duration) command timeout}, with a
  * {@link CacheUnavailableException} naming the address, and they work again once Redis is back.
  * It also owns a {@link DictionaryStore} over the same connection, through which every cache

@@ -61,13 +61,18 @@ class CacheLoadIntegrationTests {
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
   }
 
+  /** Counts down as each caller of {@link #together} starts its call. */
+  private CountDownLatch entered;
+
   /** Runs {@code call} in {@code n} threads released together; returns each outcome (value or exception). */
   private <T> List<Object> together(int n, java.util.concurrent.Callable<T> call) throws Exception {
     CountDownLatch gate = new CountDownLatch(1);
+    entered = new CountDownLatch(n);
     List<Future<Object>> futures = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       futures.add(threads.submit(() -> {
         gate.await();
+        entered.countDown();
         try {
           return call.call();
         } catch (RuntimeException e) {
@@ -89,6 +94,15 @@ class CacheLoadIntegrationTests {
       sleep(200);
       return value;
     };
+  }
+
+  static void awaitQuietly(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   static void sleep(long millis) {
@@ -122,7 +136,10 @@ class CacheLoadIntegrationTests {
 
     List<Object> outcomes = together(CALLERS, () -> cache.getOrLoad("k", key -> {
       calls.incrementAndGet();
-      sleep(200);
+      // A failed load is not kept: a caller whose read came after the failure would load again.
+      // So the load fails only once every caller has started and had time to join it.
+      awaitQuietly(entered);
+      sleep(500);
       throw new IllegalStateException("database down for " + key);
     }));
 

@@ -114,9 +114,9 @@ public final class RedisFeed<V> implements Feed<V> {
       throw new StowageException(owner + ": the counter " + settings.counterKey() + "/" + settings.counterField()
           + " gave scores " + first + " to " + last + "; scores must be 1 to 2^53");
     }
-    List<CompletableFuture<Long>> parts = new ArrayList<>();
     int chunk = settings.chunkSize();
-    for (int from = 0; from < n; from += chunk) {
+    CompletableFuture<Void> all = ChunkWindow.run((n + chunk - 1) / chunk, index -> {
+      int from = index * chunk;
       int to = Math.min(n, from + chunk);
       @SuppressWarnings("unchecked")
       ScoredValue<byte[]>[] members = new ScoredValue[to - from];
@@ -124,11 +124,10 @@ public final class RedisFeed<V> implements Feed<V> {
         long score = first + i;
         members[i - from] = ScoredValue.just(score, ScorePrefix.member(score, envelopes.get(i)));
       }
-      parts.add(session.dispatch(c -> c.zadd(key, members)));
-    }
+      return session.dispatch(c -> c.zadd(key, members));
+    });
     String what = "ZADD of " + n + " members to " + owner;
-    session.await(session.translated(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)), what),
-        parts.size(), what);
+    session.await(session.translated(all, what), (n + chunk - 1) / chunk, what);
     List<Long> scores = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       scores.add(first + i);
@@ -151,21 +150,20 @@ public final class RedisFeed<V> implements Feed<V> {
     if (args.isEmpty()) {
       return;
     }
-    List<CompletableFuture<Boolean>> parts = new ArrayList<>();
     int perChunk = settings.chunkSize() * 2;
-    for (int from = 0; from < args.size(); from += perChunk) {
-      List<byte[]> chunk = args.subList(from, Math.min(args.size(), from + perChunk));
+    int chunks = (args.size() + perChunk - 1) / perChunk;
+    CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
+      List<byte[]> chunk = args.subList(index * perChunk, Math.min(args.size(), (index + 1) * perChunk));
       byte[][] argv = new byte[chunk.size() + 1][];
       argv[0] = counterField;
       for (int i = 0; i < chunk.size(); i++) {
         argv[i + 1] = chunk.get(i);
       }
-      parts.add(session.dispatch(c -> c.<Boolean>eval(PUT_AT_SCORES, ScriptOutputType.BOOLEAN,
-          new byte[][] {key, counterKey}, argv)));
-    }
+      return session.dispatch(c -> c.<Boolean>eval(PUT_AT_SCORES, ScriptOutputType.BOOLEAN,
+          new byte[][] {key, counterKey}, argv));
+    });
     String what = "storing " + valuesByScore.size() + " members at their scores in " + owner;
-    session.await(session.translated(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)), what),
-        parts.size(), what);
+    session.await(session.translated(all, what), chunks, what);
   }
 
   private static long[] range(int page, int size) {

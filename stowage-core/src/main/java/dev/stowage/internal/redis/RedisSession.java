@@ -30,21 +30,21 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
- * The connections of one {@link dev.stowage.Stowage}: a shared, multiplexed connection with
- * automatic flushing for everything but pipelined writes, and, opened on first use, a second
- * connection with automatic flushing turned off for those.
+ * The connection of one {@link dev.stowage.Stowage}: one shared, multiplexed Lettuce connection
+ * with automatic flushing, which every cache and feed uses from any thread.
  *
- * <p>The pipeline connection is never handed to code that expects automatic flushing: a command
- * dispatched there stays in the client's buffer until someone calls {@code flushCommands()}. Every
- * caller that dispatches on it therefore flushes after its own commands; a flush by one caller may
- * send another caller's commands early, which is harmless. That is why pipelines never use the
- * shared connection, whose other callers would hang until the next flush.
+ * <p>Bulk operations need no connection of their own. Each chunk of one is a single command
+ * ({@code MGET}, {@code MSET}, {@code DEL}, {@code ZADD}, or a script that sets a chunk of keys
+ * with their TTLs), so the shared connection sends a chunk as one write, and the commands of
+ * concurrent callers travel pipelined anyway. Turning automatic flushing off, which hand-made
+ * pipelines of single-key commands need, is never done here: on a shared connection it would
+ * leave every other caller's commands in the buffer until someone flushed.
  *
- * <p>Both connections reconnect on their own. While one is disconnected, commands are rejected at
- * once rather than queued, and every command times out after the command timeout, so no call
- * waits longer than that for Redis. Failures leave here as {@link CacheUnavailableException}
- * (Redis unreachable, or too slow) or {@link StowageException} (Redis refused the command), each
- * naming the address.
+ * <p>The connection reconnects on its own. While it is disconnected, commands are rejected at once
+ * rather than queued, and every command times out after the command timeout, so no call waits
+ * longer than that for Redis. Failures leave here as {@link CacheUnavailableException} (Redis
+ * unreachable, or too slow) or {@link StowageException} (Redis refused the command), each naming
+ * the address.
  */
 public final class RedisSession implements AutoCloseable {
   private static final long MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -56,8 +56,7 @@ public final class RedisSession implements AutoCloseable {
   private final String address;
   private final Duration timeout;
   private final StatefulRedisConnection<byte[], byte[]> shared;
-  private final Object pipelineLock = new Object();
-  private volatile StatefulRedisConnection<byte[], byte[]> pipeline;
+  private final Object closeLock = new Object();
   private volatile boolean closed;
 
   private RedisSession(ClientResources resources, RedisClient client, String address, Duration timeout,
@@ -120,33 +119,6 @@ public final class RedisSession implements AutoCloseable {
   public StatefulRedisConnection<byte[], byte[]> shared() {
     checkOpen();
     return shared;
-  }
-
-  /**
-   * The connection with automatic flushing turned off, opened on first use. Whoever dispatches
-   * commands on it must call {@code flushCommands()} afterwards.
-   *
-   * @throws CacheUnavailableException if it cannot be opened
-   */
-  public StatefulRedisConnection<byte[], byte[]> pipeline() {
-    StatefulRedisConnection<byte[], byte[]> connection = pipeline;
-    if (connection != null) {
-      return connection;
-    }
-    synchronized (pipelineLock) {
-      checkOpen();
-      if (pipeline == null) {
-        try {
-          StatefulRedisConnection<byte[], byte[]> opened = client.connect(ByteArrayCodec.INSTANCE);
-          opened.setAutoFlushCommands(false);
-          pipeline = opened;
-        } catch (RuntimeException e) {
-          throw new CacheUnavailableException("cannot open a pipeline connection to Redis at " + address
-              + ": " + e.getMessage(), e);
-        }
-      }
-      return pipeline;
-    }
   }
 
   /**
@@ -274,18 +246,14 @@ public final class RedisSession implements AutoCloseable {
     }
   }
 
-  /** Closes both connections and the client's threads. Idempotent. */
+  /** Closes the connection and the client's threads. Idempotent. */
   @Override
   public void close() {
-    synchronized (pipelineLock) {
+    synchronized (closeLock) {
       if (closed) {
         return;
       }
       closed = true;
-    }
-    StatefulRedisConnection<byte[], byte[]> bulk = pipeline;
-    if (bulk != null) {
-      bulk.close();
     }
     shared.close();
     shutdown(client, resources);
