@@ -226,7 +226,7 @@ public interface Feed<V> {
         throw new IllegalArgumentException("feed '" + name + "': chunkSize must be 1 to " + RedisCache.MAX_CHUNK_SIZE
             + ", got " + chunkSize);
       }
-      EnvelopeCodec<V> codec = codecSettings.build(owner.dictionaries(), "feed '" + name + "'");
+      EnvelopeCodec<V> codec = codecSettings.build(owner.dictionaries(), owner::useDictionary, "feed '" + name + "'");
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec, chunkSize));
     }
   }

@@ -319,7 +319,7 @@ public interface RedisCache<K, V> {
         throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be at least 1 ms, got "
             + loadLock);
       }
-      EnvelopeCodec<V> codec = codecSettings.build(owner.dictionaries(), "cache '" + name + "'");
+      EnvelopeCodec<V> codec = codecSettings.build(owner.dictionaries(), owner::useDictionary, "cache '" + name + "'");
       CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, ttl, ttlJitter,
           chunkSize, loadLock, loadExecutor);
       return new RedisCacheCore<>(owner.session(), settings).blocking();

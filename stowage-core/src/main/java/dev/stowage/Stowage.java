@@ -3,9 +3,13 @@ package dev.stowage;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.DictionaryStore;
+import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.RedisURI;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -28,7 +32,8 @@ import java.util.function.Function;
  * {@linkplain Builder#commandTimeout(Duration) command timeout}, with a
  * {@link CacheUnavailableException} naming the address, and they work again once Redis is back.
  * It also owns a {@link DictionaryStore} over the same connection, through which every cache
- * reads the zstd dictionaries that its values name.
+ * reads the zstd dictionaries that its values name; the dictionaries its caches and feeds write
+ * with are saved again after each reconnection, in case Redis restarted empty.
  *
  * <p>Thread-safe. Create one per Redis and application, and close it on shutdown: caches and feeds
  * made from it stop working then.
@@ -37,12 +42,16 @@ public final class Stowage implements AutoCloseable {
   /** How long a command may take unless {@link Builder#commandTimeout(Duration)} says otherwise. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+  private static final System.Logger LOG = System.getLogger("dev.stowage");
+
   private final RedisSession session;
   private final DictionaryStore dictionaries;
+  private final Set<ZstdDictionary> dictionariesInUse = ConcurrentHashMap.newKeySet();
 
   private Stowage(RedisSession session) {
     this.session = session;
     this.dictionaries = new DictionaryStore(session.shared());
+    session.onActivation(this::saveDictionariesInUse);
   }
 
   /** Starts a builder. */
@@ -86,6 +95,26 @@ public final class Stowage implements AutoCloseable {
 
   RedisSession session() {
     return session;
+  }
+
+  /**
+   * Saves a dictionary that a cache or feed writes with, now and again after every reconnection,
+   * so that a restarted, empty Redis gets it back and other processes can read the values.
+   */
+  void useDictionary(ZstdDictionary dictionary) {
+    dictionaries.save(dictionary);
+    dictionariesInUse.add(dictionary);
+  }
+
+  private void saveDictionariesInUse() {
+    for (ZstdDictionary dictionary : dictionariesInUse) {
+      try {
+        dictionaries.save(dictionary);
+      } catch (StowageException | IllegalStateException e) {
+        LOG.log(Level.WARNING, "could not save zstd dictionary " + dictionary.hexId() + " to Redis at "
+            + session.address() + " after reconnecting: " + e.getMessage());
+      }
+    }
   }
 
   static void requireName(String name) {

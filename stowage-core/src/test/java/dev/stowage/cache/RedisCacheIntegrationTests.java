@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.CacheStats;
 import dev.stowage.RedisCache;
+import dev.stowage.Envelope;
 import dev.stowage.Stowage;
+import dev.stowage.codec.Codecs;
+import dev.stowage.compress.CompressionIds;
+import dev.stowage.compress.DictionaryStore;
+import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.RedisServer;
@@ -210,6 +215,43 @@ class RedisCacheIntegrationTests {
     assertThatThrownBy(() -> cache.get(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> cache.put("a", null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> cache.getAll(java.util.Arrays.asList("a", null))).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void aTrainedDictionaryIsSavedAndAnotherStowageReadsItsValues(RedisServer redis) {
+    List<BoardRecord> boards = Samples.boards(0, 2000);
+    RedisCache<String, BoardRecord> writer = stowage.cache("boards", BoardRecord.class)
+        .trainDictionary(boards, 4096).build();
+    writer.put("1", boards.get(1));
+
+    Envelope.Header header = Envelope.readHeader(rawValue(redis, "boards:1"));
+    assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+    assertThat(redis.command("EXISTS", DictionaryStore.key(header.dictionaryId()))).isEqualTo(":1");
+    try (Stowage another = Stowage.builder().redis(redis.uri()).build()) {
+      RedisCache<String, BoardRecord> reader = another.cache("boards", BoardRecord.class).build();
+      assertThat(reader.get("1")).isEqualTo(boards.get(1));
+    }
+  }
+
+  @Test
+  void aCacheReadsWhatAnEarlierCodecWroteWhenToldTo() {
+    RedisCache<String, Item> before = stowage.cache("switch", Item.class).codec(Codecs.json(Item.class)).build();
+    before.put("a", Samples.item(1));
+
+    RedisCache<String, Item> after = stowage.cache("switch", Item.class).alsoRead(Codecs.json(Item.class)).build();
+    RedisCache<String, Item> unaware = stowage.cache("switch", Item.class).build();
+    assertThat(after.get("a")).isEqualTo(Samples.item(1));
+    assertThat(unaware.get("a")).as("json is not read unless asked").isNull();
+    assertThat(unaware.stats().decodeFailures()).isEqualTo(1);
+  }
+
+  private static byte[] rawValue(RedisServer redis, String key) {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.uri());
+    try (var connection = client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+      return connection.sync().get(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } finally {
+      client.shutdown();
+    }
   }
 
   static long pttl(RedisServer redis, String key) {

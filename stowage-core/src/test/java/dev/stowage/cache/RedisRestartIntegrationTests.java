@@ -7,6 +7,8 @@ import dev.stowage.CacheUnavailableException;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.compress.DictionaryStore;
+import dev.stowage.envelope.TestDictionaries;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
@@ -47,6 +49,9 @@ class RedisRestartIntegrationTests {
     try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(TIMEOUT).build()) {
       RedisCache<String, Item> cache = stowage.cache("restart", Item.class).chunkSize(10).build();
       Feed<BoardRecord> feed = stowage.feed("restartFeed", BoardRecord.class).build();
+      stowage.cache("withDictionary", BoardRecord.class).dictionary(TestDictionaries.TINY).build();
+      String dictionaryKey = DictionaryStore.key(TestDictionaries.TINY.id());
+      assertThat(redis.command("EXISTS", dictionaryKey)).isEqualTo(":1");
       cache.put("a", Samples.item(1));
       cache.putAll(items(25));
       feed.add(Samples.board(1));
@@ -76,6 +81,10 @@ class RedisRestartIntegrationTests {
         }
       }
       assertThat(cache.get("a")).isEqualTo(Samples.item(2));
+      while (!redis.command("EXISTS", dictionaryKey).equals(":1")) {
+        assertThat(System.nanoTime()).as("the dictionary in use is saved again").isLessThan(deadline);
+        Thread.sleep(50);
+      }
       assertThat(cache.get("b")).isNull();
       cache.putAll(items(25));
       assertThat(cache.getAll(items(25).keySet())).isEqualTo(items(25));

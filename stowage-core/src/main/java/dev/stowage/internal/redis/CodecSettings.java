@@ -11,6 +11,7 @@ import dev.stowage.compress.ZstdDictionary;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The codec options that caches and feeds share, collected by their builders and turned into an
@@ -71,12 +72,13 @@ public final class CodecSettings<V> {
   }
 
   /**
-   * Builds the envelope codec. A dictionary, given or trained here, is saved to {@code store} so
-   * that other processes can read the values; {@code owner} names the cache or feed in messages.
+   * Builds the envelope codec, reading dictionaries through {@code store}. A dictionary, given or
+   * trained here, goes to {@code saveDictionary}, which stores it where other processes find it;
+   * {@code owner} names the cache or feed in messages.
    *
    * @throws IllegalArgumentException if both a compression and a dictionary are set
    */
-  public EnvelopeCodec<V> build(DictionaryStore store, String owner) {
+  public EnvelopeCodec<V> build(DictionaryStore store, Consumer<ZstdDictionary> saveDictionary, String owner) {
     Codec<V> writeCodec = codec != null ? codec : Codecs.defaultFor(type);
     ZstdDictionary chosen = dictionary;
     if (trainingSamples != null) {
@@ -92,7 +94,7 @@ public final class CodecSettings<V> {
     }
     Compression writeCompression = compression;
     if (chosen != null) {
-      store.save(chosen);
+      saveDictionary.accept(chosen);
       writeCompression = Compression.zstd(chosen);
     } else if (writeCompression == null) {
       writeCompression = Compression.standard();

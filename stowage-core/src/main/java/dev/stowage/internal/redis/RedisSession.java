@@ -17,6 +17,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -25,6 +26,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -58,6 +60,7 @@ public final class RedisSession implements AutoCloseable {
   private final StatefulRedisConnection<byte[], byte[]> shared;
   private final Object closeLock = new Object();
   private volatile boolean closed;
+  private volatile reactor.core.Disposable activations;
 
   private RedisSession(ClientResources resources, RedisClient client, String address, Duration timeout,
                        StatefulRedisConnection<byte[], byte[]> shared) {
@@ -119,6 +122,26 @@ public final class RedisSession implements AutoCloseable {
   public StatefulRedisConnection<byte[], byte[]> shared() {
     checkOpen();
     return shared;
+  }
+
+  /**
+   * Runs {@code task} on the common pool each time the connection becomes active after this call:
+   * after every reconnection, for instance to restore keys that a restarted Redis lost. Only one
+   * task is kept; a second call replaces the first.
+   */
+  public void onActivation(Runnable task) {
+    requireNonNull(task, "task");
+    reactor.core.Disposable previous = activations;
+    activations = resources.eventBus().get()
+        .filter(event -> event instanceof ConnectionActivatedEvent)
+        .subscribe(event -> {
+          if (!closed) {
+            ForkJoinPool.commonPool().execute(task);
+          }
+        });
+    if (previous != null) {
+      previous.dispose();
+    }
   }
 
   /**
@@ -254,6 +277,10 @@ public final class RedisSession implements AutoCloseable {
         return;
       }
       closed = true;
+    }
+    reactor.core.Disposable subscription = activations;
+    if (subscription != null) {
+      subscription.dispose();
     }
     shared.close();
     shutdown(client, resources);
