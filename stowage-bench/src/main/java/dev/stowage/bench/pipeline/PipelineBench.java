@@ -24,10 +24,12 @@ import java.util.function.Function;
  * Runs table T2 ({@code stowage bench pipeline}): for each N, every writer writes N items, after
  * warm-up runs, several times; the row keeps the median time.
  *
- * <p>Before every timed run the writer's keys are removed (on an embedded server with
- * {@code FLUSHALL}, on a borrowed one by prefix), so each run writes fresh keys. After the last run
- * of each N the keys are counted and read back through the writer's own client and compared with
- * the items written: the row's {@code keys} and {@code verified} metrics say what was found.
+ * <p>Every writer is warmed up first; then the timed runs take turns (each writer once, then each
+ * again), so that load from other processes on a shared machine falls on every row alike. Before
+ * every run the writer's keys are removed (on an embedded server with {@code FLUSHALL}, on a
+ * borrowed one by prefix), so each run writes fresh keys. After the timed runs of each N the writer
+ * writes once more, and its keys are counted and read back through its own client and compared
+ * with the items written: the row's {@code keys} and {@code verified} metrics say what was found.
  */
 public final class PipelineBench {
 
@@ -113,23 +115,29 @@ public final class PipelineBench {
       ProgressReporter progress = new ProgressReporter(writers.size() * plan.sizes().size(), progressOut);
       for (int n : plan.sizes()) {
         List<Item> items = all.subList(0, n);
-        List<ResultRow> sizeRows = new ArrayList<>();
+        // Warm every writer up, then interleave the timed runs (writer A, B, C, A, B, C, ...) so
+        // that a noisy neighbour on a shared machine slows every row alike rather than one.
         for (BulkWriter writer : writers) {
-          String prefix = KEY_PREFIX + writer.name() + ":item:";
-          double[] millis = new double[plan.repeats()];
-          for (int run = -plan.warmups(); run < plan.repeats(); run++) {
-            redis.clear(prefix);
-            long begin = System.nanoTime();
-            writer.write(items, prefix);
-            long took = System.nanoTime() - begin;
-            if (run >= 0) {
-              millis[run] = took / 1e6;
-            }
+          for (int run = 0; run < plan.warmups(); run++) {
+            timedWrite(writer, items, redis);
           }
+        }
+        double[][] millis = new double[writers.size()][plan.repeats()];
+        for (int run = 0; run < plan.repeats(); run++) {
+          for (int w = 0; w < writers.size(); w++) {
+            millis[w][run] = timedWrite(writers.get(w), items, redis);
+          }
+        }
+        List<ResultRow> sizeRows = new ArrayList<>();
+        for (int w = 0; w < writers.size(); w++) {
+          BulkWriter writer = writers.get(w);
+          String prefix = prefixOf(writer);
+          redis.clear(prefix);
+          writer.write(items, prefix);
           long keys = redis.countKeys(prefix);
           int verified = verify(writer, items, prefix);
-          sizeRows.add(row(writer, n, millis, keys, verified));
-          progress.finished(writer.name() + " N=" + n + "  " + String.format(java.util.Locale.ROOT, "%.1f ms", median(millis)));
+          sizeRows.add(row(writer, n, millis[w], keys, verified));
+          progress.finished(writer.name() + " N=" + n + "  " + String.format(java.util.Locale.ROOT, "%.1f ms", median(millis[w])));
         }
         rows.addAll(withLimitRatio(sizeRows));
       }
@@ -160,6 +168,19 @@ public final class PipelineBench {
         .baseline(BASELINE_ROW, "n")
         .groupBy("n")
         .build();
+  }
+
+  private static String prefixOf(BulkWriter writer) {
+    return KEY_PREFIX + writer.name() + ":item:";
+  }
+
+  /** Clears the writer's keys, then writes the items; returns the milliseconds the write took. */
+  private static double timedWrite(BulkWriter writer, List<Item> items, BenchRedis redis) throws Exception {
+    String prefix = prefixOf(writer);
+    redis.clear(prefix);
+    long begin = System.nanoTime();
+    writer.write(items, prefix);
+    return (System.nanoTime() - begin) / 1e6;
   }
 
   private static BulkWriter open(String name, BenchRedis redis) {

@@ -7,11 +7,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.redisson.Redisson;
+import java.util.concurrent.TimeUnit;
+import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
-/** Redisson's batch: one {@code RBatch} of bucket sets, executed once, with Redisson's default codec. */
+/**
+ * Redisson's batch: one {@code RBatch} of bucket sets, executed once, with Redisson's default codec
+ * and batch options, except a response timeout of a minute so that a busy machine cannot fail it.
+ */
 final class RedissonBatchWriter implements BulkWriter {
 
   static final String NAME = "redisson-RBatch";
@@ -44,7 +49,7 @@ final class RedissonBatchWriter implements BulkWriter {
 
   @Override
   public void write(List<Item> items, String keyPrefix) {
-    RBatch batch = redisson.createBatch();
+    RBatch batch = redisson.createBatch(BatchOptions.defaults().responseTimeout(1, TimeUnit.MINUTES));
     for (Item item : items) {
       batch.<Item>getBucket(keyPrefix + item.id()).setAsync(item);
     }

@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * Stowage's bulk write: {@code cache.putAll(map)} on a cache with every default (compact MessagePack,
- * zstd, the default TTL and chunk size), one cache per key prefix.
+ * zstd, the default TTL and chunk size), one cache per key prefix. The command timeout is raised to a
+ * minute so that a busy shared machine slows the row down rather than failing it.
  */
 final class StowagePutAllWriter implements BulkWriter {
 
@@ -21,7 +22,7 @@ final class StowagePutAllWriter implements BulkWriter {
   private final Map<String, RedisCache<Long, Item>> caches = new HashMap<>();
 
   StowagePutAllWriter(String uri) {
-    this.stowage = Stowage.builder().redis(uri).build();
+    this.stowage = Stowage.builder().redis(uri).commandTimeout(java.time.Duration.ofSeconds(60)).build();
   }
 
   @Override

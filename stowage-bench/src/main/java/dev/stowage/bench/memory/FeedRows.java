@@ -1,0 +1,122 @@
+package dev.stowage.bench.memory;
+
+import dev.stowage.Feed;
+import dev.stowage.Stowage;
+import dev.stowage.bench.BenchRedis;
+import dev.stowage.bench.BenchmarkRunException;
+import dev.stowage.bench.ResultRow;
+import dev.stowage.bench.RowRole;
+import dev.stowage.codec.Codecs;
+import dev.stowage.compress.Compression;
+import dev.stowage.compress.DictionaryStore;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The rows that store the records in a Stowage {@link Feed}: one sorted set whose members are the
+ * score and the value's envelope, scored from a counter, as the board service keeps its posts.
+ * {@code feed/default+zstd-dict} is Stowage's default layout for the board: the default codec and
+ * a zstd dictionary trained on the records, which the feed saves in Redis (and so is counted).
+ */
+final class FeedRows {
+
+  /** The default layout's row. */
+  static final String DEFAULT_ROW = "feed/default+zstd-dict";
+
+  record FeedSpec(String name, RowRole role, String codec, String compression) {}
+
+  private FeedRows() {}
+
+  static List<String> names() {
+    return List.of(DEFAULT_ROW, "feed/default+zstd", "feed/kryo+zstd-dict");
+  }
+
+  static List<FeedSpec> specs(RecordKind kind, List<?> records) {
+    List<FeedSpec> specs = new ArrayList<>();
+    specs.add(new FeedSpec(DEFAULT_ROW, RowRole.STOWAGE, "default", "zstd-dict"));
+    specs.add(new FeedSpec("feed/default+zstd", RowRole.STOWAGE, "default", "zstd"));
+    specs.add(new FeedSpec("feed/kryo+zstd-dict", RowRole.STOWAGE, "kryo", "zstd-dict"));
+    return specs;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static ResultRow measure(FeedSpec spec, MemoryBench.Plan plan, List<?> records, BenchRedis redis, String prefix) {
+    RecordKind kind = plan.kind();
+    MemoryBench.clear(redis, prefix, kind);
+    String key = MemoryBench.zsetKey(prefix, kind);
+    long before = redis.usedMemory();
+    long dictionaryId = -1;
+    try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(java.time.Duration.ofSeconds(60)).build()) {
+      Feed.Builder builder = stowage.feed(kind.cliName(), kind.type()).key(key).counter(prefix + "counter", kind.cliName());
+      String codecName = spec.codec();
+      if (!codecName.equals("default")) {
+        builder.codec(Codecs.forName(codecName, kind.type()));
+      }
+      if (spec.compression().equals("zstd-dict")) {
+        builder.trainDictionary(sample(records), MemoryBench.DICTIONARY_SIZE);
+      } else {
+        builder.compression(spec.compression().equals("zstd") ? Compression.zstd() : Compression.none());
+      }
+      Feed<Object> feed = builder.build();
+      List<Long> scores = feed.addAll((List<Object>) records);
+      long after = redis.usedMemory();
+      long stored = feed.size();
+      int verified = verify(spec, feed, records, scores);
+      long valueBytes = meanMemberBytes(redis, key) * records.size();
+      for (Long id : stowage.dictionaries().list()) {
+        dictionaryId = id;
+      }
+      if (!redis.owned() && !plan.keepKeys() && dictionaryId != -1) {
+        redis.admin().unlink(DictionaryStore.key(dictionaryId));
+      }
+      return MemoryBench.row(spec.name(), spec.role(), "feed", codecName, spec.compression(), plan, after - before, valueBytes, stored, verified);
+    }
+  }
+
+  private static List<Object> sample(List<?> records) {
+    int step = Math.max(1, records.size() / MemoryBench.DICTIONARY_SAMPLES);
+    List<Object> samples = new ArrayList<>();
+    for (int i = 0; i < records.size(); i += step) {
+      samples.add(records.get(i));
+    }
+    return samples;
+  }
+
+  private static int verify(FeedSpec spec, Feed<Object> feed, List<?> records, List<Long> scores) {
+    if (scores.size() != records.size()) {
+      throw new BenchmarkRunException(spec.name() + ": addAll returned " + scores.size() + " scores for " + records.size() + " records", null);
+    }
+    java.util.Map<Long, Integer> indexOf = new java.util.HashMap<>();
+    for (int i = 0; i < scores.size(); i++) {
+      indexOf.put(scores.get(i), i);
+    }
+    int verified = 0;
+    int size = Math.min(1_000, records.size());
+    for (Feed.Entry<Object> entry : feed.page(1, size)) {
+      int index = indexOf.getOrDefault(entry.score(), -1);
+      Object expected = index < 0 ? null : records.get(index);
+      if (!entry.value().equals(expected)) {
+        throw new BenchmarkRunException(spec.name() + ": the entry at score " + entry.score() + " reads back as " + entry.value() + ", not " + expected, null);
+      }
+      verified++;
+    }
+    if (verified != size) {
+      throw new BenchmarkRunException(spec.name() + ": the newest page has " + verified + " entries, not " + size, null);
+    }
+    return verified;
+  }
+
+  /** The mean length of up to 1,000 members of the sorted set. */
+  private static long meanMemberBytes(BenchRedis redis, String key) {
+    RedisClient client = RedisClient.create(redis.redisUri());
+    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+      List<byte[]> members = connection.sync().zrange(MemoryBench.bytes(key), 0, 999);
+      return members.isEmpty() ? 0 : members.stream().mapToLong(m -> m.length).sum() / members.size();
+    } finally {
+      client.shutdown();
+    }
+  }
+}

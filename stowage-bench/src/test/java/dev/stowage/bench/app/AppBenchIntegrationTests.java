@@ -1,0 +1,81 @@
+package dev.stowage.bench.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stowage.RedisCache;
+import dev.stowage.Stowage;
+import dev.stowage.bench.BenchRedis;
+import dev.stowage.bench.ResultRow;
+import dev.stowage.bench.ResultsDocument;
+import dev.stowage.bench.RowRole;
+import dev.stowage.samples.Person;
+import dev.stowage.samples.Samples;
+import dev.stowage.testkit.RedisServer;
+import dev.stowage.testkit.WithRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@WithRedis
+class AppBenchIntegrationTests {
+
+  private static final int REQUESTS = 6;
+
+  @Test
+  void everyRowStoresAndChecksEveryPersonAndTheResultsHaveTheT5Shape(RedisServer server, @TempDir Path dir) {
+    server.flushAll();
+    ResultsDocument results;
+    try (BenchRedis redis = BenchRedis.external(server.uri())) {
+      results = AppBench.run(new AppBench.Plan(REQUESTS, 2, 3, true, List.of(), true), redis, new PrintStream(new ByteArrayOutputStream()));
+    }
+    assertThat(results.rows()).extracting(ResultRow::name).containsExactly("fastjson-string", "kryo", "stowage");
+    assertThat(results.rows()).extracting(ResultRow::role).containsExactly(RowRole.SEED, RowRole.SEED, RowRole.STOWAGE);
+    for (ResultRow row : results.rows()) {
+      assertThat(row.metric("add_ops")).as(row.name()).hasValue(REQUESTS);
+      assertThat(row.metric("check_ops")).as(row.name()).hasValue(REQUESTS);
+      assertThat(row.metric("people_stored")).as(row.name()).hasValue(REQUESTS * 100);
+      assertThat(row.metric("people_checked")).as(row.name()).hasValue(REQUESTS * 100);
+      assertThat(row.metric("bytes_per_person").getAsDouble()).as(row.name()).isPositive();
+      assertThat(row.metric("add_p99_ms").getAsDouble()).isGreaterThanOrEqualTo(row.metric("add_p50_ms").getAsDouble());
+    }
+
+    // The last row (Stowage) left its people: ids 1..600, readable through a cache of its own.
+    List<Person> templates = Samples.people(10_000);
+    String prefix = AppBench.BORROWED_PREFIX + "person_";
+    try (Stowage stowage = Stowage.builder().redis(server.uri()).build()) {
+      RedisCache<Long, Person> cache = stowage.cache("check", Person.class).<Long>keys(String::valueOf).keyPrefix(prefix).build();
+      for (long id : new long[] {1, 2, 300, REQUESTS * 100}) {
+        Person person = cache.get(id);
+        assertThat(person).isEqualTo(AppBench.person(templates, id));
+        assertThat(person.checksumMatches()).isTrue();
+      }
+      assertThat(cache.get((long) REQUESTS * 100 + 1)).isNull();
+    }
+    RedisClient client = RedisClient.create(server.uri());
+    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+      assertThat(connection.sync().ttl((prefix + 1).getBytes(StandardCharsets.UTF_8))).isEqualTo(-1L);
+    } finally {
+      client.shutdown();
+    }
+
+    ResultsDocument read = ResultsDocument.read(results.writeTo(dir));
+    assertThat(read.bench()).isEqualTo("app");
+    assertThat(read.toJson()).isEqualTo(results.toJson());
+    assertThat(AppBench.table().render(read.rows())).contains("add/s", "check/s", "B/person");
+  }
+
+  @Test
+  void theSeedsFormsRoundTripAPerson() {
+    Person person = Samples.person(7);
+    assertThat(PersonSerializers.fromFastjson(PersonSerializers.toFastjson(person))).isEqualTo(person);
+    assertThat(PersonSerializers.fromKryo(PersonSerializers.toKryo(person))).isEqualTo(person);
+    assertThat(PersonSerializers.toFastjson(person)).contains("\"md5\":\"" + person.md5() + "\"");
+  }
+}
