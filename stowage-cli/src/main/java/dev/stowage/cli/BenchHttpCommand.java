@@ -31,7 +31,8 @@ import picocli.CommandLine.TypeConversionException;
       "Table T1: the board service in stowage, seed-json and seed-msgpack modes, each in a JVM of its own",
       "with a fresh embedded Redis and H2, preloaded through POST /boards/bulk, then a write load (POST /boards)",
       "and a read load (GET /boards?page=1&size=25) from the same virtual users: RPS, p50/p95/p99, errors,",
-      "Redis used_memory, and wrk's RPS on the read page when wrk is on the PATH. Ratios are against seed-json."
+      "Redis used_memory, and wrk's RPS on the read page when wrk is on the PATH. Ratios are against seed-json.",
+      "Each load is measured in rounds in which the modes take turns, so that a busy machine weighs on all alike."
     })
 final class BenchHttpCommand implements Callable<Integer> {
 
@@ -70,6 +71,10 @@ final class BenchHttpCommand implements Callable<Integer> {
       description = "Unmeasured warm-up of each load before it is measured (default: 10; 5 with --quick).")
   Integer warmup;
 
+  @Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
+      description = "Each load's duration is cut into N slices, the modes taking turns (default: ${DEFAULT-VALUE}).")
+  int rounds;
+
   @Option(names = "--client", paramLabel = "KIND", defaultValue = "reactor",
       description = "HTTP client of the virtual users: reactor or jdk (default: ${DEFAULT-VALUE}).")
   String client;
@@ -87,7 +92,7 @@ final class BenchHttpCommand implements Callable<Integer> {
     Duration warm = warmup != null ? Duration.ofSeconds(warmup)
         : quick ? HttpBench.Plan.QUICK_WARMUP : HttpBench.Plan.DEFAULT_WARMUP;
     Optional<Wrk> wrk = noWrk ? Optional.empty() : Wrk.onPath();
-    return new HttpBench.Plan(modes, posts, new LoadPlan(userCount, rampRate, length), warm, quick,
+    return new HttpBench.Plan(modes, posts, new LoadPlan(userCount, rampRate, length), warm, rounds, quick,
         HttpClientKind.parse(client), wrk, out.resolve("logs"));
   }
 

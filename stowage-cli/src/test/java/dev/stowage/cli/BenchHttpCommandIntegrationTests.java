@@ -24,7 +24,7 @@ class BenchHttpCommandIntegrationTests {
     command.setErr(new PrintWriter(stderr, true));
 
     int exit = command.execute("bench", "http", "--records", "200", "--users", "10", "--ramp", "100",
-        "--duration", "2", "--warmup", "1", "--no-wrk", "--out", out.toString());
+        "--duration", "2", "--warmup", "1", "--rounds", "2", "--no-wrk", "--out", out.toString());
 
     assertThat(exit).as(stderr.toString()).isZero();
     ResultsDocument results = ResultsDocument.read(out.resolve("http.json"));
@@ -44,6 +44,7 @@ class BenchHttpCommandIntegrationTests {
       assertThat(row.metric("redis_used_memory_bytes").getAsDouble()).isPositive();
       assertThat(row.param("records")).isEqualTo("200");
       assertThat(row.param("warmup_s")).isEqualTo("1");
+      assertThat(row.param("rounds")).isEqualTo("2");
     }
     List<ResultRow> reads = results.rows().stream().filter(row -> "read".equals(row.param("load"))).toList();
     // 25 posts of the seed's shape: the seed's page was about 16.9 KB.

@@ -42,10 +42,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>For each mode, in the plan's order: a fresh embedded Redis; the board service in a JVM of its
  * own ({@link BoardProcess}) with its own in-memory H2; the preload of {@link Plan#records()} posts
  * through {@code POST /boards/bulk} in batches of {@value #BATCH}; Redis {@code used_memory}; one
- * {@code GET} of the read page to record its size; then the write load ({@code POST /boards}) and
- * the read load ({@value #READ_PATH}) from the same virtual users, each after an unmeasured warm-up
- * of the same load (so that both JVMs have compiled their paths), and {@code wrk} on the read page
- * when the plan asks for it. Rows are named by mode and grouped by load; ratios are against
+ * {@code GET} of the read page to record its size. All services stay up; then the write load
+ * ({@code POST /boards}) and the read load ({@value #READ_PATH}) from the same virtual users, each
+ * after an unmeasured warm-up per mode (so that both JVMs have compiled their paths) and measured
+ * in rounds in which the modes take turns, so that whatever else the machine is doing weighs on
+ * every mode alike; last, {@code wrk} on each read page when the plan asks for it. Rows are named by mode and grouped by load; ratios are against
  * seed-json in the same run.
  */
 public final class HttpBench {
@@ -82,13 +83,14 @@ public final class HttpBench {
    * @param records posts preloaded before the loads, at least 1
    * @param load users, ramp and duration of each load
    * @param warmup how long each load runs unmeasured first; zero for no warm-up
+   * @param rounds how many slices each load's duration is cut into, the modes taking turns
    * @param quick whether these are the short {@code --quick} settings (recorded in the results)
    * @param client the HTTP client the users send with
    * @param wrk run {@code wrk} on the read page after the read load, or empty for none
    * @param logDir where the board services' logs are written
    */
-  public record Plan(List<BoardMode> modes, int records, LoadPlan load, Duration warmup, boolean quick,
-      HttpClientKind client,
+  public record Plan(List<BoardMode> modes, int records, LoadPlan load, Duration warmup, int rounds,
+      boolean quick, HttpClientKind client,
       Optional<Wrk> wrk, Path logDir) {
 
     /** The seed's figures: 120,000 posts, 1000 users at 200 a second for 60 s. */
@@ -107,6 +109,8 @@ public final class HttpBench {
     public static final double QUICK_RAMP = 40;
     /** {@code --quick}: each load's length. */
     public static final Duration QUICK_DURATION = Duration.ofSeconds(15);
+    /** Rounds each load is cut into, the modes taking turns. */
+    public static final int DEFAULT_ROUNDS = 3;
     /** The unmeasured warm-up before each load. */
     public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(10);
     /** {@code --quick}: the warm-up before each load. */
@@ -132,6 +136,9 @@ public final class HttpBench {
       }
       if (modes.stream().distinct().count() != modes.size()) {
         throw new IllegalArgumentException("a mode is listed twice: " + modes);
+      }
+      if (rounds < 1 || load.duration().dividedBy(rounds).isZero()) {
+        throw new IllegalArgumentException("rounds must be at least 1 and leave each slice some time, not " + rounds);
       }
       if (records < 1) {
         throw new IllegalArgumentException("records must be at least 1, not " + records);
@@ -171,20 +178,65 @@ public final class HttpBench {
   }
 
   private ResultsDocument runAll() {
-    List<ResultRow> rows = new ArrayList<>();
-    for (BoardMode mode : plan.modes()) {
-      rows.addAll(runMode(mode));
+    List<Target> targets = new ArrayList<>();
+    try {
+      for (BoardMode mode : plan.modes()) {
+        targets.add(start(mode));
+      }
+      Map<BoardMode, LoadResult> writes = interleave("write", targets, target -> {
+        List<byte[]> bodies = writeBodies();
+        AtomicInteger next = new AtomicInteger();
+        return user -> target.client().postJson("/boards",
+            bodies.get(Math.floorMod(next.getAndIncrement(), bodies.size())));
+      });
+      Map<BoardMode, LoadResult> reads = interleave("read", targets, target -> target.client().getting(READ_PATH));
+      List<ResultRow> rows = new ArrayList<>();
+      for (Target target : targets) {
+        Optional<Wrk.Result> wrk = runWrk(target);
+        if (!target.board().isAlive()) {
+          throw new BenchmarkRunException("the board service (" + target.mode().label() + ") died during the loads;"
+              + " last lines of " + target.board().log() + ":\n" + target.board().lastLogLines(), null);
+        }
+        rows.add(row(target.mode(), "write", "POST /boards", writes.get(target.mode()), target.usedMemory(), Map.of()));
+        rows.add(row(target.mode(), "read", "GET " + READ_PATH, reads.get(target.mode()), target.usedMemory(),
+            readExtras(target.pageBytes(), wrk)));
+      }
+      return new ResultsDocument("http", plan.quick(), RunEnvironment.capture(redisVersion, Clock.systemDefaultZone()),
+          rows);
+    } finally {
+      for (int i = targets.size() - 1; i >= 0; i--) {
+        targets.get(i).close();
+      }
     }
-    return new ResultsDocument("http", plan.quick(), RunEnvironment.capture(redisVersion, Clock.systemDefaultZone()), rows);
   }
 
-  private List<ResultRow> runMode(BoardMode mode) {
+  /** One mode's service, its Redis and the client of its users, preloaded and measured at rest. */
+  private record Target(BoardMode mode, RedisServer redis, BoardProcess board, HttpLoadClient client,
+      long usedMemory, int pageBytes) implements AutoCloseable {
+    @Override
+    public void close() {
+      try {
+        client.close();
+      } finally {
+        try {
+          board.close();
+        } finally {
+          redis.close();
+        }
+      }
+    }
+  }
+
+  private Target start(BoardMode mode) {
     String label = mode.label();
     progress.printf("== %s: starting Redis and the board service%n", label);
-    try (RedisServer redis = RedisServer.start();
-        BoardProcess board = BoardProcess.start(mode, redis.uri(), List.of(),
-            plan.logDir().resolve("board-" + label + ".log"), BoardProcess.DEFAULT_START_TIMEOUT);
-        HttpLoadClient client = plan.client().open(board.url(), plan.load().users())) {
+    RedisServer redis = RedisServer.start();
+    BoardProcess board = null;
+    HttpLoadClient client = null;
+    try {
+      board = BoardProcess.start(mode, redis.uri(), List.of(), plan.logDir().resolve("board-" + label + ".log"),
+          BoardProcess.DEFAULT_START_TIMEOUT);
+      client = plan.client().open(board.url(), plan.load().users());
       progress.printf("== %s: board pid %d on %s (log %s), redis %s%n", label, board.pid(), board.url(),
           board.log(), redis.uri());
       preload(label, client, board);
@@ -192,29 +244,75 @@ public final class HttpBench {
       progress.printf("== %s: redis used_memory after %,d posts: %.1f MB%n", label, plan.records(), usedMemory / 1e6);
       int pageBytes = readPageSize(board.url());
       progress.printf("== %s: %s answers %,d bytes%n", label, READ_PATH, pageBytes);
-
-      List<byte[]> bodies = writeBodies();
-      AtomicInteger next = new AtomicInteger();
-      RequestIssuer writer =
-          user -> client.postJson("/boards", bodies.get(Math.floorMod(next.getAndIncrement(), bodies.size())));
-      LoadResult write = measure("write " + label, writer);
-      LoadResult read = measure("read " + label, client.getting(READ_PATH));
-      Optional<Wrk.Result> wrk = plan.wrk().map(w -> {
-        progress.printf("== %s: wrk -c%d -d%ds %s%n", label, plan.load().users(), plan.load().duration().toSeconds(),
-            READ_PATH);
-        Wrk.Result result = w.run(board.url() + READ_PATH, plan.load().users(),
-            Runtime.getRuntime().availableProcessors(), plan.load().duration());
-        progress.printf(Locale.ROOT, "== %s: wrk %.0f rps, p99 %.1f ms, %d errors%n", label,
-            result.requestsPerSecond(), result.p99Millis(), result.errors());
-        return result;
-      });
-      if (!board.isAlive()) {
-        throw new BenchmarkRunException("the board service (" + label + ") died during the loads; last lines of "
-            + board.log() + ":\n" + board.lastLogLines(), null);
+      return new Target(mode, redis, board, client, usedMemory, pageBytes);
+    } catch (RuntimeException e) {
+      if (client != null) {
+        client.close();
       }
-      return List.of(row(mode, "write", "POST /boards", write, usedMemory, Map.of()),
-          row(mode, "read", "GET " + READ_PATH, read, usedMemory, readExtras(pageBytes, wrk)));
+      if (board != null) {
+        board.close();
+      }
+      redis.close();
+      throw e;
     }
+  }
+
+  /**
+   * Runs one load against every target: first each one's warm-up (with the plan's ramp), then
+   * {@link Plan#rounds()} rounds in which each target in turn gets its slice of the duration, so
+   * that a noisy neighbour on the machine hits every mode alike. The ramp applies once per target,
+   * in the warm-up or else in the first round; later rounds start every user at once (their
+   * connections are already open).
+   */
+  private Map<BoardMode, LoadResult> interleave(String load, List<Target> targets,
+      java.util.function.Function<Target, RequestIssuer> issuerOf) {
+    Map<BoardMode, RequestIssuer> issuers = new LinkedHashMap<>();
+    for (Target target : targets) {
+      issuers.put(target.mode(), issuerOf.apply(target));
+    }
+    LoadPlan shape = plan.load();
+    boolean warm = !plan.warmup().isZero();
+    if (warm) {
+      for (Target target : targets) {
+        String label = "warm-up " + load + " " + target.mode().label();
+        LoadResult warmup = LoadGenerator.run(label,
+            new LoadPlan(shape.users(), shape.rampPerSecond(), plan.warmup(), shape.progressInterval()),
+            issuers.get(target.mode()), progress);
+        progress.printf(Locale.ROOT, "== %s: %.0f rps, %d errors (not counted)%n", label,
+            warmup.requestsPerSecond(), warmup.errors());
+      }
+    }
+    Duration slice = shape.duration().dividedBy(plan.rounds());
+    double allAtOnce = shape.users() * 1000.0;
+    Map<BoardMode, List<LoadResult>> slices = new LinkedHashMap<>();
+    for (int round = 1; round <= plan.rounds(); round++) {
+      for (Target target : targets) {
+        double ramp = round == 1 && !warm ? shape.rampPerSecond() : allAtOnce;
+        String label = load + " " + target.mode().label() + " " + round + "/" + plan.rounds();
+        slices.computeIfAbsent(target.mode(), m -> new ArrayList<>()).add(LoadGenerator.run(label,
+            new LoadPlan(shape.users(), ramp, slice, shape.progressInterval()), issuers.get(target.mode()), progress));
+      }
+    }
+    Map<BoardMode, LoadResult> results = new LinkedHashMap<>();
+    for (Target target : targets) {
+      LoadResult combined = LoadResult.combine(load + " " + target.mode().label(), slices.get(target.mode()));
+      summary(combined);
+      results.put(target.mode(), combined);
+    }
+    return results;
+  }
+
+  private Optional<Wrk.Result> runWrk(Target target) {
+    return plan.wrk().map(w -> {
+      String label = target.mode().label();
+      progress.printf("== %s: wrk -c%d -d%ds %s%n", label, plan.load().users(), plan.load().duration().toSeconds(),
+          READ_PATH);
+      Wrk.Result result = w.run(target.board().url() + READ_PATH, plan.load().users(),
+          Runtime.getRuntime().availableProcessors(), plan.load().duration());
+      progress.printf(Locale.ROOT, "== %s: wrk %.0f rps, p99 %.1f ms, %d errors%n", label,
+          result.requestsPerSecond(), result.p99Millis(), result.errors());
+      return result;
+    });
   }
 
   private static Map<String, Number> readExtras(int pageBytes, Optional<Wrk.Result> wrk) {
@@ -238,6 +336,7 @@ public final class HttpBench {
     params.put("ramp_per_s", plan.load().rampPerSecond());
     params.put("duration_s", plan.load().duration().toSeconds());
     params.put("warmup_s", plan.warmup().toSeconds());
+    params.put("rounds", plan.rounds());
     params.put("records", plan.records());
     params.put("client", plan.client().label());
     if (!result.failures().isEmpty()) {
@@ -248,20 +347,6 @@ public final class HttpBench {
     metrics.put("redis_used_memory_mb", Math.round(usedMemory / 1e5) / 10.0);
     metrics.putAll(extras);
     return new ResultRow(mode.label(), mode == BoardMode.STOWAGE ? RowRole.STOWAGE : RowRole.SEED, params, metrics);
-  }
-
-  /** Runs the load unmeasured for the warm-up, then measured; prints the measured figures. */
-  private LoadResult measure(String label, RequestIssuer issuer) {
-    if (!plan.warmup().isZero()) {
-      LoadResult warmup = LoadGenerator.run("warm-up " + label,
-          new LoadPlan(plan.load().users(), plan.load().rampPerSecond(), plan.warmup(), plan.load().progressInterval()),
-          issuer, progress);
-      progress.printf(Locale.ROOT, "== warm-up %s: %.0f rps, %d errors (not counted)%n", label,
-          warmup.requestsPerSecond(), warmup.errors());
-    }
-    LoadResult result = LoadGenerator.run(label, plan.load(), issuer, progress);
-    summary(result);
-    return result;
   }
 
   private void summary(LoadResult result) {

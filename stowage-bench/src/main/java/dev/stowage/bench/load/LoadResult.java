@@ -33,6 +33,36 @@ public record LoadResult(String label, int usersStarted, long succeeded, Map<Str
     failures = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(failures, "failures")));
   }
 
+  /**
+   * The slices of one load taken as a single run: requests, failures, bytes and elapsed times
+   * added up, latencies merged, users the most any slice started. For loads run in rounds,
+   * interleaved with others so that every configuration sees the same machine.
+   *
+   * @throws IllegalArgumentException if {@code slices} is empty
+   */
+  public static LoadResult combine(String label, java.util.List<LoadResult> slices) {
+    Objects.requireNonNull(label, "label");
+    if (slices.isEmpty()) {
+      throw new IllegalArgumentException("no slices to combine for '" + label + "'");
+    }
+    Histogram latencies = slices.get(0).latencyMicros().copy();
+    latencies.reset();
+    Map<String, Long> failures = new LinkedHashMap<>();
+    long succeeded = 0;
+    long bytes = 0;
+    Duration elapsed = Duration.ZERO;
+    int users = 0;
+    for (LoadResult slice : slices) {
+      latencies.add(slice.latencyMicros());
+      slice.failures().forEach((cause, count) -> failures.merge(cause, count, Long::sum));
+      succeeded += slice.succeeded();
+      bytes += slice.bytes();
+      elapsed = elapsed.plus(slice.elapsed());
+      users = Math.max(users, slice.usersStarted());
+    }
+    return new LoadResult(label, users, succeeded, failures, bytes, elapsed, latencies);
+  }
+
   /** Failed requests, all causes together. */
   public long errors() {
     return failures.values().stream().mapToLong(Long::longValue).sum();

@@ -116,6 +116,26 @@ class LoadGeneratorUnitTests {
   }
 
   @Test
+  void slicesCombineIntoOneRun() {
+    LoadResult first = LoadGenerator.run("slice", new LoadPlan(2, 1000, Duration.ofMillis(200)),
+        user -> CompletableFuture.completedFuture(Outcome.success(3)), progress);
+    LoadResult second = LoadGenerator.run("slice", new LoadPlan(3, 1000, Duration.ofMillis(200)),
+        user -> CompletableFuture.completedFuture(Outcome.failure("HTTP 503")), progress);
+
+    LoadResult both = LoadResult.combine("both", java.util.List.of(first, second));
+
+    assertThat(both.succeeded()).isEqualTo(first.succeeded());
+    assertThat(both.failures()).containsExactly(java.util.Map.entry("HTTP 503", second.errors()));
+    assertThat(both.bytes()).isEqualTo(first.bytes());
+    assertThat(both.elapsed()).isEqualTo(first.elapsed().plus(second.elapsed()));
+    assertThat(both.usersStarted()).isEqualTo(3);
+    assertThat(both.latencyMicros().getTotalCount()).isEqualTo(first.succeeded());
+    assertThat(first.latencyMicros().getTotalCount()).isEqualTo(first.succeeded());
+    assertThatThrownBy(() -> LoadResult.combine("none", java.util.List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void plansRejectValuesOutOfRange() {
     assertThatThrownBy(() -> new LoadPlan(0, 1, Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("users must be at least 1, not 0");
