@@ -121,6 +121,23 @@ class FeedIntegrationTests {
       assertThat(all.get(n - 1 - i)).isEqualTo(new Feed.Entry<>(i + 2L, values.get(i)));
     }
     assertThat(feed.add(Samples.board(0))).isEqualTo(n + 2);
+    assertThat(feed.page(1, 1)).as("the script's prefix for a score of any length")
+        .containsExactly(new Feed.Entry<>(n + 2L, Samples.board(0)));
+  }
+
+  @Test
+  void largeScoresKeepTheirPrefix() {
+    Feed<BoardRecord> feed = board();
+    long large = (1L << 40) + 5;
+    raw.sync().hset(bytes("counter"), bytes("board"), bytes(Long.toString(large)));
+
+    assertThat(feed.add(Samples.board(1))).isEqualTo(large + 1);
+    assertThat(feed.addAll(List.of(Samples.board(2)))).containsExactly(large + 2);
+    feed.putAll(Map.of(large + 10, Samples.board(3)));
+
+    assertThat(feed.page(1, 10)).containsExactly(new Feed.Entry<>(large + 10, Samples.board(3)),
+        new Feed.Entry<>(large + 2, Samples.board(2)), new Feed.Entry<>(large + 1, Samples.board(1)));
+    assertThat(feed.add(Samples.board(4))).isEqualTo(large + 11);
   }
 
   @Test
