@@ -146,7 +146,11 @@ public final class ScanCommand implements Callable<Integer> {
         byType.merge(type, 1L, Long::sum);
         Long bytes = await(memory.get(i));
         String format = null;
-        if (values.get(i) != null) {
+        if (values.get(i) != null && key.startsWith(DictionaryStore.KEY_PREFIX)) {
+          await(values.get(i));
+          format = "zstd dictionary";
+          byFormat.merge(format, 1L, Long::sum);
+        } else if (values.get(i) != null) {
           byte[] value = await(values.get(i));
           if (value != null) {
             ObjectNode described = reader.describe(value);

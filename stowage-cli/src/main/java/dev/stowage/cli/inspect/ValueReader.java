@@ -179,7 +179,7 @@ final class ValueReader {
     JsonNode type = tree.isObject() ? tree.get("@class") : null;
     if (type != null && type.isTextual()) {
       out.put("class", type.asText());
-      out.put("writer", "GenericJackson2JsonRedisSerializer (type in \"@class\")");
+      out.put("writer", "GenericJackson2JsonRedisSerializer, type in \"@class\"");
     }
     out.set("value", tree);
   }

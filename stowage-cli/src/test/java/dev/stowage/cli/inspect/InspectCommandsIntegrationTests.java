@@ -421,6 +421,9 @@ class InspectCommandsIntegrationTests {
     assertThat(inspected.get("compression").asText()).isEqualTo("zstd-dict");
     assertThat(inspected.get("value").get("id").asInt()).isEqualTo(3);
 
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "stowage:dict:" + id)).isZero();
+    assertThat(MAPPER.readTree(out.toString()).get("byFormat")).isEqualTo(MAPPER.readTree("{\"zstd dictionary\":1}"));
+
     assertThat(run("dict", "show", "--redis", server.uri(), "0badcafe")).isEqualTo(1);
     assertThat(err.toString()).contains("no dictionary 0badcafe: no key stowage:dict:0badcafe");
   }
