@@ -147,7 +147,7 @@ public final class BoardFeed implements AutoCloseable {
         sent.add(redis().zadd(FEED_KEY, array).toCompletableFuture());
       }
       return Mono.fromFuture(CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])));
-    });
+    }).onErrorMap(BoardFeed::isConnectionLoss, BoardFeed::connectionLost);
   }
 
   /**
@@ -173,7 +173,7 @@ public final class BoardFeed implements AutoCloseable {
             new byte[][] {FEED_KEY}, args).toCompletableFuture());
       }
       return Mono.fromFuture(CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])));
-    });
+    }).onErrorMap(BoardFeed::isConnectionLoss, BoardFeed::connectionLost);
   }
 
   /** One page, newest first, and whether the feed is complete; both in one round trip. */
@@ -185,7 +185,7 @@ public final class BoardFeed implements AutoCloseable {
       return Mono.fromFuture(complete.toCompletableFuture()).zipWith(
           Mono.fromFuture(members.toCompletableFuture()),
           (exists, list) -> new CachedPage(exists > 0, list));
-    });
+    }).onErrorMap(BoardFeed::isConnectionLoss, BoardFeed::connectionLost);
   }
 
   /** The fragment scored {@code score}, or empty. */
@@ -243,7 +243,21 @@ public final class BoardFeed implements AutoCloseable {
   }
 
   private static <T> Mono<T> mono(Supplier<RedisFuture<T>> command) {
-    return Mono.defer(() -> Mono.fromFuture(command.get().toCompletableFuture()));
+    return Mono.defer(() -> Mono.fromFuture(command.get().toCompletableFuture()))
+        .onErrorMap(BoardFeed::isConnectionLoss, BoardFeed::connectionLost);
+  }
+
+  /**
+   * Whether a command failed because the connection broke under it: Lettuce completes the
+   * commands in flight with the socket's own {@link java.io.IOException} (such as "Connection
+   * reset by peer"), not with a {@link io.lettuce.core.RedisException}.
+   */
+  private static boolean isConnectionLoss(Throwable e) {
+    return e instanceof java.io.IOException;
+  }
+
+  private static RedisConnectionException connectionLost(Throwable e) {
+    return new RedisConnectionException("the connection to Redis broke: " + e.getMessage(), e);
   }
 
   private static byte[] bytes(String text) {
