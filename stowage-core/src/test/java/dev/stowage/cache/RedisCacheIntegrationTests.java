@@ -71,6 +71,19 @@ class RedisCacheIntegrationTests {
   }
 
   @Test
+  void aLettuceUriWorksToo(RedisServer redis) {
+    try (Stowage viaUri = Stowage.builder().redis(io.lettuce.core.RedisURI.create(redis.host(), redis.port()))
+        .commandTimeout(Duration.ofSeconds(1)).build()) {
+      assertThat(viaUri.address()).isEqualTo("127.0.0.1:" + redis.port());
+      viaUri.cache("uri", Item.class).build().put("a", Samples.item(1));
+    }
+    assertThat(stowage.cache("uri", Item.class).build().get("a")).isEqualTo(Samples.item(1));
+    assertThatThrownBy(() -> Stowage.builder().build()).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("redis(");
+    assertThatThrownBy(() -> Stowage.builder().redis("http://nope")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void keysOfAnotherTypeGoThroughTheKeyFunction(RedisServer redis) {
     RedisCache<Long, Item> cache = stowage.cache("byId", Item.class)
         .keys((Long id) -> "item-" + id).keyPrefix("shop:").build();
