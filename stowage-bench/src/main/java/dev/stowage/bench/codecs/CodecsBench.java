@@ -8,6 +8,9 @@ import dev.stowage.bench.ResultTable;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.RunEnvironment;
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -187,7 +190,42 @@ public final class CodecsBench {
         }
       }
     }
-    progressOut.printf("warmed up every codec in this JVM in %.1fs (%d bytes)%n", (System.nanoTime() - start) / 1e9, checksum);
+    boolean idle = waitForCompilerIdle(Duration.ofSeconds(20));
+    progressOut.printf("warmed up every codec in this JVM in %.1fs (%d bytes)%s%n", (System.nanoTime() - start) / 1e9, checksum,
+        idle ? "" : "; the JIT compiler was still busy");
+  }
+
+  /**
+   * Waits until the JIT compiler has compiled nothing for half a second, at most {@code limit}: the
+   * warmup queues many compilations, and on two cores the compiler threads would otherwise take CPU
+   * from the first configurations measured.
+   *
+   * @return whether the compiler went idle within the limit (always true when the JVM does not
+   *     report compilation time)
+   */
+  static boolean waitForCompilerIdle(Duration limit) {
+    CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+    if (compiler == null || !compiler.isCompilationTimeMonitoringSupported()) {
+      return true;
+    }
+    long deadline = System.nanoTime() + limit.toNanos();
+    long last = compiler.getTotalCompilationTime();
+    int quietPolls = 0;
+    while (System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+      long now = compiler.getTotalCompilationTime();
+      quietPolls = now == last ? quietPolls + 1 : 0;
+      last = now;
+      if (quietPolls >= 5) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @SuppressWarnings("unchecked")
