@@ -1,10 +1,13 @@
 package dev.stowage.board;
 
+import dev.stowage.board.tcp.BoardTcpServer;
+import dev.stowage.board.tcp.TcpOptions;
 import io.r2dbc.spi.ConnectionFactory;
 import java.time.Duration;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.http.codec.ServerCodecConfigurer;
@@ -28,13 +31,18 @@ class BoardConfiguration implements WebFluxConfigurer {
   BoardSettings boardSettings(@Value("${stowage.board.mode:stowage}") String mode,
       @Value("${stowage.board.redis:}") String redis,
       @Value("${stowage.board.compression:zstd-dict}") String compression,
-      @Value("${spring.r2dbc.url}") String db) {
+      @Value("${spring.r2dbc.url}") String db, Environment environment) {
     if (redis.isBlank()) {
       throw new IllegalStateException("no Redis given: set stowage.board.redis"
           + " (stowage serve --redis URL), such as redis://127.0.0.1:6390");
     }
-    return new BoardSettings(BoardMode.parse(mode), redis, db,
-        FeedFormat.Storage.parse(compression));
+    BoardMode boardMode = BoardMode.parse(mode);
+    TcpOptions tcp = TcpProperties.read(environment);
+    if (tcp != null && boardMode != BoardMode.STOWAGE) {
+      throw new IllegalStateException("the TCP endpoint serves stowage mode only, not "
+          + boardMode.label() + "; drop the TCP port or use --mode stowage");
+    }
+    return new BoardSettings(boardMode, redis, db, FeedFormat.Storage.parse(compression), tcp);
   }
 
   @Bean
@@ -71,6 +79,25 @@ class BoardConfiguration implements WebFluxConfigurer {
     factory.afterPropertiesSet();
     factory.start();
     return factory;
+  }
+
+  /** The TCP endpoint beside the HTTP API, when a TCP port is configured; else a placeholder. */
+  @Bean(destroyMethod = "close")
+  TcpEndpoint boardTcpEndpoint(BoardSettings settings, BoardHandlerHolder holder) {
+    if (settings.tcp() == null) {
+      return new TcpEndpoint(null);
+    }
+    return new TcpEndpoint(BoardTcpServer.start(settings.tcp(), holder.stowage(), formats));
+  }
+
+  /** Holds the TCP server, or null when none runs. */
+  record TcpEndpoint(BoardTcpServer server) implements AutoCloseable {
+    @Override
+    public void close() {
+      if (server != null) {
+        server.close();
+      }
+    }
   }
 
   @Bean

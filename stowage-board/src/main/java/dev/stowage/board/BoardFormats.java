@@ -272,6 +272,39 @@ public final class BoardFormats {
     return transcode(List.of(fragment), false);
   }
 
+  /**
+   * Writes the cached JSON fragments to {@code out} as one MessagePack array (or, when {@code
+   * asArray} is false, the single fragment as one MessagePack value), copied token by token without
+   * building objects: the data part of a page without the HTTP API's wrapper.
+   *
+   * @throws UncheckedIOException if a fragment is not JSON or {@code out} fails
+   */
+  public void transcodeData(List<byte[]> fragments, boolean asArray, java.io.OutputStream out) {
+    try (JsonGenerator generator = msgpackFactory.createGenerator(out)) {
+      if (asArray) {
+        generator.writeStartArray();
+      }
+      copyFragments(fragments, generator);
+      if (asArray) {
+        generator.writeEndArray();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot transcode cached posts to MessagePack", e);
+    }
+  }
+
+  private void copyFragments(List<byte[]> fragments, JsonGenerator generator) throws IOException {
+    for (byte[] fragment : fragments) {
+      try (JsonParser parser = jsonFactory.createParser(fragment)) {
+        JsonToken first = parser.nextToken();
+        if (first == null) {
+          throw new IOException("empty cached fragment");
+        }
+        generator.copyCurrentStructure(parser);
+      }
+    }
+  }
+
   private byte[] transcode(List<byte[]> fragments, boolean asArray) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(fragments.size() * 512 + 64);
     try (JsonGenerator generator = msgpackFactory.createGenerator(out)) {
@@ -282,15 +315,7 @@ public final class BoardFormats {
       if (asArray) {
         generator.writeStartArray();
       }
-      for (byte[] fragment : fragments) {
-        try (JsonParser parser = jsonFactory.createParser(fragment)) {
-          JsonToken first = parser.nextToken();
-          if (first == null) {
-            throw new IOException("empty cached fragment");
-          }
-          generator.copyCurrentStructure(parser);
-        }
-      }
+      copyFragments(fragments, generator);
       if (asArray) {
         generator.writeEndArray();
       }

@@ -1,5 +1,7 @@
 package dev.stowage.board;
 
+import dev.stowage.board.tcp.BoardTcpServer;
+import dev.stowage.board.tcp.TcpOptions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -22,11 +24,13 @@ public final class BoardServer implements AutoCloseable {
   private final ConfigurableApplicationContext context;
   private final int port;
   private final BoardSettings settings;
+  private final BoardTcpServer tcp;
 
   private BoardServer(ConfigurableApplicationContext context) {
     this.context = context;
     this.port = ((WebServerApplicationContext) context).getWebServer().getPort();
     this.settings = context.getBean(BoardSettings.class);
+    this.tcp = context.getBean(BoardConfiguration.TcpEndpoint.class).server();
   }
 
   /**
@@ -50,6 +54,18 @@ public final class BoardServer implements AutoCloseable {
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
       FeedFormat.Storage compression) {
+    return start(port, redisUri, dbUrl, mode, compression, null);
+  }
+
+  /**
+   * Starts the service with a TCP endpoint beside the HTTP API (stowage mode only).
+   *
+   * @param tcp the TCP endpoint's ports and limits, or null for HTTP only
+   * @throws IllegalStateException if {@code tcp} is given with a seed mode
+   * @see #start(int, String, String, BoardMode)
+   */
+  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
+      FeedFormat.Storage compression, TcpOptions tcp) {
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(compression, "compression");
     Objects.requireNonNull(mode, "mode");
@@ -63,6 +79,9 @@ public final class BoardServer implements AutoCloseable {
     if (dbUrl != null) {
       properties.put("stowage.board.db", dbUrl);
     }
+    if (tcp != null && tcp.enabled()) {
+      properties.putAll(TcpProperties.of(tcp));
+    }
     return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
         .properties(properties).run());
   }
@@ -75,6 +94,11 @@ public final class BoardServer implements AutoCloseable {
   /** {@code http://127.0.0.1:port}. */
   public String url() {
     return "http://127.0.0.1:" + port;
+  }
+
+  /** The TCP endpoint, or null when the service was started without one. */
+  public BoardTcpServer tcp() {
+    return tcp;
   }
 
   /** What it was started with. */

@@ -7,6 +7,7 @@ package dev.stowage.board;
  * @param redis the Redis URI, such as {@code redis://127.0.0.1:6390}
  * @param db the R2DBC URL of the database of record
  * @param compression how stowage mode compresses the feed's members
+ * @param tcp the TCP endpoint's options, or null when the service opens no TCP port
  */
 public record BoardSettings(BoardMode mode, String redis, String db,
-    FeedFormat.Storage compression) {}
+    FeedFormat.Storage compression, dev.stowage.board.tcp.TcpOptions tcp) {}

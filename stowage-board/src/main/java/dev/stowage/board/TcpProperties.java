@@ -1,0 +1,100 @@
+package dev.stowage.board;
+
+import dev.stowage.board.tcp.TcpOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.core.env.Environment;
+
+/**
+ * The {@code stowage.board.tcp.*} properties, to and from {@link TcpOptions}: {@code port}, {@code
+ * tls-port}, {@code tls-cert}, {@code tls-key}, {@code tls-self-signed}, {@code host}, {@code
+ * max-frame-bytes}, {@code idle-timeout-ms}, {@code read-timeout-ms}, {@code max-connections} and
+ * {@code max-in-flight}.
+ */
+final class TcpProperties {
+  private static final String PREFIX = "stowage.board.tcp.";
+
+  private TcpProperties() {}
+
+  /** The options the environment configures, or null when it names no TCP port. */
+  static TcpOptions read(Environment env) {
+    String port = env.getProperty(PREFIX + "port");
+    String tlsPort = env.getProperty(PREFIX + "tls-port");
+    if (blank(port) && blank(tlsPort)) {
+      return null;
+    }
+    TcpOptions.Builder b = TcpOptions.builder();
+    if (!blank(port)) {
+      b.port(Integer.parseInt(port.trim()));
+    }
+    if (!blank(tlsPort)) {
+      b.tlsPort(Integer.parseInt(tlsPort.trim()));
+    }
+    String cert = env.getProperty(PREFIX + "tls-cert");
+    String key = env.getProperty(PREFIX + "tls-key");
+    if (!blank(cert) || !blank(key)) {
+      if (blank(cert) || blank(key)) {
+        throw new IllegalArgumentException("give both " + PREFIX + "tls-cert and " + PREFIX
+            + "tls-key (--tls-cert and --tls-key)");
+      }
+      b.tlsCertificate(Path.of(cert), Path.of(key));
+    }
+    if (Boolean.parseBoolean(env.getProperty(PREFIX + "tls-self-signed", "false"))) {
+      b.tlsSelfSigned();
+    }
+    String host = env.getProperty(PREFIX + "host");
+    if (!blank(host)) {
+      b.host(host.trim());
+    }
+    Integer maxFrame = env.getProperty(PREFIX + "max-frame-bytes", Integer.class);
+    if (maxFrame != null) {
+      b.maxFrameBytes(maxFrame);
+    }
+    Long idle = env.getProperty(PREFIX + "idle-timeout-ms", Long.class);
+    if (idle != null) {
+      b.idleTimeout(Duration.ofMillis(idle));
+    }
+    Long read = env.getProperty(PREFIX + "read-timeout-ms", Long.class);
+    if (read != null) {
+      b.readTimeout(Duration.ofMillis(read));
+    }
+    Integer maxConnections = env.getProperty(PREFIX + "max-connections", Integer.class);
+    if (maxConnections != null) {
+      b.maxConnections(maxConnections);
+    }
+    Integer maxInFlight = env.getProperty(PREFIX + "max-in-flight", Integer.class);
+    if (maxInFlight != null) {
+      b.maxInFlight(maxInFlight);
+    }
+    return b.build();
+  }
+
+  /** The properties that {@link #read} turns back into {@code options}. */
+  static Map<String, Object> of(TcpOptions options) {
+    Map<String, Object> properties = new LinkedHashMap<>();
+    if (options.port() != null) {
+      properties.put(PREFIX + "port", options.port());
+    }
+    if (options.tlsPort() != null) {
+      properties.put(PREFIX + "tls-port", options.tlsPort());
+    }
+    if (options.tlsCertificate() != null) {
+      properties.put(PREFIX + "tls-cert", options.tlsCertificate().toString());
+      properties.put(PREFIX + "tls-key", options.tlsPrivateKey().toString());
+    }
+    properties.put(PREFIX + "tls-self-signed", options.tlsSelfSigned());
+    properties.put(PREFIX + "host", options.host());
+    properties.put(PREFIX + "max-frame-bytes", options.maxFrameBytes());
+    properties.put(PREFIX + "idle-timeout-ms", options.idleTimeout().toMillis());
+    properties.put(PREFIX + "read-timeout-ms", options.readTimeout().toMillis());
+    properties.put(PREFIX + "max-connections", options.maxConnections());
+    properties.put(PREFIX + "max-in-flight", options.maxInFlight());
+    return properties;
+  }
+
+  private static boolean blank(String value) {
+    return value == null || value.isBlank();
+  }
+}

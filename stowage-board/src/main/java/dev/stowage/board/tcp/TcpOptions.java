@@ -1,0 +1,287 @@
+package dev.stowage.board.tcp;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of the board's TCP endpoint: which ports to open (plain, TLS, or both), the TLS
+ * certificate, and the limits that protect the server. Immutable; built by {@link #builder()},
+ * validated by {@link Builder#build()}.
+ *
+ * <pre>{@code
+ * TcpOptions tcp = TcpOptions.builder().port(7070).tlsPort(7443).tlsSelfSigned()
+ *     .idleTimeout(Duration.ofSeconds(30)).build();
+ * }</pre>
+ */
+public final class TcpOptions {
+  /** Largest frame length accepted by default: 4 MiB. */
+  public static final int DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+  /**
+   * The ceiling of {@link Builder#maxFrameBytes}: 64 MiB. Keeping lengths below {@code 0x16000000}
+   * is what lets the server recognise a TLS handshake (first byte {@code 0x16}) on the plain port.
+   */
+  public static final int MAX_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+  /** A connection with no request in flight and nothing received for this long is closed: 60 s. */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+  /** A connection that started a frame and then sent nothing for this long is closed: 10 s. */
+  public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
+  /** Most open connections; further ones get a closing frame: 4,096. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+  /** Requests in flight per connection beyond which the server stops reading it: 1,024. */
+  public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+  /** The address both ports bind to by default. */
+  public static final String DEFAULT_HOST = "127.0.0.1";
+
+  private final String host;
+  private final Integer port;
+  private final Integer tlsPort;
+  private final Path tlsCertificate;
+  private final Path tlsPrivateKey;
+  private final boolean tlsSelfSigned;
+  private final int maxFrameBytes;
+  private final Duration idleTimeout;
+  private final Duration readTimeout;
+  private final int maxConnections;
+  private final int maxInFlight;
+
+  private TcpOptions(Builder b) {
+    this.host = b.host;
+    this.port = b.port;
+    this.tlsPort = b.tlsPort;
+    this.tlsCertificate = b.tlsCertificate;
+    this.tlsPrivateKey = b.tlsPrivateKey;
+    this.tlsSelfSigned = b.tlsSelfSigned;
+    this.maxFrameBytes = b.maxFrameBytes;
+    this.idleTimeout = b.idleTimeout;
+    this.readTimeout = b.readTimeout;
+    this.maxConnections = b.maxConnections;
+    this.maxInFlight = b.maxInFlight;
+  }
+
+  /** A builder with the defaults and no port. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The address to bind. */
+  public String host() {
+    return host;
+  }
+
+  /** The plain port (0 for an ephemeral one), or null when there is none. */
+  public Integer port() {
+    return port;
+  }
+
+  /** The TLS port (0 for an ephemeral one), or null when there is none. */
+  public Integer tlsPort() {
+    return tlsPort;
+  }
+
+  /** The PEM certificate chain for TLS, or null (self-signed or no TLS). */
+  public Path tlsCertificate() {
+    return tlsCertificate;
+  }
+
+  /** The PEM (PKCS#8) private key for TLS, or null (self-signed or no TLS). */
+  public Path tlsPrivateKey() {
+    return tlsPrivateKey;
+  }
+
+  /** Whether a self-signed certificate for {@code localhost} is generated at start. */
+  public boolean tlsSelfSigned() {
+    return tlsSelfSigned;
+  }
+
+  /** The largest frame length (the length field's value) the server reads. */
+  public int maxFrameBytes() {
+    return maxFrameBytes;
+  }
+
+  /** How long a connection may stay quiet with no request in flight. */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /** How long a connection may pause in the middle of a frame. */
+  public Duration readTimeout() {
+    return readTimeout;
+  }
+
+  /** The most connections open at once, plain and TLS together. */
+  public int maxConnections() {
+    return maxConnections;
+  }
+
+  /** Requests in flight on one connection beyond which the server pauses reading it. */
+  public int maxInFlight() {
+    return maxInFlight;
+  }
+
+  /** Whether any port is configured. */
+  public boolean enabled() {
+    return port != null || tlsPort != null;
+  }
+
+  /** A builder holding these options, to change some of them. */
+  public Builder mutate() {
+    Builder b = new Builder();
+    b.host = host;
+    b.port = port;
+    b.tlsPort = tlsPort;
+    b.tlsCertificate = tlsCertificate;
+    b.tlsPrivateKey = tlsPrivateKey;
+    b.tlsSelfSigned = tlsSelfSigned;
+    b.maxFrameBytes = maxFrameBytes;
+    b.idleTimeout = idleTimeout;
+    b.readTimeout = readTimeout;
+    b.maxConnections = maxConnections;
+    b.maxInFlight = maxInFlight;
+    return b;
+  }
+
+  @Override
+  public String toString() {
+    return "TcpOptions{host=" + host + ", port=" + port + ", tlsPort=" + tlsPort
+        + (tlsSelfSigned ? ", self-signed" : tlsCertificate != null ? ", cert=" + tlsCertificate
+            : "")
+        + ", maxFrameBytes=" + maxFrameBytes + ", idleTimeout=" + idleTimeout + ", readTimeout="
+        + readTimeout + ", maxConnections=" + maxConnections + ", maxInFlight=" + maxInFlight + "}";
+  }
+
+  /** Builds {@link TcpOptions}; not thread-safe. */
+  public static final class Builder {
+    private String host = DEFAULT_HOST;
+    private Integer port;
+    private Integer tlsPort;
+    private Path tlsCertificate;
+    private Path tlsPrivateKey;
+    private boolean tlsSelfSigned;
+    private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+    private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+
+    private Builder() {}
+
+    /** The address to bind; {@link TcpOptions#DEFAULT_HOST} by default. */
+    public Builder host(String host) {
+      this.host = Objects.requireNonNull(host, "host");
+      return this;
+    }
+
+    /** Opens a plain port; 0 for an ephemeral one, null for none. */
+    public Builder port(Integer port) {
+      this.port = checkPort(port, "port");
+      return this;
+    }
+
+    /** Opens a TLS port (needs a certificate or {@link #tlsSelfSigned()}); null for none. */
+    public Builder tlsPort(Integer tlsPort) {
+      this.tlsPort = checkPort(tlsPort, "tlsPort");
+      return this;
+    }
+
+    /** The PEM certificate chain and PEM (PKCS#8) private key files for the TLS port. */
+    public Builder tlsCertificate(Path certificate, Path privateKey) {
+      this.tlsCertificate = Objects.requireNonNull(certificate, "certificate");
+      this.tlsPrivateKey = Objects.requireNonNull(privateKey, "privateKey");
+      return this;
+    }
+
+    /** Generates a self-signed certificate for {@code localhost} at start, for tests and demos. */
+    public Builder tlsSelfSigned() {
+      this.tlsSelfSigned = true;
+      return this;
+    }
+
+    /** The largest frame length read, 64 to {@link #MAX_MAX_FRAME_BYTES}. */
+    public Builder maxFrameBytes(int maxFrameBytes) {
+      if (maxFrameBytes < 64 || maxFrameBytes > MAX_MAX_FRAME_BYTES) {
+        throw new IllegalArgumentException("maxFrameBytes must be from 64 to "
+            + MAX_MAX_FRAME_BYTES + ", got " + maxFrameBytes);
+      }
+      this.maxFrameBytes = maxFrameBytes;
+      return this;
+    }
+
+    /** How long a connection may stay quiet with no request in flight; positive. */
+    public Builder idleTimeout(Duration idleTimeout) {
+      this.idleTimeout = positive(idleTimeout, "idleTimeout");
+      return this;
+    }
+
+    /** How long a connection may pause in the middle of a frame; positive. */
+    public Builder readTimeout(Duration readTimeout) {
+      this.readTimeout = positive(readTimeout, "readTimeout");
+      return this;
+    }
+
+    /** The most connections open at once; at least 1. */
+    public Builder maxConnections(int maxConnections) {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("maxConnections must be at least 1, got "
+            + maxConnections);
+      }
+      this.maxConnections = maxConnections;
+      return this;
+    }
+
+    /** Requests in flight per connection before the server pauses reading it; at least 1. */
+    public Builder maxInFlight(int maxInFlight) {
+      if (maxInFlight < 1) {
+        throw new IllegalArgumentException("maxInFlight must be at least 1, got " + maxInFlight);
+      }
+      this.maxInFlight = maxInFlight;
+      return this;
+    }
+
+    /**
+     * Validates and builds.
+     *
+     * @throws IllegalArgumentException if a TLS port has no certificate (or both a certificate and
+     *     self-signing are asked for), a certificate file is missing, or the read timeout is not
+     *     shorter than the idle timeout
+     */
+    public TcpOptions build() {
+      if (tlsPort != null && tlsCertificate == null && !tlsSelfSigned) {
+        throw new IllegalArgumentException("the TLS port needs a certificate and key"
+            + " (--tls-cert and --tls-key) or a self-signed certificate (--tls-self-signed)");
+      }
+      if (tlsCertificate != null && tlsSelfSigned) {
+        throw new IllegalArgumentException("give either a certificate and key or"
+            + " --tls-self-signed, not both");
+      }
+      if (tlsCertificate != null) {
+        for (Path file : new Path[] {tlsCertificate, tlsPrivateKey}) {
+          if (!Files.isReadable(file)) {
+            throw new IllegalArgumentException("cannot read TLS file " + file.toAbsolutePath());
+          }
+        }
+      }
+      if (readTimeout.compareTo(idleTimeout) > 0) {
+        throw new IllegalArgumentException("readTimeout (" + readTimeout
+            + ") must not exceed idleTimeout (" + idleTimeout + ")");
+      }
+      return new TcpOptions(this);
+    }
+
+    private static Integer checkPort(Integer port, String name) {
+      if (port != null && (port < 0 || port > 65535)) {
+        throw new IllegalArgumentException(name + " must be from 0 to 65535, got " + port);
+      }
+      return port;
+    }
+
+    private static Duration positive(Duration value, String name) {
+      Objects.requireNonNull(value, name);
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive, got " + value);
+      }
+      return value;
+    }
+  }
+}
