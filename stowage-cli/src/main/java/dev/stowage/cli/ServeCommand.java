@@ -4,7 +4,11 @@ import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
 import dev.stowage.board.FeedFormat;
 import dev.stowage.testkit.RedisServer;
+import dev.stowage.board.tcp.BoardTcpServer;
+import dev.stowage.board.tcp.TcpOptions;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -45,6 +49,101 @@ public final class ServeCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   String compression;
 
+  @Option(names = "--tcp-port", paramLabel = "PORT",
+      description = "Also serve the binary protocol (docs/PROTOCOL.md) on this TCP port; 0 for an"
+          + " ephemeral one (default: none).")
+  Integer tcpPort;
+
+  @Option(names = "--tls-port", paramLabel = "PORT",
+      description = "Also serve the binary protocol over TLS on this port; needs --tls-cert and"
+          + " --tls-key, or --tls-self-signed (default: none).")
+  Integer tlsPort;
+
+  @Option(names = "--tls-cert", paramLabel = "PEM", description = "The TLS certificate chain (PEM).")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "PEM", description = "The TLS private key (PEM, PKCS#8).")
+  Path tlsKey;
+
+  @Option(names = "--tls-self-signed",
+      description = "Generate a self-signed certificate for localhost at start (tests and demos only).")
+  boolean tlsSelfSigned;
+
+  @Option(names = "--tcp-host", paramLabel = "ADDRESS", defaultValue = TcpOptions.DEFAULT_HOST,
+      description = "Address the TCP and TLS ports bind to (default: ${DEFAULT-VALUE}).")
+  String tcpHost;
+
+  @Option(names = "--tcp-max-frame", paramLabel = "BYTES",
+      description = "Largest frame the TCP endpoint reads (default: 4194304).")
+  Integer tcpMaxFrame;
+
+  @Option(names = "--tcp-idle-timeout", paramLabel = "SECONDS",
+      description = "Close a TCP connection with nothing in flight after this long without a byte"
+          + " (default: 60).")
+  Double tcpIdleTimeout;
+
+  @Option(names = "--tcp-read-timeout", paramLabel = "SECONDS",
+      description = "Close a TCP connection that stalls this long in the middle of a frame"
+          + " (default: 10).")
+  Double tcpReadTimeout;
+
+  @Option(names = "--tcp-max-connections", paramLabel = "N",
+      description = "Most TCP connections open at once, plain and TLS together (default: 4096).")
+  Integer tcpMaxConnections;
+
+  @Option(names = "--tcp-max-in-flight", paramLabel = "N",
+      description = "Requests in flight per TCP connection before the server pauses reading it"
+          + " (default: 1024).")
+  Integer tcpMaxInFlight;
+
+  /**
+   * The TCP endpoint's options, or null when no TCP or TLS port is asked for.
+   *
+   * @throws IllegalArgumentException if an option is out of range or TLS lacks a certificate
+   */
+  TcpOptions tcpOptions() {
+    if (tcpPort == null && tlsPort == null) {
+      if (tlsCert != null || tlsKey != null || tlsSelfSigned) {
+        throw new IllegalArgumentException("--tls-cert, --tls-key and --tls-self-signed need"
+            + " --tls-port");
+      }
+      return null;
+    }
+    TcpOptions.Builder tcp = TcpOptions.builder().host(tcpHost).port(tcpPort).tlsPort(tlsPort);
+    if (tlsCert != null || tlsKey != null) {
+      if (tlsCert == null || tlsKey == null) {
+        throw new IllegalArgumentException("give both --tls-cert and --tls-key");
+      }
+      tcp.tlsCertificate(tlsCert, tlsKey);
+    }
+    if (tlsSelfSigned) {
+      tcp.tlsSelfSigned();
+    }
+    if (tcpMaxFrame != null) {
+      tcp.maxFrameBytes(tcpMaxFrame);
+    }
+    if (tcpIdleTimeout != null) {
+      tcp.idleTimeout(seconds(tcpIdleTimeout, "--tcp-idle-timeout"));
+    }
+    if (tcpReadTimeout != null) {
+      tcp.readTimeout(seconds(tcpReadTimeout, "--tcp-read-timeout"));
+    }
+    if (tcpMaxConnections != null) {
+      tcp.maxConnections(tcpMaxConnections);
+    }
+    if (tcpMaxInFlight != null) {
+      tcp.maxInFlight(tcpMaxInFlight);
+    }
+    return tcp.build();
+  }
+
+  private static Duration seconds(double value, String option) {
+    if (!(value > 0) || value > 86_400) {
+      throw new IllegalArgumentException(option + " must be from 0 to 86400 seconds, got " + value);
+    }
+    return Duration.ofNanos(Math.round(value * 1e9));
+  }
+
   /** A started service and the embedded Redis it owns, if any. */
   record Running(BoardServer board, RedisServer embeddedRedis) implements AutoCloseable {
     @Override
@@ -60,13 +159,26 @@ public final class ServeCommand implements Callable<Integer> {
   Running start(PrintWriter out) {
     BoardMode boardMode = BoardMode.parse(mode);
     FeedFormat.Storage storage = FeedFormat.Storage.parse(compression);
+    TcpOptions tcp = tcpOptions();
+    if (tcp != null && boardMode != BoardMode.STOWAGE) {
+      throw new IllegalArgumentException("the TCP endpoint serves stowage mode only, not "
+          + boardMode.label() + "; drop --tcp-port/--tls-port or use --mode stowage");
+    }
     RedisServer embedded = redis == null ? RedisServer.start() : null;
     String redisUri = embedded != null ? embedded.uri() : redis;
     try {
-      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, storage);
+      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, storage, tcp);
       out.printf("stowage board listening on %s (mode %s, redis %s%s, db %s)%n", board.url(),
           boardMode.label(), redisUri, embedded != null ? " embedded" : "",
           db != null ? db : "in-memory H2");
+      BoardTcpServer endpoint = board.tcp();
+      if (endpoint != null && endpoint.port() > 0) {
+        out.printf("stowage board protocol on tcp://%s:%d%n", tcp.host(), endpoint.port());
+      }
+      if (endpoint != null && endpoint.tlsPort() > 0) {
+        out.printf("stowage board protocol on tls://%s:%d (certificate %s)%n", tcp.host(),
+            endpoint.tlsPort(), endpoint.tlsCertificate());
+      }
       out.flush();
       return new Running(board, embedded);
     } catch (RuntimeException e) {
@@ -80,7 +192,15 @@ public final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     PrintWriter out = spec != null ? spec.commandLine().getOut() : new PrintWriter(System.out);
-    Running running = start(out);
+    Running running;
+    try {
+      running = start(out);
+    } catch (IllegalArgumentException e) {
+      PrintWriter err = spec != null ? spec.commandLine().getErr() : new PrintWriter(System.err);
+      err.println("serve: " + e.getMessage());
+      err.flush();
+      return 2;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       running.close();

@@ -2,12 +2,18 @@ package dev.stowage.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stowage.board.Board;
+import dev.stowage.board.NewBoard;
+import dev.stowage.board.client.StowageBoardClient;
+import dev.stowage.board.tcp.BoardTcpServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -39,5 +45,44 @@ class ServeCommandIntegrationTests {
       assertThat(page.body()).startsWith("{\"code\":200,\"message\":\"success\",\"data\":[{\"id\":")
           .contains("\"title\":\"t\"");
     }
+  }
+
+  @Test
+  void servesTheBinaryProtocolOnPlainAndTlsPortsWhenAsked() throws Exception {
+    ServeCommand command = new ServeCommand();
+    new CommandLine(command).parseArgs("--port", "0", "--tcp-port", "0", "--tls-port", "0",
+        "--tls-self-signed", "--tcp-idle-timeout", "30", "--tcp-max-connections", "64");
+    StringWriter printed = new StringWriter();
+    try (ServeCommand.Running running = command.start(new PrintWriter(printed))) {
+      BoardTcpServer tcp = running.board().tcp();
+      assertThat(tcp.options().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
+      assertThat(tcp.options().maxConnections()).isEqualTo(64);
+      assertThat(printed.toString())
+          .contains("stowage board protocol on tcp://127.0.0.1:" + tcp.port() + "\n")
+          .contains("stowage board protocol on tls://127.0.0.1:" + tcp.tlsPort() + " (certificate ");
+      try (StowageBoardClient plain = StowageBoardClient.builder("127.0.0.1", tcp.port()).build();
+          StowageBoardClient tls = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+              .tls(tcp.tlsCertificate()).build()) {
+        Board created = plain.create(new NewBoard(1L, "t", "b", "a", "c", "j", "1", "s", "co", "p"))
+            .get(30, TimeUnit.SECONDS);
+        assertThat(tls.page(1, 25).get(30, TimeUnit.SECONDS)).containsExactly(created);
+      }
+    }
+  }
+
+  @Test
+  void badTcpOptionsAreUsageErrorsNamingTheOption() {
+    StringWriter err = new StringWriter();
+    CommandLine line = StowageCli.commandLine().setErr(new PrintWriter(err));
+    assertThat(line.execute("serve", "--port", "0", "--tls-port", "0")).isEqualTo(2);
+    assertThat(err.toString()).contains("serve: the TLS port needs a certificate and key");
+    assertThat(line.execute("serve", "--port", "0", "--tcp-port", "0", "--tcp-idle-timeout", "0"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--tcp-idle-timeout must be from 0 to 86400 seconds, got 0.0");
+    assertThat(line.execute("serve", "--port", "0", "--tcp-port", "0", "--mode", "seed-json"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("the TCP endpoint serves stowage mode only, not seed-json");
+    assertThat(line.execute("serve", "--port", "0", "--tls-self-signed")).isEqualTo(2);
+    assertThat(err.toString()).contains("--tls-cert, --tls-key and --tls-self-signed need --tls-port");
   }
 }
