@@ -62,7 +62,7 @@ class ServeCommandIntegrationTests {
           .contains("stowage board protocol on tls://127.0.0.1:" + tcp.tlsPort() + " (certificate ");
       try (StowageBoardClient plain = StowageBoardClient.builder("127.0.0.1", tcp.port()).build();
           StowageBoardClient tls = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-              .tls(tcp.tlsCertificate()).build()) {
+              .tls(tcp.tlsCertificate()).tlsServerName("localhost").build()) {
         Board created = plain.create(new NewBoard(1L, "t", "b", "a", "c", "j", "1", "s", "co", "p"))
             .get(30, TimeUnit.SECONDS);
         assertThat(tls.page(1, 25).get(30, TimeUnit.SECONDS)).containsExactly(created);

@@ -68,7 +68,17 @@ public final class BoardProcess implements AutoCloseable {
    */
   public static BoardProcess start(BoardMode mode, String redisUri, List<String> jvmOptions, Path log,
       Duration startTimeout) {
+    return start(mode, redisUri, jvmOptions, List.of(), log, startTimeout);
+  }
+
+  /**
+   * As {@link #start(BoardMode, String, List, Path, Duration)}, with more application arguments
+   * such as {@code --stowage.board.tcp.port=7070}.
+   */
+  public static BoardProcess start(BoardMode mode, String redisUri, List<String> jvmOptions,
+      List<String> applicationArguments, Path log, Duration startTimeout) {
     Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(applicationArguments, "applicationArguments");
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(log, "log");
     int port = freePort();
@@ -82,6 +92,7 @@ public final class BoardProcess implements AutoCloseable {
     command.add("--server.address=127.0.0.1");
     command.add("--stowage.board.redis=" + redisUri);
     command.add("--stowage.board.mode=" + mode.label());
+    command.addAll(applicationArguments);
     Process process;
     try {
       Files.createDirectories(log.toAbsolutePath().getParent());
@@ -194,7 +205,12 @@ public final class BoardProcess implements AutoCloseable {
         .orElseGet(() -> Paths.get(System.getProperty("java.home"), "bin", "java").toString());
   }
 
-  private static int freePort() {
+  /**
+   * A loopback port that was free a moment ago, for a child to bind.
+   *
+   * @throws BenchmarkRunException if no port can be had
+   */
+  public static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();

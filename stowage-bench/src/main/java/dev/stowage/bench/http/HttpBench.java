@@ -9,7 +9,6 @@ import dev.stowage.bench.RunEnvironment;
 import dev.stowage.bench.load.LoadGenerator;
 import dev.stowage.bench.load.LoadPlan;
 import dev.stowage.bench.load.LoadResult;
-import dev.stowage.bench.load.Outcome;
 import dev.stowage.bench.load.RequestIssuer;
 import dev.stowage.board.BoardMode;
 import dev.stowage.testkit.RedisServer;
@@ -32,8 +31,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -41,7 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>For each mode, in the plan's order: a fresh embedded Redis; the board service in a JVM of its
  * own ({@link BoardProcess}) with its own in-memory H2; the preload of {@link Plan#records()} posts
- * through {@code POST /boards/bulk} in batches of {@value #BATCH}; Redis {@code used_memory}; one
+ * through {@code POST /boards/bulk} ({@link BoardPreload}); Redis {@code used_memory}; one
  * {@code GET} of the read page to record its size. All services stay up; then the write load
  * ({@code POST /boards}) and the read load ({@value #READ_PATH}) from the same virtual users, each
  * after an unmeasured warm-up per mode (so that both JVMs have compiled their paths) and measured
@@ -54,26 +51,21 @@ public final class HttpBench {
   /** The read the seed measured: the newest 25 posts. */
   public static final String READ_PATH = "/boards?page=1&size=25";
 
-  /** Posts per {@code POST /boards/bulk} during the preload. */
-  public static final int BATCH = 1000;
-
   /** The mode the ratios are taken against. */
   public static final String BASELINE = BoardMode.SEED_JSON.label();
 
-  private static final int PRELOAD_IN_FLIGHT = 2;
   private static final int WRITE_BODIES = 4000;
-  private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   private final Plan plan;
   private final PrintStream progress;
-  private final List<byte[]> preloadBatches = new ArrayList<>();
-  private final BoardPostMaker preloadMaker = new BoardPostMaker(BoardPostMaker.DEFAULT_SEED);
+  private final BoardPreload preload;
   private List<byte[]> writeBodies;
   private String redisVersion;
 
   private HttpBench(Plan plan, PrintStream progress) {
     this.plan = Objects.requireNonNull(plan, "plan");
     this.progress = Objects.requireNonNull(progress, "progress");
+    this.preload = new BoardPreload(plan.records(), progress);
   }
 
   /**
@@ -239,7 +231,7 @@ public final class HttpBench {
       client = plan.client().open(board.url(), plan.load().users());
       progress.printf("== %s: board pid %d on %s (log %s), redis %s%n", label, board.pid(), board.url(),
           board.log(), redis.uri());
-      preload(label, client, board);
+      preload.load(label, client, board);
       long usedMemory = usedMemory(redis.uri());
       progress.printf("== %s: redis used_memory after %,d posts: %.1f MB%n", label, plan.records(), usedMemory / 1e6);
       int pageBytes = readPageSize(board.url());
@@ -353,59 +345,6 @@ public final class HttpBench {
     progress.printf(Locale.ROOT, "== %s: %.0f rps, p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, %d errors%s%n",
         result.label(), result.requestsPerSecond(), result.latencyMillis(50), result.latencyMillis(95),
         result.latencyMillis(99), result.errors(), result.failures().isEmpty() ? "" : " " + result.failures());
-  }
-
-  /** Sends the preload in batches, a few in flight, and fails at the first failed batch. */
-  private void preload(String label, HttpLoadClient client, BoardProcess board) {
-    int batches = (plan.records() + BATCH - 1) / BATCH;
-    long start = System.nanoTime();
-    long lastPrint = start;
-    List<CompletableFuture<Outcome>> inFlight = new ArrayList<>();
-    int sent = 0;
-    for (int i = 0; i < batches; i++) {
-      byte[] batch = preloadBatch(i, Math.min(BATCH, plan.records() - i * BATCH));
-      inFlight.add(client.postJson("/boards/bulk", batch).toCompletableFuture());
-      if (inFlight.size() >= PRELOAD_IN_FLIGHT) {
-        sent += awaitBatch(label, inFlight.remove(0), board);
-      }
-      long now = System.nanoTime();
-      if (now - lastPrint >= PROGRESS_NANOS) {
-        lastPrint = now;
-        printPreload(label, sent, start, now);
-      }
-    }
-    while (!inFlight.isEmpty()) {
-      sent += awaitBatch(label, inFlight.remove(0), board);
-    }
-    printPreload(label, plan.records(), start, System.nanoTime());
-  }
-
-  private int awaitBatch(String label, CompletableFuture<Outcome> batch, BoardProcess board) {
-    Outcome outcome = batch.join();
-    if (!outcome.success()) {
-      throw new BenchmarkRunException("preloading the board service (" + label + ") failed: " + outcome.failure()
-          + "; last lines of " + board.log() + ":\n" + board.lastLogLines(), null);
-    }
-    return BATCH;
-  }
-
-  private void printPreload(String label, int done, long start, long now) {
-    Duration elapsed = Duration.ofNanos(now - start);
-    int total = plan.records();
-    String eta = done > 0 && done < total
-        ? "  ETA " + dev.stowage.bench.ProgressReporter.format(elapsed.multipliedBy(total - done).dividedBy(done))
-        : "";
-    progress.printf("[preload %s] %,d/%,d posts  %s%s%n", label, Math.min(done, total), total,
-        dev.stowage.bench.ProgressReporter.format(elapsed), eta);
-  }
-
-  /** Batch {@code index} of the preload; made once and kept for the next modes. */
-  private byte[] preloadBatch(int index, int size) {
-    while (preloadBatches.size() <= index) {
-      int remaining = plan.records() - preloadBatches.size() * BATCH;
-      preloadBatches.add(preloadMaker.posts(Math.min(BATCH, remaining)));
-    }
-    return preloadBatches.get(index);
   }
 
   private List<byte[]> writeBodies() {

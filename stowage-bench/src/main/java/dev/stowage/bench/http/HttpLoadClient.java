@@ -15,11 +15,30 @@ import java.util.concurrent.CompletionStage;
  */
 public interface HttpLoadClient extends AutoCloseable {
 
-  /** {@code GET path}, such as {@code /boards?page=1&size=25}. */
-  CompletionStage<Outcome> get(String path);
+  /** {@code application/json}. */
+  String JSON = "application/json";
+
+  /** {@code application/msgpack}, the board's MessagePack media type. */
+  String MSGPACK = "application/msgpack";
+
+  /** {@code GET path}, such as {@code /boards?page=1&size=25}, with no {@code Accept} header. */
+  default CompletionStage<Outcome> get(String path) {
+    return get(path, null);
+  }
+
+  /** {@code GET path} with {@code Accept: accept}, or no {@code Accept} header when null. */
+  CompletionStage<Outcome> get(String path, String accept);
 
   /** {@code POST path} with a JSON body. The bytes moved count the request body too. */
-  CompletionStage<Outcome> postJson(String path, byte[] json);
+  default CompletionStage<Outcome> postJson(String path, byte[] json) {
+    return post(path, JSON, null, json);
+  }
+
+  /**
+   * {@code POST path} with a body of {@code contentType}, and {@code Accept: accept} unless it is
+   * null. The bytes moved count the request body too.
+   */
+  CompletionStage<Outcome> post(String path, String contentType, String accept, byte[] body);
 
   /** An issuer sending {@code GET path} for every user. */
   default RequestIssuer getting(String path) {

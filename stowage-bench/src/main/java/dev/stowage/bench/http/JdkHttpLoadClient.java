@@ -45,15 +45,19 @@ public final class JdkHttpLoadClient implements HttpLoadClient {
   }
 
   @Override
-  public CompletionStage<Outcome> get(String path) {
-    return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET(), 0);
+  public CompletionStage<Outcome> get(String path, String accept) {
+    return send(accepting(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET(), accept), 0);
   }
 
   @Override
-  public CompletionStage<Outcome> postJson(String path, byte[] json) {
-    return send(HttpRequest.newBuilder(URI.create(baseUrl + path))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(json)), json.length);
+  public CompletionStage<Outcome> post(String path, String contentType, String accept, byte[] body) {
+    return send(accepting(HttpRequest.newBuilder(URI.create(baseUrl + path))
+        .header("Content-Type", contentType)
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)), accept), body.length);
+  }
+
+  private static HttpRequest.Builder accepting(HttpRequest.Builder request, String accept) {
+    return accept == null ? request : request.header("Accept", accept);
   }
 
   private CompletionStage<Outcome> send(HttpRequest.Builder request, long sent) {

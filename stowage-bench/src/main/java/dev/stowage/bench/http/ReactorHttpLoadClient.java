@@ -3,11 +3,14 @@ package dev.stowage.bench.http;
 import dev.stowage.bench.load.Outcome;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
@@ -24,7 +27,8 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
   private final ConnectionProvider connections;
   private final LoopResources loops;
   private final HttpClient client;
-  private final HttpClient jsonClient;
+  private final LongAdder wireSent = new LongAdder();
+  private final LongAdder wireReceived = new LongAdder();
 
   /**
    * A client for {@code baseUrl} with at most {@code maxConnections} connections and
@@ -50,19 +54,35 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
         .keepAlive(true)
         // Every attempt is a request the server saw: a retried one would be counted once but served twice.
         .disableRetry(true)
-        .responseTimeout(RESPONSE_TIMEOUT);
-    this.jsonClient = client.headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON));
+        .responseTimeout(RESPONSE_TIMEOUT)
+        .doOnChannelInit((observer, channel, address) -> channel.pipeline().addFirst(new WireCounter()));
   }
 
   @Override
-  public CompletionStage<Outcome> get(String path) {
-    return exchange(client.get().uri(path), 0);
+  public CompletionStage<Outcome> get(String path, String accept) {
+    return exchange(accepting(client, accept).get().uri(path), 0);
   }
 
   @Override
-  public CompletionStage<Outcome> postJson(String path, byte[] json) {
-    HttpClient.ResponseReceiver<?> request = jsonClient.post().uri(path).send(Mono.fromSupplier(() -> (ByteBuf) Unpooled.wrappedBuffer(json)));
-    return exchange(request, json.length);
+  public CompletionStage<Outcome> post(String path, String contentType, String accept, byte[] body) {
+    HttpClient.ResponseReceiver<?> request = accepting(client, accept)
+        .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, contentType))
+        .post().uri(path).send(Mono.fromSupplier(() -> (ByteBuf) Unpooled.wrappedBuffer(body)));
+    return exchange(request, body.length);
+  }
+
+  private static HttpClient accepting(HttpClient client, String accept) {
+    return accept == null ? client : client.headers(h -> h.set(HttpHeaderNames.ACCEPT, accept));
+  }
+
+  /** Bytes written to the sockets so far: request lines, headers and bodies. */
+  public long wireBytesSent() {
+    return wireSent.sum();
+  }
+
+  /** Bytes read from the sockets so far: status lines, headers and bodies. */
+  public long wireBytesReceived() {
+    return wireReceived.sum();
   }
 
   private static CompletionStage<Outcome> exchange(HttpClient.ResponseReceiver<?> request, long sent) {
@@ -79,6 +99,25 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
         .single()
         .onErrorResume(error -> Mono.just(Outcome.failure(error)))
         .toFuture();
+  }
+
+  /** Counts what crosses one connection's socket, at the front of its pipeline. */
+  private final class WireCounter extends ChannelDuplexHandler {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ByteBuf bytes) {
+        wireReceived.add(bytes.readableBytes());
+      }
+      ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      if (msg instanceof ByteBuf bytes) {
+        wireSent.add(bytes.readableBytes());
+      }
+      ctx.write(msg, promise);
+    }
   }
 
   @Override

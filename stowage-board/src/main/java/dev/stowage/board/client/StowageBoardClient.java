@@ -9,11 +9,14 @@ import dev.stowage.board.tcp.BoardProtocol;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -37,6 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import javax.net.ssl.SSLException;
 
@@ -68,6 +72,7 @@ public final class StowageBoardClient implements AutoCloseable {
 
   private final String host;
   private final int port;
+  private final String serverName;
   private final SslContext ssl;
   private final long requestTimeoutNanos;
   private final Duration connectTimeout;
@@ -78,6 +83,7 @@ public final class StowageBoardClient implements AutoCloseable {
   private final JavaType boardList;
   private final AtomicInteger nextId = new AtomicInteger();
   private final AtomicLong connections = new AtomicLong();
+  private final WireCounter wire = new WireCounter();
   private final Object lock = new Object();
   private CompletableFuture<Connection> current;
   private volatile boolean closed;
@@ -85,6 +91,7 @@ public final class StowageBoardClient implements AutoCloseable {
   private StowageBoardClient(Builder b) throws SSLException {
     this.host = b.host;
     this.port = b.port;
+    this.serverName = b.serverName != null ? b.serverName : b.host;
     this.requestTimeoutNanos = b.requestTimeout.toNanos();
     this.connectTimeout = b.connectTimeout;
     this.maxFrameBytes = b.maxFrameBytes;
@@ -92,7 +99,8 @@ public final class StowageBoardClient implements AutoCloseable {
     if (b.trustAll) {
       ssl = SslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE).build();
     } else if (b.trustedCertificate != null) {
-      ssl = SslContextBuilder.forClient().trustManager(b.trustedCertificate.toFile()).build();
+      ssl = SslContextBuilder.forClient().trustManager(b.trustedCertificate.toFile())
+          .endpointIdentificationAlgorithm("HTTPS").build();
     } else {
       ssl = null;
     }
@@ -159,6 +167,19 @@ public final class StowageBoardClient implements AutoCloseable {
   /** Connections opened so far (1 while the first stays up; more after reconnections). */
   public long connections() {
     return connections.get();
+  }
+
+  /**
+   * Bytes this client has written to its sockets, on every connection so far: frames, and with
+   * TLS the records that carry them, handshakes included.
+   */
+  public long bytesSent() {
+    return wire.sent.sum();
+  }
+
+  /** Bytes this client has read from its sockets, counted as {@link #bytesSent()} is. */
+  public long bytesReceived() {
+    return wire.received.sum();
   }
 
   /** Closes the connection and the client's I/O thread; requests in flight fail. */
@@ -274,8 +295,9 @@ public final class StowageBoardClient implements AutoCloseable {
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel channel) {
+            channel.pipeline().addLast(wire);
             if (ssl != null) {
-              var handler = ssl.newHandler(channel.alloc(), host, port);
+              var handler = ssl.newHandler(channel.alloc(), serverName, port);
               handler.setHandshakeTimeoutMillis(connectTimeout.toMillis());
               channel.pipeline().addLast(handler);
             }
@@ -419,6 +441,29 @@ public final class StowageBoardClient implements AutoCloseable {
     }
   }
 
+  /** Counts the bytes that cross the socket, below TLS; shared by every connection. */
+  @ChannelHandler.Sharable
+  private static final class WireCounter extends ChannelDuplexHandler {
+    final LongAdder sent = new LongAdder();
+    final LongAdder received = new LongAdder();
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ByteBuf bytes) {
+        received.add(bytes.readableBytes());
+      }
+      ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      if (msg instanceof ByteBuf bytes) {
+        sent.add(bytes.readableBytes());
+      }
+      ctx.write(msg, promise);
+    }
+  }
+
   private static final class Pending {
     final CompletableFuture<byte[]> future = new CompletableFuture<>();
     volatile java.util.concurrent.ScheduledFuture<?> timeout;
@@ -429,6 +474,7 @@ public final class StowageBoardClient implements AutoCloseable {
     private final String host;
     private final int port;
     private Path trustedCertificate;
+    private String serverName;
     private boolean trustAll;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
@@ -443,9 +489,23 @@ public final class StowageBoardClient implements AutoCloseable {
       this.port = port;
     }
 
-    /** Connects with TLS, trusting the server certificate (or its CA) in this PEM file. */
+    /**
+     * Connects with TLS, trusting the server certificate (or its CA) in this PEM file. The server's
+     * certificate must also name the host the client connects to, or the {@linkplain
+     * #tlsServerName name} given instead.
+     */
     public Builder tls(Path trustedCertificate) {
       this.trustedCertificate = Objects.requireNonNull(trustedCertificate, "trustedCertificate");
+      return this;
+    }
+
+    /**
+     * The name the server's certificate must carry (and the SNI name sent), when it is not the
+     * host connected to: for instance {@code localhost} for a self-signed certificate reached at
+     * {@code 127.0.0.1}.
+     */
+    public Builder tlsServerName(String serverName) {
+      this.serverName = Objects.requireNonNull(serverName, "serverName");
       return this;
     }
 

@@ -15,12 +15,12 @@ import dev.stowage.board.client.BoardClientException;
 import dev.stowage.board.client.StowageBoardClient;
 import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithRedis;
+import io.netty.handler.ssl.util.SelfSignedCertificate;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,7 +80,7 @@ class BoardTcpIntegrationTests {
   @Test
   void everyOperationRoundTripsOverTlsTrustingTheServersCertificate() throws Exception {
     try (StowageBoardClient tls = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-        .tls(tcp.tlsCertificate()).build()) {
+        .tls(tcp.tlsCertificate()).tlsServerName("localhost").build()) {
       roundTrip(tls);
       assertThat(tls.connections()).isEqualTo(1);
     }
@@ -98,16 +98,30 @@ class BoardTcpIntegrationTests {
   }
 
   @Test
-  void aClientWithoutTheCertificateCannotConnectToTheTlsPort() {
-    try (StowageBoardClient untrusting = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-        .tls(Path.of(tcp.tlsCertificate().toString())).build()) {
-      assertThat(untrusting.ping()).succeedsWithin(WAIT);
+  void aClientThatDoesNotTrustTheServerOrExpectsAnotherNameCannotConnect() throws Exception {
+    SelfSignedCertificate other = new SelfSignedCertificate("localhost");
+    try (StowageBoardClient trustsAnother = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+        .tls(other.certificate().toPath()).tlsServerName("localhost").build()) {
+      assertThatThrownBy(() -> trustsAnother.ping().join()).cause()
+          .isInstanceOf(BoardClientException.class)
+          .hasMessageStartingWith("TLS handshake with 127.0.0.1:" + tcp.tlsPort() + " failed");
+    } finally {
+      other.delete();
     }
-    try (StowageBoardClient plainToTls =
-        StowageBoardClient.builder("127.0.0.1", tcp.tlsPort()).requestTimeout(Duration.ofSeconds(5))
-            .build()) {
+    try (StowageBoardClient wrongName = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+        .tls(tcp.tlsCertificate()).build()) {
+      assertThatThrownBy(() -> wrongName.ping().join()).cause()
+          .isInstanceOf(BoardClientException.class)
+          .hasMessageStartingWith("TLS handshake with 127.0.0.1:" + tcp.tlsPort() + " failed");
+    }
+    try (StowageBoardClient plainToTls = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+        .requestTimeout(Duration.ofSeconds(5)).build()) {
       assertThatThrownBy(() -> plainToTls.ping().join()).hasCauseInstanceOf(
           BoardClientException.class);
+    }
+    try (StowageBoardClient trusting = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+        .tls(tcp.tlsCertificate()).tlsServerName("localhost").build()) {
+      assertThat(trusting.ping()).succeedsWithin(WAIT);
     }
   }
 
