@@ -7,10 +7,12 @@ import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.redis.FeedSettings;
 import dev.stowage.internal.redis.RedisFeed;
+import dev.stowage.internal.redis.WriteCodec;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * A newest-first list of values in one Redis sorted set, read by page. Feeds come from
@@ -23,12 +25,17 @@ import java.util.Map;
  * }</pre>
  *
  * <p><b>Layout.</b> Each value gets a score from a counter, a field of a Redis hash incremented
- * with {@code HINCRBY}. The sorted set's member is the score as an unsigned varint followed by the
- * value's {@linkplain Envelope envelope} (encoded and compressed): a page is one
- * {@code ZREVRANGE} and decodes from the members alone, with no second lookup. The score prefix
- * makes every member distinct, so two equal values are two entries. By default the sorted set's
- * key is the feed's name and the counter is field {@code name} of the hash {@code counter}, the
- * layout of the board service that Stowage's first seed describes.
+ * with {@code HINCRBY}; by default field {@code name} of the hash {@code counter}, as in the board
+ * service that Stowage's first seed describes. Entries are kept in buckets of 64 consecutive
+ * scores: entry {@code s} is an element of the Redis list {@code <key>:b:<s / 64>}, and the sorted
+ * set {@code <key>} indexes the buckets that hold entries. An element is the score as an unsigned
+ * varint followed by the value's {@linkplain Envelope envelope} (encoded and compressed), so a page
+ * decodes from the elements alone, and two equal values are two entries. A short list is stored
+ * packed, a few bytes per element, where a sorted set costs about a hundred bytes per member: for
+ * the seed's 120,000 board records this layout takes about 30% less Redis memory than a sorted set
+ * of the same members ({@code stowage bench memory}; figures in {@code docs/ARCHITECTURE.md}). A
+ * page is still one round trip: a script walks the index from the newest bucket and cuts the page
+ * out of one or two lists. Reaching page {@code p} costs one {@code LLEN} per bucket before it.
  *
  * <p>A member that cannot be decoded is skipped, counted in {@link #decodeFailures()} and logged
  * once. Redis failures throw {@link CacheUnavailableException} as for {@link RedisCache}. Scores
@@ -44,8 +51,8 @@ public interface Feed<V> {
   String name();
 
   /**
-   * Adds a value as the newest entry, in one round trip (a script increments the counter and adds
-   * the member).
+   * Adds a value as the newest entry, in one round trip (a script increments the counter and
+   * appends the entry).
    *
    * @return its score
    * @throws CodecException if the value cannot be encoded
@@ -53,8 +60,9 @@ public interface Feed<V> {
   long add(V value);
 
   /**
-   * Adds values as the newest entries, the last one newest: one {@code HINCRBY} reserves their
-   * scores, then one {@code ZADD} per chunk, all chunks in flight at once.
+   * Adds values as the newest entries, the last one newest: one script per chunk reserves the
+   * chunk's scores and appends its entries, a few chunks in flight at once. The scores are
+   * consecutive unless another writer adds between two chunks.
    *
    * @return their scores, in the order of {@code values}
    * @throws CodecException if a value cannot be encoded, in which case nothing was sent
@@ -64,7 +72,8 @@ public interface Feed<V> {
   /**
    * Stores values at scores of your own (for example ids from a database, when refilling the feed),
    * replacing any entry at the same score, and raises the counter to the largest score so that
-   * {@link #add} never reuses one. One script per chunk.
+   * {@link #add} never reuses one. One script per chunk; a score below the newest of its bucket
+   * costs a scan of that bucket (at most 64 entries).
    *
    * @throws IllegalArgumentException if a score is below 1 or above 2<sup>53</sup>
    */
@@ -79,13 +88,14 @@ public interface Feed<V> {
   List<Entry<V>> page(int page, int size);
 
   /**
-   * Removes the entry with this score.
+   * Removes the entry with this score: one script, which scans the entry's bucket (at most 64
+   * entries) and drops the bucket once it is empty.
    *
    * @return whether there was one
    */
   boolean remove(long score);
 
-  /** The number of entries. */
+  /** The number of entries: one script, one {@code LLEN} per bucket. */
   long size();
 
   /** Removes every entry; the counter keeps its value, so scores are never reused. */
@@ -161,9 +171,23 @@ public interface Feed<V> {
       return this;
     }
 
-    /** How new values are compressed; {@code Compression.standard()} by default. */
+    /**
+     * How new values are compressed, always, instead of the default: zstd, and zstd with a
+     * dictionary learned from the feed's own values (see {@link #learnDictionary}).
+     */
     public Builder<V> compression(Compression compression) {
       codecSettings.compression(compression);
+      return this;
+    }
+
+    /**
+     * Tunes the default compression, as {@link RedisCache.Builder#learnDictionary} does for a
+     * cache; the learned dictionary is recorded under {@code stowage:learned:feed:<key>}. A bulk
+     * write ({@link Feed#addAll}, {@link Feed#putAll}) that completes the samples trains before it
+     * encodes the rest of its values.
+     */
+    public Builder<V> learnDictionary(int samples, int dictionarySize) {
+      codecSettings.learnDictionary(samples, dictionarySize);
       return this;
     }
 
@@ -226,7 +250,8 @@ public interface Feed<V> {
         throw new IllegalArgumentException("feed '" + name + "': chunkSize must be 1 to " + RedisCache.MAX_CHUNK_SIZE
             + ", got " + chunkSize);
       }
-      EnvelopeCodec<V> codec = codecSettings.build(owner.dictionaries(), owner::useDictionary, "feed '" + name + "'");
+      WriteCodec<V> codec = codecSettings.build(owner.dictionaries(),
+          owner.learning("feed:" + key, ForkJoinPool.commonPool()), "feed '" + name + "'");
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec, chunkSize));
     }
   }

@@ -7,6 +7,7 @@ import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.redis.CacheSettings;
 import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.redis.RedisCacheCore;
+import dev.stowage.internal.redis.WriteCodec;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
@@ -204,9 +205,31 @@ public interface RedisCache<K, V> {
       return this;
     }
 
-    /** How new values are compressed; {@code Compression.standard()} by default. */
+    /**
+     * How new values are compressed, always, instead of the default: zstd, and zstd with a
+     * dictionary learned from the cache's own values once {@link #learnDictionary enough} have been
+     * written.
+     */
     public Builder<K, V> compression(Compression compression) {
       codecSettings.compression(compression);
+      return this;
+    }
+
+    /**
+     * Tunes the default compression. New values are written with zstd until {@code samples} values
+     * ({@value dev.stowage.internal.redis.CodecSettings#DEFAULT_LEARNING_SAMPLES} by default) have
+     * been written; then a zstd dictionary of at most {@code dictionarySize} bytes (64 KiB by
+     * default) is trained on them, saved in Redis, recorded under
+     * {@code stowage:learned:cache:<name>} for every process writing this cache, and used for every
+     * later value. The first process to record a dictionary wins; the others, and every process
+     * that starts later, adopt it. Values written before stay readable. Has no effect with
+     * {@link #compression}, {@link #dictionary} or {@link #trainDictionary}.
+     *
+     * @throws IllegalArgumentException if {@code samples} is outside 16 to 100,000 or
+     *     {@code dictionarySize} below {@link ZstdDictionary#MIN_TRAINED_SIZE}
+     */
+    public Builder<K, V> learnDictionary(int samples, int dictionarySize) {
+      codecSettings.learnDictionary(samples, dictionarySize);
       return this;
     }
 
@@ -319,8 +342,9 @@ public interface RedisCache<K, V> {
         throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be at least 1 ms, got "
             + loadLock);
       }
-      EnvelopeCodec<V> codec = codecSettings.build(owner.dictionaries(), owner::useDictionary, "cache '" + name + "'");
-      CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, ttl, ttlJitter,
+      WriteCodec<V> codec = codecSettings.build(owner.dictionaries(),
+          owner.learning("cache:" + name, loadExecutor), "cache '" + name + "'");
+      CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.dictionaries(), ttl, ttlJitter,
           chunkSize, loadLock, loadExecutor);
       return new RedisCacheCore<>(owner.session(), settings).blocking();
     }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.RedisURI;
 import java.lang.System.Logger.Level;
@@ -104,6 +105,11 @@ public final class Stowage implements AutoCloseable {
   void useDictionary(ZstdDictionary dictionary) {
     dictionaries.save(dictionary);
     dictionariesInUse.add(dictionary);
+  }
+
+  /** Where the caches and feeds of this Stowage record dictionaries they learn. */
+  CodecSettings.Learning learning(String scope, java.util.concurrent.Executor executor) {
+    return new CodecSettings.Learning(session, this::useDictionary, executor, scope);
   }
 
   private void saveDictionariesInUse() {

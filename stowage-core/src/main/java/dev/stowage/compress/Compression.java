@@ -50,7 +50,17 @@ public final class Compression {
     return NONE;
   }
 
-  /** The compression a cache uses when none is chosen: {@link #zstd()}. */
+  /**
+   * The compression a cache uses when none is chosen: {@link #zstd()}, at level
+   * {@value #DEFAULT_ZSTD_LEVEL}, for values of {@value #DEFAULT_MIN_SIZE} bytes or more.
+   *
+   * <p>Chosen by {@code stowage bench codecs} (figures and command in {@code docs/ARCHITECTURE.md},
+   * "Default codec and compression"): on the board record in compact MessagePack, zstd keeps 334 of
+   * 392 bytes where lz4 keeps 380, and Redis memory is the cost that lasts. Once a dictionary has
+   * been trained on a few thousand values of the type, prefer {@link #zstd(ZstdDictionary)}: it keeps
+   * 215 bytes, 38% of the record's JSON. The standard cannot include a dictionary, as one must be
+   * trained on the application's own values first.
+   */
   public static Compression standard() {
     return zstd();
   }

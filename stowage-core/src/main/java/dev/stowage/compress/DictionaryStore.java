@@ -12,9 +12,11 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -37,8 +39,12 @@ public final class DictionaryStore implements DictionaryResolver {
   /** The prefix of every dictionary key; the key ends with the eight-digit hex id. */
   public static final String KEY_PREFIX = "stowage:dict:";
 
+  /** How long an id that Redis did not hold is answered as missing without asking again. */
+  public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
+
   private final StatefulRedisConnection<byte[], byte[]> connection;
   private final ConcurrentMap<Long, ZstdDictionary> cache = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Long, Long> missingUntil = new ConcurrentHashMap<>();
 
   /** A store over a connection with byte-array keys and values, such as {@code ByteArrayCodec}'s. */
   public DictionaryStore(StatefulRedisConnection<byte[], byte[]> connection) {
@@ -76,11 +82,17 @@ public final class DictionaryStore implements DictionaryResolver {
           + " to Redis: " + e.getMessage(), e);
     }
     cache.putIfAbsent(dictionary.id(), dictionary);
+    missingUntil.remove(dictionary.id());
     return stored;
   }
 
   /**
-   * The dictionary {@code id}, from this process's cache or else from Redis.
+   * The dictionary {@code id}, from this process's cache or else from Redis. An id that Redis did
+   * not hold is answered as missing for {@link #MISSING_RECHECK} without asking Redis again, so that
+   * many values naming an unknown dictionary cost one lookup.
+   *
+   * <p><b>Warning:</b> a lookup in Redis blocks; never call this on a Redis client's I/O thread
+   * for a dictionary that may not be {@linkplain #isLoaded loaded}: use {@link #resolveAsync}.
    *
    * @throws DictionaryNotFoundException if Redis has no such key, or its bytes do not hash to
    *     {@code id} (the message says which)
@@ -88,7 +100,7 @@ public final class DictionaryStore implements DictionaryResolver {
    */
   @Override
   public ZstdDictionary resolve(long id) {
-    ZstdDictionary cached = cache.get(id);
+    ZstdDictionary cached = known(id);
     if (cached != null) {
       return cached;
     }
@@ -99,12 +111,63 @@ public final class DictionaryStore implements DictionaryResolver {
       throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
           + " from Redis: " + e.getMessage(), e);
     }
+    return loaded(id, bytes);
+  }
+
+  /**
+   * The dictionary {@code id}, without blocking: at once from this process's cache, else once an
+   * asynchronous {@code GET} has answered. The future fails as {@link #resolve} throws.
+   */
+  public CompletableFuture<ZstdDictionary> resolveAsync(long id) {
+    try {
+      ZstdDictionary cached = known(id);
+      if (cached != null) {
+        return CompletableFuture.completedFuture(cached);
+      }
+      return connection.async().get(keyBytes(id)).toCompletableFuture()
+          .handle((bytes, error) -> {
+            if (error != null) {
+              throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
+                  + " from Redis: " + error.getMessage(), error);
+            }
+            return loaded(id, bytes);
+          });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** Whether dictionary {@code id} is in this process's cache, so resolving it does not block. */
+  public boolean isLoaded(long id) {
+    return cache.containsKey(id);
+  }
+
+  /** The cached dictionary, null if Redis must be asked; throws if it was missing a moment ago. */
+  private ZstdDictionary known(long id) {
+    ZstdDictionary cached = cache.get(id);
+    if (cached != null) {
+      return cached;
+    }
+    Long until = missingUntil.get(id);
+    if (until != null) {
+      if (System.nanoTime() - until < 0) {
+        throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
+            .addContext("no key " + key(id) + " in Redis a moment ago");
+      }
+      missingUntil.remove(id, until);
+    }
+    return null;
+  }
+
+  private ZstdDictionary loaded(long id, byte[] bytes) {
     if (bytes == null || bytes.length == 0) {
+      missingUntil.put(id, System.nanoTime() + MISSING_RECHECK.toNanos());
       throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
           .addContext("no key " + key(id) + " in Redis");
     }
     long actual = ZstdDictionary.idOf(bytes);
     if (actual != id) {
+      missingUntil.put(id, System.nanoTime() + MISSING_RECHECK.toNanos());
       throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
           .addContext(key(id) + " is corrupt: its " + bytes.length + " bytes hash to "
               + ZstdDictionary.hexId(actual));

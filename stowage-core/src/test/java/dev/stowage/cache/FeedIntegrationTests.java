@@ -77,7 +77,9 @@ class FeedIntegrationTests {
       assertThat(feed.add(Samples.board(i))).isEqualTo(i);
     }
     assertThat(new String(raw.sync().hget(bytes("counter"), bytes("board")), StandardCharsets.UTF_8)).isEqualTo("25");
-    assertThat(raw.sync().zcard(bytes("board"))).isEqualTo(25);
+    // Buckets of 64 scores: scores 1 to 25 all live in bucket 0, the index names it once.
+    assertThat(raw.sync().llen(bytes("board:b:0"))).isEqualTo(25);
+    assertThat(raw.sync().zcard(bytes("board"))).isEqualTo(1);
 
     List<Feed.Entry<BoardRecord>> first = feed.page(1, 10);
     assertThat(scores(first)).containsExactly(25L, 24L, 23L, 22L, 21L, 20L, 19L, 18L, 17L, 16L);
@@ -171,16 +173,18 @@ class FeedIntegrationTests {
   void undecodableMembersAreSkippedAndCounted() {
     Feed<BoardRecord> feed = board();
     feed.add(Samples.board(1));
-    raw.sync().zadd(bytes("board"), 100, new byte[] {100, (byte) 0xC1, 0x10, 0x7F, 0x00, 1, 2, 3});
-    raw.sync().zadd(bytes("board"), 101, new byte[] {(byte) 0x83});
-    raw.sync().zadd(bytes("board"), 102, new byte[] {102, '{', '}'});
+    // Written behind the feed's back into bucket 1: an unknown codec, a truncated prefix, no envelope.
+    raw.sync().rpush(bytes("board:b:1"), new byte[] {100, (byte) 0xC1, 0x10, 0x7F, 0x00, 1, 2, 3},
+        new byte[] {(byte) 0x83}, new byte[] {102, '{', '}'});
+    raw.sync().zadd(bytes("board"), 1, bytes("1"));
+    raw.sync().hset(bytes("counter"), bytes("board"), bytes("102"));
     long good = feed.add(Samples.board(5));
 
     List<Feed.Entry<BoardRecord>> page = feed.page(1, 10);
     assertThat(scores(page)).containsExactly(good, 1L);
     assertThat(feed.decodeFailures()).isEqualTo(3);
     assertThat(feed.raw().page(1, 10)).as("a malformed prefix is skipped even raw")
-        .extracting(Feed.StoredEntry::score).containsExactly(102L, 100L, good, 1L);
+        .extracting(Feed.StoredEntry::score).containsExactly(good, 102L, 100L, 1L);
   }
 
   @Test
@@ -199,10 +203,82 @@ class FeedIntegrationTests {
     Feed<BoardRecord> feed = stowage.feed("posts", BoardRecord.class).key("feeds:posts").counter("feeds:counters", "p")
         .build();
     feed.add(Samples.board(1));
+    assertThat(raw.sync().llen(bytes("feeds:posts:b:0"))).isEqualTo(1);
     assertThat(raw.sync().zcard(bytes("feeds:posts"))).isEqualTo(1);
     assertThat(new String(raw.sync().hget(bytes("feeds:counters"), bytes("p")), StandardCharsets.UTF_8)).isEqualTo("1");
     feed.clear();
     assertThat(feed.size()).isZero();
+    assertThat(raw.sync().exists(bytes("feeds:posts"), bytes("feeds:posts:b:0"))).isZero();
     assertThat(feed.add(Samples.board(2))).as("scores are never reused").isEqualTo(2);
+  }
+
+  @Test
+  void pagesCrossBucketsAtEveryOffset() {
+    Feed<BoardRecord> feed = board();
+    feed.addAll(Samples.boards(1, 200));
+    assertThat(raw.sync().zcard(bytes("board"))).as("buckets 0 to 3").isEqualTo(4);
+    for (int size : new int[] {1, 7, 25, 64, 65, 199, 200}) {
+      for (int page = 1; (long) (page - 1) * size < 210; page++) {
+        long newest = 200 - (long) (page - 1) * size;
+        List<Long> expected = LongStream.iterate(newest, s -> s - 1).limit(size).filter(s -> s >= 1).boxed().toList();
+        assertThat(scores(feed.page(page, size))).as("page %d of %d", page, size).isEqualTo(expected);
+      }
+    }
+  }
+
+  @Test
+  void putAllInsertsAnywhereAndRemoveEmptiesBuckets() {
+    Feed<BoardRecord> feed = board();
+    Map<Long, BoardRecord> sparse = new LinkedHashMap<>();
+    for (long score : new long[] {70_000, 5, 130, 64, 63, 6, 129, 1}) {
+      sparse.put(score, Samples.board(score));
+    }
+    feed.putAll(sparse);
+    feed.putAll(Map.of(6L, Samples.board(600)));
+
+    assertThat(scores(feed.page(1, 20))).containsExactly(70_000L, 130L, 129L, 64L, 63L, 6L, 5L, 1L);
+    assertThat(feed.page(1, 20).get(5).value()).as("replaced in place").isEqualTo(Samples.board(600));
+    assertThat(feed.size()).isEqualTo(8);
+    assertThat(feed.add(Samples.board(1))).isEqualTo(70_001);
+
+    assertThat(feed.remove(64)).isTrue();
+    assertThat(feed.remove(64)).isFalse();
+    assertThat(feed.remove(999)).isFalse();
+    assertThat(raw.sync().exists(bytes("board:b:1"))).as("bucket 1 is empty and gone").isZero();
+    assertThat(raw.sync().zscore(bytes("board"), bytes("1"))).isNull();
+    assertThat(scores(feed.page(2, 3))).containsExactly(129L, 63L, 6L);
+    assertThat(feed.size()).isEqualTo(8);
+  }
+
+  @Test
+  void concurrentWritersKeepEveryBucketSorted() throws Exception {
+    Feed<BoardRecord> feed = board();
+    int writers = 8;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+    try {
+      List<java.util.concurrent.Future<List<Long>>> results = new java.util.ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        int from = w * 100;
+        results.add(pool.submit(() -> {
+          List<Long> mine = new java.util.ArrayList<>();
+          for (int i = 0; i < 20; i++) {
+            mine.add(feed.add(Samples.board(from + i)));
+            mine.addAll(feed.addAll(Samples.boards(from + 50 + i * 2L, 2)));
+          }
+          return mine;
+        }));
+      }
+      java.util.Set<Long> all = new java.util.HashSet<>();
+      for (java.util.concurrent.Future<List<Long>> result : results) {
+        all.addAll(result.get());
+      }
+      assertThat(all).hasSize(writers * 60);
+      List<Long> listed = scores(feed.page(1, Feed.MAX_PAGE_SIZE));
+      assertThat(listed).hasSize(writers * 60).doesNotHaveDuplicates()
+          .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+      assertThat(new java.util.HashSet<>(listed)).isEqualTo(all);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 }

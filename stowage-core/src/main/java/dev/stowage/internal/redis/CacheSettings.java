@@ -1,6 +1,6 @@
 package dev.stowage.internal.redis;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.compress.DictionaryStore;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -12,5 +12,5 @@ import java.util.function.Function;
  * @param loadLock how long the distributed load lock is held at most, or {@code null} for no lock
  */
 public record CacheSettings<K, V>(String name, String keyPrefix, Function<? super K, String> keyToString,
-                                  EnvelopeCodec<V> codec, Duration ttl, double ttlJitter, int chunkSize,
+                                  WriteCodec<V> codec, DictionaryStore dictionaries, Duration ttl, double ttlJitter, int chunkSize,
                                   Duration loadLock, Executor loadExecutor) {}

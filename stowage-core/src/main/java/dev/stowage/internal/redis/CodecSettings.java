@@ -11,7 +11,9 @@ import dev.stowage.compress.ZstdDictionary;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The codec options that caches and feeds share, collected by their builders and turned into an
@@ -28,6 +30,15 @@ public final class CodecSettings<V> {
   private int dictionarySize;
   private final List<Codec<V>> alsoRead = new ArrayList<>();
   private Codec<V> legacy;
+  private int learningSamples = DEFAULT_LEARNING_SAMPLES;
+  private int learnedDictionarySize = DEFAULT_LEARNED_DICTIONARY_SIZE;
+
+  /** Values sampled before a dictionary is learned, unless the builder says otherwise. */
+  public static final int DEFAULT_LEARNING_SAMPLES = 1000;
+  /** The learned dictionary's size, unless the builder says otherwise: 64 KiB. */
+  public static final int DEFAULT_LEARNED_DICTIONARY_SIZE = 64 * 1024;
+  /** The most values a dictionary is learned from. */
+  public static final int MAX_LEARNING_SAMPLES = 100_000;
 
   public CodecSettings(Class<V> type) {
     this.type = requireNonNull(type, "type");
@@ -72,13 +83,41 @@ public final class CodecSettings<V> {
   }
 
   /**
-   * Builds the envelope codec, reading dictionaries through {@code store}. A dictionary, given or
-   * trained here, goes to {@code saveDictionary}, which stores it where other processes find it;
-   * {@code owner} names the cache or feed in messages.
+   * How the default compression learns its dictionary.
+   *
+   * @throws IllegalArgumentException if {@code samples} is outside {@link ZstdDictionary#MIN_SAMPLES}
+   *     to {@link #MAX_LEARNING_SAMPLES}, or {@code dictionarySize} below
+   *     {@link ZstdDictionary#MIN_TRAINED_SIZE}
+   */
+  public void learnDictionary(int samples, int dictionarySize) {
+    if (samples < ZstdDictionary.MIN_SAMPLES || samples > MAX_LEARNING_SAMPLES) {
+      throw new IllegalArgumentException("samples must be " + ZstdDictionary.MIN_SAMPLES + " to "
+          + MAX_LEARNING_SAMPLES + ", got " + samples);
+    }
+    if (dictionarySize < ZstdDictionary.MIN_TRAINED_SIZE) {
+      throw new IllegalArgumentException("dictionarySize must be at least " + ZstdDictionary.MIN_TRAINED_SIZE
+          + " bytes, got " + dictionarySize);
+    }
+    this.learningSamples = samples;
+    this.learnedDictionarySize = dictionarySize;
+  }
+
+  /**
+   * Where a learning codec records its dictionary and how it saves one; see {@link WriteCodec}.
+   *
+   * @param scope names the values, such as {@code cache:users}
+   */
+  public record Learning(RedisSession session, Consumer<ZstdDictionary> use, Executor executor, String scope) {}
+
+  /**
+   * Builds the write codec, reading dictionaries through {@code store}. A dictionary, given or
+   * trained here, goes to {@code learning.use()}, which stores it where other processes find it.
+   * With no compression, dictionary or training set, the codec learns its dictionary from the
+   * values written ({@link WriteCodec}); {@code owner} names the cache or feed in messages.
    *
    * @throws IllegalArgumentException if both a compression and a dictionary are set
    */
-  public EnvelopeCodec<V> build(DictionaryStore store, Consumer<ZstdDictionary> saveDictionary, String owner) {
+  public WriteCodec<V> build(DictionaryStore store, Learning learning, String owner) {
     Codec<V> writeCodec = codec != null ? codec : Codecs.defaultFor(type);
     ZstdDictionary chosen = dictionary;
     if (trainingSamples != null) {
@@ -92,22 +131,26 @@ public final class CodecSettings<V> {
       throw new IllegalArgumentException(owner + ": set either compression(...) or a dictionary, not both;"
           + " a dictionary implies Compression.zstd(dictionary)");
     }
-    Compression writeCompression = compression;
+    Function<Compression, EnvelopeCodec<V>> withCompression = writeCompression -> {
+      EnvelopeCodec.Builder<V> builder = EnvelopeCodec.builder(writeCodec)
+          .compression(writeCompression)
+          .dictionaries(store);
+      for (Codec<V> reader : alsoRead) {
+        builder.alsoRead(reader);
+      }
+      if (legacy != null) {
+        builder.legacy(legacy);
+      }
+      return builder.build();
+    };
     if (chosen != null) {
-      saveDictionary.accept(chosen);
-      writeCompression = Compression.zstd(chosen);
-    } else if (writeCompression == null) {
-      writeCompression = Compression.standard();
+      learning.use().accept(chosen);
+      return WriteCodec.fixed(withCompression.apply(Compression.zstd(chosen)));
     }
-    EnvelopeCodec.Builder<V> builder = EnvelopeCodec.builder(writeCodec)
-        .compression(writeCompression)
-        .dictionaries(store);
-    for (Codec<V> reader : alsoRead) {
-      builder.alsoRead(reader);
+    if (compression != null) {
+      return WriteCodec.fixed(withCompression.apply(compression));
     }
-    if (legacy != null) {
-      builder.legacy(legacy);
-    }
-    return builder.build();
+    return WriteCodec.learning(new WriteCodec.LearningSettings<>(withCompression, writeCodec, learning.session(),
+        store, learning.scope(), learningSamples, learnedDictionarySize, learning.use(), learning.executor(), owner));
   }
 }

@@ -7,11 +7,12 @@ import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
 import dev.stowage.StowageException;
+import dev.stowage.compress.CompressionIds;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
@@ -67,7 +68,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   private final RedisSession session;
   private final CacheSettings<K, V> settings;
-  private final EnvelopeCodec<V> codec;
+  private final WriteCodec<V> codec;
   private final String owner;
   private final DecodeFailureLog failureLog;
   private final LongAdder hits = new LongAdder();
@@ -129,12 +130,51 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   // ---------------------------------------------------------------- single keys
 
-  /** GET, with a key of another type read as {@link #WRONG_TYPE}. */
+  /**
+   * GET, with a key of another type read as {@link #WRONG_TYPE}. Completes once the dictionary the
+   * value names, if any, is loaded (or known to be missing), so that decoding never waits for Redis
+   * and may run on Lettuce's I/O thread.
+   */
   CompletableFuture<byte[]> fetch(String keyText) {
     byte[] key = utf8(keyText);
     return session.dispatch(c -> c.get(key)).exceptionallyCompose(e -> RedisSession.isWrongType(e)
         ? CompletableFuture.completedFuture(WRONG_TYPE)
-        : CompletableFuture.failedFuture(session.translate(e, "GET " + keyText + " of " + owner)));
+        : CompletableFuture.failedFuture(session.translate(e, "GET " + keyText + " of " + owner)))
+        .thenCompose(bytes -> withDictionaries(new byte[][] {bytes}).thenApply(all -> bytes));
+  }
+
+  /** Completes once every dictionary these values name is loaded or known to be missing. */
+  private CompletableFuture<byte[][]> withDictionaries(byte[][] values) {
+    List<CompletableFuture<?>> loads = null;
+    Set<Long> asked = null;
+    for (byte[] value : values) {
+      long id = unloadedDictionary(value);
+      if (id >= 0) {
+        if (asked == null) {
+          asked = new java.util.HashSet<>();
+          loads = new ArrayList<>();
+        }
+        if (asked.add(id)) {
+          loads.add(settings.dictionaries().resolveAsync(id).exceptionally(e -> null));
+        }
+      }
+    }
+    return loads == null ? CompletableFuture.completedFuture(values)
+        : CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)).thenApply(done -> values);
+  }
+
+  /** The id of the dictionary {@code value} names when it is not loaded yet, else -1. */
+  private long unloadedDictionary(byte[] value) {
+    if (value == null || value.length < Envelope.FIXED_HEADER_SIZE + 1 || (value[0] & 0xFF) != Envelope.MAGIC
+        || value[3] != CompressionIds.ZSTD_DICT) {
+      return -1;
+    }
+    try {
+      long id = Envelope.readHeader(value).dictionaryId();
+      return settings.dictionaries().isLoaded(id) ? -1 : id;
+    } catch (EnvelopeException e) {
+      return -1;
+    }
   }
 
   /** Decodes a read, counting a hit or a miss. */
@@ -159,7 +199,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       return null;
     }
     try {
-      return codec.decode(bytes);
+      return codec.current().decode(bytes);
     } catch (CodecException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
       decodeFailures.increment();
       failureLog.report(keyText, e.getMessage());
@@ -185,9 +225,14 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   /** Encodes a value, adding the key to a failure. */
   byte[] encode(String keyText, V value) {
+    return encode(keyText, value, false);
+  }
+
+  /** Encodes a value, adding the key to a failure; {@code bulk} when many are encoded now. */
+  byte[] encode(String keyText, V value, boolean bulk) {
     requireNonNull(value, "value");
     try {
-      return codec.encode(value);
+      return codec.encode(value, bulk);
     } catch (StowageException e) {
       throw e.addContext("key " + keyText + " of " + owner);
     }
@@ -288,7 +333,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         }
       });
     });
-    return session.translated(all.thenApply(done -> values), "MGET of " + n + " keys of " + owner);
+    return session.translated(all.thenApply(done -> values), "MGET of " + n + " keys of " + owner)
+        .thenCompose(this::withDictionaries);
   }
 
   Map<K, V> decodeAll(KeyBatch batch, byte[][] values) {
@@ -327,7 +373,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     for (Map.Entry<? extends K, ? extends V> entry : entries.entrySet()) {
       String keyText = keyText(entry.getKey());
       prepared.keys[i] = utf8(keyText);
-      prepared.values[i] = encode(keyText, entry.getValue());
+      prepared.values[i] = encode(keyText, entry.getValue(), entries.size() > 1);
       i++;
     }
     return prepared;

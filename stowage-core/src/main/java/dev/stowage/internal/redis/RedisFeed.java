@@ -9,8 +9,6 @@ import dev.stowage.EnvelopeException;
 import dev.stowage.Feed;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.StowageException;
-import io.lettuce.core.Range;
-import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,36 +18,159 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
-/** A {@link Feed} on the session's shared connection. Every call waits, bounded by the command timeout. */
+/**
+ * A {@link Feed} on the session's shared connection, in buckets of {@value #BUCKET} consecutive
+ * scores. Every call waits, bounded by the command timeout.
+ *
+ * <p><b>Layout</b> (also in {@code docs/ARCHITECTURE.md}). Entry {@code s} lives in the list
+ * {@code <key>:b:<s / 64>}, whose elements are the bucket's entries in ascending score order, each
+ * the score as a varint followed by the value's envelope; the sorted set {@code <key>} indexes the
+ * buckets that hold entries (member and score the bucket number). A Redis list of a few dozen small
+ * elements is a packed listpack costing a few bytes per element, where a sorted set costs about a
+ * hundred per member; a page is still one round trip, a script that walks the index from the newest
+ * bucket and cuts the page out of one or two lists with {@code LRANGE}. Every write is one script,
+ * so the buckets stay sorted whatever runs concurrently.
+ */
 public final class RedisFeed<V> implements Feed<V> {
-  /** Increments the counter and adds the member prefixed with the new score's varint. */
-  private static final String ADD = """
-      local s = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-      local n = s
-      local prefix = {}
-      while n >= 128 do
-        prefix[#prefix + 1] = string.char(n % 128 + 128)
-        n = math.floor(n / 128)
+  /** Scores per bucket. Part of the stored layout: never change it. */
+  static final int BUCKET = 64;
+
+  /** Lua: the score a member starts with (its varint prefix). */
+  private static final String SCORE_OF = """
+      local function score_of(m)
+        local s, mul, i = 0, 1, 1
+        while true do
+          local c = string.byte(m, i)
+          if c == nil then return -1 end
+          s = s + (c % 128) * mul
+          if c < 128 then return s end
+          mul = mul * 128
+          i = i + 1
+          if i > 8 then return -1 end
+        end
       end
-      prefix[#prefix + 1] = string.char(n)
-      redis.call('ZADD', KEYS[1], s, table.concat(prefix) .. ARGV[2])
-      return s""";
-  /** Replaces the member at each score, then raises the counter to the largest score. */
-  private static final String PUT_AT_SCORES = """
+      local function prefix(n)
+        local p = {}
+        while n >= 128 do
+          p[#p + 1] = string.char(n % 128 + 128)
+          n = math.floor(n / 128)
+        end
+        p[#p + 1] = string.char(n)
+        return table.concat(p)
+      end
+      """;
+
+  /** Appends members with new scores from the counter: KEYS index, counter; ARGV field, envelopes. */
+  private static final LuaScript APPEND = new LuaScript(SCORE_OF + """
+      local n = #ARGV - 1
+      local last = redis.call('HINCRBY', KEYS[2], ARGV[1], n)
+      local first = last - n + 1
+      for i = 1, n do
+        local s = first + i - 1
+        local b = math.floor(s / %1$d)
+        if redis.call('RPUSH', KEYS[1] .. ':b:' .. b, prefix(s) .. ARGV[i + 1]) == 1 then
+          redis.call('ZADD', KEYS[1], b, b)
+        end
+      end
+      return first""".formatted(BUCKET), ScriptOutputType.INTEGER);
+
+  /**
+   * Stores members at given scores, replacing one already there, then raises the counter to the
+   * largest: KEYS index, counter; ARGV field, then score and member pairs.
+   */
+  private static final LuaScript PUT = new LuaScript(SCORE_OF + """
       local top = 0
       for i = 2, #ARGV, 2 do
-        redis.call('ZREMRANGEBYSCORE', KEYS[1], ARGV[i], ARGV[i])
-        redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i + 1])
         local s = tonumber(ARGV[i])
+        local m = ARGV[i + 1]
+        local b = math.floor(s / %1$d)
+        local bk = KEYS[1] .. ':b:' .. b
+        local tail = redis.call('LINDEX', bk, -1)
+        if not tail then
+          redis.call('RPUSH', bk, m)
+          redis.call('ZADD', KEYS[1], b, b)
+        elseif score_of(tail) < s then
+          redis.call('RPUSH', bk, m)
+        else
+          local items = redis.call('LRANGE', bk, 0, -1)
+          for j = 1, #items do
+            local t = score_of(items[j])
+            if t == s then
+              redis.call('LSET', bk, j - 1, m)
+              break
+            elseif t > s then
+              redis.call('LINSERT', bk, 'BEFORE', items[j], m)
+              break
+            end
+          end
+        end
         if s > top then top = s end
       end
       local c = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
-      if c < top then redis.call('HSET', KEYS[2], ARGV[1], string.format('%.0f', top)) end
-      return 1""";
+      if c < top then redis.call('HSET', KEYS[2], ARGV[1], string.format('%%.0f', top)) end
+      return 1""".formatted(BUCKET), ScriptOutputType.BOOLEAN);
+
+  /** Members from the newest: KEYS index; ARGV entries to skip, entries wanted. */
+  private static final LuaScript PAGE = new LuaScript("""
+      local skip = tonumber(ARGV[1])
+      local want = tonumber(ARGV[2])
+      local out = {}
+      local from = 0
+      while want > 0 do
+        local buckets = redis.call('ZREVRANGE', KEYS[1], from, from + 63)
+        if #buckets == 0 then break end
+        for _, b in ipairs(buckets) do
+          local bk = KEYS[1] .. ':b:' .. b
+          local len = redis.call('LLEN', bk)
+          if skip >= len then
+            skip = skip - len
+          else
+            local hi = len - 1 - skip
+            local lo = math.max(0, hi - want + 1)
+            local items = redis.call('LRANGE', bk, lo, hi)
+            for i = #items, 1, -1 do out[#out + 1] = items[i] end
+            want = want - #items
+            skip = 0
+            if want <= 0 then break end
+          end
+        end
+        from = from + 64
+      end
+      return out""", ScriptOutputType.MULTI);
+
+  /** Removes the entry at a score: KEYS index; ARGV score. */
+  private static final LuaScript REMOVE = new LuaScript(SCORE_OF + """
+      local s = tonumber(ARGV[1])
+      local b = math.floor(s / %1$d)
+      local bk = KEYS[1] .. ':b:' .. b
+      local items = redis.call('LRANGE', bk, 0, -1)
+      for j = 1, #items do
+        if score_of(items[j]) == s then
+          redis.call('LREM', bk, 1, items[j])
+          if redis.call('LLEN', bk) == 0 then redis.call('ZREM', KEYS[1], b) end
+          return 1
+        end
+      end
+      return 0""".formatted(BUCKET), ScriptOutputType.INTEGER);
+
+  /** The number of entries: KEYS index. */
+  private static final LuaScript SIZE = new LuaScript("""
+      local n = 0
+      for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+        n = n + redis.call('LLEN', KEYS[1] .. ':b:' .. b)
+      end
+      return n""", ScriptOutputType.INTEGER);
+
+  /** Removes every bucket and the index: KEYS index. */
+  private static final LuaScript CLEAR = new LuaScript("""
+      for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+        redis.call('UNLINK', KEYS[1] .. ':b:' .. b)
+      end
+      return redis.call('UNLINK', KEYS[1])""", ScriptOutputType.INTEGER);
 
   private final RedisSession session;
   private final FeedSettings<V> settings;
-  private final EnvelopeCodec<V> codec;
+  private final WriteCodec<V> codec;
   private final String owner;
   private final byte[] key;
   private final byte[] counterKey;
@@ -78,10 +199,10 @@ public final class RedisFeed<V> implements Feed<V> {
     return settings.name();
   }
 
-  private byte[] encode(V value) {
+  private byte[] encode(V value, boolean bulk) {
     requireNonNull(value, "value");
     try {
-      return codec.encode(value);
+      return codec.encode(value, bulk);
     } catch (StowageException e) {
       throw e.addContext(owner);
     }
@@ -89,11 +210,20 @@ public final class RedisFeed<V> implements Feed<V> {
 
   @Override
   public long add(V value) {
-    byte[] envelope = encode(value);
+    byte[] envelope = encode(value, false);
     String what = "adding to " + owner;
-    Long score = session.await(session.call(what, c -> c.<Long>eval(ADD, ScriptOutputType.INTEGER,
-        new byte[][] {key, counterKey}, counterField, envelope)), 1, what);
-    return score;
+    Long first = session.await(session.translated(APPEND.<Long>run(session, new byte[][] {key, counterKey},
+        counterField, envelope), what), 1, what);
+    return check(first, 1);
+  }
+
+  private long check(long first, int n) {
+    long last = first + n - 1;
+    if (first < 1 || last > ScorePrefix.MAX_SCORE) {
+      throw new StowageException(owner + ": the counter " + settings.counterKey() + "/" + settings.counterField()
+          + " gave scores " + first + " to " + last + "; scores must be 1 to 2^53");
+    }
+    return first;
   }
 
   @Override
@@ -105,32 +235,31 @@ public final class RedisFeed<V> implements Feed<V> {
     }
     List<byte[]> envelopes = new ArrayList<>(n);
     for (V value : values) {
-      envelopes.add(encode(value));
-    }
-    String reserve = "HINCRBY " + settings.counterKey() + " " + settings.counterField() + " of " + owner;
-    long last = session.await(session.call(reserve, c -> c.hincrby(counterKey, counterField, n)), 1, reserve);
-    long first = last - n + 1;
-    if (first < 1 || last > ScorePrefix.MAX_SCORE) {
-      throw new StowageException(owner + ": the counter " + settings.counterKey() + "/" + settings.counterField()
-          + " gave scores " + first + " to " + last + "; scores must be 1 to 2^53");
+      envelopes.add(encode(value, n > 1));
     }
     int chunk = settings.chunkSize();
-    CompletableFuture<Void> all = ChunkWindow.run((n + chunk - 1) / chunk, index -> {
+    int chunks = (n + chunk - 1) / chunk;
+    long[] firsts = new long[chunks];
+    CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
       int from = index * chunk;
       int to = Math.min(n, from + chunk);
-      @SuppressWarnings("unchecked")
-      ScoredValue<byte[]>[] members = new ScoredValue[to - from];
+      byte[][] argv = new byte[to - from + 1][];
+      argv[0] = counterField;
       for (int i = from; i < to; i++) {
-        long score = first + i;
-        members[i - from] = ScoredValue.just(score, ScorePrefix.member(score, envelopes.get(i)));
+        argv[i - from + 1] = envelopes.get(i);
       }
-      return session.dispatch(c -> c.zadd(key, members));
+      return APPEND.<Long>run(session, new byte[][] {key, counterKey}, argv)
+          .thenAccept(first -> firsts[index] = first);
     });
-    String what = "ZADD of " + n + " members to " + owner;
-    session.await(session.translated(all, what), (n + chunk - 1) / chunk, what);
+    String what = "appending " + n + " members to " + owner;
+    session.await(session.translated(all, what), chunks, what);
     List<Long> scores = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      scores.add(first + i);
+    for (int index = 0; index < chunks; index++) {
+      int size = Math.min(n, (index + 1) * chunk) - index * chunk;
+      long first = check(firsts[index], size);
+      for (int i = 0; i < size; i++) {
+        scores.add(first + i);
+      }
     }
     return scores;
   }
@@ -145,7 +274,7 @@ public final class RedisFeed<V> implements Feed<V> {
         throw new IllegalArgumentException(owner + ": scores must be 1 to 2^53, got " + score);
       }
       args.add(utf8(Long.toString(score)));
-      args.add(ScorePrefix.member(score, encode(entry.getValue())));
+      args.add(ScorePrefix.member(score, encode(entry.getValue(), valuesByScore.size() > 1)));
     }
     if (args.isEmpty()) {
       return;
@@ -159,8 +288,7 @@ public final class RedisFeed<V> implements Feed<V> {
       for (int i = 0; i < chunk.size(); i++) {
         argv[i + 1] = chunk.get(i);
       }
-      return session.dispatch(c -> c.<Boolean>eval(PUT_AT_SCORES, ScriptOutputType.BOOLEAN,
-          new byte[][] {key, counterKey}, argv));
+      return PUT.run(session, new byte[][] {key, counterKey}, argv);
     });
     String what = "storing " + valuesByScore.size() + " members at their scores in " + owner;
     session.await(session.translated(all, what), chunks, what);
@@ -179,8 +307,9 @@ public final class RedisFeed<V> implements Feed<V> {
 
   private List<byte[]> members(int page, int size) {
     long[] range = range(page, size);
-    String what = "ZREVRANGE " + settings.key() + " " + range[0] + " " + range[1] + " of " + owner;
-    return session.await(session.call(what, c -> c.zrevrange(key, range[0], range[1])), 1, what);
+    String what = "page " + page + " of " + size + " of " + owner;
+    return session.await(session.translated(PAGE.<List<byte[]>>run(session, new byte[][] {key},
+        utf8(Long.toString(range[0])), utf8(Integer.toString(size))), what), 1, what);
   }
 
   @Override
@@ -195,7 +324,7 @@ public final class RedisFeed<V> implements Feed<V> {
       }
       int offset = ScorePrefix.size(score);
       try {
-        entries.add(new Entry<>(score, codec.decode(Arrays.copyOfRange(member, offset, member.length))));
+        entries.add(new Entry<>(score, codec.current().decode(Arrays.copyOfRange(member, offset, member.length))));
       } catch (CodecException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
         skip(member, "score " + score + ": " + e.getMessage());
       }
@@ -212,20 +341,22 @@ public final class RedisFeed<V> implements Feed<V> {
 
   @Override
   public boolean remove(long score) {
-    String what = "ZREMRANGEBYSCORE " + settings.key() + " " + score + " of " + owner;
-    return session.await(session.call(what, c -> c.zremrangebyscore(key, Range.create(score, score))), 1, what) > 0;
+    String what = "removing score " + score + " of " + owner;
+    Long removed = session.await(session.translated(REMOVE.<Long>run(session, new byte[][] {key},
+        utf8(Long.toString(score))), what), 1, what);
+    return removed > 0;
   }
 
   @Override
   public long size() {
-    String what = "ZCARD " + settings.key() + " of " + owner;
-    return session.await(session.call(what, c -> c.zcard(key)), 1, what);
+    String what = "counting the entries of " + owner;
+    return session.await(session.translated(SIZE.<Long>run(session, new byte[][] {key}), what), 1, what);
   }
 
   @Override
   public void clear() {
-    String what = "DEL " + settings.key() + " of " + owner;
-    session.await(session.call(what, c -> c.del(key)), 1, what);
+    String what = "clearing " + owner;
+    session.await(session.translated(CLEAR.<Long>run(session, new byte[][] {key}), what), 1, what);
   }
 
   @Override
@@ -261,7 +392,7 @@ public final class RedisFeed<V> implements Feed<V> {
 
     @Override
     public EnvelopeCodec<V> codec() {
-      return codec;
+      return codec.current();
     }
   }
 }

@@ -1,0 +1,54 @@
+package dev.stowage.internal.redis;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A Lua script sent by its SHA-1 ({@code EVALSHA}), and in full ({@code EVAL}, which also loads
+ * it) only when Redis does not know it yet, as after a restart. Immutable and thread-safe.
+ */
+final class LuaScript {
+  private final String body;
+  private final String sha;
+  private final ScriptOutputType output;
+
+  LuaScript(String body, ScriptOutputType output) {
+    this.body = requireNonNull(body, "body");
+    this.output = requireNonNull(output, "output");
+    try {
+      this.sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
+          .digest(body.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK has no SHA-1", e);
+    }
+  }
+
+  /** Runs the script on the session's shared connection; failures are untranslated, as for dispatch. */
+  <T> CompletableFuture<T> run(RedisSession session, byte[][] keys, byte[]... args) {
+    return session.<T>dispatch(c -> c.evalsha(sha, output, keys, args))
+        .exceptionallyCompose(error -> isNoScript(error)
+            ? session.<T>dispatch(c -> c.eval(body, output, keys, args))
+            : CompletableFuture.failedFuture(error));
+  }
+
+  private static boolean isNoScript(Throwable error) {
+    for (Throwable e = error; e != null; e = e.getCause()) {
+      if (e instanceof RedisNoScriptException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return "LuaScript[" + sha + "]";
+  }
+}

@@ -1,0 +1,238 @@
+package dev.stowage.internal.redis;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.Codec;
+import dev.stowage.EnvelopeCodec;
+import dev.stowage.StowageException;
+import dev.stowage.compress.Compression;
+import dev.stowage.compress.DictionaryStore;
+import dev.stowage.compress.ZstdDictionary;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The envelope codec a cache or feed writes with. Fixed, or learning: zstd without a dictionary
+ * until enough values have been written, then zstd with a dictionary trained on those values.
+ *
+ * <p><b>Learning.</b> The first {@code samples} values written (each up to
+ * {@value #MAX_SAMPLE_BYTES} bytes once encoded) are kept as samples. When the last one arrives the
+ * dictionary is trained, saved under {@code stowage:dict:<id>} like any other, and recorded in the
+ * hash {@code stowage:learned:<scope>} under the codec's name with {@code HSETNX}; then the codec
+ * switches to it. Every process writing the same values therefore ends up with one dictionary: the
+ * first to record one wins and the others adopt it, and a process that starts later adopts it at
+ * once. A single write that completes the samples trains in the background and returns at once;
+ * a bulk write trains in its own thread before it encodes the rest, so that a large first load is
+ * compressed with the dictionary too. When learning fails (Redis unreachable, samples too alike to
+ * train on), the codec keeps writing plain zstd and learns again from the next values.
+ *
+ * <p>Thread-safe. Values written before the switch stay readable: every value's envelope names its
+ * compression.
+ *
+ * @param <V> the type of the values
+ */
+public final class WriteCodec<V> {
+  /** The prefix of the hashes that record learned dictionaries. */
+  public static final String LEARNED_PREFIX = "stowage:learned:";
+  /** Larger values are not sampled: a dictionary is for many small, similar values. */
+  static final int MAX_SAMPLE_BYTES = 16 * 1024;
+  /** Samples are trained on at most this many bytes in all. */
+  static final int MAX_SAMPLES_TOTAL = 8 * 1024 * 1024;
+
+  private static final System.Logger LOG = System.getLogger("dev.stowage.dictionary");
+
+  private volatile EnvelopeCodec<V> current;
+  private final Learning learning;
+
+  private WriteCodec(EnvelopeCodec<V> start, LearningSettings<V> settings) {
+    this.current = start;
+    this.learning = settings == null ? null : new Learning(settings);
+  }
+
+  /** A codec that never changes. */
+  public static <V> WriteCodec<V> fixed(EnvelopeCodec<V> codec) {
+    return new WriteCodec<>(requireNonNull(codec, "codec"), null);
+  }
+
+  /**
+   * What a learning codec needs.
+   *
+   * @param withCompression builds the envelope codec for a compression
+   * @param codec the codec values are written with, which encodes the samples
+   * @param session the connection the learned dictionary is recorded through
+   * @param store resolves a dictionary recorded by another process
+   * @param scope names the values, such as {@code cache:users} or {@code feed:board}
+   * @param samples how many values to learn from, at least {@link ZstdDictionary#MIN_SAMPLES}
+   * @param dictionarySize the dictionary's size in bytes, at most
+   * @param use saves a dictionary the codec writes with (and again after reconnections)
+   * @param executor trains after a single write
+   * @param owner names the cache or feed in log lines
+   */
+  public record LearningSettings<V>(Function<Compression, EnvelopeCodec<V>> withCompression, Codec<V> codec,
+                                    RedisSession session, DictionaryStore store, String scope, int samples,
+                                    int dictionarySize, Consumer<ZstdDictionary> use, Executor executor,
+                                    String owner) {}
+
+  /**
+   * A codec that learns its dictionary, or adopts the one already recorded for its scope and codec
+   * (looked up here, blocking; if Redis cannot say, it learns).
+   */
+  public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
+    WriteCodec<V> codec = new WriteCodec<>(settings.withCompression().apply(Compression.zstd()), settings);
+    codec.learning.adoptRecorded();
+    return codec;
+  }
+
+  /** The codec values are written with now; it reads every value, whatever wrote it. */
+  public EnvelopeCodec<V> current() {
+    return current;
+  }
+
+  /** Whether this codec is still learning its dictionary. */
+  public boolean isLearning() {
+    return learning != null && !learning.done;
+  }
+
+  /**
+   * Encodes a value with the current codec, and takes it as a sample while learning.
+   *
+   * @param bulk whether the caller writes many values now: learning then trains in this thread
+   */
+  public byte[] encode(V value, boolean bulk) {
+    byte[] encoded = current.encode(value);
+    if (learning != null && !learning.done) {
+      learning.offer(value, bulk);
+    }
+    return encoded;
+  }
+
+  /** The learning state; all of it guarded by {@code this}, but for the volatile flags. */
+  private final class Learning {
+    private final LearningSettings<V> settings;
+    private final byte[] key;
+    private final byte[] field;
+    private final String keyText;
+    private List<byte[]> samples = new ArrayList<>();
+    private long sampleBytes;
+    private volatile boolean done;
+    private boolean training;
+
+    Learning(LearningSettings<V> settings) {
+      this.settings = settings;
+      this.keyText = LEARNED_PREFIX + settings.scope();
+      this.key = keyText.getBytes(StandardCharsets.UTF_8);
+      this.field = settings.codec().name().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private byte[] recorded() {
+      RedisSession session = settings.session();
+      String what = "HGET " + keyText;
+      return session.await(session.call(what, c -> c.hget(key, field)), 1, what);
+    }
+
+    /** At build: adopts the dictionary recorded for these values, if Redis holds one. */
+    void adoptRecorded() {
+      try {
+        byte[] recorded = recorded();
+        if (recorded != null) {
+          adopt(resolve(recorded));
+        }
+      } catch (StowageException | IllegalStateException e) {
+        LOG.log(Level.WARNING, settings.owner() + ": cannot look up a learned dictionary in " + keyText + " now ("
+            + e.getMessage() + "); learning one from the values written");
+      }
+    }
+
+    void offer(V value, boolean bulk) {
+      byte[] sample;
+      try {
+        sample = settings.codec().encode(value);
+      } catch (RuntimeException e) {
+        return; // the envelope codec encoded it a moment ago; nothing to learn from a failure here
+      }
+      List<byte[]> ready;
+      synchronized (this) {
+        if (done || training) {
+          return;
+        }
+        if (sample.length > 0 && sample.length <= MAX_SAMPLE_BYTES && sampleBytes + sample.length <= MAX_SAMPLES_TOTAL) {
+          samples.add(sample);
+          sampleBytes += sample.length;
+        }
+        if (samples.size() < settings.samples() && sampleBytes + MAX_SAMPLE_BYTES <= MAX_SAMPLES_TOTAL) {
+          return;
+        }
+        training = true;
+        ready = samples;
+        samples = new ArrayList<>();
+        sampleBytes = 0;
+      }
+      if (bulk) {
+        learn(ready);
+      } else {
+        CompletableFuture.runAsync(() -> learn(ready), settings.executor());
+      }
+    }
+
+    /** Trains, records and adopts a dictionary; on failure, starts sampling again. */
+    private void learn(List<byte[]> ready) {
+      try {
+        byte[] recorded = recorded();
+        ZstdDictionary chosen;
+        if (recorded != null) {
+          chosen = resolve(recorded);
+        } else {
+          long total = 0;
+          for (byte[] sample : ready) {
+            total += sample.length;
+          }
+          int size = (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(settings.dictionarySize(), total / 4));
+          ZstdDictionary trained = ZstdDictionary.train(ready, size);
+          settings.use().accept(trained);
+          RedisSession session = settings.session();
+          String what = "HSETNX " + keyText;
+          byte[] hexId = trained.hexId().getBytes(StandardCharsets.US_ASCII);
+          session.await(session.call(what, c -> c.hsetnx(key, field, hexId)), 1, what);
+          recorded = recorded();
+          chosen = recorded == null || new String(recorded, StandardCharsets.US_ASCII).equals(trained.hexId())
+              ? trained : resolve(recorded);
+        }
+        adopt(chosen);
+        LOG.log(Level.INFO, settings.owner() + ": values are now compressed with zstd dictionary " + chosen.hexId()
+            + " (" + chosen.size() + " bytes), learned from " + ready.size() + " values and recorded in "
+            + keyText);
+      } catch (StowageException | IllegalArgumentException | IllegalStateException e) {
+        LOG.log(Level.WARNING, settings.owner() + ": no dictionary learned this time (" + e.getMessage()
+            + "); writing plain zstd and learning again from the next values");
+      } finally {
+        synchronized (this) {
+          training = false;
+        }
+      }
+    }
+
+    private ZstdDictionary resolve(byte[] recordedHexId) {
+      String hex = new String(recordedHexId, StandardCharsets.US_ASCII);
+      long id;
+      try {
+        id = Long.parseUnsignedLong(hex, 16);
+      } catch (NumberFormatException e) {
+        throw new StowageException(keyText + " names dictionary '" + hex + "', which is no hex id");
+      }
+      ZstdDictionary dictionary = settings.store().resolve(id);
+      settings.use().accept(dictionary);
+      return dictionary;
+    }
+
+    private void adopt(ZstdDictionary dictionary) {
+      current = settings.withCompression().apply(Compression.zstd(dictionary));
+      done = true;
+    }
+  }
+}

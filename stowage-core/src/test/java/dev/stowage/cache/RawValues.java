@@ -1,0 +1,40 @@
+package dev.stowage.cache;
+
+import dev.stowage.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Function;
+
+/** Reads and writes raw bytes on the testkit's Redis, behind the cache's back. */
+final class RawValues {
+  private RawValues() {}
+
+  static byte[] get(RedisServer redis, String key) {
+    return with(redis, c -> c.sync().get(utf8(key)));
+  }
+
+  static void set(RedisServer redis, String key, byte[] value) {
+    with(redis, c -> c.sync().set(utf8(key), value));
+  }
+
+  /** A hash field as UTF-8 text, or null. */
+  static String hget(RedisServer redis, String key, String field) {
+    byte[] value = with(redis, c -> c.sync().hget(utf8(key), utf8(field)));
+    return value == null ? null : new String(value, StandardCharsets.UTF_8);
+  }
+
+  private static <T> T with(RedisServer redis, Function<StatefulRedisConnection<byte[], byte[]>, T> work) {
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+      return work.apply(connection);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}
