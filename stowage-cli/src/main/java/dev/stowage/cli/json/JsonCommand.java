@@ -1,6 +1,9 @@
 package dev.stowage.cli.json;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stowage.cli.inspect.Terminal;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,24 +85,58 @@ public final class JsonCommand implements Runnable {
     }
   }
 
-  /** {@code stowage json validate}. */
+  /**
+   * {@code stowage json validate}. With {@code --json} the verdict is one line of JSON on standard
+   * output, and nothing is written to standard error: {@code {"valid":true,"source":…,"format":…,
+   * "bytes":…,"tokens":…,"depth":…}} (exit code 0), or {@code {"valid":false,"source":…,"format":…,
+   * "line":…,"column":…,"offset":…,"message":…}} (exit code 1), where {@code line} and
+   * {@code column} count from 1 (columns in characters) and are left out for MessagePack, which has
+   * no lines, {@code offset} is the byte offset from 0, and {@code message} is the reason without
+   * the position. A failure to read the input is not a verdict: it is reported on standard error
+   * with exit code 1 and no JSON.
+   */
   @Command(name = "validate", mixinStandardHelpOptions = true,
       description = "Check that the input is exactly one well-formed JSON (or MessagePack) value.")
   static final class Validate extends Input implements Callable<Integer> {
+    @Option(names = "--json", description = "Print the verdict as one line of JSON on standard output"
+        + " (valid, and the line, column, byte offset and message of an error).")
+    boolean json;
+
     @Override
     public Integer call() {
       checkDepth();
+      PrintWriter out = spec.commandLine().getOut();
+      String format = from == JsonStreams.Format.JSON ? "JSON" : "MessagePack";
       try (InputStream in = open()) {
         JsonStreams.Summary summary = JsonStreams.copy(in, name(), from, null, maxDepth);
-        spec.commandLine().getOut().printf("%s: valid %s, %,d bytes, %,d tokens, depth %d%n", name(),
-            from == JsonStreams.Format.JSON ? "JSON" : "MessagePack", summary.bytes(), summary.tokens(), summary.depth());
-        spec.commandLine().getOut().flush();
+        if (json) {
+          out.println(verdict(true).put("bytes", summary.bytes()).put("tokens", summary.tokens())
+              .put("depth", summary.depth()));
+        } else {
+          out.printf("%s: valid %s, %,d bytes, %,d tokens, depth %d%n", name(), format, summary.bytes(),
+              summary.tokens(), summary.depth());
+        }
+        out.flush();
         return 0;
       } catch (JsonInputException e) {
-        return fail("validate", e);
+        if (!json) {
+          return fail("validate", e);
+        }
+        ObjectNode verdict = verdict(false);
+        if (e.line() > 0) {
+          verdict.put("line", e.line()).put("column", e.column());
+        }
+        out.println(verdict.put("offset", e.byteOffset()).put("message", e.reason()));
+        out.flush();
+        return 1;
       } catch (IOException e) {
         return fail("validate", e);
       }
+    }
+
+    private ObjectNode verdict(boolean valid) {
+      return JsonNodeFactory.instance.objectNode().put("valid", valid).put("source", name())
+          .put("format", from.name().toLowerCase(java.util.Locale.ROOT));
     }
   }
 
@@ -128,7 +165,7 @@ public final class JsonCommand implements Runnable {
       if (indent < 0 || indent > 16) {
         throw new ParameterException(spec.commandLine(), "--indent must be 0 to 16, got " + indent);
       }
-      if (to == JsonStreams.Format.MSGPACK && out == null && System.console() != null) {
+      if (to == JsonStreams.Format.MSGPACK && out == null && Terminal.stdoutIsTerminal()) {
         throw new ParameterException(spec.commandLine(),
             "MessagePack is binary: pass --out FILE or pipe standard output into a file");
       }

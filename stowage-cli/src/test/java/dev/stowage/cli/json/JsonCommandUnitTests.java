@@ -181,6 +181,89 @@ class JsonCommandUnitTests {
     assertThat(err.toString()).contains(truncated + ": byte ").contains("unexpected end of input");
   }
 
+  @Test
+  void validateWithJsonPrintsTheVerdictAsOneLineOfJson() throws IOException {
+    Path ok = file("ok.json", "{\"a\": [1, {\"b\": [2]}]}");
+    assertThat(run("json", "validate", "--json", ok.toString())).isZero();
+    assertThat(MAPPER.readTree(out.toString())).isEqualTo(MAPPER.readTree("{\"valid\":true,\"source\":"
+        + MAPPER.writeValueAsString(ok.toString()) + ",\"format\":\"json\",\"bytes\":22,\"tokens\":12,\"depth\":4}"));
+    assertThat(out.toString()).endsWith("}\n").doesNotContain("\n ");
+
+    out.getBuffer().setLength(0);
+    Path bad = file("bad.json", "{\n  \"a\": 1,\n  \"b\": {\"c\": 2,}\n}\n");
+    assertThat(run("json", "validate", "--json", bad.toString())).isEqualTo(1);
+    JsonNode verdict = MAPPER.readTree(out.toString());
+    assertThat(verdict.get("valid").asBoolean()).isFalse();
+    assertThat(verdict.get("line").asInt()).isEqualTo(3);
+    assertThat(verdict.get("column").asInt()).isEqualTo(16);
+    assertThat(verdict.get("offset").asLong()).isEqualTo(27); // "{\n" and "  \"a\": 1,\n" are 12 bytes, then 15 more
+    assertThat(verdict.get("message").asText()).isEqualTo("unexpected character '}': was expecting double-quote to start field name");
+    assertThat(err.toString()).isEmpty();
+  }
+
+  @Test
+  void validateWithJsonCountsColumnsInCharactersAndOffsetsInBytes() throws IOException {
+    Path wide = file("wide.json", "[\"héllo wörld\",\n \"ünïcode\", tru]");
+    assertThat(run("json", "validate", "--json", wide.toString())).isEqualTo(1);
+    JsonNode verdict = MAPPER.readTree(out.toString());
+    assertThat(verdict.get("line").asInt()).isEqualTo(2);
+    assertThat(verdict.get("column").asInt()).isEqualTo(13);
+    // line 1 is 18 bytes with its newline (é and ö take two each); " \"ünïcode\", " is 14 bytes
+    assertThat(verdict.get("offset").asLong()).isEqualTo(18 + 14);
+    assertThat(verdict.get("message").asText()).startsWith("unrecognized token 'tru'");
+  }
+
+  @Test
+  void validateWithJsonLeavesOutLinesForMessagePack() throws IOException {
+    Path packed = file("cut.msgpack", new byte[] {(byte) 0x82, (byte) 0xA1, 'a', 0x01, (byte) 0xA1});
+    assertThat(run("json", "validate", "--json", "--from", "msgpack", packed.toString())).isEqualTo(1);
+    JsonNode verdict = MAPPER.readTree(out.toString());
+    assertThat(verdict.get("valid").asBoolean()).isFalse();
+    assertThat(verdict.get("format").asText()).isEqualTo("msgpack");
+    assertThat(verdict.has("line")).isFalse();
+    assertThat(verdict.has("column")).isFalse();
+    assertThat(verdict.get("offset").asLong()).isEqualTo(5);
+    assertThat(verdict.get("message").asText()).isEqualTo("unexpected end of input inside a MessagePack value");
+  }
+
+  @Test
+  void formatStopsAtInvalidUtf8WithItsPosition() throws IOException {
+    byte[] bytes = "{\"a\": 1,\n \"b\": \"caf\u0000 ok\"}".getBytes(StandardCharsets.ISO_8859_1);
+    bytes[19] = (byte) 0xE9; // a lone Latin-1 é: a UTF-8 lead byte followed by a space
+    Path input = file("latin1.json", bytes);
+
+    assertThat(run("json", "format", input.toString())).isEqualTo(1);
+    String[] lines = err.toString().split("\n");
+    assertThat(lines[0]).isEqualTo(input + ":2:11: invalid UTF-8 middle byte 0x20 (in the sequence starting with byte 0xe9)");
+    assertThat(lines[1]).isEqualTo(" \"b\": \"caf? ok\"}");
+    assertThat(lines[2]).isEqualTo(" ".repeat(10) + "^");
+    assertThat(out.toString()).doesNotContain("caf");
+
+    Path packed = dir.resolve("latin1.msgpack");
+    assertThat(run("json", "format", "--to", "msgpack", "--out", packed.toString(), input.toString())).isEqualTo(1);
+    assertThat(err.toString()).contains(input + ":2:11: invalid UTF-8 middle byte 0x20");
+  }
+
+  @Test
+  void messagePackGoesToARedirectedStandardOutputAsBytes() throws Exception {
+    Path input = file("in.json", "{\"id\":42,\"name\":\"stowage ✓\",\"tags\":[\"a\",\"b\"],\"ratio\":0.25}");
+    Path viaOut = dir.resolve("via-out.msgpack");
+    assertThat(run("json", "format", "--to", "msgpack", "--out", viaOut.toString(), input.toString())).isZero();
+
+    // a separate JVM whose standard output is a file: not a terminal, so the bytes are written there
+    Path redirected = dir.resolve("redirected.msgpack");
+    Path errors = dir.resolve("errors.txt");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), StowageCli.class.getName(),
+        "json", "format", "--to", "msgpack", input.toString())
+        .redirectOutput(redirected.toFile()).redirectError(errors.toFile()).start();
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as(Files.readString(errors)).isZero();
+    assertThat(Files.readAllBytes(redirected)).isEqualTo(Files.readAllBytes(viaOut));
+    assertThat(Files.readAllBytes(redirected)[0] & 0xFF).isEqualTo(0x84); // a fixmap of 4 entries
+    assertThat(Files.readString(errors)).isEmpty();
+  }
+
   /** A JSON array of {@code count} objects, generated as it is read: never in memory as a whole. */
   static final class GeneratedJson extends InputStream {
     private final int count;
