@@ -34,6 +34,24 @@ public final class ClassOptions {
     return type != null;
   }
 
+  /**
+   * Loads the {@code --type} class and the {@code --register} classes now (all but the JDK codec's
+   * patterns, such as {@code com.example.*}), so that a name that cannot be found stops the command
+   * before it reads anything rather than failing every value.
+   *
+   * @throws InspectException naming the class and where it was looked for
+   */
+  void check() {
+    if (hasType()) {
+      type();
+    }
+    for (String name : register) {
+      if (!name.contains("*")) {
+        load(name.strip(), "--register");
+      }
+    }
+  }
+
   /** The {@code --type} class, loaded from {@code --classpath} first and then from this program. */
   Class<?> type() {
     return load(type, "--type");

@@ -11,8 +11,11 @@ import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ValueScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +23,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,7 +36,11 @@ import picocli.CommandLine.Spec;
 /**
  * {@code stowage inspect KEY…}: shows each key's values as JSON whatever codec and compression
  * wrote them, with the envelope's header and the sizes. Strings are one value; hashes, lists,
- * sets and sorted sets are shown member by member. Exit code 1 when a key does not exist.
+ * sets and sorted sets are shown member by member, and a member that is a feed entry (a score,
+ * then an envelope) with its score. The index of a {@linkplain FeedLayout feed} is shown as the
+ * feed: type {@code feed}, its number of entries and buckets, the memory of the index and its
+ * buckets together, and its newest entries. Exit code 1 when a key does not exist, 2 for a usage
+ * error.
  */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
     description = {"Show Redis values as JSON, whatever codec and compression wrote them.",
@@ -48,14 +58,19 @@ public final class InspectCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON array, an object per key, instead of text.")
   boolean json;
 
-  @Option(names = "--legacy", paramLabel = "FORMAT", defaultValue = "auto",
-      description = "How to read values without an envelope: auto, json, jdk or string (default: ${DEFAULT-VALUE};"
-          + " auto tries JDK serialization, then JSON, then UTF-8 text, then shows hex).")
-  ValueReader.Legacy legacy;
+  @Option(names = "--legacy", paramLabel = "FORMAT", defaultValue = "auto", converter = LegacyFormat.Converter.class,
+      description = {"How to read values without an envelope: auto, or a codec: json, msgpack, msgpack-compact, kryo,"
+          + " fory, protobuf, avro, thrift, jdk, fastjson2, string (default: ${DEFAULT-VALUE}; auto tries JDK"
+          + " serialization, then JSON, then UTF-8 text, then shows hex).",
+          "kryo, fory, protobuf, avro and thrift need --type."})
+  LegacyFormat legacy;
 
   @Option(names = "--members", paramLabel = "N", defaultValue = "100",
-      description = "Show at most N members of a hash, list, set or sorted set (default: ${DEFAULT-VALUE}).")
+      description = "Show at most N members of a hash, list, set or sorted set, or the newest N entries of a feed"
+          + " (default: ${DEFAULT-VALUE}).")
   int members;
+
+  private StatefulRedisConnection<byte[], byte[]> connection;
 
   @Override
   public Integer call() {
@@ -64,9 +79,19 @@ public final class InspectCommand implements Callable<Integer> {
     if (members < 1) {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--members must be at least 1, got " + members);
     }
+    if (legacy.needsType() && !classes.hasType()) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), legacy.needsTypeMessage());
+    }
     Terminal terminal = Terminal.detect();
+    try {
+      classes.check();
+    } catch (InspectException e) {
+      err.println("stowage inspect: " + e.getMessage());
+      return 1;
+    }
     try (RedisOption.RedisSession session = redis.connect(spec)) {
-      RedisCommands<byte[], byte[]> commands = session.connection().sync();
+      connection = session.connection();
+      RedisCommands<byte[], byte[]> commands = connection.sync();
       ValueReader reader = new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
       ArrayNode all = NODES.arrayNode();
       int missing = 0;
@@ -129,7 +154,7 @@ public final class InspectCommand implements Callable<Integer> {
           for (Map.Entry<byte[], byte[]> entry : scanned.getMap().entrySet()) {
             if (entries.size() < members) {
               ObjectNode member = entries.addObject().put("field", text(entry.getKey()));
-              member.setAll(reader.describe(entry.getValue()));
+              member.setAll(reader.describeElement(entry.getValue(), "score"));
             }
           }
           cursor = scanned;
@@ -140,7 +165,7 @@ public final class InspectCommand implements Callable<Integer> {
         ArrayNode entries = node.putArray("entries");
         List<byte[]> values = commands.lrange(k, 0, members - 1);
         for (int i = 0; i < values.size(); i++) {
-          entries.addObject().put("index", i).setAll(reader.describe(values.get(i)));
+          entries.addObject().put("index", i).setAll(reader.describeElement(values.get(i), "score"));
         }
       }
       case "set" -> {
@@ -154,23 +179,105 @@ public final class InspectCommand implements Callable<Integer> {
           cursor = scanned;
         } while (!cursor.isFinished() && values.size() < members);
         for (byte[] value : values.subList(0, Math.min(members, values.size()))) {
-          entries.add(reader.describe(value));
+          entries.add(reader.describeElement(value, "score"));
         }
       }
       case "zset" -> {
+        if (isFeedIndex(commands, k)) {
+          describeFeed(commands, reader, k, node);
+          break;
+        }
         node.put("length", commands.zcard(k));
         ArrayNode entries = node.putArray("entries");
         for (ScoredValue<byte[]> scored : commands.zrevrangeWithScores(k, 0, members - 1)) {
-          entries.addObject().put("score", scored.getScore()).setAll(reader.describe(scored.getValue()));
+          entries.addObject().put("score", scored.getScore()).setAll(reader.describeElement(scored.getValue(), "entryScore"));
         }
       }
       default -> node.put("missing", "a " + type + " is not shown by the inspector");
     }
     JsonNode length = node.get("length");
     if (length != null && length.asLong() > members) {
-      node.put("truncated", "first " + members + " of " + length.asLong() + " members shown (--members)");
+      node.put("truncated", "feed".equals(node.path("type").asText())
+          ? "newest " + members + " of " + length.asLong() + " entries shown (--members)"
+          : "first " + members + " of " + length.asLong() + " members shown (--members)");
     }
     return node;
+  }
+
+  /** Whether a sorted set is a feed's index: see {@link FeedLayout#looksLikeIndex}, and its first bucket is a list. */
+  private static boolean isFeedIndex(RedisCommands<byte[], byte[]> commands, byte[] key) {
+    List<ScoredValue<byte[]>> first = commands.zrangeWithScores(key, 0, 9);
+    return FeedLayout.looksLikeIndex(first)
+        && "list".equals(commands.type(FeedLayout.bucketKey(key, text(first.get(0).getValue()))));
+  }
+
+  /**
+   * The feed indexed by {@code key}: the number of its buckets and entries (an {@code LLEN} per
+   * bucket, pipelined), the memory of the index and the buckets, and its newest entries, walking
+   * the buckets from the newest as the feed's own pages do.
+   */
+  private void describeFeed(RedisCommands<byte[], byte[]> commands, ValueReader reader, byte[] key, ObjectNode node) {
+    RedisAsyncCommands<byte[], byte[]> async = connection.async();
+    node.put("type", "feed");
+    long indexMemory = node.path("memoryUsage").asLong(0);
+    long buckets = commands.zcard(key);
+    long entries = 0;
+    long bucketMemory = 0;
+    for (long from = 0; from < buckets; from += 1000) {
+      List<byte[]> page = commands.zrange(key, from, from + 999);
+      List<RedisFuture<Long>> lengths = new ArrayList<>(page.size());
+      List<RedisFuture<Long>> memory = new ArrayList<>(page.size());
+      for (byte[] bucket : page) {
+        byte[] bucketKey = FeedLayout.bucketKey(key, text(bucket));
+        lengths.add(async.llen(bucketKey));
+        memory.add(async.memoryUsage(bucketKey));
+      }
+      for (int i = 0; i < page.size(); i++) {
+        entries += orZero(lengths.get(i));
+        bucketMemory += orZero(memory.get(i));
+      }
+    }
+    node.put("memoryUsage", indexMemory + bucketMemory);
+    node.put("indexMemoryUsage", indexMemory);
+    node.put("buckets", buckets);
+    node.put("length", entries);
+    ArrayNode shown = node.putArray("entries");
+    for (long from = 0; from < buckets && shown.size() < members; from += 64) {
+      for (byte[] bucket : commands.zrevrange(key, from, from + 63)) {
+        List<byte[]> elements = commands.lrange(FeedLayout.bucketKey(key, text(bucket)), 0, -1);
+        for (int i = elements.size() - 1; i >= 0 && shown.size() < members; i--) {
+          shown.add(feedEntry(reader, elements.get(i)));
+        }
+        if (shown.size() >= members) {
+          break;
+        }
+      }
+    }
+  }
+
+  private static ObjectNode feedEntry(ValueReader reader, byte[] element) {
+    long score = FeedLayout.score(element);
+    if (score < 0) {
+      ObjectNode entry = NODES.objectNode().put("storedSize", element.length)
+          .put("error", "not a feed entry: the element does not start with a well-formed score");
+      ValueReader.showBytes(element, entry);
+      return entry;
+    }
+    ObjectNode entry = NODES.objectNode().put("score", score);
+    entry.setAll(reader.describe(java.util.Arrays.copyOfRange(element, FeedLayout.prefixSize(score), element.length)));
+    return entry;
+  }
+
+  private static long orZero(RedisFuture<Long> future) {
+    try {
+      Long value = future.get(60, TimeUnit.SECONDS);
+      return value == null ? 0 : value;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InspectException("interrupted", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new InspectException("Redis failed while reading the feed's buckets: " + e.getMessage(), e);
+    }
   }
 
   private static String text(byte[] bytes) {
@@ -183,16 +290,16 @@ public final class InspectCommand implements Callable<Integer> {
     if (key.hasNonNull("memoryUsage")) {
       title.append(" · ").append(key.get("memoryUsage").asLong()).append(" bytes in Redis memory");
     }
-    if (key.has("length")) {
+    if (key.has("buckets")) {
+      title.append(" · ").append(key.get("length").asLong()).append(" entries in ")
+          .append(key.get("buckets").asLong()).append(" buckets");
+    } else if (key.has("length")) {
       title.append(" · ").append(key.get("length").asLong()).append(" members");
     }
     out.println(title);
     if (key.has("entries")) {
       for (JsonNode entry : key.get("entries")) {
-        String label = entry.has("field") ? "field " + entry.get("field").asText()
-            : entry.has("score") ? "score " + number(entry.get("score"))
-            : entry.has("index") ? "index " + entry.get("index").asInt() : "member";
-        out.println("  " + terminal.bold(label));
+        out.println("  " + terminal.bold(label(entry)));
         printValue(out, terminal, entry, "    ");
       }
       if (key.has("truncated")) {
@@ -204,6 +311,24 @@ public final class InspectCommand implements Callable<Integer> {
       out.println("  " + terminal.warn(key.get("missing").asText()));
     }
     out.println();
+  }
+
+  /** {@code field f}, {@code index 3}, {@code score 20}, {@code entry score 7}, joined by dots; {@code member} if none. */
+  private static String label(JsonNode entry) {
+    List<String> parts = new ArrayList<>();
+    if (entry.has("field")) {
+      parts.add("field " + entry.get("field").asText());
+    }
+    if (entry.has("index")) {
+      parts.add("index " + entry.get("index").asInt());
+    }
+    if (entry.has("score")) {
+      parts.add("score " + number(entry.get("score")));
+    }
+    if (entry.has("entryScore")) {
+      parts.add("entry score " + number(entry.get("entryScore")));
+    }
+    return parts.isEmpty() ? "member" : String.join(" · ", parts);
   }
 
   private static String number(JsonNode score) {

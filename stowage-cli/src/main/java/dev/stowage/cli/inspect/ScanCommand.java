@@ -11,6 +11,8 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ValueScanCursor;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.PrintWriter;
@@ -26,6 +28,8 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -38,9 +42,14 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code stowage scan}: walks the keys matching a pattern with {@code SCAN} (never {@code KEYS})
- * and reports them by type and by codec and compression, their {@code MEMORY USAGE} (total and
- * percentiles), the biggest keys, and the string values that fail to decode. Each page of keys is
- * read with one pipeline.
+ * and reports them by type, string values by codec and compression, and a sample of the members
+ * of hashes, lists, sets and sorted sets (the first {@value #MEMBERS_SAMPLED} of each key) by codec
+ * and compression too, reading a feed's entries by their envelopes; the sorted sets that index a
+ * {@linkplain FeedLayout feed} are counted as feeds, their members not sampled. Then their
+ * {@code MEMORY USAGE} (total and percentiles), the biggest keys, and the values and sampled
+ * members that fail to decode. Each page of keys is read with a few pipelines. Progress goes to
+ * standard error: redrawn in place on a terminal, a plain line every {@code --progress-every} keys
+ * otherwise (see {@link ScanProgress}).
  */
 @Command(name = "scan", mixinStandardHelpOptions = true,
     description = "Report the keys matching a pattern: types, codecs, compression, memory, failures (SCAN, never KEYS).")
@@ -48,6 +57,8 @@ public final class ScanCommand implements Callable<Integer> {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final int BIGGEST = 10;
   private static final int FAILURES_LISTED = 100;
+  /** Members sampled from each hash, list, set and sorted set. */
+  static final int MEMBERS_SAMPLED = 10;
 
   @Spec CommandSpec spec;
   @Mixin RedisOption redis;
@@ -65,15 +76,16 @@ public final class ScanCommand implements Callable<Integer> {
   Long limit;
 
   @Option(names = "--progress-every", paramLabel = "N", defaultValue = "100000",
-      description = "When stderr is not a terminal, print progress every N keys (default: ${DEFAULT-VALUE}).")
+      description = {"When stderr is not a terminal, print a progress line every N keys (default: ${DEFAULT-VALUE});",
+          "on a terminal the line is redrawn after every page, with the share done and the time left."})
   long progressEvery;
 
   @Option(names = "--json", description = "Print the report as JSON.")
   boolean json;
 
-  @Option(names = "--legacy", paramLabel = "FORMAT", defaultValue = "auto",
-      description = "How to read values without an envelope: auto, json, jdk or string (default: ${DEFAULT-VALUE}).")
-  ValueReader.Legacy legacy;
+  @Option(names = "--legacy", paramLabel = "FORMAT", defaultValue = "auto", converter = LegacyFormat.Converter.class,
+      description = "How to read values without an envelope: auto, or a codec's name as for inspect (default: ${DEFAULT-VALUE}).")
+  LegacyFormat legacy;
 
   private record Sized(String key, String type, long bytes, String format) {}
 
@@ -85,8 +97,20 @@ public final class ScanCommand implements Callable<Integer> {
     if (limit != null && limit < 1) {
       throw new ParameterException(spec.commandLine(), "--limit must be at least 1, got " + limit);
     }
+    if (progressEvery < 1) {
+      throw new ParameterException(spec.commandLine(), "--progress-every must be at least 1, got " + progressEvery);
+    }
+    if (legacy.needsType() && !classes.hasType()) {
+      throw new ParameterException(spec.commandLine(), legacy.needsTypeMessage());
+    }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    try {
+      classes.check();
+    } catch (InspectException e) {
+      err.println("stowage scan: " + e.getMessage());
+      return 1;
+    }
     try (RedisOption.RedisSession session = redis.connect(spec)) {
       ObjectNode report = scan(session, err);
       out.println(json ? JsonLayout.pretty(report) : text(report, Terminal.detect()));
@@ -102,12 +126,11 @@ public final class ScanCommand implements Callable<Integer> {
     RedisCommands<byte[], byte[]> sync = session.connection().sync();
     RedisAsyncCommands<byte[], byte[]> async = session.connection().async();
     ValueReader reader = new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
-    boolean terminal = System.console() != null;
+    boolean terminal = Terminal.stderrIsTerminal();
+    ScanProgress progress = new ScanProgress(databaseSize(sync), limit, System::nanoTime);
     Map<String, Long> byType = new TreeMap<>();
-    Map<String, Long> byFormat = new TreeMap<>();
-    Map<String, Long> needs = new TreeMap<>();
-    ArrayNode failures = NODES.arrayNode();
-    long failureCount = 0;
+    Tally tally = new Tally();
+    long feeds = 0;
     long[] sizes = new long[1024];
     int sized = 0;
     long total = 0;
@@ -133,8 +156,21 @@ public final class ScanCommand implements Callable<Integer> {
         memory.add(async.memoryUsage(key));
       }
       List<RedisFuture<byte[]>> values = new ArrayList<>(pageKeys.size());
+      List<CompletableFuture<List<byte[]>>> samples = new ArrayList<>(pageKeys.size());
+      List<RedisFuture<List<ScoredValue<byte[]>>>> scored = new ArrayList<>(pageKeys.size());
       for (int i = 0; i < pageKeys.size(); i++) {
-        values.add("string".equals(await(types.get(i))) ? async.get(pageKeys.get(i)) : null);
+        byte[] key = pageKeys.get(i);
+        String type = await(types.get(i));
+        values.add("string".equals(type) ? async.get(key) : null);
+        samples.add(sample(async, key, type));
+        scored.add("zset".equals(type) ? async.zrangeWithScores(key, 0, MEMBERS_SAMPLED - 1) : null);
+      }
+      List<RedisFuture<String>> firstBuckets = new ArrayList<>(pageKeys.size());
+      for (int i = 0; i < pageKeys.size(); i++) {
+        List<ScoredValue<byte[]>> first = scored.get(i) == null ? null : await(scored.get(i));
+        firstBuckets.add(first != null && FeedLayout.looksLikeIndex(first)
+            ? async.type(FeedLayout.bucketKey(pageKeys.get(i), new String(first.get(0).getValue(), StandardCharsets.US_ASCII)))
+            : null);
       }
       for (int i = 0; i < pageKeys.size(); i++) {
         String key = new String(pageKeys.get(i), StandardCharsets.UTF_8);
@@ -149,26 +185,25 @@ public final class ScanCommand implements Callable<Integer> {
         if (values.get(i) != null && key.startsWith(DictionaryStore.KEY_PREFIX)) {
           await(values.get(i));
           format = "zstd dictionary";
-          byFormat.merge(format, 1L, Long::sum);
+          tally.byFormat.merge(format, 1L, Long::sum);
         } else if (values.get(i) != null) {
           byte[] value = await(values.get(i));
           if (value != null) {
-            ObjectNode described = reader.describe(value);
-            format = "envelope".equals(described.path("format").asText())
-                ? described.path("codec").asText("malformed") + "+" + described.path("compression").asText("?")
-                : "legacy " + described.path("legacy").asText("?");
-            if (!described.has("codec") && "envelope".equals(described.path("format").asText())) {
-              format = "malformed envelope";
-            }
-            byFormat.merge(format, 1L, Long::sum);
-            if (described.has("error")) {
-              failureCount++;
-              if (failures.size() < FAILURES_LISTED) {
-                failures.addObject().put("key", key).put("format", format).put("reason", described.get("error").asText());
-              }
-            } else if (described.has("missing") && !described.has("value")) {
-              needs.merge(described.get("missing").asText(), 1L, Long::sum);
-            }
+            format = tally.count(tally.byFormat, key, null, reader.describe(value));
+          }
+        } else if (firstBuckets.get(i) != null && "list".equals(await(firstBuckets.get(i)))) {
+          feeds++;
+          format = "feed index";
+        } else {
+          List<byte[]> members = new ArrayList<>();
+          if (samples.get(i) != null) {
+            members.addAll(orEmpty(await(samples.get(i))));
+          } else if (scored.get(i) != null) {
+            orEmpty(await(scored.get(i))).forEach(member -> members.add(member.getValue()));
+          }
+          for (byte[] member : members.subList(0, Math.min(MEMBERS_SAMPLED, members.size()))) {
+            tally.membersSampled++;
+            tally.count(tally.membersByFormat, key, "a member", reader.describeElement(member, "score"));
           }
         }
         if (bytes != null) {
@@ -183,11 +218,12 @@ public final class ScanCommand implements Callable<Integer> {
           }
         }
       }
+      progress.update(keys, cursor.getCursor());
       if (terminal) {
-        err.print("\rscanned " + keys + " keys");
+        err.print("\r" + progress.line() + "\u001b[K");
         err.flush();
       } else if (keys >= nextProgress) {
-        err.println("scanned " + keys + " keys");
+        err.println(progress.line());
         err.flush();
         nextProgress = (keys / progressEvery + 1) * progressEvery;
       }
@@ -202,7 +238,10 @@ public final class ScanCommand implements Callable<Integer> {
     report.put("keys", keys);
     report.put("complete", cursor.isFinished());
     report.set("byType", counts(byType));
-    report.set("byFormat", counts(byFormat));
+    report.set("byFormat", counts(tally.byFormat));
+    report.put("membersSampled", tally.membersSampled);
+    report.set("membersByFormat", counts(tally.membersByFormat));
+    report.put("feeds", feeds);
     ObjectNode memoryNode = report.putObject("memoryUsage");
     long[] sorted = Arrays.copyOf(sizes, sized);
     Arrays.sort(sorted);
@@ -221,10 +260,76 @@ public final class ScanCommand implements Callable<Integer> {
         row.put("format", entry.format());
       }
     }
-    report.put("failureCount", failureCount);
-    report.set("failures", failures);
-    report.set("needClasses", counts(needs));
+    report.put("failureCount", tally.failureCount);
+    report.set("failures", tally.failures);
+    report.set("needClasses", counts(tally.needs));
     return report;
+  }
+
+  /** What the values and sampled members read so far were. */
+  private static final class Tally {
+    final Map<String, Long> byFormat = new TreeMap<>();
+    final Map<String, Long> membersByFormat = new TreeMap<>();
+    final Map<String, Long> needs = new TreeMap<>();
+    final ArrayNode failures = NODES.arrayNode();
+    long failureCount;
+    long membersSampled;
+
+    /**
+     * Counts a described value (or member, when {@code member} says which) under its format in
+     * {@code formats}, and as a failure or a value that needs classes.
+     *
+     * @return the format, such as {@code json+zstd} or {@code legacy text}
+     */
+    String count(Map<String, Long> formats, String key, String member, ObjectNode described) {
+      boolean envelope = "envelope".equals(described.path("format").asText());
+      String format = !envelope ? "legacy " + described.path("legacy").asText("?")
+          : described.has("codec") ? described.get("codec").asText() + "+" + described.path("compression").asText("?")
+          : "malformed envelope";
+      formats.merge(format, 1L, Long::sum);
+      if (described.has("error")) {
+        failureCount++;
+        if (failures.size() < FAILURES_LISTED) {
+          ObjectNode failure = failures.addObject().put("key", key);
+          if (member != null) {
+            failure.put("member", described.has("score") ? "score " + described.get("score").asLong() : member);
+          }
+          failure.put("format", format).put("reason", described.get("error").asText());
+        }
+      } else if (described.has("missing") && !described.has("value")) {
+        needs.merge(described.get("missing").asText(), 1L, Long::sum);
+      }
+      return format;
+    }
+  }
+
+  /**
+   * Up to {@value #MEMBERS_SAMPLED} members of a list (the first), a hash (the values of one
+   * {@code HSCAN} page from the start) or a set (one {@code SSCAN} page); null for other types.
+   */
+  private static CompletableFuture<List<byte[]>> sample(RedisAsyncCommands<byte[], byte[]> async, byte[] key, String type) {
+    ScanArgs page = ScanArgs.Builder.limit(MEMBERS_SAMPLED);
+    return switch (type) {
+      case "list" -> async.lrange(key, 0, MEMBERS_SAMPLED - 1).toCompletableFuture();
+      case "hash" -> async.hscan(key, ScanCursor.INITIAL, page)
+          .thenApply(scanned -> (List<byte[]>) new ArrayList<>(scanned.getMap().values())).toCompletableFuture();
+      case "set" -> async.sscan(key, ScanCursor.INITIAL, page).thenApply(ValueScanCursor::getValues).toCompletableFuture();
+      default -> null;
+    };
+  }
+
+  private static <T> List<T> orEmpty(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+
+  /** {@code DBSIZE}, or -1 when the server refuses it (an ACL, say): only the progress line needs it. */
+  private static long databaseSize(RedisCommands<byte[], byte[]> sync) {
+    try {
+      Long size = sync.dbsize();
+      return size == null ? -1 : size;
+    } catch (RedisException e) {
+      return -1;
+    }
   }
 
   /** The nearest-rank percentile of ascending values; 0 when there are none. */
@@ -242,7 +347,7 @@ public final class ScanCommand implements Callable<Integer> {
     return node;
   }
 
-  private static <T> T await(RedisFuture<T> future) {
+  private static <T> T await(Future<T> future) {
     try {
       return future.get(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -261,6 +366,14 @@ public final class ScanCommand implements Callable<Integer> {
         .append(report.get("complete").asBoolean() ? "" : " (stopped at --limit)").append('\n');
     section(text, terminal, "by type", report.get("byType"));
     section(text, terminal, "strings by codec and compression", report.get("byFormat"));
+    if (report.get("membersSampled").asLong() > 0) {
+      section(text, terminal, "collection members by codec and compression (" + report.get("membersSampled").asLong()
+          + " sampled, at most " + MEMBERS_SAMPLED + " per key)", report.get("membersByFormat"));
+    }
+    if (report.get("feeds").asLong() > 0) {
+      text.append(terminal.bold("feeds")).append(String.format("  %,d (their indexes; the entries are in the bucket lists)%n",
+          report.get("feeds").asLong()));
+    }
     ObjectNode memory = (ObjectNode) report.get("memoryUsage");
     text.append(terminal.bold("memory usage")).append(String.format(
         "  total %,d bytes · p50 %,d · p90 %,d · p99 %,d · max %,d%n", memory.get("total").asLong(),
@@ -275,6 +388,7 @@ public final class ScanCommand implements Callable<Integer> {
     }
     text.append(terminal.bold("failed to decode: " + report.get("failureCount").asLong())).append('\n');
     report.get("failures").forEach(row -> text.append("  ").append(terminal.error(row.get("key").asText()))
+        .append(row.has("member") ? " (" + row.get("member").asText() + ")" : "")
         .append(": ").append(row.get("reason").asText()).append('\n'));
     return text.toString().stripTrailing();
   }

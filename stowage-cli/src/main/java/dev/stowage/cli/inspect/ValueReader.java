@@ -35,12 +35,12 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
  * <p>Field names of the description: {@code format} ({@code envelope} or {@code legacy}),
  * {@code header}, {@code codec}, {@code codecId}, {@code compression}, {@code dictionaryId},
  * {@code schemaVersion}, {@code legacy} ({@code json}, {@code text}, {@code jdk} or
- * {@code binary}), {@code writer}, {@code storedSize}, {@code decodedSize}, {@code class},
- * {@code fields}, {@code value}, {@code missing}, {@code error}, {@code hex}, {@code strings}.
+ * {@code binary} when guessed; the codec's name when {@code --legacy} names one), {@code writer},
+ * {@code storedSize}, {@code decodedSize}, {@code class}, {@code fields}, {@code value},
+ * {@code missing}, {@code error}, {@code hex}, {@code strings}; and for an element of a collection
+ * that is a feed entry ({@link #describeElement}), the entry's score.
  */
 final class ValueReader {
-  /** How values without an envelope are read. */
-  enum Legacy { AUTO, JSON, JDK, STRING }
 
   private static final int HEX_BYTES = 256;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -49,10 +49,10 @@ final class ValueReader {
 
   private final EnvelopePayloads payloads;
   private final ClassOptions classes;
-  private final Legacy legacy;
+  private final LegacyFormat legacy;
   private final Map<Integer, Codec<?>> typedCodecs = new HashMap<>();
 
-  ValueReader(DictionaryResolver dictionaries, ClassOptions classes, Legacy legacy) {
+  ValueReader(DictionaryResolver dictionaries, ClassOptions classes, LegacyFormat legacy) {
     this.payloads = new EnvelopePayloads(dictionaries);
     this.classes = classes;
     this.legacy = legacy;
@@ -65,6 +65,22 @@ final class ValueReader {
     } else {
       describeLegacy(value, out);
     }
+    return out;
+  }
+
+  /**
+   * Describes an element of a hash, list, set or sorted set as {@link #describe} does, except that
+   * an element that is a feed entry (a score varint, then an envelope; see {@link FeedLayout}) is
+   * described by its envelope, after the score under {@code scoreField}. Its {@code storedSize} is
+   * then the envelope's, without the score's 1 to 8 bytes.
+   */
+  ObjectNode describeElement(byte[] element, String scoreField) {
+    byte[] envelope = FeedLayout.envelope(element);
+    if (envelope == null) {
+      return describe(element);
+    }
+    ObjectNode out = NODES.objectNode().put(scoreField, FeedLayout.score(element));
+    out.setAll(describe(envelope));
     return out;
   }
 
@@ -139,39 +155,57 @@ final class ValueReader {
     out.put("format", "legacy");
     out.put("storedSize", value.length);
     try {
-      switch (legacy) {
-        case JSON -> legacyJson(value, parseJson(value), out);
-        case STRING -> {
+      if (legacy.codecId() < 0) {
+        guessLegacy(value, out);
+        return;
+      }
+      switch (legacy.codecId()) {
+        case CodecIds.JSON, CodecIds.FASTJSON2 -> legacyJson(value, parseJson(value), out);
+        case CodecIds.STRING -> {
           out.put("legacy", "text");
           out.put("value", strictUtf8(value));
         }
-        case JDK -> describeJavaSerialization(value, out, false);
-        case AUTO -> {
-          if (JavaSerializationHeader.isJavaSerialization(value)) {
-            describeJavaSerialization(value, out, false);
-            return;
-          }
-          JsonNode tree = tryParseJson(value);
-          if (tree != null) {
-            legacyJson(value, tree, out);
-            return;
-          }
-          String text = tryUtf8(value);
-          if (text != null) {
-            out.put("legacy", "text");
-            out.put("value", text);
-            return;
-          }
-          out.put("legacy", "binary");
-          out.put("missing", "no envelope, and the bytes are neither JSON, UTF-8 text nor JDK serialization");
-          showBytes(value, out);
+        case CodecIds.JDK -> describeJavaSerialization(value, out, false);
+        case CodecIds.MSGPACK -> {
+          out.put("legacy", legacy.name());
+          out.set("value", classes.hasType() ? ObjectTrees.toTree(typedCodec(CodecIds.MSGPACK).decode(value))
+              : MSGPACK.readTree(value));
         }
-        default -> throw new IllegalStateException(legacy.name());
+        default -> {
+          out.put("legacy", legacy.name());
+          if (!classes.hasType()) {
+            throw new InspectException(legacy.needsTypeMessage());
+          }
+          out.set("value", ObjectTrees.toTree(typedCodec(legacy.codecId()).decode(value)));
+          out.put("class", classes.type().getName());
+        }
       }
     } catch (IOException | StowageException | IllegalArgumentException e) {
-      out.put("error", "legacy " + legacy.name().toLowerCase() + " value could not be read: " + message(e));
+      out.put("error", "legacy " + legacy.name() + " value could not be read: " + message(e));
       showBytes(value, out);
     }
+  }
+
+  /** {@code --legacy auto}: JDK serialization, then JSON, then UTF-8 text, else the bytes. */
+  private void guessLegacy(byte[] value, ObjectNode out) {
+    if (JavaSerializationHeader.isJavaSerialization(value)) {
+      describeJavaSerialization(value, out, false);
+      return;
+    }
+    JsonNode tree = tryParseJson(value);
+    if (tree != null) {
+      legacyJson(value, tree, out);
+      return;
+    }
+    String text = tryUtf8(value);
+    if (text != null) {
+      out.put("legacy", "text");
+      out.put("value", text);
+      return;
+    }
+    out.put("legacy", "binary");
+    out.put("missing", "no envelope, and the bytes are neither JSON, UTF-8 text nor JDK serialization");
+    showBytes(value, out);
   }
 
   private static void legacyJson(byte[] value, JsonNode tree, ObjectNode out) {

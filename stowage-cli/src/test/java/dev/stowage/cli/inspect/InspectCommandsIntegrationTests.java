@@ -6,12 +6,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.stowage.Codec;
+import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.Feed;
+import dev.stowage.Stowage;
 import dev.stowage.cli.StowageCli;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.samples.BoardRecord;
+import dev.stowage.samples.Samples;
 import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import io.lettuce.core.RedisClient;
@@ -20,15 +25,25 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.reflect.Constructor;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
@@ -345,6 +360,10 @@ class InspectCommandsIntegrationTests {
     assertThat(report.get("byType")).isEqualTo(MAPPER.readTree("{\"hash\":1,\"string\":32,\"zset\":1}"));
     assertThat(report.get("byFormat")).isEqualTo(MAPPER.readTree(
         "{\"json+zstd\":26,\"kryo+none\":5,\"legacy json\":1}"));
+    // the hash's one value "v" and the sorted set's one member "m"
+    assertThat(report.get("membersSampled").asInt()).isEqualTo(2);
+    assertThat(report.get("membersByFormat")).isEqualTo(MAPPER.readTree("{\"legacy text\":2}"));
+    assertThat(report.get("feeds").asInt()).isZero();
     assertThat(report.get("failureCount").asInt()).isEqualTo(1);
     assertThat(report.get("failures").get(0).get("key").asText()).isEqualTo("scan:broken");
     assertThat(report.get("failures").get(0).get("reason").asText()).startsWith("cannot decompress");
@@ -371,6 +390,19 @@ class InspectCommandsIntegrationTests {
     JsonNode limited = MAPPER.readTree(out.toString());
     assertThat(limited.get("keys").asInt()).isEqualTo(4);
     assertThat(limited.get("complete").asBoolean()).isFalse();
+
+    // standard error is a pipe here, not a terminal: plain progress lines, no carriage returns or escape codes
+    assertThat(run("scan", "--redis", server.uri(), "--match", "scan:*", "--count", "7", "--progress-every", "10")).isZero();
+    long databaseKeys = redis.dbsize();
+    List<String> lines = List.of(err.toString().split("\n"));
+    assertThat(lines).isNotEmpty().allSatisfy(line -> assertThat(line).matches(
+        "scanned \\d+ keys · \\d{1,2}% of " + databaseKeys + " in the database( · about \\d+s left)?"));
+    assertThat(lines.get(0)).startsWith("scanned 1");
+    assertThat(err.toString()).doesNotContain("\r", "\u001b");
+    assertThat(out.toString()).startsWith("34 keys match scan:*\n");
+
+    assertThat(run("scan", "--redis", server.uri(), "--match", "scan:*", "--progress-every", "0")).isEqualTo(2);
+    assertThat(err.toString()).contains("--progress-every must be at least 1, got 0");
   }
 
   @Test
@@ -426,5 +458,270 @@ class InspectCommandsIntegrationTests {
 
     assertThat(run("dict", "show", "--redis", server.uri(), "0badcafe")).isEqualTo(1);
     assertThat(err.toString()).contains("no dictionary 0badcafe: no key stowage:dict:0badcafe");
+  }
+
+  @Test
+  void aFeedIsShownAsAFeedWithItsNewestEntriesAndScanReadsItsBuckets(RedisServer server) throws Exception {
+    List<BoardRecord> records = Samples.boards(150);
+    List<Long> scores;
+    try (Stowage stowage = Stowage.builder().redis(server.uri()).build()) {
+      Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).build();
+      scores = feed.addAll(records);
+    }
+    Map<Long, BoardRecord> byScore = new TreeMap<>();
+    for (int i = 0; i < records.size(); i++) {
+      byScore.put(scores.get(i), records.get(i));
+    }
+    List<Long> newest = new ArrayList<>(byScore.keySet());
+    java.util.Collections.reverse(newest);
+    List<String> bucketKeys = new ArrayList<>();
+    redis.zrange(bytes("board"), 0, -1).forEach(b -> bucketKeys.add("board:b:" + new String(b, StandardCharsets.UTF_8)));
+    assertThat(bucketKeys).hasSizeGreaterThanOrEqualTo(3);
+
+    JsonNode shown = inspect(server, "board", "--members", "5", "--type", BoardRecord.class.getName());
+    assertThat(shown.get("type").asText()).isEqualTo("feed");
+    assertThat(shown.get("length").asInt()).isEqualTo(150);
+    assertThat(shown.get("buckets").asInt()).isEqualTo(bucketKeys.size());
+    long memory = redis.memoryUsage(bytes("board"));
+    assertThat(shown.get("indexMemoryUsage").asLong()).isEqualTo(memory);
+    for (String bucket : bucketKeys) {
+      memory += redis.memoryUsage(bytes(bucket));
+    }
+    assertThat(shown.get("memoryUsage").asLong()).isEqualTo(memory);
+    assertThat(shown.get("truncated").asText()).isEqualTo("newest 5 of 150 entries shown (--members)");
+    JsonNode entries = shown.get("entries");
+    assertThat(entries).hasSize(5);
+    Envelope.Header header = Envelope.readHeader(entryEnvelope(redis.lindex(bytes(bucketKeys.get(bucketKeys.size() - 1)), -1)));
+    for (int i = 0; i < 5; i++) {
+      JsonNode entry = entries.get(i);
+      BoardRecord record = byScore.get(newest.get(i));
+      assertThat(entry.get("score").asLong()).isEqualTo(newest.get(i));
+      assertThat(entry.get("format").asText()).isEqualTo("envelope");
+      assertThat(entry.get("codec").asText()).isEqualTo("msgpack");
+      assertThat(entry.get("header").asText()).isEqualTo(header.describe());
+      assertThat(entry.get("value").get("title").asText()).isEqualTo(record.title());
+      assertThat(entry.get("value").get("member_id").asLong()).isEqualTo(record.memberId());
+    }
+
+    // without --type the default compact MessagePack is the array of the record's components, by position
+    JsonNode bare = inspect(server, "board", "--members", "2");
+    assertThat(bare.get("entries").get(1).get("score").asLong()).isEqualTo(newest.get(1));
+    assertThat(bare.get("entries").get(1).get("value").get(3).asText()).isEqualTo(byScore.get(newest.get(1)).title());
+
+    assertThat(run("inspect", "--redis", server.uri(), "--members", "1", "board")).isZero();
+    assertThat(out.toString()).startsWith("board  feed · " + memory + " bytes in Redis memory · 150 entries in "
+        + bucketKeys.size() + " buckets\n  score " + newest.get(0) + "\n    " + header.describe() + " · ");
+
+    // a bucket list read as a list: each element shown with its score and decoded
+    String oldestBucket = bucketKeys.get(0);
+    List<Long> inOldest = newest.stream().filter(score -> oldestBucket.equals("board:b:" + score / 64)).sorted().toList();
+    JsonNode list = inspect(server, oldestBucket, "--members", "3", "--type", BoardRecord.class.getName());
+    assertThat(list.get("type").asText()).isEqualTo("list");
+    assertThat(list.get("length").asInt()).isEqualTo(inOldest.size());
+    for (int i = 0; i < 3; i++) {
+      JsonNode element = list.get("entries").get(i);
+      assertThat(element.get("index").asInt()).isEqualTo(i);
+      assertThat(element.get("score").asLong()).isEqualTo(inOldest.get(i));
+      assertThat(element.get("value").get("title").asText()).isEqualTo(byScore.get(inOldest.get(i)).title());
+    }
+    assertThat(run("inspect", "--redis", server.uri(), "--members", "1", oldestBucket)).isZero();
+    assertThat(out.toString()).contains("\n  index 0 · score " + inOldest.get(0) + "\n");
+
+    // scan: the index counts as a feed, and up to ten entries of each bucket by their envelopes
+    Map<String, Integer> expected = new TreeMap<>();
+    int sampled = 0;
+    for (String bucket : bucketKeys) {
+      for (byte[] element : redis.lrange(bytes(bucket), 0, 9)) {
+        Envelope.Header h = Envelope.readHeader(entryEnvelope(element));
+        expected.merge(h.codecName() + "+" + h.compressionName(), 1, Integer::sum);
+        sampled++;
+      }
+    }
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "board*")).as(err.toString()).isZero();
+    JsonNode report = MAPPER.readTree(out.toString());
+    assertThat(report.get("byType")).isEqualTo(MAPPER.readTree("{\"list\":" + bucketKeys.size() + ",\"zset\":1}"));
+    assertThat(report.get("feeds").asInt()).isEqualTo(1);
+    assertThat(report.get("membersSampled").asInt()).isEqualTo(sampled).isEqualTo(Math.min(10, 63) * 2 + Math.min(10, 23));
+    assertThat(report.get("membersByFormat")).isEqualTo(tree(expected));
+    assertThat(report.get("failureCount").asInt()).isZero();
+    assertThat(report.get("needClasses")).isEmpty();
+  }
+
+  /** The envelope of a feed bucket's element: the bytes after its score's varint. */
+  private static byte[] entryEnvelope(byte[] element) {
+    int prefix = 0;
+    while ((element[prefix] & 0x80) != 0) {
+      prefix++;
+    }
+    return Arrays.copyOfRange(element, prefix + 1, element.length);
+  }
+
+  @Test
+  void aSortedSetOfNumbersIsNotTakenForAFeed(RedisServer server) throws Exception {
+    redis.zadd(bytes("notfeed:scores"), 1, bytes("1"));
+    redis.zadd(bytes("notfeed:scores"), 2, bytes("2"));
+    JsonNode shown = inspect(server, "notfeed:scores"); // no notfeed:scores:b:1 list
+    assertThat(shown.get("type").asText()).isEqualTo("zset");
+    assertThat(shown.get("entries").get(0).get("value").asInt()).isEqualTo(2);
+
+    redis.zadd(bytes("notfeed:ranks"), 5, bytes("1"));
+    redis.rpush(bytes("notfeed:ranks:b:1"), bytes("x"));
+    assertThat(inspect(server, "notfeed:ranks").get("type").asText()).isEqualTo("zset");
+  }
+
+  @Test
+  void legacyValuesAreReadWithAnyBuiltInCodec(RedisServer server) throws Exception {
+    redis.set(bytes("legacy:msgpack"), Codecs.msgpack(Note.class).encode(NOTE));
+    redis.set(bytes("legacy:compact"), Codecs.msgpackCompact(Note.class).encode(NOTE));
+    redis.set(bytes("legacy:kryo"), Codecs.kryo(Note.class).encode(NOTE));
+    redis.set(bytes("legacy:fory"), Codecs.fory(Note.class).encode(NOTE));
+    redis.set(bytes("legacy:fastjson2"), Codecs.fastjson2(Note.class).encode(NOTE));
+
+    assertThat(inspect(server, "legacy:msgpack").get("legacy").asText()).isEqualTo("binary");
+    JsonNode msgpack = inspect(server, "legacy:msgpack", "--legacy", "msgpack");
+    assertThat(msgpack.get("format").asText()).isEqualTo("legacy");
+    assertThat(msgpack.get("legacy").asText()).isEqualTo("msgpack");
+    assertThat(msgpack.get("value")).isEqualTo(tree(NOTE));
+    assertThat(inspect(server, "legacy:compact", "--legacy", "MsgPack").get("value"))
+        .isEqualTo(MAPPER.readTree("[7,\"stowage\"," + MAPPER.writeValueAsString(NOTE.body()) + ",42]"));
+    assertThat(inspect(server, "legacy:compact", "--legacy", "msgpack-compact", "--type", Note.class.getName()).get("value"))
+        .isEqualTo(tree(NOTE));
+    assertThat(inspect(server, "legacy:fastjson2", "--legacy", "fastjson2").get("value")).isEqualTo(tree(NOTE));
+
+    JsonNode kryo = inspect(server, "legacy:kryo", "--legacy", "kryo", "--type", Note.class.getName());
+    assertThat(kryo.get("legacy").asText()).isEqualTo("kryo");
+    assertThat(kryo.get("class").asText()).isEqualTo(Note.class.getName());
+    assertThat(kryo.get("value")).isEqualTo(tree(NOTE));
+    assertThat(inspect(server, "legacy:fory", "--legacy", "fory", "--type", Note.class.getName()).get("value"))
+        .isEqualTo(tree(NOTE));
+
+    // Kryo bytes read as MessagePack: an error with the bytes, not a crash
+    JsonNode wrong = inspect(server, "legacy:kryo", "--legacy", "msgpack", "--type", Note.class.getName());
+    assertThat(wrong.get("error").asText()).startsWith("legacy msgpack value could not be read: ");
+    assertThat(wrong.has("value")).isFalse();
+    assertThat(wrong.get("hex").asText()).startsWith("00000000 ");
+
+    assertThat(run("inspect", "--redis", server.uri(), "--legacy", "kryo", "legacy:kryo")).isEqualTo(2);
+    assertThat(err.toString()).startsWith("--legacy kryo needs --type: kryo bytes do not say what class they hold"
+        + " (pass --type CLASS, with --classpath for the cache's classes and --register for the classes it registers)\n");
+    assertThat(run("scan", "--redis", server.uri(), "--match", "legacy:*", "--legacy", "protobuf")).isEqualTo(2);
+    assertThat(err.toString()).startsWith("--legacy protobuf needs --type: protobuf bytes do not say what class they hold");
+    assertThat(run("inspect", "--redis", server.uri(), "--legacy", "yaml", "legacy:kryo")).isEqualTo(2);
+    assertThat(err.toString()).contains("'yaml' is not a legacy format; choose from auto, json, msgpack, msgpack-compact,"
+        + " kryo, fory, protobuf, avro, thrift, jdk, fastjson2, string");
+
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "legacy:kryo", "--legacy", "kryo",
+        "--type", Note.class.getName())).as(err.toString()).isZero();
+    assertThat(MAPPER.readTree(out.toString()).get("byFormat")).isEqualTo(MAPPER.readTree("{\"legacy kryo\":1}"));
+  }
+
+  @Test
+  void generatedClassesAreShownUnderEveryCompression(RedisServer server) throws Exception {
+    new DictionaryStore(connection).save(DICTIONARY);
+    BoardRecord sample = Samples.board(9);
+    // a body that every compression shortens, so that none of them is skipped as not worth it
+    BoardRecord record = new BoardRecord(sample.id(), sample.score(), sample.memberId(), sample.title(),
+        (sample.body() + " ").repeat(8), sample.address(), sample.country(), sample.job(), sample.credit(), sample.ssn(),
+        sample.company(), sample.phoneNumber(), sample.modifiedAt(), sample.createdAt(), sample.createdTs());
+    Map<String, Codec<?>> codecs = new LinkedHashMap<>();
+    Map<String, Object> values = new LinkedHashMap<>();
+    codecs.put(dev.stowage.samples.protobuf.BoardRecord.class.getName(), Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class));
+    values.put(dev.stowage.samples.protobuf.BoardRecord.class.getName(), dev.stowage.samples.ProtobufForms.toProtobuf(record));
+    codecs.put(dev.stowage.samples.avro.BoardRecord.class.getName(), Codecs.avro(dev.stowage.samples.avro.BoardRecord.class));
+    values.put(dev.stowage.samples.avro.BoardRecord.class.getName(), dev.stowage.samples.AvroForms.toAvro(record));
+    codecs.put(dev.stowage.samples.thrift.TBoardRecord.class.getName(), Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class));
+    values.put(dev.stowage.samples.thrift.TBoardRecord.class.getName(), dev.stowage.samples.ThriftForms.toThrift(record));
+    for (Map.Entry<String, Compression> compression : COMPRESSIONS.entrySet()) {
+      for (Map.Entry<String, Codec<?>> codec : codecs.entrySet()) {
+        String key = "gen:" + codec.getValue().id() + ":" + compression.getKey();
+        byte[] stored = encode(codec.getValue(), compression.getValue(), values.get(codec.getKey()));
+        redis.set(bytes(key), stored);
+        JsonNode shown = inspect(server, key, "--type", codec.getKey());
+        assertThat(shown.get("compression").asText()).as(key).isEqualTo(compression.getKey());
+        assertThat(shown.get("storedSize").asInt()).as(key).isEqualTo(stored.length);
+        assertThat(shown.get("value").get("title").asText()).as(key).isEqualTo(record.title());
+        assertThat(shown.get("value").get("body").asText()).as(key).isEqualTo(record.body());
+      }
+      String key = "gen:string:" + compression.getKey();
+      String text = "ünïcode text, repeated; ".repeat(20);
+      redis.set(bytes(key), encode(Codecs.string(), compression.getValue(), text));
+      JsonNode shown = inspect(server, key);
+      assertThat(shown.get("codec").asText()).isEqualTo("string");
+      assertThat(shown.get("compression").asText()).as(key).isEqualTo(compression.getKey());
+      assertThat(shown.get("value").asText()).as(key).isEqualTo(text);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> byte[] encode(Codec<T> codec, Compression compression, Object value) {
+    return EnvelopeCodec.builder(codec).compression(compression).build().encode((T) value);
+  }
+
+  @Test
+  void classesOutsideThisProgramAreLoadedFromClasspathAndKryoRegistersThemInOrder(RedisServer server, @TempDir Path dir)
+      throws Exception {
+    Path sources = Files.createDirectories(dir.resolve("src/demo"));
+    Path classes = Files.createDirectories(dir.resolve("classes"));
+    Files.writeString(sources.resolve("Point.java"),
+        "package demo; public class Point { public int x; public Tag tag; public Label label; }");
+    Files.writeString(sources.resolve("Tag.java"), "package demo; public class Tag { public String name; }");
+    Files.writeString(sources.resolve("Label.java"), "package demo; public class Label { public String text; public int weight; }");
+    JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+    StringWriter compilerOutput = new StringWriter();
+    assertThat(compiler.getTask(compilerOutput, null, null, List.of("-d", classes.toString()), null,
+        compiler.getStandardFileManager(null, null, null).getJavaFileObjects(
+            sources.resolve("Point.java").toFile(), sources.resolve("Tag.java").toFile(), sources.resolve("Label.java").toFile()))
+        .call()).as(compilerOutput.toString()).isTrue();
+    assertThatClassIsAbsent("demo.Point");
+
+    try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader())) {
+      Class<?> point = loader.loadClass("demo.Point");
+      Class<?> tag = loader.loadClass("demo.Tag");
+      Class<?> label = loader.loadClass("demo.Label");
+      Object value = newInstance(point);
+      point.getField("x").setInt(value, 3);
+      Object tagValue = newInstance(tag);
+      tag.getField("name").set(tagValue, "red");
+      point.getField("tag").set(value, tagValue);
+      Object labelValue = newInstance(label);
+      label.getField("text").set(labelValue, "heavy");
+      label.getField("weight").setInt(labelValue, 9);
+      point.getField("label").set(value, labelValue);
+      @SuppressWarnings("unchecked")
+      Codec<Object> kryo = Codecs.kryo((Class<Object>) point, tag, label);
+      redis.set(bytes("cp:point"), EnvelopeCodec.builder(kryo).build().encode(value));
+    }
+
+    assertThat(run("inspect", "--json", "--redis", server.uri(), "--type", "demo.Point", "cp:point")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("stowage inspect: --type: class demo.Point was not found on this program's"
+        + " class path; pass --classpath with the cache's jars\n");
+
+    String path = classes.toString();
+    JsonNode shown = inspect(server, "cp:point", "--classpath", path, "--type", "demo.Point", "--register", "demo.Tag,demo.Label");
+    assertThat(shown.get("class").asText()).isEqualTo("demo.Point");
+    assertThat(shown.get("value")).isEqualTo(MAPPER.readTree(
+        "{\"x\":3,\"tag\":{\"name\":\"red\"},\"label\":{\"text\":\"heavy\",\"weight\":9}}"));
+
+    // Kryo numbers registered classes in order: swapped, each field's bytes are read as the other class
+    JsonNode swapped = inspect(server, "cp:point", "--classpath", path, "--type", "demo.Point", "--register", "demo.Label,demo.Tag");
+    assertThat(swapped.has("value")).isFalse();
+    assertThat(swapped.get("error").asText()).startsWith("kryo payload could not be decoded: ");
+
+    JsonNode missing = inspect(server, "cp:point", "--classpath", path, "--type", "demo.Point", "--register", "demo.Tag");
+    assertThat(missing.has("value")).isFalse();
+    assertThat(missing.get("error").asText()).contains("needs every class its fields hold registered").contains("demo.Label");
+
+    assertThat(run("inspect", "--redis", server.uri(), "--classpath", dir.resolve("nowhere").toString(), "--type", "demo.Point",
+        "cp:point")).isEqualTo(1);
+    assertThat(err.toString()).isEqualTo("stowage inspect: --classpath: " + dir.resolve("nowhere") + " does not exist\n");
+  }
+
+  private void assertThatClassIsAbsent(String name) {
+    assertThat(getClass().getClassLoader().getResource(name.replace('.', '/') + ".class")).isNull();
+  }
+
+  private static Object newInstance(Class<?> type) throws ReflectiveOperationException {
+    Constructor<?> constructor = type.getConstructor();
+    return constructor.newInstance();
   }
 }
