@@ -37,7 +37,8 @@ import picocli.CommandLine.Spec;
  * {@code stowage inspect KEY…}: shows each key's values as JSON whatever codec and compression
  * wrote them, with the envelope's header and the sizes. Strings are one value; hashes, lists,
  * sets and sorted sets are shown member by member, and a member that is a feed entry (a score,
- * then an envelope) with its score. The index of a {@linkplain FeedLayout feed} is shown as the
+ * then an envelope) with its score ({@code score}; in a sorted set, {@code entryScore} beside the
+ * set's own {@code score}). The index of a {@linkplain FeedLayout feed} is shown as the
  * feed: type {@code feed}, its number of entries and buckets, the memory of the index and its
  * buckets together, and its newest entries. Exit code 1 when a key does not exist, 2 for a usage
  * error.

@@ -29,8 +29,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
@@ -46,10 +46,11 @@ import picocli.CommandLine.Spec;
  * of hashes, lists, sets and sorted sets (the first {@value #MEMBERS_SAMPLED} of each key) by codec
  * and compression too, reading a feed's entries by their envelopes; the sorted sets that index a
  * {@linkplain FeedLayout feed} are counted as feeds, their members not sampled. Then their
- * {@code MEMORY USAGE} (total and percentiles), the biggest keys, and the values and sampled
- * members that fail to decode. Each page of keys is read with a few pipelines. Progress goes to
- * standard error: redrawn in place on a terminal, a plain line every {@code --progress-every} keys
- * otherwise (see {@link ScanProgress}).
+ * {@code MEMORY USAGE} (total and percentiles), the biggest keys (with the format of a string, of
+ * a collection's sampled members or {@code mixed} when they differ, or {@code feed index}), and
+ * the values and sampled members that fail to decode. Each page of keys is read with a few
+ * pipelines. Progress goes to standard error: redrawn in place on a terminal, a plain line every
+ * {@code --progress-every} keys otherwise (see {@link ScanProgress}).
  */
 @Command(name = "scan", mixinStandardHelpOptions = true,
     description = "Report the keys matching a pattern: types, codecs, compression, memory, failures (SCAN, never KEYS).")
@@ -203,7 +204,8 @@ public final class ScanCommand implements Callable<Integer> {
           }
           for (byte[] member : members.subList(0, Math.min(MEMBERS_SAMPLED, members.size()))) {
             tally.membersSampled++;
-            tally.count(tally.membersByFormat, key, "a member", reader.describeElement(member, "score"));
+            String memberFormat = tally.count(tally.membersByFormat, key, "a member", reader.describeElement(member, "score"));
+            format = format == null || format.equals(memberFormat) ? memberFormat : "mixed";
           }
         }
         if (bytes != null) {
@@ -371,7 +373,7 @@ public final class ScanCommand implements Callable<Integer> {
           + " sampled, at most " + MEMBERS_SAMPLED + " per key)", report.get("membersByFormat"));
     }
     if (report.get("feeds").asLong() > 0) {
-      text.append(terminal.bold("feeds")).append(String.format("  %,d (their indexes; the entries are in the bucket lists)%n",
+      text.append(terminal.bold("feeds")).append(String.format("  %,d (sorted sets indexing bucket lists, whose entries are sampled above)%n",
           report.get("feeds").asLong()));
     }
     ObjectNode memory = (ObjectNode) report.get("memoryUsage");

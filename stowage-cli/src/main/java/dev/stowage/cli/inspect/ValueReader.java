@@ -41,7 +41,6 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
  * that is a feed entry ({@link #describeElement}), the entry's score.
  */
 final class ValueReader {
-
   private static final int HEX_BYTES = 256;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -545,6 +545,10 @@ class InspectCommandsIntegrationTests {
     assertThat(report.get("membersByFormat")).isEqualTo(tree(expected));
     assertThat(report.get("failureCount").asInt()).isZero();
     assertThat(report.get("needClasses")).isEmpty();
+    Map<String, String> formats = new TreeMap<>();
+    report.get("biggest").forEach(row -> formats.put(row.get("key").asText(), row.path("format").asText()));
+    assertThat(formats.get("board")).isEqualTo("feed index");
+    assertThat(formats.get(bucketKeys.get(0))).isEqualTo(expected.size() == 1 ? expected.keySet().iterator().next() : "mixed");
   }
 
   /** The envelope of a feed bucket's element: the bytes after its score's varint. */
