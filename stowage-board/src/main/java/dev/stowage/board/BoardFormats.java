@@ -9,8 +9,11 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -62,6 +65,12 @@ public final class BoardFormats {
     mapper.configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true);
     mapper.configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
     mapper.configure(MapperFeature.ALLOW_COERCION_OF_SCALARS, false);
+    // A number or boolean is not a text field, and 1.5 is not a member id.
+    mapper.configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false);
+    mapper.coercionConfigFor(LogicalType.Textual)
+        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
     return mapper;
   }
 
@@ -75,18 +84,31 @@ public final class BoardFormats {
     return msgpack;
   }
 
-  /** Whether a response for {@code accept} should be MessagePack (else JSON, the default). */
+  /**
+   * Whether a response for {@code accept} should be MessagePack (else JSON, the default): the
+   * MessagePack types named explicitly with a higher quality than anything that admits JSON, or
+   * with the same quality and listed first.
+   */
   public static boolean wantsMsgpack(List<MediaType> accept) {
-    for (MediaType type : accept) {
-      if (type.isCompatibleWith(MSGPACK) && !type.isWildcardType()
-          || type.isCompatibleWith(X_MSGPACK) && !type.isWildcardType()) {
-        return true;
-      }
-      if (type.isCompatibleWith(MediaType.APPLICATION_JSON)) {
-        return false;
+    double msgpackQuality = 0;
+    double jsonQuality = 0;
+    int msgpackFirst = Integer.MAX_VALUE;
+    int jsonFirst = Integer.MAX_VALUE;
+    for (int i = 0; i < accept.size(); i++) {
+      MediaType type = accept.get(i);
+      double quality = type.getQualityValue();
+      boolean msgpackType = !type.isWildcardType() && !type.isWildcardSubtype()
+          && (type.isCompatibleWith(MSGPACK) || type.isCompatibleWith(X_MSGPACK));
+      if (msgpackType && quality > 0) {
+        msgpackQuality = Math.max(msgpackQuality, quality);
+        msgpackFirst = Math.min(msgpackFirst, i);
+      } else if (type.isCompatibleWith(MediaType.APPLICATION_JSON) && quality > 0) {
+        jsonQuality = Math.max(jsonQuality, quality);
+        jsonFirst = Math.min(jsonFirst, i);
       }
     }
-    return false;
+    return msgpackQuality > jsonQuality || msgpackQuality > 0 && msgpackQuality == jsonQuality
+        && msgpackFirst < jsonFirst;
   }
 
   /**

@@ -3,6 +3,8 @@ package dev.stowage.board;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.util.ArrayList;
+import java.util.List;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.Limit;
@@ -78,31 +80,44 @@ final class SeedBoardHandler implements BoardHandler {
           request.headers().contentType().orElse(null));
       return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
           .map(body -> formats.parseMany(body, msgpackBody))
-          .flatMapMany(Flux::fromIterable)
-          .concatMap(this::createItem)
-          .collectList()
+          .flatMap(this::createItems)
           .flatMap(boards -> respond(request, ApiResponse.success(boards)));
     });
   }
 
+  /** The seed's create: a score from the counter, the database row, then the member. */
   private Mono<Board> createItem(NewBoard input) {
-    return redisHash.increment("counter", "board", 1)
-        .flatMap(counter -> {
-          Board board = Board.create(input, counter, System.currentTimeMillis());
-          return repository.insert(board).thenReturn(board);
-        })
-        .flatMap(board -> {
-          Object encoded;
-          try {
-            encoded = msgpack ? objectMapper.writeValueAsBytes(board)
-                : objectMapper.writeValueAsString(board);
-          } catch (JsonProcessingException e) {
-            return Mono.error(new RuntimeException(e));
+    return createItems(List.of(input)).map(boards -> boards.get(0));
+  }
+
+  /**
+   * The seed's create for several posts: one {@code HINCRBY} reserves their scores and one
+   * multi-row insert stores them, so that a failure stores all or none; then a {@code ZADD} per
+   * post, as the seed adds each member.
+   */
+  private Mono<List<Board>> createItems(List<NewBoard> inputs) {
+    return redisHash.increment("counter", "board", inputs.size())
+        .flatMap(last -> {
+          long now = System.currentTimeMillis();
+          List<Board> boards = new ArrayList<>(inputs.size());
+          for (int i = 0; i < inputs.size(); i++) {
+            boards.add(Board.create(inputs.get(i), last - inputs.size() + 1 + i, now));
           }
-          return redisZSet.add("board", encoded, board.score())
-              .flatMap(added -> added ? Mono.just(board)
-                  : Mono.error(new RuntimeException("redis zset add error")));
-        });
+          return repository.insertAll(boards).thenReturn(boards);
+        })
+        .flatMap(boards -> Flux.fromIterable(boards).concatMap(this::addMember).then(Mono.just(boards)));
+  }
+
+  private Mono<Board> addMember(Board board) {
+    Object encoded;
+    try {
+      encoded = msgpack ? objectMapper.writeValueAsBytes(board) : objectMapper.writeValueAsString(board);
+    } catch (JsonProcessingException e) {
+      return Mono.error(new RuntimeException(e));
+    }
+    return redisZSet.add("board", encoded, board.score())
+        .flatMap(added -> added ? Mono.just(board)
+            : Mono.error(new RuntimeException("redis zset add error")));
   }
 
   @Override

@@ -85,6 +85,44 @@ class BoardErrorsIntegrationTests {
         "wrong shape");
   }
 
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "title   | 5     | title",
+      "title   | 1.5   | title",
+      "company | true  | company",
+      "member_id | 1.5 | member_id",
+      "member_id | -1  | member_id"})
+  void scalarsOfTheWrongKindAreNotCoerced(String field, String json, String named) throws Exception {
+    Map<String, Object> post = BoardPosts.post(5);
+    post.put(field, JSON.readTree(json));
+    assertRejected(post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)), 400,
+        named);
+  }
+
+  @Test
+  void malformedOrOversizedBulkBodies() throws Exception {
+    assertRejected(post("/boards/bulk", BoardFormats.MSGPACK, new byte[] {(byte) 0x91, (byte) 0x8a}),
+        400, "MessagePack");
+    byte[] huge = new byte[BoardLimits.MAX_BULK_BYTES + 1];
+    java.util.Arrays.fill(huge, (byte) ' ');
+    huge[0] = '[';
+    assertRejected(post("/boards/bulk", MediaType.APPLICATION_JSON, huge), 413,
+        "exceeds the limit of " + BoardLimits.MAX_BULK_BYTES + " bytes");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "application/json;q=0.1, application/msgpack | application/msgpack",
+      "application/msgpack;q=0.5, application/json  | application/json",
+      "application/msgpack, application/json       | application/msgpack",
+      "application/json, application/msgpack      | application/json",
+      "*/*                                         | application/json",
+      "application/msgpack;q=0, */*                | application/json"})
+  void theResponseTypeFollowsTheAcceptQualities(String accept, String expected) {
+    http.get().uri("/boards?size=1").header("Accept", accept).exchange().expectStatus().isOk()
+        .expectHeader().contentType(MediaType.parseMediaType(expected));
+  }
+
   @Test
   void oversizedBodies() throws Exception {
     Map<String, Object> post = BoardPosts.post(4);

@@ -115,6 +115,53 @@ class BoardServiceIntegrationTests {
   }
 
   @Test
+  void concurrentColdReadsShareOneRefill() throws Exception {
+    List<Map<String, Object>> posts = new ArrayList<>();
+    for (int i = 0; i < 600; i++) {
+      posts.add(BoardPosts.post(400 + i));
+    }
+    postJson("/boards/bulk", posts);
+    JsonNode warm = getJson("/boards?page=1&size=100");
+    redis.flushAll();
+    redis.command("CONFIG", "RESETSTAT");
+    List<JsonNode> pages = Flux.range(0, 50)
+        .flatMap(i -> http.get().uri("/boards?page=1&size=100").exchange().returnResult(byte[].class)
+            .getResponseBody().reduce(new java.io.ByteArrayOutputStream(), (out, chunk) -> {
+              out.writeBytes(chunk);
+              return out;
+            }), 50)
+        .map(out -> {
+          try {
+            return JSON.readTree(out.toByteArray());
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        })
+        .collectList().block(Duration.ofSeconds(60));
+    assertThat(pages).hasSize(50).allSatisfy(page -> assertThat(page).isEqualTo(warm));
+    assertThat(feedSize()).isEqualTo(dbCount());
+    // One refill writes the feed's members once, in scripts of 500: the database's posts divided
+    // by 500, rounded up, and no more however many readers found the feed cold.
+    long expectedScripts = (dbCount() + 499) / 500;
+    assertThat(commandCalls("eval") + commandCalls("evalsha")).isEqualTo(expectedScripts + 1);
+  }
+
+  /** Calls of {@code command} since the last CONFIG RESETSTAT, from INFO commandstats. */
+  private long commandCalls(String command) {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.uri());
+    try (var connection = client.connect()) {
+      for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+        if (line.startsWith("cmdstat_" + command + ":calls=")) {
+          return Long.parseLong(line.substring(("cmdstat_" + command + ":calls=").length()).split(",")[0]);
+        }
+      }
+      return 0;
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
   void redisStoppedMidTestStillServesReadsAndAcceptsWritesThenRepairsTheCache() throws Exception {
     create(BoardPosts.post(300));
     JsonNode before = getJson("/boards?page=1&size=500");
