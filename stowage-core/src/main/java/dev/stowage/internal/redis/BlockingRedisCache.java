@@ -60,11 +60,29 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     return core.decodeAll(batch, values);
   }
 
+  /**
+   * Encodes a chunk, sends it, and encodes the next while Redis writes it: at most
+   * {@link ChunkWindow#IN_FLIGHT} chunks are in flight, and the caller's thread encodes the next one
+   * meanwhile, so that encoding and writing overlap. A value that cannot be encoded stops the call;
+   * the chunks before it may have been written.
+   */
   @Override
   public void putAll(Map<? extends K, ? extends V> entries) {
-    RedisCacheCore.Prepared prepared = core.prepare(entries);
-    session.await(core.send(prepared), core.rounds(prepared.keys.length),
-        "putAll of " + prepared.keys.length + " keys");
+    requireNonNull(entries, "entries");
+    int n = entries.size();
+    String what = core.describeWrite(n);
+    java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window = new java.util.ArrayDeque<>();
+    var remaining = entries.entrySet().iterator();
+    while (remaining.hasNext()) {
+      RedisCacheCore.Prepared chunk = core.prepare(remaining, core.chunkSize(), n > 1);
+      if (window.size() == ChunkWindow.IN_FLIGHT) {
+        session.await(session.translated(window.removeFirst(), what), 1, what);
+      }
+      window.addLast(core.dispatchChunk(chunk, 0, chunk.keys.length));
+    }
+    while (!window.isEmpty()) {
+      session.await(session.translated(window.removeFirst(), what), 1, what);
+    }
   }
 
   @Override

@@ -63,8 +63,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
   private static final SecureRandom TOKENS = new SecureRandom();
   /** SET with its own TTL for each key: ARGV holds value and TTL in milliseconds, key by key. */
-  private static final String SET_WITH_TTLS =
-      "for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i]) end return #KEYS";
+  private static final LuaScript SET_WITH_TTLS = new LuaScript(
+      "for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i]) end return #KEYS",
+      ScriptOutputType.INTEGER);
 
   private final RedisSession session;
   private final CacheSettings<K, V> settings;
@@ -368,15 +369,32 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   /** Encodes every entry in the calling thread. */
   Prepared prepare(Map<? extends K, ? extends V> entries) {
     requireNonNull(entries, "entries");
-    Prepared prepared = new Prepared(entries.size());
+    return prepare(entries.entrySet().iterator(), entries.size(), entries.size() > 1);
+  }
+
+  /** Encodes the next {@code count} entries (fewer if the iterator runs out) in the calling thread. */
+  Prepared prepare(java.util.Iterator<? extends Map.Entry<? extends K, ? extends V>> entries, int count,
+                   boolean bulk) {
+    Prepared prepared = new Prepared(count);
     int i = 0;
-    for (Map.Entry<? extends K, ? extends V> entry : entries.entrySet()) {
+    while (i < count && entries.hasNext()) {
+      Map.Entry<? extends K, ? extends V> entry = entries.next();
       String keyText = keyText(entry.getKey());
       prepared.keys[i] = utf8(keyText);
-      prepared.values[i] = encode(keyText, entry.getValue(), entries.size() > 1);
+      prepared.values[i] = encode(keyText, entry.getValue(), bulk);
       i++;
     }
+    if (i < count) {
+      Prepared shorter = new Prepared(i);
+      System.arraycopy(prepared.keys, 0, shorter.keys, 0, i);
+      System.arraycopy(prepared.values, 0, shorter.values, 0, i);
+      return shorter;
+    }
     return prepared;
+  }
+
+  int chunkSize() {
+    return settings.chunkSize();
   }
 
   /**
@@ -395,22 +413,31 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
       int from = index * chunk;
       int to = Math.min(n, from + chunk);
-      if (!expire) {
-        Map<byte[], byte[]> entries = new LinkedHashMap<>();
-        for (int i = from; i < to; i++) {
-          entries.put(prepared.keys[i], prepared.values[i]);
-        }
-        return session.dispatch(c -> c.mset(entries));
-      }
-      byte[][] keys = Arrays.copyOfRange(prepared.keys, from, to);
-      byte[][] valuesAndTtls = new byte[2 * (to - from)][];
-      for (int i = from; i < to; i++) {
-        valuesAndTtls[2 * (i - from)] = prepared.values[i];
-        valuesAndTtls[2 * (i - from) + 1] = Long.toString(ttlMillis()).getBytes(StandardCharsets.US_ASCII);
-      }
-      return session.dispatch(c -> c.<Long>eval(SET_WITH_TTLS, ScriptOutputType.INTEGER, keys, valuesAndTtls));
+      return dispatchChunk(prepared, from, to);
     });
-    return session.translated(all, (expire ? "SET PX" : "MSET") + " of " + n + " keys of " + owner);
+    return session.translated(all, describeWrite(n));
+  }
+
+  /** The one command that writes entries {@code from} to {@code to} of {@code prepared}, untranslated. */
+  CompletableFuture<?> dispatchChunk(Prepared prepared, int from, int to) {
+    if (settings.ttl() == null) {
+      Map<byte[], byte[]> entries = new LinkedHashMap<>();
+      for (int i = from; i < to; i++) {
+        entries.put(prepared.keys[i], prepared.values[i]);
+      }
+      return session.dispatch(c -> c.mset(entries));
+    }
+    byte[][] keys = Arrays.copyOfRange(prepared.keys, from, to);
+    byte[][] valuesAndTtls = new byte[2 * (to - from)][];
+    for (int i = from; i < to; i++) {
+      valuesAndTtls[2 * (i - from)] = prepared.values[i];
+      valuesAndTtls[2 * (i - from) + 1] = Long.toString(ttlMillis()).getBytes(StandardCharsets.US_ASCII);
+    }
+    return SET_WITH_TTLS.run(session, keys, valuesAndTtls);
+  }
+
+  String describeWrite(int n) {
+    return (settings.ttl() != null ? "SET PX" : "MSET") + " of " + n + " keys of " + owner;
   }
 
   @Override
