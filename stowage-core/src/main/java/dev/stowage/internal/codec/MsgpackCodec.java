@@ -13,12 +13,15 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
  * MessagePack through msgpack-java's Jackson format, in one of two shapes under one codec id: a
  * map keyed by property names (as Spring and the seed store it), or a compact array of property
  * values by position. Either instance reads both shapes, picking by the first byte (a map header or
- * an array header), so a cache can move from one shape to the other without flushing. Thread-safe.
+ * an array header), so a cache can move from one shape to the other without flushing. For an array
+ * or collection type, whose values are arrays in both shapes, the first element's header decides.
+ * Thread-safe.
  */
 final class MsgpackCodec<T> implements Codec<T> {
   private static final String NAME = "msgpack";
   private final Class<T> type;
   private final boolean compact;
+  private final boolean container;
   private final ObjectReader namedReader;
   private final ObjectReader positionalReader;
   private final ObjectWriter writer;
@@ -26,6 +29,7 @@ final class MsgpackCodec<T> implements Codec<T> {
   MsgpackCodec(Class<T> type, boolean compact) {
     this.type = Objects.requireNonNull(type, "type");
     this.compact = compact;
+    this.container = type.isArray() || java.util.Collection.class.isAssignableFrom(type);
     ObjectMapper named = JacksonMappers.namedBinary(new MessagePackFactory());
     ObjectMapper positional = JacksonMappers.positionalBinary(new MessagePackFactory());
     this.namedReader = named.readerFor(type);
@@ -59,7 +63,7 @@ final class MsgpackCodec<T> implements Codec<T> {
     if (length == 0) {
       throw CodecFailures.decodedNothing(NAME, type, length);
     }
-    ObjectReader reader = isArrayHeader(data[offset]) ? positionalReader : namedReader;
+    ObjectReader reader = isPositional(data, offset, length) ? positionalReader : namedReader;
     T value;
     try {
       value = reader.readValue(data, offset, length);
@@ -70,6 +74,19 @@ final class MsgpackCodec<T> implements Codec<T> {
       throw CodecFailures.decodedNothing(NAME, type, length);
     }
     return value;
+  }
+
+  /** Whether the value at {@code offset} is in the positional shape. */
+  private boolean isPositional(byte[] data, int offset, int length) {
+    if (!isArrayHeader(data[offset])) {
+      return false;
+    }
+    if (!container) {
+      return true;
+    }
+    int b = data[offset] & 0xff;
+    int first = offset + (b == 0xdc ? 3 : b == 0xdd ? 5 : 1);
+    return first < offset + length && isArrayHeader(data[first]);
   }
 
   /** fixarray (0x90-0x9f), array 16 (0xdc) or array 32 (0xdd). */
