@@ -172,8 +172,8 @@ public interface Feed<V> {
     }
 
     /**
-     * How new values are compressed, always, instead of the default: zstd, and zstd with a
-     * dictionary learned from the feed's own values (see {@link #learnDictionary}).
+     * How new values are compressed, always, instead of the default: {@link Compression#standard()},
+     * then zstd with a dictionary learned from the feed's own values (see {@link #learnDictionary}).
      */
     public Builder<V> compression(Compression compression) {
       codecSettings.compression(compression);

@@ -206,9 +206,9 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * How new values are compressed, always, instead of the default: zstd, and zstd with a
-     * dictionary learned from the cache's own values once {@link #learnDictionary enough} have been
-     * written.
+     * How new values are compressed, always, instead of the default: {@link Compression#standard()},
+     * then zstd with a dictionary learned from the cache's own values once {@link #learnDictionary
+     * enough} have been written.
      */
     public Builder<K, V> compression(Compression compression) {
       codecSettings.compression(compression);
@@ -216,7 +216,8 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * Tunes the default compression. New values are written with zstd until {@code samples} values
+     * Tunes the default compression. New values are written with {@link Compression#standard()}
+     * (zstd from a kilobyte, none below) until {@code samples} values
      * ({@value dev.stowage.internal.redis.CodecSettings#DEFAULT_LEARNING_SAMPLES} by default) have
      * been written; then a zstd dictionary of at most {@code dictionarySize} bytes (64 KiB by
      * default) is trained on them, saved in Redis, recorded under

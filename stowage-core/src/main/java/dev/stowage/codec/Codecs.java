@@ -46,11 +46,11 @@ public final class Codecs {
    *
    * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in
    * {@code docs/ARCHITECTURE.md}, "Default codec and compression"). On the first seed's board record
-   * it takes 392 bytes against Jackson JSON's 571 (215 with a zstd dictionary, 38%) and less time to
-   * create, write and read. Kryo and Fory are as small after compression and faster still, but they
-   * need every class a value holds registered, which a default given only {@code type} cannot know;
-   * compact MessagePack works on any record or bean Jackson can map, reads the named MessagePack the
-   * seed stored, and stays readable outside the JVM.
+   * it takes 396 bytes in the envelope against Jackson JSON's 571, and less time to create, write
+   * and read. Kryo and Fory are as small and faster still, but they need every class a value holds
+   * registered, which a default given only {@code type} cannot know; compact MessagePack works on
+   * any record or bean Jackson can map, reads the named MessagePack the seed stored, and stays
+   * readable outside the JVM.
    *
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */

@@ -51,18 +51,27 @@ public final class Compression {
   }
 
   /**
-   * The compression a cache uses when none is chosen: {@link #zstd()}, at level
-   * {@value #DEFAULT_ZSTD_LEVEL}, for values of {@value #DEFAULT_MIN_SIZE} bytes or more.
+   * Values smaller than this many bytes are stored uncompressed by {@link #standard()}: without a
+   * dictionary, zstd saves little on small values and costs more time than encoding them.
+   */
+  public static final int STANDARD_MIN_SIZE = 1024;
+
+  /**
+   * The standard compression: {@link #zstd()} at level {@value #DEFAULT_ZSTD_LEVEL} for values of
+   * {@value #STANDARD_MIN_SIZE} bytes or more, and none below. What an {@code EnvelopeCodec} and
+   * its users get when they choose nothing; caches and feeds start with it and then learn a
+   * dictionary from their own values (see {@code RedisCache.Builder#learnDictionary}), after which
+   * small values are compressed too.
    *
-   * <p>Chosen by {@code stowage bench codecs} (figures and command in {@code docs/ARCHITECTURE.md},
-   * "Default codec and compression"): on the board record in compact MessagePack, zstd keeps 334 of
-   * 392 bytes where lz4 keeps 380, and Redis memory is the cost that lasts. Once a dictionary has
-   * been trained on a few thousand values of the type, prefer {@link #zstd(ZstdDictionary)}: it keeps
-   * 215 bytes, 38% of the record's JSON. The standard cannot include a dictionary, as one must be
-   * trained on the application's own values first.
+   * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in
+   * {@code docs/ARCHITECTURE.md}, "Default codec and compression"): on the first seed's board record
+   * in compact MessagePack (396 bytes in the envelope), plain zstd keeps 334 bytes but makes a write
+   * and read several microseconds slower, more than encoding the record costs, while with a
+   * dictionary it keeps 215 bytes, 38% of the record's JSON. The standard cannot include a
+   * dictionary, as one must be trained on the application's own values first.
    */
   public static Compression standard() {
-    return zstd();
+    return zstd().minSize(STANDARD_MIN_SIZE);
   }
 
   /** LZ4 block compression: fast, modest ratio. Needs {@code at.yawk.lz4:lz4-java}. */

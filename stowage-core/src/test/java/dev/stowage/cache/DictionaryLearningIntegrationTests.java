@@ -63,7 +63,8 @@ class DictionaryLearningIntegrationTests {
     Map<String, BoardRecord> first = boards(0, SAMPLES);
     first.forEach(cache::put);
     for (String key : first.keySet()) {
-      assertThat(header(redis, "boards:" + key).compressionId()).isEqualTo(CompressionIds.ZSTD);
+      // The standard compression leaves a record of a few hundred bytes as it is.
+      assertThat(header(redis, "boards:" + key).compressionId()).isEqualTo(CompressionIds.NONE);
     }
 
     // The last sample trains in the background; the writes after it switch once it is recorded.
@@ -146,7 +147,7 @@ class DictionaryLearningIntegrationTests {
       Envelope.Header header = Envelope.readHeader(entry.envelope());
       int index = scores.indexOf(entry.score());
       if (index < SAMPLES) {
-        assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.ZSTD);
+        assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.NONE);
       } else {
         assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.ZSTD_DICT);
         assertThat(ZstdHex.of(header.dictionaryId())).isEqualTo(hexId);

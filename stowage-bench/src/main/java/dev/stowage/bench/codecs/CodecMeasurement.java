@@ -75,6 +75,10 @@ public record CodecMeasurement(
     params.put("codec", codec.cliName());
     params.put("compression", variant.paramName());
     params.put("data", data.paramName());
+    String stowageDefault = stowageDefault();
+    if (stowageDefault != null) {
+      params.put("stowage_default", stowageDefault);
+    }
     Map<String, Number> metrics = new LinkedHashMap<>();
     metrics.put("create_ns", round1(createNs));
     metrics.put("ser_ns", round1(serNs));
@@ -83,6 +87,22 @@ public record CodecMeasurement(
     metrics.put("size", round1(size));
     metrics.put("size_deflate", round1(sizeDeflate));
     return new ResultRow(rowName(), role(codec, variant), params, metrics);
+  }
+
+  /**
+   * Which of Stowage's defaults this configuration is, or null: compact MessagePack in the envelope
+   * is what {@code Codecs.defaultFor} with {@code Compression.standard()} writes for a record under
+   * {@value dev.stowage.compress.Compression#STANDARD_MIN_SIZE} bytes ({@code "standard"}), and
+   * with a dictionary what a cache or feed writes once it has learned one ({@code "learned"}).
+   */
+  public String stowageDefault() {
+    if (codec != CodecUnderTest.MSGPACK_COMPACT) {
+      return null;
+    }
+    if (variant == PayloadVariant.NONE && size < dev.stowage.compress.Compression.STANDARD_MIN_SIZE) {
+      return "standard";
+    }
+    return variant == PayloadVariant.ZSTD_DICT ? "learned" : null;
   }
 
   private static double round1(double value) {

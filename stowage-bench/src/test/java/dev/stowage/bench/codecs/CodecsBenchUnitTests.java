@@ -51,6 +51,8 @@ class CodecsBenchUnitTests {
     List<ResultRow> rows = new ArrayList<>();
     rows.add(new CodecMeasurement(CodecUnderTest.JSON, PayloadVariant.BARE, DataShape.BOARD, 100, 400, 500, 600, 300).toRow());
     rows.add(new CodecMeasurement(CodecUnderTest.KRYO, PayloadVariant.ZSTD, DataShape.BOARD, 50, 100, 100, 240, 210).toRow());
+    rows.add(new CodecMeasurement(CodecUnderTest.MSGPACK_COMPACT, PayloadVariant.NONE, DataShape.BOARD, 30, 90, 130, 396, 320).toRow());
+    rows.add(new CodecMeasurement(CodecUnderTest.MSGPACK_COMPACT, PayloadVariant.ZSTD_DICT, DataShape.BOARD, 30, 300, 300, 215, 226).toRow());
     rows.add(new CodecMeasurement(CodecUnderTest.JSON, PayloadVariant.BARE, DataShape.MEDIA, 200, 800, 1000, 480, 300).toRow());
     rows.add(new CodecMeasurement(CodecUnderTest.KRYO, PayloadVariant.ZSTD, DataShape.MEDIA, 100, 100, 200, 240, 150).toRow());
     ResultsDocument document = ResultsDocument.read(new ResultsDocument("codecs", true, RunEnvironment.capture(), rows).writeTo(dir));
@@ -59,11 +61,15 @@ class CodecsBenchUnitTests {
 
     assertThat(lines.get(0)).isEqualTo("data: board");
     assertThat(lines.get(1).split("\\s+"))
-        .containsExactly("codec", "role", "create", "ser", "deser", "total", "ns", "size", "+dfl", "total/json", "size/json", "dfl/json");
-    assertThat(lines.get(3).split("\\s+")).containsExactly("json", "seed", "100", "400", "500", "1000", "600", "300", "1.00", "1.00", "1.00");
-    assertThat(lines.get(4).split("\\s+")).containsExactly("kryo+zstd", "stowage", "50", "100", "100", "250", "240", "210", "0.25", "0.40", "0.70");
-    assertThat(lines.get(6)).isEqualTo("data: media");
-    assertThat(lines.get(10).split("\\s+")).containsExactly("kryo+zstd", "stowage", "100", "100", "200", "400", "240", "150", "0.20", "0.50", "0.50");
+        .containsExactly("codec", "role", "create", "ser", "deser", "total", "ns", "size", "+dfl", "total/json", "size/json", "dfl/json",
+            "default");
+    assertThat(lines.get(3).split("\\s+")).containsExactly("json", "seed", "100", "400", "500", "1000", "600", "300", "1.00", "1.00", "1.00", "-");
+    assertThat(lines.get(4).split("\\s+")).containsExactly("kryo+zstd", "stowage", "50", "100", "100", "250", "240", "210", "0.25", "0.40", "0.70", "-");
+    assertThat(lines.get(5).split("\\s+")).containsExactly("msgpack-compact+envelope", "stowage", "30", "90", "130", "250", "396", "320", "0.25",
+        "0.66", "1.07", "standard");
+    assertThat(lines.get(6).split("\\s+")).endsWith("learned");
+    assertThat(lines.get(8)).isEqualTo("data: media");
+    assertThat(lines.get(12).split("\\s+")).containsExactly("kryo+zstd", "stowage", "100", "100", "200", "400", "240", "150", "0.20", "0.50", "0.50", "-");
   }
 
   @Test

@@ -18,8 +18,9 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The envelope codec a cache or feed writes with. Fixed, or learning: zstd without a dictionary
- * until enough values have been written, then zstd with a dictionary trained on those values.
+ * The envelope codec a cache or feed writes with. Fixed, or learning: {@link Compression#standard()}
+ * (zstd for values of a kilobyte or more, none below) until enough values have been written, then
+ * zstd with a dictionary trained on those values, for every value of 64 bytes or more.
  *
  * <p><b>Learning.</b> The first {@code samples} values written (each up to
  * {@value #MAX_SAMPLE_BYTES} bytes once encoded) are kept as samples. When the last one arrives the
@@ -30,7 +31,8 @@ import java.util.function.Function;
  * once. A single write that completes the samples trains in the background and returns at once;
  * a bulk write trains in its own thread before it encodes the rest, so that a large first load is
  * compressed with the dictionary too. When learning fails (Redis unreachable, samples too alike to
- * train on), the codec keeps writing plain zstd and learns again from the next values.
+ * train on), the codec keeps writing with the standard compression and learns again from the next
+ * values.
  *
  * <p>Thread-safe. Values written before the switch stay readable: every value's envelope names its
  * compression.
@@ -84,7 +86,7 @@ public final class WriteCodec<V> {
    * (looked up here, blocking; if Redis cannot say, it learns).
    */
   public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
-    WriteCodec<V> codec = new WriteCodec<>(settings.withCompression().apply(Compression.zstd()), settings);
+    WriteCodec<V> codec = new WriteCodec<>(settings.withCompression().apply(Compression.standard()), settings);
     codec.learning.adoptRecorded();
     return codec;
   }
@@ -209,7 +211,7 @@ public final class WriteCodec<V> {
             + keyText);
       } catch (StowageException | IllegalArgumentException | IllegalStateException e) {
         LOG.log(Level.WARNING, settings.owner() + ": no dictionary learned this time (" + e.getMessage()
-            + "); writing plain zstd and learning again from the next values");
+            + "); writing with the standard compression and learning again from the next values");
       } finally {
         synchronized (this) {
           training = false;
