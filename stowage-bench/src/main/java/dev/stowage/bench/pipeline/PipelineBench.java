@@ -83,7 +83,8 @@ public final class PipelineBench {
 
   /** The names of every row, in table order. */
   public static List<String> rowNames() {
-    return List.of(SpringOneByOneWriter.NAME, SpringPipelinedWriter.NAME, RedissonBatchWriter.NAME, StowagePutAllWriter.NAME, LettuceRawWriter.NAME);
+    return List.of(SpringOneByOneWriter.NAME, SpringPipelinedWriter.NAME, RedissonBatchWriter.NAME, StowagePutAllWriter.NAME,
+        StowagePutAllWriter.NO_EXPIRY_NAME, LettuceRawWriter.NAME);
   }
 
   /**
@@ -188,7 +189,8 @@ public final class PipelineBench {
     factories.put(SpringOneByOneWriter.NAME, r -> new SpringOneByOneWriter(r.redisUri()));
     factories.put(SpringPipelinedWriter.NAME, r -> new SpringPipelinedWriter(r.redisUri()));
     factories.put(RedissonBatchWriter.NAME, r -> new RedissonBatchWriter(r.redisUri()));
-    factories.put(StowagePutAllWriter.NAME, r -> new StowagePutAllWriter(r.uri()));
+    factories.put(StowagePutAllWriter.NAME, r -> new StowagePutAllWriter(r.uri(), true));
+    factories.put(StowagePutAllWriter.NO_EXPIRY_NAME, r -> new StowagePutAllWriter(r.uri(), false));
     factories.put(LettuceRawWriter.NAME, r -> new LettuceRawWriter(r.redisUri()));
     return factories.get(name).apply(redis);
   }

@@ -3,6 +3,7 @@ package dev.stowage.bench.pipeline;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.bench.RowRole;
+import dev.stowage.internal.redis.WriteCodec;
 import dev.stowage.samples.Item;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,23 +12,30 @@ import java.util.Map;
 
 /**
  * Stowage's bulk write: {@code cache.putAll(map)} on a cache with every default (compact MessagePack,
- * zstd, the default TTL and chunk size), one cache per key prefix. The command timeout is raised to a
- * minute so that a busy shared machine slows the row down rather than failing it.
+ * the standard compression then a learned dictionary, the default chunk size), one cache per key
+ * prefix; with the default TTL (each key its own jittered expiry), or without one, as the seed and
+ * the other rows write. The command timeout is raised to a minute so that a busy shared machine
+ * slows the row down rather than failing it.
  */
 final class StowagePutAllWriter implements BulkWriter {
 
   static final String NAME = "stowage-putAll";
+  static final String NO_EXPIRY_NAME = "stowage-putAll-noExpiry";
 
   private final Stowage stowage;
+  private final String uri;
+  private final boolean expire;
   private final Map<String, RedisCache<Long, Item>> caches = new HashMap<>();
 
-  StowagePutAllWriter(String uri) {
+  StowagePutAllWriter(String uri, boolean expire) {
+    this.expire = expire;
+    this.uri = uri;
     this.stowage = Stowage.builder().redis(uri).commandTimeout(java.time.Duration.ofSeconds(60)).build();
   }
 
   @Override
   public String name() {
-    return NAME;
+    return expire ? NAME : NO_EXPIRY_NAME;
   }
 
   @Override
@@ -38,8 +46,9 @@ final class StowagePutAllWriter implements BulkWriter {
   @Override
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("client", "Stowage RedisCache.putAll (defaults)");
-    params.put("serializer", "envelope, compact MessagePack, zstd (Stowage's defaults)");
+    params.put("client", expire ? "Stowage RedisCache.putAll (defaults: TTL 1 h with jitter)"
+        : "Stowage RedisCache.putAll (defaults but noExpiry(), as the other rows write)");
+    params.put("serializer", "envelope, compact MessagePack, standard compression then a learned dictionary (defaults)");
     return params;
   }
 
@@ -58,13 +67,35 @@ final class StowagePutAllWriter implements BulkWriter {
     return cache(key.substring(0, split)).get(Long.parseLong(key.substring(split)));
   }
 
+  /**
+   * Closes the connection, after removing the dictionary the cache learned and its record, so that
+   * a borrowed Redis keeps no key of the bench's outside {@code stowage-bench:}.
+   */
   @Override
   public void close() {
-    stowage.close();
+    try {
+      forgetLearnedDictionary();
+    } finally {
+      stowage.close();
+    }
+  }
+
+  private void forgetLearnedDictionary() {
+    String learned = WriteCodec.LEARNED_PREFIX + "cache:" + name();
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
+    try (var connection = client.connect()) {
+      for (String hexId : connection.sync().hvals(learned)) {
+        connection.sync().del(dev.stowage.compress.DictionaryStore.KEY_PREFIX + hexId);
+      }
+      connection.sync().del(learned);
+    } finally {
+      client.shutdown();
+    }
   }
 
   private RedisCache<Long, Item> cache(String keyPrefix) {
     return caches.computeIfAbsent(keyPrefix, prefix ->
-        stowage.cache(NAME, Item.class).<Long>keys(String::valueOf).keyPrefix(prefix).build());
+        expire ? stowage.cache(name(), Item.class).<Long>keys(String::valueOf).keyPrefix(prefix).build()
+            : stowage.cache(name(), Item.class).<Long>keys(String::valueOf).keyPrefix(prefix).noExpiry().build());
   }
 }

@@ -92,6 +92,9 @@ class PipelineBenchIntegrationTests {
       RedisCache<Long, Item> cache = stowage.cache("check", Item.class).<Long>keys(String::valueOf).keyPrefix(stowagePrefix).build();
       assertThat(cache.getAll(items.stream().map(Item::id).toList())).hasSize(40).containsValues(items.toArray(Item[]::new));
       assertThat(redis.admin().ttl(stowagePrefix + items.get(0).id())).isPositive();
+      String noExpiryPrefix = PipelineBench.KEY_PREFIX + StowagePutAllWriter.NO_EXPIRY_NAME + ":item:";
+      assertThat(redis.countKeys(noExpiryPrefix)).isEqualTo(40);
+      assertThat(redis.admin().ttl(noExpiryPrefix + items.get(0).id())).as("no expiry, as the seed writes").isEqualTo(-1);
     }
     assertThat(server.command("GET", "someone-elses-key")).isEqualTo("$4");
 
