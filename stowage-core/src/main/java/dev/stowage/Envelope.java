@@ -146,7 +146,7 @@ public final class Envelope {
     public String describe() {
       StringBuilder text = new StringBuilder(codecName()).append('+').append(compressionName());
       if (hasDictionary()) {
-        text.append('(').append(String.format("%08x", dictionaryId)).append(')');
+        text.append('(').append(dev.stowage.compress.ZstdDictionary.hexId(dictionaryId)).append(')');
       }
       if (hasSchemaVersion()) {
         text.append(" schema ").append(schemaVersion);

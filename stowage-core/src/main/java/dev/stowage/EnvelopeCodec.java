@@ -129,7 +129,7 @@ public final class EnvelopeCodec<T> {
         throw new EnvelopeException("not a Stowage value: " + Envelope.describeStart(value)
             + ", and no legacy codec is configured");
       }
-      return decodeWith(legacy, value, 0, value.length, "legacy codec " + legacy.name());
+      return decodeWith(legacy, value, 0, value.length, null);
     }
     Envelope.Header header = Envelope.readHeader(value);
     Codec<T> codec = readers[header.codecId()];
@@ -140,7 +140,7 @@ public final class EnvelopeCodec<T> {
     int offset = header.payloadOffset();
     int length = value.length - offset;
     if (header.compressionId() == CompressionIds.NONE) {
-      return decodeWith(codec, value, offset, length, header.describe());
+      return decodeWith(codec, value, offset, length, header);
     }
     byte[] payload;
     try {
@@ -149,7 +149,7 @@ public final class EnvelopeCodec<T> {
     } catch (StowageException e) {
       throw e.addContext(header.describe());
     }
-    return decodeWith(codec, payload, 0, payload.length, header.describe());
+    return decodeWith(codec, payload, 0, payload.length, header);
   }
 
   /**
@@ -200,21 +200,29 @@ public final class EnvelopeCodec<T> {
     return text.toString();
   }
 
-  private T decodeWith(Codec<T> codec, byte[] data, int offset, int length, String context) {
+  /**
+   * Decodes with {@code codec}; a failure carries the header's description, or names the legacy
+   * codec when {@code header} is null. The description is built only on failure: decoding is hot.
+   */
+  private T decodeWith(Codec<T> codec, byte[] data, int offset, int length, Envelope.Header header) {
     T value;
     try {
       value = codec.decode(data, offset, length);
     } catch (StowageException e) {
-      throw e.addContext(context);
+      throw e.addContext(context(codec, header));
     } catch (RuntimeException | StackOverflowError e) {
       throw new CodecException("codec " + codec.name() + " failed to decode " + length + " bytes: " + e, e)
-          .addContext(context);
+          .addContext(context(codec, header));
     }
     if (value == null) {
       throw new CodecException("codec " + codec.name() + " decoded " + length + " bytes to null")
-          .addContext(context);
+          .addContext(context(codec, header));
     }
     return value;
+  }
+
+  private static String context(Codec<?> codec, Envelope.Header header) {
+    return header == null ? "legacy codec " + codec.name() : header.describe();
   }
 
   @Override

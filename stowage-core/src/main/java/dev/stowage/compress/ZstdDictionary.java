@@ -82,7 +82,8 @@ public final class ZstdDictionary {
 
   /** The id as eight lower-case hex digits, as in the Redis key {@code stowage:dict:<hexId>}. */
   public static String hexId(long id) {
-    return String.format("%08x", id);
+    String hex = Long.toHexString(id);
+    return hex.length() >= 8 ? hex : "00000000".substring(hex.length()) + hex;
   }
 
   /** A copy of the dictionary bytes. */

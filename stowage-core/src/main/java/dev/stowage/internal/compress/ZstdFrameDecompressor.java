@@ -18,9 +18,23 @@ import java.util.concurrent.ConcurrentMap;
 public final class ZstdFrameDecompressor {
   private final ContextPool<ZstdDecompressCtx> plainContexts =
       new ContextPool<>(ZstdDecompressCtx::new, ZstdDecompressCtx::close);
-  private final ContextPool<ZstdDecompressCtx> dictionaryContexts =
-      new ContextPool<>(ZstdDecompressCtx::new, ZstdDecompressCtx::close);
-  private final ConcurrentMap<Long, ZstdDictDecompress> digested = new ConcurrentHashMap<>();
+  /** Per dictionary: its digested form, and contexts that reference it from their creation. */
+  private final ConcurrentMap<Long, DictionaryContexts> digested = new ConcurrentHashMap<>();
+
+  /** A digested dictionary and a pool of contexts with it loaded once, not at every call. */
+  private static final class DictionaryContexts {
+    final ZstdDictDecompress dictionary;
+    final ContextPool<ZstdDecompressCtx> contexts;
+
+    DictionaryContexts(ZstdDictDecompress dictionary) {
+      this.dictionary = dictionary;
+      this.contexts = new ContextPool<>(() -> {
+        ZstdDecompressCtx context = new ZstdDecompressCtx();
+        context.loadDict(dictionary);
+        return context;
+      }, ZstdDecompressCtx::close);
+    }
+  }
 
   /** Whether the digested form of dictionary {@code id} is already cached. */
   public boolean hasDictionary(long id) {
@@ -29,7 +43,7 @@ public final class ZstdFrameDecompressor {
 
   /** Caches the digested form of a dictionary, unless it already is. */
   public void addDictionary(ZstdDictionary dictionary) {
-    digested.computeIfAbsent(dictionary.id(), id -> new ZstdDictDecompress(dictionary.bytes()));
+    digested.computeIfAbsent(dictionary.id(), id -> new DictionaryContexts(new ZstdDictDecompress(dictionary.bytes())));
   }
 
   /**
@@ -59,21 +73,18 @@ public final class ZstdFrameDecompressor {
       throw new EnvelopeException("zstd payload declares " + declared
           + " bytes, more than maxDecodedSize " + maxDecodedSize);
     }
-    ZstdDictDecompress dictionary = null;
+    ContextPool<ZstdDecompressCtx> pool = plainContexts;
     if (dictionaryId >= 0) {
-      dictionary = digested.get(dictionaryId);
+      DictionaryContexts dictionary = digested.get(dictionaryId);
       if (dictionary == null) {
         throw new IllegalStateException("dictionary " + dictionaryId + " was not added");
       }
+      pool = dictionary.contexts;
     }
-    ContextPool<ZstdDecompressCtx> pool = dictionary == null ? plainContexts : dictionaryContexts;
     ZstdDecompressCtx context = pool.take();
     byte[] out = new byte[(int) declared];
     int produced;
     try {
-      if (dictionary != null) {
-        context.loadDict(dictionary);
-      }
       produced = context.decompressByteArray(out, 0, out.length, source, offset, length);
     } catch (RuntimeException e) {
       pool.discard(context);
