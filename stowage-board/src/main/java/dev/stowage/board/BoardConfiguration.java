@@ -31,7 +31,8 @@ class BoardConfiguration implements WebFluxConfigurer {
   BoardSettings boardSettings(@Value("${stowage.board.mode:stowage}") String mode,
       @Value("${stowage.board.redis:}") String redis,
       @Value("${stowage.board.compression:zstd-dict}") String compression,
-      @Value("${spring.r2dbc.url}") String db, Environment environment) {
+      @Value("${spring.r2dbc.url}") String db,
+      @Value("${stowage.board.near-cache:true}") boolean nearCache, Environment environment) {
     if (redis.isBlank()) {
       throw new IllegalStateException("no Redis given: set stowage.board.redis"
           + " (stowage serve --redis URL), such as redis://127.0.0.1:6390");
@@ -42,7 +43,8 @@ class BoardConfiguration implements WebFluxConfigurer {
       throw new IllegalStateException("the TCP endpoint serves stowage mode only, not "
           + boardMode.label() + "; drop the TCP port or use --mode stowage");
     }
-    return new BoardSettings(boardMode, redis, db, FeedFormat.Storage.parse(compression), tcp);
+    return new BoardSettings(boardMode, redis, db, FeedFormat.Storage.parse(compression), tcp,
+        nearCache);
   }
 
   @Bean
@@ -57,7 +59,7 @@ class BoardConfiguration implements WebFluxConfigurer {
     if (settings.mode() == BoardMode.STOWAGE) {
       BoardFeed feed = new BoardFeed(settings.redis());
       StowageBoardService service = new StowageBoardService(feed, repository, formats,
-          new FeedFormat(settings.compression()));
+          new FeedFormat(settings.compression()), settings.nearCache());
       return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, feed);
     }
     LettuceConnectionFactory connections = seedConnectionFactory(settings.redis());

@@ -11,10 +11,14 @@ import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
+import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -25,6 +29,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +76,11 @@ public final class BoardFeed implements AutoCloseable {
   private volatile StatefulRedisConnection<byte[], byte[]> connection;
   private final AtomicBoolean connecting = new AtomicBoolean();
   private volatile long nextAttemptNanos;
+  /** Moves on whenever what this process read from the feed may have changed. */
+  private final AtomicLong generation = new AtomicLong();
+  /** Whether Redis tracks this connection's reads and pushes invalidations for them. */
+  private volatile boolean tracking;
+  private final reactor.core.Disposable connectionEvents;
 
   /** Connects to {@code uri}; when Redis is unreachable, keeps trying in the background. */
   public BoardFeed(String uri) {
@@ -84,10 +94,24 @@ public final class BoardFeed implements AutoCloseable {
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .socketOptions(SocketOptions.builder().connectTimeout(TIMEOUT).build())
         .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
+        .protocolVersion(ProtocolVersion.RESP3)
         .build());
     this.uri = RedisURI.create(uri);
+    // A connection that goes down may miss invalidations: forget what was read, track again.
+    this.connectionEvents = resources.eventBus().get().subscribe(event -> {
+      if (event instanceof ConnectionDeactivatedEvent) {
+        tracking = false;
+        generation.incrementAndGet();
+      } else if (event instanceof ConnectionActivatedEvent) {
+        generation.incrementAndGet();
+        StatefulRedisConnection<byte[], byte[]> current = connection;
+        if (current != null) {
+          startTracking(current);
+        }
+      }
+    });
     try {
-      this.connection = client.connect(ByteArrayCodec.INSTANCE, this.uri);
+      this.connection = adopt(client.connect(ByteArrayCodec.INSTANCE, this.uri));
     } catch (RedisConnectionException e) {
       // Start anyway: the database serves every request until Redis answers.
       log.warn("Redis at {} is unreachable ({}); serving from the database until it answers",
@@ -110,7 +134,7 @@ public final class BoardFeed implements AutoCloseable {
     if (System.nanoTime() - nextAttemptNanos >= 0 && connecting.compareAndSet(false, true)) {
       client.connectAsync(ByteArrayCodec.INSTANCE, uri).whenComplete((connected, failure) -> {
         if (connected != null) {
-          connection = connected;
+          connection = adopt(connected);
           log.info("connected to Redis at {}", uri);
         } else {
           nextAttemptNanos = System.nanoTime() + RECONNECT_INTERVAL_NANOS;
@@ -119,6 +143,40 @@ public final class BoardFeed implements AutoCloseable {
       });
     }
     throw new RedisConnectionException("Redis at " + uri + " has not been reached yet");
+  }
+
+  /** Listens for invalidations on a new connection and asks Redis to track its reads. */
+  private StatefulRedisConnection<byte[], byte[]> adopt(StatefulRedisConnection<byte[], byte[]> connected) {
+    connected.addListener(message -> {
+      if ("invalidate".equals(message.getType())) {
+        generation.incrementAndGet();
+      }
+    });
+    startTracking(connected);
+    return connected;
+  }
+
+  private void startTracking(StatefulRedisConnection<byte[], byte[]> on) {
+    on.async().clientTracking(TrackingArgs.Builder.enabled()).whenComplete((ok, failure) -> {
+      if (failure == null) {
+        generation.incrementAndGet();
+        tracking = true;
+      } else {
+        log.warn("Redis at {} does not track reads ({}); pages are not kept in this process",
+            uri, failure.toString());
+      }
+    });
+  }
+
+  /**
+   * A number that changes whenever a page this process read from the feed may have changed in
+   * Redis: Redis tracks the connection's reads ({@code CLIENT TRACKING}, RESP3) and pushes an
+   * invalidation when another client (or this one) writes a key read; a reconnection and this
+   * process's own writes move it too. {@code -1} while Redis does not track reads: nothing may then
+   * be kept. A page read while the number stayed the same is still what Redis holds.
+   */
+  public long generation() {
+    return tracking ? generation.get() : -1;
   }
 
   /** Reserves {@code count} scores; returns the last one ({@code HINCRBY counter board count}). */
@@ -147,7 +205,8 @@ public final class BoardFeed implements AutoCloseable {
         sent.add(redis().zadd(FEED_KEY, array).toCompletableFuture());
       }
       return Mono.fromFuture(CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])));
-    }).onErrorMap(BoardFeed::isConnectionLoss, BoardFeed::connectionLost);
+    }).onErrorMap(BoardFeed::isConnectionLoss, BoardFeed::connectionLost)
+        .doFinally(signal -> generation.incrementAndGet());
   }
 
   /**
@@ -173,7 +232,8 @@ public final class BoardFeed implements AutoCloseable {
             new byte[][] {FEED_KEY}, args).toCompletableFuture());
       }
       return Mono.fromFuture(CompletableFuture.allOf(sent.toArray(new CompletableFuture[0])));
-    }).onErrorMap(BoardFeed::isConnectionLoss, BoardFeed::connectionLost);
+    }).onErrorMap(BoardFeed::isConnectionLoss, BoardFeed::connectionLost)
+        .doFinally(signal -> generation.incrementAndGet());
   }
 
   /** One page, newest first, and whether the feed is complete; both in one round trip. */
@@ -196,7 +256,8 @@ public final class BoardFeed implements AutoCloseable {
 
   /** Marks the feed complete. */
   public Mono<Void> markComplete() {
-    return mono(() -> redis().set(COMPLETE_KEY, bytes("1"))).then();
+    return mono(() -> redis().set(COMPLETE_KEY, bytes("1"))).then()
+        .doFinally(signal -> generation.incrementAndGet());
   }
 
   /** Key naming the dictionary the feed's members are compressed with (hex id). */
@@ -234,6 +295,7 @@ public final class BoardFeed implements AutoCloseable {
 
   @Override
   public void close() {
+    connectionEvents.dispose();
     StatefulRedisConnection<byte[], byte[]> current = connection;
     if (current != null) {
       current.close();

@@ -66,6 +66,17 @@ public final class BoardServer implements AutoCloseable {
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
       FeedFormat.Storage compression, TcpOptions tcp) {
+    return start(port, redisUri, dbUrl, mode, compression, tcp, true);
+  }
+
+  /**
+   * Starts the service, choosing whether stowage mode keeps decoded pages in the process
+   * ({@code stowage.board.near-cache}, on by default).
+   *
+   * @see #start(int, String, String, BoardMode, FeedFormat.Storage, TcpOptions)
+   */
+  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
+      FeedFormat.Storage compression, TcpOptions tcp, boolean nearCache) {
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(compression, "compression");
     Objects.requireNonNull(mode, "mode");
@@ -82,6 +93,7 @@ public final class BoardServer implements AutoCloseable {
     if (tcp != null && tcp.enabled()) {
       properties.putAll(TcpProperties.of(tcp));
     }
+    properties.put("stowage.board.near-cache", nearCache);
     return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
         .properties(properties).run());
   }

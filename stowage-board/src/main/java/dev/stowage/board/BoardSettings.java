@@ -8,6 +8,7 @@ package dev.stowage.board;
  * @param db the R2DBC URL of the database of record
  * @param compression how stowage mode compresses the feed's members
  * @param tcp the TCP endpoint's options, or null when the service opens no TCP port
+ * @param nearCache whether stowage mode keeps decoded pages in the process, invalidated by Redis
  */
 public record BoardSettings(BoardMode mode, String redis, String db,
-    FeedFormat.Storage compression, dev.stowage.board.tcp.TcpOptions tcp) {}
+    FeedFormat.Storage compression, dev.stowage.board.tcp.TcpOptions tcp, boolean nearCache) {}

@@ -1,5 +1,7 @@
 package dev.stowage.board;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.lettuce.core.ScoredValue;
 import java.util.ArrayList;
 import dev.stowage.DictionaryNotFoundException;
@@ -51,9 +53,30 @@ public final class StowageBoardService {
   private final AtomicLong staleGeneration = new AtomicLong();
   private volatile long repairedGeneration;
   private final AtomicReference<Mono<Void>> refill = new AtomicReference<>();
+  private final boolean nearCache;
+  /** Decoded pages, valid while the feed's generation is the one they were read at. */
+  private final Cache<PageKey, NearPage> nearPages = Caffeine.newBuilder()
+      .maximumSize(NEAR_PAGES).build();
+
+  /** Pages kept in this process at most. */
+  static final int NEAR_PAGES = 1024;
+
+  private record PageKey(long offset, int size) {}
+
+  private record NearPage(long generation, List<byte[]> fragments) {}
 
   public StowageBoardService(BoardFeed feed, BoardRepository repository, BoardFormats formats,
       FeedFormat format) {
+    this(feed, repository, formats, format, true);
+  }
+
+  /**
+   * @param nearCache whether decoded pages are kept in this process while Redis says the feed has
+   *     not changed; without it every read goes to Redis
+   */
+  public StowageBoardService(BoardFeed feed, BoardRepository repository, BoardFormats formats,
+      FeedFormat format, boolean nearCache) {
+    this.nearCache = nearCache;
     this.feed = feed;
     this.repository = repository;
     this.formats = formats;
@@ -138,13 +161,29 @@ public final class StowageBoardService {
     });
   }
 
-  /** The JSON fragments of a page, newest first: from the feed, else from the database. */
+  /**
+   * The JSON fragments of a page, newest first: from this process's near cache while Redis says
+   * the feed has not changed since it was read (see {@link BoardFeed#generation()}), else from the
+   * feed, else from the database.
+   */
   public Mono<List<byte[]>> page(long offset, int size) {
+    PageKey key = new PageKey(offset, size);
+    long generation = nearCache ? feed.generation() : -1;
+    if (generation >= 0 && !isStale()) {
+      NearPage near = nearPages.getIfPresent(key);
+      if (near != null && near.generation() == generation) {
+        return Mono.just(near.fragments());
+      }
+    }
     Mono<List<byte[]>> fromCache = Mono.defer(() -> {
       if (isStale()) {
         return refill().then(cachedPage(offset, size, false));
       }
-      return cachedPage(offset, size, true);
+      return cachedPage(offset, size, true).doOnNext(fragments -> {
+        if (generation >= 0 && feed.generation() == generation) {
+          nearPages.put(key, new NearPage(generation, fragments));
+        }
+      });
     });
     return fromCache.onErrorResume(e -> {
       log.debug("reading page from the database: {}", e.toString());

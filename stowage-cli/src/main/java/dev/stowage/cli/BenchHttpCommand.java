@@ -79,8 +79,13 @@ final class BenchHttpCommand implements Callable<Integer> {
       description = "HTTP client of the virtual users: reactor or jdk (default: ${DEFAULT-VALUE}).")
   String client;
 
-  @Option(names = "--no-wrk", description = "Do not run wrk beside the read load even when it is on the PATH.")
+  @Option(names = "--no-wrk", description = "Do not run wrk after the loads even when it is on the PATH.")
   boolean noWrk;
+
+  @Option(names = "--no-near-cache",
+      description = "Stowage mode reads every page from Redis instead of keeping decoded pages in the process"
+          + " (its default), to measure the Redis path alone.")
+  boolean noNearCache;
 
   /** The plan these options describe. */
   HttpBench.Plan plan() {
@@ -93,7 +98,7 @@ final class BenchHttpCommand implements Callable<Integer> {
         : quick ? HttpBench.Plan.QUICK_WARMUP : HttpBench.Plan.DEFAULT_WARMUP;
     Optional<Wrk> wrk = noWrk ? Optional.empty() : Wrk.onPath();
     return new HttpBench.Plan(modes, posts, new LoadPlan(userCount, rampRate, length), warm, rounds, quick,
-        HttpClientKind.parse(client), wrk, out.resolve("logs"));
+        HttpClientKind.parse(client), wrk, out.resolve("logs"), !noNearCache);
   }
 
   @Override

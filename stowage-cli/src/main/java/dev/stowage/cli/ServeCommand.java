@@ -49,6 +49,11 @@ public final class ServeCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   String compression;
 
+  @Option(names = "--no-near-cache",
+      description = "Read every page from Redis: stowage mode otherwise keeps decoded pages in the process"
+          + " while Redis, tracking its reads, says the feed has not changed.")
+  boolean noNearCache;
+
   @Option(names = "--tcp-port", paramLabel = "PORT",
       description = "Also serve the binary protocol (docs/PROTOCOL.md) on this TCP port; 0 for an"
           + " ephemeral one (default: none).")
@@ -167,7 +172,7 @@ public final class ServeCommand implements Callable<Integer> {
     RedisServer embedded = redis == null ? RedisServer.start() : null;
     String redisUri = embedded != null ? embedded.uri() : redis;
     try {
-      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, storage, tcp);
+      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, storage, tcp, !noNearCache);
       out.printf("stowage board listening on %s (mode %s, redis %s%s, db %s)%n", board.url(),
           boardMode.label(), redisUri, embedded != null ? " embedded" : "",
           db != null ? db : "in-memory H2");

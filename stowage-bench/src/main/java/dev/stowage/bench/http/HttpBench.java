@@ -80,10 +80,11 @@ public final class HttpBench {
    * @param client the HTTP client the users send with
    * @param wrk run {@code wrk} on the read page after the read load, or empty for none
    * @param logDir where the board services' logs are written
+   * @param nearCache whether stowage mode keeps decoded pages in the process (its default)
    */
   public record Plan(List<BoardMode> modes, int records, LoadPlan load, Duration warmup, int rounds,
       boolean quick, HttpClientKind client,
-      Optional<Wrk> wrk, Path logDir) {
+      Optional<Wrk> wrk, Path logDir, boolean nearCache) {
 
     /** The seed's figures: 120,000 posts, 1000 users at 200 a second for 60 s. */
     public static final int DEFAULT_RECORDS = 120_000;
@@ -226,7 +227,9 @@ public final class HttpBench {
     BoardProcess board = null;
     HttpLoadClient client = null;
     try {
-      board = BoardProcess.start(mode, redis.uri(), List.of(), plan.logDir().resolve("board-" + label + ".log"),
+      List<String> arguments = mode == BoardMode.STOWAGE && !plan.nearCache()
+          ? List.of("--stowage.board.near-cache=false") : List.of();
+      board = BoardProcess.start(mode, redis.uri(), List.of(), arguments, plan.logDir().resolve("board-" + label + ".log"),
           BoardProcess.DEFAULT_START_TIMEOUT);
       client = plan.client().open(board.url(), plan.load().users());
       progress.printf("== %s: board pid %d on %s (log %s), redis %s%n", label, board.pid(), board.url(),
@@ -331,6 +334,9 @@ public final class HttpBench {
     params.put("rounds", plan.rounds());
     params.put("records", plan.records());
     params.put("client", plan.client().label());
+    if (mode == BoardMode.STOWAGE) {
+      params.put("near_cache", plan.nearCache());
+    }
     if (!result.failures().isEmpty()) {
       params.put("errors_by_cause", result.failures());
     }

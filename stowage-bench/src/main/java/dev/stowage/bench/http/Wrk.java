@@ -17,8 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code wrk} HTTP benchmark, when it is on the {@code PATH}: run beside the read load at the
- * same number of connections, it shows whether the JVM client is what limits the figures.
+ * The {@code wrk} HTTP benchmark, when it is on the {@code PATH}: run after the loads against the
+ * same read page with the same number of connections, an independent client written in C, it shows
+ * whether the JVM load generator is what limits the figures.
  *
  * @param executable the {@code wrk} binary
  */

@@ -1,0 +1,136 @@
+package dev.stowage.board;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.testkit.RedisServer;
+import dev.stowage.testkit.WithRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Stowage mode keeps decoded pages in the process while Redis, tracking the service's reads, says
+ * the feed has not changed: repeated reads cost no round trip, and a write by anyone, here or in
+ * another process, is seen by the next read once Redis has pushed its invalidation.
+ */
+@WithRedis
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BoardNearCacheIntegrationTests {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private BoardServer board;
+  private WebTestClient http;
+  private RedisServer redis;
+  private RedisClient client;
+  private StatefulRedisConnection<String, String> admin;
+
+  @BeforeAll
+  void start(RedisServer redis) {
+    this.redis = redis;
+    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE);
+    http = WebTestClient.bindToServer().baseUrl(board.url()).responseTimeout(Duration.ofSeconds(30)).build();
+    client = RedisClient.create(redis.uri());
+    admin = client.connect();
+  }
+
+  @AfterAll
+  void stop() {
+    if (admin != null) {
+      admin.close();
+      client.shutdown();
+    }
+    if (board != null) {
+      board.close();
+    }
+  }
+
+  @Test
+  void repeatedReadsOfAnUnchangedPageDoNotGoToRedis() throws Exception {
+    create(1);
+    JsonNode first = page();
+    // The invalidation that the write itself caused may still be on its way: let it land.
+    Thread.sleep(200);
+    page();
+    admin.sync().configResetstat();
+    for (int i = 0; i < 20; i++) {
+      assertThat(page()).isEqualTo(first);
+    }
+    assertThat(calls("zrevrangebyscore")).isZero();
+  }
+
+  @Test
+  void aWriteHereIsSeenByTheNextRead() throws Exception {
+    page();
+    JsonNode created = create(2);
+    assertThat(page().get(0)).isEqualTo(created);
+  }
+
+  @Test
+  void aChangeByAnotherClientIsSeenOnceRedisPushesItsInvalidation() throws Exception {
+    create(3);
+    JsonNode before = page();
+    long newest = before.get(0).get("score").asLong();
+    // Another process removes the newest member behind the service's back.
+    admin.sync().zremrangebyscore(BoardFeed.FEED, io.lettuce.core.Range.create(newest, newest));
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    JsonNode after = page();
+    while (after.equals(before) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+      after = page();
+    }
+    assertThat(after.get(0).get("score").asLong()).isLessThan(newest);
+  }
+
+  @Test
+  void aRestartedRedisIsReadAgainNotServedFromMemory() throws Exception {
+    create(4);
+    JsonNode before = page();
+    redis.restart();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    // The restarted Redis is empty: the service refills it from the database, so the page is the same,
+    // and it was read from Redis (or the database) again, not from memory.
+    while (!"1".equals(safeExists()) && System.nanoTime() < deadline) {
+      page();
+      Thread.sleep(50);
+    }
+    assertThat(page()).isEqualTo(before);
+    assertThat(admin.sync().zcard(BoardFeed.FEED)).isPositive();
+  }
+
+  private String safeExists() {
+    try {
+      return Long.toString(admin.sync().exists(BoardFeed.COMPLETE));
+    } catch (RuntimeException e) {
+      return "unreachable";
+    }
+  }
+
+  private long calls(String command) {
+    for (String line : admin.sync().info("commandstats").split("\\r?\\n")) {
+      if (line.startsWith("cmdstat_" + command + ":calls=")) {
+        return Long.parseLong(line.substring(("cmdstat_" + command + ":calls=").length()).split(",")[0]);
+      }
+    }
+    return 0;
+  }
+
+  private JsonNode create(int i) throws Exception {
+    byte[] body = http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON).bodyValue(BoardPosts.post(i))
+        .exchange().expectStatus().isOk().expectBody(byte[].class).returnResult().getResponseBody();
+    return JSON.readTree(body).get("data");
+  }
+
+  private JsonNode page() throws Exception {
+    byte[] body = http.get().uri("/boards?page=1&size=10").exchange().expectStatus().isOk()
+        .expectBody(byte[].class).returnResult().getResponseBody();
+    return JSON.readTree(body).get("data");
+  }
+}
