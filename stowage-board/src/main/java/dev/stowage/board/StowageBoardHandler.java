@@ -36,7 +36,7 @@ final class StowageBoardHandler implements BoardHandler {
       return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
           .map(body -> formats.parseMany(body, msgpackBody))
           .flatMap(service::create)
-          .flatMap(boards -> page(request, formats.toJson(boards)));
+          .flatMap(boards -> page(request, new Page(formats.toJson(boards))));
     });
   }
 
@@ -44,7 +44,7 @@ final class StowageBoardHandler implements BoardHandler {
   public Mono<ServerResponse> page(ServerRequest request) {
     return Mono.defer(() -> {
       BoardRequests.PageRequest page = BoardRequests.page(request);
-      return service.page(page.offset(), page.size()).flatMap(fragments -> page(request, fragments));
+      return service.page(page.offset(), page.size()).flatMap(found -> page(request, found));
     });
   }
 
@@ -57,11 +57,11 @@ final class StowageBoardHandler implements BoardHandler {
         .flatMap(fragment -> one(request, fragment));
   }
 
-  private Mono<ServerResponse> page(ServerRequest request, List<byte[]> fragments) {
+  private Mono<ServerResponse> page(ServerRequest request, Page page) {
     if (BoardFormats.wantsMsgpack(request.headers().accept())) {
-      return bytes(BoardFormats.MSGPACK, formats.transcodePage(fragments));
+      return bytes(BoardFormats.MSGPACK, page.httpMsgpack(formats));
     }
-    return bytes(MediaType.APPLICATION_JSON, BoardFormats.splicePage(fragments));
+    return bytes(MediaType.APPLICATION_JSON, page.httpJson());
   }
 
   private Mono<ServerResponse> one(ServerRequest request, byte[] fragment) {

@@ -63,7 +63,7 @@ public final class StowageBoardService {
 
   private record PageKey(long offset, int size) {}
 
-  private record NearPage(long generation, List<byte[]> fragments) {}
+  private record NearPage(long generation, Page page) {}
 
   public StowageBoardService(BoardFeed feed, BoardRepository repository, BoardFormats formats,
       FeedFormat format) {
@@ -162,32 +162,32 @@ public final class StowageBoardService {
   }
 
   /**
-   * The JSON fragments of a page, newest first: from this process's near cache while Redis says
-   * the feed has not changed since it was read (see {@link BoardFeed#generation()}), else from the
-   * feed, else from the database.
+   * A page, newest first: from this process's near cache while Redis says the feed has not changed
+   * since it was read (see {@link BoardFeed#generation()}), else from the feed, else from the
+   * database.
    */
-  public Mono<List<byte[]>> page(long offset, int size) {
+  public Mono<Page> page(long offset, int size) {
     PageKey key = new PageKey(offset, size);
     long generation = nearCache ? feed.generation() : -1;
     if (generation >= 0 && !isStale()) {
       NearPage near = nearPages.getIfPresent(key);
       if (near != null && near.generation() == generation) {
-        return Mono.just(near.fragments());
+        return Mono.just(near.page());
       }
     }
-    Mono<List<byte[]>> fromCache = Mono.defer(() -> {
+    Mono<Page> fromCache = Mono.defer(() -> {
       if (isStale()) {
-        return refill().then(cachedPage(offset, size, false));
+        return refill().then(cachedPage(offset, size, false)).map(Page::new);
       }
-      return cachedPage(offset, size, true).doOnNext(fragments -> {
+      return cachedPage(offset, size, true).map(Page::new).doOnNext(page -> {
         if (generation >= 0 && feed.generation() == generation) {
-          nearPages.put(key, new NearPage(generation, fragments));
+          nearPages.put(key, new NearPage(generation, page));
         }
       });
     });
     return fromCache.onErrorResume(e -> {
       log.debug("reading page from the database: {}", e.toString());
-      return repository.page(offset, size).map(formats::toJson).collectList();
+      return repository.page(offset, size).map(formats::toJson).collectList().map(Page::new);
     });
   }
 

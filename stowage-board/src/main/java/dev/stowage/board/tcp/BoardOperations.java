@@ -74,7 +74,8 @@ final class BoardOperations {
         long[] page = readPage(payload, msgpack);
         long offset = (page[0] - 1) * page[1];
         return service.page(offset, (int) page[1])
-            .map(fragments -> okFrame(alloc, id, codec, fragments, true));
+            .map(found -> okFrame(alloc, id, codec, codec == BoardProtocol.CODEC_JSON
+                ? found.dataJson() : found.dataMsgpack(formats)));
       }
       case BoardProtocol.OP_GET: {
         String postId = readString(payload, msgpack, "a post id");
@@ -154,6 +155,13 @@ final class BoardOperations {
 
   private ObjectMapper mapper(boolean msgpack) {
     return msgpack ? formats.msgpack() : formats.json();
+  }
+
+  /** An OK frame whose envelope holds {@code body}, already in the request's codec. */
+  private static ByteBuf okFrame(ByteBufAllocator alloc, int id, int codec, byte[] body) {
+    ByteBuf frame = header(alloc.buffer(13 + body.length), BoardProtocol.REPLY_OK, id);
+    frame.writeByte(0xC1).writeByte(0x10).writeByte(codec).writeByte(0).writeBytes(body);
+    return frame.setInt(0, frame.readableBytes() - BoardProtocol.LENGTH_BYTES);
   }
 
   /** An OK frame whose envelope holds the fragments as one array, or the only fragment. */
