@@ -90,6 +90,33 @@ public final class DictCommand implements Runnable {
     } while (more && !cursor.isFinished());
   }
 
+  /** Counts the dictionary {@code value} (an envelope or its first bytes) names, if any. */
+  private static void count(byte[] value, Map<Long, Long> uses) {
+    if (Envelope.isEnvelope(value) && value.length > 4 && (value[3] & 0xFF) == CompressionIds.ZSTD_DICT) {
+      try {
+        uses.merge(Envelope.readHeader(value).dictionaryId(), 1L, Long::sum);
+      } catch (StowageException e) {
+        // a malformed header names no dictionary
+      }
+    }
+  }
+
+  /** Counts the dictionaries a list's elements name, 500 elements a round trip; returns the elements read. */
+  private static long countListElements(RedisCommands<byte[], byte[]> redis, byte[] key, Map<Long, Long> uses) {
+    long read = 0;
+    for (long from = 0; ; from += 500) {
+      List<byte[]> elements = redis.lrange(key, from, from + 499);
+      for (byte[] element : elements) {
+        byte[] envelope = FeedLayout.envelope(element);
+        count(envelope != null ? envelope : element, uses);
+      }
+      read += elements.size();
+      if (elements.size() < 500) {
+        return read;
+      }
+    }
+  }
+
   private static boolean isDictionaryKey(byte[] key) {
     String text = new String(key, StandardCharsets.UTF_8);
     return text.startsWith(DictionaryStore.KEY_PREFIX) || text.startsWith(INFO_PREFIX);
@@ -205,7 +232,8 @@ public final class DictCommand implements Runnable {
     @Mixin RedisOption redis;
 
     @Option(names = "--match", paramLabel = "PATTERN", defaultValue = "*",
-        description = "Count the values among these keys (default: ${DEFAULT-VALUE}); only their first bytes are read.")
+        description = "Count the values among these keys (default: ${DEFAULT-VALUE}): strings by their first bytes,"
+            + " and every element of a list (a feed's buckets).")
     String match;
 
     @Option(names = "--json", description = "Print the list as JSON.")
@@ -222,23 +250,24 @@ public final class DictCommand implements Runnable {
         Map<Long, Long> uses = new TreeMap<>();
         long[] scanned = new long[1];
         scan(sync, match, 1000, keys -> {
+          List<RedisFuture<String>> types = new ArrayList<>();
           List<RedisFuture<byte[]>> heads = new ArrayList<>();
           for (byte[] key : keys) {
+            types.add(async.type(key));
             heads.add(isDictionaryKey(key) ? null : async.getrange(key, 0, 13));
           }
-          for (RedisFuture<byte[]> future : heads) {
-            byte[] head = future == null ? null : await(future);
+          for (int i = 0; i < keys.size(); i++) {
+            if ("list".equals(await(types.get(i)))) {
+              // A feed's bucket, or any list: every element, envelopes after a feed's score prefix.
+              scanned[0] += countListElements(sync, keys.get(i), uses);
+              continue;
+            }
+            byte[] head = heads.get(i) == null ? null : await(heads.get(i));
             if (head == null) {
               continue;
             }
             scanned[0]++;
-            if (Envelope.isEnvelope(head) && head.length > 4 && (head[3] & 0xFF) == CompressionIds.ZSTD_DICT) {
-              try {
-                uses.merge(Envelope.readHeader(head).dictionaryId(), 1L, Long::sum);
-              } catch (StowageException e) {
-                // a malformed header names no dictionary
-              }
-            }
+            count(head, uses);
           }
           return true;
         });

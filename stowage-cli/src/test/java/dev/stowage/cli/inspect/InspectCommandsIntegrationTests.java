@@ -436,9 +436,17 @@ class InspectCommandsIntegrationTests {
     for (int i = 0; i < 12; i++) {
       redis.set(bytes("dl:" + i), withDictionary.encode(new Note(i, "title", "the body of note in the cache", i)));
     }
+    // Three entries of a feed's bucket: the score's varint, then the envelope.
+    for (int score = 1; score <= 3; score++) {
+      byte[] envelope = withDictionary.encode(new Note(score, "feed", "an entry of a feed bucket", score));
+      byte[] element = new byte[envelope.length + 1];
+      element[0] = (byte) score;
+      System.arraycopy(envelope, 0, element, 1, envelope.length);
+      redis.rpush(bytes("dl:feed:b:0"), element);
+    }
     assertThat(run("dict", "list", "--json", "--redis", server.uri(), "--match", "dl:*")).isZero();
     JsonNode list = MAPPER.readTree(out.toString());
-    assertThat(list.get("valuesScanned").asInt()).isEqualTo(12);
+    assertThat(list.get("valuesScanned").asInt()).isEqualTo(15);
     JsonNode row = null;
     for (JsonNode candidate : list.get("dictionaries")) {
       if (candidate.get("id").asText().equals(id)) {
@@ -446,7 +454,7 @@ class InspectCommandsIntegrationTests {
       }
     }
     assertThat(row).isNotNull();
-    assertThat(row.get("values").asInt()).isEqualTo(12);
+    assertThat(row.get("values").asInt()).isEqualTo(15);
     assertThat(row.get("size").asInt()).isEqualTo(stored.length);
 
     JsonNode inspected = inspect(server, "dl:3");
