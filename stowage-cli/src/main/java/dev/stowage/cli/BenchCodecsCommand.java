@@ -27,13 +27,14 @@ import picocli.CommandLine.TypeConversionException;
     description = {
       "Table T3: create, ser, deser and total ns per record, size and size after deflate, for every codec,",
       "bare and inside Stowage's envelope with no compression, lz4, zstd and zstd with a trained dictionary.",
-      "Ratios are against Jackson JSON, bare, on the same data. Runs JMH, one forked JVM per configuration."
+      "Ratios are against Jackson JSON, bare, on the same data; the default column marks Stowage's defaults.",
+      "Runs JMH: one forked JVM per configuration, or with --quick every configuration in this JVM."
     })
 final class BenchCodecsCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--quick", description = "Short warmup and measurement: everything in under 3 minutes on 2 cores.")
+  @Option(names = "--quick", description = "Short warmup and measurement in this JVM: everything in under 3 minutes on 2 cores.")
   boolean quick;
 
   @Option(
