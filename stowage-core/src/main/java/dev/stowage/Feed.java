@@ -39,7 +39,8 @@ import java.util.concurrent.ForkJoinPool;
  *
  * <p>A member that cannot be decoded is skipped, counted in {@link #decodeFailures()} and logged
  * once. Redis failures throw {@link CacheUnavailableException} as for {@link RedisCache}. Scores
- * are exact up to 2<sup>53</sup>, as Redis keeps them as doubles. Thread-safe.
+ * are exact up to 2<sup>53</sup>, as Redis keeps them as doubles. Every method here waits for its
+ * counterpart in {@link #async()}, which returns a future instead. Thread-safe.
  *
  * @param <V> the type of the values
  */
@@ -106,6 +107,9 @@ public interface Feed<V> {
 
   /** The stored bytes, for code that serves values without decoding them. */
   Raw<V> raw();
+
+  /** The asynchronous view of this feed: the same operations, returning futures. */
+  AsyncFeed<V> async();
 
   /**
    * An entry of a page.
@@ -252,7 +256,8 @@ public interface Feed<V> {
       }
       WriteCodec<V> codec = codecSettings.build(owner.dictionaries(),
           owner.learning("feed:" + key, ForkJoinPool.commonPool()), "feed '" + name + "'");
-      return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec, chunkSize));
+      return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
+          owner.dictionaries(), chunkSize));
     }
   }
 }

@@ -29,7 +29,9 @@ import java.util.function.Function;
  *
  * <p><b>Reads.</b> A value that cannot be decoded (corrupt bytes, a value some other program wrote,
  * an unknown codec, a missing dictionary) is a miss: it is counted in
- * {@link CacheStats#decodeFailures()} and logged once per key, and never thrown.
+ * {@link CacheStats#decodeFailures()} and logged once per key (of the last 1,024 keys logged), and
+ * never thrown. A key holding another Redis type than a string is such a value for {@link #get};
+ * for {@link #getAll}, whose {@code MGET} cannot tell it from an absent key, it is an uncounted miss.
  *
  * <p><b>Bulk operations</b> split their keys into chunks of {@link Builder#chunkSize(int)}; each
  * chunk is one command ({@code MGET}, {@code DEL}, {@code MSET} without a TTL, and with one a

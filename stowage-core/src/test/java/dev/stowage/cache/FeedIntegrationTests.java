@@ -281,4 +281,39 @@ class FeedIntegrationTests {
       pool.shutdownNow();
     }
   }
+
+  @Test
+  void theAsyncViewDoesWhatTheBlockingOneDoes() throws Exception {
+    Feed<BoardRecord> feed = board();
+    dev.stowage.AsyncFeed<BoardRecord> async = feed.async();
+    assertThat(async.synchronous()).isSameAs(feed);
+    long first = async.add(Samples.board(1)).get(30, java.util.concurrent.TimeUnit.SECONDS);
+    List<Long> more = async.addAll(Samples.boards(2, 3)).get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(more).containsExactly(first + 1, first + 2, first + 3);
+    async.putAll(Map.of(100L, Samples.board(100))).get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(async.size().get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(5);
+    assertThat(scores(async.page(1, 3).get(30, java.util.concurrent.TimeUnit.SECONDS))).containsExactly(100L, 4L, 3L);
+    assertThat(async.page(1, 3).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(feed.page(1, 3));
+    assertThat(async.remove(100).get(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(async.remove(100).get(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+    assertThatThrownBy(() -> async.page(0, 3)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> async.putAll(Map.of(0L, Samples.board(1)))).isInstanceOf(IllegalArgumentException.class);
+    async.clear().get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(feed.size()).isZero();
+  }
+
+  @Test
+  void anAsyncPageLoadsTheDictionaryAnotherProcessLearned(RedisServer redis) throws Exception {
+    Feed<BoardRecord> writer = stowage.feed("board", BoardRecord.class).learnDictionary(100, 16 * 1024).build();
+    writer.addAll(Samples.boards(1, 300));
+    try (Stowage reader = Stowage.builder().redis(redis.uri()).build()) {
+      // An explicit compression: this feed does not adopt the recorded dictionary when it is built.
+      Feed<BoardRecord> feed = reader.feed("board", BoardRecord.class)
+          .compression(dev.stowage.compress.Compression.none()).build();
+      List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(page).hasSize(50);
+      assertThat(page.get(0)).isEqualTo(new Feed.Entry<>(300L, Samples.board(300)));
+      assertThat(feed.decodeFailures()).isZero();
+    }
+  }
 }

@@ -7,12 +7,10 @@ import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
 import dev.stowage.StowageException;
-import dev.stowage.compress.CompressionIds;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
@@ -146,36 +144,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   /** Completes once every dictionary these values name is loaded or known to be missing. */
   private CompletableFuture<byte[][]> withDictionaries(byte[][] values) {
-    List<CompletableFuture<?>> loads = null;
-    Set<Long> asked = null;
-    for (byte[] value : values) {
-      long id = unloadedDictionary(value);
-      if (id >= 0) {
-        if (asked == null) {
-          asked = new java.util.HashSet<>();
-          loads = new ArrayList<>();
-        }
-        if (asked.add(id)) {
-          loads.add(settings.dictionaries().resolveAsync(id).exceptionally(e -> null));
-        }
-      }
-    }
-    return loads == null ? CompletableFuture.completedFuture(values)
-        : CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)).thenApply(done -> values);
-  }
-
-  /** The id of the dictionary {@code value} names when it is not loaded yet, else -1. */
-  private long unloadedDictionary(byte[] value) {
-    if (value == null || value.length < Envelope.FIXED_HEADER_SIZE + 1 || (value[0] & 0xFF) != Envelope.MAGIC
-        || value[3] != CompressionIds.ZSTD_DICT) {
-      return -1;
-    }
-    try {
-      long id = Envelope.readHeader(value).dictionaryId();
-      return settings.dictionaries().isLoaded(id) ? -1 : id;
-    } catch (EnvelopeException e) {
-      return -1;
-    }
+    return DictionaryPreload.load(settings.dictionaries(), Arrays.asList(values), value -> value == WRONG_TYPE ? -1 : 0)
+        .thenApply(done -> values);
   }
 
   /** Decodes a read, counting a hit or a miss. */

@@ -2,6 +2,7 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.AsyncFeed;
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.EnvelopeCodec;
@@ -178,6 +179,7 @@ public final class RedisFeed<V> implements Feed<V> {
   private final LongAdder decodeFailures = new LongAdder();
   private final DecodeFailureLog failureLog;
   private final Raw<V> raw = new RawPages();
+  private final AsyncView async = new AsyncView();
 
   public RedisFeed(RedisSession session, FeedSettings<V> settings) {
     this.session = session;
@@ -210,11 +212,14 @@ public final class RedisFeed<V> implements Feed<V> {
 
   @Override
   public long add(V value) {
+    return session.await(async.add(value), 1, "adding to " + owner);
+  }
+
+  private CompletableFuture<Long> addAsync(V value) {
     byte[] envelope = encode(value, false);
     String what = "adding to " + owner;
-    Long first = session.await(session.translated(APPEND.<Long>run(session, new byte[][] {key, counterKey},
-        counterField, envelope), what), 1, what);
-    return check(first, 1);
+    return session.translated(APPEND.<Long>run(session, new byte[][] {key, counterKey}, counterField, envelope), what)
+        .thenApply(first -> check(first, 1));
   }
 
   private long check(long first, int n) {
@@ -229,9 +234,19 @@ public final class RedisFeed<V> implements Feed<V> {
   @Override
   public List<Long> addAll(List<? extends V> values) {
     requireNonNull(values, "values");
+    return session.await(async.addAll(values), chunks(values.size()), "appending " + values.size()
+        + " members to " + owner);
+  }
+
+  private int chunks(int n) {
+    return Math.max(1, (n + settings.chunkSize() - 1) / settings.chunkSize());
+  }
+
+  private CompletableFuture<List<Long>> addAllAsync(List<? extends V> values) {
+    requireNonNull(values, "values");
     int n = values.size();
     if (n == 0) {
-      return List.of();
+      return CompletableFuture.completedFuture(List.of());
     }
     List<byte[]> envelopes = new ArrayList<>(n);
     for (V value : values) {
@@ -252,20 +267,27 @@ public final class RedisFeed<V> implements Feed<V> {
           .thenAccept(first -> firsts[index] = first);
     });
     String what = "appending " + n + " members to " + owner;
-    session.await(session.translated(all, what), chunks, what);
-    List<Long> scores = new ArrayList<>(n);
-    for (int index = 0; index < chunks; index++) {
-      int size = Math.min(n, (index + 1) * chunk) - index * chunk;
-      long first = check(firsts[index], size);
-      for (int i = 0; i < size; i++) {
-        scores.add(first + i);
+    return session.translated(all, what).thenApply(done -> {
+      List<Long> scores = new ArrayList<>(n);
+      for (int index = 0; index < chunks; index++) {
+        int size = Math.min(n, (index + 1) * chunk) - index * chunk;
+        long first = check(firsts[index], size);
+        for (int i = 0; i < size; i++) {
+          scores.add(first + i);
+        }
       }
-    }
-    return scores;
+      return scores;
+    });
   }
 
   @Override
   public void putAll(Map<Long, ? extends V> valuesByScore) {
+    requireNonNull(valuesByScore, "valuesByScore");
+    session.await(async.putAll(valuesByScore), chunks(valuesByScore.size()),
+        "storing " + valuesByScore.size() + " members at their scores in " + owner);
+  }
+
+  private CompletableFuture<Void> putAllAsync(Map<Long, ? extends V> valuesByScore) {
     requireNonNull(valuesByScore, "valuesByScore");
     List<byte[]> args = new ArrayList<>(valuesByScore.size() * 2);
     for (Map.Entry<Long, ? extends V> entry : valuesByScore.entrySet()) {
@@ -277,7 +299,7 @@ public final class RedisFeed<V> implements Feed<V> {
       args.add(ScorePrefix.member(score, encode(entry.getValue(), valuesByScore.size() > 1)));
     }
     if (args.isEmpty()) {
-      return;
+      return CompletableFuture.completedFuture(null);
     }
     int perChunk = settings.chunkSize() * 2;
     int chunks = (args.size() + perChunk - 1) / perChunk;
@@ -290,8 +312,7 @@ public final class RedisFeed<V> implements Feed<V> {
       }
       return PUT.run(session, new byte[][] {key, counterKey}, argv);
     });
-    String what = "storing " + valuesByScore.size() + " members at their scores in " + owner;
-    session.await(session.translated(all, what), chunks, what);
+    return session.translated(all, "storing " + valuesByScore.size() + " members at their scores in " + owner);
   }
 
   private static long[] range(int page, int size) {
@@ -305,16 +326,32 @@ public final class RedisFeed<V> implements Feed<V> {
     return new long[] {start, start + size - 1};
   }
 
-  private List<byte[]> members(int page, int size) {
+  private CompletableFuture<List<byte[]>> members(int page, int size) {
     long[] range = range(page, size);
     String what = "page " + page + " of " + size + " of " + owner;
-    return session.await(session.translated(PAGE.<List<byte[]>>run(session, new byte[][] {key},
-        utf8(Long.toString(range[0])), utf8(Integer.toString(size))), what), 1, what);
+    return session.translated(PAGE.<List<byte[]>>run(session, new byte[][] {key},
+        utf8(Long.toString(range[0])), utf8(Integer.toString(size))), what);
+  }
+
+  private List<byte[]> awaitMembers(int page, int size) {
+    return session.await(members(page, size), 1, "page " + page + " of " + size + " of " + owner);
   }
 
   @Override
   public List<Entry<V>> page(int page, int size) {
-    List<byte[]> members = members(page, size);
+    return decode(awaitMembers(page, size));
+  }
+
+  private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size) {
+    return members(page, size).thenCompose(members -> DictionaryPreload.load(settings.dictionaries(), members,
+            member -> {
+              long score = ScorePrefix.read(member);
+              return score < 0 ? -1 : ScorePrefix.size(score);
+            })
+        .thenApply(done -> decode(members)));
+  }
+
+  private List<Entry<V>> decode(List<byte[]> members) {
     List<Entry<V>> entries = new ArrayList<>(members.size());
     for (byte[] member : members) {
       long score = ScorePrefix.read(member);
@@ -341,22 +378,80 @@ public final class RedisFeed<V> implements Feed<V> {
 
   @Override
   public boolean remove(long score) {
-    String what = "removing score " + score + " of " + owner;
-    Long removed = session.await(session.translated(REMOVE.<Long>run(session, new byte[][] {key},
-        utf8(Long.toString(score))), what), 1, what);
-    return removed > 0;
+    return session.await(async.remove(score), 1, "removing score " + score + " of " + owner);
   }
 
   @Override
   public long size() {
-    String what = "counting the entries of " + owner;
-    return session.await(session.translated(SIZE.<Long>run(session, new byte[][] {key}), what), 1, what);
+    return session.await(async.size(), 1, "counting the entries of " + owner);
   }
 
   @Override
   public void clear() {
-    String what = "clearing " + owner;
-    session.await(session.translated(CLEAR.<Long>run(session, new byte[][] {key}), what), 1, what);
+    session.await(async.clear(), 1, "clearing " + owner);
+  }
+
+  @Override
+  public AsyncFeed<V> async() {
+    return async;
+  }
+
+  private final class AsyncView implements AsyncFeed<V> {
+    @Override
+    public CompletableFuture<Long> add(V value) {
+      return started(() -> addAsync(value));
+    }
+
+    @Override
+    public CompletableFuture<List<Long>> addAll(List<? extends V> values) {
+      return started(() -> addAllAsync(values));
+    }
+
+    @Override
+    public CompletableFuture<Void> putAll(Map<Long, ? extends V> valuesByScore) {
+      return started(() -> putAllAsync(valuesByScore));
+    }
+
+    @Override
+    public CompletableFuture<List<Entry<V>>> page(int page, int size) {
+      range(page, size);
+      return started(() -> pageAsync(page, size));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> remove(long score) {
+      String what = "removing score " + score + " of " + owner;
+      return session.translated(REMOVE.<Long>run(session, new byte[][] {key}, utf8(Long.toString(score))), what)
+          .thenApply(removed -> removed > 0);
+    }
+
+    @Override
+    public CompletableFuture<Long> size() {
+      return session.translated(SIZE.<Long>run(session, new byte[][] {key}), "counting the entries of " + owner);
+    }
+
+    @Override
+    public CompletableFuture<Void> clear() {
+      return session.translated(CLEAR.<Long>run(session, new byte[][] {key}), "clearing " + owner)
+          .thenApply(n -> null);
+    }
+
+    @Override
+    public Feed<V> synchronous() {
+      return RedisFeed.this;
+    }
+  }
+
+  /**
+   * Runs {@code start}; an exception it throws (a value that cannot be encoded) fails the future,
+   * except the caller's own mistakes (null, a score out of range), which are thrown at once.
+   */
+  private static <T> CompletableFuture<T> started(java.util.function.Supplier<CompletableFuture<T>> start) {
+    try {
+      return start.get();
+    } catch (StowageException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   @Override
@@ -377,7 +472,7 @@ public final class RedisFeed<V> implements Feed<V> {
   private final class RawPages implements Raw<V> {
     @Override
     public List<StoredEntry> page(int page, int size) {
-      List<byte[]> members = members(page, size);
+      List<byte[]> members = awaitMembers(page, size);
       List<StoredEntry> entries = new ArrayList<>(members.size());
       for (byte[] member : members) {
         long score = ScorePrefix.read(member);
