@@ -51,8 +51,8 @@ class BenchRedisCommandsIntegrationTests {
     CommandLine cli = StowageCli.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
     int exit = cli.execute("bench", "pipeline", "--redis", redis.uri(), "--sizes", "5", "--repeats", "1", "--warmups", "0", "--out", dir.toString());
     assertThat(exit).as(err.toString()).isZero();
-    assertThat(out.toString()).contains("n: 5", "spring-executePipelined", "stowage-putAll");
-    assertThat(ResultsDocument.read(dir.resolve("pipeline.json")).rows()).hasSize(5);
+    assertThat(out.toString()).contains("n: 5", "spring-executePipelined", "stowage-putAll", "stowage-putAll-noExpiry");
+    assertThat(ResultsDocument.read(dir.resolve("pipeline.json")).rows()).hasSize(6);
 
     exit = cli.execute("bench", "app", "--redis", redis.uri(), "--requests", "2", "--concurrency", "2", "--rows", "stowage", "--out", dir.toString());
     assertThat(exit).as(err.toString()).isZero();
