@@ -1,5 +1,6 @@
 package dev.stowage.bench.app;
 
+import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Person;
 import io.lettuce.core.RedisURI;
@@ -8,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
@@ -52,8 +52,13 @@ final class SeedPersonStore implements PersonStore {
     pool.setMaxIdle(8);
     pool.setMinIdle(0);
     pool.setMaxWait(Duration.ofMillis(-1));
-    JedisClientConfiguration client = JedisClientConfiguration.builder().usePooling().poolConfig(pool).build();
-    this.factory = new JedisConnectionFactory(new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()), client);
+    RedisTarget target = new RedisTarget(uri);
+    JedisClientConfiguration.JedisClientConfigurationBuilder builder = JedisClientConfiguration.builder();
+    if (target.tls()) {
+      builder.useSsl();
+    }
+    JedisClientConfiguration client = builder.usePooling().poolConfig(pool).build();
+    this.factory = new JedisConnectionFactory(target.springStandalone(), client);
     factory.afterPropertiesSet();
     factory.start();
     if (name.equals(FASTJSON)) {

@@ -5,6 +5,7 @@ import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ClosedLoop;
 import dev.stowage.bench.ProgressReporter;
+import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
 import dev.stowage.bench.ResultsDocument;
@@ -146,7 +147,7 @@ public final class ClientsBench {
     List<ResultRow> rows = new ArrayList<>();
     try {
       redis.clear(KEY_PREFIX);
-      load(plan.keys(), templates, codec, redis);
+      load(plan.keys(), templates, codec, redis, progressOut);
       progress.finished(String.format(Locale.ROOT, "loaded %,d keys", plan.keys()));
       for (String name : clientRows) {
         rows.add(measure(name, plan, redis, codec, templates));
@@ -183,7 +184,11 @@ public final class ClientsBench {
         .build();
   }
 
-  private static void load(long keys, List<Item> templates, EnvelopeCodec<Item> codec, BenchRedis redis) {
+  /** Loads the keys, one pipelined chunk at a time, printing a line every five seconds. */
+  private static void load(long keys, List<Item> templates, EnvelopeCodec<Item> codec, BenchRedis redis,
+                           PrintStream progressOut) {
+    long start = System.nanoTime();
+    long lastPrint = start;
     RedisClient client = RedisClient.create(redis.redisUri());
     try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
       RedisAsyncCommands<byte[], byte[]> async = connection.async();
@@ -197,6 +202,13 @@ public final class ClientsBench {
             throw new BenchmarkRunException("Redis did not acknowledge " + replies.size() + " SETs within a minute", null);
           }
           replies.clear();
+          long now = System.nanoTime();
+          if (now - lastPrint >= TimeUnit.SECONDS.toNanos(5)) {
+            lastPrint = now;
+            Duration elapsed = Duration.ofNanos(now - start);
+            progressOut.printf(Locale.ROOT, "[load] %,d/%,d keys  %s  ETA %s%n", i + 1, keys,
+                ProgressReporter.format(elapsed), ProgressReporter.format(elapsed.multipliedBy(keys - i - 1).dividedBy(i + 1)));
+          }
         }
       }
     } finally {
@@ -254,10 +266,11 @@ public final class ClientsBench {
   private static ResultRow redisBenchmark(Plan plan, BenchRedis redis) throws IOException, InterruptedException {
     // Size the request count so that the run lasts about as long as the other rows' timed loops.
     long requests = Math.max(10_000L, plan.duration().toSeconds() * 60_000L);
-    List<String> command = List.of(plan.redisBenchmark().orElseThrow().toString(),
-        "-h", redis.redisUri().getHost(), "-p", Integer.toString(redis.redisUri().getPort()),
-        "-c", Integer.toString(plan.concurrency()), "-n", Long.toString(requests), "-r", Long.toString(plan.keys()),
-        "--csv", "GET", KEY_PREFIX + "__rand_int__");
+    List<String> command = new ArrayList<>();
+    command.add(plan.redisBenchmark().orElseThrow().toString());
+    command.addAll(new RedisTarget(redis.redisUri()).redisBenchmarkOptions());
+    command.addAll(List.of("-c", Integer.toString(plan.concurrency()), "-n", Long.toString(requests),
+        "-r", Long.toString(plan.keys()), "--csv", "GET", KEY_PREFIX + "__rand_int__"));
     long connectionsBefore = redis.totalConnectionsReceived();
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     process.getOutputStream().close();

@@ -1,6 +1,7 @@
 package dev.stowage.bench.clients;
 
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import io.lettuce.core.RedisURI;
@@ -9,7 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.serializer.RedisSerializer;
@@ -41,25 +44,33 @@ final class SpringGetClient implements GetClient {
     this.name = name;
     this.codec = codec;
     this.keyPrefix = keyPrefix;
-    RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
+    RedisTarget target = new RedisTarget(uri);
+    RedisStandaloneConfiguration config = target.springStandalone();
     switch (name) {
       case JEDIS_DEFAULT -> {
-        JedisConnectionFactory jedis = new JedisConnectionFactory(config);
+        JedisConnectionFactory jedis = target.tls()
+            ? new JedisConnectionFactory(config, JedisClientConfiguration.builder().useSsl().and().usePooling().build())
+            : new JedisConnectionFactory(config);
         start(jedis);
         params.put("client", "Jedis through Spring's JedisConnectionFactory, no pool settings");
         params.put("pool", jedis.getUsePool() ? "Spring's default: max " + jedis.getPoolConfig().getMaxTotal() : "none");
         factory = jedis;
       }
       case JEDIS_POOL_128 -> {
-        JedisConnectionFactory jedis = new JedisConnectionFactory(config);
-        jedis.setPoolConfig(seedPoolConfig());
+        JedisClientConfiguration.JedisClientConfigurationBuilder client = JedisClientConfiguration.builder();
+        if (target.tls()) {
+          client.useSsl();
+        }
+        JedisConnectionFactory jedis = new JedisConnectionFactory(config,
+            client.usePooling().poolConfig(seedPoolConfig()).build());
         start(jedis);
         params.put("client", "Jedis through Spring's JedisConnectionFactory");
         params.put("pool", "max 128, min idle 36, test on borrow/return/idle (the seed's)");
         factory = jedis;
       }
       case LETTUCE_SHARED -> {
-        LettuceConnectionFactory lettuce = new LettuceConnectionFactory(config);
+        LettuceConnectionFactory lettuce = new LettuceConnectionFactory(config, target.tls()
+            ? LettuceClientConfiguration.builder().useSsl().build() : LettuceClientConfiguration.defaultConfiguration());
         lettuce.afterPropertiesSet();
         lettuce.start();
         params.put("client", "Lettuce through Spring's LettuceConnectionFactory");

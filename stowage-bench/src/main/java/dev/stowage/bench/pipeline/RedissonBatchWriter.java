@@ -1,17 +1,17 @@
 package dev.stowage.bench.pipeline;
 
+import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import io.lettuce.core.RedisURI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.redisson.Redisson;
 import java.util.concurrent.TimeUnit;
+import org.redisson.Redisson;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Redisson's batch: one {@code RBatch} of bucket sets, executed once, with Redisson's default codec
@@ -24,9 +24,7 @@ final class RedissonBatchWriter implements BulkWriter {
   private final RedissonClient redisson;
 
   RedissonBatchWriter(RedisURI uri) {
-    Config config = new Config();
-    config.useSingleServer().setAddress("redis://" + uri.getHost() + ":" + uri.getPort());
-    this.redisson = Redisson.create(config);
+    this.redisson = Redisson.create(new RedisTarget(uri).redisson());
   }
 
   @Override

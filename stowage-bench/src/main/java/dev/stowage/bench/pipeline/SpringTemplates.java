@@ -1,9 +1,10 @@
 package dev.stowage.bench.pipeline;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.bench.RedisTarget;
 import dev.stowage.samples.Item;
 import io.lettuce.core.RedisURI;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.serializer.GenericJackson2JsonRedisSerializer;
@@ -20,8 +21,9 @@ final class SpringTemplates {
 
   /** A started connection factory for the server at {@code uri}, with Spring's defaults. */
   static LettuceConnectionFactory lettuceFactory(RedisURI uri) {
-    LettuceConnectionFactory factory =
-        new LettuceConnectionFactory(new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+    RedisTarget target = new RedisTarget(uri);
+    LettuceConnectionFactory factory = new LettuceConnectionFactory(target.springStandalone(),
+        target.tls() ? LettuceClientConfiguration.builder().useSsl().build() : LettuceClientConfiguration.defaultConfiguration());
     factory.afterPropertiesSet();
     factory.start();
     return factory;

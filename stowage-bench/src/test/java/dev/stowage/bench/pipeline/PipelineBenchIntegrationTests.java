@@ -129,4 +129,23 @@ class PipelineBenchIntegrationTests {
           .hasMessageContaining(LettuceRawWriter.NAME);
     }
   }
+
+  @Test
+  void everyRowReachesARedisThatWantsAPassword(RedisServer server) throws Exception {
+    server.command("CONFIG", "SET", "requirepass", "s3cret");
+    String uri = "redis://:s3cret@127.0.0.1:" + server.port();
+    try (BenchRedis redis = BenchRedis.external(uri)) {
+      ResultsDocument results = PipelineBench.run(new PipelineBench.Plan(List.of(3), 0, 1, true, List.of(), false), redis,
+          new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+      assertThat(results.rows()).extracting(ResultRow::name).containsExactlyElementsOf(PipelineBench.rowNames());
+      assertThat(results.rows()).allSatisfy(row -> assertThat(row.metric("verified")).hasValue(3));
+    } finally {
+      io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
+      try (var connection = client.connect()) {
+        connection.sync().configSet("requirepass", "");
+      } finally {
+        client.shutdown();
+      }
+    }
+  }
 }
