@@ -61,9 +61,9 @@ public interface Feed<V> {
   long add(V value);
 
   /**
-   * Adds values as the newest entries, the last one newest: one script per chunk reserves the
-   * chunk's scores and appends its entries, a few chunks in flight at once. The scores are
-   * consecutive unless another writer adds between two chunks.
+   * Adds values as the newest entries, the last one newest: one {@code HINCRBY} reserves their
+   * consecutive scores, then one script per chunk stores the chunk's entries in their buckets, a
+   * few chunks in flight at once.
    *
    * @return their scores, in the order of {@code values}
    * @throws CodecException if a value cannot be encoded, in which case nothing was sent

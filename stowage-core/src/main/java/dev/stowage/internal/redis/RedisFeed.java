@@ -29,8 +29,9 @@ import java.util.concurrent.atomic.LongAdder;
  * buckets that hold entries (member and score the bucket number). A Redis list of a few dozen small
  * elements is a packed listpack costing a few bytes per element, where a sorted set costs about a
  * hundred per member; a page is still one round trip, a script that walks the index from the newest
- * bucket and cuts the page out of one or two lists with {@code LRANGE}. Every write is one script,
- * so the buckets stay sorted whatever runs concurrently.
+ * bucket and cuts the page out of one or two lists with {@code LRANGE}. Writes keep every bucket
+ * sorted whatever runs concurrently: {@code add} is one script (the counter's {@code HINCRBY} and
+ * the {@code RPUSH}), and {@code addAll} and {@code putAll} store each entry at its place.
  */
 public final class RedisFeed<V> implements Feed<V> {
   /** Scores per bucket. Part of the stored layout: never change it. */
@@ -242,6 +243,12 @@ public final class RedisFeed<V> implements Feed<V> {
     return Math.max(1, (n + settings.chunkSize() - 1) / settings.chunkSize());
   }
 
+  /**
+   * One {@code HINCRBY} reserves the values' scores, then one {@link #PUT} script per chunk stores
+   * them in their buckets. Chunks may reach Redis out of order, and another writer's entries may
+   * land between them; the script inserts each entry at its place, so buckets stay sorted and the
+   * last value is the newest.
+   */
   private CompletableFuture<List<Long>> addAllAsync(List<? extends V> values) {
     requireNonNull(values, "values");
     int n = values.size();
@@ -252,31 +259,30 @@ public final class RedisFeed<V> implements Feed<V> {
     for (V value : values) {
       envelopes.add(encode(value, n > 1));
     }
-    int chunk = settings.chunkSize();
-    int chunks = (n + chunk - 1) / chunk;
-    long[] firsts = new long[chunks];
-    CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
-      int from = index * chunk;
-      int to = Math.min(n, from + chunk);
-      byte[][] argv = new byte[to - from + 1][];
-      argv[0] = counterField;
-      for (int i = from; i < to; i++) {
-        argv[i - from + 1] = envelopes.get(i);
-      }
-      return APPEND.<Long>run(session, new byte[][] {key, counterKey}, argv)
-          .thenAccept(first -> firsts[index] = first);
-    });
-    String what = "appending " + n + " members to " + owner;
-    return session.translated(all, what).thenApply(done -> {
-      List<Long> scores = new ArrayList<>(n);
-      for (int index = 0; index < chunks; index++) {
-        int size = Math.min(n, (index + 1) * chunk) - index * chunk;
-        long first = check(firsts[index], size);
-        for (int i = 0; i < size; i++) {
+    String reserve = "HINCRBY " + settings.counterKey() + " " + settings.counterField() + " of " + owner;
+    return session.call(reserve, c -> c.hincrby(counterKey, counterField, n)).thenCompose(last -> {
+      long first = check(last - n + 1, n);
+      int chunk = settings.chunkSize();
+      int chunks = (n + chunk - 1) / chunk;
+      CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
+        int from = index * chunk;
+        int to = Math.min(n, from + chunk);
+        byte[][] argv = new byte[2 * (to - from) + 1][];
+        argv[0] = counterField;
+        for (int i = from; i < to; i++) {
+          long score = first + i;
+          argv[2 * (i - from) + 1] = utf8(Long.toString(score));
+          argv[2 * (i - from) + 2] = ScorePrefix.member(score, envelopes.get(i));
+        }
+        return PUT.run(session, new byte[][] {key, counterKey}, argv);
+      });
+      return session.translated(all, "appending " + n + " members to " + owner).thenApply(done -> {
+        List<Long> scores = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
           scores.add(first + i);
         }
-      }
-      return scores;
+        return scores;
+      });
     });
   }
 
