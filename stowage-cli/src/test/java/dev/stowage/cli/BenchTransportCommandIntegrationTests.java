@@ -29,6 +29,7 @@ class BenchTransportCommandIntegrationTests {
     assertThat(exit).as(stderr.toString()).isZero();
     ResultsDocument results = ResultsDocument.read(out.resolve("transport.json"));
     assertThat(results.bench()).isEqualTo("transport");
+    assertThat(results.env().get("redis_version")).asString().matches("\\d+\\.\\d+.*");
     assertThat(results.rows()).extracting(ResultRow::name).containsExactly(
         "http-json", "http-msgpack", "tcp", "tcp-tls", "http-json", "http-msgpack", "tcp", "tcp-tls");
     assertThat(results.rows()).extracting(row -> row.param("operation"))

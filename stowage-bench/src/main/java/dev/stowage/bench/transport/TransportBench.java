@@ -1,6 +1,7 @@
 package dev.stowage.bench.transport;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
@@ -21,7 +22,6 @@ import dev.stowage.board.BoardFormats;
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.NewBoard;
 import dev.stowage.board.client.StowageBoardClient;
-import dev.stowage.testkit.RedisServer;
 import io.netty.handler.ssl.util.SelfSignedCertificate;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -241,13 +241,13 @@ public final class TransportBench {
 
   private ResultsDocument runAll() {
     SelfSignedCertificate certificate = null;
-    RedisServer redis = null;
+    BenchRedis redis = null;
     BoardProcess board = null;
     Clients clients = null;
     try {
       progress.println("== starting Redis and the board service (HTTP, TCP and TLS ports)");
       certificate = new SelfSignedCertificate("localhost");
-      redis = RedisServer.start();
+      redis = BenchRedis.embedded();
       int tcpPort = BoardProcess.freePort();
       int tlsPort = BoardProcess.freePort();
       int maxUsers = plan.concurrencies().stream().mapToInt(Integer::intValue).max().orElseThrow();
@@ -278,7 +278,7 @@ public final class TransportBench {
             + board.log() + ":\n" + board.lastLogLines(), null);
       }
       return new ResultsDocument(BENCH_NAME, plan.quick(),
-          RunEnvironment.capture(redisVersion(redis), Clock.systemDefaultZone()), rows);
+          RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()), rows);
     } catch (CertificateException e) {
       throw new BenchmarkRunException("cannot generate a self-signed certificate for the TLS port: "
           + e.getMessage(), e);
@@ -404,16 +404,6 @@ public final class TransportBench {
 
   private static CompletionStage<Outcome> outcome(CompletionStage<Long> bodyBytes) {
     return bodyBytes.handle((bytes, error) -> error == null ? Outcome.success(bytes) : Outcome.failure(error));
-  }
-
-  private static String redisVersion(RedisServer redis) {
-    String info = redis.command("INFO", "server");
-    for (String line : info.split("\r?\n")) {
-      if (line.startsWith("redis_version:")) {
-        return line.substring("redis_version:".length()).strip();
-      }
-    }
-    return null;
   }
 
   /** The posts the write load sends, in each transport's form, made once. */
