@@ -1,16 +1,13 @@
 package dev.stowage.bench.http;
 
 import dev.stowage.bench.load.Outcome;
+import dev.stowage.board.client.SocketByteCounter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.LongAdder;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
@@ -27,8 +24,7 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
   private final ConnectionProvider connections;
   private final LoopResources loops;
   private final HttpClient client;
-  private final LongAdder wireSent = new LongAdder();
-  private final LongAdder wireReceived = new LongAdder();
+  private final SocketByteCounter wire = new SocketByteCounter();
 
   /**
    * A client for {@code baseUrl} with at most {@code maxConnections} connections and
@@ -55,7 +51,7 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
         // Every attempt is a request the server saw: a retried one would be counted once but served twice.
         .disableRetry(true)
         .responseTimeout(RESPONSE_TIMEOUT)
-        .doOnChannelInit((observer, channel, address) -> channel.pipeline().addFirst(new WireCounter()));
+        .doOnChannelInit((observer, channel, address) -> channel.pipeline().addFirst(wire));
   }
 
   @Override
@@ -77,12 +73,12 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
 
   /** Bytes written to the sockets so far: request lines, headers and bodies. */
   public long wireBytesSent() {
-    return wireSent.sum();
+    return wire.sent();
   }
 
   /** Bytes read from the sockets so far: status lines, headers and bodies. */
   public long wireBytesReceived() {
-    return wireReceived.sum();
+    return wire.received();
   }
 
   private static CompletionStage<Outcome> exchange(HttpClient.ResponseReceiver<?> request, long sent) {
@@ -99,25 +95,6 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
         .single()
         .onErrorResume(error -> Mono.just(Outcome.failure(error)))
         .toFuture();
-  }
-
-  /** Counts what crosses one connection's socket, at the front of its pipeline. */
-  private final class WireCounter extends ChannelDuplexHandler {
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (msg instanceof ByteBuf bytes) {
-        wireReceived.add(bytes.readableBytes());
-      }
-      ctx.fireChannelRead(msg);
-    }
-
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-      if (msg instanceof ByteBuf bytes) {
-        wireSent.add(bytes.readableBytes());
-      }
-      ctx.write(msg, promise);
-    }
   }
 
   @Override

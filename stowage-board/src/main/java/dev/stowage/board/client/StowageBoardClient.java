@@ -9,14 +9,11 @@ import dev.stowage.board.tcp.BoardProtocol;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -40,7 +37,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import javax.net.ssl.SSLException;
 
@@ -83,7 +79,7 @@ public final class StowageBoardClient implements AutoCloseable {
   private final JavaType boardList;
   private final AtomicInteger nextId = new AtomicInteger();
   private final AtomicLong connections = new AtomicLong();
-  private final WireCounter wire = new WireCounter();
+  private final SocketByteCounter wire = new SocketByteCounter();
   private final Object lock = new Object();
   private CompletableFuture<Connection> current;
   private volatile boolean closed;
@@ -174,12 +170,12 @@ public final class StowageBoardClient implements AutoCloseable {
    * TLS the records that carry them, handshakes included.
    */
   public long bytesSent() {
-    return wire.sent.sum();
+    return wire.sent();
   }
 
   /** Bytes this client has read from its sockets, counted as {@link #bytesSent()} is. */
   public long bytesReceived() {
-    return wire.received.sum();
+    return wire.received();
   }
 
   /** Closes the connection and the client's I/O thread; requests in flight fail. */
@@ -438,29 +434,6 @@ public final class StowageBoardClient implements AutoCloseable {
           request.future.completeExceptionally(failure);
         }
       }
-    }
-  }
-
-  /** Counts the bytes that cross the socket, below TLS; shared by every connection. */
-  @ChannelHandler.Sharable
-  private static final class WireCounter extends ChannelDuplexHandler {
-    final LongAdder sent = new LongAdder();
-    final LongAdder received = new LongAdder();
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (msg instanceof ByteBuf bytes) {
-        received.add(bytes.readableBytes());
-      }
-      ctx.fireChannelRead(msg);
-    }
-
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-      if (msg instanceof ByteBuf bytes) {
-        sent.add(bytes.readableBytes());
-      }
-      ctx.write(msg, promise);
     }
   }
 
