@@ -2,16 +2,28 @@ package dev.stowage;
 
 /**
  * Counters of one cache since it was built, taken by {@link RedisCache#stats()}. Each counter only
- * grows; the five are read one after another, not as one atomic snapshot.
+ * grows; they are read one after another, not as one atomic snapshot.
  *
  * @param hits reads that found a value and decoded it
  * @param misses reads that found no value, including the ones counted in {@code decodeFailures}
  * @param decodeFailures values that were present but could not be decoded (corrupt, foreign, an
- *     unknown codec, a missing dictionary), each returned as a miss
+ *     unknown codec, a missing dictionary, a shape that cannot be read correctly), each returned
+ *     as a miss
  * @param loads loader calls that returned
  * @param loadFailures loader calls that threw
+ * @param absentHits reads that found a key cached as absent ({@link RedisCache.Builder#cacheAbsent}),
+ *     answered without the loader; neither hits nor misses
+ * @param redisErrors calls that failed because Redis was unreachable, too slow or refused a command
+ * @param loadNanos the time spent in loaders, in nanoseconds
  */
-public record CacheStats(long hits, long misses, long decodeFailures, long loads, long loadFailures) {
+public record CacheStats(long hits, long misses, long decodeFailures, long loads, long loadFailures,
+                         long absentHits, long redisErrors, long loadNanos) {
+
+  /** The mean time a loader call took, in nanoseconds, or 0 before the first. */
+  public double averageLoadNanos() {
+    long calls = loads + loadFailures;
+    return calls == 0 ? 0 : (double) loadNanos / calls;
+  }
 
   /** Hits over all reads, or 1.0 before the first read. */
   public double hitRate() {

@@ -37,7 +37,22 @@ public final class Envelope {
   /** The largest schema version. */
   public static final int MAX_SCHEMA_VERSION = Integer.MAX_VALUE;
 
+  private static final byte[] ABSENT_MARKER = {(byte) MAGIC, (byte) (VERSION << 4), 0, 0};
+
   private Envelope() {}
+
+  /**
+   * The value a cache stores for a key its loader found no value for ({@code c1 10 00 00}: codec
+   * id 0, which no codec has, and no payload), when it caches absent keys. A new array each call.
+   */
+  public static byte[] absentMarker() {
+    return ABSENT_MARKER.clone();
+  }
+
+  /** Whether {@code value} is the {@linkplain #absentMarker() absent marker}. */
+  public static boolean isAbsentMarker(byte[] value) {
+    return value != null && java.util.Arrays.equals(value, ABSENT_MARKER);
+  }
 
   /**
    * Whether {@code value} starts with the envelope's magic byte. Such a value is never valid JSON,

@@ -52,17 +52,25 @@ public final class EnvelopeCodec<T> {
   private final PayloadCompressor compressor;
   private final PayloadDecompressor decompressor;
   private final int schemaVersion;
+  private final int schemaField;
+  private final int[] readerFingerprints;
+  private final String writeSchema;
+  private final SchemaResolver schemas;
   private final int maxDecodedSize;
 
   private EnvelopeCodec(Builder<T> builder, Codec<T>[] readers, PayloadCompressor compressor,
-                        DictionaryResolver resolver) {
+                        DictionaryResolver resolver, int[] readerFingerprints, SchemaResolver schemas) {
     this.writeCodec = builder.writeCodec;
     this.readers = readers;
     this.legacy = builder.legacy;
     this.compression = builder.compression;
     this.compressor = compressor;
     this.decompressor = new PayloadDecompressor(resolver);
+    this.readerFingerprints = readerFingerprints;
+    this.writeSchema = writeCodec instanceof EvolvingCodec<T> evolving ? evolving.schema() : null;
     this.schemaVersion = builder.schemaVersion;
+    this.schemaField = writeSchema != null ? readerFingerprints[writeCodec.id()] : schemaVersion;
+    this.schemas = schemas;
     this.maxDecodedSize = builder.maxDecodedSize;
   }
 
@@ -101,14 +109,14 @@ public final class EnvelopeCodec<T> {
     int codecId = writeCodec.id();
     if (compressor != null && payload.length >= compression.minSize()) {
       byte[] compressed = compressor.compress(payload);
-      int extraHeader = EnvelopeWriter.headerSize(compressor.compressionId(), compressor.dictionaryId(), schemaVersion)
-          - EnvelopeWriter.headerSize(CompressionIds.NONE, -1, schemaVersion);
+      int extraHeader = EnvelopeWriter.headerSize(compressor.compressionId(), compressor.dictionaryId(), schemaField)
+          - EnvelopeWriter.headerSize(CompressionIds.NONE, -1, schemaField);
       if (compressed.length + extraHeader < payload.length) {
         return EnvelopeWriter.write(codecId, compressor.compressionId(), compressor.dictionaryId(),
-            schemaVersion, compressed);
+            schemaField, compressed);
       }
     }
-    return EnvelopeWriter.write(codecId, CompressionIds.NONE, -1, schemaVersion, payload);
+    return EnvelopeWriter.write(codecId, CompressionIds.NONE, -1, schemaField, payload);
   }
 
   /**
@@ -140,7 +148,7 @@ public final class EnvelopeCodec<T> {
     int offset = header.payloadOffset();
     int length = value.length - offset;
     if (header.compressionId() == CompressionIds.NONE) {
-      return decodeWith(codec, value, offset, length, header);
+      return decodeEnveloped(codec, value, offset, length, header);
     }
     byte[] payload;
     try {
@@ -149,7 +157,40 @@ public final class EnvelopeCodec<T> {
     } catch (StowageException e) {
       throw e.addContext(header.describe());
     }
-    return decodeWith(codec, payload, 0, payload.length, header);
+    return decodeEnveloped(codec, payload, 0, payload.length, header);
+  }
+
+  /**
+   * Decodes a payload after checking the value's schema field: an {@link EvolvingCodec} reads a
+   * value of another schema through the writer's schema; any other codec, when this instance was
+   * given a {@linkplain Builder#schemaVersion schema version}, reads only values of that version.
+   */
+  private T decodeEnveloped(Codec<T> codec, byte[] data, int offset, int length, Envelope.Header header) {
+    int ownFingerprint = readerFingerprints[header.codecId()];
+    if (ownFingerprint >= 0) {
+      if (header.hasSchemaVersion() && header.schemaVersion() != ownFingerprint) {
+        String writerSchema = writerSchema(header);
+        EvolvingCodec<T> evolving = (EvolvingCodec<T>) codec;
+        return checked(codec, header, () -> evolving.decode(data, offset, length, writerSchema), length);
+      }
+    } else if (schemaVersion >= 0 && header.schemaVersion() != schemaVersion) {
+      throw new EnvelopeException((header.hasSchemaVersion() ? "the value has schema version " + header.schemaVersion()
+          : "the value has no schema version") + "; this reader reads version " + schemaVersion + " only")
+          .addContext(header.describe());
+    }
+    return decodeWith(codec, data, offset, length, header);
+  }
+
+  private String writerSchema(Envelope.Header header) {
+    int fingerprint = header.schemaVersion();
+    try {
+      if (schemas == null) {
+        throw new SchemaNotFoundException(fingerprint).addContext("no schema resolver is configured");
+      }
+      return schemas.resolve(fingerprint);
+    } catch (StowageException e) {
+      throw e.addContext(header.describe());
+    }
   }
 
   /**
@@ -171,9 +212,20 @@ public final class EnvelopeCodec<T> {
     return compression;
   }
 
-  /** The schema version written into each value, if one was set. */
+  /**
+   * What each value's schema field holds: the fingerprint of the write codec's schema when it is an
+   * {@link EvolvingCodec}, else the schema version set on the builder, if one was.
+   */
   public OptionalInt schemaVersion() {
-    return schemaVersion < 0 ? OptionalInt.empty() : OptionalInt.of(schemaVersion);
+    return schemaField < 0 ? OptionalInt.empty() : OptionalInt.of(schemaField);
+  }
+
+  /**
+   * The schema of the values written, when the write codec is an {@link EvolvingCodec}: readers
+   * that use another schema need it, so it belongs in a {@link SchemaStore}.
+   */
+  public java.util.Optional<String> writeSchema() {
+    return java.util.Optional.ofNullable(writeSchema);
   }
 
   /** The largest decoded payload, in bytes, that decoding accepts. */
@@ -205,9 +257,13 @@ public final class EnvelopeCodec<T> {
    * codec when {@code header} is null. The description is built only on failure: decoding is hot.
    */
   private T decodeWith(Codec<T> codec, byte[] data, int offset, int length, Envelope.Header header) {
+    return checked(codec, header, () -> codec.decode(data, offset, length), length);
+  }
+
+  private T checked(Codec<T> codec, Envelope.Header header, java.util.function.Supplier<T> decoding, int length) {
     T value;
     try {
-      value = codec.decode(data, offset, length);
+      value = decoding.get();
     } catch (StowageException e) {
       throw e.addContext(context(codec, header));
     } catch (RuntimeException | StackOverflowError e) {
@@ -243,6 +299,7 @@ public final class EnvelopeCodec<T> {
     private Compression compression = Compression.none();
     private DictionaryResolver dictionaries;
     private Codec<T> legacy;
+    private SchemaResolver schemas;
     private int schemaVersion = -1;
     private int maxDecodedSize = DEFAULT_MAX_DECODED_SIZE;
 
@@ -289,7 +346,23 @@ public final class EnvelopeCodec<T> {
       return this;
     }
 
-    /** A schema version, 0 or more, written into every value's header. None by default. */
+    /**
+     * Where the writer schemas named by values are found, such as the {@link SchemaStore} of a
+     * {@link Stowage}: an {@link EvolvingCodec} needs the writer's schema to read a value written
+     * with another one. The schemas of this instance's own codecs are always found.
+     */
+    public Builder<T> schemas(SchemaResolver resolver) {
+      this.schemas = requireNonNull(resolver, "schemas");
+      return this;
+    }
+
+    /**
+     * A schema version, 0 or more, written into every value's header, for a write codec that is not
+     * an {@link EvolvingCodec} (those write their schema's fingerprint). Decoding then reads only
+     * values of this version with such codecs, and any other is an {@link EnvelopeException}: bump it
+     * when the type changes shape, and older values become misses instead of wrong values. None by
+     * default.
+     */
     public Builder<T> schemaVersion(int schemaVersion) {
       this.schemaVersion = schemaVersion;
       return this;
@@ -309,7 +382,8 @@ public final class EnvelopeCodec<T> {
      * Validates the settings and builds the codec.
      *
      * @throws IllegalArgumentException naming the setting at fault: a codec id outside 1 to 255,
-     *     two different codecs with one id, a negative schema version, a maxDecodedSize below 1
+     *     two different codecs with one id, a negative schema version, a schema version with an
+     *     {@link EvolvingCodec} (which writes its own fingerprint), a maxDecodedSize below 1
      * @throws MissingLibraryException if the compression's library is absent
      */
     @SuppressWarnings("unchecked")
@@ -338,6 +412,32 @@ public final class EnvelopeCodec<T> {
         }
         readers[id] = codec;
       }
+      if (schemaVersion >= 0 && writeCodec instanceof EvolvingCodec) {
+        throw new IllegalArgumentException("schemaVersion: codec " + writeCodec.name() + " writes the fingerprint of"
+            + " its schema in the schema field and reads other schemas by itself; a schema version is for other codecs");
+      }
+      int[] fingerprints = new int[256];
+      Arrays.fill(fingerprints, -1);
+      List<String> ownSchemas = new ArrayList<>();
+      for (int id = 1; id < readers.length; id++) {
+        if (readers[id] instanceof EvolvingCodec<T> evolving) {
+          String schema = requireNonNull(evolving.schema(), () -> "codec " + evolving.name() + " has a null schema");
+          fingerprints[id] = Schemas.fingerprint(schema);
+          ownSchemas.add(schema);
+        }
+      }
+      SchemaResolver schemaResolver = schemas;
+      if (!ownSchemas.isEmpty()) {
+        SchemaResolver own = SchemaResolver.of(ownSchemas.toArray(String[]::new));
+        SchemaResolver fallback = schemas;
+        schemaResolver = fallback == null ? own : fingerprint -> {
+          try {
+            return own.resolve(fingerprint);
+          } catch (SchemaNotFoundException e) {
+            return fallback.resolve(fingerprint);
+          }
+        };
+      }
       PayloadCompressor compressor = PayloadCompressors.forWriting(compression);
       DictionaryResolver resolver = dictionaries;
       ZstdDictionary own = compression.dictionary().orElse(null);
@@ -345,7 +445,8 @@ public final class EnvelopeCodec<T> {
         DictionaryResolver ownResolver = DictionaryResolver.of(own);
         resolver = resolver == null ? ownResolver : ownResolver.orElse(resolver);
       }
-      return new EnvelopeCodec<>(this, Arrays.copyOf(readers, readers.length), compressor, resolver);
+      return new EnvelopeCodec<>(this, Arrays.copyOf(readers, readers.length), compressor, resolver, fingerprints,
+          schemaResolver);
     }
   }
 }

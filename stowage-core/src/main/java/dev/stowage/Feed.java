@@ -161,7 +161,7 @@ public interface Feed<V> {
     private String counterField;
     private int chunkSize = RedisCache.DEFAULT_CHUNK_SIZE;
 
-    Builder(Stowage owner, String name, Class<V> type) {
+    Builder(Stowage owner, String name, TypeRef<V> type) {
       this.owner = owner;
       this.name = name;
       this.codecSettings = new CodecSettings<>(type);
@@ -254,10 +254,11 @@ public interface Feed<V> {
         throw new IllegalArgumentException("feed '" + name + "': chunkSize must be 1 to " + RedisCache.MAX_CHUNK_SIZE
             + ", got " + chunkSize);
       }
-      WriteCodec<V> codec = codecSettings.build(owner.dictionaries(),
+      WriteCodec<V> codec = codecSettings.build(owner.dictionaries(), owner.schemas(),
           owner.learning("feed:" + key, ForkJoinPool.commonPool()), "feed '" + name + "'");
+      codec.current().writeSchema().ifPresent(owner::useSchema);
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
-          owner.dictionaries(), chunkSize));
+          owner.preload(), chunkSize));
     }
   }
 }

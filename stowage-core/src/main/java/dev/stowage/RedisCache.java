@@ -133,9 +133,12 @@ public interface RedisCache<K, V> {
    * calls for one key share one loader call (and across processes, with a
    * {@linkplain Builder#distributedLoadLock(Duration) distributed lock}). The loader runs in the
    * calling thread of whichever caller starts the load. A loader that returns {@code null} stores
-   * nothing, and this method returns {@code null}.
+   * nothing (or, with {@link Builder#cacheAbsent}, marks the key absent), and this method returns
+   * {@code null}; so does a key marked absent, without calling the loader. With
+   * {@link Builder#loadWhenUnavailable()}, the loader also answers while Redis is unavailable.
    *
-   * @throws CacheUnavailableException if Redis is unreachable or too slow for the first read
+   * @throws CacheUnavailableException if Redis is unreachable or too slow for the first read, unless
+   *     the cache {@linkplain Builder#loadWhenUnavailable() loads when it is}
    * @throws RuntimeException whatever the loader threw, unchanged, to every caller that shared the
    *     load; nothing is stored
    */
@@ -180,8 +183,10 @@ public interface RedisCache<K, V> {
     private int chunkSize = DEFAULT_CHUNK_SIZE;
     private Duration loadLock;
     private Executor loadExecutor = ForkJoinPool.commonPool();
+    private Duration absentTtl;
+    private boolean loadWhenUnavailable;
 
-    Builder(Stowage owner, String name, Class<V> type, Function<? super K, String> keyToString) {
+    Builder(Stowage owner, String name, TypeRef<V> type, Function<? super K, String> keyToString) {
       this.owner = owner;
       this.name = name;
       this.codecSettings = new CodecSettings<>(type);
@@ -322,11 +327,38 @@ public interface RedisCache<K, V> {
     }
 
     /**
+     * Caches "not found": when a loader of {@link RedisCache#getOrLoad} or
+     * {@link RedisCache#getAllOrLoad} finds no value for a key (returns {@code null}, or leaves the
+     * key out), the key is stored as absent for {@code absentTtl}, and reads of it answer
+     * {@code null} without calling the loader until then; {@link CacheStats#absentHits()} counts
+     * them. {@link RedisCache#put} replaces the marker. Keys found absent are not cached by default.
+     * The marker is the four bytes of {@link Envelope#absentMarker()}.
+     */
+    public Builder<K, V> cacheAbsent(Duration absentTtl) {
+      this.absentTtl = requireNonNull(absentTtl, "absentTtl");
+      return this;
+    }
+
+    /**
+     * Lets {@link RedisCache#getOrLoad} call the loader when Redis is unavailable (unreachable, or
+     * slower than the command timeout), instead of throwing {@link CacheUnavailableException}: the
+     * application keeps answering from its database while Redis is away, and nothing is stored.
+     * Loads stay single-flight per key in this process. While the connection is down calls fail at
+     * once, so Redis is not waited on for every call; once it is back, values are cached again.
+     * {@link CacheStats#redisErrors()} counts each failure. Off by default: then the exception
+     * reaches the caller, who decides.
+     */
+    public Builder<K, V> loadWhenUnavailable() {
+      this.loadWhenUnavailable = true;
+      return this;
+    }
+
+    /**
      * Builds the cache. A dictionary is saved in Redis here.
      *
      * @throws IllegalArgumentException naming the setting at fault: a TTL that is not positive, a
      *     jitter outside 0 to 1, a chunk size outside 1 to {@link RedisCache#MAX_CHUNK_SIZE}, a lock
-     *     time under a millisecond, both a compression and a dictionary
+     *     time or absent TTL under a millisecond, both a compression and a dictionary
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public RedisCache<K, V> build() {
@@ -345,10 +377,14 @@ public interface RedisCache<K, V> {
         throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be at least 1 ms, got "
             + loadLock);
       }
-      WriteCodec<V> codec = codecSettings.build(owner.dictionaries(),
+      if (absentTtl != null && (absentTtl.isNegative() || absentTtl.toMillis() < 1)) {
+        throw new IllegalArgumentException("cache '" + name + "': cacheAbsent must be at least 1 ms, got " + absentTtl);
+      }
+      WriteCodec<V> codec = codecSettings.build(owner.dictionaries(), owner.schemas(),
           owner.learning("cache:" + name, loadExecutor), "cache '" + name + "'");
-      CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.dictionaries(), ttl, ttlJitter,
-          chunkSize, loadLock, loadExecutor);
+      codec.current().writeSchema().ifPresent(owner::useSchema);
+      CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.preload(), ttl, ttlJitter,
+          chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable);
       return new RedisCacheCore<>(owner.session(), settings).blocking();
     }
   }

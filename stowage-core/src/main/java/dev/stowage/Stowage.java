@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.redis.CodecSettings;
+import dev.stowage.internal.redis.EnvelopePreload;
 import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.RedisURI;
 import java.lang.System.Logger.Level;
@@ -47,12 +48,17 @@ public final class Stowage implements AutoCloseable {
 
   private final RedisSession session;
   private final DictionaryStore dictionaries;
+  private final SchemaStore schemas;
+  private final EnvelopePreload preload;
   private final Set<ZstdDictionary> dictionariesInUse = ConcurrentHashMap.newKeySet();
+  private final Set<String> schemasInUse = ConcurrentHashMap.newKeySet();
 
   private Stowage(RedisSession session) {
     this.session = session;
     this.dictionaries = new DictionaryStore(session.shared());
-    session.onActivation(this::saveDictionariesInUse);
+    this.schemas = new SchemaStore(session.shared());
+    this.preload = new EnvelopePreload(dictionaries, schemas);
+    session.onActivation(this::saveWhatIsInUse);
   }
 
   /** Starts a builder. */
@@ -67,6 +73,18 @@ public final class Stowage implements AutoCloseable {
    * @throws IllegalArgumentException if the name is blank
    */
   public <V> RedisCache.Builder<String, V> cache(String name, Class<V> type) {
+    requireNonNull(type, "type");
+    return cache(name, TypeRef.of(type));
+  }
+
+  /**
+   * Starts a cache of values of a type with type arguments, such as {@code List<Item>}:
+   * {@code stowage.cache("lists", new TypeRef<List<Item>>() {})}. Otherwise as
+   * {@link #cache(String, Class)}.
+   *
+   * @throws IllegalArgumentException if the name is blank
+   */
+  public <V> RedisCache.Builder<String, V> cache(String name, TypeRef<V> type) {
     requireName(name);
     requireNonNull(type, "type");
     return new RedisCache.Builder<>(this, name, type, Function.identity());
@@ -79,6 +97,16 @@ public final class Stowage implements AutoCloseable {
    * @throws IllegalArgumentException if the name is blank
    */
   public <V> Feed.Builder<V> feed(String name, Class<V> type) {
+    requireNonNull(type, "type");
+    return feed(name, TypeRef.of(type));
+  }
+
+  /**
+   * Starts a feed of values of a type with type arguments; otherwise as {@link #feed(String, Class)}.
+   *
+   * @throws IllegalArgumentException if the name is blank
+   */
+  public <V> Feed.Builder<V> feed(String name, TypeRef<V> type) {
     requireName(name);
     requireNonNull(type, "type");
     return new Feed.Builder<>(this, name, type);
@@ -87,6 +115,14 @@ public final class Stowage implements AutoCloseable {
   /** The store of zstd dictionaries that caches and feeds read through. */
   public DictionaryStore dictionaries() {
     return dictionaries;
+  }
+
+  /**
+   * The store of the writer schemas of {@linkplain EvolvingCodec evolving codecs}, such as the
+   * default compact MessagePack, which caches and feeds read values of another shape through.
+   */
+  public SchemaStore schemas() {
+    return schemas;
   }
 
   /** The Redis address, such as {@code 127.0.0.1:6379}. */
@@ -107,12 +143,39 @@ public final class Stowage implements AutoCloseable {
     dictionariesInUse.add(dictionary);
   }
 
+  EnvelopePreload preload() {
+    return preload;
+  }
+
+  /**
+   * Saves the schema a cache or feed writes with, now (or, if Redis is away, at the next
+   * connection) and again after every reconnection, so that readers of another shape find it.
+   */
+  void useSchema(String schema) {
+    schemas.remember(Schemas.fingerprint(schema), schema);
+    schemasInUse.add(schema);
+    try {
+      schemas.save(schema);
+    } catch (StowageException e) {
+      LOG.log(Level.WARNING, "could not save schema " + Schemas.hex(Schemas.fingerprint(schema)) + " to Redis at "
+          + session.address() + " now (" + e.getMessage() + "); it is saved when the connection is back");
+    }
+  }
+
   /** Where the caches and feeds of this Stowage record dictionaries they learn. */
   CodecSettings.Learning learning(String scope, java.util.concurrent.Executor executor) {
     return new CodecSettings.Learning(session, this::useDictionary, executor, scope);
   }
 
-  private void saveDictionariesInUse() {
+  private void saveWhatIsInUse() {
+    for (String schema : schemasInUse) {
+      try {
+        schemas.save(schema);
+      } catch (StowageException | IllegalStateException e) {
+        LOG.log(Level.WARNING, "could not save schema " + Schemas.hex(Schemas.fingerprint(schema)) + " to Redis at "
+            + session.address() + " after reconnecting: " + e.getMessage());
+      }
+    }
     for (ZstdDictionary dictionary : dictionariesInUse) {
       try {
         dictionaries.save(dictionary);

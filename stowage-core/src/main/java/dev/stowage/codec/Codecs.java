@@ -2,6 +2,9 @@ package dev.stowage.codec;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecIds;
+import dev.stowage.EvolvingCodec;
+import dev.stowage.TypeRef;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.internal.codec.BuiltInCodecs;
 import dev.stowage.internal.codec.CodecLibraries;
@@ -10,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The built-in codecs. Each factory checks that its library is on the classpath and otherwise
@@ -30,10 +34,17 @@ import java.util.Objects;
  * {@link dev.stowage.CodecException} that names the codec and carries the library's exception as
  * its cause.
  *
- * <p>Formats that write fields by position (Kryo, Fory, compact MessagePack, Avro) do not notice
- * when a class changes shape; bump the envelope's schema version when it does. JSON and named
- * MessagePack ignore properties they do not know, so values written before a field was removed
- * still read.
+ * <p><b>When a class changes.</b> JSON, fastjson2 and named MessagePack read properties by name,
+ * ignoring those they do not know; Protobuf and Thrift read fields by number. Compact MessagePack
+ * (the default) and Kryo and Fory write by position, so they are {@link EvolvingCodec}s: each value
+ * names the shape it was written with. Compact MessagePack reads older shapes by property name;
+ * Kryo and Fory refuse a value of another shape (a cache counts it as a miss and loads it again), so
+ * a changed class never reads as wrong values. Avro resolves the writer's schema against the
+ * reader's by Avro's own rules. For any other codec, set a schema version on the envelope
+ * ({@link dev.stowage.EnvelopeCodec.Builder#schemaVersion}) and bump it when the class changes.
+ *
+ * <p>The Jackson variants that take a {@code Consumer<ObjectMapper>} name Jackson only as a type
+ * argument, which the JVM erases: nothing here loads Jackson until one of them is called.
  */
 public final class Codecs {
   private static final List<String> NAMES = List.of(
@@ -58,6 +69,11 @@ public final class Codecs {
     return msgpackCompact(type);
   }
 
+  /** The default codec for a type with type arguments, such as {@code List<Item>}: see {@link #defaultFor(Class)}. */
+  public static <T> Codec<T> defaultFor(TypeRef<T> type) {
+    return msgpackCompact(type, null);
+  }
+
   /**
    * Jackson JSON in UTF-8, with {@code java.time} support (ISO-8601 text). Unknown properties are
    * ignored; default typing is never enabled, so the bytes cannot choose the class created.
@@ -65,10 +81,28 @@ public final class Codecs {
    * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
    */
   public static <T> Codec<T> json(Class<T> type) {
+    return json(TypeRef.of(type), null);
+  }
+
+  /**
+   * As {@link #json(Class)}, for a type with type arguments (such as {@code List<Item>}, decoded
+   * to {@code Item} elements), with the mapper adjusted by {@code configuration} when it is not
+   * null: modules, naming strategies, features. The configuration runs on a mapper already set up
+   * as described above, once, when the codec is made.
+   *
+   * <pre>{@code
+   * Codecs.json(new TypeRef<List<Item>>() {}, mapper -> mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE));
+   * }</pre>
+   *
+   * @throws IllegalArgumentException if the configuration enables default typing, which would let
+   *     the bytes choose the class created
+   * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
+   */
+  public static <T> Codec<T> json(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
     Objects.requireNonNull(type, "type");
     CodecLibraries.JACKSON.require();
     CodecLibraries.JACKSON_JAVA_TIME.require();
-    return BuiltInCodecs.json(type);
+    return BuiltInCodecs.json(type.type(), configuration);
   }
 
   /**
@@ -79,22 +113,52 @@ public final class Codecs {
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
   public static <T> Codec<T> msgpack(Class<T> type) {
+    return msgpack(TypeRef.of(type), null);
+  }
+
+  /**
+   * As {@link #msgpack(Class)}, for a type with type arguments and with the mappers adjusted by
+   * {@code configuration} when it is not null; see {@link #json(TypeRef, Consumer)}.
+   *
+   * @throws IllegalArgumentException if the configuration enables default typing
+   * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
+   */
+  public static <T> Codec<T> msgpack(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
     requireMsgpack(type);
-    return BuiltInCodecs.msgpack(type, false);
+    return BuiltInCodecs.msgpack(type.type(), false, configuration);
   }
 
   /**
    * MessagePack with each object written as an array of its property values, by position
    * (declaration order; record component order): much smaller than the named shape, as field names
-   * are not repeated in every value. Add new fields at the end only. Reads the named shape too, so
-   * a cache can switch between the two without flushing: both have codec id
-   * {@link CodecIds#MSGPACK}, and the decoder tells them apart by the first byte.
+   * are not repeated in every value. Reads the named shape too, so a cache can switch between the
+   * two without flushing: both have codec id {@link CodecIds#MSGPACK}, and the decoder tells them
+   * apart by the first byte.
+   *
+   * <p>The codec is an {@link EvolvingCodec}: each value's envelope carries the fingerprint of the
+   * type's positional shape, and the shape itself is kept in Redis once. A value written before the
+   * type gained, lost or reordered properties is read by property name through the writer's shape:
+   * new properties take their defaults, removed ones are skipped. A value whose shape cannot be read
+   * correctly (a property changed to an incompatible kind, or a removed and an added property of
+   * compatible kinds, which may be a rename, unless {@code @JsonAlias} names the old property) is
+   * refused with a {@link dev.stowage.CodecException}, which a cache counts as a miss.
    *
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
   public static <T> Codec<T> msgpackCompact(Class<T> type) {
+    return msgpackCompact(TypeRef.of(type), null);
+  }
+
+  /**
+   * As {@link #msgpackCompact(Class)}, for a type with type arguments and with the mappers adjusted
+   * by {@code configuration} when it is not null; see {@link #json(TypeRef, Consumer)}.
+   *
+   * @throws IllegalArgumentException if the configuration enables default typing
+   * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
+   */
+  public static <T> Codec<T> msgpackCompact(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
     requireMsgpack(type);
-    return BuiltInCodecs.msgpack(type, true);
+    return BuiltInCodecs.msgpack(type.type(), true, configuration);
   }
 
   /**
@@ -278,7 +342,7 @@ public final class Codecs {
     new OptionalLibrary(feature, className, coordinates).require();
   }
 
-  private static void requireMsgpack(Class<?> type) {
+  private static void requireMsgpack(TypeRef<?> type) {
     Objects.requireNonNull(type, "type");
     CodecLibraries.JACKSON.require();
     CodecLibraries.JACKSON_JAVA_TIME.require();

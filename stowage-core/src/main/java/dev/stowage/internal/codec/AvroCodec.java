@@ -2,6 +2,8 @@ package dev.stowage.internal.codec;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecIds;
+import dev.stowage.EvolvingCodec;
+import org.apache.avro.Schema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Objects;
@@ -15,15 +17,19 @@ import org.apache.avro.specific.SpecificRecord;
 
 /**
  * Apache Avro's binary encoding on a generated {@link SpecificRecord} class, with the class's own
- * schema as both writer and reader schema. Each thread keeps its own reader, writer, encoder and
+ * schema as writer schema. The codec's schema is that Avro schema's JSON, so a value written with
+ * an older or newer schema of the record is read through Avro's own schema resolution (fields
+ * matched by name and alias, defaults for fields the writer lacked, promotions such as int to
+ * long); what Avro cannot resolve is refused. Each thread keeps its own reader, writer, encoder and
  * decoder, so the codec is thread-safe. Only fields whose schema is a union with {@code null} can
  * be null.
  */
-final class AvroCodec<T> implements Codec<T> {
+final class AvroCodec<T> implements EvolvingCodec<T> {
   private static final String NAME = "avro";
   private static final int MAX_RETAINED_BUFFER = 256 * 1024;
   private static final byte[] EMPTY = new byte[0];
   private final Class<T> type;
+  private final Schema readerSchema;
   private final ThreadLocal<PerThread> perThread;
 
   AvroCodec(Class<T> type) {
@@ -33,6 +39,7 @@ final class AvroCodec<T> implements Codec<T> {
           + type.getName() + " is not one (generate it from a schema with avro-tools or the avro-maven-plugin)");
     }
     PerThread first = new PerThread(type);
+    this.readerSchema = first.reader.getSchema();
     this.perThread = ThreadLocal.withInitial(() -> new PerThread(type));
     this.perThread.set(first);
   }
@@ -89,6 +96,39 @@ final class AvroCodec<T> implements Codec<T> {
       state.decoder = DecoderFactory.get().binaryDecoder(EMPTY, 0, 0, state.decoder);
     } catch (IOException | RuntimeException e) {
       perThread.remove();
+      throw CodecFailures.decode(NAME, type, length, e);
+    }
+    if (decoded == null) {
+      throw CodecFailures.decodedNothing(NAME, type, length);
+    }
+    if (!type.isInstance(decoded)) {
+      throw CodecFailures.wrongType(NAME, type, decoded);
+    }
+    return type.cast(decoded);
+  }
+
+  @Override
+  public String schema() {
+    return readerSchema.toString();
+  }
+
+  /**
+   * Reads a value written with another Avro schema of the record, resolved against this class's
+   * schema by Avro's rules.
+   *
+   * @throws dev.stowage.CodecException if the writer's schema is not Avro, or Avro cannot resolve it
+   *     (a field without a default that the writer lacked, a type that cannot be promoted)
+   */
+  @Override
+  @SuppressWarnings("unchecked")
+  public T decode(byte[] data, int offset, int length, String writerSchema) {
+    CodecFailures.checkRange(NAME, data, offset, length);
+    Object decoded;
+    try {
+      Schema writer = new Schema.Parser().parse(writerSchema);
+      SpecificDatumReader<Object> reader = new SpecificDatumReader<>(writer, readerSchema);
+      decoded = reader.read(null, DecoderFactory.get().binaryDecoder(data, offset, length, null));
+    } catch (IOException | RuntimeException e) {
       throw CodecFailures.decode(NAME, type, length, e);
     }
     if (decoded == null) {

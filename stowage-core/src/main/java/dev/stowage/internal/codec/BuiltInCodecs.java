@@ -1,7 +1,10 @@
 package dev.stowage.internal.codec;
 
 import dev.stowage.Codec;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.lang.reflect.Type;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Creates the built-in codecs. {@link dev.stowage.codec.Codecs} checks that a codec's library is
@@ -10,12 +13,14 @@ import java.util.List;
 public final class BuiltInCodecs {
   private BuiltInCodecs() {}
 
-  public static <T> Codec<T> json(Class<T> type) {
-    return new JsonCodec<>(type);
+  /** Jackson JSON for {@code type}; {@code configuration} (nullable) adjusts the mapper. */
+  public static <T> Codec<T> json(Type type, Consumer<? super ObjectMapper> configuration) {
+    return new JsonCodec<>(type, configuration);
   }
 
-  public static <T> Codec<T> msgpack(Class<T> type, boolean compact) {
-    return new MsgpackCodec<>(type, compact);
+  /** MessagePack for {@code type}; {@code configuration} (nullable) adjusts both mappers. */
+  public static <T> Codec<T> msgpack(Type type, boolean compact, Consumer<? super ObjectMapper> configuration) {
+    return new MsgpackCodec<>(type, compact, configuration);
   }
 
   public static <T> Codec<T> kryo(Class<T> type, List<Class<?>> alsoRegistered) {

@@ -1,6 +1,7 @@
 package dev.stowage.internal.codec;
 
 import dev.stowage.CodecException;
+import java.lang.reflect.Type;
 import java.util.Objects;
 
 /**
@@ -10,22 +11,22 @@ import java.util.Objects;
 final class CodecFailures {
   private CodecFailures() {}
 
-  static CodecException encode(String codec, Class<?> type, Throwable cause) {
-    return new CodecException(codec + " codec could not encode a " + type.getName() + ": " + describe(cause), cause);
+  static CodecException encode(String codec, Type type, Throwable cause) {
+    return new CodecException(codec + " codec could not encode a " + name(type) + ": " + describe(cause), cause);
   }
 
-  static CodecException decode(String codec, Class<?> type, int length, Throwable cause) {
+  static CodecException decode(String codec, Type type, int length, Throwable cause) {
     return new CodecException(
-        codec + " codec could not decode " + length + " bytes as " + type.getName() + ": " + describe(cause), cause);
+        codec + " codec could not decode " + length + " bytes as " + name(type) + ": " + describe(cause), cause);
   }
 
-  static CodecException decodedNothing(String codec, Class<?> type, int length) {
-    return new CodecException(codec + " codec decoded " + length + " bytes to no " + type.getName() + " (null)");
+  static CodecException decodedNothing(String codec, Type type, int length) {
+    return new CodecException(codec + " codec decoded " + length + " bytes to no " + name(type) + " (null)");
   }
 
-  static CodecException wrongType(String codec, Class<?> type, Object decoded) {
+  static CodecException wrongType(String codec, Type type, Object decoded) {
     return new CodecException(codec + " codec decoded a " + decoded.getClass().getName() + " where a "
-        + type.getName() + " was expected");
+        + name(type) + " was expected");
   }
 
   /** Checks the bounds of a decode call, so that a bad range is a CodecException and not an index error. */
@@ -35,6 +36,11 @@ final class CodecFailures {
       throw new CodecException(codec + " codec was asked to decode " + length + " bytes at offset " + offset
           + " of a " + data.length + "-byte array");
     }
+  }
+
+  /** A type's name as Java spells it: {@code java.util.List<Item>}, {@code com.example.Item}. */
+  static String name(Type type) {
+    return type instanceof Class<?> c && !c.isArray() ? c.getName() : type.getTypeName();
   }
 
   private static String describe(Throwable cause) {

@@ -10,6 +10,9 @@ public final class CodecLibraries {
   /** Jackson's java.time module, which the JSON and MessagePack codecs register. */
   public static final OptionalLibrary JACKSON_JAVA_TIME = new OptionalLibrary("the json and msgpack codecs",
       "com.fasterxml.jackson.datatype.jsr310.JavaTimeModule", "com.fasterxml.jackson.datatype:jackson-datatype-jsr310");
+  /** Jackson's Jdk8 module ({@code Optional} and friends), registered by the JSON and MessagePack codecs when present. */
+  public static final OptionalLibrary JACKSON_JDK8 = new OptionalLibrary("Optional values in the json and msgpack codecs",
+      "com.fasterxml.jackson.datatype.jdk8.Jdk8Module", "com.fasterxml.jackson.datatype:jackson-datatype-jdk8");
   /** msgpack-java's Jackson format. */
   public static final OptionalLibrary MSGPACK = new OptionalLibrary(
       "the msgpack codec", "org.msgpack.jackson.dataformat.MessagePackFactory", "org.msgpack:jackson-dataformat-msgpack");

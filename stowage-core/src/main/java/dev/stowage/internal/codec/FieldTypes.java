@@ -58,6 +58,46 @@ final class FieldTypes {
     return found;
   }
 
+  /**
+   * A stable description of the shape that positional codecs write for {@code registered}, in
+   * registration order: each class and every class reachable from it, with its serialized fields
+   * (name and declared type) in declaration order. Any change to a field, its type, the classes or
+   * their order changes the text. {@code codec} starts it, so two codecs never share a shape.
+   */
+  static String shapeOf(String codec, java.util.List<Class<?>> registered) {
+    StringBuilder text = new StringBuilder(codec).append(" registered ");
+    for (Class<?> type : registered) {
+      text.append(type.getName()).append(' ');
+    }
+    for (Class<?> type : reachableFrom(registered)) {
+      if (isJdk(type)) {
+        continue;
+      }
+      text.append('\n').append(type.getName()).append(" {");
+      if (type.isRecord()) {
+        for (RecordComponent component : type.getRecordComponents()) {
+          text.append(' ').append(component.getName()).append(':').append(component.getGenericType().getTypeName());
+        }
+      } else {
+        for (Class<?> c = type; c != null && c != Object.class && !isJdk(c); c = c.getSuperclass()) {
+          for (Field field : c.getDeclaredFields()) {
+            int modifiers = field.getModifiers();
+            if (!Modifier.isStatic(modifiers) && !Modifier.isTransient(modifiers) && !field.isSynthetic()) {
+              text.append(' ').append(field.getName()).append(':').append(field.getGenericType().getTypeName());
+            }
+          }
+        }
+      }
+      if (type.isEnum()) {
+        for (Object constant : type.getEnumConstants()) {
+          text.append(' ').append(((Enum<?>) constant).name());
+        }
+      }
+      text.append(" }");
+    }
+    return text.toString();
+  }
+
   /** Whether a class belongs to the JDK's own modules (java.*, javax.*, jdk.*, sun.*). */
   static boolean isJdk(Class<?> type) {
     Class<?> element = elementOf(type);

@@ -2,7 +2,9 @@ package dev.stowage.internal.codec;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
+import dev.stowage.CodecException;
 import dev.stowage.CodecIds;
+import dev.stowage.EvolvingCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -24,14 +26,16 @@ import org.apache.fory.memory.MemoryBuffer;
  * this codec cannot tell.
  *
  * <p>Registration ids follow the order of registration, so that order is part of the wire format.
- * Fory's default schema-consistent mode does not notice a changed class; bump the envelope's
- * schema version when a registered class changes shape.
+ * Fory's default schema-consistent mode does not notice a changed class, so the codec's schema
+ * describes the registered classes' fields, and a value written with another shape is refused (a
+ * miss), never read into the wrong fields.
  */
-final class ForyCodec<T> implements Codec<T> {
+final class ForyCodec<T> implements EvolvingCodec<T> {
   private static final String NAME = "fory";
   private static final int MAX_DEPTH = 64;
   private final Class<T> type;
   private final ThreadSafeFory fory;
+  private final String schema;
 
   ForyCodec(Class<T> type, List<Class<?>> alsoRegistered) {
     this.type = Objects.requireNonNull(type, "type");
@@ -43,6 +47,7 @@ final class ForyCodec<T> implements Codec<T> {
         classes.add(extra);
       }
     }
+    this.schema = FieldTypes.shapeOf(NAME, classes);
     this.fory = Fory.builder()
         .withLanguage(Language.JAVA)
         .requireClassRegistration(true)
@@ -105,6 +110,28 @@ final class ForyCodec<T> implements Codec<T> {
       throw CodecFailures.wrongType(NAME, type, decoded);
     }
     return type.cast(decoded);
+  }
+
+  /**
+   * The registered classes and their fields, in order: {@link FieldTypes#shapeOf}. This codec
+   * writes fields by position and cannot map another shape onto its classes, so it only tells a
+   * changed class apart; see {@link #decode(byte[], int, int, String)}.
+   */
+  @Override
+  public String schema() {
+    return schema;
+  }
+
+  /**
+   * Refuses a value written with another shape of the registered classes: read by position, it
+   * could give wrong values.
+   *
+   * @throws CodecException always
+   */
+  @Override
+  public T decode(byte[] data, int offset, int length, String writerSchema) {
+    throw new CodecException(NAME + " codec reads fields by position and cannot read a value written with another"
+        + " shape of " + type.getName() + " or the classes registered with it; it is read as a miss");
   }
 
   @Override

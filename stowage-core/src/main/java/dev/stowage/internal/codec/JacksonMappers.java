@@ -13,6 +13,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collection;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The Jackson configuration shared by the JSON and MessagePack codecs. Default typing is never
@@ -47,6 +48,9 @@ final class JacksonMappers {
   static ObjectMapper named(JsonFactory factory) {
     ObjectMapper mapper = new ObjectMapper(factory);
     mapper.registerModule(new JavaTimeModule());
+    if (CodecLibraries.JACKSON_JDK8.isPresent()) {
+      mapper.registerModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module());
+    }
     mapper.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     mapper.disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
     mapper.disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE);
@@ -63,6 +67,24 @@ final class JacksonMappers {
   static ObjectMapper positional(JsonFactory factory) {
     ObjectMapper mapper = named(factory);
     mapper.setAnnotationIntrospector(new BeansAsArrays());
+    return mapper;
+  }
+
+  /**
+   * Applies an application's configuration to a mapper made here, then checks that it did not open
+   * deserialization to classes the bytes name.
+   *
+   * @throws IllegalArgumentException if the configuration enabled default typing
+   */
+  static ObjectMapper configured(ObjectMapper mapper, Consumer<? super ObjectMapper> configuration) {
+    if (configuration == null) {
+      return mapper;
+    }
+    configuration.accept(mapper);
+    if (mapper.getDeserializationConfig().getDefaultTyper(mapper.constructType(Object.class)) != null) {
+      throw new IllegalArgumentException("the mapper configuration enabled default typing, which lets the bytes"
+          + " choose the class that is created; Stowage's Jackson codecs refuse it");
+    }
     return mapper;
   }
 

@@ -1,26 +1,30 @@
 package dev.stowage.internal.codec;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.stowage.Codec;
 import dev.stowage.CodecIds;
 import java.io.IOException;
+import java.lang.reflect.Type;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /** Jackson JSON, UTF-8. Thread-safe: Jackson's readers and writers are immutable. */
 final class JsonCodec<T> implements Codec<T> {
   private static final String NAME = "json";
-  private final Class<T> type;
+  private final Type type;
   private final ObjectReader reader;
   private final ObjectWriter writer;
 
-  JsonCodec(Class<T> type) {
+  JsonCodec(Type type, Consumer<? super ObjectMapper> configuration) {
     this.type = Objects.requireNonNull(type, "type");
-    ObjectMapper mapper = JacksonMappers.named(new JsonFactory());
-    this.reader = mapper.readerFor(type);
-    this.writer = mapper.writerFor(type);
+    ObjectMapper mapper = JacksonMappers.configured(JacksonMappers.named(new JsonFactory()), configuration);
+    JavaType javaType = mapper.constructType(type);
+    this.reader = mapper.readerFor(javaType);
+    this.writer = mapper.writerFor(javaType);
   }
 
   @Override
@@ -55,6 +59,6 @@ final class JsonCodec<T> implements Codec<T> {
 
   @Override
   public String toString() {
-    return "json codec for " + type.getName();
+    return "json codec for " + CodecFailures.name(type);
   }
 }

@@ -9,7 +9,9 @@ import com.esotericsoftware.kryo.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
 import dev.stowage.Codec;
+import dev.stowage.CodecException;
 import dev.stowage.CodecIds;
+import dev.stowage.EvolvingCodec;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -49,10 +51,11 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
  * <p>Kryo instances and their buffers are not thread-safe; each call borrows them from a pool, so
  * the codec is. Registration ids are part of the wire format: the user classes get ids from
  * {@value #FIRST_USER_ID} upwards in the order given, so that order must not change while values
- * written with it are alive. Kryo writes fields by position and does not notice a changed class;
- * bump the envelope's schema version when a registered class changes shape.
+ * written with it are alive. Kryo writes fields by position, so the codec's schema describes the
+ * registered classes' fields, and a value written with another shape is refused (a miss), never
+ * read into the wrong fields.
  */
-final class KryoCodec<T> implements Codec<T> {
+final class KryoCodec<T> implements EvolvingCodec<T> {
   static final int FIRST_USER_ID = 100;
   private static final String NAME = "kryo";
   private static final int MAX_DEPTH = 64;
@@ -81,6 +84,7 @@ final class KryoCodec<T> implements Codec<T> {
 
   private final Class<T> type;
   private final List<Class<?>> registered;
+  private final String schema;
   private final Pool<Kryo> kryos;
   private final Pool<Output> outputs;
   private final Pool<Input> inputs;
@@ -96,6 +100,7 @@ final class KryoCodec<T> implements Codec<T> {
       }
     }
     this.registered = List.copyOf(classes);
+    this.schema = FieldTypes.shapeOf(NAME, registered);
     int capacity = Math.max(8, Runtime.getRuntime().availableProcessors() * 4);
     this.kryos = new Pool<>(true, false, capacity) {
       @Override
@@ -247,6 +252,28 @@ final class KryoCodec<T> implements Codec<T> {
       throw CodecFailures.wrongType(NAME, type, decoded);
     }
     return type.cast(decoded);
+  }
+
+  /**
+   * The registered classes and their fields, in order: {@link FieldTypes#shapeOf}. This codec
+   * writes fields by position and cannot map another shape onto its classes, so it only tells a
+   * changed class apart; see {@link #decode(byte[], int, int, String)}.
+   */
+  @Override
+  public String schema() {
+    return schema;
+  }
+
+  /**
+   * Refuses a value written with another shape of the registered classes: read by position, it
+   * could give wrong values.
+   *
+   * @throws CodecException always
+   */
+  @Override
+  public T decode(byte[] data, int offset, int length, String writerSchema) {
+    throw new CodecException(NAME + " codec reads fields by position and cannot read a value written with another"
+        + " shape of " + type.getName() + " or the classes registered with it; it is read as a miss");
   }
 
   @Override

@@ -4,10 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.AsyncRedisCache;
 import dev.stowage.CacheStats;
+import dev.stowage.CacheUnavailableException;
+import dev.stowage.StowageException;
 import dev.stowage.RedisCache;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -29,17 +32,26 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     return core.name();
   }
 
+  /** Waits for a Redis operation, counting its failure in the cache's statistics. */
+  private <T> T await(CompletableFuture<T> operation, int roundTrips, String what) {
+    try {
+      return session.await(operation, roundTrips, what);
+    } catch (StowageException e) {
+      throw core.countFailure(e);
+    }
+  }
+
   @Override
   public V get(K key) {
     String keyText = core.keyText(key);
-    return core.decodeOrMiss(keyText, session.await(core.fetch(keyText), 1, "GET " + keyText));
+    return core.decodeOrMiss(keyText, await(core.fetch(keyText), 1, "GET " + keyText));
   }
 
   @Override
   public void put(K key, V value) {
     String keyText = core.keyText(key);
     byte[] bytes = core.encode(keyText, value);
-    session.await(core.store(keyText, bytes), 1, "SET " + keyText);
+    await(core.store(keyText, bytes), 1, "SET " + keyText);
   }
 
   @Override
@@ -55,8 +67,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public Map<K, V> getAll(Collection<? extends K> keys) {
     RedisCacheCore<K, V>.KeyBatch batch = core.batch(keys);
-    byte[][] values = session.await(core.fetchAll(batch), core.rounds(batch.size()),
-        "MGET of " + batch.size() + " keys");
+    byte[][] values = await(core.fetchAll(batch), core.rounds(batch.size()), "MGET of " + batch.size() + " keys");
     return core.decodeAll(batch, values);
   }
 
@@ -76,12 +87,12 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     while (remaining.hasNext()) {
       RedisCacheCore.Prepared chunk = core.prepare(remaining, core.chunkSize(), n > 1);
       if (window.size() == ChunkWindow.IN_FLIGHT) {
-        session.await(session.translated(window.removeFirst(), what), 1, what);
+        await(session.translated(window.removeFirst(), what), 1, what);
       }
       window.addLast(core.dispatchChunk(chunk, 0, chunk.keys.length));
     }
     while (!window.isEmpty()) {
-      session.await(session.translated(window.removeFirst(), what), 1, what);
+      await(session.translated(window.removeFirst(), what), 1, what);
     }
   }
 
@@ -95,8 +106,16 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   public V getOrLoad(K key, Function<? super K, ? extends V> loader) {
     requireNonNull(loader, "loader");
     String keyText = core.keyText(key);
-    V value = core.decodeOrMiss(keyText, session.await(core.fetch(keyText), 1, "GET " + keyText));
-    return value != null ? value : core.loadInCallerThread(key, keyText, loader);
+    byte[] bytes;
+    try {
+      bytes = await(core.fetch(keyText), 1, "GET " + keyText);
+    } catch (CacheUnavailableException e) {
+      if (!core.loadsWhenUnavailable()) {
+        throw e;
+      }
+      return core.loadWithoutRedis(key, keyText, loader);
+    }
+    return core.valueOrLoad(key, keyText, bytes, loader);
   }
 
   @Override
@@ -104,10 +123,11 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
     requireNonNull(loader, "loader");
     RedisCacheCore<K, V>.KeyBatch batch = core.batch(keys);
-    byte[][] values = session.await(core.fetchAll(batch), core.rounds(batch.size()),
-        "MGET of " + batch.size() + " keys");
-    Map<K, V> found = core.decodeAll(batch, values);
-    return found.size() == batch.size() ? found : core.loadAllInCallerThread(batch, found, loader);
+    byte[][] values = await(core.fetchAll(batch), core.rounds(batch.size()), "MGET of " + batch.size() + " keys");
+    Set<K> absent = new java.util.LinkedHashSet<>();
+    Map<K, V> found = core.decodeAll(batch, values, absent);
+    return found.size() + absent.size() == batch.size() ? found
+        : core.loadAllInCallerThread(batch, found, absent, loader);
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.stowage.internal.redis;
 
-import dev.stowage.compress.DictionaryStore;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -10,7 +9,10 @@ import java.util.function.Function;
  *
  * @param ttl the longest time to live, or {@code null} for none
  * @param loadLock how long the distributed load lock is held at most, or {@code null} for no lock
+ * @param absentTtl how long a key the loader found nothing for is cached as absent, or {@code null}
+ * @param loadWhenUnavailable whether loads go to the loader while Redis is unavailable
  */
 public record CacheSettings<K, V>(String name, String keyPrefix, Function<? super K, String> keyToString,
-                                  WriteCodec<V> codec, DictionaryStore dictionaries, Duration ttl, double ttlJitter, int chunkSize,
-                                  Duration loadLock, Executor loadExecutor) {}
+                                  WriteCodec<V> codec, EnvelopePreload preload, Duration ttl, double ttlJitter, int chunkSize,
+                                  Duration loadLock, Executor loadExecutor, Duration absentTtl,
+                                  boolean loadWhenUnavailable) {}

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.Codec;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.SchemaResolver;
+import dev.stowage.TypeRef;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
@@ -22,7 +24,7 @@ import java.util.function.Function;
  * @param <V> the type of the values
  */
 public final class CodecSettings<V> {
-  private final Class<V> type;
+  private final TypeRef<V> type;
   private Codec<V> codec;
   private Compression compression;
   private ZstdDictionary dictionary;
@@ -40,11 +42,11 @@ public final class CodecSettings<V> {
   /** The most values a dictionary is learned from. */
   public static final int MAX_LEARNING_SAMPLES = 100_000;
 
-  public CodecSettings(Class<V> type) {
+  public CodecSettings(TypeRef<V> type) {
     this.type = requireNonNull(type, "type");
   }
 
-  public Class<V> type() {
+  public TypeRef<V> type() {
     return type;
   }
 
@@ -110,14 +112,15 @@ public final class CodecSettings<V> {
   public record Learning(RedisSession session, Consumer<ZstdDictionary> use, Executor executor, String scope) {}
 
   /**
-   * Builds the write codec, reading dictionaries through {@code store}. A dictionary, given or
+   * Builds the write codec, reading dictionaries through {@code store} and the writer schemas of
+   * values written with another shape through {@code schemas}. A dictionary, given or
    * trained here, goes to {@code learning.use()}, which stores it where other processes find it.
    * With no compression, dictionary or training set, the codec learns its dictionary from the
    * values written ({@link WriteCodec}); {@code owner} names the cache or feed in messages.
    *
    * @throws IllegalArgumentException if both a compression and a dictionary are set
    */
-  public WriteCodec<V> build(DictionaryStore store, Learning learning, String owner) {
+  public WriteCodec<V> build(DictionaryStore store, SchemaResolver schemas, Learning learning, String owner) {
     Codec<V> writeCodec = codec != null ? codec : Codecs.defaultFor(type);
     ZstdDictionary chosen = dictionary;
     if (trainingSamples != null) {
@@ -134,7 +137,8 @@ public final class CodecSettings<V> {
     Function<Compression, EnvelopeCodec<V>> withCompression = writeCompression -> {
       EnvelopeCodec.Builder<V> builder = EnvelopeCodec.builder(writeCodec)
           .compression(writeCompression)
-          .dictionaries(store);
+          .dictionaries(store)
+          .schemas(schemas);
       for (Codec<V> reader : alsoRead) {
         builder.alsoRead(reader);
       }

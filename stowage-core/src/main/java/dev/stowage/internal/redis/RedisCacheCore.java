@@ -7,9 +7,11 @@ import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
+import dev.stowage.SchemaNotFoundException;
 import dev.stowage.StowageException;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
@@ -53,6 +55,8 @@ import java.util.function.Function;
  */
 public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private static final System.Logger LOG = System.getLogger("dev.stowage.cache");
+  /** What {@link #read} answers for a key cached as absent. */
+  private static final Object ABSENT = new Object();
   /** Stands for a key that holds another Redis type than a string. */
   private static final byte[] WRONG_TYPE = new byte[0];
   private static final Executor CALLER_THREAD = Runnable::run;
@@ -75,6 +79,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private final LongAdder decodeFailures = new LongAdder();
   private final LongAdder loads = new LongAdder();
   private final LongAdder loadFailures = new LongAdder();
+  private final LongAdder absentHits = new LongAdder();
+  private final LongAdder redisErrors = new LongAdder();
+  private final LongAdder loadNanos = new LongAdder();
   private final ConcurrentHashMap<String, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
   private final BlockingRedisCache<K, V> blocking;
 
@@ -106,7 +113,35 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   CacheStats stats() {
-    return new CacheStats(hits.sum(), misses.sum(), decodeFailures.sum(), loads.sum(), loadFailures.sum());
+    return new CacheStats(hits.sum(), misses.sum(), decodeFailures.sum(), loads.sum(), loadFailures.sum(),
+        absentHits.sum(), redisErrors.sum(), loadNanos.sum());
+  }
+
+  /** Counts a call that failed because of Redis, and returns the failure. */
+  <E extends Throwable> E countFailure(E failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof CacheUnavailableException || cause instanceof StowageException stowage
+        && stowage.getCause() instanceof RedisException) {
+      redisErrors.increment();
+    }
+    return failure;
+  }
+
+  /** The same future, with a Redis failure counted. */
+  <T> CompletableFuture<T> counted(CompletableFuture<T> operation) {
+    return operation.whenComplete((value, failure) -> {
+      if (failure != null) {
+        countFailure(failure);
+      }
+    });
+  }
+
+  /** Whether loads go to the loader while Redis is unavailable. */
+  boolean loadsWhenUnavailable() {
+    return settings.loadWhenUnavailable();
   }
 
   /** The Redis key of {@code key}, as text. */
@@ -144,12 +179,22 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   /** Completes once every dictionary these values name is loaded or known to be missing. */
   private CompletableFuture<byte[][]> withDictionaries(byte[][] values) {
-    return DictionaryPreload.load(settings.dictionaries(), Arrays.asList(values), value -> value == WRONG_TYPE ? -1 : 0)
+    return settings.preload().load(Arrays.asList(values), value -> value == WRONG_TYPE ? -1 : 0)
         .thenApply(done -> values);
   }
 
-  /** Decodes a read, counting a hit or a miss. */
+  /** Decodes a read, counting a hit, a miss or an absent hit; a key cached as absent reads as null. */
   V decodeOrMiss(String keyText, byte[] bytes) {
+    Object value = read(keyText, bytes);
+    return value == ABSENT ? null : cast(value);
+  }
+
+  /** Decodes a read and counts it: the value, {@link #ABSENT} for a key cached as absent, or null. */
+  Object read(String keyText, byte[] bytes) {
+    if (Envelope.isAbsentMarker(bytes)) {
+      absentHits.increment();
+      return ABSENT;
+    }
     V value = decodeQuietly(keyText, bytes);
     if (value == null) {
       misses.increment();
@@ -159,9 +204,14 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return value;
   }
 
+  @SuppressWarnings("unchecked")
+  private V cast(Object value) {
+    return (V) value;
+  }
+
   /** Decodes a read; a value that cannot be decoded is counted, logged once and read as null. */
   private V decodeQuietly(String keyText, byte[] bytes) {
-    if (bytes == null) {
+    if (bytes == null || Envelope.isAbsentMarker(bytes)) {
       return null;
     }
     if (bytes == WRONG_TYPE) {
@@ -171,7 +221,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     }
     try {
       return codec.current().decode(bytes);
-    } catch (CodecException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
+    } catch (CodecException | EnvelopeException | DictionaryNotFoundException | SchemaNotFoundException
+             | MissingLibraryException e) {
       decodeFailures.increment();
       failureLog.report(keyText, e.getMessage());
       return null;
@@ -191,7 +242,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   @Override
   public CompletableFuture<V> get(K key) {
     String keyText = keyText(key);
-    return fetch(keyText).thenApply(bytes -> decodeOrMiss(keyText, bytes));
+    return counted(fetch(keyText).thenApply(bytes -> decodeOrMiss(keyText, bytes)));
   }
 
   /** Encodes a value, adding the key to a failure. */
@@ -231,7 +282,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return store(keyText, bytes);
+    return counted(store(keyText, bytes));
   }
 
   CompletableFuture<Void> store(String keyText, byte[] bytes) {
@@ -239,18 +290,54 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return session.<String>call("SET " + keyText + " of " + owner, c -> set(c, key, bytes)).thenApply(ok -> null);
   }
 
+  /** Stores the absent marker for each key, with the absent TTL, one script per chunk. */
+  CompletableFuture<Void> storeAbsent(List<String> keyTexts) {
+    int n = keyTexts.size();
+    int chunk = settings.chunkSize();
+    byte[] ttl = Long.toString(settings.absentTtl().toMillis()).getBytes(StandardCharsets.US_ASCII);
+    byte[] marker = Envelope.absentMarker();
+    CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
+      int from = index * chunk;
+      int to = Math.min(n, from + chunk);
+      byte[][] keys = new byte[to - from][];
+      byte[][] valuesAndTtls = new byte[2 * (to - from)][];
+      for (int i = from; i < to; i++) {
+        keys[i - from] = utf8(keyTexts.get(i));
+        valuesAndTtls[2 * (i - from)] = marker;
+        valuesAndTtls[2 * (i - from) + 1] = ttl;
+      }
+      return SET_WITH_TTLS.run(session, keys, valuesAndTtls);
+    });
+    return session.translated(all, "SET PX of " + n + " absent keys of " + owner);
+  }
+
+  /** Stores a loaded value, or the absent marker when the loader found none and absent keys are cached. */
+  private void storeLoaded(String keyText, V value) {
+    if (value == null && settings.absentTtl() == null) {
+      return;
+    }
+    CompletableFuture<Void> stored = value != null ? store(keyText, encode(keyText, value))
+        : storeAbsent(List.of(keyText));
+    try {
+      session.await(stored, 1, "SET " + keyText + " of " + owner);
+    } catch (CacheUnavailableException e) {
+      countFailure(e);
+      LOG.log(Level.WARNING, owner + ": loaded " + keyText + " but could not store it: " + e.getMessage());
+    }
+  }
+
   @Override
   public CompletableFuture<Boolean> delete(K key) {
     String keyText = keyText(key);
     byte[] redisKey = utf8(keyText);
-    return session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> n > 0);
+    return counted(session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> n > 0));
   }
 
   @Override
   public CompletableFuture<Boolean> exists(K key) {
     String keyText = keyText(key);
     byte[] redisKey = utf8(keyText);
-    return session.call("EXISTS " + keyText + " of " + owner, c -> c.exists(redisKey)).thenApply(n -> n > 0);
+    return counted(session.call("EXISTS " + keyText + " of " + owner, c -> c.exists(redisKey)).thenApply(n -> n > 0));
   }
 
   // ---------------------------------------------------------------- bulk
@@ -309,11 +396,20 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   Map<K, V> decodeAll(KeyBatch batch, byte[][] values) {
+    return decodeAll(batch, values, null);
+  }
+
+  /** Decodes a bulk read; the keys cached as absent go to {@code absent} when it is not null. */
+  Map<K, V> decodeAll(KeyBatch batch, byte[][] values, Set<K> absent) {
     Map<K, V> found = new LinkedHashMap<>();
     for (int i = 0; i < values.length; i++) {
-      V value = decodeOrMiss(batch.texts.get(i), values[i]);
-      if (value != null) {
-        found.put(batch.keys.get(i), value);
+      Object value = read(batch.texts.get(i), values[i]);
+      if (value == ABSENT) {
+        if (absent != null) {
+          absent.add(batch.keys.get(i));
+        }
+      } else if (value != null) {
+        found.put(batch.keys.get(i), cast(value));
       }
     }
     return found;
@@ -322,7 +418,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   @Override
   public CompletableFuture<Map<K, V>> getAll(Collection<? extends K> keys) {
     KeyBatch batch = batch(keys);
-    return fetchAll(batch).thenApply(values -> decodeAll(batch, values));
+    return counted(fetchAll(batch).thenApply(values -> decodeAll(batch, values)));
   }
 
   /** Entries encoded and ready to send. */
@@ -418,7 +514,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return send(prepared);
+    return counted(send(prepared));
   }
 
   @Override
@@ -431,7 +527,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       byte[][] redisKeys = batch.redisKeys(index * chunk, Math.min(n, (index + 1) * chunk));
       return session.dispatch(c -> c.del(redisKeys)).thenAccept(deleted::add);
     });
-    return session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner);
+    return counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner));
   }
 
   // ---------------------------------------------------------------- loads
@@ -440,27 +536,61 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   public CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
     String keyText = keyText(key);
     requireNonNull(loader, "loader");
-    return fetch(keyText).thenCompose(bytes -> {
-      V value = decodeOrMiss(keyText, bytes);
-      return value != null ? CompletableFuture.completedFuture(value)
-          : loadShared(key, keyText, loader, settings.loadExecutor()).copy();
-    });
+    CompletableFuture<V> result = fetch(keyText).handle((bytes, failure) -> {
+      if (failure != null) {
+        if (!loadsWhenUnavailable() || !(unwrap(failure) instanceof CacheUnavailableException)) {
+          return CompletableFuture.<V>failedFuture(failure);
+        }
+        countFailure(failure);
+        return loadShared(key, keyText, loader, settings.loadExecutor(), true).copy();
+      }
+      Object value = read(keyText, bytes);
+      return value == ABSENT ? CompletableFuture.<V>completedFuture(null)
+          : value != null ? CompletableFuture.completedFuture(cast(value))
+          : loadShared(key, keyText, loader, settings.loadExecutor(), false).copy();
+    }).thenCompose(Function.identity());
+    return counted(result);
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  /**
+   * The blocking view's load while Redis is unavailable and the cache loads anyway: the loader runs
+   * in the calling thread when this caller leads, and nothing is read or stored.
+   */
+  V loadWithoutRedis(K key, String keyText, Function<? super K, ? extends V> loader) {
+    return joinLoad(loadShared(key, keyText, loader, CALLER_THREAD, true));
   }
 
   /** The blocking view's load: the loader runs in the calling thread when this caller leads. */
+  /**
+   * The blocking view's load after its read: the value read, null for a key cached as absent, or
+   * else the loader's value (the loader running in the calling thread when this caller leads).
+   */
+  V valueOrLoad(K key, String keyText, byte[] bytes, Function<? super K, ? extends V> loader) {
+    Object value = read(keyText, bytes);
+    return value == ABSENT ? null : value != null ? cast(value) : loadInCallerThread(key, keyText, loader);
+  }
+
   V loadInCallerThread(K key, String keyText, Function<? super K, ? extends V> loader) {
-    return joinLoad(loadShared(key, keyText, loader, CALLER_THREAD));
+    return joinLoad(loadShared(key, keyText, loader, CALLER_THREAD, false));
   }
 
   private CompletableFuture<V> loadShared(K key, String keyText, Function<? super K, ? extends V> loader,
-                                          Executor executor) {
+                                          Executor executor, boolean redisDown) {
     CompletableFuture<V> mine = new CompletableFuture<>();
     CompletableFuture<V> running = inFlight.putIfAbsent(keyText, mine);
     if (running != null) {
       return running;
     }
     try {
-      executor.execute(() -> runLoad(key, keyText, loader, mine));
+      executor.execute(() -> runLoad(key, keyText, loader, mine, redisDown));
     } catch (RejectedExecutionException e) {
       inFlight.remove(keyText, mine);
       mine.completeExceptionally(e);
@@ -468,9 +598,11 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return mine;
   }
 
-  private void runLoad(K key, String keyText, Function<? super K, ? extends V> loader, CompletableFuture<V> result) {
+  private void runLoad(K key, String keyText, Function<? super K, ? extends V> loader, CompletableFuture<V> result,
+                       boolean redisDown) {
     try {
-      V value = settings.loadLock() == null ? readOrLoad(key, keyText, loader)
+      V value = redisDown ? callLoader(key, loader)
+          : settings.loadLock() == null ? readOrLoad(key, keyText, loader)
           : loadUnderLock(key, keyText, loader, settings.loadLock());
       result.complete(value);
     } catch (Throwable e) {
@@ -482,29 +614,38 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   /** Reads the key again; if it is still missing, calls the loader and stores its value. */
   private V readOrLoad(K key, String keyText, Function<? super K, ? extends V> loader) {
-    V present = decodeQuietly(keyText, session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner));
+    byte[] bytes;
+    try {
+      bytes = session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner);
+    } catch (CacheUnavailableException e) {
+      if (!loadsWhenUnavailable()) {
+        throw e;
+      }
+      countFailure(e);
+      return callLoader(key, loader);
+    }
+    if (Envelope.isAbsentMarker(bytes)) {
+      return null;
+    }
+    V present = decodeQuietly(keyText, bytes);
     if (present != null) {
       return present;
     }
     V value = callLoader(key, loader);
-    if (value != null) {
-      byte[] bytes = encode(keyText, value);
-      try {
-        session.await(store(keyText, bytes), 1, "SET " + keyText + " of " + owner);
-      } catch (CacheUnavailableException e) {
-        LOG.log(Level.WARNING, owner + ": loaded " + keyText + " but could not store it: " + e.getMessage());
-      }
-    }
+    storeLoaded(keyText, value);
     return value;
   }
 
   private V callLoader(K key, Function<? super K, ? extends V> loader) {
+    long start = System.nanoTime();
     V value;
     try {
       value = loader.apply(key);
     } catch (RuntimeException | Error e) {
       loadFailures.increment();
       throw e;
+    } finally {
+      loadNanos.add(System.nanoTime() - start);
     }
     loads.increment();
     return value;
@@ -529,7 +670,11 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         }
       }
       sleep(pollMillis, keyText);
-      V present = decodeQuietly(keyText, session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner));
+      byte[] polled = session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner);
+      if (Envelope.isAbsentMarker(polled)) {
+        return null;
+      }
+      V present = decodeQuietly(keyText, polled);
       if (present != null) {
         return present;
       }
@@ -566,20 +711,21 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
     KeyBatch batch = batch(keys);
     requireNonNull(loader, "loader");
-    return fetchAll(batch).thenCompose(values -> {
-      Map<K, V> found = decodeAll(batch, values);
-      if (found.size() == batch.size()) {
+    return counted(fetchAll(batch).thenCompose(values -> {
+      Set<K> absent = new LinkedHashSet<>();
+      Map<K, V> found = decodeAll(batch, values, absent);
+      if (found.size() + absent.size() == batch.size()) {
         return CompletableFuture.completedFuture(found);
       }
-      return loadAllShared(batch, found, loader, settings.loadExecutor())
+      return loadAllShared(batch, found, absent, loader, settings.loadExecutor())
           .thenApply(loaded -> merge(batch, found, loaded));
-    });
+    }));
   }
 
   /** The blocking view's bulk load: the loader runs in the calling thread. */
-  Map<K, V> loadAllInCallerThread(KeyBatch batch, Map<K, V> found,
+  Map<K, V> loadAllInCallerThread(KeyBatch batch, Map<K, V> found, Set<K> absent,
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
-    return merge(batch, found, joinLoad(loadAllShared(batch, found, loader, CALLER_THREAD)));
+    return merge(batch, found, joinLoad(loadAllShared(batch, found, absent, loader, CALLER_THREAD)));
   }
 
   private Map<K, V> merge(KeyBatch batch, Map<K, V> found, Map<K, V> loaded) {
@@ -596,14 +742,14 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return result;
   }
 
-  private CompletableFuture<Map<K, V>> loadAllShared(KeyBatch batch, Map<K, V> found,
+  private CompletableFuture<Map<K, V>> loadAllShared(KeyBatch batch, Map<K, V> found, Set<K> absent,
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Executor executor) {
     Map<K, CompletableFuture<V>> waits = new LinkedHashMap<>();
     Map<K, CompletableFuture<V>> mine = new LinkedHashMap<>();
     Map<K, String> texts = new LinkedHashMap<>();
     for (int i = 0; i < batch.size(); i++) {
       K key = batch.keys.get(i);
-      if (found.containsKey(key)) {
+      if (found.containsKey(key) || absent.contains(key)) {
         continue;
       }
       String keyText = batch.texts.get(i);
@@ -648,6 +794,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       Set<K> missing = new LinkedHashSet<>();
       for (int i = 0; i < values.length; i++) {
         K key = again.keys.get(i);
+        if (Envelope.isAbsentMarker(values[i])) {
+          mine.get(key).complete(null);
+          continue;
+        }
         V present = decodeQuietly(again.texts.get(i), values[i]);
         if (present != null) {
           mine.get(key).complete(present);
@@ -657,11 +807,14 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       }
       if (!missing.isEmpty()) {
         Map<? extends K, ? extends V> loaded;
+        long start = System.nanoTime();
         try {
           loaded = loader.apply(Collections.unmodifiableSet(missing));
         } catch (RuntimeException | Error e) {
           loadFailures.increment();
           throw e;
+        } finally {
+          loadNanos.add(System.nanoTime() - start);
         }
         if (loaded == null) {
           loadFailures.increment();
@@ -669,17 +822,24 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         }
         loads.increment();
         Map<K, V> toStore = new LinkedHashMap<>();
+        List<String> none = new ArrayList<>();
         for (K key : missing) {
           V value = loaded.get(key);
           if (value != null) {
             toStore.put(key, value);
+          } else if (settings.absentTtl() != null) {
+            none.add(keyText(key));
           }
         }
         Prepared prepared = prepare(toStore);
         try {
           session.await(send(prepared), rounds(toStore.size()), "storing " + toStore.size() + " loaded keys of "
               + owner);
+          if (!none.isEmpty()) {
+            session.await(storeAbsent(none), rounds(none.size()), "storing " + none.size() + " absent keys of " + owner);
+          }
         } catch (CacheUnavailableException e) {
+          countFailure(e);
           LOG.log(Level.WARNING, owner + ": loaded " + toStore.size() + " keys but could not store them: "
               + e.getMessage());
         }

@@ -349,7 +349,7 @@ public final class RedisFeed<V> implements Feed<V> {
   }
 
   private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size) {
-    return members(page, size).thenCompose(members -> DictionaryPreload.load(settings.dictionaries(), members,
+    return members(page, size).thenCompose(members -> settings.preload().load(members,
             member -> {
               long score = ScorePrefix.read(member);
               return score < 0 ? -1 : ScorePrefix.size(score);

@@ -1,0 +1,38 @@
+package dev.stowage;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Finds the writer schema that a value's envelope names by its fingerprint, for an
+ * {@link EvolvingCodec} reading a value written with another schema. {@link SchemaStore} resolves
+ * from Redis. Implementations must be thread-safe.
+ */
+@FunctionalInterface
+public interface SchemaResolver {
+
+  /**
+   * The schema whose {@link Schemas#fingerprint(String)} is {@code fingerprint}.
+   *
+   * @throws SchemaNotFoundException if there is none
+   */
+  String resolve(int fingerprint);
+
+  /** A resolver over a fixed set of schemas. */
+  static SchemaResolver of(String... schemas) {
+    Map<Integer, String> byFingerprint = new HashMap<>();
+    for (String schema : schemas) {
+      byFingerprint.put(Schemas.fingerprint(requireNonNull(schema, "schema")), schema);
+    }
+    Map<Integer, String> fixed = Map.copyOf(byFingerprint);
+    return fingerprint -> {
+      String schema = fixed.get(fingerprint);
+      if (schema == null) {
+        throw new SchemaNotFoundException(fingerprint);
+      }
+      return schema;
+    };
+  }
+}

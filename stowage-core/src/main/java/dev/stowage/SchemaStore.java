@@ -1,0 +1,137 @@
+package dev.stowage;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lettuce.core.RedisException;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Keeps the schemas of {@linkplain EvolvingCodec evolving codecs} in Redis, each under
+ * {@code stowage:schema:<fingerprint>} as UTF-8 text, written once with {@code SET NX} and never
+ * changed, and resolves them for readers. A schema is cached in this process once saved or loaded,
+ * and loaded text is checked against its fingerprint. Every {@link Stowage} has one
+ * ({@link Stowage#schemas()}); its caches and feeds save the schema they write with when they are
+ * built, and again after every reconnection.
+ *
+ * <p>Thread-safe. Redis failures are thrown as {@link StowageException}.
+ */
+public final class SchemaStore implements SchemaResolver {
+  /** How long a fingerprint that Redis did not hold is answered as missing without asking again. */
+  public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
+
+  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final ConcurrentMap<Integer, String> cache = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Integer, Long> missingUntil = new ConcurrentHashMap<>();
+
+  SchemaStore(StatefulRedisConnection<byte[], byte[]> connection) {
+    this.connection = requireNonNull(connection, "connection");
+  }
+
+  /**
+   * Stores a schema unless its key exists, and caches it.
+   *
+   * @return its fingerprint
+   * @throws StowageException if Redis fails
+   */
+  public int save(String schema) {
+    requireNonNull(schema, "schema");
+    int fingerprint = Schemas.fingerprint(schema);
+    try {
+      connection.sync().set(key(fingerprint), schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx());
+    } catch (RedisException e) {
+      throw new StowageException("could not save schema " + Schemas.hex(fingerprint) + " to Redis: "
+          + e.getMessage(), e);
+    }
+    remember(fingerprint, schema);
+    return fingerprint;
+  }
+
+  /** Caches a schema in this process only, as if it had been loaded. */
+  void remember(int fingerprint, String schema) {
+    cache.putIfAbsent(fingerprint, schema);
+    missingUntil.remove(fingerprint);
+  }
+
+  /**
+   * The schema with this fingerprint, from this process's cache or else from Redis (blocking). A
+   * fingerprint Redis did not hold is answered as missing for {@link #MISSING_RECHECK}.
+   *
+   * @throws SchemaNotFoundException if Redis has no such key, or its text has another fingerprint
+   * @throws StowageException if Redis fails
+   */
+  @Override
+  public String resolve(int fingerprint) {
+    String known = known(fingerprint);
+    if (known != null) {
+      return known;
+    }
+    try {
+      return loaded(fingerprint, connection.sync().get(key(fingerprint)));
+    } catch (RedisException e) {
+      throw new StowageException("could not load schema " + Schemas.hex(fingerprint) + " from Redis: "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** As {@link #resolve}, without blocking; the future fails as {@code resolve} throws. */
+  public CompletableFuture<String> resolveAsync(int fingerprint) {
+    try {
+      String known = known(fingerprint);
+      if (known != null) {
+        return CompletableFuture.completedFuture(known);
+      }
+      return connection.async().get(key(fingerprint)).toCompletableFuture().handle((bytes, error) -> {
+        if (error != null) {
+          throw new StowageException("could not load schema " + Schemas.hex(fingerprint) + " from Redis: "
+              + error.getMessage(), error);
+        }
+        return loaded(fingerprint, bytes);
+      });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** Whether the schema is cached in this process, so resolving it does not block. */
+  public boolean isLoaded(int fingerprint) {
+    return cache.containsKey(fingerprint);
+  }
+
+  private String known(int fingerprint) {
+    String cached = cache.get(fingerprint);
+    if (cached != null) {
+      return cached;
+    }
+    Long until = missingUntil.get(fingerprint);
+    if (until != null) {
+      if (System.nanoTime() - until < 0) {
+        throw (SchemaNotFoundException) new SchemaNotFoundException(fingerprint)
+            .addContext("no key " + Schemas.key(fingerprint) + " in Redis a moment ago");
+      }
+      missingUntil.remove(fingerprint, until);
+    }
+    return null;
+  }
+
+  private String loaded(int fingerprint, byte[] bytes) {
+    String text = bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    if (text == null || Schemas.fingerprint(text) != fingerprint) {
+      missingUntil.put(fingerprint, System.nanoTime() + MISSING_RECHECK.toNanos());
+      throw (SchemaNotFoundException) new SchemaNotFoundException(fingerprint)
+          .addContext(text == null ? "no key " + Schemas.key(fingerprint) + " in Redis"
+              : Schemas.key(fingerprint) + " holds text with another fingerprint");
+    }
+    String previous = cache.putIfAbsent(fingerprint, text);
+    return previous != null ? previous : text;
+  }
+
+  private static byte[] key(int fingerprint) {
+    return Schemas.key(fingerprint).getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,240 @@
+package dev.stowage.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
+import dev.stowage.CacheStats;
+import dev.stowage.CacheUnavailableException;
+import dev.stowage.RedisCache;
+import dev.stowage.Stowage;
+import dev.stowage.TypeRef;
+import dev.stowage.codec.Codecs;
+import dev.stowage.samples.Item;
+import dev.stowage.samples.Samples;
+import dev.stowage.testkit.RedisServer;
+import dev.stowage.testkit.WithRedis;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What real applications cache besides one record: collections and maps of records through a type
+ * token, records with {@code Optional}, "not found", and what happens while Redis is away.
+ */
+@WithRedis
+class CacheShapesIntegrationTests {
+  private Stowage stowage;
+
+  record Tagged(long id, Optional<String> label, Set<String> tags) {}
+
+  record Labelled(long itemId, String displayName) {}
+
+  @BeforeEach
+  void connect(RedisServer redis) {
+    redis.flushAll();
+    stowage = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofMillis(800)).build();
+  }
+
+  @AfterEach
+  void close() {
+    stowage.close();
+  }
+
+  // ------------------------------------------------------------------ generic values
+
+  @Test
+  void listsAndMapsOfRecordsDecodeToTheirElementTypes() {
+    RedisCache<String, List<Item>> lists = stowage.cache("lists", new TypeRef<List<Item>>() {}).build();
+    RedisCache<String, Map<String, Item>> maps = stowage.cache("maps", new TypeRef<Map<String, Item>>() {}).build();
+    List<Item> items = Samples.items(3);
+    Map<String, Item> byName = new LinkedHashMap<>();
+    items.forEach(item -> byName.put(item.name(), item));
+
+    lists.put("first", items);
+    maps.put("first", byName);
+
+    List<Item> list = lists.get("first");
+    assertThat(list).containsExactlyElementsOf(items);
+    assertThat(list.get(0)).isInstanceOf(Item.class);
+    Map<String, Item> map = maps.get("first");
+    assertThat(map).containsExactlyEntriesOf(byName);
+    assertThat(map.values().iterator().next()).isInstanceOf(Item.class);
+    assertThat(lists.getAll(List.of("first", "none"))).containsOnlyKeys("first");
+  }
+
+  @Test
+  void recordsWithOptionalAndSetsRoundTrip() {
+    RedisCache<String, Tagged> cache = stowage.cache("tagged", Tagged.class).build();
+    Tagged present = new Tagged(1, Optional.of("blue"), Set.of("a", "b"));
+    Tagged empty = new Tagged(2, Optional.empty(), Set.of());
+
+    cache.putAll(Map.of("1", present, "2", empty));
+
+    assertThat(cache.get("1")).isEqualTo(present);
+    assertThat(cache.get("2")).isEqualTo(empty);
+  }
+
+  @Test
+  void theJacksonMapperCanBeConfiguredWithoutReplacingTheCodec() {
+    RedisCache<String, Labelled> snake = stowage.cache("snake", Labelled.class)
+        .codec(Codecs.json(TypeRef.of(Labelled.class),
+            mapper -> mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)))
+        .build();
+    Labelled value = new Labelled(5, "Lamp");
+    snake.put("5", value);
+
+    assertThat(snake.get("5")).isEqualTo(value);
+    String stored = new String(rawValue(snake.redisKey("5")), StandardCharsets.ISO_8859_1);
+    assertThat(stored).contains("{\"item_id\":5,\"display_name\":\"Lamp\"}");
+  }
+
+  @Test
+  void aMapperConfigurationThatEnablesDefaultTypingIsRefused() {
+    assertThatThrownBy(() -> Codecs.msgpackCompact(TypeRef.of(Item.class), mapper -> mapper.activateDefaultTyping(
+        BasicPolymorphicTypeValidator.builder().allowIfBaseType(Object.class).build())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("default typing");
+  }
+
+  @Test
+  void aTypeRefWithoutATypeArgumentIsRefused() {
+    assertThatThrownBy(() -> new TypeRef() {})
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("anonymous subclass with a type argument");
+  }
+
+  // ------------------------------------------------------------------ absent values
+
+  @Test
+  void aKeyTheLoaderFoundNothingForIsCachedAsAbsentForItsOwnTtl(RedisServer redis) {
+    RedisCache<String, Item> cache = stowage.cache("absent", Item.class)
+        .cacheAbsent(Duration.ofMillis(1500)).build();
+    AtomicInteger calls = new AtomicInteger();
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(cache.getOrLoad("404", id -> {
+        calls.incrementAndGet();
+        return null;
+      })).isNull();
+    }
+    assertThat(cache.async().getOrLoad("404", id -> {
+      calls.incrementAndGet();
+      return null;
+    }).join()).isNull();
+
+    assertThat(calls).hasValue(1);
+    assertThat(cache.get("404")).isNull();
+    CacheStats stats = cache.stats();
+    assertThat(stats.absentHits()).isEqualTo(6);
+    assertThat(stats.hits()).isZero();
+    assertThat(stats.loads()).isEqualTo(1);
+    long pttl = Long.parseLong(redis.command("PTTL", "absent:404").substring(1));
+    assertThat(pttl).isBetween(1L, 1500L);
+
+    cache.put("404", Samples.item(404));
+    assertThat(cache.getOrLoad("404", id -> null)).isEqualTo(Samples.item(404));
+  }
+
+  @Test
+  void bulkLoadsCacheTheKeysTheLoaderLeftOutAsAbsent() {
+    RedisCache<String, Item> cache = stowage.cache("absentBulk", Item.class)
+        .cacheAbsent(Duration.ofMinutes(1)).build();
+    AtomicInteger asked = new AtomicInteger();
+
+    Map<String, Item> first = cache.getAllOrLoad(List.of("1", "2", "3"), ids -> {
+      asked.addAndGet(ids.size());
+      return Map.of("1", Samples.item(1));
+    });
+    Map<String, Item> second = cache.getAllOrLoad(List.of("1", "2", "3"), ids -> {
+      asked.addAndGet(ids.size());
+      return Map.of();
+    });
+
+    assertThat(first).containsOnlyKeys("1");
+    assertThat(second).containsOnlyKeys("1");
+    assertThat(asked).as("the second call loads nothing").hasValue(3);
+    assertThat(cache.getAll(List.of("1", "2", "3"))).containsOnlyKeys("1");
+    assertThat(cache.stats().absentHits()).isEqualTo(4);
+  }
+
+  @Test
+  void withoutCacheAbsentANullLoadStoresNothing(RedisServer redis) {
+    RedisCache<String, Item> cache = stowage.cache("noAbsent", Item.class).build();
+    AtomicInteger calls = new AtomicInteger();
+    cache.getOrLoad("404", id -> {
+      calls.incrementAndGet();
+      return null;
+    });
+    cache.getOrLoad("404", id -> {
+      calls.incrementAndGet();
+      return null;
+    });
+    assertThat(calls).hasValue(2);
+    assertThat(redis.command("EXISTS", "noAbsent:404")).isEqualTo(":0");
+  }
+
+  @Test
+  void cacheAbsentNeedsAPositiveTtl() {
+    assertThatThrownBy(() -> stowage.cache("bad", Item.class).cacheAbsent(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cacheAbsent must be at least 1 ms");
+  }
+
+  // ------------------------------------------------------------------ Redis away
+
+  @Test
+  void whileRedisIsDownGetOrLoadAnswersFromTheLoaderAndCountsTheFailures(RedisServer redis) {
+    RedisCache<String, Item> fallback = stowage.cache("fallback", Item.class).loadWhenUnavailable().build();
+    RedisCache<String, Item> strict = stowage.cache("strict", Item.class).build();
+    AtomicInteger loads = new AtomicInteger();
+    fallback.put("1", Samples.item(1));
+
+    redis.stop();
+    try {
+      for (int i = 0; i < 20; i++) {
+        long start = System.nanoTime();
+        assertThat(fallback.getOrLoad("2", id -> {
+          loads.incrementAndGet();
+          return Samples.item(2);
+        })).isEqualTo(Samples.item(2));
+        assertThat(fallback.async().getOrLoad("3", id -> Samples.item(3)).join()).isEqualTo(Samples.item(3));
+        assertThat((System.nanoTime() - start) / 1_000_000).as("fails fast while disconnected").isLessThan(3_000);
+      }
+      assertThatThrownBy(() -> strict.getOrLoad("2", id -> Samples.item(2)))
+          .isInstanceOf(CacheUnavailableException.class);
+      assertThatThrownBy(() -> fallback.get("1")).isInstanceOf(CacheUnavailableException.class);
+    } finally {
+      redis.restart();
+    }
+    assertThat(loads).hasValue(20);
+    CacheStats stats = fallback.stats();
+    assertThat(stats.redisErrors()).isGreaterThanOrEqualTo(41);
+    assertThat(stats.loads()).isEqualTo(40);
+    assertThat(stats.loadNanos()).isPositive();
+    assertThat(strict.stats().redisErrors()).isEqualTo(1);
+
+    // Back: loads are cached again.
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+        .until(() -> fallback.getOrLoad("2", id -> Samples.item(2)) != null && fallback.get("2") != null);
+    assertThat(fallback.get("2")).isEqualTo(Samples.item(2));
+  }
+
+  private byte[] rawValue(String key) {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://" + stowage.address());
+    try (var connection = client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+      return connection.sync().get(key.getBytes(StandardCharsets.UTF_8));
+    } finally {
+      client.shutdown();
+    }
+  }
+}
