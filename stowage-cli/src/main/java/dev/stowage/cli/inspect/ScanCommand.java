@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stowage.StowageException;
 import dev.stowage.cli.json.JsonLayout;
+import dev.stowage.Schemas;
 import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisException;
@@ -186,6 +187,10 @@ public final class ScanCommand implements Callable<Integer> {
         if (values.get(i) != null && key.startsWith(DictionaryStore.KEY_PREFIX)) {
           await(values.get(i));
           format = "zstd dictionary";
+          tally.byFormat.merge(format, 1L, Long::sum);
+        } else if (values.get(i) != null && key.startsWith(Schemas.KEY_PREFIX)) {
+          await(values.get(i));
+          format = "value schema";
           tally.byFormat.merge(format, 1L, Long::sum);
         } else if (values.get(i) != null) {
           byte[] value = await(values.get(i));
