@@ -7,7 +7,9 @@ import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.redis.EnvelopePreload;
 import dev.stowage.internal.redis.RedisSession;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.resource.ClientResources;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Set;
@@ -33,9 +35,11 @@ import java.util.function.Function;
  * reconnects on its own: while Redis is unreachable calls fail at once, or within the
  * {@linkplain Builder#commandTimeout(Duration) command timeout}, with a
  * {@link CacheUnavailableException} naming the address, and they work again once Redis is back.
- * It also owns a {@link DictionaryStore} over the same connection, through which every cache
- * reads the zstd dictionaries that its values name; the dictionaries its caches and feeds write
- * with are saved again after each reconnection, in case Redis restarted empty.
+ * Through Sentinel ({@code redis-sentinel://} URIs) every reconnection asks the sentinels for the
+ * master, so after a failover the same caches and feeds work on the new master. It also owns a
+ * {@link DictionaryStore} over the same connection, through which every cache reads the zstd
+ * dictionaries that its values name; the dictionaries its caches and feeds write with are saved
+ * again after each reconnection, in case Redis restarted empty.
  *
  * <p>Thread-safe. Create one per Redis and application, and close it on shutdown: caches and feeds
  * made from it stop working then.
@@ -125,7 +129,10 @@ public final class Stowage implements AutoCloseable {
     return schemas;
   }
 
-  /** The Redis address, such as {@code 127.0.0.1:6379}. */
+  /**
+   * The Redis address as messages name it: {@code 127.0.0.1:6379}, or for Sentinel the master's
+   * name and the sentinels, {@code mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26379)}.
+   */
   public String address() {
     return session.address();
   }
@@ -193,7 +200,10 @@ public final class Stowage implements AutoCloseable {
     }
   }
 
-  /** Closes the connections. Idempotent. */
+  /**
+   * Closes the connection, and the Lettuce resources unless the application gave them through
+   * {@link Builder#clientResources}. Idempotent.
+   */
   @Override
   public void close() {
     session.close();
@@ -208,12 +218,16 @@ public final class Stowage implements AutoCloseable {
   public static final class Builder {
     private RedisURI uri;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    private ClientResources clientResources;
+    private ClientOptions clientOptions;
 
     private Builder() {}
 
     /**
-     * The Redis to use, as a URI such as {@code redis://host:6379}, {@code rediss://} for TLS, or
-     * with a password and database ({@code redis://:secret@host:6379/2}).
+     * The Redis to use, as a URI such as {@code redis://host:6379}, {@code rediss://} for TLS, with
+     * an ACL user, password and database ({@code redis://app:secret@host:6379/2}), or a master
+     * through its sentinels ({@code redis-sentinel://s1:26379,s2:26379,s3:26379#mymaster}).
+     * Lettuce parses it ({@link RedisURI#create(String)}).
      *
      * @throws IllegalArgumentException if the URI is malformed
      */
@@ -244,11 +258,52 @@ public final class Stowage implements AutoCloseable {
     }
 
     /**
-     * Connects.
+     * The application's Lettuce resources (event loops, timers, reconnect delay), to share them
+     * with its other Redis clients. {@link Stowage#close()} leaves them running: shutting them
+     * down stays the application's job, after every {@code Stowage} using them is closed. Their
+     * {@linkplain ClientResources#reconnectDelay() reconnect delay} applies instead of Stowage's
+     * own (10 ms, doubling up to 1 s). Without this call, Stowage makes resources of its own and
+     * shuts them down on close.
+     */
+    public Builder clientResources(ClientResources resources) {
+      this.clientResources = requireNonNull(resources, "resources");
+      return this;
+    }
+
+    /**
+     * The application's Lettuce client options, such as {@link io.lettuce.core.SslOptions} with a
+     * client certificate and the authority to trust, for mutual TLS with a {@code rediss://} URI:
+     *
+     * <pre>{@code
+     * ClientOptions options = ClientOptions.builder()
+     *     .sslOptions(SslOptions.builder()
+     *         .keyManager(new File("client.crt"), new File("client.key"), null)
+     *         .trustManager(new File("ca.crt"))
+     *         .build())
+     *     .build();
+     * Stowage.builder().redis("rediss://redis.internal:6380").clientOptions(options).build();
+     * }</pre>
+     *
+     * <p>Stowage keeps what its guarantees rest on, whatever the options say: automatic
+     * reconnection, commands rejected at once while disconnected, and the
+     * {@linkplain #commandTimeout command timeout} for every command and as the connect timeout.
+     * Everything else (TLS, the other socket options, the protocol version, …) comes from these
+     * options. Without this call, Lettuce's defaults apply, with TCP keep-alive on.
+     */
+    public Builder clientOptions(ClientOptions options) {
+      this.clientOptions = requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
+     * Connects: through the sentinels to the master they name, for a Sentinel URI.
      *
      * @throws IllegalStateException if no Redis was given
      * @throws IllegalArgumentException if the command timeout is under a millisecond
-     * @throws CacheUnavailableException if Redis cannot be reached
+     * @throws CacheUnavailableException if Redis cannot be reached, or the TLS handshake fails (as
+     *     when the server wants a client certificate that the options do not hold)
+     * @throws StowageException if Redis refuses the credentials ({@code "Redis at host:port
+     *     refused the credentials: WRONGPASS …"}) or a step of the connection's setup
      */
     public Stowage build() {
       if (uri == null) {
@@ -257,7 +312,7 @@ public final class Stowage implements AutoCloseable {
       if (commandTimeout.isNegative() || commandTimeout.toMillis() < 1) {
         throw new IllegalArgumentException("commandTimeout must be at least 1 ms, got " + commandTimeout);
       }
-      return new Stowage(RedisSession.open(uri, commandTimeout));
+      return new Stowage(RedisSession.open(uri, commandTimeout, clientResources, clientOptions));
     }
   }
 }

@@ -13,15 +13,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLSocket;
 
 /**
  * A real {@code redis-server} process on an ephemeral loopback port, with no persistence and a
  * data directory of its own. Used by tests through {@link WithRedis}, and by the benchmarks and
- * the CLI as the embedded Redis when no URL is given.
+ * the CLI as the embedded Redis when no URL is given. {@link #startTls} starts one that speaks
+ * only TLS and wants client certificates; {@link RedisSentinelSet} starts sentinels with it.
  *
  * <p>Starting fails loudly with an {@link IllegalStateException} that carries the server's own
  * output; nothing ever falls back to a shared server or to port 6379.
@@ -39,17 +42,25 @@ public final class RedisServer implements AutoCloseable {
         .addShutdownHook(new Thread(() -> RUNNING.forEach(RedisServer::stop), "stowage-redis-reaper"));
   }
 
+  private static final String SENTINEL_CONFIG = "sentinel.conf";
+
   private final Path binary;
   private final List<String> extraArgs;
   private final Path dir;
   private final int port;
+  /** Null for a plain server; otherwise it listens only on a TLS port and wants client certificates. */
+  private final TlsCertificates tls;
+  private final boolean sentinel;
   private Process process;
 
-  private RedisServer(Path binary, List<String> extraArgs, Path dir, int port) {
+  private RedisServer(Path binary, List<String> extraArgs, Path dir, int port, TlsCertificates tls,
+                      boolean sentinel) {
     this.binary = binary;
     this.extraArgs = extraArgs;
     this.dir = dir;
     this.port = port;
+    this.tls = tls;
+    this.sentinel = sentinel;
   }
 
   /**
@@ -59,16 +70,47 @@ public final class RedisServer implements AutoCloseable {
    * @throws IllegalStateException if no server could be started; the message includes its output
    */
   public static RedisServer start(String... extraArgs) {
+    return start(null, null, extraArgs);
+  }
+
+  /**
+   * Starts a fresh server that speaks only TLS ({@code --port 0}, {@code --tls-port} on a free
+   * port) with {@code certificates}' server certificate, and refuses clients that present no
+   * certificate signed by their authority ({@code --tls-auth-clients yes}). Its {@link #uri()} is
+   * {@code rediss://127.0.0.1:port}, and {@link #command} and {@link #reply} connect with the
+   * client certificate.
+   *
+   * @param extraArgs extra {@code redis-server} arguments
+   * @throws IllegalStateException if no server could be started, as with a {@code redis-server}
+   *     built without TLS; the message includes its output
+   */
+  public static RedisServer startTls(TlsCertificates certificates, String... extraArgs) {
+    return start(Objects.requireNonNull(certificates, "certificates"), null, extraArgs);
+  }
+
+  /**
+   * Starts {@code redis-server sentinel.conf --sentinel}, with {@code config} as the first lines
+   * of that file (Sentinel rewrites it as its state changes).
+   */
+  static RedisServer startSentinel(String config, String... extraArgs) {
+    return start(null, Objects.requireNonNull(config, "config"), extraArgs);
+  }
+
+  private static RedisServer start(TlsCertificates tls, String sentinelConfig, String... extraArgs) {
     Path binary = RedisBinary.locate();
     IllegalStateException last = null;
     for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
       Path dir;
       try {
         dir = Files.createTempDirectory("stowage-redis");
+        if (sentinelConfig != null) {
+          Files.writeString(dir.resolve(SENTINEL_CONFIG), sentinelConfig);
+        }
       } catch (IOException e) {
         throw new IllegalStateException("cannot create a data directory for redis-server", e);
       }
-      RedisServer server = new RedisServer(binary, List.of(extraArgs), dir, freePort());
+      RedisServer server = new RedisServer(binary, List.of(extraArgs), dir, freePort(), tls,
+          sentinelConfig != null);
       try {
         server.launch();
         RUNNING.add(server);
@@ -93,9 +135,17 @@ public final class RedisServer implements AutoCloseable {
     return port;
   }
 
-  /** The server's URI, such as {@code redis://127.0.0.1:41234}. */
+  /**
+   * The server's URI, such as {@code redis://127.0.0.1:41234}, or {@code rediss://127.0.0.1:41234}
+   * for a server started with {@link #startTls}.
+   */
   public String uri() {
-    return "redis://" + HOST + ":" + port;
+    return (tls == null ? "redis://" : "rediss://") + HOST + ":" + port;
+  }
+
+  /** Whether this server speaks only TLS: it was started with {@link #startTls}. */
+  public boolean isTls() {
+    return tls != null;
   }
 
   /** The executable this server runs. */
@@ -125,7 +175,10 @@ public final class RedisServer implements AutoCloseable {
     process = null;
   }
 
-  /** Stops the server if it runs, then starts it again, empty, on the same port. */
+  /**
+   * Stops the server if it runs, then starts it again, empty, on the same port. A sentinel comes
+   * back with the configuration file it rewrote, so it still knows its master.
+   */
   public synchronized void restart() {
     stop();
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
@@ -148,9 +201,39 @@ public final class RedisServer implements AutoCloseable {
    * :42}. Meant for setting up tests, not for data.
    */
   public String command(String... args) {
-    try (Socket socket = new Socket()) {
+    try (Socket socket = send(args)) {
+      return readLine(socket.getInputStream());
+    } catch (IOException e) {
+      throw new IllegalStateException("redis-server on port " + port + " did not answer: " + e, e);
+    }
+  }
+
+  /**
+   * Sends one command and returns its whole reply: a {@code String} for a simple or bulk string
+   * (read as UTF-8), a {@code Long} for an integer, a {@code List} for an array, and {@code null}
+   * for a null reply. Meant for setting up and checking tests, such as reading {@code GET k} or
+   * {@code SENTINEL MASTER mymaster}.
+   *
+   * @throws IllegalStateException if the server cannot be reached or answers with an error; the
+   *     message holds the error reply, such as {@code -NOPERM ...}
+   */
+  public Object reply(String... args) {
+    try (Socket socket = send(args)) {
+      InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+      return readReply(in, String.join(" ", args));
+    } catch (IOException e) {
+      throw new IllegalStateException("redis-server on port " + port + " did not answer: " + e, e);
+    }
+  }
+
+  private Socket send(String... args) throws IOException {
+    Socket socket = tls == null ? new Socket() : tls.clientContext().getSocketFactory().createSocket();
+    try {
       socket.connect(new InetSocketAddress(HOST, port), 2000);
       socket.setSoTimeout(10_000);
+      if (socket instanceof SSLSocket secure) {
+        secure.startHandshake();
+      }
       StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
       for (String arg : args) {
         byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
@@ -159,10 +242,56 @@ public final class RedisServer implements AutoCloseable {
       OutputStream out = socket.getOutputStream();
       out.write(request.toString().getBytes(StandardCharsets.UTF_8));
       out.flush();
-      return readLine(socket.getInputStream());
-    } catch (IOException e) {
-      throw new IllegalStateException("redis-server on port " + port + " did not answer: " + e, e);
+      return socket;
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw e;
     }
+  }
+
+  private Object readReply(InputStream in, String command) throws IOException {
+    String line = readLine(in);
+    if (line.isEmpty()) {
+      throw new IOException("an empty reply line");
+    }
+    String rest = line.substring(1);
+    switch (line.charAt(0)) {
+      case '+':
+        return rest;
+      case '-':
+        throw new IllegalStateException("redis-server on port " + port + " answered " + command + " with " + line);
+      case ':':
+        return Long.parseLong(rest);
+      case '$': {
+        int length = Integer.parseInt(rest);
+        if (length < 0) {
+          return null;
+        }
+        byte[] bytes = in.readNBytes(length + 2);
+        if (bytes.length != length + 2) {
+          throw new IOException("connection closed in a bulk string");
+        }
+        return new String(bytes, 0, length, StandardCharsets.UTF_8);
+      }
+      case '*': {
+        int count = Integer.parseInt(rest);
+        if (count < 0) {
+          return null;
+        }
+        List<Object> elements = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+          elements.add(readReply(in, command));
+        }
+        return elements;
+      }
+      default:
+        throw new IOException("an unexpected reply: " + line);
+    }
+  }
+
+  /** What the server wrote to its log so far, for failure messages. */
+  String log() {
+    return readLog(dir.resolve("redis.log"));
   }
 
   /** Removes every key. */
@@ -183,13 +312,27 @@ public final class RedisServer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "RedisServer[" + uri() + ", " + binary + "]";
+    return "RedisServer[" + (sentinel ? "sentinel " : "") + uri() + ", " + binary + "]";
   }
 
   private synchronized void launch() {
     List<String> command = new ArrayList<>();
     command.add(binary.toString());
-    command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--save", "",
+    if (sentinel) {
+      // The configuration file has to come first, and Sentinel rewrites it with its state.
+      command.add(dir.resolve(SENTINEL_CONFIG).toString());
+      command.add("--sentinel");
+    }
+    if (tls == null) {
+      command.addAll(List.of("--port", Integer.toString(port)));
+    } else {
+      command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(port),
+          "--tls-cert-file", tls.serverCertificate().toString(),
+          "--tls-key-file", tls.serverKey().toString(),
+          "--tls-ca-cert-file", tls.caCertificate().toString(),
+          "--tls-auth-clients", "yes"));
+    }
+    command.addAll(List.of("--bind", HOST, "--save", "",
         "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no",
         "--daemonize", "no", "--loglevel", "warning"));
     command.addAll(extraArgs);

@@ -5,10 +5,12 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.StowageException;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
@@ -17,10 +19,11 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -30,10 +33,15 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.stream.Collectors;
+import javax.net.ssl.SSLException;
 
 /**
  * The connection of one {@link dev.stowage.Stowage}: one shared, multiplexed Lettuce connection
- * with automatic flushing, which every cache and feed uses from any thread.
+ * with automatic flushing, which every cache, feed and the dictionary store use from any thread.
+ * Given a Sentinel URI, Lettuce asks the sentinels for the master's address on every connection
+ * and reconnection, so after a failover (Sentinel disconnects the clients of the former master)
+ * the connection, and everything on it, follows the new master.
  *
  * <p>Bulk operations need no connection of their own. Each chunk of one is a single command
  * ({@code MGET}, {@code MSET}, {@code DEL}, {@code ZADD}, or a script that sets a chunk of keys
@@ -54,17 +62,20 @@ public final class RedisSession implements AutoCloseable {
       Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
 
   private final ClientResources resources;
+  /** Whether this session made {@link #resources} and so shuts them down on close. */
+  private final boolean ownsResources;
   private final RedisClient client;
   private final String address;
   private final Duration timeout;
   private final StatefulRedisConnection<byte[], byte[]> shared;
   private final Object closeLock = new Object();
   private volatile boolean closed;
-  private volatile reactor.core.Disposable activations;
+  private volatile RedisConnectionStateListener activations;
 
-  private RedisSession(ClientResources resources, RedisClient client, String address, Duration timeout,
-                       StatefulRedisConnection<byte[], byte[]> shared) {
+  private RedisSession(ClientResources resources, boolean ownsResources, RedisClient client, String address,
+                       Duration timeout, StatefulRedisConnection<byte[], byte[]> shared) {
     this.resources = resources;
+    this.ownsResources = ownsResources;
     this.client = client;
     this.address = address;
     this.timeout = timeout;
@@ -72,40 +83,131 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
-   * Connects to {@code uri}.
+   * Connects to {@code uri} with resources and options of its own.
    *
    * @throws CacheUnavailableException if Redis cannot be reached within the timeout
+   * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
   public static RedisSession open(RedisURI uri, Duration timeout) {
+    return open(uri, timeout, null, null);
+  }
+
+  /**
+   * Connects to {@code uri}, a standalone or a Sentinel URI.
+   *
+   * @param resources the application's event loops and timers, which the session uses and never
+   *     shuts down; {@code null} for resources of its own, shut down on {@link #close()}
+   * @param options the application's client options (TLS, socket, protocol), or {@code null} for
+   *     Lettuce's defaults; either way the session enforces what its contract rests on: automatic
+   *     reconnection, commands rejected while disconnected, and {@code timeout} for every command
+   *     and for connecting
+   * @throws CacheUnavailableException if Redis cannot be reached within the timeout, or the TLS
+   *     handshake fails
+   * @throws StowageException if Redis refuses the credentials or the connection's setup
+   */
+  public static RedisSession open(RedisURI uri, Duration timeout, ClientResources resources, ClientOptions options) {
     requireNonNull(uri, "uri");
     requireNonNull(timeout, "timeout");
-    RedisURI target = RedisURI.builder(uri).withTimeout(timeout).build();
+    RedisURI target = withTimeout(uri, timeout);
     String address = describe(target);
-    ClientResources resources = DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build();
-    RedisClient client = RedisClient.create(resources, target);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(true)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.enabled(timeout))
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
-        .build());
+    boolean ownsResources = resources == null;
+    ClientResources used = ownsResources
+        ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
+        : resources;
+    RedisClient client = RedisClient.create(used, target);
+    client.setOptions(enforced(options, timeout));
     try {
       StatefulRedisConnection<byte[], byte[]> shared = client.connect(ByteArrayCodec.INSTANCE);
-      return new RedisSession(resources, client, address, timeout, shared);
+      return new RedisSession(used, ownsResources, client, address, timeout, shared);
     } catch (RuntimeException e) {
-      shutdown(client, resources);
-      throw new CacheUnavailableException("cannot connect to Redis at " + address + ": " + e.getMessage(), e);
+      shutdown(client, ownsResources ? used : null);
+      throw connectFailure(address, e);
     }
   }
 
-  private static String describe(RedisURI uri) {
+  /**
+   * A copy of {@code uri} with {@code timeout}. {@code RedisURI.builder(uri)} copies neither the
+   * sentinels nor the master's name, so they are added here, each sentinel copied too.
+   */
+  static RedisURI withTimeout(RedisURI uri, Duration timeout) {
+    RedisURI.Builder builder = RedisURI.builder(uri).withTimeout(timeout);
+    for (RedisURI sentinel : uri.getSentinels()) {
+      builder.withSentinel(RedisURI.builder(sentinel).withTimeout(timeout).build());
+    }
+    if (uri.getSentinelMasterId() != null) {
+      builder.withSentinelMasterId(uri.getSentinelMasterId());
+    }
+    return builder.build();
+  }
+
+  /** {@code given}, or Lettuce's defaults, with what this session's contract rests on. */
+  static ClientOptions enforced(ClientOptions given, Duration timeout) {
+    ClientOptions base = given != null ? given
+        : ClientOptions.builder().socketOptions(SocketOptions.builder().keepAlive(true).build()).build();
+    return base.mutate()
+        .autoReconnect(true)
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.enabled(timeout))
+        .socketOptions(base.getSocketOptions().mutate().connectTimeout(timeout).build())
+        .build();
+  }
+
+  /**
+   * The address for messages: {@code host:port}, a socket's path, or, for Sentinel, the master's
+   * name and the sentinels: {@code mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26379)}.
+   */
+  static String describe(RedisURI uri) {
     if (uri.getHost() != null) {
       return uri.getHost() + ":" + uri.getPort();
     }
     if (uri.getSocket() != null) {
       return uri.getSocket();
     }
-    return "sentinel " + uri.getSentinelMasterId() + " " + uri.getSentinels();
+    return uri.getSentinelMasterId() + " (sentinels " + uri.getSentinels().stream()
+        .map(sentinel -> sentinel.getHost() + ":" + sentinel.getPort())
+        .collect(Collectors.joining(", ")) + ")";
+  }
+
+  /**
+   * What a failure to connect says: Redis refused the credentials (WRONGPASS, NOAUTH) or a step of
+   * the connection's setup such as {@code SELECT} (a {@link StowageException}: trying again will
+   * not help), or could not be reached or spoken to (a {@link CacheUnavailableException}).
+   */
+  static StowageException connectFailure(String address, Throwable error) {
+    RedisCommandExecutionException refusal = cause(error, RedisCommandExecutionException.class);
+    if (refusal != null) {
+      String reply = String.valueOf(refusal.getMessage());
+      if (isCredentialsRefusal(reply)) {
+        return new StowageException("Redis at " + address + " refused the credentials: " + reply, error);
+      }
+      return new StowageException("Redis at " + address + " refused to set up the connection: " + reply, error);
+    }
+    SSLException tls = cause(error, SSLException.class);
+    if (tls != null) {
+      return new CacheUnavailableException("cannot connect to Redis at " + address + ": the TLS handshake failed ("
+          + tls.getMessage() + ")", error);
+    }
+    Throwable root = error;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String detail = root == error || root.getMessage() == null ? String.valueOf(error.getMessage())
+        : error.getMessage() + " (" + root.getMessage() + ")";
+    return new CacheUnavailableException("cannot connect to Redis at " + address + ": " + detail, error);
+  }
+
+  private static boolean isCredentialsRefusal(String reply) {
+    return reply.startsWith("WRONGPASS") || reply.startsWith("NOAUTH") || reply.startsWith("ERR AUTH")
+        || reply.startsWith("ERR invalid password");
+  }
+
+  private static <T extends Throwable> T cause(Throwable error, Class<T> type) {
+    for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
+      if (type.isInstance(e)) {
+        return type.cast(e);
+      }
+    }
+    return null;
   }
 
   /** The address for messages, such as {@code 127.0.0.1:6380}. */
@@ -125,22 +227,27 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
-   * Runs {@code task} on the common pool each time the connection becomes active after this call:
-   * after every reconnection, for instance to restore keys that a restarted Redis lost. Only one
-   * task is kept; a second call replaces the first.
+   * Runs {@code task} on the common pool each time the shared connection becomes active after this
+   * call: after every reconnection, for instance to restore keys that a restarted Redis lost, or
+   * that a new master lacks. Other connections, such as those that ask sentinels for the master or
+   * those of the application on shared resources, do not run it. Only one task is kept; a second
+   * call replaces the first.
    */
   public void onActivation(Runnable task) {
     requireNonNull(task, "task");
-    reactor.core.Disposable previous = activations;
-    activations = resources.eventBus().get()
-        .filter(event -> event instanceof ConnectionActivatedEvent)
-        .subscribe(event -> {
-          if (!closed) {
-            ForkJoinPool.commonPool().execute(task);
-          }
-        });
+    RedisConnectionStateListener listener = new RedisConnectionStateListener() {
+      @Override
+      public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
+        if (connection == shared && !closed) {
+          ForkJoinPool.commonPool().execute(task);
+        }
+      }
+    };
+    RedisConnectionStateListener previous = activations;
+    activations = listener;
+    client.addListener(listener);
     if (previous != null) {
-      previous.dispose();
+      client.removeListener(previous);
     }
   }
 
@@ -158,11 +265,21 @@ public final class RedisSession implements AutoCloseable {
    * with {@link #translate} once it has looked at them. A failure to dispatch fails the future.
    */
   public <T> CompletableFuture<T> dispatch(Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+    RedisFuture<T> sent;
     try {
-      return command.apply(shared().async()).toCompletableFuture();
+      sent = command.apply(shared().async());
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    CompletableFuture<T> future = sent.toCompletableFuture();
+    if (!(sent instanceof RedisCommand<?, ?, ?> redisCommand)) {
+      return future;
+    }
+    // A NOPERM reply names what the user may not do; keep which command it answered, for translate.
+    return future.exceptionallyCompose(e -> CompletableFuture.failedFuture(
+        e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOPERM")
+            ? new PermissionRefused(redisCommand.getType().toString(), (RedisCommandExecutionException) e)
+            : e));
   }
 
   /** Whether {@code error} is Redis's WRONGTYPE reply: the key holds another type than expected. */
@@ -189,6 +306,10 @@ public final class RedisSession implements AutoCloseable {
     if (e instanceof RedisCommandTimeoutException) {
       return new CacheUnavailableException("Redis at " + address + " did not answer " + what + " within "
           + timeout.toMillis() + " ms", e);
+    }
+    if (e instanceof PermissionRefused refused) {
+      return new StowageException("Redis at " + address + " refused " + refused.command + " (" + what + "): "
+          + e.getMessage(), e.getCause());
     }
     if (e instanceof RedisCommandExecutionException) {
       return new StowageException("Redis at " + address + " refused " + what + ": " + e.getMessage(), e);
@@ -278,16 +399,30 @@ public final class RedisSession implements AutoCloseable {
       }
       closed = true;
     }
-    reactor.core.Disposable subscription = activations;
-    if (subscription != null) {
-      subscription.dispose();
+    RedisConnectionStateListener listener = activations;
+    if (listener != null) {
+      client.removeListener(listener);
     }
     shared.close();
-    shutdown(client, resources);
+    shutdown(client, ownsResources ? resources : null);
   }
 
-  private static void shutdown(RedisClient client, ClientResources resources) {
+  /** Shuts the client down, and {@code ownResources} too unless it is {@code null}. */
+  private static void shutdown(RedisClient client, ClientResources ownResources) {
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    if (ownResources != null) {
+      ownResources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Redis's NOPERM reply, with the command it answered. */
+  private static final class PermissionRefused extends RedisCommandExecutionException {
+    private static final long serialVersionUID = 1L;
+    final String command;
+
+    PermissionRefused(String command, RedisCommandExecutionException reply) {
+      super(reply.getMessage(), reply);
+      this.command = command;
+    }
   }
 }

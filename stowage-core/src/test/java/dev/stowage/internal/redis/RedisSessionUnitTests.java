@@ -1,0 +1,101 @@
+package dev.stowage.internal.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stowage.CacheUnavailableException;
+import dev.stowage.StowageException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.protocol.ProtocolVersion;
+import java.net.ConnectException;
+import java.time.Duration;
+import javax.net.ssl.SSLHandshakeException;
+import org.junit.jupiter.api.Test;
+
+class RedisSessionUnitTests {
+  private static final Duration TIMEOUT = Duration.ofMillis(750);
+
+  @Test
+  void theCopyWithTheTimeoutKeepsTheSentinelsTheMastersNameAndTheCredentials() {
+    RedisURI given = RedisURI.create("redis-sentinel://app:secret@10.0.0.1:26379,10.0.0.2:26380/3#mymaster");
+
+    RedisURI copy = RedisSession.withTimeout(given, TIMEOUT);
+
+    assertThat(copy.getSentinelMasterId()).isEqualTo("mymaster");
+    assertThat(copy.getSentinels()).extracting(RedisURI::getHost, RedisURI::getPort)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("10.0.0.1", 26379),
+            org.assertj.core.groups.Tuple.tuple("10.0.0.2", 26380));
+    assertThat(copy.getSentinels()).allSatisfy(sentinel -> assertThat(sentinel.getTimeout()).isEqualTo(TIMEOUT));
+    assertThat(copy.getTimeout()).isEqualTo(TIMEOUT);
+    assertThat(copy.getDatabase()).isEqualTo(3);
+    assertThat(copy.getUsername()).isEqualTo("app");
+    assertThat(String.valueOf(copy.getPassword())).isEqualTo("secret");
+    assertThat(given.getTimeout()).as("the given URI is unchanged").isEqualTo(RedisURI.DEFAULT_TIMEOUT_DURATION);
+    for (int i = 0; i < 2; i++) {
+      assertThat(copy.getSentinels().get(i)).isNotSameAs(given.getSentinels().get(i));
+      assertThat(given.getSentinels().get(i).getTimeout()).isEqualTo(RedisURI.DEFAULT_TIMEOUT_DURATION);
+    }
+    assertThat(RedisSession.describe(copy)).isEqualTo("mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26380)");
+  }
+
+  @Test
+  void theCopyOfAStandaloneUriKeepsTlsAndTheAddress() {
+    RedisURI copy = RedisSession.withTimeout(RedisURI.create("rediss://redis.internal:6380/2"), TIMEOUT);
+
+    assertThat(copy.isSsl()).isTrue();
+    assertThat(copy.getSentinels()).isEmpty();
+    assertThat(copy.getDatabase()).isEqualTo(2);
+    assertThat(RedisSession.describe(copy)).isEqualTo("redis.internal:6380");
+  }
+
+  @Test
+  void theApplicationsOptionsKeepTheirSettingsButNotThoseStowageDependsOn() {
+    SslOptions ssl = SslOptions.builder().jdkSslProvider().build();
+    ClientOptions given = ClientOptions.builder()
+        .sslOptions(ssl)
+        .protocolVersion(ProtocolVersion.RESP2)
+        .socketOptions(SocketOptions.builder().tcpNoDelay(false).connectTimeout(Duration.ofMinutes(1)).build())
+        .autoReconnect(false)
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+        .build();
+
+    ClientOptions used = RedisSession.enforced(given, TIMEOUT);
+
+    assertThat(used.getSslOptions()).isSameAs(ssl);
+    assertThat(used.getProtocolVersion()).isEqualTo(ProtocolVersion.RESP2);
+    assertThat(used.getSocketOptions().isTcpNoDelay()).isFalse();
+    assertThat(used.getSocketOptions().getConnectTimeout()).isEqualTo(TIMEOUT);
+    assertThat(used.isAutoReconnect()).isTrue();
+    assertThat(used.getDisconnectedBehavior()).isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+    assertThat(used.getTimeoutOptions().isTimeoutCommands()).isTrue();
+    TimeoutOptions.TimeoutSource source = used.getTimeoutOptions().getSource();
+    assertThat(Duration.ofNanos(source.getTimeUnit().toNanos(source.getTimeout(null)))).isEqualTo(TIMEOUT);
+
+    ClientOptions defaults = RedisSession.enforced(null, TIMEOUT);
+    assertThat(defaults.getSocketOptions().isKeepAlive()).isTrue();
+    assertThat(defaults.getSocketOptions().getConnectTimeout()).isEqualTo(TIMEOUT);
+  }
+
+  @Test
+  void aConnectFailureSaysWhetherRedisRefusedOrCouldNotBeReached() {
+    StowageException refused = RedisSession.connectFailure("127.0.0.1:7000", new RedisConnectionException(
+        "Unable to connect", new RedisCommandExecutionException("WRONGPASS invalid username-password pair")));
+    assertThat(refused).isNotInstanceOf(CacheUnavailableException.class)
+        .hasMessage("Redis at 127.0.0.1:7000 refused the credentials: WRONGPASS invalid username-password pair");
+
+    StowageException handshake = RedisSession.connectFailure("127.0.0.1:7000", new RedisConnectionException(
+        "Unable to connect", new SSLHandshakeException("Received fatal alert: certificate_required")));
+    assertThat(handshake).isInstanceOf(CacheUnavailableException.class).hasMessage(
+        "cannot connect to Redis at 127.0.0.1:7000: the TLS handshake failed (Received fatal alert: certificate_required)");
+
+    StowageException unreachable = RedisSession.connectFailure("127.0.0.1:7000", new RedisConnectionException(
+        "Unable to connect to 127.0.0.1:7000", new ConnectException("Connection refused")));
+    assertThat(unreachable).isInstanceOf(CacheUnavailableException.class)
+        .hasMessage("cannot connect to Redis at 127.0.0.1:7000: Unable to connect to 127.0.0.1:7000 (Connection refused)");
+  }
+}
