@@ -15,9 +15,12 @@ package dev.stowage;
  *     answered without the loader; neither hits nor misses
  * @param redisErrors calls that failed because Redis was unreachable, too slow or refused a command
  * @param loadNanos the time spent in loaders, in nanoseconds
+ * @param nearHits reads answered by the {@linkplain RedisCache.Builder#nearCache near cache}, without
+ *     Redis; counted in {@code hits} too
+ * @param nearMisses reads the near cache could not answer, which went to Redis
  */
 public record CacheStats(long hits, long misses, long decodeFailures, long loads, long loadFailures,
-                         long absentHits, long redisErrors, long loadNanos) {
+                         long absentHits, long redisErrors, long loadNanos, long nearHits, long nearMisses) {
 
   /** The mean time a loader call took, in nanoseconds, or 0 before the first. */
   public double averageLoadNanos() {

@@ -160,6 +160,7 @@ public interface Feed<V> {
     private String counterKey = "counter";
     private String counterField;
     private int chunkSize = RedisCache.DEFAULT_CHUNK_SIZE;
+    private NearCache nearCache;
 
     Builder(Stowage owner, String name, TypeRef<V> type) {
       this.owner = owner;
@@ -240,6 +241,21 @@ public interface Feed<V> {
     }
 
     /**
+     * Keeps decoded pages in the process while Redis says the feed has not changed; see
+     * {@link NearCache}. A feed's near cache is always in broadcast mode on the feed's key: a page
+     * is read from several keys, so any write under the key drops every kept page, and so does
+     * every write through this feed. The bound counts pages, or the stored size of their entries.
+     * A kept page is the same {@code List} instance for every caller until it is dropped. Off by
+     * default.
+     *
+     * @throws MissingLibraryException at {@link #build()}, without Caffeine
+     */
+    public Builder<V> nearCache(NearCache options) {
+      this.nearCache = requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
      * Builds the feed.
      *
      * @throws IllegalArgumentException for a blank key, counter or field, or a chunk size outside
@@ -258,7 +274,8 @@ public interface Feed<V> {
           owner.learning("feed:" + key, ForkJoinPool.commonPool()), "feed '" + name + "'");
       codec.current().writeSchema().ifPresent(owner::useSchema);
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
-          owner.preload(), chunkSize));
+          owner.preload(), chunkSize,
+          nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'")));
     }
   }
 }

@@ -185,6 +185,7 @@ public interface RedisCache<K, V> {
     private Executor loadExecutor = ForkJoinPool.commonPool();
     private Duration absentTtl;
     private boolean loadWhenUnavailable;
+    private NearCache nearCache;
 
     Builder(Stowage owner, String name, TypeRef<V> type, Function<? super K, String> keyToString) {
       this.owner = owner;
@@ -354,6 +355,18 @@ public interface RedisCache<K, V> {
     }
 
     /**
+     * Keeps decoded values in the process too, while Redis says they have not changed; see
+     * {@link NearCache}. Reads answered there are counted in {@link CacheStats#nearHits()}. Off by
+     * default.
+     *
+     * @throws MissingLibraryException at {@link #build()}, without Caffeine
+     */
+    public Builder<K, V> nearCache(NearCache options) {
+      this.nearCache = requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
      * Builds the cache. A dictionary is saved in Redis here.
      *
      * @throws IllegalArgumentException naming the setting at fault: a TTL that is not positive, a
@@ -384,7 +397,8 @@ public interface RedisCache<K, V> {
           owner.learning("cache:" + name, loadExecutor), "cache '" + name + "'");
       codec.current().writeSchema().ifPresent(owner::useSchema);
       CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.preload(), ttl, ttlJitter,
-          chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable);
+          chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable,
+          nearCache == null ? null : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));
       return new RedisCacheCore<>(owner.session(), settings).blocking();
     }
   }

@@ -5,7 +5,9 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.redis.CodecSettings;
+import dev.stowage.internal.codec.CodecLibraries;
 import dev.stowage.internal.redis.EnvelopePreload;
+import dev.stowage.internal.redis.Tracking;
 import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
@@ -56,6 +58,7 @@ public final class Stowage implements AutoCloseable {
   private final EnvelopePreload preload;
   private final Set<ZstdDictionary> dictionariesInUse = ConcurrentHashMap.newKeySet();
   private final Set<String> schemasInUse = ConcurrentHashMap.newKeySet();
+  private Tracking tracking;
 
   private Stowage(RedisSession session) {
     this.session = session;
@@ -150,6 +153,19 @@ public final class Stowage implements AutoCloseable {
     dictionariesInUse.add(dictionary);
   }
 
+  /**
+   * Registers a near cache with the tracking connections, made on first use.
+   *
+   * @throws MissingLibraryException without Caffeine
+   */
+  synchronized Tracking.Reader nearCaches(NearCache options, String prefix, boolean pages, String owner) {
+    CodecLibraries.CAFFEINE.require();
+    if (tracking == null) {
+      tracking = new Tracking(session);
+    }
+    return tracking.register(options, prefix, pages, owner);
+  }
+
   EnvelopePreload preload() {
     return preload;
   }
@@ -206,6 +222,11 @@ public final class Stowage implements AutoCloseable {
    */
   @Override
   public void close() {
+    synchronized (this) {
+      if (tracking != null) {
+        tracking.close();
+      }
+    }
     session.close();
   }
 

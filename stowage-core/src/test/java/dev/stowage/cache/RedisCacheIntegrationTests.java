@@ -67,7 +67,7 @@ class RedisCacheIntegrationTests {
     assertThat(cache.get("7")).isEqualTo(item);
     assertThat(cache.redisKey("7")).isEqualTo("items:7");
     assertThat(redis.command("EXISTS", "items:7")).isEqualTo(":1");
-    assertThat(cache.stats()).isEqualTo(new CacheStats(1, 1, 0, 0, 0, 0, 0, 0));
+    assertThat(cache.stats()).isEqualTo(new CacheStats(1, 1, 0, 0, 0, 0, 0, 0, 0, 0));
   }
 
   @Test

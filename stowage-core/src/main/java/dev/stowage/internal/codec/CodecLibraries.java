@@ -35,5 +35,9 @@ public final class CodecLibraries {
   public static final OptionalLibrary FASTJSON2 =
       new OptionalLibrary("the fastjson2 codec", "com.alibaba.fastjson2.JSON", "com.alibaba.fastjson2:fastjson2");
 
+  /** Caffeine, which near caches keep their values in. */
+  public static final OptionalLibrary CAFFEINE = new OptionalLibrary("near caches",
+      "com.github.benmanes.caffeine.cache.Caffeine", "com.github.ben-manes.caffeine:caffeine");
+
   private CodecLibraries() {}
 }

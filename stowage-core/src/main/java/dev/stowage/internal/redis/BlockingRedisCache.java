@@ -8,6 +8,7 @@ import dev.stowage.CacheUnavailableException;
 import dev.stowage.StowageException;
 import dev.stowage.RedisCache;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -44,14 +45,26 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public V get(K key) {
     String keyText = core.keyText(key);
-    return core.decodeOrMiss(keyText, await(core.fetch(keyText), 1, "GET " + keyText));
+    V kept = core.nearValue(keyText);
+    if (kept != null) {
+      return kept;
+    }
+    long stamp = core.stamp(keyText);
+    byte[] bytes = await(core.fetch(keyText), 1, "GET " + keyText);
+    V value = core.decodeOrMiss(keyText, bytes);
+    core.keep(keyText, stamp, value, bytes);
+    return value;
   }
 
   @Override
   public void put(K key, V value) {
     String keyText = core.keyText(key);
     byte[] bytes = core.encode(keyText, value);
-    await(core.store(keyText, bytes), 1, "SET " + keyText);
+    try {
+      await(core.store(keyText, bytes), 1, "SET " + keyText);
+    } finally {
+      core.dropNear(List.of(keyText));
+    }
   }
 
   @Override
@@ -67,8 +80,11 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public Map<K, V> getAll(Collection<? extends K> keys) {
     RedisCacheCore<K, V>.KeyBatch batch = core.batch(keys);
-    byte[][] values = await(core.fetchAll(batch), core.rounds(batch.size()), "MGET of " + batch.size() + " keys");
-    return core.decodeAll(batch, values);
+    RedisCacheCore<K, V>.NearSplit split = core.nearSplit(batch);
+    RedisCacheCore<K, V>.KeyBatch toRead = split == null ? batch : split.rest;
+    byte[][] values = await(core.fetchAll(toRead), core.rounds(toRead.size()), "MGET of " + toRead.size() + " keys");
+    Map<K, V> decoded = core.decodeAll(toRead, values);
+    return split == null ? decoded : split.found(batch, values, decoded);
   }
 
   /**
@@ -82,10 +98,21 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     requireNonNull(entries, "entries");
     int n = entries.size();
     String what = core.describeWrite(n);
-    java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window = new java.util.ArrayDeque<>();
     var remaining = entries.entrySet().iterator();
+    List<String> written = new java.util.ArrayList<>(n);
+    try {
+      putAll(remaining, n, what, written);
+    } finally {
+      core.dropNear(written);
+    }
+  }
+
+  private void putAll(java.util.Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining, int n, String what,
+                      List<String> written) {
+    java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window = new java.util.ArrayDeque<>();
     while (remaining.hasNext()) {
       RedisCacheCore.Prepared chunk = core.prepare(remaining, core.chunkSize(), n > 1);
+      written.addAll(RedisCacheCore.texts(chunk.keys));
       if (window.size() == ChunkWindow.IN_FLIGHT) {
         await(session.translated(window.removeFirst(), what), 1, what);
       }
@@ -106,6 +133,11 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   public V getOrLoad(K key, Function<? super K, ? extends V> loader) {
     requireNonNull(loader, "loader");
     String keyText = core.keyText(key);
+    V kept = core.nearValue(keyText);
+    if (kept != null) {
+      return kept;
+    }
+    long stamp = core.stamp(keyText);
     byte[] bytes;
     try {
       bytes = await(core.fetch(keyText), 1, "GET " + keyText);
@@ -115,7 +147,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
       }
       return core.loadWithoutRedis(key, keyText, loader);
     }
-    return core.valueOrLoad(key, keyText, bytes, loader);
+    return core.valueOrLoad(key, keyText, stamp, bytes, loader);
   }
 
   @Override
@@ -123,9 +155,12 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
     requireNonNull(loader, "loader");
     RedisCacheCore<K, V>.KeyBatch batch = core.batch(keys);
-    byte[][] values = await(core.fetchAll(batch), core.rounds(batch.size()), "MGET of " + batch.size() + " keys");
+    RedisCacheCore<K, V>.NearSplit split = core.nearSplit(batch);
+    RedisCacheCore<K, V>.KeyBatch toRead = split == null ? batch : split.rest;
+    byte[][] values = await(core.fetchAll(toRead), core.rounds(toRead.size()), "MGET of " + toRead.size() + " keys");
     Set<K> absent = new java.util.LinkedHashSet<>();
-    Map<K, V> found = core.decodeAll(batch, values, absent);
+    Map<K, V> decoded = core.decodeAll(toRead, values, absent);
+    Map<K, V> found = split == null ? decoded : split.found(batch, values, decoded);
     return found.size() + absent.size() == batch.size() ? found
         : core.loadAllInCallerThread(batch, found, absent, loader);
   }

@@ -11,8 +11,9 @@ import java.util.function.Function;
  * @param loadLock how long the distributed load lock is held at most, or {@code null} for no lock
  * @param absentTtl how long a key the loader found nothing for is cached as absent, or {@code null}
  * @param loadWhenUnavailable whether loads go to the loader while Redis is unavailable
+ * @param near the near cache's reader, or {@code null} for none
  */
 public record CacheSettings<K, V>(String name, String keyPrefix, Function<? super K, String> keyToString,
                                   WriteCodec<V> codec, EnvelopePreload preload, Duration ttl, double ttlJitter, int chunkSize,
                                   Duration loadLock, Executor loadExecutor, Duration absentTtl,
-                                  boolean loadWhenUnavailable) {}
+                                  boolean loadWhenUnavailable, Tracking.Reader near) {}

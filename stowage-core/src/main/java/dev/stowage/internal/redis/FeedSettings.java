@@ -3,4 +3,5 @@ package dev.stowage.internal.redis;
 
 /** A feed's validated settings, from {@link dev.stowage.Feed.Builder}. */
 public record FeedSettings<V>(String name, String key, String counterKey, String counterField,
-                              WriteCodec<V> codec, EnvelopePreload preload, int chunkSize) {}
+                              WriteCodec<V> codec, EnvelopePreload preload, int chunkSize,
+                              Tracking.Reader near) {}

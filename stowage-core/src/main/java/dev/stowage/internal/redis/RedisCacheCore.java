@@ -84,6 +84,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private final LongAdder loadNanos = new LongAdder();
   private final ConcurrentHashMap<String, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
   private final BlockingRedisCache<K, V> blocking;
+  private final Tracking.Reader near;
 
   public RedisCacheCore(RedisSession session, CacheSettings<K, V> settings) {
     this.session = session;
@@ -91,6 +92,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     this.codec = settings.codec();
     this.owner = "cache '" + settings.name() + "'";
     this.failureLog = new DecodeFailureLog(owner);
+    this.near = settings.near();
     this.blocking = new BlockingRedisCache<>(this);
   }
 
@@ -113,8 +115,81 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   CacheStats stats() {
+    NearStore store = near == null ? null : near.store();
     return new CacheStats(hits.sum(), misses.sum(), decodeFailures.sum(), loads.sum(), loadFailures.sum(),
-        absentHits.sum(), redisErrors.sum(), loadNanos.sum());
+        absentHits.sum(), redisErrors.sum(), loadNanos.sum(), store == null ? 0 : store.hits(),
+        store == null ? 0 : store.misses());
+  }
+
+  // ---------------------------------------------------------------- near cache
+
+  /** The value the near cache keeps for the key (counted as a hit), or null. */
+  V nearValue(String keyText) {
+    if (near == null) {
+      return null;
+    }
+    Object kept = near.store().get(keyText);
+    if (kept != null) {
+      hits.increment();
+    }
+    return cast(kept);
+  }
+
+  /** The stamp a read takes before it is sent, or -1 without a near cache. */
+  long stamp(String keyText) {
+    return near == null ? -1 : near.store().stamp(keyText);
+  }
+
+  /** Keeps a value just read and decoded, unless the key changed since {@code stamp}. */
+  void keep(String keyText, long stamp, V value, byte[] bytes) {
+    if (near != null && value != null) {
+      near.store().keep(keyText, stamp, value, bytes.length);
+    }
+  }
+
+  /** Drops the near cache's copies of keys this process wrote. */
+  void dropNear(Collection<String> keyTexts) {
+    if (near != null) {
+      keyTexts.forEach(near.store()::invalidate);
+    }
+  }
+
+  /** The batch split by the near cache, or null without one. */
+  NearSplit nearSplit(KeyBatch batch) {
+    return near == null ? null : new NearSplit(batch);
+  }
+
+  /** A batch split by the near cache: the values it keeps, and the rest to read with their stamps. */
+  final class NearSplit {
+    final Map<K, V> kept = new LinkedHashMap<>();
+    final KeyBatch rest;
+    final long[] stamps;
+
+    NearSplit(KeyBatch batch) {
+      List<K> toRead = new ArrayList<>();
+      for (int i = 0; i < batch.size(); i++) {
+        V value = nearValue(batch.texts.get(i));
+        if (value != null) {
+          kept.put(batch.keys.get(i), value);
+        } else {
+          toRead.add(batch.keys.get(i));
+        }
+      }
+      this.rest = kept.isEmpty() ? batch : new KeyBatch(toRead);
+      this.stamps = new long[rest.size()];
+      for (int i = 0; i < stamps.length; i++) {
+        stamps[i] = stamp(rest.texts.get(i));
+      }
+    }
+
+    /** Keeps what was read, and returns every value found, in the batch's order. */
+    Map<K, V> found(KeyBatch batch, byte[][] values, Map<K, V> decoded) {
+      for (int i = 0; i < values.length; i++) {
+        V value = decoded.get(rest.keys.get(i));
+        keep(rest.texts.get(i), stamps[i], value, values[i]);
+      }
+      return kept.isEmpty() ? decoded : merge(batch, kept, decoded);
+    }
   }
 
   /** Counts a call that failed because of Redis, and returns the failure. */
@@ -171,7 +246,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    */
   CompletableFuture<byte[]> fetch(String keyText) {
     byte[] key = utf8(keyText);
-    return session.dispatch(c -> c.get(key)).exceptionallyCompose(e -> RedisSession.isWrongType(e)
+    CompletableFuture<byte[]> read = near == null ? session.dispatch(c -> c.get(key)) : near.dispatch(c -> c.get(key));
+    return read.exceptionallyCompose(e -> RedisSession.isWrongType(e)
         ? CompletableFuture.completedFuture(WRONG_TYPE)
         : CompletableFuture.failedFuture(session.translate(e, "GET " + keyText + " of " + owner)))
         .thenCompose(bytes -> withDictionaries(new byte[][] {bytes}).thenApply(all -> bytes));
@@ -242,7 +318,16 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   @Override
   public CompletableFuture<V> get(K key) {
     String keyText = keyText(key);
-    return counted(fetch(keyText).thenApply(bytes -> decodeOrMiss(keyText, bytes)));
+    V kept = nearValue(keyText);
+    if (kept != null) {
+      return CompletableFuture.completedFuture(kept);
+    }
+    long stamp = stamp(keyText);
+    return counted(fetch(keyText).thenApply(bytes -> {
+      V value = decodeOrMiss(keyText, bytes);
+      keep(keyText, stamp, value, bytes);
+      return value;
+    }));
   }
 
   /** Encodes a value, adding the key to a failure. */
@@ -282,7 +367,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return counted(store(keyText, bytes));
+    return counted(store(keyText, bytes)).whenComplete((done, failure) -> dropNear(List.of(keyText)));
   }
 
   CompletableFuture<Void> store(String keyText, byte[] bytes) {
@@ -316,8 +401,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     if (value == null && settings.absentTtl() == null) {
       return;
     }
-    CompletableFuture<Void> stored = value != null ? store(keyText, encode(keyText, value))
-        : storeAbsent(List.of(keyText));
+    CompletableFuture<Void> stored = (value != null ? store(keyText, encode(keyText, value))
+        : storeAbsent(List.of(keyText))).whenComplete((done, failure) -> dropNear(List.of(keyText)));
     try {
       session.await(stored, 1, "SET " + keyText + " of " + owner);
     } catch (CacheUnavailableException e) {
@@ -330,7 +415,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   public CompletableFuture<Boolean> delete(K key) {
     String keyText = keyText(key);
     byte[] redisKey = utf8(keyText);
-    return counted(session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> n > 0));
+    return counted(session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> n > 0))
+        .whenComplete((done, failure) -> dropNear(List.of(keyText)));
   }
 
   @Override
@@ -384,7 +470,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
       int start = index * chunk;
       byte[][] keys = batch.redisKeys(start, Math.min(n, start + chunk));
-      return session.dispatch(c -> c.mget(keys)).thenAccept(found -> {
+      CompletableFuture<List<KeyValue<byte[], byte[]>>> read = near == null ? session.dispatch(c -> c.mget(keys))
+          : near.dispatch(c -> c.mget(keys));
+      return read.thenAccept(found -> {
         int i = start;
         for (KeyValue<byte[], byte[]> entry : found) {
           values[i++] = entry.hasValue() ? entry.getValue() : null;
@@ -418,6 +506,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   @Override
   public CompletableFuture<Map<K, V>> getAll(Collection<? extends K> keys) {
     KeyBatch batch = batch(keys);
+    if (near != null) {
+      NearSplit split = new NearSplit(batch);
+      return counted(fetchAll(split.rest).thenApply(values -> split.found(batch, values, decodeAll(split.rest, values))));
+    }
     return counted(fetchAll(batch).thenApply(values -> decodeAll(batch, values)));
   }
 
@@ -514,7 +606,16 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return counted(send(prepared));
+    return counted(send(prepared)).whenComplete((done, failure) -> dropNear(texts(prepared.keys)));
+  }
+
+  /** The Redis keys as text. */
+  static List<String> texts(byte[][] keys) {
+    List<String> texts = new ArrayList<>(keys.length);
+    for (byte[] key : keys) {
+      texts.add(new String(key, StandardCharsets.UTF_8));
+    }
+    return texts;
   }
 
   @Override
@@ -527,7 +628,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       byte[][] redisKeys = batch.redisKeys(index * chunk, Math.min(n, (index + 1) * chunk));
       return session.dispatch(c -> c.del(redisKeys)).thenAccept(deleted::add);
     });
-    return counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner));
+    return counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner))
+        .whenComplete((done, failure) -> dropNear(batch.texts));
   }
 
   // ---------------------------------------------------------------- loads
@@ -536,6 +638,11 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   public CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
     String keyText = keyText(key);
     requireNonNull(loader, "loader");
+    V kept = nearValue(keyText);
+    if (kept != null) {
+      return CompletableFuture.completedFuture(kept);
+    }
+    long stamp = stamp(keyText);
     CompletableFuture<V> result = fetch(keyText).handle((bytes, failure) -> {
       if (failure != null) {
         if (!loadsWhenUnavailable() || !(unwrap(failure) instanceof CacheUnavailableException)) {
@@ -545,6 +652,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         return loadShared(key, keyText, loader, settings.loadExecutor(), true).copy();
       }
       Object value = read(keyText, bytes);
+      if (value != null && value != ABSENT) {
+        keep(keyText, stamp, cast(value), bytes);
+      }
       return value == ABSENT ? CompletableFuture.<V>completedFuture(null)
           : value != null ? CompletableFuture.completedFuture(cast(value))
           : loadShared(key, keyText, loader, settings.loadExecutor(), false).copy();
@@ -573,8 +683,11 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    * The blocking view's load after its read: the value read, null for a key cached as absent, or
    * else the loader's value (the loader running in the calling thread when this caller leads).
    */
-  V valueOrLoad(K key, String keyText, byte[] bytes, Function<? super K, ? extends V> loader) {
+  V valueOrLoad(K key, String keyText, long stamp, byte[] bytes, Function<? super K, ? extends V> loader) {
     Object value = read(keyText, bytes);
+    if (value != null && value != ABSENT) {
+      keep(keyText, stamp, cast(value), bytes);
+    }
     return value == ABSENT ? null : value != null ? cast(value) : loadInCallerThread(key, keyText, loader);
   }
 
@@ -711,9 +824,12 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
     KeyBatch batch = batch(keys);
     requireNonNull(loader, "loader");
-    return counted(fetchAll(batch).thenCompose(values -> {
+    NearSplit split = near == null ? null : new NearSplit(batch);
+    KeyBatch toRead = split == null ? batch : split.rest;
+    return counted(fetchAll(toRead).thenCompose(values -> {
       Set<K> absent = new LinkedHashSet<>();
-      Map<K, V> found = decodeAll(batch, values, absent);
+      Map<K, V> decoded = decodeAll(toRead, values, absent);
+      Map<K, V> found = split == null ? decoded : split.found(batch, values, decoded);
       if (found.size() + absent.size() == batch.size()) {
         return CompletableFuture.completedFuture(found);
       }
@@ -833,6 +949,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         }
         Prepared prepared = prepare(toStore);
         try {
+          dropNear(texts(prepared.keys));
           session.await(send(prepared), rounds(toStore.size()), "storing " + toStore.size() + " loaded keys of "
               + owner);
           if (!none.isEmpty()) {

@@ -181,6 +181,7 @@ public final class RedisFeed<V> implements Feed<V> {
   private final DecodeFailureLog failureLog;
   private final Raw<V> raw = new RawPages();
   private final AsyncView async = new AsyncView();
+  private final Tracking.Reader near;
 
   public RedisFeed(RedisSession session, FeedSettings<V> settings) {
     this.session = session;
@@ -191,6 +192,7 @@ public final class RedisFeed<V> implements Feed<V> {
     this.counterKey = utf8(settings.counterKey());
     this.counterField = utf8(settings.counterField());
     this.failureLog = new DecodeFailureLog(owner);
+    this.near = settings.near();
   }
 
   private static byte[] utf8(String text) {
@@ -345,16 +347,72 @@ public final class RedisFeed<V> implements Feed<V> {
 
   @Override
   public List<Entry<V>> page(int page, int size) {
-    return decode(awaitMembers(page, size));
+    range(page, size);
+    String pageKey = pageKey(page, size);
+    List<Entry<V>> kept = keptPage(pageKey);
+    if (kept != null) {
+      return kept;
+    }
+    long stamp = stamp(pageKey);
+    List<byte[]> members = awaitMembers(page, size);
+    return keep(pageKey, stamp, members, decode(members));
   }
 
   private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size) {
+    String pageKey = pageKey(page, size);
+    List<Entry<V>> kept = keptPage(pageKey);
+    if (kept != null) {
+      return CompletableFuture.completedFuture(kept);
+    }
+    long stamp = stamp(pageKey);
     return members(page, size).thenCompose(members -> settings.preload().load(members,
             member -> {
               long score = ScorePrefix.read(member);
               return score < 0 ? -1 : ScorePrefix.size(score);
             })
-        .thenApply(done -> decode(members)));
+        .thenApply(done -> keep(pageKey, stamp, members, decode(members))));
+  }
+
+  // ---------------------------------------------------------------- near cache
+
+  /** The near cache's key of a page: under the feed's key, so that the broadcast prefix covers it. */
+  private String pageKey(int page, int size) {
+    return near == null ? null : settings.key() + "\u0000page:" + page + ":" + size;
+  }
+
+  @SuppressWarnings("unchecked")
+  private List<Entry<V>> keptPage(String pageKey) {
+    return near == null ? null : (List<Entry<V>>) near.store().get(pageKey);
+  }
+
+  private long stamp(String pageKey) {
+    return near == null ? -1 : near.store().stamp(pageKey);
+  }
+
+  /**
+   * Keeps a page just read, unless the feed changed since {@code stamp}, or one of its members
+   * could not be decoded; returns it, unmodifiable.
+   */
+  private List<Entry<V>> keep(String pageKey, long stamp, List<byte[]> members, List<Entry<V>> entries) {
+    List<Entry<V>> page = List.copyOf(entries);
+    if (near != null && page.size() == members.size()) {
+      int weight = 0;
+      for (byte[] member : members) {
+        weight += member.length;
+      }
+      near.store().keep(pageKey, stamp, page, weight);
+    }
+    return page;
+  }
+
+  /** After a write through this feed: no kept page may be older than it. */
+  private <T> CompletableFuture<T> dropPages(CompletableFuture<T> write) {
+    return near == null ? write : write.whenComplete((done, failure) -> near.store().invalidateAll());
+  }
+
+  /** Near cache hits and misses: {@code [hits, misses]}, zeros without a near cache. */
+  public long[] nearCounts() {
+    return near == null ? new long[2] : new long[] {near.store().hits(), near.store().misses()};
   }
 
   private List<Entry<V>> decode(List<byte[]> members) {
@@ -405,17 +463,17 @@ public final class RedisFeed<V> implements Feed<V> {
   private final class AsyncView implements AsyncFeed<V> {
     @Override
     public CompletableFuture<Long> add(V value) {
-      return started(() -> addAsync(value));
+      return dropPages(started(() -> addAsync(value)));
     }
 
     @Override
     public CompletableFuture<List<Long>> addAll(List<? extends V> values) {
-      return started(() -> addAllAsync(values));
+      return dropPages(started(() -> addAllAsync(values)));
     }
 
     @Override
     public CompletableFuture<Void> putAll(Map<Long, ? extends V> valuesByScore) {
-      return started(() -> putAllAsync(valuesByScore));
+      return dropPages(started(() -> putAllAsync(valuesByScore)));
     }
 
     @Override
@@ -427,8 +485,8 @@ public final class RedisFeed<V> implements Feed<V> {
     @Override
     public CompletableFuture<Boolean> remove(long score) {
       String what = "removing score " + score + " of " + owner;
-      return session.translated(REMOVE.<Long>run(session, new byte[][] {key}, utf8(Long.toString(score))), what)
-          .thenApply(removed -> removed > 0);
+      return dropPages(session.translated(REMOVE.<Long>run(session, new byte[][] {key}, utf8(Long.toString(score))),
+          what).thenApply(removed -> removed > 0));
     }
 
     @Override
@@ -438,8 +496,8 @@ public final class RedisFeed<V> implements Feed<V> {
 
     @Override
     public CompletableFuture<Void> clear() {
-      return session.translated(CLEAR.<Long>run(session, new byte[][] {key}), "clearing " + owner)
-          .thenApply(n -> null);
+      return dropPages(session.translated(CLEAR.<Long>run(session, new byte[][] {key}), "clearing " + owner)
+          .thenApply(n -> null));
     }
 
     @Override

@@ -68,12 +68,18 @@ public final class RedisSession implements AutoCloseable {
   private final String address;
   private final Duration timeout;
   private final StatefulRedisConnection<byte[], byte[]> shared;
+  private final RedisURI target;
+  private final ClientOptions options;
+  private final java.util.List<RedisClient> resp3Clients = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Object closeLock = new Object();
   private volatile boolean closed;
   private volatile RedisConnectionStateListener activations;
 
   private RedisSession(ClientResources resources, boolean ownsResources, RedisClient client, String address,
-                       Duration timeout, StatefulRedisConnection<byte[], byte[]> shared) {
+                       Duration timeout, StatefulRedisConnection<byte[], byte[]> shared, RedisURI target,
+                       ClientOptions options) {
+    this.target = target;
+    this.options = options;
     this.resources = resources;
     this.ownsResources = ownsResources;
     this.client = client;
@@ -115,10 +121,11 @@ public final class RedisSession implements AutoCloseable {
         ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
         : resources;
     RedisClient client = RedisClient.create(used, target);
-    client.setOptions(enforced(options, timeout));
+    ClientOptions enforced = enforced(options, timeout);
+    client.setOptions(enforced);
     try {
       StatefulRedisConnection<byte[], byte[]> shared = client.connect(ByteArrayCodec.INSTANCE);
-      return new RedisSession(used, ownsResources, client, address, timeout, shared);
+      return new RedisSession(used, ownsResources, client, address, timeout, shared, target, enforced);
     } catch (RuntimeException e) {
       shutdown(client, ownsResources ? used : null);
       throw connectFailure(address, e);
@@ -248,6 +255,29 @@ public final class RedisSession implements AutoCloseable {
     client.addListener(listener);
     if (previous != null) {
       client.removeListener(previous);
+    }
+  }
+
+  /**
+   * A new connection to the same Redis, with the same resources and options, that speaks RESP3
+   * (for tracking: its invalidations arrive as push messages). {@code listener} hears of its
+   * disconnections and reconnections. The connection is closed with this session.
+   *
+   * @throws CacheUnavailableException if it cannot connect, or Redis refuses RESP3 ({@code HELLO})
+   * @throws StowageException if Redis refuses the credentials or the connection's setup
+   */
+  public StatefulRedisConnection<byte[], byte[]> connectResp3(RedisConnectionStateListener listener) {
+    checkOpen();
+    RedisClient resp3 = RedisClient.create(resources, target);
+    resp3.setOptions(options.mutate().protocolVersion(io.lettuce.core.protocol.ProtocolVersion.RESP3).build());
+    resp3.addListener(requireNonNull(listener, "listener"));
+    resp3Clients.add(resp3);
+    try {
+      return resp3.connect(ByteArrayCodec.INSTANCE);
+    } catch (RuntimeException e) {
+      resp3Clients.remove(resp3);
+      resp3.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      throw connectFailure(address, e);
     }
   }
 
@@ -404,6 +434,9 @@ public final class RedisSession implements AutoCloseable {
       client.removeListener(listener);
     }
     shared.close();
+    for (RedisClient resp3 : resp3Clients) {
+      resp3.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
     shutdown(client, ownsResources ? resources : null);
   }
 

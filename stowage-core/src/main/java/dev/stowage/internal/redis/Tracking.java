@@ -1,0 +1,222 @@
+package dev.stowage.internal.redis;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.NearCache;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.TrackingArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.push.PushMessage;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import java.net.SocketAddress;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+
+/**
+ * The connections through which Redis tells a {@link dev.stowage.Stowage}'s near caches what
+ * changed: server-assisted client-side caching ({@code CLIENT TRACKING}) over RESP3, whose
+ * invalidations arrive as push messages on the connection that tracks.
+ *
+ * <p>One connection in the default mode serves every near cache that is not broadcast: their reads
+ * go over it, so Redis remembers which keys it read and pushes an invalidation when any client
+ * writes one. Each broadcast near cache has a connection of its own in {@code BCAST} mode with its
+ * prefix, which only listens (reads go over the shared connection). A connection that drops, or
+ * one on which Redis refuses RESP3 or tracking, turns its near caches off (emptied, nothing kept)
+ * with one log line; when a connection becomes active again, tracking is set up anew and the near
+ * caches are turned back on once Redis has said yes. Thread-safe.
+ *
+ * <p>A channel's reads and its invalidations share one connection in the default mode, so Redis
+ * sends them in order; in broadcast mode they travel on two, and the stamps of {@link NearStore}
+ * keep a reply that an invalidation overtook from being kept.
+ */
+public final class Tracking implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("dev.stowage.nearcache");
+
+  private final RedisSession session;
+  private final List<Channel> channels = new CopyOnWriteArrayList<>();
+  private Channel shared;
+  private volatile boolean closed;
+
+  public Tracking(RedisSession session) {
+    this.session = requireNonNull(session, "session");
+  }
+
+  /**
+   * A near cache's store, tracked in the mode its options say. {@code prefix} is the cache's key
+   * prefix or the feed's key; {@code pages} for a feed, whose pages depend on every key under it.
+   */
+  public synchronized Reader register(NearCache options, String prefix, boolean pages, String owner) {
+    NearStore store = new NearStore(options, prefix, pages);
+    Channel channel;
+    if (options.isBroadcast() || pages) {
+      channel = new Channel(prefix, owner);
+      channels.add(channel);
+      channel.connect();
+    } else {
+      if (shared == null) {
+        shared = new Channel(null, "the near caches of " + session.address());
+        channels.add(shared);
+        shared.connect();
+      }
+      channel = shared;
+    }
+    channel.stores.add(store);
+    if (channel.isTracking()) {
+      store.tracking(true);
+    }
+    return new Reader(store, channel);
+  }
+
+  /** What a cache or feed reads its near-cached keys through: its store and its connection. */
+  public static final class Reader {
+    private final NearStore store;
+    private final Channel channel;
+
+    private Reader(NearStore store, Channel channel) {
+      this.store = store;
+      this.channel = channel;
+    }
+
+    NearStore store() {
+      return store;
+    }
+
+    /**
+     * Dispatches a read that Redis must track: on the tracking connection in the default mode while
+     * it is up, else on the shared connection (broadcast mode tracks whatever connection reads).
+     */
+    <T> CompletableFuture<T> dispatch(Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+      StatefulRedisConnection<byte[], byte[]> connection = channel.prefix == null ? channel.connection : null;
+      if (connection == null || !connection.isOpen()) {
+        return channel.session().dispatch(command);
+      }
+      try {
+        return command.apply(connection.async()).toCompletableFuture();
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+  }
+
+  /** One tracking connection and the stores it serves. */
+  private final class Channel {
+    /** The broadcast prefix, or null in the default mode. */
+    private final String prefix;
+    private final String owner;
+    private final List<NearStore> stores = new CopyOnWriteArrayList<>();
+    private volatile StatefulRedisConnection<byte[], byte[]> connection;
+    private volatile boolean tracking;
+    private volatile String lastFailure;
+
+    Channel(String prefix, String owner) {
+      this.prefix = prefix;
+      this.owner = owner;
+    }
+
+    RedisSession session() {
+      return session;
+    }
+
+    boolean isTracking() {
+      return tracking;
+    }
+
+    void connect() {
+      try {
+        StatefulRedisConnection<byte[], byte[]> connected = session.connectResp3(new RedisConnectionStateListener() {
+          @Override
+          public void onRedisDisconnected(RedisChannelHandler<?, ?> which) {
+            // Invalidations sent while the connection is down are lost: nothing kept stays valid.
+            off();
+          }
+
+          @Override
+          public void onRedisConnected(RedisChannelHandler<?, ?> which, SocketAddress remote) {
+            if (connection != null) {
+              setUp();
+            }
+          }
+        });
+        connected.addListener(this::pushed);
+        connection = connected;
+        setUp();
+      } catch (RuntimeException e) {
+        failed("Redis at " + session.address() + " does not speak RESP3 (" + e.getMessage() + ")");
+      }
+    }
+
+    /** Asks Redis to track, from scratch; the stores are on once it said yes. */
+    void setUp() {
+      StatefulRedisConnection<byte[], byte[]> current = connection;
+      if (current == null || closed) {
+        return;
+      }
+      off();
+      TrackingArgs args = prefix == null ? TrackingArgs.Builder.enabled()
+          : TrackingArgs.Builder.enabled().bcast().prefixes(StandardCharsets.UTF_8, prefix);
+      RedisAsyncCommands<byte[], byte[]> commands = current.async();
+      commands.clientTracking(TrackingArgs.Builder.enabled(false));
+      commands.clientTracking(args).whenComplete((ok, failure) -> {
+        if (failure != null) {
+          failed("Redis at " + session.address() + " refused CLIENT TRACKING (" + failure.getMessage() + ")");
+          return;
+        }
+        tracking = true;
+        stores.forEach(store -> store.tracking(true));
+        if (lastFailure != null) {
+          LOG.log(Level.INFO, owner + ": near cache on again: Redis tracks the keys read");
+          lastFailure = null;
+        }
+      });
+    }
+
+    void off() {
+      tracking = false;
+      stores.forEach(store -> store.tracking(false));
+    }
+
+    private void failed(String why) {
+      off();
+      if (!why.equals(lastFailure)) {
+        LOG.log(Level.WARNING, owner + ": near cache off, every read goes to Redis: " + why);
+      }
+      lastFailure = why;
+    }
+
+    private void pushed(PushMessage message) {
+      if (!"invalidate".equals(message.getType())) {
+        return;
+      }
+      List<Object> content = message.getContent(buffer -> StandardCharsets.UTF_8.decode(buffer).toString());
+      Object keys = content.size() > 1 ? content.get(1) : null;
+      if (keys instanceof List<?> list) {
+        for (Object key : list) {
+          String text = String.valueOf(key);
+          stores.forEach(store -> store.invalidate(text));
+        }
+      } else {
+        // A null key list: the database was flushed.
+        stores.forEach(NearStore::invalidateAll);
+      }
+    }
+
+    void close() {
+      StatefulRedisConnection<byte[], byte[]> current = connection;
+      if (current != null) {
+        current.closeAsync();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    channels.forEach(Channel::close);
+  }
+}
