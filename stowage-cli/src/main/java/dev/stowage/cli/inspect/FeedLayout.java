@@ -4,58 +4,25 @@ import dev.stowage.Envelope;
 import dev.stowage.StowageException;
 import io.lettuce.core.ScoredValue;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 
 /**
- * How a Stowage feed is stored, as far as the inspector reads it. A feed under key {@code K} is a
- * sorted set {@code K} indexing its buckets (member: the bucket number in decimal; score: the same
- * number) and, per bucket {@code n}, a list {@code K:b:<n>} holding the entries with scores
- * {@code n * 64} to {@code n * 64 + 63} in ascending order. Each element of a list is the entry's
- * score as an unsigned LEB128 varint (seven bits per byte, low group first; minimal, 1 to 8 bytes,
- * at most 2<sup>53</sup>) followed at once by the value's envelope.
+ * What the inspector needs to recognise a Stowage feed, on top of core's {@link
+ * dev.stowage.FeedLayout}, which owns the layout: whether a sorted set looks like a feed's index,
+ * and which list elements are feed entries.
  */
 final class FeedLayout {
-  /** Scores per bucket. */
-  static final int BUCKET = 64;
-  /** The largest score a feed stores. */
-  static final long MAX_SCORE = 1L << 53;
-  private static final int MAX_PREFIX_BYTES = 8;
-
   private FeedLayout() {}
 
   /** The list of bucket {@code bucket} of the feed indexed by {@code key}. */
   static byte[] bucketKey(byte[] key, String bucket) {
-    byte[] suffix = (":b:" + bucket).getBytes(StandardCharsets.UTF_8);
-    byte[] bucketKey = Arrays.copyOf(key, key.length + suffix.length);
-    System.arraycopy(suffix, 0, bucketKey, key.length, suffix.length);
-    return bucketKey;
+    return dev.stowage.FeedLayout.bucketKey(new String(key, StandardCharsets.UTF_8), Long.parseLong(bucket))
+        .getBytes(StandardCharsets.UTF_8);
   }
 
-  /**
-   * The score an element starts with, or -1 when it does not start with a well-formed score: a
-   * truncated, overlong or not minimal varint, a score above 2<sup>53</sup>, or nothing after it.
-   */
+  /** The score an element starts with, or -1: see {@link dev.stowage.FeedLayout#score}. */
   static long score(byte[] element) {
-    long value = 0;
-    for (int i = 0; i < MAX_PREFIX_BYTES && i < element.length; i++) {
-      int b = element[i] & 0xFF;
-      value |= (long) (b & 0x7F) << (7 * i);
-      if ((b & 0x80) == 0) {
-        boolean minimal = b != 0 || i == 0;
-        return minimal && value <= MAX_SCORE && i + 1 < element.length ? value : -1;
-      }
-    }
-    return -1;
-  }
-
-  /** The number of bytes of the varint for {@code score}. */
-  static int prefixSize(long score) {
-    int size = 1;
-    for (long rest = score >>> 7; rest != 0; rest >>>= 7) {
-      size++;
-    }
-    return size;
+    return dev.stowage.FeedLayout.score(element);
   }
 
   /**
@@ -63,15 +30,10 @@ final class FeedLayout {
    * envelope header that parses. Null for anything else, which is then read as a value of its own.
    */
   static byte[] envelope(byte[] element) {
-    long score = score(element);
-    if (score < 0) {
+    byte[] envelope = dev.stowage.FeedLayout.envelope(element);
+    if (envelope == null || (envelope[0] & 0xFF) != Envelope.MAGIC) {
       return null;
     }
-    int offset = prefixSize(score);
-    if ((element[offset] & 0xFF) != Envelope.MAGIC) {
-      return null;
-    }
-    byte[] envelope = Arrays.copyOfRange(element, offset, element.length);
     try {
       Envelope.readHeader(envelope);
       return envelope;
@@ -110,6 +72,6 @@ final class FeedLayout {
       }
       value = value * 10 + (b - '0');
     }
-    return value <= MAX_SCORE / BUCKET ? value : null;
+    return value <= dev.stowage.FeedLayout.MAX_SCORE / dev.stowage.FeedLayout.BUCKET_SIZE ? value : null;
   }
 }

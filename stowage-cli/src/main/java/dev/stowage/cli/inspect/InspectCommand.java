@@ -265,7 +265,7 @@ public final class InspectCommand implements Callable<Integer> {
       return entry;
     }
     ObjectNode entry = NODES.objectNode().put("score", score);
-    entry.setAll(reader.describe(java.util.Arrays.copyOfRange(element, FeedLayout.prefixSize(score), element.length)));
+    entry.setAll(reader.describe(java.util.Arrays.copyOfRange(element, dev.stowage.FeedLayout.prefixSize(score), element.length)));
     return entry;
   }
 

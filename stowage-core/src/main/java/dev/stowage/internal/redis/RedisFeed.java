@@ -8,6 +8,7 @@ import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.Feed;
+import dev.stowage.FeedLayout;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.StowageException;
 import io.lettuce.core.ScriptOutputType;
@@ -34,8 +35,13 @@ import java.util.concurrent.atomic.LongAdder;
  * the {@code RPUSH}), and {@code addAll} and {@code putAll} store each entry at its place.
  */
 public final class RedisFeed<V> implements Feed<V> {
-  /** Scores per bucket. Part of the stored layout: never change it. */
-  static final int BUCKET = 64;
+  /** A script of this feed, with the layout's bucket infix where it says {@code {bucket}}. */
+  private static LuaScript script(String text, ScriptOutputType type) {
+    return new LuaScript(text.replace("{bucket}", FeedLayout.BUCKET_INFIX), type);
+  }
+
+  /** Scores per bucket: {@link FeedLayout#BUCKET_SIZE}. */
+  static final int BUCKET = FeedLayout.BUCKET_SIZE;
 
   /** Lua: the score a member starts with (its varint prefix). */
   private static final String SCORE_OF = """
@@ -63,14 +69,14 @@ public final class RedisFeed<V> implements Feed<V> {
       """;
 
   /** Appends members with new scores from the counter: KEYS index, counter; ARGV field, envelopes. */
-  private static final LuaScript APPEND = new LuaScript(SCORE_OF + """
+  private static final LuaScript APPEND = script(SCORE_OF + """
       local n = #ARGV - 1
       local last = redis.call('HINCRBY', KEYS[2], ARGV[1], n)
       local first = last - n + 1
       for i = 1, n do
         local s = first + i - 1
         local b = math.floor(s / %1$d)
-        if redis.call('RPUSH', KEYS[1] .. ':b:' .. b, prefix(s) .. ARGV[i + 1]) == 1 then
+        if redis.call('RPUSH', KEYS[1] .. '{bucket}' .. b, prefix(s) .. ARGV[i + 1]) == 1 then
           redis.call('ZADD', KEYS[1], b, b)
         end
       end
@@ -80,13 +86,13 @@ public final class RedisFeed<V> implements Feed<V> {
    * Stores members at given scores, replacing one already there, then raises the counter to the
    * largest: KEYS index, counter; ARGV field, then score and member pairs.
    */
-  private static final LuaScript PUT = new LuaScript(SCORE_OF + """
+  private static final LuaScript PUT = script(SCORE_OF + """
       local top = 0
       for i = 2, #ARGV, 2 do
         local s = tonumber(ARGV[i])
         local m = ARGV[i + 1]
         local b = math.floor(s / %1$d)
-        local bk = KEYS[1] .. ':b:' .. b
+        local bk = KEYS[1] .. '{bucket}' .. b
         local tail = redis.call('LINDEX', bk, -1)
         if not tail then
           redis.call('RPUSH', bk, m)
@@ -113,7 +119,7 @@ public final class RedisFeed<V> implements Feed<V> {
       return 1""".formatted(BUCKET), ScriptOutputType.BOOLEAN);
 
   /** Members from the newest: KEYS index; ARGV entries to skip, entries wanted. */
-  private static final LuaScript PAGE = new LuaScript("""
+  private static final LuaScript PAGE = script("""
       local skip = tonumber(ARGV[1])
       local want = tonumber(ARGV[2])
       local out = {}
@@ -122,7 +128,7 @@ public final class RedisFeed<V> implements Feed<V> {
         local buckets = redis.call('ZREVRANGE', KEYS[1], from, from + 63)
         if #buckets == 0 then break end
         for _, b in ipairs(buckets) do
-          local bk = KEYS[1] .. ':b:' .. b
+          local bk = KEYS[1] .. '{bucket}' .. b
           local len = redis.call('LLEN', bk)
           if skip >= len then
             skip = skip - len
@@ -141,10 +147,10 @@ public final class RedisFeed<V> implements Feed<V> {
       return out""", ScriptOutputType.MULTI);
 
   /** Removes the entry at a score: KEYS index; ARGV score. */
-  private static final LuaScript REMOVE = new LuaScript(SCORE_OF + """
+  private static final LuaScript REMOVE = script(SCORE_OF + """
       local s = tonumber(ARGV[1])
       local b = math.floor(s / %1$d)
-      local bk = KEYS[1] .. ':b:' .. b
+      local bk = KEYS[1] .. '{bucket}' .. b
       local items = redis.call('LRANGE', bk, 0, -1)
       for j = 1, #items do
         if score_of(items[j]) == s then
@@ -156,17 +162,17 @@ public final class RedisFeed<V> implements Feed<V> {
       return 0""".formatted(BUCKET), ScriptOutputType.INTEGER);
 
   /** The number of entries: KEYS index. */
-  private static final LuaScript SIZE = new LuaScript("""
+  private static final LuaScript SIZE = script("""
       local n = 0
       for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-        n = n + redis.call('LLEN', KEYS[1] .. ':b:' .. b)
+        n = n + redis.call('LLEN', KEYS[1] .. '{bucket}' .. b)
       end
       return n""", ScriptOutputType.INTEGER);
 
   /** Removes every bucket and the index: KEYS index. */
-  private static final LuaScript CLEAR = new LuaScript("""
+  private static final LuaScript CLEAR = script("""
       for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-        redis.call('UNLINK', KEYS[1] .. ':b:' .. b)
+        redis.call('UNLINK', KEYS[1] .. '{bucket}' .. b)
       end
       return redis.call('UNLINK', KEYS[1])""", ScriptOutputType.INTEGER);
 
@@ -227,7 +233,7 @@ public final class RedisFeed<V> implements Feed<V> {
 
   private long check(long first, int n) {
     long last = first + n - 1;
-    if (first < 1 || last > ScorePrefix.MAX_SCORE) {
+    if (first < 1 || last > FeedLayout.MAX_SCORE) {
       throw new StowageException(owner + ": the counter " + settings.counterKey() + "/" + settings.counterField()
           + " gave scores " + first + " to " + last + "; scores must be 1 to 2^53");
     }
@@ -274,7 +280,7 @@ public final class RedisFeed<V> implements Feed<V> {
         for (int i = from; i < to; i++) {
           long score = first + i;
           argv[2 * (i - from) + 1] = utf8(Long.toString(score));
-          argv[2 * (i - from) + 2] = ScorePrefix.member(score, envelopes.get(i));
+          argv[2 * (i - from) + 2] = FeedLayout.member(score, envelopes.get(i));
         }
         return PUT.run(session, new byte[][] {key, counterKey}, argv);
       });
@@ -300,11 +306,11 @@ public final class RedisFeed<V> implements Feed<V> {
     List<byte[]> args = new ArrayList<>(valuesByScore.size() * 2);
     for (Map.Entry<Long, ? extends V> entry : valuesByScore.entrySet()) {
       long score = requireNonNull(entry.getKey(), "scores contain null");
-      if (score < 1 || score > ScorePrefix.MAX_SCORE) {
+      if (score < 1 || score > FeedLayout.MAX_SCORE) {
         throw new IllegalArgumentException(owner + ": scores must be 1 to 2^53, got " + score);
       }
       args.add(utf8(Long.toString(score)));
-      args.add(ScorePrefix.member(score, encode(entry.getValue(), valuesByScore.size() > 1)));
+      args.add(FeedLayout.member(score, encode(entry.getValue(), valuesByScore.size() > 1)));
     }
     if (args.isEmpty()) {
       return CompletableFuture.completedFuture(null);
@@ -367,8 +373,8 @@ public final class RedisFeed<V> implements Feed<V> {
     long stamp = stamp(pageKey);
     return members(page, size).thenCompose(members -> settings.preload().load(members,
             member -> {
-              long score = ScorePrefix.read(member);
-              return score < 0 ? -1 : ScorePrefix.size(score);
+              long score = FeedLayout.score(member);
+              return score < 0 ? -1 : FeedLayout.prefixSize(score);
             })
         .thenApply(done -> keep(pageKey, stamp, members, decode(members))));
   }
@@ -418,12 +424,12 @@ public final class RedisFeed<V> implements Feed<V> {
   private List<Entry<V>> decode(List<byte[]> members) {
     List<Entry<V>> entries = new ArrayList<>(members.size());
     for (byte[] member : members) {
-      long score = ScorePrefix.read(member);
+      long score = FeedLayout.score(member);
       if (score < 0) {
         skip(member, "its score prefix is malformed");
         continue;
       }
-      int offset = ScorePrefix.size(score);
+      int offset = FeedLayout.prefixSize(score);
       try {
         entries.add(new Entry<>(score, codec.current().decode(Arrays.copyOfRange(member, offset, member.length))));
       } catch (CodecException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
@@ -435,7 +441,7 @@ public final class RedisFeed<V> implements Feed<V> {
 
   private void skip(byte[] member, String reason) {
     decodeFailures.increment();
-    long score = ScorePrefix.read(member);
+    long score = FeedLayout.score(member);
     failureLog.report(settings.key() + (score < 0 ? " (a member of " + member.length + " bytes)" : " score " + score),
         reason);
   }
@@ -539,12 +545,12 @@ public final class RedisFeed<V> implements Feed<V> {
       List<byte[]> members = awaitMembers(page, size);
       List<StoredEntry> entries = new ArrayList<>(members.size());
       for (byte[] member : members) {
-        long score = ScorePrefix.read(member);
+        long score = FeedLayout.score(member);
         if (score < 0) {
           skip(member, "its score prefix is malformed");
           continue;
         }
-        entries.add(new StoredEntry(score, Arrays.copyOfRange(member, ScorePrefix.size(score), member.length)));
+        entries.add(new StoredEntry(score, Arrays.copyOfRange(member, FeedLayout.prefixSize(score), member.length)));
       }
       return entries;
     }

@@ -1,0 +1,54 @@
+package dev.stowage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class FeedLayoutUnitTests {
+
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 127, 128, 16_383, 16_384, 120_000, 1L << 32, (1L << 53) - 1, 1L << 53})
+  void aMemberStartsWithItsScoreAndEndsWithTheEnvelope(long score) {
+    byte[] envelope = {(byte) 0xC1, 0x10, 2, 0, 42};
+    byte[] member = FeedLayout.member(score, envelope);
+
+    assertThat(FeedLayout.score(member)).isEqualTo(score);
+    assertThat(member).hasSize(FeedLayout.prefixSize(score) + envelope.length);
+    assertThat(java.util.Arrays.copyOfRange(member, FeedLayout.prefixSize(score), member.length)).isEqualTo(envelope);
+  }
+
+  @Test
+  void prefixesAreAsShortAsTheScoreAllows() {
+    assertThat(FeedLayout.member(127, new byte[] {9})).containsExactly(0x7F, 9);
+    assertThat(FeedLayout.member(128, new byte[] {9})).containsExactly(0x80, 0x01, 9);
+    assertThat(FeedLayout.prefixSize(1L << 53)).isEqualTo(8);
+  }
+
+  @Test
+  void malformedPrefixesReadAsMinusOne() {
+    assertThat(FeedLayout.score(new byte[] {})).isEqualTo(-1);
+    assertThat(FeedLayout.score(new byte[] {5})).as("a score and no envelope").isEqualTo(-1);
+    assertThat(FeedLayout.score(new byte[] {(byte) 0x85})).as("truncated").isEqualTo(-1);
+    assertThat(FeedLayout.score(new byte[] {(byte) 0x85, 0x00, 1})).as("not minimal").isEqualTo(-1);
+    byte[] tooLong = {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
+        (byte) 0x80, 1, 1};
+    assertThat(FeedLayout.score(tooLong)).isEqualTo(-1);
+    byte[] aboveTwoTo53 = FeedLayout.member(1L << 53, new byte[] {1});
+    aboveTwoTo53[0] = (byte) 0x81;
+    assertThat(FeedLayout.score(aboveTwoTo53)).isEqualTo(-1);
+    assertThat(FeedLayout.envelope(new byte[] {(byte) 0x85})).isNull();
+    assertThatThrownBy(() -> FeedLayout.member((1L << 53) + 1, new byte[] {1}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2^53");
+  }
+
+  @Test
+  void bucketsHoldSixtyFourConsecutiveScores() {
+    assertThat(FeedLayout.bucketOf(63)).isZero();
+    assertThat(FeedLayout.bucketOf(64)).isEqualTo(1);
+    assertThat(FeedLayout.bucketKey("board", 1)).isEqualTo("board:b:1");
+    assertThat(FeedLayout.envelope(FeedLayout.member(300, new byte[] {(byte) 0xC1, 7}))).containsExactly(0xC1, 7);
+  }
+}
