@@ -41,6 +41,28 @@ public interface AsyncFeed<V> {
   /** See {@link Feed#clear}. */
   CompletableFuture<Void> clear();
 
+  /**
+   * Reserves {@code count} consecutive scores for values to be stored later with {@link #putAll}
+   * (for example once rows keyed by score are committed in a database), in one script: the counter
+   * is first lifted to {@code floor} when it is below it (pass the highest score handed out, so
+   * that scores only ever grow), then incremented. Completes with the first score reserved, or with
+   * an empty value when Redis holds no counter: a counter lost with a restarted Redis is never
+   * silently counted again from zero, which could hand out scores below entries that exist
+   * elsewhere; restore it with {@link #raiseCounter} and reserve again.
+   *
+   * @throws IllegalArgumentException if {@code count} is below 1 or {@code floor} is outside 0 to
+   *     2<sup>53</sup>
+   */
+  CompletableFuture<java.util.OptionalLong> reserveScores(int count, long floor);
+
+  /**
+   * Raises the counter to at least {@code atLeast}, creating it when missing and never lowering it.
+   * Completes with the counter's value.
+   *
+   * @throws IllegalArgumentException if {@code atLeast} is outside 0 to 2<sup>53</sup>
+   */
+  CompletableFuture<Long> raiseCounter(long atLeast);
+
   /** The blocking view of the same feed. */
   Feed<V> synchronous();
 }

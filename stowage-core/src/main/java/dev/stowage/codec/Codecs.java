@@ -273,6 +273,21 @@ public final class Codecs {
   }
 
   /**
+   * JSON documents kept as their UTF-8 bytes, for code that serves stored JSON without building
+   * objects (the board service splices a page's fragments into its response). Values are stored
+   * and returned as they are, under codec id {@link CodecIds#JSON}, so every JSON reader (and the
+   * inspector) reads them as JSON; both directions check, with Jackson's streaming parser, that the
+   * bytes are exactly one well-formed JSON value nested at most 1,000 deep, and anything else is a
+   * {@link dev.stowage.CodecException}.
+   *
+   * @throws MissingLibraryException without {@code jackson-core} (part of {@code jackson-databind})
+   */
+  public static Codec<byte[]> jsonBytes() {
+    CodecLibraries.JACKSON.require();
+    return BuiltInCodecs.jsonBytes();
+  }
+
+  /**
    * Strings as UTF-8: the bytes Spring's {@code StringRedisSerializer} writes. Decoding rejects
    * bytes that are not valid UTF-8. Needs no library.
    */

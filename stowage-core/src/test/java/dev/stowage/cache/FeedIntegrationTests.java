@@ -3,6 +3,7 @@ package dev.stowage.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stowage.AsyncFeed;
 import dev.stowage.Feed;
 import dev.stowage.Stowage;
 import dev.stowage.samples.BoardRecord;
@@ -55,6 +56,23 @@ class FeedIntegrationTests {
 
   private static Feed<BoardRecord> board() {
     return stowage.feed("board", BoardRecord.class).chunkSize(10).build();
+  }
+
+  @Test
+  void reservedScoresOnlyGrowAndALostCounterIsNotCountedFromZero(RedisServer redis) {
+    AsyncFeed<BoardRecord> feed = board().async();
+    assertThat(feed.reserveScores(3, 0).join()).as("no counter yet").isEmpty();
+    assertThat(feed.raiseCounter(100).join()).isEqualTo(100);
+    assertThat(feed.reserveScores(3, 0).join()).hasValue(101);
+    assertThat(feed.reserveScores(2, 500).join()).as("lifted to the floor first").hasValue(501);
+    assertThat(feed.raiseCounter(10).join()).as("never lowered").isEqualTo(502);
+
+    redis.flushAll();
+    assertThat(feed.reserveScores(1, 502).join()).as("a lost counter").isEmpty();
+    feed.raiseCounter(502).join();
+    assertThat(feed.reserveScores(1, 0).join()).hasValue(503);
+    assertThatThrownBy(() -> feed.reserveScores(0, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> feed.raiseCounter(-1)).isInstanceOf(IllegalArgumentException.class);
   }
 
   private static List<Long> scores(List<Feed.Entry<BoardRecord>> page) {

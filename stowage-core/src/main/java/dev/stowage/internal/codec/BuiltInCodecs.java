@@ -51,6 +51,10 @@ public final class BuiltInCodecs {
     return new Fastjson2Codec<>(type);
   }
 
+  public static Codec<byte[]> jsonBytes() {
+    return JsonBytesCodec.INSTANCE;
+  }
+
   public static Codec<String> string() {
     return Utf8StringCodec.INSTANCE;
   }

@@ -118,6 +118,25 @@ public final class RedisFeed<V> implements Feed<V> {
       if c < top then redis.call('HSET', KEYS[2], ARGV[1], string.format('%%.0f', top)) end
       return 1""".formatted(BUCKET), ScriptOutputType.BOOLEAN);
 
+  /**
+   * Reserves scores above a floor: KEYS counter hash; ARGV field, count, floor. -1 when the counter
+   * is missing (an integer, not nil, which RESP3 would read as a boolean), else the last score.
+   */
+  private static final LuaScript RESERVE = script("""
+      local c = redis.call('HGET', KEYS[1], ARGV[1])
+      if not c then return -1 end
+      if tonumber(c) < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
+      return redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])""", ScriptOutputType.INTEGER);
+
+  /** Raises the counter, never lowering it: KEYS counter hash; ARGV field, score. Returns the counter. */
+  private static final LuaScript RAISE = script("""
+      local c = redis.call('HGET', KEYS[1], ARGV[1])
+      if not c or tonumber(c) < tonumber(ARGV[2]) then
+        redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+        return tonumber(ARGV[2])
+      end
+      return tonumber(c)""", ScriptOutputType.INTEGER);
+
   /** Members from the newest: KEYS index; ARGV entries to skip, entries wanted. */
   private static final LuaScript PAGE = script("""
       local skip = tonumber(ARGV[1])
@@ -504,6 +523,28 @@ public final class RedisFeed<V> implements Feed<V> {
     public CompletableFuture<Void> clear() {
       return dropPages(session.translated(CLEAR.<Long>run(session, new byte[][] {key}), "clearing " + owner)
           .thenApply(n -> null));
+    }
+
+    @Override
+    public CompletableFuture<java.util.OptionalLong> reserveScores(int count, long floor) {
+      if (count < 1 || floor < 0 || floor > FeedLayout.MAX_SCORE) {
+        throw new IllegalArgumentException(owner + ": reserve 1 or more scores above a floor of 0 to 2^53, got "
+            + count + " above " + floor);
+      }
+      String what = "reserving " + count + " scores of " + owner;
+      return session.translated(RESERVE.<Long>run(session, new byte[][] {counterKey}, counterField,
+              utf8(Integer.toString(count)), utf8(Long.toString(floor))), what)
+          .thenApply(last -> last < 0 ? java.util.OptionalLong.empty()
+              : java.util.OptionalLong.of(check(last - count + 1, count)));
+    }
+
+    @Override
+    public CompletableFuture<Long> raiseCounter(long atLeast) {
+      if (atLeast < 0 || atLeast > FeedLayout.MAX_SCORE) {
+        throw new IllegalArgumentException(owner + ": a counter is 0 to 2^53, got " + atLeast);
+      }
+      return session.translated(RAISE.<Long>run(session, new byte[][] {counterKey}, counterField,
+          utf8(Long.toString(atLeast))), "raising the counter of " + owner);
     }
 
     @Override
