@@ -25,11 +25,11 @@ public final class SchemaStore implements SchemaResolver {
   /** How long a fingerprint that Redis did not hold is answered as missing without asking again. */
   public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
 
-  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Integer, String> cache = new ConcurrentHashMap<>();
   private final ConcurrentMap<Integer, Long> missingUntil = new ConcurrentHashMap<>();
 
-  SchemaStore(StatefulRedisConnection<byte[], byte[]> connection) {
+  SchemaStore(java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
     this.connection = requireNonNull(connection, "connection");
   }
 
@@ -43,7 +43,7 @@ public final class SchemaStore implements SchemaResolver {
     requireNonNull(schema, "schema");
     int fingerprint = Schemas.fingerprint(schema);
     try {
-      connection.sync().set(key(fingerprint), schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx());
+      connection.get().sync().set(key(fingerprint), schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx());
     } catch (RedisException e) {
       throw new StowageException("could not save schema " + Schemas.hex(fingerprint) + " to Redis: "
           + e.getMessage(), e);
@@ -72,7 +72,7 @@ public final class SchemaStore implements SchemaResolver {
       return known;
     }
     try {
-      return loaded(fingerprint, connection.sync().get(key(fingerprint)));
+      return loaded(fingerprint, connection.get().sync().get(key(fingerprint)));
     } catch (RedisException e) {
       throw new StowageException("could not load schema " + Schemas.hex(fingerprint) + " from Redis: "
           + e.getMessage(), e);
@@ -86,7 +86,7 @@ public final class SchemaStore implements SchemaResolver {
       if (known != null) {
         return CompletableFuture.completedFuture(known);
       }
-      return connection.async().get(key(fingerprint)).toCompletableFuture().handle((bytes, error) -> {
+      return connection.get().async().get(key(fingerprint)).toCompletableFuture().handle((bytes, error) -> {
         if (error != null) {
           throw new StowageException("could not load schema " + Schemas.hex(fingerprint) + " from Redis: "
               + error.getMessage(), error);

@@ -62,8 +62,8 @@ public final class Stowage implements AutoCloseable {
 
   private Stowage(RedisSession session) {
     this.session = session;
-    this.dictionaries = new DictionaryStore(session.shared());
-    this.schemas = new SchemaStore(session.shared());
+    this.dictionaries = DictionaryStore.over(session::shared);
+    this.schemas = new SchemaStore(session::shared);
     this.preload = new EnvelopePreload(dictionaries, schemas);
     session.onActivation(this::saveWhatIsInUse);
   }
@@ -241,6 +241,7 @@ public final class Stowage implements AutoCloseable {
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     private ClientResources clientResources;
     private ClientOptions clientOptions;
+    private boolean connectInBackground;
 
     private Builder() {}
 
@@ -317,6 +318,19 @@ public final class Stowage implements AutoCloseable {
     }
 
     /**
+     * Lets {@link #build()} return while Redis cannot be reached, for a service that must start
+     * and serve from its database meanwhile: the connection is tried again every second in the
+     * background, and until it succeeds every call of every cache and feed fails at once with
+     * {@link CacheUnavailableException} (which {@link RedisCache.Builder#loadWhenUnavailable()}
+     * turns into a load). Refused credentials still fail {@code build()}. Off by default:
+     * {@code build()} then fails when Redis cannot be reached.
+     */
+    public Builder connectInBackground() {
+      this.connectInBackground = true;
+      return this;
+    }
+
+    /**
      * Connects: through the sentinels to the master they name, for a Sentinel URI.
      *
      * @throws IllegalStateException if no Redis was given
@@ -333,7 +347,9 @@ public final class Stowage implements AutoCloseable {
       if (commandTimeout.isNegative() || commandTimeout.toMillis() < 1) {
         throw new IllegalArgumentException("commandTimeout must be at least 1 ms, got " + commandTimeout);
       }
-      return new Stowage(RedisSession.open(uri, commandTimeout, clientResources, clientOptions));
+      return new Stowage(connectInBackground
+          ? RedisSession.openInBackground(uri, commandTimeout, clientResources, clientOptions)
+          : RedisSession.open(uri, commandTimeout, clientResources, clientOptions));
     }
   }
 }

@@ -42,13 +42,27 @@ public final class DictionaryStore implements DictionaryResolver {
   /** How long an id that Redis did not hold is answered as missing without asking again. */
   public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
 
-  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Long, ZstdDictionary> cache = new ConcurrentHashMap<>();
   private final ConcurrentMap<Long, Long> missingUntil = new ConcurrentHashMap<>();
 
   /** A store over a connection with byte-array keys and values, such as {@code ByteArrayCodec}'s. */
   public DictionaryStore(StatefulRedisConnection<byte[], byte[]> connection) {
-    this.connection = requireNonNull(connection, "connection");
+    requireNonNull(connection, "connection");
+    this.connection = () -> connection;
+  }
+
+  /**
+   * A store over the connection {@code connection} gives at each use, for a connection that may not
+   * exist yet or may be replaced; the supplier may throw a {@link StowageException} (such as
+   * {@link dev.stowage.CacheUnavailableException}) when there is none, which the call then throws.
+   */
+  public static DictionaryStore over(java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
+    return new DictionaryStore(requireNonNull(connection, "connection"), true);
+  }
+
+  private DictionaryStore(java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection, boolean lazy) {
+    this.connection = connection;
   }
 
   /** The Redis key of dictionary {@code id}: {@code stowage:dict:<8 hex digits>}. */
@@ -67,7 +81,7 @@ public final class DictionaryStore implements DictionaryResolver {
     byte[] key = keyBytes(dictionary.id());
     boolean stored;
     try {
-      RedisCommands<byte[], byte[]> redis = connection.sync();
+      RedisCommands<byte[], byte[]> redis = connection.get().sync();
       stored = "OK".equals(redis.set(key, dictionary.bytes(), SetArgs.Builder.nx()));
       if (!stored) {
         byte[] existing = redis.get(key);
@@ -106,7 +120,7 @@ public final class DictionaryStore implements DictionaryResolver {
     }
     byte[] bytes;
     try {
-      bytes = connection.sync().get(keyBytes(id));
+      bytes = connection.get().sync().get(keyBytes(id));
     } catch (RedisException e) {
       throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
           + " from Redis: " + e.getMessage(), e);
@@ -124,7 +138,7 @@ public final class DictionaryStore implements DictionaryResolver {
       if (cached != null) {
         return CompletableFuture.completedFuture(cached);
       }
-      return connection.async().get(keyBytes(id)).toCompletableFuture()
+      return connection.get().async().get(keyBytes(id)).toCompletableFuture()
           .handle((bytes, error) -> {
             if (error != null) {
               throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
@@ -187,7 +201,7 @@ public final class DictionaryStore implements DictionaryResolver {
     List<Long> ids = new ArrayList<>();
     ScanArgs match = ScanArgs.Builder.matches(KEY_PREFIX + "*").limit(500);
     try {
-      RedisCommands<byte[], byte[]> redis = connection.sync();
+      RedisCommands<byte[], byte[]> redis = connection.get().sync();
       ScanCursor cursor = ScanCursor.INITIAL;
       do {
         KeyScanCursor<byte[]> page = redis.scan(cursor, match);

@@ -197,6 +197,7 @@ class CacheShapesIntegrationTests {
     RedisCache<String, Item> fallback = stowage.cache("fallback", Item.class).loadWhenUnavailable().build();
     RedisCache<String, Item> strict = stowage.cache("strict", Item.class).build();
     AtomicInteger loads = new AtomicInteger();
+    AtomicInteger asyncLoads = new AtomicInteger();
     fallback.put("1", Samples.item(1));
 
     redis.stop();
@@ -207,7 +208,10 @@ class CacheShapesIntegrationTests {
           loads.incrementAndGet();
           return Samples.item(2);
         })).isEqualTo(Samples.item(2));
-        assertThat(fallback.async().getOrLoad("3", id -> Samples.item(3)).join()).isEqualTo(Samples.item(3));
+        assertThat(fallback.async().getOrLoad("3", id -> {
+          asyncLoads.incrementAndGet();
+          return Samples.item(3);
+        }).join()).isEqualTo(Samples.item(3));
         assertThat((System.nanoTime() - start) / 1_000_000).as("fails fast while disconnected").isLessThan(3_000);
       }
       assertThatThrownBy(() -> strict.getOrLoad("2", id -> Samples.item(2)))
@@ -219,7 +223,9 @@ class CacheShapesIntegrationTests {
     assertThat(loads).hasValue(20);
     CacheStats stats = fallback.stats();
     assertThat(stats.redisErrors()).isGreaterThanOrEqualTo(41);
-    assertThat(stats.loads()).isEqualTo(40);
+    // An asynchronous caller may join a load that has just completed instead of starting one.
+    assertThat(asyncLoads.get()).isBetween(1, 20);
+    assertThat(stats.loads()).isEqualTo(20 + asyncLoads.get());
     assertThat(stats.loadNanos()).isPositive();
     assertThat(strict.stats().redisErrors()).isEqualTo(1);
 
@@ -227,6 +233,36 @@ class CacheShapesIntegrationTests {
     org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
         .until(() -> fallback.getOrLoad("2", id -> Samples.item(2)) != null && fallback.get("2") != null);
     assertThat(fallback.get("2")).isEqualTo(Samples.item(2));
+  }
+
+  @Test
+  void aStowageBuiltInTheBackgroundStartsWithoutRedisAndWorksOnceItAnswers(RedisServer redis) {
+    redis.stop();
+    Stowage late = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofMillis(800))
+        .connectInBackground().build();
+    try (late) {
+      RedisCache<String, Item> cache = late.cache("late", Item.class).loadWhenUnavailable()
+          .nearCache(dev.stowage.NearCache.defaults()).build();
+      long start = System.nanoTime();
+      assertThat(cache.getOrLoad("1", id -> Samples.item(1))).isEqualTo(Samples.item(1));
+      assertThatThrownBy(() -> cache.get("1")).isInstanceOf(CacheUnavailableException.class)
+          .hasMessageContaining("has not been reached yet");
+      assertThat((System.nanoTime() - start) / 1_000_000).as("fails at once").isLessThan(2_000);
+
+      redis.restart();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+        cache.put("1", Samples.item(1));
+        return Samples.item(1).equals(cache.get("1"));
+      });
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+        cache.get("1");
+        return cache.stats().nearHits() > 0;
+      });
+    } finally {
+      if (!redis.isRunning()) {
+        redis.restart();
+      }
+    }
   }
 
   private byte[] rawValue(String key) {

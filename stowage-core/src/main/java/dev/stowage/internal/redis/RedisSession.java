@@ -67,7 +67,9 @@ public final class RedisSession implements AutoCloseable {
   private final RedisClient client;
   private final String address;
   private final Duration timeout;
-  private final StatefulRedisConnection<byte[], byte[]> shared;
+  /** The shared connection; null until a session opened in the background first reaches Redis. */
+  private volatile StatefulRedisConnection<byte[], byte[]> shared;
+  private final java.util.List<Runnable> activationTasks = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final RedisURI target;
   private final ClientOptions options;
   private final java.util.List<RedisClient> resp3Clients = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -227,34 +229,119 @@ public final class RedisSession implements AutoCloseable {
     return timeout;
   }
 
-  /** The shared, auto-flushing connection. */
+  /**
+   * The shared, auto-flushing connection.
+   *
+   * @throws CacheUnavailableException if a session {@linkplain #openInBackground opened in the
+   *     background} has not reached Redis yet
+   */
   public StatefulRedisConnection<byte[], byte[]> shared() {
     checkOpen();
-    return shared;
+    StatefulRedisConnection<byte[], byte[]> current = shared;
+    if (current == null) {
+      throw new CacheUnavailableException("Redis at " + address + " has not been reached yet; trying again every "
+          + BACKGROUND_RETRY.toMillis() + " ms");
+    }
+    return current;
+  }
+
+  /** Whether the shared connection exists (always, unless opened in the background and not connected yet). */
+  public boolean isConnected() {
+    return shared != null;
+  }
+
+  /** How often a session opened in the background tries to reach Redis until it first does. */
+  public static final Duration BACKGROUND_RETRY = Duration.ofSeconds(1);
+
+  /**
+   * As {@link #open(RedisURI, Duration, ClientResources, ClientOptions)}, except that when Redis
+   * cannot be reached now the session is returned anyway, without a connection: every call fails
+   * with {@link CacheUnavailableException} until a connection tried every {@link #BACKGROUND_RETRY}
+   * succeeds, after which the session is as if opened normally and the activation tasks run.
+   *
+   * @throws StowageException if Redis refuses the credentials or the connection's setup (trying
+   *     again would not help)
+   */
+  public static RedisSession openInBackground(RedisURI uri, Duration timeout, ClientResources resources,
+                                              ClientOptions options) {
+    requireNonNull(uri, "uri");
+    requireNonNull(timeout, "timeout");
+    RedisURI target = withTimeout(uri, timeout);
+    String address = describe(target);
+    boolean ownsResources = resources == null;
+    ClientResources used = ownsResources
+        ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
+        : resources;
+    RedisClient client = RedisClient.create(used, target);
+    ClientOptions enforced = enforced(options, timeout);
+    client.setOptions(enforced);
+    StatefulRedisConnection<byte[], byte[]> connected;
+    try {
+      connected = client.connect(ByteArrayCodec.INSTANCE);
+    } catch (RuntimeException e) {
+      StowageException failure = connectFailure(address, e);
+      if (!(failure instanceof CacheUnavailableException)) {
+        shutdown(client, ownsResources ? used : null);
+        throw failure;
+      }
+      java.lang.System.getLogger("dev.stowage").log(java.lang.System.Logger.Level.WARNING,
+          failure.getMessage() + "; starting without it and trying again every " + BACKGROUND_RETRY.toMillis() + " ms");
+      connected = null;
+    }
+    RedisSession session = new RedisSession(used, ownsResources, client, address, timeout, connected, target, enforced);
+    if (connected == null) {
+      session.retryInBackground();
+    }
+    return session;
+  }
+
+  private void retryInBackground() {
+    resources.eventExecutorGroup().schedule(() -> {
+      if (closed || shared != null) {
+        return;
+      }
+      client.connectAsync(ByteArrayCodec.INSTANCE, target).whenComplete((connection, failure) -> {
+        if (connection == null) {
+          retryInBackground();
+          return;
+        }
+        synchronized (closeLock) {
+          if (closed) {
+            connection.closeAsync();
+            return;
+          }
+          shared = connection;
+        }
+        java.lang.System.getLogger("dev.stowage").log(java.lang.System.Logger.Level.INFO,
+            "connected to Redis at " + address);
+        activationTasks.forEach(task -> ForkJoinPool.commonPool().execute(task));
+      });
+    }, BACKGROUND_RETRY.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**
    * Runs {@code task} on the common pool each time the shared connection becomes active after this
    * call: after every reconnection, for instance to restore keys that a restarted Redis lost, or
    * that a new master lacks. Other connections, such as those that ask sentinels for the master or
-   * those of the application on shared resources, do not run it. Only one task is kept; a second
-   * call replaces the first.
+   * those of the application on shared resources, do not run it. A session opened in the
+   * background also runs it when it first connects. Tasks are kept in the order added.
    */
   public void onActivation(Runnable task) {
     requireNonNull(task, "task");
-    RedisConnectionStateListener listener = new RedisConnectionStateListener() {
-      @Override
-      public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
-        if (connection == shared && !closed) {
-          ForkJoinPool.commonPool().execute(task);
-        }
+    activationTasks.add(task);
+    synchronized (closeLock) {
+      if (activations == null) {
+        RedisConnectionStateListener listener = new RedisConnectionStateListener() {
+          @Override
+          public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
+            if (connection == shared && !closed) {
+              activationTasks.forEach(each -> ForkJoinPool.commonPool().execute(each));
+            }
+          }
+        };
+        activations = listener;
+        client.addListener(listener);
       }
-    };
-    RedisConnectionStateListener previous = activations;
-    activations = listener;
-    client.addListener(listener);
-    if (previous != null) {
-      client.removeListener(previous);
     }
   }
 
@@ -433,7 +520,10 @@ public final class RedisSession implements AutoCloseable {
     if (listener != null) {
       client.removeListener(listener);
     }
-    shared.close();
+    StatefulRedisConnection<byte[], byte[]> current = shared;
+    if (current != null) {
+      current.close();
+    }
     for (RedisClient resp3 : resp3Clients) {
       resp3.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }

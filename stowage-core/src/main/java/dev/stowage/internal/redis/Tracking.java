@@ -45,6 +45,9 @@ public final class Tracking implements AutoCloseable {
 
   public Tracking(RedisSession session) {
     this.session = requireNonNull(session, "session");
+    // A channel that could not connect (Redis not reached yet) tries again when the session connects.
+    session.onActivation(() -> channels.stream().filter(channel -> channel.connection == null && !closed)
+        .forEach(Channel::connect));
   }
 
   /**
@@ -127,7 +130,10 @@ public final class Tracking implements AutoCloseable {
       return tracking;
     }
 
-    void connect() {
+    synchronized void connect() {
+      if (connection != null) {
+        return;
+      }
       try {
         StatefulRedisConnection<byte[], byte[]> connected = session.connectResp3(new RedisConnectionStateListener() {
           @Override
@@ -147,7 +153,8 @@ public final class Tracking implements AutoCloseable {
         connection = connected;
         setUp();
       } catch (RuntimeException e) {
-        failed("Redis at " + session.address() + " does not speak RESP3 (" + e.getMessage() + ")");
+        failed("Redis at " + session.address() + " did not set up a RESP3 connection for tracking (" + e.getMessage()
+            + ")");
       }
     }
 
