@@ -27,7 +27,8 @@ public final class SchemaStore implements SchemaResolver {
 
   private final java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Integer, String> cache = new ConcurrentHashMap<>();
-  private final ConcurrentMap<Integer, Long> missingUntil = new ConcurrentHashMap<>();
+  private final dev.stowage.internal.store.RecentlyMissing<Integer> missing =
+      new dev.stowage.internal.store.RecentlyMissing<>(MISSING_RECHECK);
 
   SchemaStore(java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
     this.connection = requireNonNull(connection, "connection");
@@ -55,7 +56,7 @@ public final class SchemaStore implements SchemaResolver {
   /** Caches a schema in this process only, as if it had been loaded. */
   void remember(int fingerprint, String schema) {
     cache.putIfAbsent(fingerprint, schema);
-    missingUntil.remove(fingerprint);
+    missing.found(fingerprint);
   }
 
   /**
@@ -108,13 +109,9 @@ public final class SchemaStore implements SchemaResolver {
     if (cached != null) {
       return cached;
     }
-    Long until = missingUntil.get(fingerprint);
-    if (until != null) {
-      if (System.nanoTime() - until < 0) {
-        throw (SchemaNotFoundException) new SchemaNotFoundException(fingerprint)
-            .addContext("no key " + Schemas.key(fingerprint) + " in Redis a moment ago");
-      }
-      missingUntil.remove(fingerprint, until);
+    if (missing.isMissing(fingerprint)) {
+      throw (SchemaNotFoundException) new SchemaNotFoundException(fingerprint)
+          .addContext("no key " + Schemas.key(fingerprint) + " in Redis a moment ago");
     }
     return null;
   }
@@ -122,7 +119,7 @@ public final class SchemaStore implements SchemaResolver {
   private String loaded(int fingerprint, byte[] bytes) {
     String text = bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     if (text == null || Schemas.fingerprint(text) != fingerprint) {
-      missingUntil.put(fingerprint, System.nanoTime() + MISSING_RECHECK.toNanos());
+      missing.missing(fingerprint);
       throw (SchemaNotFoundException) new SchemaNotFoundException(fingerprint)
           .addContext(text == null ? "no key " + Schemas.key(fingerprint) + " in Redis"
               : Schemas.key(fingerprint) + " holds text with another fingerprint");

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.StowageException;
+import dev.stowage.internal.store.RecentlyMissing;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScanArgs;
@@ -44,7 +45,7 @@ public final class DictionaryStore implements DictionaryResolver {
 
   private final java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Long, ZstdDictionary> cache = new ConcurrentHashMap<>();
-  private final ConcurrentMap<Long, Long> missingUntil = new ConcurrentHashMap<>();
+  private final RecentlyMissing<Long> missing = new RecentlyMissing<>(MISSING_RECHECK);
 
   /** A store over a connection with byte-array keys and values, such as {@code ByteArrayCodec}'s. */
   public DictionaryStore(StatefulRedisConnection<byte[], byte[]> connection) {
@@ -96,7 +97,7 @@ public final class DictionaryStore implements DictionaryResolver {
           + " to Redis: " + e.getMessage(), e);
     }
     cache.putIfAbsent(dictionary.id(), dictionary);
-    missingUntil.remove(dictionary.id());
+    missing.found(dictionary.id());
     return stored;
   }
 
@@ -162,26 +163,22 @@ public final class DictionaryStore implements DictionaryResolver {
     if (cached != null) {
       return cached;
     }
-    Long until = missingUntil.get(id);
-    if (until != null) {
-      if (System.nanoTime() - until < 0) {
-        throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
-            .addContext("no key " + key(id) + " in Redis a moment ago");
-      }
-      missingUntil.remove(id, until);
+    if (missing.isMissing(id)) {
+      throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
+          .addContext("no key " + key(id) + " in Redis a moment ago");
     }
     return null;
   }
 
   private ZstdDictionary loaded(long id, byte[] bytes) {
     if (bytes == null || bytes.length == 0) {
-      missingUntil.put(id, System.nanoTime() + MISSING_RECHECK.toNanos());
+      missing.missing(id);
       throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
           .addContext("no key " + key(id) + " in Redis");
     }
     long actual = ZstdDictionary.idOf(bytes);
     if (actual != id) {
-      missingUntil.put(id, System.nanoTime() + MISSING_RECHECK.toNanos());
+      missing.missing(id);
       throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
           .addContext(key(id) + " is corrupt: its " + bytes.length + " bytes hash to "
               + ZstdDictionary.hexId(actual));

@@ -114,6 +114,11 @@ public final class RedisSession implements AutoCloseable {
    * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
   public static RedisSession open(RedisURI uri, Duration timeout, ClientResources resources, ClientOptions options) {
+    return connect(uri, timeout, resources, options, false);
+  }
+
+  private static RedisSession connect(RedisURI uri, Duration timeout, ClientResources resources, ClientOptions options,
+                                      boolean inBackground) {
     requireNonNull(uri, "uri");
     requireNonNull(timeout, "timeout");
     RedisURI target = withTimeout(uri, timeout);
@@ -125,13 +130,24 @@ public final class RedisSession implements AutoCloseable {
     RedisClient client = RedisClient.create(used, target);
     ClientOptions enforced = enforced(options, timeout);
     client.setOptions(enforced);
+    StatefulRedisConnection<byte[], byte[]> connected;
     try {
-      StatefulRedisConnection<byte[], byte[]> shared = client.connect(ByteArrayCodec.INSTANCE);
-      return new RedisSession(used, ownsResources, client, address, timeout, shared, target, enforced);
+      connected = client.connect(ByteArrayCodec.INSTANCE);
     } catch (RuntimeException e) {
-      shutdown(client, ownsResources ? used : null);
-      throw connectFailure(address, e);
+      StowageException failure = connectFailure(address, e);
+      if (!inBackground || !(failure instanceof CacheUnavailableException)) {
+        shutdown(client, ownsResources ? used : null);
+        throw failure;
+      }
+      System.getLogger("dev.stowage").log(System.Logger.Level.WARNING, failure.getMessage()
+          + "; starting without it and trying again every " + BACKGROUND_RETRY.toMillis() + " ms");
+      connected = null;
     }
+    RedisSession session = new RedisSession(used, ownsResources, client, address, timeout, connected, target, enforced);
+    if (connected == null) {
+      session.retryInBackground();
+    }
+    return session;
   }
 
   /**
@@ -264,35 +280,7 @@ public final class RedisSession implements AutoCloseable {
    */
   public static RedisSession openInBackground(RedisURI uri, Duration timeout, ClientResources resources,
                                               ClientOptions options) {
-    requireNonNull(uri, "uri");
-    requireNonNull(timeout, "timeout");
-    RedisURI target = withTimeout(uri, timeout);
-    String address = describe(target);
-    boolean ownsResources = resources == null;
-    ClientResources used = ownsResources
-        ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
-        : resources;
-    RedisClient client = RedisClient.create(used, target);
-    ClientOptions enforced = enforced(options, timeout);
-    client.setOptions(enforced);
-    StatefulRedisConnection<byte[], byte[]> connected;
-    try {
-      connected = client.connect(ByteArrayCodec.INSTANCE);
-    } catch (RuntimeException e) {
-      StowageException failure = connectFailure(address, e);
-      if (!(failure instanceof CacheUnavailableException)) {
-        shutdown(client, ownsResources ? used : null);
-        throw failure;
-      }
-      java.lang.System.getLogger("dev.stowage").log(java.lang.System.Logger.Level.WARNING,
-          failure.getMessage() + "; starting without it and trying again every " + BACKGROUND_RETRY.toMillis() + " ms");
-      connected = null;
-    }
-    RedisSession session = new RedisSession(used, ownsResources, client, address, timeout, connected, target, enforced);
-    if (connected == null) {
-      session.retryInBackground();
-    }
-    return session;
+    return connect(uri, timeout, resources, options, true);
   }
 
   private void retryInBackground() {
@@ -312,7 +300,7 @@ public final class RedisSession implements AutoCloseable {
           }
           shared = connection;
         }
-        java.lang.System.getLogger("dev.stowage").log(java.lang.System.Logger.Level.INFO,
+        System.getLogger("dev.stowage").log(System.Logger.Level.INFO,
             "connected to Redis at " + address);
         activationTasks.forEach(task -> ForkJoinPool.commonPool().execute(task));
       });

@@ -1,0 +1,5 @@
+/**
+ * What the stores of content-addressed keys (dictionaries, schemas) share. Part of the internal
+ * API: it may change without notice.
+ */
+package dev.stowage.internal.store;
