@@ -9,9 +9,12 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.Limit;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
-import org.springframework.data.redis.core.ReactiveHashOperations;
 import org.springframework.data.redis.core.ReactiveRedisTemplate;
 import org.springframework.data.redis.core.ReactiveZSetOperations;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.serializer.GenericToStringSerializer;
+import org.springframework.data.redis.serializer.RedisElementReader;
+import org.springframework.data.redis.serializer.RedisElementWriter;
 import org.springframework.data.redis.serializer.RedisSerializationContext;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.data.redis.serializer.StringRedisSerializer;
@@ -35,7 +38,7 @@ final class SeedBoardHandler implements BoardHandler {
   private final BoardFormats formats;
   private final boolean msgpack;
   private final ObjectMapper objectMapper;
-  private final ReactiveHashOperations<String, String, String> redisHash;
+  private final BoardScores scores;
   private final ReactiveZSetOperations<String, Object> redisZSet;
 
   @SuppressWarnings({"unchecked", "rawtypes"})
@@ -57,8 +60,35 @@ final class SeedBoardHandler implements BoardHandler {
         .build();
     ReactiveRedisTemplate<String, Object> template =
         new ReactiveRedisTemplate<>(connectionFactory, context);
-    this.redisHash = (ReactiveHashOperations) template.opsForHash();
+    this.scores = new BoardScores(counter(template), repository);
     this.redisZSet = template.opsForZSet();
+  }
+
+  /**
+   * The seed's counter through the template. Where the seed ran a bare {@code HINCRBY}, this runs
+   * {@link BoardScores}'s scripts, so that a restarted Redis does not hand out old scores again.
+   */
+  private static BoardScores.Counter counter(ReactiveRedisTemplate<String, Object> template) {
+    RedisScript<Long> reserve = RedisScript.of(BoardScores.RESERVE_SCRIPT, Long.class);
+    RedisScript<Long> raise = RedisScript.of(BoardScores.RAISE_SCRIPT, Long.class);
+    RedisElementWriter<String> text = RedisElementWriter.from(RedisSerializer.string());
+    RedisElementReader<Long> number =
+        RedisElementReader.from(new GenericToStringSerializer<>(Long.class));
+    List<String> keys = List.of(BoardFeed.COUNTER);
+    return new BoardScores.Counter() {
+      @Override
+      public Mono<Long> reserve(int count, long floor) {
+        return template.execute(reserve, keys, List.of(BoardFeed.COUNTER_FIELD,
+                Integer.toString(count), Long.toString(floor)), text, number)
+            .next().filter(last -> last != BoardScores.NO_COUNTER);
+      }
+
+      @Override
+      public Mono<Long> raise(long atLeast) {
+        return template.execute(raise, keys, List.of(BoardFeed.COUNTER_FIELD,
+            Long.toString(atLeast)), text, number).next();
+      }
+    };
   }
 
   @Override
@@ -91,17 +121,17 @@ final class SeedBoardHandler implements BoardHandler {
   }
 
   /**
-   * The seed's create for several posts: one {@code HINCRBY} reserves their scores and one
-   * multi-row insert stores them, so that a failure stores all or none; then a {@code ZADD} per
-   * post, as the seed adds each member.
+   * The seed's create for several posts: one reservation of the counter ({@code HINCRBY}, see
+   * {@link BoardScores}) scores them and one multi-row insert stores them, so that a failure stores
+   * all or none; then a {@code ZADD} per post, as the seed adds each member.
    */
   private Mono<List<Board>> createItems(List<NewBoard> inputs) {
-    return redisHash.increment("counter", "board", inputs.size())
-        .flatMap(last -> {
+    return scores.reserve(inputs.size())
+        .flatMap(first -> {
           long now = System.currentTimeMillis();
           List<Board> boards = new ArrayList<>(inputs.size());
           for (int i = 0; i < inputs.size(); i++) {
-            boards.add(Board.create(inputs.get(i), last - inputs.size() + 1 + i, now));
+            boards.add(Board.create(inputs.get(i), first + i, now));
           }
           return repository.insertAll(boards).thenReturn(boards);
         })
