@@ -94,8 +94,7 @@ final class SeedBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> create(ServerRequest request) {
     return Mono.defer(() -> {
-      boolean msgpackBody = BoardFormats.isMsgpackBody(
-          request.headers().contentType().orElse(null));
+      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
       return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
           .map(body -> formats.parseOne(body, msgpackBody))
           .flatMap(this::createItem)
@@ -106,8 +105,7 @@ final class SeedBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> createAll(ServerRequest request) {
     return Mono.defer(() -> {
-      boolean msgpackBody = BoardFormats.isMsgpackBody(
-          request.headers().contentType().orElse(null));
+      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
       return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
           .map(body -> formats.parseMany(body, msgpackBody))
           .flatMap(this::createItems)
@@ -173,14 +171,16 @@ final class SeedBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> get(ServerRequest request) {
     String id = request.pathVariable("id");
-    return repository.findById(id)
+    // An id that is not 24 hex digits names no post: not looked up (PostgreSQL would fail on a NUL).
+    Mono<Board> found = BoardIds.scoreOf(id) < 0 ? Mono.empty() : repository.findById(id);
+    return found
         .switchIfEmpty(Mono.error(() -> new BoardRequestException(404, "no board with id '" + id
             + "'")))
         .flatMap(board -> respond(request, ApiResponse.success(board)));
   }
 
   private static Mono<ServerResponse> respond(ServerRequest request, ApiResponse<?> body) {
-    MediaType type = BoardFormats.wantsMsgpack(request.headers().accept())
+    MediaType type = BoardRequests.wantsMsgpack(request)
         ? BoardFormats.MSGPACK : MediaType.APPLICATION_JSON;
     return ServerResponse.ok().contentType(type).bodyValue(body);
   }
