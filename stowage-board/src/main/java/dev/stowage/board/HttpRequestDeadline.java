@@ -8,9 +8,11 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -33,6 +35,8 @@ final class HttpRequestDeadline {
   private boolean reading;
   /** A response to the current request was begun. */
   private boolean answering;
+  /** The time ran out: the connection is closing. */
+  private boolean expired;
 
   /**
    * @param timeoutResponse the whole HTTP response written when the time runs out, ending with
@@ -74,6 +78,11 @@ final class HttpRequestDeadline {
     return new ChannelDuplexHandler() {
       @Override
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (expired && msg instanceof HttpObject cut && cut.decoderResult().isFailure()) {
+          // The codec's report of the request cut off when the time ran out: already answered.
+          ReferenceCountUtil.release(msg);
+          return;
+        }
         if (msg instanceof HttpRequest) {
           answering = false;
         }
@@ -107,6 +116,7 @@ final class HttpRequestDeadline {
       return;
     }
     reading = false;
+    expired = true;
     if (answering) {
       head.close();
     } else {
