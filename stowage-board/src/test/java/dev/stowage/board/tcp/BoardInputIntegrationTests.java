@@ -59,6 +59,8 @@ class BoardInputIntegrationTests {
     // The service on PostgreSQL uses Redis database 1: the two must not share a feed.
     boards.put("postgresql", BoardServer.start(0, redis.uri() + "/1", db.r2dbcUrl(),
         BoardMode.STOWAGE, FeedFormat.Storage.NONE, tcp));
+    boards.put("seed-json on postgresql", BoardServer.start(0, redis.uri() + "/2", db.r2dbcUrl(),
+        BoardMode.SEED_JSON));
   }
 
   @AfterAll
@@ -143,6 +145,15 @@ class BoardInputIntegrationTests {
     HttpResponse<byte[]> read = http.send(HttpRequest.newBuilder(URI.create(board.url()
         + "/boards/" + stored.get("id").asText())).build(), HttpResponse.BodyHandlers.ofByteArray());
     assertThat(JSON.readTree(read.body()).get("data")).isEqualTo(stored);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"h2", "postgresql", "seed-json on postgresql"})
+  void anIdHoldingNulIsNotFound(String db) throws Exception {
+    BoardServer board = boards.get(db);
+    HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(URI.create(board.url()
+        + "/boards/ab%00cd")).build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertRefused(board, response, 404, "no board with id 'ab\u0000cd'");
   }
 
   @Test
