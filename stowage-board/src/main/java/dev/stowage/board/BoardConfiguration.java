@@ -44,7 +44,13 @@ class BoardConfiguration implements WebFluxConfigurer {
           + boardMode.label() + "; drop the TCP port or use --mode stowage");
     }
     return new BoardSettings(boardMode, redis, db, FeedFormat.Storage.parse(compression), tcp,
-        nearCache);
+        HttpProperties.read(environment), nearCache);
+  }
+
+  /** The HTTP API's connection limits and request read timeout, applied to Reactor Netty. */
+  @Bean
+  HttpServerLimits boardHttpLimits(BoardSettings settings) {
+    return new HttpServerLimits(settings.http(), formats);
   }
 
   @Bean

@@ -5,6 +5,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
@@ -14,7 +15,7 @@ import reactor.core.publisher.Mono;
 /**
  * Answers every failure with {@code {"code":status,"message":…}}: a {@link
  * BoardRequestException}'s own status and message, Spring's statuses (unknown path, wrong method)
- * with their reason, and 500 for anything else (logged).
+ * with their reason, 400 for a malformed media type, and 500 for anything else (logged).
  */
 @Order(-2)
 final class BoardErrorHandler implements WebExceptionHandler {
@@ -48,6 +49,10 @@ final class BoardErrorHandler implements WebExceptionHandler {
         message = exchange.getRequest().getMethod() + " is not allowed on "
             + exchange.getRequest().getPath();
       }
+    } else if (failure instanceof InvalidMediaTypeException e) {
+      // A media type header read by something other than BoardRequests, which names the header.
+      status = 400;
+      message = "a media type in the request's headers is malformed: " + e.getMessage();
     } else {
       status = 500;
       message = "internal error: " + failure.getClass().getSimpleName();

@@ -6,6 +6,7 @@ import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
@@ -37,7 +38,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * Stowage mode's Redis side: the {@code board} sorted set of JSON fragments scored by the {@code
- * counter}/{@code board} hash field, and the marker {@value #COMPLETE} that says the feed holds
+ * counter}/{@code board} hash field (reserved through {@link BoardScores}), and the marker {@value #COMPLETE} that says the feed holds
  * every post of the database. One shared, multiplexed Lettuce connection; commands issued together
  * travel as one pipeline. Commands fail fast (within {@link #TIMEOUT}) while Redis is unreachable,
  * so callers can fall back to the database. Thread-safe.
@@ -59,9 +60,6 @@ public final class BoardFeed implements AutoCloseable {
   private static final byte[] COUNTER_FIELD_BYTES = bytes(COUNTER_FIELD);
   private static final byte[] COMPLETE_KEY = bytes(COMPLETE);
   private static final int ZADD_CHUNK = 500;
-  private static final String RAISE_COUNTER = "local c = tonumber(redis.call('HGET', KEYS[1],"
-      + " ARGV[1]) or '0') if c < tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1],"
-      + " ARGV[2]) return tonumber(ARGV[2]) end return c";
 
   private static final Logger log = LoggerFactory.getLogger(BoardFeed.class);
   private static final long RECONNECT_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
@@ -179,14 +177,23 @@ public final class BoardFeed implements AutoCloseable {
     return tracking ? generation.get() : -1;
   }
 
-  /** Reserves {@code count} scores; returns the last one ({@code HINCRBY counter board count}). */
-  public Mono<Long> reserveScores(int count) {
-    return mono(() -> redis().hincrby(COUNTER_KEY, COUNTER_FIELD_BYTES, count));
+  /**
+   * Reserves {@code count} scores above the counter and {@code floor} ({@link
+   * BoardScores#RESERVE_SCRIPT}); emits the last one, or nothing when Redis holds no counter.
+   */
+  public Mono<Long> reserveScores(int count, long floor) {
+    byte[][] keys = {COUNTER_KEY};
+    byte[][] args = {COUNTER_FIELD_BYTES, bytes(Integer.toString(count)), bytes(Long.toString(floor))};
+    return mono(() -> redis().<Long>evalsha(BoardScores.RESERVE_SHA, ScriptOutputType.INTEGER, keys,
+            args))
+        .onErrorResume(RedisNoScriptException.class, e -> mono(() -> redis().<Long>eval(
+            BoardScores.RESERVE_SCRIPT, ScriptOutputType.INTEGER, keys, args)))
+        .filter(last -> last != BoardScores.NO_COUNTER);
   }
 
-  /** Raises the counter to at least {@code atLeast} (never lowers it). */
+  /** Raises the counter to at least {@code atLeast}, creating it when missing (never lowers it). */
   public Mono<Long> raiseCounter(long atLeast) {
-    return mono(() -> redis().<Long>eval(RAISE_COUNTER, ScriptOutputType.INTEGER,
+    return mono(() -> redis().<Long>eval(BoardScores.RAISE_SCRIPT, ScriptOutputType.INTEGER,
         new byte[][] {COUNTER_KEY}, COUNTER_FIELD_BYTES, bytes(Long.toString(atLeast))));
   }
 

@@ -48,6 +48,8 @@ public final class BoardFormats {
   private final JsonFactory jsonFactory;
   private final MessagePackFactory msgpackFactory;
   private final JavaType bulkType;
+  /** JSON's nesting limit (Jackson's {@code StreamReadConstraints}), applied to MessagePack too. */
+  private final int maxNestingDepth;
 
   public BoardFormats() {
     this.json = configure(JsonMapper.builder().build());
@@ -57,6 +59,7 @@ public final class BoardFormats {
     this.jsonFactory = json.getFactory();
     this.msgpackFactory = (MessagePackFactory) msgpack.getFactory();
     this.bulkType = json.getTypeFactory().constructCollectionType(List.class, NewBoard.class);
+    this.maxNestingDepth = jsonFactory.streamReadConstraints().getMaxNestingDepth();
   }
 
   private static ObjectMapper configure(ObjectMapper mapper) {
@@ -150,6 +153,28 @@ public final class BoardFormats {
     return boards;
   }
 
+  /**
+   * Reads a request body of either format as {@code type}: every request body of the HTTP API and
+   * of the TCP protocol is read here. The bytes are checked first ({@link StrictInput}): JSON must
+   * be well-formed UTF-8, and MessagePack's strings too, its nesting no deeper than JSON's limit.
+   *
+   * @throws BoardRequestException 400 for bytes that fail those checks
+   * @throws IOException as Jackson reads the value
+   */
+  public <T> T readValue(byte[] body, boolean msgpackBody, JavaType type) throws IOException {
+    if (msgpackBody) {
+      StrictInput.checkMsgpack(body, maxNestingDepth);
+    } else {
+      StrictInput.checkJson(body);
+    }
+    return (msgpackBody ? msgpack : json).readValue(body, type);
+  }
+
+  /** {@link #readValue(byte[], boolean, JavaType)} for a class. */
+  public <T> T readValue(byte[] body, boolean msgpackBody, Class<T> type) throws IOException {
+    return readValue(body, msgpackBody, json.constructType(type));
+  }
+
   private <T> T read(byte[] body, boolean msgpackBody, JavaType type) {
     String format = msgpackBody ? "MessagePack" : "JSON";
     if (body.length == 0) {
@@ -157,7 +182,7 @@ public final class BoardFormats {
           + (type.isCollectionLikeType() ? " array of posts" : " object"));
     }
     try {
-      T value = (msgpackBody ? msgpack : json).readValue(body, type);
+      T value = readValue(body, msgpackBody, type);
       if (value == null) {
         throw new BoardRequestException(400, "the request body is null");
       }
@@ -228,6 +253,32 @@ public final class BoardFormats {
       if (text[1].length() > BoardLimits.MAX_TEXT_CHARS) {
         throw new BoardRequestException(400, where + text[0] + " is " + text[1].length()
             + " characters; the limit is " + BoardLimits.MAX_TEXT_CHARS);
+      }
+      checkCharacters(text[1], where + text[0]);
+    }
+  }
+
+  /**
+   * Rejects what a text field cannot hold: the NUL character (PostgreSQL refuses it in text, so
+   * it is refused on every database) and a surrogate without its pair (not Unicode: stored, it would
+   * become {@code ?}). Both come only from JSON escapes (backslash-u 0000, backslash-u d800) or, for
+   * NUL, from a MessagePack string.
+   */
+  private static void checkCharacters(String text, String field) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == 0) {
+        throw new BoardRequestException(400, field + " contains the NUL character (U+0000) at"
+            + " character " + i + "; text fields cannot hold it");
+      }
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c) && i + 1 < text.length()
+            && Character.isLowSurrogate(text.charAt(i + 1))) {
+          i++;
+        } else {
+          throw new BoardRequestException(400, String.format("%s contains an unpaired surrogate"
+              + " (U+%04X) at character %d; text must be valid Unicode", field, (int) c, i));
+        }
       }
     }
   }

@@ -1,14 +1,19 @@
 package dev.stowage.board;
 
 import java.util.Optional;
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import reactor.core.publisher.Mono;
 
-/** Reading what every mode reads alike: bodies within a limit, and page parameters. */
+/**
+ * Reading what every mode reads alike: bodies within a limit, their media types, and page
+ * parameters.
+ */
 final class BoardRequests {
   private BoardRequests() {}
 
@@ -27,6 +32,44 @@ final class BoardRequests {
         })
         .defaultIfEmpty(new byte[0])
         .onErrorMap(DataBufferLimitException.class, e -> tooLarge(maxBytes));
+  }
+
+  /**
+   * Whether the request's body is MessagePack (else JSON, also when no {@code Content-Type} is
+   * given).
+   *
+   * @throws BoardRequestException 415 when {@code Content-Type} is not a media type, or neither
+   *     JSON nor MessagePack
+   */
+  static boolean isMsgpackBody(ServerRequest request) {
+    String contentType = request.headers().firstHeader(HttpHeaders.CONTENT_TYPE);
+    if (contentType == null) {
+      return false;
+    }
+    MediaType type;
+    try {
+      type = MediaType.parseMediaType(contentType);
+    } catch (InvalidMediaTypeException e) {
+      throw new BoardRequestException(415, "Content-Type '" + contentType + "' is not a media"
+          + " type (" + e.getMessage() + "); send application/json or application/msgpack");
+    }
+    return BoardFormats.isMsgpackBody(type);
+  }
+
+  /**
+   * Whether the response should be MessagePack, by the request's {@code Accept} (see {@link
+   * BoardFormats#wantsMsgpack}).
+   *
+   * @throws BoardRequestException 400 when {@code Accept} is not a list of media types
+   */
+  static boolean wantsMsgpack(ServerRequest request) {
+    try {
+      return BoardFormats.wantsMsgpack(request.headers().accept());
+    } catch (InvalidMediaTypeException e) {
+      throw new BoardRequestException(400, "Accept '" + String.join(", ",
+          request.headers().header(HttpHeaders.ACCEPT)) + "' is not a list of media types ("
+          + e.getMessage() + "); ask for application/json or application/msgpack");
+    }
   }
 
   private static BoardRequestException tooLarge(int maxBytes) {

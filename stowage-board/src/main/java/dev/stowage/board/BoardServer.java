@@ -25,12 +25,14 @@ public final class BoardServer implements AutoCloseable {
   private final int port;
   private final BoardSettings settings;
   private final BoardTcpServer tcp;
+  private final HttpServerLimits httpLimits;
 
   private BoardServer(ConfigurableApplicationContext context) {
     this.context = context;
     this.port = ((WebServerApplicationContext) context).getWebServer().getPort();
     this.settings = context.getBean(BoardSettings.class);
     this.tcp = context.getBean(BoardConfiguration.TcpEndpoint.class).server();
+    this.httpLimits = context.getBean(HttpServerLimits.class);
   }
 
   /**
@@ -77,7 +79,19 @@ public final class BoardServer implements AutoCloseable {
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
       FeedFormat.Storage compression, TcpOptions tcp, boolean nearCache) {
+    return start(port, redisUri, dbUrl, mode, compression, tcp, HttpOptions.defaults(), nearCache);
+  }
+
+  /**
+   * Starts the service with the HTTP API's connection limits.
+   *
+   * @param http the HTTP connections' idle timeout, request read timeout and maximum; not null
+   * @see #start(int, String, String, BoardMode, FeedFormat.Storage, TcpOptions, boolean)
+   */
+  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
+      FeedFormat.Storage compression, TcpOptions tcp, HttpOptions http, boolean nearCache) {
     Objects.requireNonNull(redisUri, "redisUri");
+    Objects.requireNonNull(http, "http");
     Objects.requireNonNull(compression, "compression");
     Objects.requireNonNull(mode, "mode");
     Map<String, Object> properties = new LinkedHashMap<>();
@@ -93,6 +107,7 @@ public final class BoardServer implements AutoCloseable {
     if (tcp != null && tcp.enabled()) {
       properties.putAll(TcpProperties.of(tcp));
     }
+    properties.putAll(HttpProperties.of(http));
     properties.put("stowage.board.near-cache", nearCache);
     return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
         .properties(properties).run());
@@ -111,6 +126,11 @@ public final class BoardServer implements AutoCloseable {
   /** The TCP endpoint, or null when the service was started without one. */
   public BoardTcpServer tcp() {
     return tcp;
+  }
+
+  /** HTTP connections open now, not counting those being turned away. */
+  public int httpConnections() {
+    return httpLimits.connections();
   }
 
   /** What it was started with. */

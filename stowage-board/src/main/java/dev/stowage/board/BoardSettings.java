@@ -8,7 +8,9 @@ package dev.stowage.board;
  * @param db the R2DBC URL of the database of record
  * @param compression how stowage mode compresses the feed's members
  * @param tcp the TCP endpoint's options, or null when the service opens no TCP port
+ * @param http the limits of the HTTP API's connections
  * @param nearCache whether stowage mode keeps decoded pages in the process, invalidated by Redis
  */
 public record BoardSettings(BoardMode mode, String redis, String db,
-    FeedFormat.Storage compression, dev.stowage.board.tcp.TcpOptions tcp, boolean nearCache) {}
+    FeedFormat.Storage compression, dev.stowage.board.tcp.TcpOptions tcp, HttpOptions http,
+    boolean nearCache) {}

@@ -9,9 +9,12 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.Limit;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
-import org.springframework.data.redis.core.ReactiveHashOperations;
 import org.springframework.data.redis.core.ReactiveRedisTemplate;
 import org.springframework.data.redis.core.ReactiveZSetOperations;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.serializer.GenericToStringSerializer;
+import org.springframework.data.redis.serializer.RedisElementReader;
+import org.springframework.data.redis.serializer.RedisElementWriter;
 import org.springframework.data.redis.serializer.RedisSerializationContext;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.data.redis.serializer.StringRedisSerializer;
@@ -35,7 +38,7 @@ final class SeedBoardHandler implements BoardHandler {
   private final BoardFormats formats;
   private final boolean msgpack;
   private final ObjectMapper objectMapper;
-  private final ReactiveHashOperations<String, String, String> redisHash;
+  private final BoardScores scores;
   private final ReactiveZSetOperations<String, Object> redisZSet;
 
   @SuppressWarnings({"unchecked", "rawtypes"})
@@ -57,15 +60,41 @@ final class SeedBoardHandler implements BoardHandler {
         .build();
     ReactiveRedisTemplate<String, Object> template =
         new ReactiveRedisTemplate<>(connectionFactory, context);
-    this.redisHash = (ReactiveHashOperations) template.opsForHash();
+    this.scores = new BoardScores(counter(template), repository);
     this.redisZSet = template.opsForZSet();
+  }
+
+  /**
+   * The seed's counter through the template. Where the seed ran a bare {@code HINCRBY}, this runs
+   * {@link BoardScores}'s scripts, so that a restarted Redis does not hand out old scores again.
+   */
+  private static BoardScores.Counter counter(ReactiveRedisTemplate<String, Object> template) {
+    RedisScript<Long> reserve = RedisScript.of(BoardScores.RESERVE_SCRIPT, Long.class);
+    RedisScript<Long> raise = RedisScript.of(BoardScores.RAISE_SCRIPT, Long.class);
+    RedisElementWriter<String> text = RedisElementWriter.from(RedisSerializer.string());
+    RedisElementReader<Long> number =
+        RedisElementReader.from(new GenericToStringSerializer<>(Long.class));
+    List<String> keys = List.of(BoardFeed.COUNTER);
+    return new BoardScores.Counter() {
+      @Override
+      public Mono<Long> reserve(int count, long floor) {
+        return template.execute(reserve, keys, List.of(BoardFeed.COUNTER_FIELD,
+                Integer.toString(count), Long.toString(floor)), text, number)
+            .next().filter(last -> last != BoardScores.NO_COUNTER);
+      }
+
+      @Override
+      public Mono<Long> raise(long atLeast) {
+        return template.execute(raise, keys, List.of(BoardFeed.COUNTER_FIELD,
+            Long.toString(atLeast)), text, number).next();
+      }
+    };
   }
 
   @Override
   public Mono<ServerResponse> create(ServerRequest request) {
     return Mono.defer(() -> {
-      boolean msgpackBody = BoardFormats.isMsgpackBody(
-          request.headers().contentType().orElse(null));
+      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
       return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
           .map(body -> formats.parseOne(body, msgpackBody))
           .flatMap(this::createItem)
@@ -76,8 +105,7 @@ final class SeedBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> createAll(ServerRequest request) {
     return Mono.defer(() -> {
-      boolean msgpackBody = BoardFormats.isMsgpackBody(
-          request.headers().contentType().orElse(null));
+      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
       return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
           .map(body -> formats.parseMany(body, msgpackBody))
           .flatMap(this::createItems)
@@ -91,17 +119,17 @@ final class SeedBoardHandler implements BoardHandler {
   }
 
   /**
-   * The seed's create for several posts: one {@code HINCRBY} reserves their scores and one
-   * multi-row insert stores them, so that a failure stores all or none; then a {@code ZADD} per
-   * post, as the seed adds each member.
+   * The seed's create for several posts: one reservation of the counter ({@code HINCRBY}, see
+   * {@link BoardScores}) scores them and one multi-row insert stores them, so that a failure stores
+   * all or none; then a {@code ZADD} per post, as the seed adds each member.
    */
   private Mono<List<Board>> createItems(List<NewBoard> inputs) {
-    return redisHash.increment("counter", "board", inputs.size())
-        .flatMap(last -> {
+    return scores.reserve(inputs.size())
+        .flatMap(first -> {
           long now = System.currentTimeMillis();
           List<Board> boards = new ArrayList<>(inputs.size());
           for (int i = 0; i < inputs.size(); i++) {
-            boards.add(Board.create(inputs.get(i), last - inputs.size() + 1 + i, now));
+            boards.add(Board.create(inputs.get(i), first + i, now));
           }
           return repository.insertAll(boards).thenReturn(boards);
         })
@@ -143,14 +171,16 @@ final class SeedBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> get(ServerRequest request) {
     String id = request.pathVariable("id");
-    return repository.findById(id)
+    // An id that is not 24 hex digits names no post: not looked up (PostgreSQL would fail on a NUL).
+    Mono<Board> found = BoardIds.scoreOf(id) < 0 ? Mono.empty() : repository.findById(id);
+    return found
         .switchIfEmpty(Mono.error(() -> new BoardRequestException(404, "no board with id '" + id
             + "'")))
         .flatMap(board -> respond(request, ApiResponse.success(board)));
   }
 
   private static Mono<ServerResponse> respond(ServerRequest request, ApiResponse<?> body) {
-    MediaType type = BoardFormats.wantsMsgpack(request.headers().accept())
+    MediaType type = BoardRequests.wantsMsgpack(request)
         ? BoardFormats.MSGPACK : MediaType.APPLICATION_JSON;
     return ServerResponse.ok().contentType(type).bodyValue(body);
   }

@@ -19,8 +19,7 @@ final class StowageBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> create(ServerRequest request) {
     return Mono.defer(() -> {
-      boolean msgpackBody = BoardFormats.isMsgpackBody(
-          request.headers().contentType().orElse(null));
+      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
       return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
           .map(body -> formats.parseOne(body, msgpackBody))
           .flatMap(input -> service.create(List.of(input)))
@@ -31,8 +30,7 @@ final class StowageBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> createAll(ServerRequest request) {
     return Mono.defer(() -> {
-      boolean msgpackBody = BoardFormats.isMsgpackBody(
-          request.headers().contentType().orElse(null));
+      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
       return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
           .map(body -> formats.parseMany(body, msgpackBody))
           .flatMap(service::create)
@@ -58,14 +56,14 @@ final class StowageBoardHandler implements BoardHandler {
   }
 
   private Mono<ServerResponse> page(ServerRequest request, Page page) {
-    if (BoardFormats.wantsMsgpack(request.headers().accept())) {
+    if (BoardRequests.wantsMsgpack(request)) {
       return bytes(BoardFormats.MSGPACK, page.httpMsgpack(formats));
     }
     return bytes(MediaType.APPLICATION_JSON, page.httpJson());
   }
 
   private Mono<ServerResponse> one(ServerRequest request, byte[] fragment) {
-    if (BoardFormats.wantsMsgpack(request.headers().accept())) {
+    if (BoardRequests.wantsMsgpack(request)) {
       return bytes(BoardFormats.MSGPACK, formats.transcodeOne(fragment));
     }
     return bytes(MediaType.APPLICATION_JSON, BoardFormats.spliceOne(fragment));

@@ -22,10 +22,11 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Writes go to the database first; only then to the feed. When the feed write fails, the post
  * is still acknowledged and the feed is marked stale, so the next read refills it. Scores come
- * from the Redis counter; while Redis is unreachable they come from a local counter seeded from
- * the database, and a score that turns out to be taken (the unique key says so) is re-reserved
- * after raising the counters to the database's highest score. Nothing acknowledged is lost: an
- * acknowledgement follows a committed insert.
+ * from {@link BoardScores}: the Redis counter, restored above every score handed out when Redis
+ * lost it; while Redis is unreachable, a count in the process above the database's highest score
+ * and every score handed out. A score that turns out to be taken (the unique key says so) is
+ * re-reserved after raising the counters to the database's highest score. Nothing acknowledged is
+ * lost: an acknowledgement follows a committed insert.
  *
  * <p>Reads come from the feed while it is complete. When it is not (a cold or restarted Redis, or
  * a failed feed write), one refill from the database runs for all concurrent readers
@@ -49,7 +50,7 @@ public final class StowageBoardService {
   private final java.util.concurrent.atomic.AtomicBoolean training =
       new java.util.concurrent.atomic.AtomicBoolean();
   private final Set<Long> loading = ConcurrentHashMap.newKeySet();
-  private final AtomicLong localCounter = new AtomicLong();
+  private final BoardScores scores;
   private final AtomicLong staleGeneration = new AtomicLong();
   private volatile long repairedGeneration;
   private final AtomicReference<Mono<Void>> refill = new AtomicReference<>();
@@ -81,6 +82,17 @@ public final class StowageBoardService {
     this.repository = repository;
     this.formats = formats;
     this.format = format;
+    this.scores = new BoardScores(new BoardScores.Counter() {
+      @Override
+      public Mono<Long> reserve(int count, long floor) {
+        return feed.reserveScores(count, floor);
+      }
+
+      @Override
+      public Mono<Long> raise(long atLeast) {
+        return feed.raiseCounter(atLeast);
+      }
+    }, repository);
     if (format.storage() == FeedFormat.Storage.ZSTD_DICT) {
       adoptRecordedDictionary();
     }
@@ -129,18 +141,14 @@ public final class StowageBoardService {
 
   /** Reserves {@code count} consecutive scores and returns the first. */
   private Mono<Long> reserve(int count) {
-    return feed.reserveScores(count).map(last -> last - count + 1)
-        .onErrorResume(StowageBoardService::isRedisFailure, e -> repository.maxScore().map(max -> {
-          localCounter.accumulateAndGet(max, Math::max);
-          return localCounter.addAndGet(count) - count + 1;
-        }));
+    return scores.reserve(count)
+        .onErrorResume(StowageBoardService::isRedisFailure, e -> scores.reserveLocally(count));
   }
 
+  /** After a score was found taken: raises both counters to the database's highest score. */
   private Mono<Void> resynchronise() {
-    return repository.maxScore().flatMap(max -> {
-      localCounter.accumulateAndGet(max, Math::max);
-      return feed.raiseCounter(max).onErrorResume(e -> Mono.empty());
-    }).then();
+    return scores.restoreCounter().onErrorResume(StowageBoardService::isRedisFailure,
+        e -> Mono.empty()).then();
   }
 
   private Mono<Void> cache(List<Board> boards) {
@@ -240,8 +248,7 @@ public final class StowageBoardService {
           .map(board -> ScoredValue.just(board.score(), format.encode(formats.toJson(board))))
           .buffer(REFILL_CHUNK)
           .concatMap(feed::replace)
-          .then(repository.maxScore())
-          .flatMap(feed::raiseCounter)
+          .then(scores.restoreCounter())
           .then(feed.markComplete())
           .doOnSuccess(done -> {
             repairedGeneration = generation;

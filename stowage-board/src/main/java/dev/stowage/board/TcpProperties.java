@@ -10,8 +10,8 @@ import org.springframework.core.env.Environment;
 /**
  * The {@code stowage.board.tcp.*} properties, to and from {@link TcpOptions}: {@code port}, {@code
  * tls-port}, {@code tls-cert}, {@code tls-key}, {@code tls-self-signed}, {@code host}, {@code
- * max-frame-bytes}, {@code idle-timeout-ms}, {@code read-timeout-ms}, {@code max-connections} and
- * {@code max-in-flight}.
+ * max-frame-bytes}, {@code idle-timeout-ms}, {@code read-timeout-ms}, {@code frame-timeout-ms},
+ * {@code max-connections}, {@code max-connections-per-address} and {@code max-in-flight}.
  */
 final class TcpProperties {
   private static final String PREFIX = "stowage.board.tcp.";
@@ -60,9 +60,17 @@ final class TcpProperties {
     if (read != null) {
       b.readTimeout(Duration.ofMillis(read));
     }
+    Long frame = env.getProperty(PREFIX + "frame-timeout-ms", Long.class);
+    if (frame != null) {
+      b.frameTimeout(Duration.ofMillis(frame));
+    }
     Integer maxConnections = env.getProperty(PREFIX + "max-connections", Integer.class);
     if (maxConnections != null) {
       b.maxConnections(maxConnections);
+    }
+    Integer perAddress = env.getProperty(PREFIX + "max-connections-per-address", Integer.class);
+    if (perAddress != null) {
+      b.maxConnectionsPerAddress(perAddress);
     }
     Integer maxInFlight = env.getProperty(PREFIX + "max-in-flight", Integer.class);
     if (maxInFlight != null) {
@@ -89,7 +97,9 @@ final class TcpProperties {
     properties.put(PREFIX + "max-frame-bytes", options.maxFrameBytes());
     properties.put(PREFIX + "idle-timeout-ms", options.idleTimeout().toMillis());
     properties.put(PREFIX + "read-timeout-ms", options.readTimeout().toMillis());
+    properties.put(PREFIX + "frame-timeout-ms", options.frameTimeout().toMillis());
     properties.put(PREFIX + "max-connections", options.maxConnections());
+    properties.put(PREFIX + "max-connections-per-address", options.maxConnectionsPerAddress());
     properties.put(PREFIX + "max-in-flight", options.maxInFlight());
     return properties;
   }

@@ -37,7 +37,9 @@ class BoardErrorsIntegrationTests {
         .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
         .responseTimeout(Duration.ofSeconds(30)).build();
     http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-        .bodyValue(BoardPosts.post(1)).exchange().expectStatus().isOk();
+        .bodyValue(BoardPosts.post(1)).exchange().expectStatus().isOk()
+        .expectBody(JsonNode.class)
+        .value(reply -> assertThat(reply.get("data").get("title").asText()).isEqualTo("Title number 1"));
   }
 
   @AfterAll
@@ -118,9 +120,13 @@ class BoardErrorsIntegrationTests {
       "application/json, application/msgpack      | application/json",
       "*/*                                         | application/json",
       "application/msgpack;q=0, */*                | application/json"})
-  void theResponseTypeFollowsTheAcceptQualities(String accept, String expected) {
-    http.get().uri("/boards?size=1").header("Accept", accept).exchange().expectStatus().isOk()
-        .expectHeader().contentType(MediaType.parseMediaType(expected));
+  void theResponseTypeFollowsTheAcceptQualities(String accept, String expected) throws Exception {
+    byte[] body = http.get().uri("/boards?size=1").header("Accept", accept).exchange()
+        .expectStatus().isOk().expectHeader().contentType(MediaType.parseMediaType(expected))
+        .expectBody(byte[].class).returnResult().getResponseBody();
+    ObjectMapper reader = expected.equals("application/msgpack")
+        ? new org.msgpack.jackson.dataformat.MessagePackMapper() : JSON;
+    assertThat(reader.readTree(body).get("data")).hasSize(1);
   }
 
   @Test

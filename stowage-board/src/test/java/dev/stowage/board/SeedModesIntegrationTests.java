@@ -41,10 +41,12 @@ class SeedModesIntegrationTests {
         posts.add(BoardPosts.post(i));
       }
       seedMsgpackHttp.post().uri("/boards/bulk").contentType(MediaType.APPLICATION_JSON)
-          .bodyValue(posts).exchange().expectStatus().isOk();
+          .bodyValue(posts).exchange().expectStatus().isOk()
+          .expectBody(JsonNode.class).value(reply -> assertThat(reply.get("data")).hasSize(40));
       seedMsgpackHttp.post().uri("/boards").contentType(BoardFormats.MSGPACK)
           .bodyValue(MSGPACK.writeValueAsBytes(BoardPosts.post(40))).exchange()
-          .expectStatus().isOk();
+          .expectStatus().isOk().expectBody(JsonNode.class)
+          .value(reply -> assertThat(reply.get("data").get("title").asText()).isEqualTo("Title number 40"));
       assertThat(msgpackRedis.command("ZCARD", "board")).isEqualTo(":41");
 
       try (BoardServer stowage = BoardServer.start(0, redis.uri(), db.r2dbcUrl(),

@@ -3,6 +3,7 @@ package dev.stowage.cli;
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
 import dev.stowage.board.FeedFormat;
+import dev.stowage.board.HttpOptions;
 import dev.stowage.testkit.RedisServer;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
@@ -92,14 +93,57 @@ public final class ServeCommand implements Callable<Integer> {
           + " (default: 10).")
   Double tcpReadTimeout;
 
+  @Option(names = "--tcp-frame-timeout", paramLabel = "SECONDS",
+      description = "Close a TCP connection whose frame is not complete this long after its first"
+          + " byte, however steadily it comes (default: 30).")
+  Double tcpFrameTimeout;
+
   @Option(names = "--tcp-max-connections", paramLabel = "N",
-      description = "Most TCP connections open at once, plain and TLS together (default: 4096).")
+      description = "Most TCP connections open at once, plain and TLS together; beyond them the"
+          + " longest idle one makes room (default: 4096).")
   Integer tcpMaxConnections;
+
+  @Option(names = "--tcp-max-connections-per-address", paramLabel = "N",
+      description = "Most TCP connections open at once from one remote address (default: 256).")
+  Integer tcpMaxConnectionsPerAddress;
 
   @Option(names = "--tcp-max-in-flight", paramLabel = "N",
       description = "Requests in flight per TCP connection before the server pauses reading it"
           + " (default: 1024).")
   Integer tcpMaxInFlight;
+
+  @Option(names = "--http-idle-timeout", paramLabel = "SECONDS",
+      description = "Close an HTTP connection that waits this long for a request (default: 60).")
+  Double httpIdleTimeout;
+
+  @Option(names = "--http-request-read-timeout", paramLabel = "SECONDS",
+      description = "Answer 408 and close when a request's headers and body have not all arrived"
+          + " this long after its first byte (default: 30).")
+  Double httpRequestReadTimeout;
+
+  @Option(names = "--http-max-connections", paramLabel = "N",
+      description = "Most HTTP connections open at once; each further one is answered 503"
+          + " (default: 4096).")
+  Integer httpMaxConnections;
+
+  /**
+   * The HTTP API's connection limits.
+   *
+   * @throws IllegalArgumentException if an option is out of range
+   */
+  HttpOptions httpOptions() {
+    HttpOptions.Builder http = HttpOptions.builder();
+    if (httpIdleTimeout != null) {
+      http.idleTimeout(seconds(httpIdleTimeout, "--http-idle-timeout"));
+    }
+    if (httpRequestReadTimeout != null) {
+      http.requestReadTimeout(seconds(httpRequestReadTimeout, "--http-request-read-timeout"));
+    }
+    if (httpMaxConnections != null) {
+      http.maxConnections(httpMaxConnections);
+    }
+    return http.build();
+  }
 
   /**
    * The TCP endpoint's options, or null when no TCP or TLS port is asked for.
@@ -133,8 +177,14 @@ public final class ServeCommand implements Callable<Integer> {
     if (tcpReadTimeout != null) {
       tcp.readTimeout(seconds(tcpReadTimeout, "--tcp-read-timeout"));
     }
+    if (tcpFrameTimeout != null) {
+      tcp.frameTimeout(seconds(tcpFrameTimeout, "--tcp-frame-timeout"));
+    }
     if (tcpMaxConnections != null) {
       tcp.maxConnections(tcpMaxConnections);
+    }
+    if (tcpMaxConnectionsPerAddress != null) {
+      tcp.maxConnectionsPerAddress(tcpMaxConnectionsPerAddress);
     }
     if (tcpMaxInFlight != null) {
       tcp.maxInFlight(tcpMaxInFlight);
@@ -165,6 +215,7 @@ public final class ServeCommand implements Callable<Integer> {
     BoardMode boardMode = BoardMode.parse(mode);
     FeedFormat.Storage storage = FeedFormat.Storage.parse(compression);
     TcpOptions tcp = tcpOptions();
+    HttpOptions http = httpOptions();
     if (tcp != null && boardMode != BoardMode.STOWAGE) {
       throw new IllegalArgumentException("the TCP endpoint serves stowage mode only, not "
           + boardMode.label() + "; drop --tcp-port/--tls-port or use --mode stowage");
@@ -172,7 +223,8 @@ public final class ServeCommand implements Callable<Integer> {
     RedisServer embedded = redis == null ? RedisServer.start() : null;
     String redisUri = embedded != null ? embedded.uri() : redis;
     try {
-      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, storage, tcp, !noNearCache);
+      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, storage, tcp, http,
+          !noNearCache);
       out.printf("stowage board listening on %s (mode %s, redis %s%s, db %s)%n", board.url(),
           boardMode.label(), redisUri, embedded != null ? " embedded" : "",
           db != null ? db : "in-memory H2");

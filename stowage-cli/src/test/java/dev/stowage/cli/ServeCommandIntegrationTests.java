@@ -3,9 +3,11 @@ package dev.stowage.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.board.Board;
+import dev.stowage.board.HttpOptions;
 import dev.stowage.board.NewBoard;
 import dev.stowage.board.client.StowageBoardClient;
 import dev.stowage.board.tcp.BoardTcpServer;
+import dev.stowage.board.tcp.TcpOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -71,6 +73,27 @@ class ServeCommandIntegrationTests {
   }
 
   @Test
+  void theConnectionLimitsOfBothTransportsComeFromTheirOptions() throws Exception {
+    ServeCommand command = new ServeCommand();
+    new CommandLine(command).parseArgs("--port", "0", "--tcp-port", "0",
+        "--http-idle-timeout", "5", "--http-request-read-timeout", "2.5",
+        "--http-max-connections", "100", "--tcp-frame-timeout", "12",
+        "--tcp-max-connections-per-address", "7");
+    try (ServeCommand.Running running = command.start(new PrintWriter(new StringWriter()))) {
+      HttpOptions http = running.board().settings().http();
+      assertThat(http.idleTimeout()).isEqualTo(Duration.ofSeconds(5));
+      assertThat(http.requestReadTimeout()).isEqualTo(Duration.ofMillis(2500));
+      assertThat(http.maxConnections()).isEqualTo(100);
+      TcpOptions tcp = running.board().tcp().options();
+      assertThat(tcp.frameTimeout()).isEqualTo(Duration.ofSeconds(12));
+      assertThat(tcp.maxConnectionsPerAddress()).isEqualTo(7);
+    }
+    ServeCommand defaults = new ServeCommand();
+    new CommandLine(defaults).parseArgs("--port", "0");
+    assertThat(defaults.httpOptions()).hasToString(HttpOptions.defaults().toString());
+  }
+
+  @Test
   void badTcpOptionsAreUsageErrorsNamingTheOption() {
     StringWriter err = new StringWriter();
     CommandLine line = StowageCli.commandLine().setErr(new PrintWriter(err));
@@ -84,5 +107,12 @@ class ServeCommandIntegrationTests {
     assertThat(err.toString()).contains("the TCP endpoint serves stowage mode only, not seed-json");
     assertThat(line.execute("serve", "--port", "0", "--tls-self-signed")).isEqualTo(2);
     assertThat(err.toString()).contains("--tls-cert, --tls-key and --tls-self-signed need --tls-port");
+    assertThat(line.execute("serve", "--port", "0", "--http-request-read-timeout", "0"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--http-request-read-timeout must be from 0 to 86400 seconds, got 0.0");
+    assertThat(line.execute("serve", "--port", "0", "--tcp-port", "0",
+        "--tcp-max-connections-per-address", "0")).isEqualTo(2);
+    assertThat(err.toString()).contains("maxConnectionsPerAddress must be at least 1, got 0");
   }
 }

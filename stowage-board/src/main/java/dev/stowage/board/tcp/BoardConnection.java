@@ -8,46 +8,62 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One client connection: cuts frames out of the byte stream, runs each request concurrently,
  * writes replies as they complete, and closes the connection (after a CLOSING frame) on a protocol
- * violation, an idle or stalled client, or too many connections. Every field is confined to the
- * channel's event loop; replies computed elsewhere hop back onto it.
+ * violation, an idle client, a client that stalls in a frame or takes too long over one, or too
+ * many connections. Every field is confined to the channel's event loop, except what {@link
+ * TcpConnections} reads from other threads ({@link #idleSince()}, {@link #choose()}); replies
+ * computed elsewhere hop back onto the event loop.
  */
 final class BoardConnection extends ChannelInboundHandlerAdapter {
+  /** What {@link #idleSince()} returns while a request is in flight or a frame is begun. */
+  static final long BUSY = Long.MIN_VALUE;
+
   private static final Logger log = LoggerFactory.getLogger(BoardConnection.class);
 
   private final BoardOperations operations;
   private final TcpOptions options;
   private final boolean plain;
-  private final AtomicInteger open;
+  private final TcpConnections connections;
   private final long idleNanos;
   private final long readNanos;
+  private final long frameNanos;
+  private final AtomicBoolean chosen = new AtomicBoolean();
+  private volatile long idleSince = BUSY;
 
   private ChannelHandlerContext ctx;
   private ByteBuf cumulation;
   private int inFlight;
   private boolean counted;
   private boolean closing;
+  /** Why the connection closes once its requests in flight are answered; null while it stays. */
+  private String draining;
   private boolean inputClosed;
   private long lastRead;
   private long lastActivity;
+  /** When the first byte of the frame being received arrived. */
+  private long frameStart;
   private ScheduledFuture<?> timer;
   private long timerAt;
+  private long framesRead;
 
   BoardConnection(BoardOperations operations, TcpOptions options, boolean plain,
-      AtomicInteger open) {
+      TcpConnections connections) {
     this.operations = operations;
     this.options = options;
     this.plain = plain;
-    this.open = open;
+    this.connections = connections;
     this.idleNanos = options.idleTimeout().toNanos();
     this.readNanos = options.readTimeout().toNanos();
+    this.frameNanos = options.frameTimeout().toNanos();
   }
 
   @Override
@@ -77,9 +93,14 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
    * reads on demand, and this handler, which consumes every byte itself, is the one demanding.
    */
   private void requestRead() {
-    if (!closing && inFlight < options.maxInFlight() && ctx.channel().isActive()) {
+    if (!closing && reading() && ctx.channel().isActive()) {
       ctx.read();
     }
+  }
+
+  /** Whether frames are read: not at the in-flight limit, and not closing once answered. */
+  private boolean reading() {
+    return inFlight < options.maxInFlight() && draining == null;
   }
 
   private void start() {
@@ -87,17 +108,58 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     counted = true;
-    int now = open.incrementAndGet();
-    ctx.channel().closeFuture().addListener(f -> open.decrementAndGet());
+    connections.opened();
+    InetAddress address = ctx.channel().remoteAddress() instanceof InetSocketAddress remote
+        ? remote.getAddress() : InetAddress.getLoopbackAddress();
     lastRead = lastActivity = System.nanoTime();
     ctx.channel().config().setAutoRead(false);
-    if (now > options.maxConnections()) {
-      closeWith(0, BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS, "the server holds its maximum of "
-          + options.maxConnections() + " connections; try again later");
+    TcpConnections.Refusal refusal = connections.admit(this, address);
+    ctx.channel().closeFuture().addListener(f -> connections.closed(this, address));
+    if (refusal != null) {
+      closeWith(0, refusal.code(), refusal.message());
       return;
     }
+    publishIdleness();
     schedule(idleNanos);
     requestRead();
+  }
+
+  /**
+   * Since when (in {@link System#nanoTime()}) the connection has had no request in flight and no
+   * frame begun, or {@link #BUSY}; also busy once chosen for eviction. Read from any thread.
+   */
+  long idleSince() {
+    return chosen.get() ? BUSY : idleSince;
+  }
+
+  /** Marks this connection as the one to close for a newcomer; false if another chose it first. */
+  boolean choose() {
+    return chosen.compareAndSet(false, true);
+  }
+
+  /**
+   * Closes this connection to make room for another (from any thread): at once with code {@link
+   * BoardProtocol#CLOSE_IDLE} when nothing is in flight, else once its requests in flight are
+   * answered, reading nothing more meanwhile. Either way no request it had not started is run.
+   */
+  void evict(String reason) {
+    ctx.executor().execute(() -> {
+      if (closing || !ctx.channel().isActive()) {
+        return;
+      }
+      String why = reason + " (idle for "
+          + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastActivity) + " ms)";
+      if (inFlight == 0) {
+        closeWith(0, BoardProtocol.CLOSE_IDLE, why);
+      } else {
+        draining = why;
+        releaseCumulation();
+      }
+    });
+  }
+
+  private void publishIdleness() {
+    idleSince = inFlight == 0 && !midFrame() && draining == null ? lastActivity : BUSY;
   }
 
   @Override
@@ -106,16 +168,37 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       ctx.fireChannelRead(msg);
       return;
     }
-    if (closing) {
+    if (closing || draining != null) {
       in.release();
       return;
     }
-    lastRead = lastActivity = System.nanoTime();
+    long now = System.nanoTime();
+    lastRead = lastActivity = now;
+    boolean wasMidFrame = midFrame();
     cumulation = cumulation == null ? in
         : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+    long framesBefore = framesRead;
     decodeFrames();
-    if (!closing && midFrame() && timerAt - lastRead > readNanos) {
-      schedule(readNanos);
+    if (closing) {
+      return;
+    }
+    if (midFrame() && (!wasMidFrame || framesRead != framesBefore)) {
+      frameStart = now; // the frame now begun started with these bytes
+    }
+    watchFrame();
+    publishIdleness();
+  }
+
+  /**
+   * While a frame is begun and frames are read: makes the timer fire by the frame's read timeout
+   * (no byte for that long) or its frame timeout (begun that long ago), whichever comes first.
+   */
+  private void watchFrame() {
+    if (midFrame() && reading()) {
+      long deadline = Math.min(lastRead + readNanos, frameStart + frameNanos);
+      if (timer == null || timerAt - deadline > 0) {
+        schedule(deadline - System.nanoTime());
+      }
     }
   }
 
@@ -125,7 +208,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
 
   /** Runs every complete frame in the cumulation while fewer than the maximum are in flight. */
   private void decodeFrames() {
-    while (!closing && cumulation != null && inFlight < options.maxInFlight()) {
+    while (!closing && cumulation != null && reading()) {
       int readable = cumulation.readableBytes();
       if (readable < BoardProtocol.LENGTH_BYTES) {
         break;
@@ -155,6 +238,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       byte[] body = new byte[(int) length - BoardProtocol.FRAME_HEADER_BYTES];
       cumulation.getBytes(at + 9, body);
       cumulation.skipBytes(BoardProtocol.LENGTH_BYTES + (int) length);
+      framesRead++;
       dispatch(type, requestId, body);
     }
     if (cumulation != null && !cumulation.isReadable()) {
@@ -216,12 +300,26 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.writeAndFlush(frame, ctx.voidPromise());
+    if (draining != null) {
+      if (inFlight == 0) {
+        closeWith(0, BoardProtocol.CLOSE_IDLE, draining);
+      }
+      return;
+    }
     if (inFlight == options.maxInFlight() - 1) {
-      // Reading paused at the limit: run what is already buffered, then read on.
+      // Reading paused at the limit: run what is already buffered, then read on. The server
+      // stopped reading, not the client: a begun frame's clocks start again.
       decodeFrames();
+      if (!closing && midFrame()) {
+        frameStart = lastRead = System.nanoTime();
+        watchFrame();
+      }
       requestRead();
     } else if (inputClosed && inFlight == 0) {
       afterInputClosed();
+    }
+    if (!closing) {
+      publishIdleness();
     }
   }
 
@@ -274,19 +372,27 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     long now = System.nanoTime();
-    if (inFlight > 0) {
-      schedule(idleNanos);
-      return;
-    }
-    if (midFrame()) {
+    if (midFrame() && reading()) {
+      long age = now - frameStart;
+      if (age >= frameNanos) {
+        closeWith(0, BoardProtocol.CLOSE_READ_TIMEOUT, "a frame begun "
+            + TimeUnit.NANOSECONDS.toMillis(age) + " ms ago is not complete (frame timeout "
+            + options.frameTimeout().toMillis() + " ms): " + cumulation.readableBytes()
+            + " bytes of it arrived" + expected());
+        return;
+      }
       long quiet = now - lastRead;
       if (quiet >= readNanos) {
         closeWith(0, BoardProtocol.CLOSE_READ_TIMEOUT, "no byte for "
             + TimeUnit.NANOSECONDS.toMillis(quiet) + " ms in the middle of a frame (read timeout "
             + options.readTimeout().toMillis() + " ms)");
       } else {
-        schedule(readNanos - quiet);
+        schedule(Math.min(readNanos - quiet, frameNanos - age));
       }
+      return;
+    }
+    if (inFlight > 0) {
+      schedule(idleNanos);
       return;
     }
     long quiet = now - lastActivity;

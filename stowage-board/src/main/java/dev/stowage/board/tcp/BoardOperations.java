@@ -1,6 +1,5 @@
 package dev.stowage.board.tcp;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.board.BoardFormats;
 import dev.stowage.board.BoardLimits;
 import dev.stowage.board.BoardRequestException;
@@ -119,7 +118,9 @@ final class BoardOperations {
   private long[] readPage(byte[] payload, boolean msgpack) {
     long[] page;
     try {
-      page = mapper(msgpack).readValue(payload, long[].class);
+      page = formats.readValue(payload, msgpack, long[].class);
+    } catch (BoardRequestException e) {
+      throw e;
     } catch (IOException | RuntimeException e) {
       throw new BoardRequestException(400, "a page request's body is an array [page, size] of two"
           + " whole numbers: " + firstLine(e.getMessage()));
@@ -142,7 +143,9 @@ final class BoardOperations {
   private String readString(byte[] payload, boolean msgpack, String what) {
     String value;
     try {
-      value = mapper(msgpack).readValue(payload, String.class);
+      value = formats.readValue(payload, msgpack, String.class);
+    } catch (BoardRequestException e) {
+      throw e;
     } catch (IOException | RuntimeException e) {
       throw new BoardRequestException(400, "the body must be " + what + " (a string): "
           + firstLine(e.getMessage()));
@@ -151,10 +154,6 @@ final class BoardOperations {
       throw new BoardRequestException(400, "the body must be " + what + ", not null");
     }
     return value;
-  }
-
-  private ObjectMapper mapper(boolean msgpack) {
-    return msgpack ? formats.msgpack() : formats.json();
   }
 
   /** An OK frame whose envelope holds {@code body}, already in the request's codec. */

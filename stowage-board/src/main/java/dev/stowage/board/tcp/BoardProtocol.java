@@ -55,9 +55,16 @@ public final class BoardProtocol {
   /** Error code: the server failed; as HTTP's 500. */
   public static final int ERROR_INTERNAL = 500;
 
-  /** Closing code: no request for the idle timeout. */
+  /**
+   * Closing code: no request for the idle timeout, or the connection was idle the longest when the
+   * server, full, made room for a new one. Nothing was in flight, and no request that arrives
+   * after it is run: the client may send it again on a new connection.
+   */
   public static final int CLOSE_IDLE = 1001;
-  /** Closing code: a frame was started and then no byte came for the read timeout. */
+  /**
+   * Closing code: a frame was started and then no byte came for the read timeout, or it was not
+   * complete within the frame timeout.
+   */
   public static final int CLOSE_READ_TIMEOUT = 1002;
   /** Closing code: a frame's length exceeds the server's maximum frame size. */
   public static final int CLOSE_FRAME_TOO_LARGE = 1003;
@@ -69,7 +76,10 @@ public final class BoardProtocol {
   public static final int CLOSE_UNKNOWN_OPERATION = 1006;
   /** Closing code: a TLS handshake arrived on the plain port. */
   public static final int CLOSE_TLS_ON_PLAIN_PORT = 1007;
-  /** Closing code: the server already holds its maximum number of connections. */
+  /**
+   * Closing code: the server already holds its maximum number of connections from the client's
+   * address, or in all with none of them idle.
+   */
   public static final int CLOSE_TOO_MANY_CONNECTIONS = 1008;
 
   private BoardProtocol() {}

@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.NettyPipeline;
@@ -31,7 +30,7 @@ public final class BoardTcpServer implements AutoCloseable {
   private static final Duration BIND_TIMEOUT = Duration.ofSeconds(30);
 
   private final TcpOptions options;
-  private final AtomicInteger open = new AtomicInteger();
+  private final TcpConnections connections;
   private final ChannelGroup channels = new DefaultChannelGroup("stowage-board-tcp",
       GlobalEventExecutor.INSTANCE);
   private final DisposableServer plain;
@@ -41,6 +40,7 @@ public final class BoardTcpServer implements AutoCloseable {
 
   private BoardTcpServer(TcpOptions options, BoardOperations operations) {
     this.options = options;
+    this.connections = new TcpConnections(options);
     DisposableServer plainServer = null;
     SelfSignedCertificate generated = null;
     try {
@@ -112,7 +112,7 @@ public final class BoardTcpServer implements AutoCloseable {
     channels.add(channel);
     ChannelPipeline pipeline = channel.pipeline();
     FlushConsolidationHandler flushes = new FlushConsolidationHandler(256, true);
-    BoardConnection connection = new BoardConnection(operations, options, isPlain, open);
+    BoardConnection connection = new BoardConnection(operations, options, isPlain, connections);
     if (pipeline.get(NettyPipeline.ReactiveBridge) != null) {
       pipeline.addBefore(NettyPipeline.ReactiveBridge, "stowage.flush", flushes);
       pipeline.addBefore(NettyPipeline.ReactiveBridge, "stowage.board", connection);
@@ -147,7 +147,7 @@ public final class BoardTcpServer implements AutoCloseable {
 
   /** Connections open now, plain and TLS together. */
   public int openConnections() {
-    return open.get();
+    return connections.open();
   }
 
   /** Closes the ports and every open connection. */

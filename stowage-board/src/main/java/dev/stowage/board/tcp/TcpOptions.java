@@ -27,8 +27,18 @@ public final class TcpOptions {
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
   /** A connection that started a frame and then sent nothing for this long is closed: 10 s. */
   public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
-  /** Most open connections; further ones get a closing frame: 4,096. */
+  /**
+   * A connection whose frame, once begun, is not complete this long after is closed, however
+   * steadily its bytes trickle in: 30 s.
+   */
+  public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * Most open connections. A connection beyond them closes the longest idle one to make room, or,
+   * when every connection is busy, gets a closing frame itself: 4,096.
+   */
   public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+  /** Most open connections from one remote address; further ones get a closing frame: 256. */
+  public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
   /** Requests in flight per connection beyond which the server stops reading it: 1,024. */
   public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
   /** The address both ports bind to by default. */
@@ -43,7 +53,9 @@ public final class TcpOptions {
   private final int maxFrameBytes;
   private final Duration idleTimeout;
   private final Duration readTimeout;
+  private final Duration frameTimeout;
   private final int maxConnections;
+  private final int maxConnectionsPerAddress;
   private final int maxInFlight;
 
   private TcpOptions(Builder b) {
@@ -56,7 +68,9 @@ public final class TcpOptions {
     this.maxFrameBytes = b.maxFrameBytes;
     this.idleTimeout = b.idleTimeout;
     this.readTimeout = b.readTimeout;
+    this.frameTimeout = b.frameTimeout;
     this.maxConnections = b.maxConnections;
+    this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
     this.maxInFlight = b.maxInFlight;
   }
 
@@ -110,9 +124,19 @@ public final class TcpOptions {
     return readTimeout;
   }
 
+  /** How long a frame may take from its first byte to its last. */
+  public Duration frameTimeout() {
+    return frameTimeout;
+  }
+
   /** The most connections open at once, plain and TLS together. */
   public int maxConnections() {
     return maxConnections;
+  }
+
+  /** The most connections open at once from one remote address, plain and TLS together. */
+  public int maxConnectionsPerAddress() {
+    return maxConnectionsPerAddress;
   }
 
   /** Requests in flight on one connection beyond which the server pauses reading it. */
@@ -137,7 +161,9 @@ public final class TcpOptions {
     b.maxFrameBytes = maxFrameBytes;
     b.idleTimeout = idleTimeout;
     b.readTimeout = readTimeout;
+    b.frameTimeout = frameTimeout;
     b.maxConnections = maxConnections;
+    b.maxConnectionsPerAddress = maxConnectionsPerAddress;
     b.maxInFlight = maxInFlight;
     return b;
   }
@@ -148,7 +174,9 @@ public final class TcpOptions {
         + (tlsSelfSigned ? ", self-signed" : tlsCertificate != null ? ", cert=" + tlsCertificate
             : "")
         + ", maxFrameBytes=" + maxFrameBytes + ", idleTimeout=" + idleTimeout + ", readTimeout="
-        + readTimeout + ", maxConnections=" + maxConnections + ", maxInFlight=" + maxInFlight + "}";
+        + readTimeout + ", frameTimeout=" + frameTimeout + ", maxConnections=" + maxConnections
+        + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxInFlight="
+        + maxInFlight + "}";
   }
 
   /** Builds {@link TcpOptions}; not thread-safe. */
@@ -162,7 +190,9 @@ public final class TcpOptions {
     private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
     private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+    private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+    private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
 
     private Builder() {}
@@ -220,6 +250,15 @@ public final class TcpOptions {
       return this;
     }
 
+    /**
+     * How long a frame may take from its first byte to its last, however steadily its bytes come;
+     * positive. {@link TcpOptions#DEFAULT_FRAME_TIMEOUT} by default.
+     */
+    public Builder frameTimeout(Duration frameTimeout) {
+      this.frameTimeout = positive(frameTimeout, "frameTimeout");
+      return this;
+    }
+
     /** The most connections open at once; at least 1. */
     public Builder maxConnections(int maxConnections) {
       if (maxConnections < 1) {
@@ -227,6 +266,19 @@ public final class TcpOptions {
             + maxConnections);
       }
       this.maxConnections = maxConnections;
+      return this;
+    }
+
+    /**
+     * The most connections open at once from one remote address; at least 1. {@link
+     * TcpOptions#DEFAULT_MAX_CONNECTIONS_PER_ADDRESS} by default.
+     */
+    public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
+      if (maxConnectionsPerAddress < 1) {
+        throw new IllegalArgumentException("maxConnectionsPerAddress must be at least 1, got "
+            + maxConnectionsPerAddress);
+      }
+      this.maxConnectionsPerAddress = maxConnectionsPerAddress;
       return this;
     }
 

@@ -2,6 +2,7 @@ package dev.stowage.board.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
@@ -10,6 +11,7 @@ import dev.stowage.board.client.BoardClientException;
 import dev.stowage.board.client.StowageBoardClient;
 import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithRedis;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -18,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -27,26 +30,32 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The TCP endpoint's protection against clients that go quiet, stall in a frame, or open more
- * connections than it allows: each is closed with its CLOSING frame on time, and the server keeps
- * serving everyone else. Short timeouts (idle 3 s, read 500 ms) keep the test quick.
+ * The TCP endpoint's protection against clients that go quiet, stall in a frame or trickle it, or
+ * open more connections than it allows: each is closed with its CLOSING frame on time, and the
+ * server keeps serving everyone else. Short timeouts (idle 3 s, read 500 ms, frame 1.5 s) keep the
+ * test quick; the connection limits are tried on services of their own with small limits, and
+ * other clients' machines are other loopback addresses (127.0.0.2 and up).
  */
 @WithRedis
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BoardTcpLimitsIntegrationTests {
   private static final Duration IDLE = Duration.ofSeconds(3);
   private static final Duration READ = Duration.ofMillis(500);
+  private static final Duration FRAME = Duration.ofMillis(1500);
   private static final int MAX_CONNECTIONS = 1100;
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   private BoardServer board;
   private BoardTcpServer tcp;
 
+  private RedisServer redis;
+
   @BeforeAll
   void start(RedisServer redis) {
+    this.redis = redis;
     board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedFormat.Storage.NONE,
-        TcpOptions.builder().port(0).idleTimeout(IDLE).readTimeout(READ)
-            .maxConnections(MAX_CONNECTIONS).build());
+        TcpOptions.builder().port(0).idleTimeout(IDLE).readTimeout(READ).frameTimeout(FRAME)
+            .maxConnections(MAX_CONNECTIONS).maxConnectionsPerAddress(MAX_CONNECTIONS).build());
     tcp = board.tcp();
   }
 
@@ -59,8 +68,8 @@ class BoardTcpLimitsIntegrationTests {
 
   /** Each test starts with no connection left over from another. */
   @BeforeEach
-  void noConnectionsOpen() throws InterruptedException {
-    awaitOpenConnections(0);
+  void noConnectionsOpen() {
+    awaitOpenConnections(tcp, 0);
   }
 
   @Test
@@ -107,6 +116,36 @@ class BoardTcpLimitsIntegrationTests {
   }
 
   @Test
+  void aFrameTrickledByteByByteIsClosedAfterTheFrameTimeout() throws Exception {
+    try (RawConnection raw = new RawConnection(tcp.port(), WAIT)) {
+      // A frame announced as 64 bytes, sent one byte every 200 ms: never quiet for the read
+      // timeout (500 ms), but not complete when the frame timeout (1.5 s) is up.
+      byte[] frame = RawConnection.frame(BoardProtocol.OP_PING, 1, new byte[59]);
+      long start = System.nanoTime();
+      CompletableFuture<Void> trickle = CompletableFuture.runAsync(() -> {
+        try {
+          for (byte b : frame) {
+            raw.send(new byte[] {b});
+            Thread.sleep(200); // the attacker's pace
+          }
+        } catch (IOException e) {
+          // the server closed the connection: the trickle ends
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      byte[] closing = raw.readToEnd();
+      long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      trickle.get(30, TimeUnit.SECONDS);
+      assertThat(closing).asHexString().contains(hex(BoardProtocol.REPLY_CLOSING, 0,
+          BoardProtocol.CLOSE_READ_TIMEOUT));
+      assertThat(message(closing)).matches("a frame begun \\d+ ms ago is not complete \\(frame"
+          + " timeout 1500 ms\\): \\d+ bytes of it arrived; its length field announced 64 more");
+      assertThat(elapsedMs).isBetween(FRAME.toMillis() - 50, FRAME.toMillis() + 1500);
+    }
+  }
+
+  @Test
   void aThousandConnectionsOpenedAndAbandonedLeaveTheServerHealthy() throws Exception {
     List<Socket> sockets = new ArrayList<>();
     try {
@@ -118,7 +157,7 @@ class BoardTcpLimitsIntegrationTests {
           socket.getOutputStream().write(HexFormat.of().parseHex("00000040")); // a frame begun
         }
       }
-      awaitOpenConnections(1000);
+      awaitOpenConnections(tcp, 1000);
       // A third vanish with a reset, the rest are left open for the server to reap.
       for (int i = 0; i < sockets.size(); i += 3) {
         sockets.get(i).setSoLinger(true, 0);
@@ -128,7 +167,7 @@ class BoardTcpLimitsIntegrationTests {
           .build()) {
         assertThat(client.page(1, 5)).succeedsWithin(WAIT);
       }
-      awaitOpenConnections(0);
+      awaitOpenConnections(tcp, 0);
       try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", tcp.port())
           .build()) {
         assertThat(client.page(1, 5)).succeedsWithin(WAIT);
@@ -142,28 +181,117 @@ class BoardTcpLimitsIntegrationTests {
   }
 
   @Test
-  void aConnectionBeyondTheMaximumIsTurnedAwayAndLaterOnesAreServed() throws Exception {
-    List<Socket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < MAX_CONNECTIONS; i++) {
-        Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", tcp.port()), 5000);
-        sockets.add(socket);
-      }
-      awaitOpenConnections(MAX_CONNECTIONS);
-      try (RawConnection extra = new RawConnection(tcp.port(), WAIT)) {
-        assertThat(extra.readToEnd()).isEqualTo(RawConnection.codeFrame(
-            BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
-            "the server holds its maximum of 1100 connections; try again later"));
-      }
-    } finally {
-      for (Socket socket : sockets) {
-        socket.close();
+  void aConnectionBeyondTheMaximumTakesThePlaceOfTheLongestIdleOne() throws Exception {
+    try (BoardServer small = smallServer(16, 32);
+        RawConnection longestIdle = new RawConnection(small.tcp().port(), WAIT)) {
+      awaitOpenConnections(small.tcp(), 1);
+      List<RawConnection> others = open(small.tcp(), "127.0.0.1", 15);
+      try {
+        awaitOpenConnections(small.tcp(), 16);
+        try (RawConnection newcomer = new RawConnection(small.tcp().port(), WAIT)) {
+          newcomer.sendFrame(BoardProtocol.OP_PING, 9, new byte[0]);
+          assertThat(newcomer.readFrame()).isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK,
+              9, new byte[0]));
+        }
+        byte[] closing = longestIdle.readToEnd();
+        assertThat(closing).asHexString().contains(hex(BoardProtocol.REPLY_CLOSING, 0,
+            BoardProtocol.CLOSE_IDLE));
+        assertThat(message(closing)).matches("closed to make room for a new connection: the"
+            + " server holds its maximum of 16 connections and this one was the longest idle"
+            + " \\(idle for \\d+ ms\\)");
+        for (RawConnection other : others) {
+          assertThat(other.socket().getInputStream().available()).isZero();
+        }
+      } finally {
+        closeAll(others);
       }
     }
-    awaitOpenConnections(0);
-    try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", tcp.port()).build()) {
-      assertThat(client.ping()).succeedsWithin(WAIT);
+  }
+
+  @Test
+  void aConnectionBeyondTheMaximumIsTurnedAwayWhenNoneIsIdle() throws Exception {
+    try (BoardServer small = smallServer(8, 16)) {
+      List<RawConnection> busy = open(small.tcp(), "127.0.0.1", 8);
+      try {
+        for (RawConnection connection : busy) {
+          connection.send(HexFormat.of().parseHex("00000040")); // a frame begun: not idle
+        }
+        awaitOpenConnections(small.tcp(), 8);
+        try (RawConnection extra = new RawConnection(small.tcp().port(), WAIT)) {
+          assertThat(extra.readToEnd()).isEqualTo(RawConnection.codeFrame(
+              BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
+              "the server holds its maximum of 8 connections; try again later"));
+        }
+      } finally {
+        closeAll(busy);
+      }
+      awaitOpenConnections(small.tcp(), 0);
+      try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1",
+          small.tcp().port()).build()) {
+        assertThat(client.ping()).succeedsWithin(WAIT);
+      }
+    }
+  }
+
+  /**
+   * The attack of issue 12: one client opens connection after connection and leaves them idle,
+   * and other machines fill what is left. Its address gets no more than its share, and a client
+   * that comes to make requests is served: it takes the place of the longest idle connection.
+   */
+  @Test
+  void aClientCannotLockOthersOutWithIdleConnections() throws Exception {
+    try (BoardServer small = smallServer(32, 8)) {
+      BoardTcpServer server = small.tcp();
+      List<RawConnection> attack = new ArrayList<>();
+      try {
+        attack.addAll(open(server, "127.0.0.2", 8));
+        awaitOpenConnections(server, 8);
+        for (int i = 0; i < 40; i++) {
+          try (RawConnection refused = new RawConnection(server.port(), WAIT, "127.0.0.2")) {
+            assertThat(refused.readToEnd()).isEqualTo(RawConnection.codeFrame(
+                BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
+                "the server holds its maximum of 8 connections from 127.0.0.2; close one"
+                    + " first"));
+          }
+        }
+        for (String address : List.of("127.0.0.3", "127.0.0.4", "127.0.0.5")) {
+          attack.addAll(open(server, address, 8));
+        }
+        awaitOpenConnections(server, 32);
+        try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", server.port())
+            .build()) {
+          assertThat(client.create(TestPosts.post(1))).succeedsWithin(WAIT);
+          assertThat(client.page(1, 5)).succeedsWithin(WAIT)
+              .satisfies(page -> assertThat(page).hasSize(1));
+          assertThat(client.ping()).succeedsWithin(WAIT);
+        }
+        // Exactly one attacking connection made room for the client.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(attack.stream()
+            .filter(RawConnection::closedByServer).count()).isEqualTo(1));
+      } finally {
+        closeAll(attack);
+      }
+    }
+  }
+
+  private BoardServer smallServer(int maxConnections, int perAddress) {
+    return BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedFormat.Storage.NONE,
+        TcpOptions.builder().port(0).maxConnections(maxConnections)
+            .maxConnectionsPerAddress(perAddress).build());
+  }
+
+  private static List<RawConnection> open(BoardTcpServer server, String from, int count)
+      throws IOException {
+    List<RawConnection> opened = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      opened.add(new RawConnection(server.port(), WAIT, from));
+    }
+    return opened;
+  }
+
+  private static void closeAll(List<RawConnection> connections) throws IOException {
+    for (RawConnection connection : connections) {
+      connection.close();
     }
   }
 
@@ -172,8 +300,8 @@ class BoardTcpLimitsIntegrationTests {
     try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", tcp.port()).build()) {
       assertThat(client.page(1, 1)).succeedsWithin(WAIT);
       assertThat(client.connections()).isEqualTo(1);
-      awaitOpenConnections(1);
-      awaitOpenConnections(0);
+      awaitOpenConnections(tcp, 1);
+      awaitOpenConnections(tcp, 0);
       assertThat(client.page(1, 1)).succeedsWithin(WAIT);
       assertThat(client.connections()).isEqualTo(2);
     }
@@ -208,15 +336,9 @@ class BoardTcpLimitsIntegrationTests {
     }
   }
 
-  private void awaitOpenConnections(int expected) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (tcp.openConnections() != expected) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("expected " + expected + " open connections within " + WAIT
-            + ", the server holds " + tcp.openConnections());
-      }
-      Thread.sleep(20);
-    }
+  private static void awaitOpenConnections(BoardTcpServer server, int expected) {
+    await().atMost(WAIT).untilAsserted(() -> assertThat(server.openConnections())
+        .as("open connections").isEqualTo(expected));
   }
 
   /** The hex of a frame's type, request id and code (what follows the length). */

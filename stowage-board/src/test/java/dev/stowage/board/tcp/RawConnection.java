@@ -17,7 +17,15 @@ final class RawConnection implements AutoCloseable {
   private final DataInputStream in;
 
   RawConnection(int port, Duration readTimeout) throws IOException {
-    socket = new Socket("127.0.0.1", port);
+    this(port, readTimeout, "127.0.0.1");
+  }
+
+  /**
+   * Connects from {@code localAddress}, another loopback address such as {@code 127.0.0.2}, to
+   * stand for another client machine.
+   */
+  RawConnection(int port, Duration readTimeout, String localAddress) throws IOException {
+    socket = new Socket("127.0.0.1", port, java.net.InetAddress.getByName(localAddress), 0);
     socket.setSoTimeout((int) readTimeout.toMillis());
     socket.setTcpNoDelay(true);
     in = new DataInputStream(socket.getInputStream());
@@ -57,6 +65,21 @@ final class RawConnection implements AutoCloseable {
       return in.read() == -1;
     } catch (SocketException e) {
       return e.getMessage() != null && e.getMessage().contains("reset");
+    }
+  }
+
+  /**
+   * Whether the server has closed the connection by now (bytes or the end of the stream are
+   * waiting), without blocking.
+   */
+  boolean closedByServer() {
+    try {
+      socket.setSoTimeout(1);
+      return in.read() != -2;
+    } catch (java.net.SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true;
     }
   }
 

@@ -1,0 +1,123 @@
+package dev.stowage.board;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The limits that protect the HTTP API's connections: how long a connection may wait for a
+ * request, how long a request may take to arrive, and how many connections are kept. Immutable;
+ * built by {@link #builder()}, validated as each value is set.
+ *
+ * <pre>{@code
+ * HttpOptions http = HttpOptions.builder().idleTimeout(Duration.ofSeconds(30))
+ *     .maxConnections(1024).build();
+ * }</pre>
+ */
+public final class HttpOptions {
+  /**
+   * A connection waiting this long for a request (a new connection, or a kept-alive one after its
+   * last response) is closed: 60 s. Reactor Netty's idle timeout, Spring Boot's {@code
+   * server.netty.idle-timeout}.
+   */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+  /**
+   * A request whose headers and body have not all arrived this long after its first byte is
+   * answered 408 and its connection closed, however steadily its bytes trickle in: 30 s.
+   */
+  public static final Duration DEFAULT_REQUEST_READ_TIMEOUT = Duration.ofSeconds(30);
+  /** Most connections kept; each one beyond is answered 503 and closed at once: 4,096. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
+  private static final HttpOptions DEFAULTS = builder().build();
+
+  private final Duration idleTimeout;
+  private final Duration requestReadTimeout;
+  private final int maxConnections;
+
+  private HttpOptions(Builder b) {
+    this.idleTimeout = b.idleTimeout;
+    this.requestReadTimeout = b.requestReadTimeout;
+    this.maxConnections = b.maxConnections;
+  }
+
+  /** The defaults. */
+  public static HttpOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder holding the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** How long a connection may wait for a request. */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /** How long a request's headers and body may take to arrive, from its first byte. */
+  public Duration requestReadTimeout() {
+    return requestReadTimeout;
+  }
+
+  /** The most connections kept at once. */
+  public int maxConnections() {
+    return maxConnections;
+  }
+
+  /** A builder holding these options, to change some of them. */
+  public Builder mutate() {
+    return new Builder().idleTimeout(idleTimeout).requestReadTimeout(requestReadTimeout)
+        .maxConnections(maxConnections);
+  }
+
+  @Override
+  public String toString() {
+    return "HttpOptions{idleTimeout=" + idleTimeout + ", requestReadTimeout=" + requestReadTimeout
+        + ", maxConnections=" + maxConnections + "}";
+  }
+
+  /** Builds {@link HttpOptions}; not thread-safe. */
+  public static final class Builder {
+    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private Duration requestReadTimeout = DEFAULT_REQUEST_READ_TIMEOUT;
+    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+
+    private Builder() {}
+
+    /** How long a connection may wait for a request; positive. */
+    public Builder idleTimeout(Duration idleTimeout) {
+      this.idleTimeout = positive(idleTimeout, "idleTimeout");
+      return this;
+    }
+
+    /** How long a request's headers and body may take to arrive from its first byte; positive. */
+    public Builder requestReadTimeout(Duration requestReadTimeout) {
+      this.requestReadTimeout = positive(requestReadTimeout, "requestReadTimeout");
+      return this;
+    }
+
+    /** The most connections kept at once; at least 1. */
+    public Builder maxConnections(int maxConnections) {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("maxConnections must be at least 1, got "
+            + maxConnections);
+      }
+      this.maxConnections = maxConnections;
+      return this;
+    }
+
+    /** The options. */
+    public HttpOptions build() {
+      return new HttpOptions(this);
+    }
+
+    private static Duration positive(Duration value, String name) {
+      Objects.requireNonNull(value, name);
+      if (value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive, got " + value);
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package dev.stowage.board;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.boot.web.embedded.netty.NettyServerCustomizer;
+import reactor.netty.NettyPipeline;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * Applies {@link HttpOptions} to the HTTP API's Reactor Netty server: its idle timeout (Reactor
+ * Netty's own, as {@code server.netty.idle-timeout} sets it), a 503 and the close for every
+ * connection beyond {@link HttpOptions#maxConnections()} as soon as it is accepted, so that the
+ * connections kept go on being served, and the request read timeout ({@link HttpRequestDeadline})
+ * on every connection kept. Thread-safe.
+ */
+final class HttpServerLimits implements NettyServerCustomizer {
+  private final HttpOptions options;
+  private final AtomicInteger kept = new AtomicInteger();
+  private final byte[] fullResponse;
+  private final byte[] timeoutResponse;
+
+  HttpServerLimits(HttpOptions options, BoardFormats formats) {
+    this.options = options;
+    this.fullResponse = closingResponse(503, "Service Unavailable", formats.error(503,
+        "the server holds its maximum of " + options.maxConnections() + " HTTP connections;"
+            + " try again later"));
+    this.timeoutResponse = closingResponse(408, "Request Timeout", formats.error(408,
+        "the request did not arrive within the request read timeout of "
+            + options.requestReadTimeout().toMillis() + " ms from its first byte"));
+  }
+
+  @Override
+  public HttpServer apply(HttpServer server) {
+    // The value of server.netty.idle-timeout when it is set (Spring Boot then applies it too).
+    return server.idleTimeout(options.idleTimeout())
+        .doOnChannelInit((observer, channel, remoteAddress) -> install(channel));
+  }
+
+  /** HTTP connections kept now. */
+  int connections() {
+    return kept.get();
+  }
+
+  private void install(Channel channel) {
+    ChannelPipeline pipeline = channel.pipeline();
+    if (kept.incrementAndGet() > options.maxConnections()) {
+      kept.decrementAndGet();
+      pipeline.addFirst("stowage.http.shed", new Shed());
+      return;
+    }
+    channel.closeFuture().addListener(closed -> kept.decrementAndGet());
+    if (pipeline.get(NettyPipeline.HttpCodec) != null) {
+      HttpRequestDeadline deadline = new HttpRequestDeadline(options, timeoutResponse);
+      pipeline.addFirst("stowage.http.requestStart", deadline.requestStart());
+      pipeline.addAfter(NettyPipeline.HttpCodec, "stowage.http.requestEnd", deadline.requestEnd());
+    }
+  }
+
+  /** A whole HTTP/1.1 response with a JSON body, after which the connection closes. */
+  private static byte[] closingResponse(int status, String reason, byte[] json) {
+    byte[] head = ("HTTP/1.1 " + status + " " + reason + "\r\ncontent-type: application/json\r\n"
+        + "content-length: " + json.length + "\r\nconnection: close\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII);
+    byte[] response = new byte[head.length + json.length];
+    System.arraycopy(head, 0, response, 0, head.length);
+    System.arraycopy(json, 0, response, head.length, json.length);
+    return response;
+  }
+
+  /** Turns away a connection beyond the maximum: 503, then close; nothing it sends is read. */
+  private final class Shed extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      ctx.writeAndFlush(Unpooled.wrappedBuffer(fullResponse))
+          .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+}

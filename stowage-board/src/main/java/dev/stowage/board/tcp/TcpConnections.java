@@ -1,0 +1,103 @@
+package dev.stowage.board.tcp;
+
+import java.net.InetAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Decides which connections the TCP endpoint keeps: at most {@link
+ * TcpOptions#maxConnectionsPerAddress()} from one remote address, and at most {@link
+ * TcpOptions#maxConnections()} in all, where a connection beyond the maximum takes the place of the
+ * longest idle connection (no request in flight, no frame begun) rather than being turned away, so
+ * that clients holding idle connections cannot lock out a client that comes to make requests.
+ * Only when no connection is idle is the newcomer turned away. Thread-safe: connections are
+ * admitted from every event loop.
+ */
+final class TcpConnections {
+  private final TcpOptions options;
+  private final AtomicInteger open = new AtomicInteger();
+  private final AtomicInteger admitted = new AtomicInteger();
+  private final Set<BoardConnection> kept = ConcurrentHashMap.newKeySet();
+  private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+
+  TcpConnections(TcpOptions options) {
+    this.options = options;
+  }
+
+  /** Why a connection was not admitted, or null when it was. */
+  record Refusal(int code, String message) {}
+
+  /** Counts a connection that has just opened, admitted or not, until {@link #closed}. */
+  void opened() {
+    open.incrementAndGet();
+  }
+
+  /**
+   * Admits {@code connection} from {@code address}, closing the longest idle connection to make
+   * room when the endpoint is full.
+   *
+   * @return null when admitted, else why not
+   */
+  Refusal admit(BoardConnection connection, InetAddress address) {
+    int fromAddress = perAddress.merge(address, 1, Integer::sum);
+    if (fromAddress > options.maxConnectionsPerAddress()) {
+      release(address);
+      return new Refusal(BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS, "the server holds its maximum"
+          + " of " + options.maxConnectionsPerAddress() + " connections from "
+          + address.getHostAddress() + "; close one first");
+    }
+    if (admitted.incrementAndGet() > options.maxConnections()) {
+      BoardConnection idlest = chooseIdlest();
+      if (idlest == null) {
+        admitted.decrementAndGet();
+        release(address);
+        return new Refusal(BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS, "the server holds its"
+            + " maximum of " + options.maxConnections() + " connections; try again later");
+      }
+      idlest.evict("closed to make room for a new connection: the server holds its maximum of "
+          + options.maxConnections() + " connections and this one was the longest idle");
+    }
+    kept.add(connection);
+    return null;
+  }
+
+  /** Forgets a connection that closed; {@code address} is given when it had been admitted. */
+  void closed(BoardConnection connection, InetAddress address) {
+    open.decrementAndGet();
+    if (kept.remove(connection)) {
+      admitted.decrementAndGet();
+      release(address);
+    }
+  }
+
+  /** Connections open now, admitted or being turned away. */
+  int open() {
+    return open.get();
+  }
+
+  /**
+   * The admitted connection idle the longest, now marked as chosen so that no other newcomer
+   * takes its place too; null when every connection is busy.
+   */
+  private BoardConnection chooseIdlest() {
+    while (true) {
+      BoardConnection idlest = null;
+      long idlestSince = Long.MAX_VALUE;
+      for (BoardConnection candidate : kept) {
+        long since = candidate.idleSince();
+        if (since != BoardConnection.BUSY && since < idlestSince) {
+          idlest = candidate;
+          idlestSince = since;
+        }
+      }
+      if (idlest == null || idlest.choose()) {
+        return idlest;
+      }
+    }
+  }
+
+  private void release(InetAddress address) {
+    perAddress.computeIfPresent(address, (key, count) -> count == 1 ? null : count - 1);
+  }
+}

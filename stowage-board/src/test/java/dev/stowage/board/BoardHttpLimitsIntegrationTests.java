@@ -1,0 +1,164 @@
+package dev.stowage.board;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.testkit.RedisServer;
+import dev.stowage.testkit.WithRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The HTTP API's connections are not kept forever: one that waits for a request longer than the
+ * idle timeout is closed, a request that does not arrive within the request read timeout of its
+ * first byte is answered 408 and its connection closed, and connections beyond the maximum are
+ * answered 503 at once while the connections kept are served. Each test runs a service with short
+ * limits of its own.
+ */
+@WithRedis
+class BoardHttpLimitsIntegrationTests {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  @Test
+  void aConnectionWaitingForARequestIsClosedAfterTheIdleTimeout(RedisServer redis)
+      throws Exception {
+    try (BoardServer board = start(redis, HttpOptions.builder().idleTimeout(Duration.ofSeconds(1))
+        .build())) {
+      try (RawHttp silent = new RawHttp(board.port(), WAIT)) {
+        long start = System.nanoTime();
+        assertThat(silent.endsNow()).isTrue();
+        assertThat(elapsedMs(start)).isBetween(950L, 2500L);
+      }
+      try (RawHttp keptAlive = new RawHttp(board.port(), WAIT)) {
+        keptAlive.get("/boards?page=1&size=1");
+        assertThat(keptAlive.readResponse().status()).isEqualTo(200);
+        long start = System.nanoTime();
+        assertThat(keptAlive.endsNow()).isTrue();
+        assertThat(elapsedMs(start)).isBetween(950L, 2500L);
+      }
+      await().atMost(WAIT).until(() -> board.httpConnections() == 0);
+    }
+  }
+
+  @Test
+  void aRequestThatDoesNotArriveWithinTheRequestReadTimeoutIsAnswered408(RedisServer redis)
+      throws Exception {
+    try (BoardServer board = start(redis, HttpOptions.builder().idleTimeout(Duration.ofSeconds(10))
+        .requestReadTimeout(Duration.ofSeconds(1)).build())) {
+      String timeout = "the request did not arrive within the request read timeout of 1000 ms"
+          + " from its first byte";
+      // Half the headers, then nothing.
+      try (RawHttp half = new RawHttp(board.port(), WAIT)) {
+        long start = System.nanoTime();
+        half.send("GET /boards HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        assertTimedOut(half, start, timeout);
+      }
+      // The headers one byte every 100 ms: never quiet, never complete in time.
+      try (RawHttp trickle = new RawHttp(board.port(), WAIT)) {
+        long start = System.nanoTime();
+        trickleUntilClosed(trickle, "GET /boards?page=1&size=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "X-Padding: " + "p".repeat(60) + "\r\n\r\n");
+        assertTimedOut(trickle, start, timeout);
+      }
+      // Whole headers, then a body that trickles: nothing is written.
+      byte[] post = JSON.writeValueAsBytes(BoardPosts.post(1));
+      try (RawHttp body = new RawHttp(board.port(), WAIT)) {
+        long start = System.nanoTime();
+        body.send("POST /boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Content-Length: " + post.length + "\r\n\r\n");
+        trickleUntilClosed(body, new String(post, java.nio.charset.StandardCharsets.UTF_8));
+        assertTimedOut(body, start, timeout);
+      }
+      // A request that arrives in time is served, on the same kind of connection.
+      try (RawHttp whole = new RawHttp(board.port(), WAIT)) {
+        whole.get("/boards?page=1&size=25");
+        RawHttp.Response page = whole.readResponse();
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(JSON.readTree(page.body()).get("data")).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void connectionsBeyondTheMaximumAreTurnedAwayWhileTheKeptOnesAreServed(RedisServer redis)
+      throws Exception {
+    try (BoardServer board = start(redis, HttpOptions.builder().maxConnections(8).build());
+        RawHttp kept = new RawHttp(board.port(), WAIT)) {
+      kept.get("/boards?page=1&size=1");
+      assertThat(kept.readResponse().status()).isEqualTo(200);
+      List<RawHttp> idle = new ArrayList<>();
+      try {
+        for (int i = 0; i < 7; i++) {
+          idle.add(new RawHttp(board.port(), WAIT));
+        }
+        await().atMost(WAIT).until(() -> board.httpConnections() == 8);
+        for (int i = 0; i < 3; i++) {
+          try (RawHttp extra = new RawHttp(board.port(), WAIT)) {
+            RawHttp.Response refused = extra.readResponse();
+            assertThat(refused.status()).isEqualTo(503);
+            assertThat(refused.headers()).containsEntry("content-type", "application/json")
+                .containsEntry("connection", "close");
+            assertThat(refused.text()).isEqualTo("{\"code\":503,\"message\":\"the server holds its"
+                + " maximum of 8 HTTP connections; try again later\"}");
+            assertThat(extra.endsNow()).isTrue();
+          }
+        }
+        kept.get("/boards?page=1&size=1");
+        assertThat(kept.readResponse().status()).isEqualTo(200);
+      } finally {
+        for (RawHttp connection : idle) {
+          connection.close();
+        }
+      }
+      await().atMost(WAIT).until(() -> board.httpConnections() == 1);
+      try (RawHttp later = new RawHttp(board.port(), WAIT)) {
+        later.get("/boards?page=1&size=1");
+        assertThat(later.readResponse().status()).isEqualTo(200);
+      }
+    }
+  }
+
+  private static BoardServer start(RedisServer redis, HttpOptions http) {
+    return BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedFormat.Storage.NONE,
+        null, http, true);
+  }
+
+  private static void assertTimedOut(RawHttp connection, long start, String message)
+      throws Exception {
+    RawHttp.Response response = connection.readResponse();
+    long elapsed = elapsedMs(start);
+    assertThat(response.status()).isEqualTo(408);
+    assertThat(response.headers()).containsEntry("content-type", "application/json")
+        .containsEntry("connection", "close");
+    JsonNode error = JSON.readTree(response.body());
+    assertThat(error.get("code").asInt()).isEqualTo(408);
+    assertThat(error.get("message").asText()).isEqualTo(message);
+    assertThat(connection.endsNow()).isTrue();
+    assertThat(elapsed).isBetween(950L, 2500L);
+  }
+
+  /** Sends {@code text} one byte every 100 ms, the attacker's pace, until the server closes. */
+  private static void trickleUntilClosed(RawHttp connection, String text) throws Exception {
+    for (byte b : text.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      try {
+        connection.send(new byte[] {b});
+      } catch (java.io.IOException closed) {
+        return;
+      }
+      Thread.sleep(100);
+      if (connection.hasInput()) {
+        return;
+      }
+    }
+  }
+
+  private static long elapsedMs(long start) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+  }
+}
