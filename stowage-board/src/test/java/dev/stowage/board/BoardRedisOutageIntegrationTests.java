@@ -98,6 +98,7 @@ class BoardRedisOutageIntegrationTests {
           .then();
       var running = load.toFuture();
       await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.get() >= 150);
+      redis.kill(); // SIGKILL: a crash, not a clean shutdown
       redis.restart();
       running.get(120, TimeUnit.SECONDS);
       assertThat(failed.get()).isZero();

@@ -176,6 +176,23 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /**
+   * Kills the process at once ({@code SIGKILL}: no clean shutdown, no goodbye to clients), as a
+   * crash or an out-of-memory killer would; connections to it fail until {@link #restart()}.
+   * Idempotent.
+   */
+  public synchronized void kill() {
+    if (process == null) {
+      return;
+    }
+    try {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
+  /**
    * Stops the server if it runs, then starts it again, empty, on the same port. A sentinel comes
    * back with the configuration file it rewrote, so it still knows its master.
    */

@@ -43,6 +43,18 @@ class RedisServerIntegrationTests {
   }
 
   @Test
+  void killEndsTheProcessAtOnceAndRestartBringsItBack(RedisServer redis) {
+    redis.command("SET", "before", "1");
+    redis.kill();
+    assertThat(redis.isRunning()).isFalse();
+    assertThatThrownBy(() -> redis.command("PING")).isInstanceOf(IllegalStateException.class);
+    redis.kill();
+    redis.restart();
+    assertThat(redis.command("PING")).isEqualTo("+PONG");
+    assertThat(redis.command("EXISTS", "before")).isEqualTo(":0");
+  }
+
+  @Test
   void flushAllEmptiesTheServer(RedisServer redis) {
     redis.command("SET", "a", "1");
     redis.flushAll();
