@@ -14,7 +14,7 @@ import io.lettuce.core.support.caching.CacheFrontend;
 import io.lettuce.core.support.caching.ClientSideCaching;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -31,7 +31,6 @@ final class LettuceCachingClient implements ReadClient {
   private final KeySpace keys;
   private final RedisClient client;
   private final CacheFrontend<String, Item> frontend;
-  private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
 
   LettuceCachingClient(RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope) {
@@ -64,7 +63,7 @@ final class LettuceCachingClient implements ReadClient {
     params.put("client", "Lettuce ClientSideCaching.enable(CacheAccessor.forMap(ConcurrentHashMap), RESP3 connection, CLIENT TRACKING ON)");
     params.put("near_cache", "unbounded ConcurrentHashMap of decoded items");
     params.put("notes", "a miss is a GET on the one tracking connection, decoded with Stowage's envelope codec, then put in the map;"
-        + " near hits count the map's hits, the writer's confirming reads included");
+        + " the map's misses are counted, its hits are not");
     return params;
   }
 
@@ -74,8 +73,8 @@ final class LettuceCachingClient implements ReadClient {
   }
 
   @Override
-  public Optional<NearCounts> nearCounts() {
-    return Optional.of(new NearCounts(hits.sum(), misses.sum()));
+  public OptionalLong redisReads() {
+    return OptionalLong.of(misses.sum());
   }
 
   @Override
@@ -87,7 +86,7 @@ final class LettuceCachingClient implements ReadClient {
     }
   }
 
-  /** Lettuce's map accessor, counting the lookups that found a value and those that did not. */
+  /** Lettuce's map accessor, counting the lookups that found no value (each followed by a GET). */
   private final class CountingAccessor implements CacheAccessor<String, Item> {
     private final CacheAccessor<String, Item> delegate;
 
@@ -98,7 +97,9 @@ final class LettuceCachingClient implements ReadClient {
     @Override
     public Item get(String key) {
       Item value = delegate.get(key);
-      (value == null ? misses : hits).increment();
+      if (value == null) {
+        misses.increment();
+      }
       return value;
     }
 

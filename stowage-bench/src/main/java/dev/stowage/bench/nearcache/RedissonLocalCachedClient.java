@@ -7,7 +7,7 @@ import dev.stowage.samples.Item;
 import io.lettuce.core.RedisURI;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 import org.redisson.Redisson;
 import org.redisson.api.RLocalCachedMap;
@@ -75,7 +75,7 @@ final class RedissonLocalCachedClient implements ReadClient {
     params.put("near_cache", "cacheSize " + entries + ", LRU, SyncStrategy." + sync + ", ReconnectionStrategy.CLEAR");
     params.put("notes", "values in a Redis hash (" + KeySpace.HASH_KEY + "), loaded as a copy of their own;"
         + " written through a second Redisson client's RLocalCachedMap.fastPut, since Redisson invalidates by its own"
-        + " pub/sub messages, not CLIENT TRACKING; near hits unknown (Redisson does not count them)");
+        + " pub/sub messages, not CLIENT TRACKING; near hits unknown (Redisson does not count its misses)");
     return params;
   }
 
@@ -85,8 +85,8 @@ final class RedissonLocalCachedClient implements ReadClient {
   }
 
   @Override
-  public Optional<NearCounts> nearCounts() {
-    return Optional.empty();
+  public OptionalLong redisReads() {
+    return OptionalLong.empty();
   }
 
   @Override

@@ -46,6 +46,7 @@ final class UpdateLoop {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final LongAdder writes = new LongAdder();
   private final LongAdder timeouts = new LongAdder();
+  private final LongAdder confirmingReads = new LongAdder();
   private final Histogram visible = new SynchronizedHistogram(TimeUnit.SECONDS.toNanos(60), 3);
   private final Thread writing;
   private final Thread[] confirming = new Thread[CONFIRMING_THREADS];
@@ -94,6 +95,11 @@ final class UpdateLoop {
     for (Thread thread : confirming) {
       thread.start();
     }
+  }
+
+  /** The reads made through the client to confirm writes, since the loop started. */
+  long confirmingReads() {
+    return confirmingReads.sum();
   }
 
   /** Counts writes, timeouts and visibility from now on (the timed loop starts). */
@@ -204,6 +210,7 @@ final class UpdateLoop {
         return;
       }
       try {
+        confirmingReads.increment();
         Item item = client.get(next.index);
         long now = System.nanoTime();
         if (item != null && version(item) >= next.version) {
