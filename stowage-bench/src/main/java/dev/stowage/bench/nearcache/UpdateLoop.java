@@ -22,17 +22,25 @@ import org.HdrHistogram.SynchronizedHistogram;
  * version, which then raises the key's {@linkplain VersionFloors floor}, or until the bound has
  * passed, which counts an invalidation timeout.
  *
- * <p>Confirmations wait in a delay queue and are read again every {@link #POLL_INTERVAL}, so a
- * client that never shows a write holds a confirming thread for one read at a time, not for the
- * whole bound. The writes are paced against a schedule: a thread woken late catches up, by at most
- * a second's worth of writes.
+ * <p>Confirmations wait in a delay queue and are read again after {@link #POLL_INTERVAL}, doubled
+ * after each read that still shows the old version up to {@link #MAX_POLL_INTERVAL}, so a client
+ * that never shows a write holds a confirming thread for one read at a time, not for the whole
+ * bound, and a thousand writes waiting to show do not need a million reads a second. The writes are
+ * paced against a schedule: a thread woken late catches up, by at most a second's worth of writes.
  */
 final class UpdateLoop {
 
-  /** How long a confirmation waits before reading again. */
+  /** How long a confirmation first waits before reading again. */
   static final Duration POLL_INTERVAL = Duration.ofMillis(1);
 
-  private static final int CONFIRMING_THREADS = 4;
+  /** The longest a confirmation waits between two reads. */
+  static final Duration MAX_POLL_INTERVAL = Duration.ofMillis(16);
+
+  /**
+   * Enough threads that confirming does not fall behind the writes when each confirming read is a
+   * round trip of several milliseconds, as Redis's is at 200 callers on two cores.
+   */
+  private static final int CONFIRMING_THREADS = 16;
 
   private final ItemWriter writer;
   private final ReadClient client;
@@ -222,7 +230,8 @@ final class UpdateLoop {
           timeouts.increment();
           outstanding.decrementAndGet();
         } else {
-          next.due = now + POLL_INTERVAL.toNanos();
+          next.interval = Math.min(next.interval * 2, MAX_POLL_INTERVAL.toNanos());
+          next.due = now + next.interval;
           pending.add(next);
         }
       } catch (Exception e) {
@@ -241,6 +250,7 @@ final class UpdateLoop {
     final long version;
     final long acknowledged;
     volatile long due;
+    volatile long interval = POLL_INTERVAL.toNanos() / 2;
 
     Pending(int index, long version, long acknowledged) {
       this.index = index;
