@@ -19,6 +19,30 @@ final class CodecFailures {
         codec + " codec could not decode " + length + " bytes as " + type.getName() + ": " + describe(cause), cause);
   }
 
+  /**
+   * As {@link #decode(String, Class, int, Throwable)}, worded after the innermost cause: for
+   * libraries, such as Fory, that wrap every failure in one generic message.
+   */
+  static CodecException decodeByRootCause(String codec, Class<?> type, int length, Throwable cause) {
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return new CodecException(
+        codec + " codec could not decode " + length + " bytes as " + type.getName() + ": " + describe(root), cause);
+  }
+
+  /** Bytes that the codec will not hand to its library at all: {@code reason} says which bound they break. */
+  static CodecException refused(String codec, Class<?> type, int length, String reason) {
+    return refused(codec, type, length, reason, null);
+  }
+
+  /** As {@link #refused(String, Class, int, String)}, with the library's exception that followed the refusal. */
+  static CodecException refused(String codec, Class<?> type, int length, String reason, Throwable cause) {
+    return new CodecException(codec + " codec refused to decode " + length + " bytes as " + type.getName() + ": " + reason,
+        cause);
+  }
+
   static CodecException decodedNothing(String codec, Class<?> type, int length) {
     return new CodecException(codec + " codec decoded " + length + " bytes to no " + type.getName() + " (null)");
   }

@@ -15,6 +15,7 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
  * values by position. Either instance reads both shapes, picking by the first byte (a map header or
  * an array header), so a cache can move from one shape to the other without flushing. For an array
  * or collection type, whose values are arrays in both shapes, the first element's header decides.
+ * Lengths, counts and depth are checked by {@link MsgpackBounds} before Jackson reads a byte.
  * Thread-safe.
  */
 final class MsgpackCodec<T> implements Codec<T> {
@@ -62,6 +63,10 @@ final class MsgpackCodec<T> implements Codec<T> {
     CodecFailures.checkRange(NAME, data, offset, length);
     if (length == 0) {
       throw CodecFailures.decodedNothing(NAME, type, length);
+    }
+    String problem = MsgpackBounds.problem(data, offset, length);
+    if (problem != null) {
+      throw CodecFailures.refused(NAME, type, length, problem);
     }
     ObjectReader reader = isPositional(data, offset, length) ? positionalReader : namedReader;
     T value;
