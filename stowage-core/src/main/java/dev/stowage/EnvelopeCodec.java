@@ -35,14 +35,19 @@ import java.util.OptionalInt;
  * unknown codec id, a corrupt payload, a payload past {@link #maxDecodedSize()}), a
  * {@link DictionaryNotFoundException}, a {@link CodecException} from the codec, or a
  * {@link MissingLibraryException} when the value's compression library is absent. Each carries the
- * header as {@linkplain StowageException#context() context}.
+ * header as {@linkplain StowageException#context() context}. A compressed payload's declared size
+ * is checked against {@link #maxDecodedSize()} and taken from the {@link DecompressionBudget} before
+ * it is allocated, and given back once the codec has decoded it.
  *
  * <p>Instances are immutable and thread-safe.
  *
  * @param <T> the type of the values
  */
 public final class EnvelopeCodec<T> {
-  /** The default limit on a value's decoded size: 64 MiB. */
+  /**
+   * The default limit on a value's decoded size: 64 MiB. Caches and feeds have a smaller one of
+   * their own, {@link RedisCache#DEFAULT_MAX_DECODED_SIZE}.
+   */
   public static final int DEFAULT_MAX_DECODED_SIZE = 64 * 1024 * 1024;
 
   private final Codec<T> writeCodec;
@@ -53,6 +58,7 @@ public final class EnvelopeCodec<T> {
   private final PayloadDecompressor decompressor;
   private final int schemaVersion;
   private final int maxDecodedSize;
+  private final DecompressionBudget budget;
 
   private EnvelopeCodec(Builder<T> builder, Codec<T>[] readers, PayloadCompressor compressor,
                         DictionaryResolver resolver) {
@@ -64,6 +70,7 @@ public final class EnvelopeCodec<T> {
     this.decompressor = new PayloadDecompressor(resolver);
     this.schemaVersion = builder.schemaVersion;
     this.maxDecodedSize = builder.maxDecodedSize;
+    this.budget = builder.budget;
   }
 
   /** Starts a builder whose values are written with {@code writeCodec}, uncompressed by default. */
@@ -116,8 +123,9 @@ public final class EnvelopeCodec<T> {
    * legacy codec when the value has no envelope.
    *
    * @throws EnvelopeException if the value has no magic byte and there is no legacy codec, or its
-   *     header is malformed, names a codec this instance does not read, or its payload is corrupt
-   *     or would decode past {@link #maxDecodedSize()}
+   *     header is malformed, names a codec this instance does not read, or its payload is corrupt,
+   *     would decode past {@link #maxDecodedSize()}, or found no room in the
+   *     {@linkplain #decompressionBudget() decompression budget} in time
    * @throws DictionaryNotFoundException if the value's zstd dictionary cannot be resolved
    * @throws CodecException if the codec rejects the payload
    * @throws MissingLibraryException if the value's compression library is absent
@@ -142,14 +150,25 @@ public final class EnvelopeCodec<T> {
     if (header.compressionId() == CompressionIds.NONE) {
       return decodeWith(codec, value, offset, length, header);
     }
-    byte[] payload;
+    int declared;
     try {
-      payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
-          length, maxDecodedSize);
+      declared = decompressor.declaredSize(header.compressionId(), value, offset, length, maxDecodedSize);
+      budget.acquire(declared);
     } catch (StowageException e) {
       throw e.addContext(header.describe());
     }
-    return decodeWith(codec, payload, 0, payload.length, header);
+    try {
+      byte[] payload;
+      try {
+        payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
+            length, maxDecodedSize);
+      } catch (StowageException e) {
+        throw e.addContext(header.describe());
+      }
+      return decodeWith(codec, payload, 0, payload.length, header);
+    } finally {
+      budget.release(declared);
+    }
   }
 
   /**
@@ -179,6 +198,11 @@ public final class EnvelopeCodec<T> {
   /** The largest decoded payload, in bytes, that decoding accepts. */
   public int maxDecodedSize() {
     return maxDecodedSize;
+  }
+
+  /** The budget that compressed payloads are decompressed within. */
+  public DecompressionBudget decompressionBudget() {
+    return budget;
   }
 
   /** The ids of the codecs this instance decodes, ascending. */
@@ -245,6 +269,7 @@ public final class EnvelopeCodec<T> {
     private Codec<T> legacy;
     private int schemaVersion = -1;
     private int maxDecodedSize = DEFAULT_MAX_DECODED_SIZE;
+    private DecompressionBudget budget = DecompressionBudget.shared();
 
     private Builder(Codec<T> writeCodec) {
       this.writeCodec = writeCodec;
@@ -302,6 +327,15 @@ public final class EnvelopeCodec<T> {
      */
     public Builder<T> maxDecodedSize(int maxDecodedSize) {
       this.maxDecodedSize = maxDecodedSize;
+      return this;
+    }
+
+    /**
+     * The budget that this codec's compressed payloads are decompressed within, shared with the
+     * codecs given the same; {@link DecompressionBudget#shared()} by default.
+     */
+    public Builder<T> decompressionBudget(DecompressionBudget budget) {
+      this.budget = requireNonNull(budget, "budget");
       return this;
     }
 

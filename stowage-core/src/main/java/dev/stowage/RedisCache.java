@@ -67,6 +67,14 @@ public interface RedisCache<K, V> {
   int DEFAULT_CHUNK_SIZE = 1000;
   /** The largest chunk size. */
   int MAX_CHUNK_SIZE = 100_000;
+  /**
+   * The default limit on a value's decoded size, compressed or not: 8 MiB. A cache value travels
+   * whole on every hit as one Redis string, so one of more than a few hundred kilobytes already
+   * costs milliseconds per read; 8 MiB leaves room for those, and eight reads at the limit fit the
+   * {@linkplain DecompressionBudget#DEFAULT_BYTES default decompression budget} at once, where the
+   * general {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE} of 64 MiB let a 2 KB value cost 64 MiB per read.
+   */
+  int DEFAULT_MAX_DECODED_SIZE = 8 * 1024 * 1024;
 
   /** The cache's name, as given to {@link Stowage#cache(String, Class)}. */
   String name();
@@ -267,6 +275,18 @@ public interface RedisCache<K, V> {
       return this;
     }
 
+    /**
+     * The largest value, once decompressed, that the cache reads or writes, in bytes;
+     * {@link RedisCache#DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more
+     * is a decode failure before anything is allocated for it; {@link #put} of a value that encodes
+     * to more throws an {@link EnvelopeException}. Compressed values are also decompressed within
+     * the Stowage's {@linkplain Stowage.Builder#decompressionBudget decompression budget}.
+     */
+    public Builder<K, V> maxDecodedSize(int maxDecodedSize) {
+      codecSettings.maxDecodedSize(maxDecodedSize);
+      return this;
+    }
+
     /** What every Redis key starts with; the cache's name and a colon by default. */
     public Builder<K, V> keyPrefix(String keyPrefix) {
       this.keyPrefix = requireNonNull(keyPrefix, "keyPrefix");
@@ -326,7 +346,7 @@ public interface RedisCache<K, V> {
      *
      * @throws IllegalArgumentException naming the setting at fault: a TTL that is not positive, a
      *     jitter outside 0 to 1, a chunk size outside 1 to {@link RedisCache#MAX_CHUNK_SIZE}, a lock
-     *     time under a millisecond, both a compression and a dictionary
+     *     time under a millisecond, both a compression and a dictionary, a maxDecodedSize below 1
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public RedisCache<K, V> build() {
@@ -345,6 +365,7 @@ public interface RedisCache<K, V> {
         throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be at least 1 ms, got "
             + loadLock);
       }
+      codecSettings.decompressionBudget(owner.decompressionBudget());
       WriteCodec<V> codec = codecSettings.build(owner.dictionaries(),
           owner.learning("cache:" + name, loadExecutor), "cache '" + name + "'");
       CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.dictionaries(), ttl, ttlJitter,

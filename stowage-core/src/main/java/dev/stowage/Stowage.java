@@ -46,11 +46,13 @@ public final class Stowage implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("dev.stowage");
 
   private final RedisSession session;
+  private final DecompressionBudget decompressionBudget;
   private final DictionaryStore dictionaries;
   private final Set<ZstdDictionary> dictionariesInUse = ConcurrentHashMap.newKeySet();
 
-  private Stowage(RedisSession session) {
+  private Stowage(RedisSession session, DecompressionBudget decompressionBudget) {
     this.session = session;
+    this.decompressionBudget = decompressionBudget;
     this.dictionaries = new DictionaryStore(session.shared());
     session.onActivation(this::saveDictionariesInUse);
   }
@@ -96,6 +98,11 @@ public final class Stowage implements AutoCloseable {
 
   RedisSession session() {
     return session;
+  }
+
+  /** The budget the caches and feeds of this Stowage decompress within. */
+  DecompressionBudget decompressionBudget() {
+    return decompressionBudget;
   }
 
   /**
@@ -145,6 +152,7 @@ public final class Stowage implements AutoCloseable {
   public static final class Builder {
     private RedisURI uri;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    private DecompressionBudget decompressionBudget = DecompressionBudget.shared();
 
     private Builder() {}
 
@@ -181,6 +189,16 @@ public final class Stowage implements AutoCloseable {
     }
 
     /**
+     * The budget within which every cache and feed of this Stowage decompresses values, so that
+     * many reads of values that decompress to their limit at once stay within it;
+     * {@link DecompressionBudget#shared()}, one for the whole JVM, by default.
+     */
+    public Builder decompressionBudget(DecompressionBudget budget) {
+      this.decompressionBudget = requireNonNull(budget, "budget");
+      return this;
+    }
+
+    /**
      * Connects.
      *
      * @throws IllegalStateException if no Redis was given
@@ -194,7 +212,7 @@ public final class Stowage implements AutoCloseable {
       if (commandTimeout.isNegative() || commandTimeout.toMillis() < 1) {
         throw new IllegalArgumentException("commandTimeout must be at least 1 ms, got " + commandTimeout);
       }
-      return new Stowage(RedisSession.open(uri, commandTimeout));
+      return new Stowage(RedisSession.open(uri, commandTimeout), decompressionBudget);
     }
   }
 }
