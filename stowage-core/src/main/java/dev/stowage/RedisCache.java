@@ -59,6 +59,11 @@ public interface RedisCache<K, V> {
   /** How long an entry lives unless {@link Builder#ttl(Duration)} says otherwise: one hour. */
   Duration DEFAULT_TTL = Duration.ofHours(1);
   /**
+   * The longest TTL or load lock time: 36,500 days (100 years), far inside what Redis keeps in
+   * milliseconds. For entries that never expire, use {@link Builder#noExpiry()}.
+   */
+  Duration MAX_TTL = Duration.ofDays(36_500);
+  /**
    * The default jitter: each entry's time to live is drawn uniformly from 90% to 100% of the TTL,
    * so that entries written together do not expire together.
    */
@@ -293,7 +298,10 @@ public interface RedisCache<K, V> {
       return this;
     }
 
-    /** The longest time an entry lives; {@link RedisCache#DEFAULT_TTL} by default. */
+    /**
+     * The longest time an entry lives, from 1 ms to {@link RedisCache#MAX_TTL};
+     * {@link RedisCache#DEFAULT_TTL} by default.
+     */
     public Builder<K, V> ttl(Duration ttl) {
       this.ttl = requireNonNull(ttl, "ttl");
       return this;
@@ -325,7 +333,8 @@ public interface RedisCache<K, V> {
      * Shares loads across processes: the process that loads a key holds a Redis lock (a
      * {@code SET NX PX} with a random token, released only by its holder) for at most
      * {@code lockTime}; the others poll for the value meanwhile, and load it themselves if neither
-     * the value nor the lock's release has come within {@code lockTime}. Off by default.
+     * the value nor the lock's release has come within {@code lockTime}. From 1 ms to
+     * {@link RedisCache#MAX_TTL}; off by default.
      */
     public Builder<K, V> distributedLoadLock(Duration lockTime) {
       this.loadLock = requireNonNull(lockTime, "lockTime");
@@ -344,14 +353,16 @@ public interface RedisCache<K, V> {
     /**
      * Builds the cache. A dictionary is saved in Redis here.
      *
-     * @throws IllegalArgumentException naming the setting at fault: a TTL that is not positive, a
-     *     jitter outside 0 to 1, a chunk size outside 1 to {@link RedisCache#MAX_CHUNK_SIZE}, a lock
-     *     time under a millisecond, both a compression and a dictionary, a maxDecodedSize below 1
+     * @throws IllegalArgumentException naming the setting at fault: a TTL or lock time outside 1 ms
+     *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
+     *     {@link RedisCache#MAX_CHUNK_SIZE}, both a compression and a dictionary, a maxDecodedSize
+     *     below 1
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public RedisCache<K, V> build() {
-      if (ttl != null && (ttl.isNegative() || ttl.toMillis() < 1)) {
-        throw new IllegalArgumentException("cache '" + name + "': ttl must be at least 1 ms, got " + ttl);
+      if (ttl != null && outsideMillisToMaxTtl(ttl)) {
+        throw new IllegalArgumentException("cache '" + name + "': ttl must be from 1 ms to " + MAX_TTL.toDays()
+            + " days (RedisCache.MAX_TTL), got " + ttl + "; noExpiry() makes entries that never expire");
       }
       if (!(ttlJitter >= 0 && ttlJitter < 1)) {
         throw new IllegalArgumentException("cache '" + name + "': ttlJitter must be from 0 up to but excluding 1, got "
@@ -361,9 +372,9 @@ public interface RedisCache<K, V> {
         throw new IllegalArgumentException("cache '" + name + "': chunkSize must be 1 to " + MAX_CHUNK_SIZE + ", got "
             + chunkSize);
       }
-      if (loadLock != null && (loadLock.isNegative() || loadLock.toMillis() < 1)) {
-        throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be at least 1 ms, got "
-            + loadLock);
+      if (loadLock != null && outsideMillisToMaxTtl(loadLock)) {
+        throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be from 1 ms to "
+            + MAX_TTL.toDays() + " days (RedisCache.MAX_TTL), got " + loadLock);
       }
       codecSettings.decompressionBudget(owner.decompressionBudget());
       WriteCodec<V> codec = codecSettings.build(owner.dictionaries(),
@@ -371,6 +382,11 @@ public interface RedisCache<K, V> {
       CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.dictionaries(), ttl, ttlJitter,
           chunkSize, loadLock, loadExecutor);
       return new RedisCacheCore<>(owner.session(), settings).blocking();
+    }
+
+    /** Compared, not converted: {@code toMillis()} overflows past 292 million years. */
+    private static boolean outsideMillisToMaxTtl(Duration duration) {
+      return duration.compareTo(Duration.ofMillis(1)) < 0 || duration.compareTo(MAX_TTL) > 0;
     }
   }
 }

@@ -42,6 +42,11 @@ import java.util.function.Function;
 public final class Stowage implements AutoCloseable {
   /** How long a command may take unless {@link Builder#commandTimeout(Duration)} says otherwise. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * The longest command timeout: {@link Integer#MAX_VALUE} milliseconds (about 24.8 days). It is
+   * also the connect timeout, which Netty keeps as an {@code int} of milliseconds.
+   */
+  public static final Duration MAX_COMMAND_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
   private static final System.Logger LOG = System.getLogger("dev.stowage");
 
@@ -180,8 +185,8 @@ public final class Stowage implements AutoCloseable {
 
     /**
      * How long one round trip may take before the call fails with
-     * {@link CacheUnavailableException}; also the connect timeout. {@link #DEFAULT_COMMAND_TIMEOUT}
-     * by default.
+     * {@link CacheUnavailableException}; also the connect timeout. From 1 ms to
+     * {@link #MAX_COMMAND_TIMEOUT}; {@link #DEFAULT_COMMAND_TIMEOUT} by default.
      */
     public Builder commandTimeout(Duration timeout) {
       this.commandTimeout = requireNonNull(timeout, "timeout");
@@ -202,15 +207,17 @@ public final class Stowage implements AutoCloseable {
      * Connects.
      *
      * @throws IllegalStateException if no Redis was given
-     * @throws IllegalArgumentException if the command timeout is under a millisecond
+     * @throws IllegalArgumentException if the command timeout is under a millisecond or over
+     *     {@link #MAX_COMMAND_TIMEOUT}
      * @throws CacheUnavailableException if Redis cannot be reached
      */
     public Stowage build() {
       if (uri == null) {
         throw new IllegalStateException("no Redis given; call redis(\"redis://host:port\") first");
       }
-      if (commandTimeout.isNegative() || commandTimeout.toMillis() < 1) {
-        throw new IllegalArgumentException("commandTimeout must be at least 1 ms, got " + commandTimeout);
+      if (commandTimeout.compareTo(Duration.ofMillis(1)) < 0 || commandTimeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
+        throw new IllegalArgumentException("commandTimeout must be from 1 ms to " + MAX_COMMAND_TIMEOUT.toMillis()
+            + " ms (Stowage.MAX_COMMAND_TIMEOUT), got " + commandTimeout);
       }
       return new Stowage(RedisSession.open(uri, commandTimeout), decompressionBudget);
     }

@@ -94,8 +94,24 @@ public final class RedisSession implements AutoCloseable {
       return new RedisSession(resources, client, address, timeout, shared);
     } catch (RuntimeException e) {
       shutdown(client, resources);
-      throw new CacheUnavailableException("cannot connect to Redis at " + address + ": " + e.getMessage(), e);
+      throw new CacheUnavailableException("cannot connect to Redis at " + address + ": " + causeChain(e), e);
     }
+  }
+
+  /**
+   * The messages along a cause chain, each once, joined by colons. Lettuce's "Unable to connect to
+   * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a cause.
+   */
+  static String causeChain(Throwable error) {
+    StringBuilder text = new StringBuilder();
+    Throwable e = error;
+    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+      String message = e.getMessage();
+      if (message != null && !message.isBlank() && text.indexOf(message) < 0) {
+        text.append(text.length() == 0 ? "" : ": ").append(message);
+      }
+    }
+    return text.length() == 0 ? error.toString() : text.toString();
   }
 
   private static String describe(RedisURI uri) {
@@ -219,7 +235,9 @@ public final class RedisSession implements AutoCloseable {
    * @throws CacheUnavailableException if the wait runs out
    */
   public <T> T await(CompletableFuture<T> future, int rounds, String what) {
-    long bound = timeout.toNanos() * Math.max(1, rounds) + MARGIN_NANOS;
+    long perRound = timeout.toNanos();
+    int times = Math.max(1, rounds);
+    long bound = perRound > (Long.MAX_VALUE - MARGIN_NANOS) / times ? Long.MAX_VALUE : perRound * times + MARGIN_NANOS;
     try {
       return future.get(bound, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
