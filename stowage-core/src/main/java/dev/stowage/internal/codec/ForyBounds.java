@@ -89,13 +89,15 @@ final class ForyBounds {
     replace(fory, replaced, double[].class, f -> new CountFirst<>(f, new ArraySerializers.DoubleArraySerializer(f), 1));
     replace(fory, replaced, short[].class, f -> new CountFirst<>(f, new ArraySerializers.ShortArraySerializer(f), 1));
     replace(fory, replaced, char[].class, f -> new CountFirst<>(f, new ArraySerializers.CharArraySerializer(f), 1));
+    replace(fory, replaced, byte[].class, f -> new CountFirst<>(f, new ArraySerializers.ByteArraySerializer(f), 1));
+    replace(fory, replaced, boolean[].class, f -> new CountFirst<>(f, new ArraySerializers.BooleanArraySerializer(f), 1));
     replace(fory, replaced, String[].class, f -> new CountFirst<>(f, new ArraySerializers.StringArraySerializer(f), 1));
     replace(fory, replaced, BigInteger.class, f -> new CountFirst<>(f, new Serializers.BigIntegerSerializer(f), 1));
     // scale, precision, then the unscaled value's length and bytes
     replace(fory, replaced, BigDecimal.class,
-        f -> new CountFirst<>(f, new Serializers.BigDecimalSerializer(f), 1, 2));
+        f -> new CountFirst<>(f, new Serializers.BigDecimalSerializer(f), 1, 2, 0));
     replace(fory, replaced, BitSet.class,
-        f -> new CountFirst<>(f, new CollectionSerializers.BitSetSerializer(f, BitSet.class), Long.BYTES));
+        f -> new CountFirst<>(f, new CollectionSerializers.BitSetSerializer(f, BitSet.class), 1)); // its words' bytes
     List<Class<?>> registered = fory.execute(f -> new ArrayList<>(f.getClassResolver().getRegisteredClasses()));
     for (Class<?> type : registered) {
       if (!replaced.contains(type) && fory.<Boolean>execute(f -> lengthFirst(f, type))) {
@@ -120,7 +122,8 @@ final class ForyBounds {
     if (serializer instanceof CollectionLikeSerializer collection) {
       return new CheckedCollection(fory, collection);
     }
-    return new CountFirst<>(fory, serializer, 1);
+    return serializer instanceof ArraySerializers.ObjectArraySerializer
+        ? new CountFirst<>(fory, serializer, 1, 0, 1) : new CountFirst<>(fory, serializer, 1);
   }
 
   /**
@@ -146,7 +149,7 @@ final class ForyBounds {
     if (!type.isArray() || type.getComponentType().isPrimitive()) {
       return null;
     }
-    return new CountFirst<>(fory, new ArraySerializers.ObjectArraySerializer(fory, type), 1);
+    return new CountFirst<>(fory, new ArraySerializers.ObjectArraySerializer(fory, type), 1, 0, 1);
   }
 
   /**
@@ -154,16 +157,20 @@ final class ForyBounds {
    * units of {@code unitBytes} must fit in the bytes after it.
    */
   static void checkLength(MemoryBuffer buffer, long unitBytes, Class<?> type) {
-    checkLength(buffer, unitBytes, 0, type);
+    checkLength(buffer, unitBytes, 0, 0, type);
   }
 
-  /** As {@link #checkLength(MemoryBuffer, long, Class)}, for a length after {@code varintsBefore} other varints. */
-  static void checkLength(MemoryBuffer buffer, long unitBytes, int varintsBefore, Class<?> type) {
+  /**
+   * As {@link #checkLength(MemoryBuffer, long, Class)}, for a length after {@code varintsBefore}
+   * other varints, kept in the bits of its varint above the lowest {@code flagBits} (an object
+   * array keeps a flag in its lowest bit).
+   */
+  static void checkLength(MemoryBuffer buffer, long unitBytes, int varintsBefore, int flagBits, Class<?> type) {
     int start = buffer.readerIndex();
     for (int i = 0; i < varintsBefore; i++) {
       buffer.readVarUint32Small7();
     }
-    int length = buffer.readVarUint32Small7();
+    int length = buffer.readVarUint32Small7() >>> flagBits;
     int left = buffer.remaining();
     buffer.readerIndex(start);
     if (length < 0 || length * unitBytes > left) {
@@ -177,16 +184,18 @@ final class ForyBounds {
     private final Serializer<T> delegate;
     private final long unitBytes;
     private final int varintsBefore;
+    private final int flagBits;
 
     CountFirst(Fory fory, Serializer<T> delegate, long unitBytes) {
-      this(fory, delegate, unitBytes, 0);
+      this(fory, delegate, unitBytes, 0, 0);
     }
 
-    CountFirst(Fory fory, Serializer<T> delegate, long unitBytes, int varintsBefore) {
+    CountFirst(Fory fory, Serializer<T> delegate, long unitBytes, int varintsBefore, int flagBits) {
       super(fory, delegate.getType(), delegate.needToWriteRef(), delegate.isImmutable());
       this.delegate = delegate;
       this.unitBytes = unitBytes;
       this.varintsBefore = varintsBefore;
+      this.flagBits = flagBits;
     }
 
     @Override
@@ -196,7 +205,7 @@ final class ForyBounds {
 
     @Override
     public T read(MemoryBuffer buffer) {
-      checkLength(buffer, unitBytes, varintsBefore, type);
+      checkLength(buffer, unitBytes, varintsBefore, flagBits, type);
       return delegate.read(buffer);
     }
 
