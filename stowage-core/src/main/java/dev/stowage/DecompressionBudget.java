@@ -18,6 +18,10 @@ import java.util.concurrent.TimeUnit;
  * payload larger than the whole budget waits until the budget is unused and then goes alone. Values
  * stored without compression are not counted: their payload is the value already in memory.
  *
+ * <p><b>Warning:</b> {@link AsyncRedisCache} decodes a value on Lettuce's I/O thread when it arrives
+ * there, so a read waiting for budget holds up that connection meanwhile; keep the budget well
+ * above what the reads you expect at once decompress to.
+ *
  * <p>{@link #shared()} is the budget of every codec, cache and feed not given another. Thread-safe.
  */
 public final class DecompressionBudget {

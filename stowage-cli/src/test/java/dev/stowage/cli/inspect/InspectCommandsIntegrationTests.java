@@ -331,6 +331,11 @@ class InspectCommandsIntegrationTests {
     assertThat(run("inspect", "--redis", server.uri(), "bad:none")).isEqualTo(1);
     assertThat(err.toString()).isEqualTo("stowage inspect: no key 'bad:none' in " + server.uri() + "\n");
 
+    // Lettuce says "Unable to connect"; the server's reply is in its cause.
+    assertThat(run("inspect", "--redis", server.uri() + "/99", "bad:none")).isEqualTo(1);
+    assertThat(err.toString()).startsWith("stowage inspect: could not connect to " + server.uri() + "/99: Unable to connect")
+        .contains(": ERR DB index is out of range");
+
     if (System.getenv(RedisOption.ENVIRONMENT_VARIABLE) == null) {
       assertThat(run("inspect", "some:key")).isEqualTo(2);
       assertThat(err.toString()).contains("no Redis to read: pass --redis URL (such as redis://127.0.0.1:6379) or set STOWAGE_REDIS");

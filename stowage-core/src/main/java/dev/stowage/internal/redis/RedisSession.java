@@ -102,7 +102,7 @@ public final class RedisSession implements AutoCloseable {
    * The messages along a cause chain, each once, joined by colons. Lettuce's "Unable to connect to
    * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a cause.
    */
-  static String causeChain(Throwable error) {
+  public static String causeChain(Throwable error) {
     StringBuilder text = new StringBuilder();
     Throwable e = error;
     for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
