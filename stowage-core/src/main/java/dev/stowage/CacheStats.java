@@ -7,8 +7,8 @@ package dev.stowage;
  * @param hits reads that found a value and decoded it
  * @param misses reads that found no value, including the ones counted in {@code decodeFailures}
  * @param decodeFailures values that were present but could not be decoded (corrupt, foreign, an
- *     unknown codec, a missing dictionary, a shape that cannot be read correctly), each returned
- *     as a miss
+ *     unknown codec, a missing dictionary, a shape that cannot be read correctly, a length or
+ *     size past a limit, no room in the decompression budget in time), each returned as a miss
  * @param loads loader calls that returned
  * @param loadFailures loader calls that threw
  * @param absentHits reads that found a key cached as absent ({@link RedisCache.Builder#cacheAbsent}),

@@ -35,14 +35,19 @@ import java.util.OptionalInt;
  * unknown codec id, a corrupt payload, a payload past {@link #maxDecodedSize()}), a
  * {@link DictionaryNotFoundException}, a {@link CodecException} from the codec, or a
  * {@link MissingLibraryException} when the value's compression library is absent. Each carries the
- * header as {@linkplain StowageException#context() context}.
+ * header as {@linkplain StowageException#context() context}. A compressed payload's declared size
+ * is checked against {@link #maxDecodedSize()} and taken from the {@link DecompressionBudget} before
+ * it is allocated, and given back once the codec has decoded it.
  *
  * <p>Instances are immutable and thread-safe.
  *
  * @param <T> the type of the values
  */
 public final class EnvelopeCodec<T> {
-  /** The default limit on a value's decoded size: 64 MiB. */
+  /**
+   * The default limit on a value's decoded size: 64 MiB. Caches and feeds have a smaller one of
+   * their own, {@link RedisCache#DEFAULT_MAX_DECODED_SIZE}.
+   */
   public static final int DEFAULT_MAX_DECODED_SIZE = 64 * 1024 * 1024;
 
   private final Codec<T> writeCodec;
@@ -57,6 +62,7 @@ public final class EnvelopeCodec<T> {
   private final String writeSchema;
   private final SchemaResolver schemas;
   private final int maxDecodedSize;
+  private final DecompressionBudget budget;
 
   private EnvelopeCodec(Builder<T> builder, Codec<T>[] readers, PayloadCompressor compressor,
                         DictionaryResolver resolver, int[] readerFingerprints, SchemaResolver schemas) {
@@ -72,6 +78,7 @@ public final class EnvelopeCodec<T> {
     this.schemaField = writeSchema != null ? readerFingerprints[writeCodec.id()] : schemaVersion;
     this.schemas = schemas;
     this.maxDecodedSize = builder.maxDecodedSize;
+    this.budget = builder.budget;
   }
 
   /** Starts a builder whose values are written with {@code writeCodec}, uncompressed by default. */
@@ -124,8 +131,9 @@ public final class EnvelopeCodec<T> {
    * legacy codec when the value has no envelope.
    *
    * @throws EnvelopeException if the value has no magic byte and there is no legacy codec, or its
-   *     header is malformed, names a codec this instance does not read, or its payload is corrupt
-   *     or would decode past {@link #maxDecodedSize()}
+   *     header is malformed, names a codec this instance does not read, or its payload is corrupt,
+   *     would decode past {@link #maxDecodedSize()}, or found no room in the
+   *     {@linkplain #decompressionBudget() decompression budget} in time
    * @throws DictionaryNotFoundException if the value's zstd dictionary cannot be resolved
    * @throws CodecException if the codec rejects the payload
    * @throws MissingLibraryException if the value's compression library is absent
@@ -150,14 +158,25 @@ public final class EnvelopeCodec<T> {
     if (header.compressionId() == CompressionIds.NONE) {
       return decodeEnveloped(codec, value, offset, length, header);
     }
-    byte[] payload;
+    int declared;
     try {
-      payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
-          length, maxDecodedSize);
+      declared = decompressor.declaredSize(header.compressionId(), value, offset, length, maxDecodedSize);
+      budget.acquire(declared);
     } catch (StowageException e) {
       throw e.addContext(header.describe());
     }
-    return decodeEnveloped(codec, payload, 0, payload.length, header);
+    try {
+      byte[] payload;
+      try {
+        payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
+            length, maxDecodedSize);
+      } catch (StowageException e) {
+        throw e.addContext(header.describe());
+      }
+      return decodeEnveloped(codec, payload, 0, payload.length, header);
+    } finally {
+      budget.release(declared);
+    }
   }
 
   /**
@@ -233,6 +252,11 @@ public final class EnvelopeCodec<T> {
     return maxDecodedSize;
   }
 
+  /** The budget that compressed payloads are decompressed within. */
+  public DecompressionBudget decompressionBudget() {
+    return budget;
+  }
+
   /** The ids of the codecs this instance decodes, ascending. */
   public List<Integer> readableCodecIds() {
     List<Integer> ids = new ArrayList<>();
@@ -302,6 +326,7 @@ public final class EnvelopeCodec<T> {
     private SchemaResolver schemas;
     private int schemaVersion = -1;
     private int maxDecodedSize = DEFAULT_MAX_DECODED_SIZE;
+    private DecompressionBudget budget = DecompressionBudget.shared();
 
     private Builder(Codec<T> writeCodec) {
       this.writeCodec = writeCodec;
@@ -375,6 +400,15 @@ public final class EnvelopeCodec<T> {
      */
     public Builder<T> maxDecodedSize(int maxDecodedSize) {
       this.maxDecodedSize = maxDecodedSize;
+      return this;
+    }
+
+    /**
+     * The budget that this codec's compressed payloads are decompressed within, shared with the
+     * codecs given the same; {@link DecompressionBudget#shared()} by default.
+     */
+    public Builder<T> decompressionBudget(DecompressionBudget budget) {
+      this.budget = requireNonNull(budget, "budget");
       return this;
     }
 

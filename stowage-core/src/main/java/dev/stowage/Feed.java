@@ -221,6 +221,17 @@ public interface Feed<V> {
       return this;
     }
 
+    /**
+     * The largest entry, once decompressed, that the feed reads or writes, in bytes;
+     * {@link RedisCache#DEFAULT_MAX_DECODED_SIZE} by default, as for a cache
+     * ({@link RedisCache.Builder#maxDecodedSize}). An entry that declares more is skipped and
+     * counted in {@link Feed#decodeFailures()}.
+     */
+    public Builder<V> maxDecodedSize(int maxDecodedSize) {
+      codecSettings.maxDecodedSize(maxDecodedSize);
+      return this;
+    }
+
     /** The sorted set's key; the feed's name by default. */
     public Builder<V> key(String key) {
       this.key = requireNonNull(key, "key");
@@ -258,8 +269,8 @@ public interface Feed<V> {
     /**
      * Builds the feed.
      *
-     * @throws IllegalArgumentException for a blank key, counter or field, or a chunk size outside
-     *     1 to {@link RedisCache#MAX_CHUNK_SIZE}
+     * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside
+     *     1 to {@link RedisCache#MAX_CHUNK_SIZE}, or a maxDecodedSize below 1
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public Feed<V> build() {
@@ -270,6 +281,7 @@ public interface Feed<V> {
         throw new IllegalArgumentException("feed '" + name + "': chunkSize must be 1 to " + RedisCache.MAX_CHUNK_SIZE
             + ", got " + chunkSize);
       }
+      codecSettings.decompressionBudget(owner.decompressionBudget());
       WriteCodec<V> codec = codecSettings.build(owner.dictionaries(), owner.schemas(),
           owner.learning("feed:" + key, ForkJoinPool.commonPool()), "feed '" + name + "'");
       codec.current().writeSchema().ifPresent(owner::useSchema);

@@ -59,6 +59,11 @@ public interface RedisCache<K, V> {
   /** How long an entry lives unless {@link Builder#ttl(Duration)} says otherwise: one hour. */
   Duration DEFAULT_TTL = Duration.ofHours(1);
   /**
+   * The longest TTL or load lock time: 36,500 days (100 years), far inside what Redis keeps in
+   * milliseconds. For entries that never expire, use {@link Builder#noExpiry()}.
+   */
+  Duration MAX_TTL = Duration.ofDays(36_500);
+  /**
    * The default jitter: each entry's time to live is drawn uniformly from 90% to 100% of the TTL,
    * so that entries written together do not expire together.
    */
@@ -67,6 +72,14 @@ public interface RedisCache<K, V> {
   int DEFAULT_CHUNK_SIZE = 1000;
   /** The largest chunk size. */
   int MAX_CHUNK_SIZE = 100_000;
+  /**
+   * The default limit on a value's decoded size, compressed or not: 8 MiB. A cache value travels
+   * whole on every hit as one Redis string, so one of more than a few hundred kilobytes already
+   * costs milliseconds per read; 8 MiB leaves room for those, and eight reads at the limit fit the
+   * {@linkplain DecompressionBudget#DEFAULT_BYTES default decompression budget} at once, where the
+   * general {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE} of 64 MiB let a 2 KB value cost 64 MiB per read.
+   */
+  int DEFAULT_MAX_DECODED_SIZE = 8 * 1024 * 1024;
 
   /** The cache's name, as given to {@link Stowage#cache(String, Class)}. */
   String name();
@@ -273,13 +286,28 @@ public interface RedisCache<K, V> {
       return this;
     }
 
+    /**
+     * The largest value, once decompressed, that the cache reads or writes, in bytes;
+     * {@link RedisCache#DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more
+     * is a decode failure before anything is allocated for it; {@link #put} of a value that encodes
+     * to more throws an {@link EnvelopeException}. Compressed values are also decompressed within
+     * the Stowage's {@linkplain Stowage.Builder#decompressionBudget decompression budget}.
+     */
+    public Builder<K, V> maxDecodedSize(int maxDecodedSize) {
+      codecSettings.maxDecodedSize(maxDecodedSize);
+      return this;
+    }
+
     /** What every Redis key starts with; the cache's name and a colon by default. */
     public Builder<K, V> keyPrefix(String keyPrefix) {
       this.keyPrefix = requireNonNull(keyPrefix, "keyPrefix");
       return this;
     }
 
-    /** The longest time an entry lives; {@link RedisCache#DEFAULT_TTL} by default. */
+    /**
+     * The longest time an entry lives, from 1 ms to {@link RedisCache#MAX_TTL};
+     * {@link RedisCache#DEFAULT_TTL} by default.
+     */
     public Builder<K, V> ttl(Duration ttl) {
       this.ttl = requireNonNull(ttl, "ttl");
       return this;
@@ -311,7 +339,8 @@ public interface RedisCache<K, V> {
      * Shares loads across processes: the process that loads a key holds a Redis lock (a
      * {@code SET NX PX} with a random token, released only by its holder) for at most
      * {@code lockTime}; the others poll for the value meanwhile, and load it themselves if neither
-     * the value nor the lock's release has come within {@code lockTime}. Off by default.
+     * the value nor the lock's release has come within {@code lockTime}. From 1 ms to
+     * {@link RedisCache#MAX_TTL}; off by default.
      */
     public Builder<K, V> distributedLoadLock(Duration lockTime) {
       this.loadLock = requireNonNull(lockTime, "lockTime");
@@ -369,14 +398,16 @@ public interface RedisCache<K, V> {
     /**
      * Builds the cache. A dictionary is saved in Redis here.
      *
-     * @throws IllegalArgumentException naming the setting at fault: a TTL that is not positive, a
-     *     jitter outside 0 to 1, a chunk size outside 1 to {@link RedisCache#MAX_CHUNK_SIZE}, a lock
-     *     time or absent TTL under a millisecond, both a compression and a dictionary
+     * @throws IllegalArgumentException naming the setting at fault: a TTL or lock time outside 1 ms
+     *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
+     *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond, both a compression
+     *     and a dictionary, a maxDecodedSize below 1
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public RedisCache<K, V> build() {
-      if (ttl != null && (ttl.isNegative() || ttl.toMillis() < 1)) {
-        throw new IllegalArgumentException("cache '" + name + "': ttl must be at least 1 ms, got " + ttl);
+      if (ttl != null && outsideMillisToMaxTtl(ttl)) {
+        throw new IllegalArgumentException("cache '" + name + "': ttl must be from 1 ms to " + MAX_TTL.toDays()
+            + " days (RedisCache.MAX_TTL), got " + ttl + "; noExpiry() makes entries that never expire");
       }
       if (!(ttlJitter >= 0 && ttlJitter < 1)) {
         throw new IllegalArgumentException("cache '" + name + "': ttlJitter must be from 0 up to but excluding 1, got "
@@ -386,13 +417,14 @@ public interface RedisCache<K, V> {
         throw new IllegalArgumentException("cache '" + name + "': chunkSize must be 1 to " + MAX_CHUNK_SIZE + ", got "
             + chunkSize);
       }
-      if (loadLock != null && (loadLock.isNegative() || loadLock.toMillis() < 1)) {
-        throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be at least 1 ms, got "
-            + loadLock);
+      if (loadLock != null && outsideMillisToMaxTtl(loadLock)) {
+        throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be from 1 ms to "
+            + MAX_TTL.toDays() + " days (RedisCache.MAX_TTL), got " + loadLock);
       }
       if (absentTtl != null && (absentTtl.isNegative() || absentTtl.toMillis() < 1)) {
         throw new IllegalArgumentException("cache '" + name + "': cacheAbsent must be at least 1 ms, got " + absentTtl);
       }
+      codecSettings.decompressionBudget(owner.decompressionBudget());
       WriteCodec<V> codec = codecSettings.build(owner.dictionaries(), owner.schemas(),
           owner.learning("cache:" + name, loadExecutor), "cache '" + name + "'");
       codec.current().writeSchema().ifPresent(owner::useSchema);
@@ -400,6 +432,11 @@ public interface RedisCache<K, V> {
           chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable,
           nearCache == null ? null : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));
       return new RedisCacheCore<>(owner.session(), settings).blocking();
+    }
+
+    /** Compared, not converted: {@code toMillis()} overflows past 292 million years. */
+    private static boolean outsideMillisToMaxTtl(Duration duration) {
+      return duration.compareTo(Duration.ofMillis(1)) < 0 || duration.compareTo(MAX_TTL) > 0;
     }
   }
 }

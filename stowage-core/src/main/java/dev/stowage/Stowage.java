@@ -49,10 +49,16 @@ import java.util.function.Function;
 public final class Stowage implements AutoCloseable {
   /** How long a command may take unless {@link Builder#commandTimeout(Duration)} says otherwise. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * The longest command timeout: {@link Integer#MAX_VALUE} milliseconds (about 24.8 days). It is
+   * also the connect timeout, which Netty keeps as an {@code int} of milliseconds.
+   */
+  public static final Duration MAX_COMMAND_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
   private static final System.Logger LOG = System.getLogger("dev.stowage");
 
   private final RedisSession session;
+  private final DecompressionBudget decompressionBudget;
   private final DictionaryStore dictionaries;
   private final SchemaStore schemas;
   private final EnvelopePreload preload;
@@ -60,8 +66,9 @@ public final class Stowage implements AutoCloseable {
   private final Set<String> schemasInUse = ConcurrentHashMap.newKeySet();
   private Tracking tracking;
 
-  private Stowage(RedisSession session) {
+  private Stowage(RedisSession session, DecompressionBudget decompressionBudget) {
     this.session = session;
+    this.decompressionBudget = decompressionBudget;
     this.dictionaries = DictionaryStore.over(session::shared);
     this.schemas = new SchemaStore(session::shared);
     this.preload = new EnvelopePreload(dictionaries, schemas);
@@ -142,6 +149,11 @@ public final class Stowage implements AutoCloseable {
 
   RedisSession session() {
     return session;
+  }
+
+  /** The budget the caches and feeds of this Stowage decompress within. */
+  DecompressionBudget decompressionBudget() {
+    return decompressionBudget;
   }
 
   /**
@@ -242,6 +254,7 @@ public final class Stowage implements AutoCloseable {
     private ClientResources clientResources;
     private ClientOptions clientOptions;
     private boolean connectInBackground;
+    private DecompressionBudget decompressionBudget = DecompressionBudget.shared();
 
     private Builder() {}
 
@@ -271,8 +284,8 @@ public final class Stowage implements AutoCloseable {
 
     /**
      * How long one round trip may take before the call fails with
-     * {@link CacheUnavailableException}; also the connect timeout. {@link #DEFAULT_COMMAND_TIMEOUT}
-     * by default.
+     * {@link CacheUnavailableException}; also the connect timeout. From 1 ms to
+     * {@link #MAX_COMMAND_TIMEOUT}; {@link #DEFAULT_COMMAND_TIMEOUT} by default.
      */
     public Builder commandTimeout(Duration timeout) {
       this.commandTimeout = requireNonNull(timeout, "timeout");
@@ -289,6 +302,16 @@ public final class Stowage implements AutoCloseable {
      */
     public Builder clientResources(ClientResources resources) {
       this.clientResources = requireNonNull(resources, "resources");
+      return this;
+    }
+
+    /**
+     * The budget within which every cache and feed of this Stowage decompresses values, so that
+     * many reads of values that decompress to their limit at once stay within it;
+     * {@link DecompressionBudget#shared()}, one for the whole JVM, by default.
+     */
+    public Builder decompressionBudget(DecompressionBudget budget) {
+      this.decompressionBudget = requireNonNull(budget, "budget");
       return this;
     }
 
@@ -334,7 +357,8 @@ public final class Stowage implements AutoCloseable {
      * Connects: through the sentinels to the master they name, for a Sentinel URI.
      *
      * @throws IllegalStateException if no Redis was given
-     * @throws IllegalArgumentException if the command timeout is under a millisecond
+     * @throws IllegalArgumentException if the command timeout is under a millisecond or over
+     *     {@link #MAX_COMMAND_TIMEOUT}
      * @throws CacheUnavailableException if Redis cannot be reached, or the TLS handshake fails (as
      *     when the server wants a client certificate that the options do not hold)
      * @throws StowageException if Redis refuses the credentials ({@code "Redis at host:port
@@ -344,12 +368,13 @@ public final class Stowage implements AutoCloseable {
       if (uri == null) {
         throw new IllegalStateException("no Redis given; call redis(\"redis://host:port\") first");
       }
-      if (commandTimeout.isNegative() || commandTimeout.toMillis() < 1) {
-        throw new IllegalArgumentException("commandTimeout must be at least 1 ms, got " + commandTimeout);
+      if (commandTimeout.compareTo(Duration.ofMillis(1)) < 0 || commandTimeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
+        throw new IllegalArgumentException("commandTimeout must be from 1 ms to " + MAX_COMMAND_TIMEOUT.toMillis()
+            + " ms (Stowage.MAX_COMMAND_TIMEOUT), got " + commandTimeout);
       }
       return new Stowage(connectInBackground
           ? RedisSession.openInBackground(uri, commandTimeout, clientResources, clientOptions)
-          : RedisSession.open(uri, commandTimeout, clientResources, clientOptions));
+          : RedisSession.open(uri, commandTimeout, clientResources, clientOptions), decompressionBudget);
     }
   }
 }

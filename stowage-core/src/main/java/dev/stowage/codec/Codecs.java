@@ -32,7 +32,9 @@ import java.util.function.Consumer;
  * auto-type, Kryo and Fory require class registration, and JDK serialization runs behind an
  * allowlist. Bytes that cannot be decoded, whatever the reason, give a
  * {@link dev.stowage.CodecException} that names the codec and carries the library's exception as
- * its cause.
+ * its cause. A length or count in the bytes is checked against the bytes left before the library
+ * allocates for it, so a few bytes cannot ask for gigabytes (Fory's one exception is described in
+ * {@link #fory}).
  *
  * <p><b>When a class changes.</b> JSON, fastjson2 and named MessagePack read properties by name,
  * ignoring those they do not know; Protobuf and Thrift read fields by number. Compact MessagePack
@@ -187,6 +189,10 @@ public final class Codecs {
    * format), besides Fory's built-in JDK types. Every other class of your own that the value holds
    * must be passed in {@code alsoRegistered}.
    *
+   * <p><b>Warning:</b> bytes that name a class by name, which this codec never writes, make Fory
+   * 0.13 read the name at the length they declare (up to 1 GiB) before it refuses the class; no
+   * hook reaches that read. Collections, maps, arrays and big numbers are checked.
+   *
    * @throws IllegalArgumentException if a class that {@code type}'s fields declare is not
    *     registered; the message lists the classes to pass
    * @throws MissingLibraryException without {@code org.apache.fory:fory-core}
@@ -241,7 +247,11 @@ public final class Codecs {
 
   /**
    * JDK serialization behind an {@link java.io.ObjectInputFilter} allowlist, with limits on depth
-   * (64), array length (16 Mi elements), references (1 M) and bytes (256 MiB). Allowed are
+   * (64), array length (16 Mi elements, and no more than the bytes left), references (1 M) and
+   * bytes (256 MiB), and on work: the stream is walked first and refused if its shared references
+   * unfold into more than ten million objects (nested sets whose hashing would never end), and a
+   * read stops once it has taken a second of CPU time and 200 ns more per byte (colliding hash
+   * keys). Allowed are
    * {@code type}, the classes its fields declare (and their superclasses), plain JDK data classes
    * (boxed primitives, {@code String}, {@code BigDecimal}, {@code BigInteger}, {@code java.time},
    * {@code UUID}, {@code Date} and the common {@code java.util} collections), and the patterns

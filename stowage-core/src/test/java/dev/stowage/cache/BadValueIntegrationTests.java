@@ -1,6 +1,7 @@
 package dev.stowage.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
@@ -14,6 +15,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -137,6 +139,35 @@ class BadValueIntegrationTests {
     assertThat(cache.getOrLoad("truncated", key -> Samples.item(7))).isEqualTo(Samples.item(7));
     assertThat(cache.get("truncated")).isEqualTo(Samples.item(7));
     assertThat(cache.stats().loads()).isEqualTo(1);
+  }
+
+  /**
+   * Ten bytes: an envelope (msgpack, no compression) whose payload is an array holding a bin 32 that
+   * declares 2,147,483,632 bytes. msgpack-java allocated them before reading one, per read; under
+   * this JVM's 1 GiB heap that was an OutOfMemoryError (and the JVM exits on one).
+   */
+  @Test
+  void aTenByteValueDeclaringTwoGibibytesIsACountedMissForGetGetAllAndGetOrLoad() {
+    RedisCache<String, Item> cache = stowage.cache("bad", Item.class).build();
+    byte[] bomb = {(byte) 0xc1, 0x10, 0x02, 0x00, (byte) 0x92, (byte) 0xc6, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xf0};
+    raw.sync().set(bytes("bad:bomb"), bomb);
+    cache.put("good", Samples.item(1));
+
+    assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+      for (int round = 0; round < 20; round++) {
+        assertThat(cache.get("bomb")).isNull();
+        assertThat(cache.getAll(List.of("bomb", "good"))).containsOnlyKeys("good");
+      }
+      assertThat(cache.getOrLoad("bomb", key -> Samples.item(9))).isEqualTo(Samples.item(9));
+    });
+
+    // 20 gets, 20 getAlls, and getOrLoad's read and the second read its load makes before the loader runs
+    assertThat(cache.stats().decodeFailures()).isEqualTo(42);
+    assertThat(cache.stats().misses()).isEqualTo(41);
+    assertThat(cache.stats().loads()).isEqualTo(1);
+    assertThat(loggedAbout("bad:bomb")).isEqualTo(1);
+    assertThat(logged).anyMatch(message -> message.contains("a bin 32 at byte 1 declares 2147483632 bytes, but 0 are left"));
+    assertThat(cache.get("bomb")).as("the load replaced it").isEqualTo(Samples.item(9));
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.CacheStats;
+import dev.stowage.CacheUnavailableException;
 import dev.stowage.RedisCache;
 import dev.stowage.Envelope;
 import dev.stowage.Stowage;
@@ -222,6 +223,46 @@ class RedisCacheIntegrationTests {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
     assertThatThrownBy(() -> stowage.cache(" ", Item.class))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+  }
+
+  @Test
+  void durationsTooLongForRedisFailAsIllegalArgumentsNamingTheLimit(RedisServer redis) {
+    Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(forever).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("cache 'x': ttl must be from 1 ms to 36500 days (RedisCache.MAX_TTL), got " + forever
+            + "; noExpiry() makes entries that never expire");
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(RedisCache.MAX_TTL.plusMillis(1)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("RedisCache.MAX_TTL");
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(Duration.ofNanos(999_999)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl must be from 1 ms");
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).distributedLoadLock(forever).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("cache 'x': distributedLoadLock must be from 1 ms to 36500 days (RedisCache.MAX_TTL), got " + forever);
+    assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).commandTimeout(forever).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("commandTimeout must be from 1 ms to 2147483647 ms (Stowage.MAX_COMMAND_TIMEOUT), got " + forever);
+    assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofDays(30)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Stowage.MAX_COMMAND_TIMEOUT");
+
+    // The limits themselves work: a TTL of a century, and the longest command timeout.
+    RedisCache<String, Item> century = stowage.cache("century", Item.class).ttl(RedisCache.MAX_TTL).ttlJitter(0)
+        .distributedLoadLock(RedisCache.MAX_TTL).build();
+    century.put("a", Samples.item(1));
+    assertThat(Long.parseLong(redis.command("PTTL", "century:a").substring(1))).isGreaterThan(RedisCache.MAX_TTL.toMillis() - 60_000);
+    assertThat(century.getOrLoad("b", key -> Samples.item(2))).isEqualTo(Samples.item(2));
+    try (Stowage patient = Stowage.builder().redis(redis.uri()).commandTimeout(Stowage.MAX_COMMAND_TIMEOUT).build()) {
+      RedisCache<String, Item> cache = patient.cache("century", Item.class).build();
+      assertThat(cache.getAll(List.of("a", "b"))).hasSize(2);
+    }
+  }
+
+  @Test
+  void aDatabaseIndexOutOfRangeIsNamedAsTheReasonTheConnectionFailed(RedisServer redis) {
+    // Trying again would not help: a StowageException, not a CacheUnavailableException.
+    assertThatThrownBy(() -> Stowage.builder().redis(redis.uri() + "/99").build())
+        .isExactlyInstanceOf(dev.stowage.StowageException.class)
+        .hasMessage("Redis at 127.0.0.1:" + redis.port() + " refused to set up the connection: ERR DB index is out of range");
   }
 
   @Test

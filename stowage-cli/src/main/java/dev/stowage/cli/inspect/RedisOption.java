@@ -55,7 +55,7 @@ public final class RedisOption {
       return new RedisSession(chosen, client, client.connect(ByteArrayCodec.INSTANCE));
     } catch (RuntimeException e) {
       client.shutdown(0, 2, TimeUnit.SECONDS);
-      throw new InspectException("could not connect to " + chosen + ": " + e.getMessage(), e);
+      throw new InspectException("could not connect to " + chosen + ": " + dev.stowage.internal.redis.RedisSession.causeChain(e), e);
     }
   }
 

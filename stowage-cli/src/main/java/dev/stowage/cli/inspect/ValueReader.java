@@ -16,6 +16,7 @@ import dev.stowage.codec.Codecs;
 import dev.stowage.compress.DictionaryResolver;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.codec.MsgpackBounds;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -30,7 +31,9 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
  * Describes one Redis value as a JSON object: its envelope (or the legacy format it was written
  * in), its sizes, and the value itself as a JSON tree whenever that can be shown. A value that
  * cannot be decoded is described, not thrown: {@code missing} says what the reader needs,
- * {@code error} why decoding failed, and {@code hex} and {@code strings} show the bytes.
+ * {@code error} why decoding failed (whatever the codec's library threw), and {@code hex} and
+ * {@code strings} show the bytes. Untyped MessagePack is checked by {@link MsgpackBounds} before it
+ * is parsed, so a value declaring gigabytes is reported, not allocated.
  *
  * <p>Field names of the description: {@code format} ({@code envelope} or {@code legacy}),
  * {@code header}, {@code codec}, {@code codecId}, {@code compression}, {@code dictionaryId},
@@ -125,7 +128,7 @@ final class ValueReader {
       switch (codecId) {
         case CodecIds.JSON, CodecIds.FASTJSON2 -> out.set("value", parseJson(payload));
         case CodecIds.MSGPACK -> out.set("value", classes.hasType()
-            ? ObjectTrees.toTree(typedCodec(codecId).decode(payload)) : MSGPACK.readTree(payload));
+            ? ObjectTrees.toTree(typedCodec(codecId).decode(payload)) : msgpackTree(payload));
         case CodecIds.STRING -> out.put("value", strictUtf8(payload));
         case CodecIds.KRYO, CodecIds.FORY, CodecIds.PROTOBUF, CodecIds.AVRO, CodecIds.THRIFT -> {
           if (classes.hasType()) {
@@ -144,7 +147,7 @@ final class ValueReader {
           showBytes(payload, out);
         }
       }
-    } catch (IOException | StowageException | IllegalArgumentException e) {
+    } catch (IOException | RuntimeException e) {
       out.put("error", header.codecName() + " payload could not be decoded: " + message(e));
       showBytes(payload, out);
     }
@@ -168,7 +171,7 @@ final class ValueReader {
         case CodecIds.MSGPACK -> {
           out.put("legacy", legacy.name());
           out.set("value", classes.hasType() ? ObjectTrees.toTree(typedCodec(CodecIds.MSGPACK).decode(value))
-              : MSGPACK.readTree(value));
+              : msgpackTree(value));
         }
         default -> {
           out.put("legacy", legacy.name());
@@ -179,7 +182,7 @@ final class ValueReader {
           out.put("class", classes.type().getName());
         }
       }
-    } catch (IOException | StowageException | IllegalArgumentException e) {
+    } catch (IOException | RuntimeException e) {
       out.put("error", "legacy " + legacy.name() + " value could not be read: " + message(e));
       showBytes(value, out);
     }
@@ -295,8 +298,26 @@ final class ValueReader {
     }
   }
 
+  /** MessagePack as a tree, once its lengths, counts and depth are known to fit the bytes. */
+  private static JsonNode msgpackTree(byte[] data) throws IOException {
+    String problem = MsgpackBounds.problem(data, 0, data.length);
+    if (problem != null) {
+      throw new IOException(problem);
+    }
+    return MSGPACK.readTree(data);
+  }
+
+  /** Why reading failed, in one line: Stowage's own messages as they are, a library's with its exception's name. */
   private static String message(Exception e) {
-    return e instanceof CharacterCodingException ? "not valid UTF-8" : String.valueOf(e.getMessage());
+    if (e instanceof CharacterCodingException) {
+      return "not valid UTF-8";
+    }
+    String text = e.getMessage();
+    if (e instanceof StowageException || e instanceof IOException) {
+      return String.valueOf(text);
+    }
+    String line = text == null || text.isBlank() ? "" : ": " + text.lines().findFirst().orElse("");
+    return e.getClass().getSimpleName() + line;
   }
 
   /** A hex dump of the first bytes and the printable ASCII runs of four or more characters. */

@@ -338,10 +338,64 @@ class InspectCommandsIntegrationTests {
     assertThat(run("inspect", "--redis", server.uri(), "bad:none")).isEqualTo(1);
     assertThat(err.toString()).isEqualTo("stowage inspect: no key 'bad:none' in " + server.uri() + "\n");
 
+    // Lettuce says "Unable to connect"; the server's reply is in its cause.
+    assertThat(run("inspect", "--redis", server.uri() + "/99", "bad:none")).isEqualTo(1);
+    assertThat(err.toString()).startsWith("stowage inspect: could not connect to " + server.uri() + "/99: Unable to connect")
+        .contains(": ERR DB index is out of range");
+
     if (System.getenv(RedisOption.ENVIRONMENT_VARIABLE) == null) {
       assertThat(run("inspect", "some:key")).isEqualTo(2);
       assertThat(err.toString()).contains("no Redis to read: pass --redis URL (such as redis://127.0.0.1:6379) or set STOWAGE_REDIS");
     }
+  }
+
+  /**
+   * A MessagePack value cut short used to end inspect and scan with MessageInsufficientBufferException
+   * and a stack trace; the ten-byte value that declares a 2 GiB bin 32 made them allocate it. Among
+   * good keys, each is now reported as undecodable, saying why, and the others are read.
+   */
+  @Test
+  void undecodableMessagePackValuesAreReportedAndTheOtherKeysStillRead(RedisServer server) throws Exception {
+    byte[] whole = EnvelopeCodec.builder(Codecs.msgpack(Note.class)).build().encode(NOTE);
+    redis.set(bytes("mp:good"), whole);
+    redis.set(bytes("mp:cut"), Arrays.copyOf(whole, whole.length - 7));
+    redis.set(bytes("mp:bomb"), new byte[] {(byte) 0xc1, 0x10, 0x02, 0x00, (byte) 0x92, (byte) 0xc6, 0x7f, (byte) 0xff,
+        (byte) 0xff, (byte) 0xf0});
+    redis.set(bytes("mp:legacy-cut"), Arrays.copyOf(Codecs.msgpack(Note.class).encode(NOTE), 9));
+    redis.set(bytes("mp:text"), bytes("plain text"));
+
+    assertThat(run("inspect", "--json", "--redis", server.uri(), "mp:good", "mp:cut", "mp:bomb", "mp:text"))
+        .as(err.toString()).isZero();
+    JsonNode shown = MAPPER.readTree(out.toString());
+    assertThat(shown).hasSize(4);
+    assertThat(shown.get(0).get("value")).isEqualTo(tree(NOTE));
+    assertThat(shown.get(1).get("error").asText())
+        .startsWith("msgpack payload could not be decoded: the value is cut short at byte " + (whole.length - 11));
+    assertThat(shown.get(1).get("hex").asText()).isNotBlank();
+    assertThat(shown.get(2).get("error").asText())
+        .isEqualTo("msgpack payload could not be decoded: a bin 32 at byte 1 declares 2147483632 bytes, but 0 are left");
+    assertThat(shown.get(3).get("value").asText()).isEqualTo("plain text");
+    assertThat(err.toString()).isEmpty();
+
+    assertThat(run("inspect", "--redis", server.uri(), "--legacy", "msgpack", "mp:legacy-cut", "mp:good")).isZero();
+    // {"id":7,"title":... cut at nine bytes: inside the fixstr "title"
+    assertThat(out.toString())
+        .contains("error: legacy msgpack value could not be read: a fixstr at byte 5 declares 5 bytes, but 3 are left")
+        .contains("msgpack+none").doesNotContain("Exception").doesNotContain("\tat ");
+    assertThat(err.toString()).isEmpty();
+
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "mp:*")).as(err.toString()).isZero();
+    JsonNode report = MAPPER.readTree(out.toString());
+    assertThat(report.get("keys").asInt()).isEqualTo(5);
+    assertThat(report.get("byFormat")).isEqualTo(MAPPER.readTree("{\"msgpack+none\":3,\"legacy binary\":1,\"legacy text\":1}"));
+    assertThat(report.get("failureCount").asInt()).isEqualTo(2);
+    Map<String, String> reasons = new TreeMap<>();
+    report.get("failures").forEach(row -> reasons.put(row.get("key").asText(), row.get("reason").asText()));
+    assertThat(reasons).containsOnlyKeys("mp:cut", "mp:bomb");
+    assertThat(reasons.get("mp:bomb")).endsWith("a bin 32 at byte 1 declares 2147483632 bytes, but 0 are left");
+    assertThat(run("scan", "--redis", server.uri(), "--match", "mp:*")).isZero();
+    assertThat(out.toString()).contains("failed to decode: 2").contains("mp:cut: msgpack payload could not be decoded")
+        .doesNotContain("Exception");
   }
 
   @Test

@@ -22,7 +22,8 @@ import org.apache.avro.specific.SpecificRecord;
  * matched by name and alias, defaults for fields the writer lacked, promotions such as int to
  * long); what Avro cannot resolve is refused. Each thread keeps its own reader, writer, encoder and
  * decoder, so the codec is thread-safe. Only fields whose schema is a union with {@code null} can
- * be null.
+ * be null. Declared lengths and counts are checked before Avro allocates for them
+ * ({@link AvroBoundedDecoder}).
  */
 final class AvroCodec<T> implements EvolvingCodec<T> {
   private static final String NAME = "avro";
@@ -47,6 +48,7 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
   private static final class PerThread {
     final SpecificDatumWriter<Object> writer;
     final SpecificDatumReader<Object> reader;
+    final AvroBoundedDecoder bounded = new AvroBoundedDecoder();
     ByteArrayOutputStream out = new ByteArrayOutputStream(512);
     BinaryEncoder encoder;
     BinaryDecoder decoder;
@@ -91,7 +93,7 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
     Object decoded;
     try {
       state.decoder = DecoderFactory.get().binaryDecoder(data, offset, length, state.decoder);
-      decoded = state.reader.read(null, state.decoder);
+      decoded = state.reader.read(null, state.bounded.wrap(state.decoder));
       // Let go of the caller's array: the decoder is kept for the thread's next call.
       state.decoder = DecoderFactory.get().binaryDecoder(EMPTY, 0, 0, state.decoder);
     } catch (IOException | RuntimeException e) {

@@ -20,6 +20,30 @@ final class CodecFailures {
         codec + " codec could not decode " + length + " bytes as " + name(type) + ": " + describe(cause), cause);
   }
 
+  /**
+   * As {@link #decode(String, Type, int, Throwable)}, worded after the innermost cause: for
+   * libraries, such as Fory, that wrap every failure in one generic message.
+   */
+  static CodecException decodeByRootCause(String codec, Type type, int length, Throwable cause) {
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return new CodecException(
+        codec + " codec could not decode " + length + " bytes as " + name(type) + ": " + describe(root), cause);
+  }
+
+  /** Bytes that the codec will not hand to its library at all: {@code reason} says which bound they break. */
+  static CodecException refused(String codec, Type type, int length, String reason) {
+    return refused(codec, type, length, reason, null);
+  }
+
+  /** As {@link #refused(String, Type, int, String)}, with the library's exception that followed the refusal. */
+  static CodecException refused(String codec, Type type, int length, String reason, Throwable cause) {
+    return new CodecException(codec + " codec refused to decode " + length + " bytes as " + name(type) + ": " + reason,
+        cause);
+  }
+
   static CodecException decodedNothing(String codec, Type type, int length) {
     return new CodecException(codec + " codec decoded " + length + " bytes to no " + name(type) + " (null)");
   }

@@ -8,8 +8,10 @@ import java.util.Objects;
 
 /**
  * fastjson2 JSON, UTF-8, with auto-type off: an {@code "@type"} in the bytes never chooses the
- * class that is created (fastjson2 reads only the declared type, and fails on an {@code "@type"}
- * naming another class). Thread-safe.
+ * class that is created, and the class it names is never loaded or instantiated. fastjson2 reads
+ * only the declared types: an {@code "@type"} member of the value itself is skipped, and one inside
+ * a field declared {@code Object} (or a map) stays plain data, an {@code "@type"} entry of the
+ * {@code JSONObject} read there. Thread-safe.
  */
 final class Fastjson2Codec<T> implements Codec<T> {
   private static final String NAME = "fastjson2";

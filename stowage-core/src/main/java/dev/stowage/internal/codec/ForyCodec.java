@@ -21,7 +21,12 @@ import org.apache.fory.memory.MemoryBuffer;
  * abstract class whose implementations are passed in. Thread-safe through Fory's thread-safe
  * wrapper.
  *
- * <p>Bytes left over after the value fail the decode. Fory itself does not check every length: a
+ * <p>Lengths that Fory would allocate by (arrays, collections, maps, big numbers) are checked
+ * against the bytes left first ({@link ForyBounds}). One is out of reach: bytes that name a class
+ * by name (this codec never writes one; every class it reads is registered) make Fory 0.13 read
+ * the name at the length they declare, up to 1 GiB, before it refuses the unregistered class. Its
+ * {@code MetaStringResolver} is final and reads before any serializer runs. Bytes left over after
+ * the value fail the decode. Fory itself does not check every length: a
  * {@code BigDecimal} cut exactly at its unscaled digits reads as zero rather than failing, and
  * this codec cannot tell.
  *
@@ -55,6 +60,7 @@ final class ForyCodec<T> implements EvolvingCodec<T> {
         .withMaxDepth(MAX_DEPTH)
         .withClassLoader(type.getClassLoader() != null ? type.getClassLoader() : ForyCodec.class.getClassLoader())
         .buildThreadSafeFory();
+    ForyBounds.install(fory);
     for (Class<?> registered : classes) {
       if (!fory.<Boolean>execute(f -> f.getClassResolver().isRegistered(registered))) {
         fory.register(registered);
@@ -95,7 +101,7 @@ final class ForyCodec<T> implements EvolvingCodec<T> {
     try {
       decoded = fory.deserialize(buffer);
     } catch (RuntimeException e) {
-      throw CodecFailures.decode(NAME, type, length, e);
+      throw CodecFailures.decodeByRootCause(NAME, type, length, e);
     }
     if (buffer.readerIndex() != length) {
       // A value is read to its last byte. Fory 0.13 reads a BigDecimal cut short as zero instead of

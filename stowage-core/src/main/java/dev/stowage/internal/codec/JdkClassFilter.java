@@ -1,6 +1,8 @@
 package dev.stowage.internal.codec;
 
 import java.io.ObjectInputFilter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,6 +13,12 @@ import java.util.Set;
  * The {@link ObjectInputFilter} of the JDK codec: an allowlist of classes, with limits on depth,
  * array length, object references and stream bytes. Everything not allowed is rejected, proxies
  * included. Arrays are judged by their element class. Immutable and thread-safe.
+ *
+ * <p>Reading one value goes through {@link #reading(long)}, which adds the limits that depend on
+ * the value: an array (or the table a {@code HashMap}, {@code HashSet} or {@code ArrayList} sizes
+ * from the stream) may not have more elements than bytes are left, and reading may not take more
+ * CPU time than {@link #workBudgetNanos(long)}, so that hash collisions between many keys, which
+ * cost time quadratic in their number while each key is put, end in bounded time.
  */
 final class JdkClassFilter implements ObjectInputFilter {
   /** The deepest nesting of objects a value may have. */
@@ -21,6 +29,14 @@ final class JdkClassFilter implements ObjectInputFilter {
   static final long MAX_REFERENCES = 1_000_000;
   /** The most bytes a value may take. */
   static final long MAX_BYTES = 256L * 1024 * 1024;
+  /**
+   * What an array may exceed the bytes left by: a collection reads its size from a block of data
+   * (up to 1 KiB, already counted as read) before it sizes its table.
+   */
+  private static final long BLOCK_SLACK = 1024 + 5;
+  /** How many filter calls pass between two looks at the CPU time. */
+  private static final int CLOCK_EVERY = 64;
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   /**
    * JDK classes that carry plain data and run nothing of interest when read: the boxed primitives
@@ -118,6 +134,94 @@ final class JdkClassFilter implements ObjectInputFilter {
       return "class " + type.getName() + " is not in its allowlist";
     }
     return null;
+  }
+
+  /**
+   * The CPU time that reading a value of {@code length} bytes may take: a second, and 200 ns more
+   * per byte (2.7 s for 8 MiB). Ordinary values take a small fraction of it.
+   */
+  static long workBudgetNanos(long length) {
+    return 1_000_000_000L + 200L * length;
+  }
+
+  /** A filter for reading one value of {@code length} bytes, from the calling thread. */
+  Reading reading(long length) {
+    return new Reading(length);
+  }
+
+  /**
+   * This filter for one value: also bounds arrays by the bytes left and reading by CPU time, and
+   * keeps the first reason it rejected something. Used by one thread, for one value.
+   */
+  final class Reading implements ObjectInputFilter {
+    private final long length;
+    private final long budget;
+    private final long started;
+    private int calls;
+    private String rejection;
+
+    private Reading(long length) {
+      this.length = length;
+      this.budget = workBudgetNanos(length);
+      this.started = cpuTime();
+    }
+
+    @Override
+    public Status checkInput(FilterInfo info) {
+      String reason = JdkClassFilter.this.rejection(info);
+      if (reason == null && info.arrayLength() >= 0) {
+        long bytes = info.arrayLength() * elementSize(info.serialClass());
+        long left = length - info.streamBytes();
+        if (bytes > left + BLOCK_SLACK) {
+          reason = "an array of " + info.arrayLength() + " elements (" + name(info.serialClass())
+              + ") cannot fit in the " + Math.max(0, left) + " bytes left of the value";
+        }
+      }
+      if (reason == null && ++calls % CLOCK_EVERY == 0) {
+        long spent = cpuTime() - started;
+        if (spent > budget) {
+          reason = "reading took more than " + budget / 1_000_000 + " ms of CPU time, the limit for "
+              + length + " bytes (" + info.references() + " objects read so far)";
+        }
+      }
+      if (reason == null) {
+        return Status.ALLOWED;
+      }
+      if (rejection == null) {
+        rejection = reason;
+      }
+      return Status.REJECTED;
+    }
+
+    /** The first reason this filter rejected something, or {@code null}. */
+    String rejection() {
+      return rejection;
+    }
+  }
+
+  private static long elementSize(Class<?> array) {
+    Class<?> component = array == null ? null : array.getComponentType();
+    if (component == null || !component.isPrimitive()) {
+      return 1;
+    }
+    if (component == long.class || component == double.class) {
+      return 8;
+    }
+    if (component == int.class || component == float.class) {
+      return 4;
+    }
+    return component == short.class || component == char.class ? 2 : 1;
+  }
+
+  private static String name(Class<?> type) {
+    return type == null ? "unknown class" : type.getComponentType() != null
+        ? type.getComponentType().getName() + "[]" : type.getName();
+  }
+
+  /** The calling thread's CPU time, or the wall clock where the JVM does not measure it. */
+  private static long cpuTime() {
+    long cpu = THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
+    return cpu >= 0 ? cpu : System.nanoTime();
   }
 
   /** Whether the filter lets objects (or arrays) of this class be created. */

@@ -6,7 +6,6 @@ import dev.stowage.CodecIds;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
@@ -19,8 +18,14 @@ import java.util.Set;
  * JDK serialization behind an {@link java.io.ObjectInputFilter} allowlist. Allowed are the value
  * class, the classes its fields declare (found by walking the field types, superclasses
  * included), plain JDK data classes ({@link JdkClassFilter#JDK_BASICS} and {@code java.time}), and
- * the patterns given; every other class is rejected before it is created. Thread-safe: each call
- * uses its own streams.
+ * the patterns given; every other class is rejected before it is created.
+ *
+ * <p>Reading is bounded by work as well as by depth and references: {@link JdkGraphBounds} walks the
+ * stream first and refuses a graph whose shared references unfold into more than
+ * {@value JdkGraphBounds#MAX_UNFOLDED_OBJECTS} objects (nested sets that cost 2<sup>depth</sup>
+ * hash calls), and the filter refuses arrays and collection tables larger than the bytes left and a
+ * read that runs past its CPU budget (colliding hash keys). Thread-safe: each call uses its own
+ * streams.
  */
 final class JdkCodec<T> implements Codec<T> {
   private static final String NAME = "jdk";
@@ -52,7 +57,7 @@ final class JdkCodec<T> implements Codec<T> {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(value);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | StackOverflowError e) {
       throw CodecFailures.encode(NAME, type, e);
     }
     return bytes.toByteArray();
@@ -61,21 +66,22 @@ final class JdkCodec<T> implements Codec<T> {
   @Override
   public T decode(byte[] data, int offset, int length) {
     CodecFailures.checkRange(NAME, data, offset, length);
+    String shape = JdkGraphBounds.problem(data, offset, length);
+    if (shape != null) {
+      throw CodecFailures.refused(NAME, type, length, shape);
+    }
     Object decoded;
-    String[] rejection = new String[1];
+    JdkClassFilter.Reading reading = filter.reading(length);
     try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(data, offset, length))) {
-      in.setObjectInputFilter(info -> {
-        ObjectInputFilter.Status status = filter.checkInput(info);
-        if (status == ObjectInputFilter.Status.REJECTED && rejection[0] == null) {
-          rejection[0] = filter.rejection(info);
-        }
-        return status;
-      });
+      in.setObjectInputFilter(reading);
       decoded = in.readObject();
-    } catch (IOException | ClassNotFoundException | RuntimeException e) {
-      if (rejection[0] != null) {
-        throw new CodecException("jdk codec refused to decode " + length + " bytes as " + type.getName() + ": "
-            + rejection[0], e);
+    } catch (IOException | ClassNotFoundException | RuntimeException | StackOverflowError e) {
+      if (reading.rejection() != null) {
+        throw CodecFailures.refused(NAME, type, length, reading.rejection(), e);
+      }
+      if (e instanceof StackOverflowError) {
+        throw new CodecException("jdk codec could not decode " + length + " bytes as " + type.getName()
+            + ": the stack overflowed, as hashing a value that contains itself does", e);
       }
       throw CodecFailures.decode(NAME, type, length, e);
     }

@@ -23,6 +23,7 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
  * values by position. Either instance reads both shapes, picking by the first byte (a map header or
  * an array header), so a cache can move from one shape to the other without flushing. For an array
  * or collection type, whose values are arrays in both shapes, the first element's header decides.
+ * Lengths, counts and depth are checked by {@link MsgpackBounds} before Jackson reads a byte.
  *
  * <p>Positional values are only as good as the reader's knowledge of the writer's field order, so
  * the codec is an {@link EvolvingCodec}: its schema is the positional shape of the type
@@ -95,6 +96,10 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     if (length == 0) {
       throw CodecFailures.decodedNothing(NAME, type, length);
     }
+    String problem = MsgpackBounds.problem(data, offset, length);
+    if (problem != null) {
+      throw CodecFailures.refused(NAME, type, length, problem);
+    }
     ObjectReader reader = isPositional(data, offset, length) ? positionalReader : namedReader;
     T value;
     try {
@@ -124,6 +129,10 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     }
     if (!isPositional(data, offset, length)) {
       return decode(data, offset, length);
+    }
+    String problem = MsgpackBounds.problem(data, offset, length);
+    if (problem != null) {
+      throw CodecFailures.refused(NAME, type, length, problem);
     }
     PositionalSchema.Resolution resolution = resolution(writerSchema);
     if (resolution.failure() != null) {

@@ -6,15 +6,18 @@ import dev.stowage.CodecIds;
 import java.lang.reflect.Constructor;
 import java.util.Objects;
 import org.apache.thrift.TBase;
-import org.apache.thrift.TDeserializer;
+import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.TSerializer;
 import org.apache.thrift.protocol.TCompactProtocol;
+import org.apache.thrift.transport.TMemoryInputTransport;
 
 /**
  * Apache Thrift's compact protocol on a generated struct class. Thrift's serializers are not
- * thread-safe; each thread gets its own pair, so the codec is. Unset optional fields read back as
- * {@code null}.
+ * thread-safe; each thread gets its own, so the codec is. Each decode reads through a transport and
+ * protocol of its own whose message size, string length and container size are bounded by the
+ * bytes given: Thrift's defaults (100 MB) would let a few bytes allocate a string of 16 MB. Unset
+ * optional fields read back as {@code null}.
  */
 final class ThriftCodec<T> implements Codec<T> {
   private static final String NAME = "thrift";
@@ -22,7 +25,6 @@ final class ThriftCodec<T> implements Codec<T> {
   private final Class<T> type;
   private final Constructor<T> constructor;
   private final ThreadLocal<TSerializer> serializers = ThreadLocal.withInitial(ThriftCodec::newSerializer);
-  private final ThreadLocal<TDeserializer> deserializers = ThreadLocal.withInitial(ThriftCodec::newDeserializer);
 
   ThriftCodec(Class<T> type) {
     this.type = Objects.requireNonNull(type, "type");
@@ -42,14 +44,6 @@ final class ThriftCodec<T> implements Codec<T> {
       return new TSerializer(new TCompactProtocol.Factory());
     } catch (TException e) {
       throw new CodecException("thrift codec could not create a serializer: " + e.getMessage(), e);
-    }
-  }
-
-  private static TDeserializer newDeserializer() {
-    try {
-      return new TDeserializer(new TCompactProtocol.Factory());
-    } catch (TException e) {
-      throw new CodecException("thrift codec could not create a deserializer: " + e.getMessage(), e);
     }
   }
 
@@ -79,10 +73,12 @@ final class ThriftCodec<T> implements Codec<T> {
     CodecFailures.checkRange(NAME, data, offset, length);
     try {
       T value = constructor.newInstance();
-      deserializers.get().deserialize((TBase<?, ?>) value, data, offset, length);
+      int bound = Math.max(1, length);
+      TConfiguration limits = new TConfiguration(bound, TConfiguration.DEFAULT_MAX_FRAME_SIZE,
+          TConfiguration.DEFAULT_RECURSION_DEPTH);
+      ((TBase<?, ?>) value).read(new TCompactProtocol(new TMemoryInputTransport(limits, data, offset, length), bound, bound));
       return value;
     } catch (TException | ReflectiveOperationException | RuntimeException e) {
-      deserializers.remove();
       throw CodecFailures.decode(NAME, type, length, e);
     }
   }

@@ -56,6 +56,20 @@ public final class Lz4BlockCodec implements PayloadCompressor {
   }
 
   /**
+   * The original length the payload at {@code offset} declares.
+   *
+   * @throws EnvelopeException if it is malformed or above {@code maxDecodedSize}
+   */
+  public static long declaredSize(byte[] source, int offset, int length, int maxDecodedSize) {
+    long declared = UnsignedVarint.read(source, offset, offset + length, Integer.MAX_VALUE, "lz4 original length");
+    if (declared > maxDecodedSize) {
+      throw new EnvelopeException("lz4 payload declares " + declared
+          + " bytes, more than maxDecodedSize " + maxDecodedSize);
+    }
+    return declared;
+  }
+
+  /**
    * Decompresses the payload at {@code offset}.
    *
    * @throws EnvelopeException if the declared length is above {@code maxDecodedSize}, or the block
@@ -63,11 +77,7 @@ public final class Lz4BlockCodec implements PayloadCompressor {
    */
   public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize) {
     int end = offset + length;
-    long declared = UnsignedVarint.read(source, offset, end, Integer.MAX_VALUE, "lz4 original length");
-    if (declared > maxDecodedSize) {
-      throw new EnvelopeException("lz4 payload declares " + declared
-          + " bytes, more than maxDecodedSize " + maxDecodedSize);
-    }
+    long declared = declaredSize(source, offset, length, maxDecodedSize);
     int blockStart = offset + UnsignedVarint.size(declared);
     byte[] out = new byte[(int) declared];
     int produced;

@@ -50,6 +50,27 @@ public final class PayloadDecompressor {
     }
   }
 
+  /**
+   * The size that the payload of {@code length} bytes at {@code offset}, written with
+   * {@code compressionId} (not none), declares it decompresses to; the payload is not decompressed.
+   *
+   * @throws EnvelopeException for a malformed size or one that exceeds {@code maxDecodedSize}
+   * @throws dev.stowage.MissingLibraryException when the compression's library is absent
+   */
+  public int declaredSize(int compressionId, byte[] source, int offset, int length, int maxDecodedSize) {
+    switch (compressionId) {
+      case CompressionIds.LZ4:
+        OptionalLibrary.LZ4.require();
+        return (int) Lz4BlockCodec.declaredSize(source, offset, length, maxDecodedSize);
+      case CompressionIds.ZSTD:
+      case CompressionIds.ZSTD_DICT:
+        OptionalLibrary.ZSTD.require();
+        return (int) ZstdFrameDecompressor.declaredSize(source, offset, length, maxDecodedSize);
+      default:
+        throw new EnvelopeException("unknown compression id " + compressionId);
+    }
+  }
+
   private ZstdDictionary resolve(long id) {
     if (resolver == null) {
       throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)

@@ -47,13 +47,12 @@ public final class ZstdFrameDecompressor {
   }
 
   /**
-   * Decompresses a frame, with the cached dictionary {@code dictionaryId} or -1 for none.
+   * The content size the frame at {@code offset} declares.
    *
-   * @throws EnvelopeException if the frame is corrupt, lacks its content size, declares more than
-   *     {@code maxDecodedSize}, or decodes to another size than it declares
-   * @throws IllegalStateException if a dictionary id is given that was not added first
+   * @throws EnvelopeException if the frame is empty or corrupt, lacks its content size, or declares
+   *     more than {@code maxDecodedSize}
    */
-  public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId) {
+  public static long declaredSize(byte[] source, int offset, int length, int maxDecodedSize) {
     if (length == 0) {
       throw new EnvelopeException("empty zstd payload");
     }
@@ -73,6 +72,18 @@ public final class ZstdFrameDecompressor {
       throw new EnvelopeException("zstd payload declares " + declared
           + " bytes, more than maxDecodedSize " + maxDecodedSize);
     }
+    return declared;
+  }
+
+  /**
+   * Decompresses a frame, with the cached dictionary {@code dictionaryId} or -1 for none.
+   *
+   * @throws EnvelopeException if the frame is corrupt, lacks its content size, declares more than
+   *     {@code maxDecodedSize}, or decodes to another size than it declares
+   * @throws IllegalStateException if a dictionary id is given that was not added first
+   */
+  public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId) {
+    long declared = declaredSize(source, offset, length, maxDecodedSize);
     ContextPool<ZstdDecompressCtx> pool = plainContexts;
     if (dictionaryId >= 0) {
       DictionaryContexts dictionary = digested.get(dictionaryId);

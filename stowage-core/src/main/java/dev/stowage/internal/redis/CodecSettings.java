@@ -3,7 +3,9 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.Codec;
+import dev.stowage.DecompressionBudget;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.RedisCache;
 import dev.stowage.SchemaResolver;
 import dev.stowage.TypeRef;
 import dev.stowage.codec.Codecs;
@@ -34,6 +36,8 @@ public final class CodecSettings<V> {
   private Codec<V> legacy;
   private int learningSamples = DEFAULT_LEARNING_SAMPLES;
   private int learnedDictionarySize = DEFAULT_LEARNED_DICTIONARY_SIZE;
+  private int maxDecodedSize = RedisCache.DEFAULT_MAX_DECODED_SIZE;
+  private DecompressionBudget budget = DecompressionBudget.shared();
 
   /** Values sampled before a dictionary is learned, unless the builder says otherwise. */
   public static final int DEFAULT_LEARNING_SAMPLES = 1000;
@@ -84,6 +88,16 @@ public final class CodecSettings<V> {
     this.legacy = requireNonNull(legacyCodec, "legacy");
   }
 
+  /** The largest decoded payload read or written; validated at {@link #build}. */
+  public void maxDecodedSize(int maxDecodedSize) {
+    this.maxDecodedSize = maxDecodedSize;
+  }
+
+  /** The budget compressed payloads are decompressed within. */
+  public void decompressionBudget(DecompressionBudget budget) {
+    this.budget = requireNonNull(budget, "budget");
+  }
+
   /**
    * How the default compression learns its dictionary.
    *
@@ -118,9 +132,13 @@ public final class CodecSettings<V> {
    * With no compression, dictionary or training set, the codec learns its dictionary from the
    * values written ({@link WriteCodec}); {@code owner} names the cache or feed in messages.
    *
-   * @throws IllegalArgumentException if both a compression and a dictionary are set
+   * @throws IllegalArgumentException if both a compression and a dictionary are set, or
+   *     maxDecodedSize is below 1
    */
   public WriteCodec<V> build(DictionaryStore store, SchemaResolver schemas, Learning learning, String owner) {
+    if (maxDecodedSize < 1) {
+      throw new IllegalArgumentException(owner + ": maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
+    }
     Codec<V> writeCodec = codec != null ? codec : Codecs.defaultFor(type);
     ZstdDictionary chosen = dictionary;
     if (trainingSamples != null) {
@@ -138,7 +156,9 @@ public final class CodecSettings<V> {
       EnvelopeCodec.Builder<V> builder = EnvelopeCodec.builder(writeCodec)
           .compression(writeCompression)
           .dictionaries(store)
-          .schemas(schemas);
+          .schemas(schemas)
+          .maxDecodedSize(maxDecodedSize)
+          .decompressionBudget(budget);
       for (Codec<V> reader : alsoRead) {
         builder.alsoRead(reader);
       }

@@ -178,6 +178,22 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
+   * The messages along a cause chain, each once, joined by colons. Lettuce's "Unable to connect to
+   * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a cause.
+   */
+  public static String causeChain(Throwable error) {
+    StringBuilder text = new StringBuilder();
+    Throwable e = error;
+    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+      String message = e.getMessage();
+      if (message != null && !message.isBlank() && text.indexOf(message) < 0) {
+        text.append(text.length() == 0 ? "" : ": ").append(message);
+      }
+    }
+    return text.length() == 0 ? error.toString() : text.toString();
+  }
+
+  /**
    * The address for messages: {@code host:port}, a socket's path, or, for Sentinel, the master's
    * name and the sentinels: {@code mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26379)}.
    */
@@ -212,13 +228,7 @@ public final class RedisSession implements AutoCloseable {
       return new CacheUnavailableException("cannot connect to Redis at " + address + ": the TLS handshake failed ("
           + tls.getMessage() + ")", error);
     }
-    Throwable root = error;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String detail = root == error || root.getMessage() == null ? String.valueOf(error.getMessage())
-        : error.getMessage() + " (" + root.getMessage() + ")";
-    return new CacheUnavailableException("cannot connect to Redis at " + address + ": " + detail, error);
+    return new CacheUnavailableException("cannot connect to Redis at " + address + ": " + causeChain(error), error);
   }
 
   private static boolean isCredentialsRefusal(String reply) {
@@ -445,7 +455,9 @@ public final class RedisSession implements AutoCloseable {
    * @throws CacheUnavailableException if the wait runs out
    */
   public <T> T await(CompletableFuture<T> future, int rounds, String what) {
-    long bound = timeout.toNanos() * Math.max(1, rounds) + MARGIN_NANOS;
+    long perRound = timeout.toNanos();
+    int times = Math.max(1, rounds);
+    long bound = perRound > (Long.MAX_VALUE - MARGIN_NANOS) / times ? Long.MAX_VALUE : perRound * times + MARGIN_NANOS;
     try {
       return future.get(bound, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {

@@ -96,6 +96,6 @@ class RedisSessionUnitTests {
     StowageException unreachable = RedisSession.connectFailure("127.0.0.1:7000", new RedisConnectionException(
         "Unable to connect to 127.0.0.1:7000", new ConnectException("Connection refused")));
     assertThat(unreachable).isInstanceOf(CacheUnavailableException.class)
-        .hasMessage("cannot connect to Redis at 127.0.0.1:7000: Unable to connect to 127.0.0.1:7000 (Connection refused)");
+        .hasMessage("cannot connect to Redis at 127.0.0.1:7000: Unable to connect to 127.0.0.1:7000: Connection refused");
   }
 }
