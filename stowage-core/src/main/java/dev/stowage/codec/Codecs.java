@@ -353,6 +353,22 @@ public final class Codecs {
     }
   }
 
+  /**
+   * Why {@code length} bytes of {@code data} at {@code offset} are not one MessagePack value whose
+   * declared lengths and counts fit the bytes and whose nesting is at most 1,000 deep, or empty when
+   * they are: the check the MessagePack codec makes before it lets a library read a value, for tools
+   * that read MessagePack without a codec (the inspector). Nothing is allocated for what the bytes
+   * declare. Needs no library.
+   */
+  public static java.util.Optional<String> messagePackProblem(byte[] data, int offset, int length) {
+    Objects.requireNonNull(data, "data");
+    if (offset < 0 || length < 0 || offset > data.length - length) {
+      throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " outside " + data.length
+          + " bytes");
+    }
+    return java.util.Optional.ofNullable(dev.stowage.internal.codec.MsgpackBounds.problem(data, offset, length));
+  }
+
   /** The names {@link #forName} accepts, in the order the documentation lists them. */
   public static List<String> names() {
     return NAMES;

@@ -16,7 +16,6 @@ import dev.stowage.codec.Codecs;
 import dev.stowage.compress.DictionaryResolver;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
-import dev.stowage.internal.codec.MsgpackBounds;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -32,7 +31,7 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
  * in), its sizes, and the value itself as a JSON tree whenever that can be shown. A value that
  * cannot be decoded is described, not thrown: {@code missing} says what the reader needs,
  * {@code error} why decoding failed (whatever the codec's library threw), and {@code hex} and
- * {@code strings} show the bytes. Untyped MessagePack is checked by {@link MsgpackBounds} before it
+ * {@code strings} show the bytes. Untyped MessagePack is checked by {@link Codecs#messagePackProblem} before it
  * is parsed, so a value declaring gigabytes is reported, not allocated.
  *
  * <p>Field names of the description: {@code format} ({@code envelope} or {@code legacy}),
@@ -300,9 +299,9 @@ final class ValueReader {
 
   /** MessagePack as a tree, once its lengths, counts and depth are known to fit the bytes. */
   private static JsonNode msgpackTree(byte[] data) throws IOException {
-    String problem = MsgpackBounds.problem(data, 0, data.length);
-    if (problem != null) {
-      throw new IOException(problem);
+    java.util.Optional<String> problem = Codecs.messagePackProblem(data, 0, data.length);
+    if (problem.isPresent()) {
+      throw new IOException(problem.get());
     }
     return MSGPACK.readTree(data);
   }
