@@ -20,7 +20,7 @@ class MessagePackProblemUnitTests {
         assertThat(problem).contains("bin 32").contains("2147483632"));
     byte[] value = Codecs.msgpack(Post.class).encode(PostFixtures.generated(1, 7).get(0));
     assertThat(Codecs.messagePackProblem(value, 0, value.length - 3)).hasValueSatisfying(problem ->
-        assertThat(problem).contains("cut short"));
+        assertThat(problem).containsPattern("at byte \\d+"));
     byte[] deep = new byte[1002];
     java.util.Arrays.fill(deep, (byte) 0x91);
     assertThat(Codecs.messagePackProblem(deep, 0, deep.length)).isPresent();
