@@ -3,6 +3,8 @@ package dev.stowage.board;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
 import io.r2dbc.spi.ConnectionFactory;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
@@ -43,7 +45,7 @@ class BoardConfiguration implements WebFluxConfigurer {
       throw new IllegalStateException("the TCP endpoint serves stowage mode only, not "
           + boardMode.label() + "; drop the TCP port or use --mode stowage");
     }
-    return new BoardSettings(boardMode, redis, db, FeedFormat.Storage.parse(compression), tcp,
+    return new BoardSettings(boardMode, redis, db, FeedCompression.parse(compression), tcp,
         HttpProperties.read(environment), nearCache);
   }
 
@@ -63,10 +65,9 @@ class BoardConfiguration implements WebFluxConfigurer {
   @Bean(destroyMethod = "close")
   BoardHandlerHolder boardHandler(BoardSettings settings, BoardRepository repository) {
     if (settings.mode() == BoardMode.STOWAGE) {
-      BoardFeed feed = new BoardFeed(settings.redis());
-      StowageBoardService service = new StowageBoardService(feed, repository, formats,
-          new FeedFormat(settings.compression()), settings.nearCache());
-      return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, feed);
+      StowageBoardService service = new StowageBoardService(settings.redis(), repository, formats,
+          settings.compression(), settings.nearCache());
+      return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, service);
     }
     LettuceConnectionFactory connections = seedConnectionFactory(settings.redis());
     return new BoardHandlerHolder(
@@ -74,14 +75,37 @@ class BoardConfiguration implements WebFluxConfigurer {
         connections::destroy);
   }
 
-  /** What Spring Boot's Redis auto-configuration builds from a URL, as the seed's service had. */
+  /**
+   * What Spring Boot's Redis auto-configuration builds from a URL ({@code redis://[[user]:password@]host[:port][/database]}),
+   * as the seed's service had.
+   */
   private static LettuceConnectionFactory seedConnectionFactory(String uri) {
-    io.lettuce.core.RedisURI parsed = io.lettuce.core.RedisURI.create(uri);
-    RedisStandaloneConfiguration standalone =
-        new RedisStandaloneConfiguration(parsed.getHost(), parsed.getPort());
-    standalone.setDatabase(parsed.getDatabase());
-    if (parsed.getPassword() != null) {
-      standalone.setPassword(parsed.getPassword());
+    URI parsed;
+    try {
+      parsed = new URI(uri);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+    }
+    if (!"redis".equals(parsed.getScheme()) || parsed.getHost() == null) {
+      throw new IllegalArgumentException("the seed modes take redis://host:port[/database], not " + uri);
+    }
+    RedisStandaloneConfiguration standalone = new RedisStandaloneConfiguration(parsed.getHost(),
+        parsed.getPort() < 0 ? 6379 : parsed.getPort());
+    String path = parsed.getPath() == null ? "" : parsed.getPath().replaceFirst("^/", "");
+    if (!path.isEmpty()) {
+      standalone.setDatabase(Integer.parseInt(path));
+    }
+    String userInfo = parsed.getUserInfo();
+    if (userInfo != null) {
+      int colon = userInfo.indexOf(':');
+      if (colon < 0) {
+        standalone.setPassword(userInfo);
+      } else {
+        if (colon > 0) {
+          standalone.setUsername(userInfo.substring(0, colon));
+        }
+        standalone.setPassword(userInfo.substring(colon + 1));
+      }
     }
     LettuceConnectionFactory factory = new LettuceConnectionFactory(standalone);
     factory.afterPropertiesSet();

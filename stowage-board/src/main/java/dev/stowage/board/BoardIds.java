@@ -4,8 +4,7 @@ import java.util.regex.Pattern;
 
 /**
  * Post ids: 24 lower-case hex digits like the seed's MongoDB ids, made of the creation second (8
- * digits) and the score (16 digits). The score is unique, so the id is too, and a cached post can
- * be found by id with one range query on the feed.
+ * digits) and the score (16 digits). The score is unique, so the id is too.
  */
 public final class BoardIds {
   private static final Pattern FORMAT = Pattern.compile("[0-9a-f]{24}");

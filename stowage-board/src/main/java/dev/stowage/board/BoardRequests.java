@@ -77,36 +77,28 @@ final class BoardRequests {
         + " bytes");
   }
 
-  /** A validated page request. */
-  record PageRequest(int page, int size) {
-    long offset() {
-      return (long) (page - 1) * size;
-    }
-  }
-
+  /**
+   * The page that {@code page} and {@code size} ask for ({@link BoardLimits#DEFAULT_PAGE_SIZE}
+   * posts of page 1 when absent), checked by {@link PageRequest}.
+   *
+   * @throws BoardRequestException 400 for a parameter that is no whole number or out of range
+   */
   static PageRequest page(ServerRequest request) {
-    int page = intParam(request.queryParam("page"), "page", 1, 1, BoardLimits.MAX_PAGE);
-    int size = intParam(request.queryParam("size"), "size", BoardLimits.DEFAULT_PAGE_SIZE, 1,
+    long page = longParam(request.queryParam("page"), "page", 1, BoardLimits.MAX_PAGE);
+    long size = longParam(request.queryParam("size"), "size", BoardLimits.DEFAULT_PAGE_SIZE,
         BoardLimits.MAX_PAGE_SIZE);
-    return new PageRequest(page, size);
+    return PageRequest.of(page, size);
   }
 
-  private static int intParam(Optional<String> raw, String name, int fallback, int min, int max) {
+  private static long longParam(Optional<String> raw, String name, int fallback, int max) {
     if (raw.isEmpty()) {
       return fallback;
     }
-    String text = raw.get().trim();
-    long value;
     try {
-      value = Long.parseLong(text);
+      return Long.parseLong(raw.get().trim());
     } catch (NumberFormatException e) {
-      throw new BoardRequestException(400, name + " must be a whole number from " + min + " to "
-          + max + ", got '" + raw.get() + "'");
+      throw new BoardRequestException(400, name + " must be a whole number from 1 to " + max
+          + ", got '" + raw.get() + "'");
     }
-    if (value < min || value > max) {
-      throw new BoardRequestException(400, name + " must be from " + min + " to " + max
-          + ", got " + text);
-    }
-    return (int) value;
   }
 }

@@ -1,6 +1,5 @@
 package dev.stowage.board;
 
-import io.lettuce.core.RedisException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -14,7 +13,8 @@ import reactor.core.publisher.Mono;
  * process. Every mode reserves its scores here. Thread-safe.
  *
  * <p>Scores come from the Redis counter ({@code counter}/{@code board}, as in the seed), through
- * {@link #RESERVE_SCRIPT}: it first lifts the counter to the highest score this process has handed
+ * {@link #RESERVE_SCRIPT} in the seed modes and the same script of the feed ({@code
+ * AsyncFeed.reserveScores}) in stowage mode: it first lifts the counter to the highest score this process has handed
  * out (a restarted or foreign counter may be behind it), and it refuses to count when the counter is
  * missing. A new or restarted Redis has lost the counter, and counting again from 0 would hand out
  * the scores of failed inserts, which sort among the oldest posts; so the counter is raised first
@@ -48,16 +48,25 @@ final class BoardScores {
       + " redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return tonumber(ARGV[2]) end"
       + " return tonumber(c)";
 
-  /** Where the counter is kept: stowage mode's feed connection, or the seed's template. */
+  /** Where the counter is kept: stowage mode's feed, or the seed's template. */
   interface Counter {
     /**
-     * Runs {@link #RESERVE_SCRIPT}: reserves {@code count} scores above the counter and {@code
-     * floor}. Emits the last one, or nothing when Redis holds no counter.
+     * Reserves {@code count} scores above the counter and {@code floor}, as {@link #RESERVE_SCRIPT}
+     * does. Emits the last one, or nothing when Redis holds no counter.
      */
     Mono<Long> reserve(int count, long floor);
 
-    /** Runs {@link #RAISE_SCRIPT}: raises the counter to at least {@code atLeast}. */
+    /** Raises the counter to at least {@code atLeast}, as {@link #RAISE_SCRIPT} does. */
     Mono<Long> raise(long atLeast);
+  }
+
+  /** The counter was missing again right after it was restored: Redis keeps losing it. */
+  static final class CounterLostException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    CounterLostException(String message) {
+      super(message);
+    }
   }
 
   private final Counter counter;
@@ -72,15 +81,15 @@ final class BoardScores {
 
   /**
    * Reserves {@code count} consecutive scores from the Redis counter and emits the first. Fails as
-   * Redis does (a {@link RedisException} or a timeout), or as the database does when the counter
-   * must be restored.
+   * the counter does when Redis fails, with {@link CounterLostException} when the counter vanishes
+   * again right after it was restored, or as the database does when the counter must be restored.
    */
   Mono<Long> reserve(int count) {
     return Mono.defer(() -> counter.reserve(count, highest.get()))
         .switchIfEmpty(Mono.defer(() -> restoreCounter()
             .then(Mono.defer(() -> counter.reserve(count, highest.get())))))
-        .switchIfEmpty(Mono.error(() -> new RedisException("the score counter ("
-            + BoardFeed.COUNTER + "/" + BoardFeed.COUNTER_FIELD + ") vanished again right after"
+        .switchIfEmpty(Mono.error(() -> new CounterLostException("the score counter ("
+            + BoardKeys.COUNTER + "/" + BoardKeys.COUNTER_FIELD + ") vanished again right after"
             + " it was restored")))
         .map(last -> {
           highest.accumulateAndGet(last, Math::max);

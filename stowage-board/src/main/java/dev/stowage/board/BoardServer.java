@@ -46,16 +46,16 @@ public final class BoardServer implements AutoCloseable {
    *     the port taken)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode) {
-    return start(port, redisUri, dbUrl, mode, FeedFormat.Storage.ZSTD_DICT);
+    return start(port, redisUri, dbUrl, mode, FeedCompression.ZSTD_DICT);
   }
 
   /**
-   * Starts the service, with stowage mode's feed members compressed as {@code compression} says.
+   * Starts the service, with stowage mode's feed compressed as {@code compression} says.
    *
    * @see #start(int, String, String, BoardMode)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedFormat.Storage compression) {
+      FeedCompression compression) {
     return start(port, redisUri, dbUrl, mode, compression, null);
   }
 
@@ -67,18 +67,18 @@ public final class BoardServer implements AutoCloseable {
    * @see #start(int, String, String, BoardMode)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedFormat.Storage compression, TcpOptions tcp) {
+      FeedCompression compression, TcpOptions tcp) {
     return start(port, redisUri, dbUrl, mode, compression, tcp, true);
   }
 
   /**
-   * Starts the service, choosing whether stowage mode keeps decoded pages in the process
+   * Starts the service, choosing whether stowage mode keeps pages in the process
    * ({@code stowage.board.near-cache}, on by default).
    *
-   * @see #start(int, String, String, BoardMode, FeedFormat.Storage, TcpOptions)
+   * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedFormat.Storage compression, TcpOptions tcp, boolean nearCache) {
+      FeedCompression compression, TcpOptions tcp, boolean nearCache) {
     return start(port, redisUri, dbUrl, mode, compression, tcp, HttpOptions.defaults(), nearCache);
   }
 
@@ -86,10 +86,10 @@ public final class BoardServer implements AutoCloseable {
    * Starts the service with the HTTP API's connection limits.
    *
    * @param http the HTTP connections' idle timeout, request read timeout and maximum; not null
-   * @see #start(int, String, String, BoardMode, FeedFormat.Storage, TcpOptions, boolean)
+   * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions, boolean)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedFormat.Storage compression, TcpOptions tcp, HttpOptions http, boolean nearCache) {
+      FeedCompression compression, TcpOptions tcp, HttpOptions http, boolean nearCache) {
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(compression, "compression");
@@ -99,8 +99,7 @@ public final class BoardServer implements AutoCloseable {
     properties.put("server.address", "127.0.0.1");
     properties.put("stowage.board.redis", redisUri);
     properties.put("stowage.board.mode", mode.label());
-    properties.put("stowage.board.compression", compression.name().toLowerCase(java.util.Locale.ROOT)
-        .replace('_', '-'));
+    properties.put("stowage.board.compression", compression.label());
     if (dbUrl != null) {
       properties.put("stowage.board.db", dbUrl);
     }

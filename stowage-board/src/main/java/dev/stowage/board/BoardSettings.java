@@ -6,11 +6,11 @@ package dev.stowage.board;
  * @param mode the read/write path
  * @param redis the Redis URI, such as {@code redis://127.0.0.1:6390}
  * @param db the R2DBC URL of the database of record
- * @param compression how stowage mode compresses the feed's members
+ * @param compression how stowage mode compresses the posts in its feed
  * @param tcp the TCP endpoint's options, or null when the service opens no TCP port
  * @param http the limits of the HTTP API's connections
- * @param nearCache whether stowage mode keeps decoded pages in the process, invalidated by Redis
+ * @param nearCache whether stowage mode keeps pages in the process while Redis says they are unchanged
  */
 public record BoardSettings(BoardMode mode, String redis, String db,
-    FeedFormat.Storage compression, dev.stowage.board.tcp.TcpOptions tcp, HttpOptions http,
+    FeedCompression compression, dev.stowage.board.tcp.TcpOptions tcp, HttpOptions http,
     boolean nearCache) {}

@@ -6,9 +6,10 @@ import java.util.Objects;
 
 /**
  * A page of posts as stowage mode serves it: the posts' JSON fragments, newest first, and the
- * response bodies made from them, each made on first use and then kept, so that a page kept in
- * the process near cache is spliced or transcoded once, not for every reader. Immutable in effect
- * and thread-safe: a body may be made twice by racing readers, never differently.
+ * response bodies made from them, each made on first use and then kept, so that a page the feed
+ * keeps in the process (its near cache) is spliced or transcoded once, not for every reader.
+ * Immutable in effect and thread-safe: a body may be made twice by racing readers, never
+ * differently.
  */
 public final class Page {
   private final List<byte[]> fragments;

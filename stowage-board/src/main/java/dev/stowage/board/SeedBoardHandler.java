@@ -74,18 +74,18 @@ final class SeedBoardHandler implements BoardHandler {
     RedisElementWriter<String> text = RedisElementWriter.from(RedisSerializer.string());
     RedisElementReader<Long> number =
         RedisElementReader.from(new GenericToStringSerializer<>(Long.class));
-    List<String> keys = List.of(BoardFeed.COUNTER);
+    List<String> keys = List.of(BoardKeys.COUNTER);
     return new BoardScores.Counter() {
       @Override
       public Mono<Long> reserve(int count, long floor) {
-        return template.execute(reserve, keys, List.of(BoardFeed.COUNTER_FIELD,
+        return template.execute(reserve, keys, List.of(BoardKeys.COUNTER_FIELD,
                 Integer.toString(count), Long.toString(floor)), text, number)
             .next().filter(last -> last != BoardScores.NO_COUNTER);
       }
 
       @Override
       public Mono<Long> raise(long atLeast) {
-        return template.execute(raise, keys, List.of(BoardFeed.COUNTER_FIELD,
+        return template.execute(raise, keys, List.of(BoardKeys.COUNTER_FIELD,
             Long.toString(atLeast)), text, number).next();
       }
     };
@@ -151,7 +151,7 @@ final class SeedBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> page(ServerRequest request) {
     return Mono.defer(() -> {
-      BoardRequests.PageRequest page = BoardRequests.page(request);
+      PageRequest page = BoardRequests.page(request);
       return redisZSet.reverseRangeByScore("board", Range.unbounded(),
               Limit.limit().offset((int) page.offset()).count(page.size()))
           .flatMap(member -> {

@@ -41,8 +41,7 @@ final class StowageBoardHandler implements BoardHandler {
   @Override
   public Mono<ServerResponse> page(ServerRequest request) {
     return Mono.defer(() -> {
-      BoardRequests.PageRequest page = BoardRequests.page(request);
-      return service.page(page.offset(), page.size()).flatMap(found -> page(request, found));
+      return service.page(BoardRequests.page(request)).flatMap(found -> page(request, found));
     });
   }
 

@@ -2,15 +2,26 @@ package dev.stowage.board;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.lettuce.core.ScoredValue;
+import dev.stowage.Feed;
+import dev.stowage.NearCache;
+import dev.stowage.RedisCache;
+import dev.stowage.Stowage;
+import dev.stowage.StowageException;
+import dev.stowage.codec.Codecs;
+import dev.stowage.compress.Compression;
+import java.time.Duration;
 import java.util.ArrayList;
-import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.compress.ZstdDictionary;
+import java.util.LinkedHashMap;
+import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
@@ -18,108 +29,130 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Stowage mode: cache-aside over the database of record, with the feed holding JSON fragments.
+ * Stowage mode: cache-aside over the database of record, built on stowage-core's public API only.
  *
- * <p>Writes go to the database first; only then to the feed. When the feed write fails, the post
- * is still acknowledged and the feed is marked stale, so the next read refills it. Scores come
- * from {@link BoardScores}: the Redis counter, restored above every score handed out when Redis
- * lost it; while Redis is unreachable, a count in the process above the database's highest score
- * and every score handed out. A score that turns out to be taken (the unique key says so) is
- * re-reserved after raising the counters to the database's highest score. Nothing acknowledged is
- * lost: an acknowledgement follows a committed insert.
+ * <p><b>Redis.</b> One {@link Stowage}, connecting in the background, so the service starts and
+ * serves from the database while Redis is unreachable. The posts are a core {@link Feed} of their
+ * JSON fragments ({@link Codecs#jsonBytes()}) under {@value BoardKeys#FEED}, scored by the feed's
+ * counter {@value BoardKeys#COUNTER}/{@value BoardKeys#COUNTER_FIELD}, compressed as {@link
+ * FeedCompression} says. The feed is trusted only while the entry {@value BoardKeys#COMPLETE} of a
+ * core {@link RedisCache} exists: its {@code getOrLoad} loader refills the feed from the database,
+ * so concurrent readers share one refill (and processes too, through the cache's distributed load
+ * lock), and its presence is the mark that the feed is complete.
  *
- * <p>Reads come from the feed while it is complete. When it is not (a cold or restarted Redis, or
- * a failed feed write), one refill from the database runs for all concurrent readers
- * (single-flight); when Redis is unreachable the page is read from the database. Thread-safe.
+ * <p><b>Writes</b> go to the database first; only then to the feed. When the feed write fails, the
+ * post is still acknowledged, this process counts the feed stale and deletes the mark, so the next
+ * read refills it. Scores come from {@link BoardScores}: the feed's counter, restored above every
+ * score handed out when Redis lost it; while Redis is unreachable, a count in the process above the
+ * database's highest score and every score handed out. A score that turns out to be taken (the
+ * unique key says so) is re-reserved after raising the counters to the database's highest score.
+ * Nothing acknowledged is lost: an acknowledgement follows a committed insert.
+ *
+ * <p><b>Reads</b> come from the feed while it is complete, else after a refill, else (Redis
+ * unreachable, a post that cannot be read) from the database. With the near cache, the feed keeps
+ * pages in the process while Redis says it has not changed ({@link Feed.Builder#nearCache}); a kept
+ * page is the same {@code List} for every reader, so the response bodies made from it are kept
+ * with it and made once. Thread-safe.
  */
-public final class StowageBoardService {
+public final class StowageBoardService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StowageBoardService.class);
+
+  /** How long one Redis round trip may take before the caller falls back to the database. */
+  public static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+  /** Stored bytes of the pages the feed keeps in the process, at most (the near cache). */
+  public static final long NEAR_CACHE_BYTES = 16L << 20;
+  /** Bytes of the response bodies kept with those pages, at most. */
+  public static final long KEPT_BODY_BYTES = 64L << 20;
+  /** Posts per {@code putAll} while refilling. */
+  static final int REFILL_CHUNK = 1000;
+  /** The longest the database may take to give the next posts to a refill. */
+  static final Duration REFILL_READ_TIMEOUT = Duration.ofMinutes(1);
+  /** How long a process's refill holds the lock that makes the others wait for it. */
+  static final Duration REFILL_LOCK = Duration.ofSeconds(60);
   private static final int INSERT_ATTEMPTS = 8;
-  private static final int REFILL_CHUNK = 1000;
 
-  /** Posts in the database before a dictionary is trained. */
-  static final int TRAIN_AFTER_POSTS = 1000;
-  /** Most posts a dictionary is trained on (the newest). */
-  static final int TRAINING_SAMPLES = 2000;
-
-  private final BoardFeed feed;
+  private final Stowage stowage;
+  private final Feed<byte[]> feed;
+  private final RedisCache<String, Long> complete;
   private final BoardRepository repository;
   private final BoardFormats formats;
-  private final FeedFormat format;
-  private final AtomicLong writesSinceCheck = new AtomicLong();
-  private final java.util.concurrent.atomic.AtomicBoolean training =
-      new java.util.concurrent.atomic.AtomicBoolean();
-  private final Set<Long> loading = ConcurrentHashMap.newKeySet();
   private final BoardScores scores;
-  private final AtomicLong staleGeneration = new AtomicLong();
-  private volatile long repairedGeneration;
-  private final AtomicReference<Mono<Void>> refill = new AtomicReference<>();
-  private final boolean nearCache;
-  /** Decoded pages, valid while the feed's generation is the one they were read at. */
-  private final Cache<PageKey, NearPage> nearPages = Caffeine.newBuilder()
-      .maximumSize(NEAR_PAGES).build();
+  private final ExecutorService refills;
+  /** Response bodies of the pages the feed keeps, by the identity of the kept list; null without a near cache. */
+  private final Cache<PageRequest, KeptPage> keptPages;
+  /** Feed writes that failed in this process. */
+  private final AtomicLong failedWrites = new AtomicLong();
+  /** The failed writes that a refill begun after them has repaired. */
+  private final AtomicLong repairedWrites = new AtomicLong();
 
-  /** Pages kept in this process at most. */
-  static final int NEAR_PAGES = 1024;
-
-  private record PageKey(long offset, int size) {}
-
-  private record NearPage(long generation, Page page) {}
-
-  public StowageBoardService(BoardFeed feed, BoardRepository repository, BoardFormats formats,
-      FeedFormat format) {
-    this(feed, repository, formats, format, true);
-  }
+  /** A page the feed keeps, with the response bodies made from it. */
+  private record KeptPage(List<Feed.Entry<byte[]>> entries, Page page) {}
 
   /**
-   * @param nearCache whether decoded pages are kept in this process while Redis says the feed has
-   *     not changed; without it every read goes to Redis
+   * Connects to Redis (in the background: the service answers from the database until Redis does)
+   * and builds the feed and its mark of completeness.
+   *
+   * @param redisUri such as {@code redis://127.0.0.1:6390}
+   * @param nearCache whether pages are kept in this process while Redis says the feed has not
+   *     changed; without it every read goes to Redis
+   * @throws IllegalArgumentException if the URI is malformed
+   * @throws StowageException if Redis refuses the credentials
    */
-  public StowageBoardService(BoardFeed feed, BoardRepository repository, BoardFormats formats,
-      FeedFormat format, boolean nearCache) {
-    this.nearCache = nearCache;
-    this.feed = feed;
+  public StowageBoardService(String redisUri, BoardRepository repository, BoardFormats formats,
+      FeedCompression compression, boolean nearCache) {
     this.repository = repository;
     this.formats = formats;
-    this.format = format;
+    this.stowage = Stowage.builder().redis(redisUri).commandTimeout(COMMAND_TIMEOUT)
+        .connectInBackground().build();
+    AtomicInteger threads = new AtomicInteger();
+    this.refills = Executors.newCachedThreadPool(task -> {
+      Thread thread = new Thread(task, "board-refill-" + threads.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      Feed.Builder<byte[]> posts = stowage.feed(BoardKeys.FEED, byte[].class)
+          .codec(Codecs.jsonBytes())
+          .counter(BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD);
+      compression.configure(posts);
+      RedisCache.Builder<String, Long> mark = stowage.cache("board-complete", Long.class)
+          .keyPrefix(BoardKeys.COMPLETE_PREFIX)
+          .codec(Codecs.json(Long.class))
+          .compression(Compression.none())
+          .noExpiry()
+          .distributedLoadLock(REFILL_LOCK)
+          .loadExecutor(refills);
+      if (nearCache) {
+        posts.nearCache(NearCache.maximumWeight(NEAR_CACHE_BYTES));
+        this.keptPages = Caffeine.newBuilder().maximumWeight(KEPT_BODY_BYTES)
+            .weigher((PageRequest request, KeptPage kept) -> weight(kept.page())).build();
+      } else {
+        this.keptPages = null;
+      }
+      this.feed = posts.build();
+      this.complete = mark.build();
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
     this.scores = new BoardScores(new BoardScores.Counter() {
       @Override
       public Mono<Long> reserve(int count, long floor) {
-        return feed.reserveScores(count, floor);
+        return Mono.fromFuture(() -> feed.async().reserveScores(count, floor))
+            .flatMap(first -> first.isPresent() ? Mono.just(first.getAsLong() + count - 1)
+                : Mono.empty());
       }
 
       @Override
       public Mono<Long> raise(long atLeast) {
-        return feed.raiseCounter(atLeast);
+        return Mono.fromFuture(() -> feed.async().raiseCounter(atLeast));
       }
     }, repository);
-    if (format.storage() == FeedFormat.Storage.ZSTD_DICT) {
-      adoptRecordedDictionary();
-    }
-  }
-
-  /** At start: uses the dictionary a previous run recorded in Redis, if any. Blocks. */
-  private void adoptRecordedDictionary() {
-    try {
-      String hexId = feed.dictionaryId().block(BoardFeed.TIMEOUT.multipliedBy(2));
-      if (hexId != null) {
-        format.use(feed.dictionaryStore().resolve(Long.parseUnsignedLong(hexId, 16)));
-        log.info("feed members are compressed with dictionary {}", hexId);
-      }
-    } catch (RuntimeException e) {
-      log.warn("cannot load the feed's dictionary now ({}); will train or load it later",
-          e.toString());
-    }
-  }
-
-  /** The feed's storage format. */
-  public FeedFormat format() {
-    return format;
   }
 
   /** Creates posts (stored in one transaction) and returns them with their ids and scores. */
   public Mono<List<Board>> create(List<NewBoard> inputs) {
-    return persist(inputs, 1).flatMap(boards -> cache(boards).thenReturn(boards));
+    return persist(inputs, 1).flatMap(boards -> store(boards).thenReturn(boards));
   }
 
   private Mono<List<Board>> persist(List<NewBoard> inputs, int attempt) {
@@ -151,214 +184,196 @@ public final class StowageBoardService {
         e -> Mono.empty()).then();
   }
 
-  private Mono<Void> cache(List<Board> boards) {
-    List<ScoredValue<byte[]>> members = new ArrayList<>(boards.size());
-    for (Board board : boards) {
-      members.add(ScoredValue.just(board.score(), format.encode(formats.toJson(board))));
+  /**
+   * Adds committed posts to the feed at their scores. A bulk write is encoded off the caller's
+   * thread: the one that completes the feed's samples learns its dictionary before it returns.
+   * Never fails: a failed write makes the feed stale.
+   */
+  private Mono<Void> store(List<Board> boards) {
+    Mono<Void> write = Mono.defer(() -> {
+      Map<Long, byte[]> byScore = new LinkedHashMap<>();
+      for (Board board : boards) {
+        byScore.put(board.score(), formats.toJson(board));
+      }
+      return Mono.fromFuture(feed.async().putAll(byScore));
+    });
+    if (boards.size() > 1) {
+      write = write.subscribeOn(Schedulers.boundedElastic());
     }
-    if (format.needsDictionary()
-        && writesSinceCheck.addAndGet(boards.size()) >= TRAIN_AFTER_POSTS / 4) {
-      writesSinceCheck.set(0);
-      trainInBackground();
-    }
-    return feed.add(members).onErrorResume(e -> {
-      staleGeneration.incrementAndGet();
-      log.warn("feed write failed after the database commit; the next read refills the feed: {}",
-          e.toString());
+    return write.onErrorResume(e -> {
+      feedWriteFailed(e);
       return Mono.empty();
+    });
+  }
+
+  /** This process repairs the feed at its next read; other processes once the mark is gone. */
+  private void feedWriteFailed(Throwable failure) {
+    failedWrites.incrementAndGet();
+    log.warn("feed write failed after the database commit; the next read refills the feed: {}",
+        unwrap(failure).toString());
+    complete.async().delete(BoardKeys.COMPLETE_ENTRY).whenComplete((deleted, e) -> {
+      if (e != null) {
+        log.debug("could not delete {} now: {}", BoardKeys.COMPLETE, unwrap(e).toString());
+      }
     });
   }
 
   /**
-   * A page, newest first: from this process's near cache while Redis says the feed has not changed
-   * since it was read (see {@link BoardFeed#generation()}), else from the feed, else from the
+   * A page, newest first: from the feed while it is complete, else after a refill, else from the
    * database.
+   *
+   * <p>The feed is read after its mark was found, in this order: the mark's {@code GET} and the
+   * page's script go out one after the other on the one connection that every cache and feed of
+   * the {@link Stowage} shares, so a page read in one round trip was read while the mark existed.
+   * With the near cache, a page the feed keeps (the same list again) whose reading this service
+   * found so is answered at once with the bodies it made; any other list is only taken once the
+   * mark has been found after it was read.
    */
-  public Mono<Page> page(long offset, int size) {
-    PageKey key = new PageKey(offset, size);
-    long generation = nearCache ? feed.generation() : -1;
-    if (generation >= 0 && !isStale()) {
-      NearPage near = nearPages.getIfPresent(key);
-      if (near != null && near.generation() == generation) {
-        return Mono.just(near.page());
+  public Mono<Page> page(PageRequest request) {
+    return Mono.defer(() -> {
+      if (failedWrites.get() != repairedWrites.get()) {
+        return Mono.fromFuture(() -> complete.async().delete(BoardKeys.COMPLETE_ENTRY))
+            .then(refillThenRead(request));
       }
-    }
-    Mono<Page> fromCache = Mono.defer(() -> {
-      if (isStale()) {
-        return refill().then(cachedPage(offset, size, false)).map(Page::new);
+      if (keptPages == null) {
+        return markThenPage(request);
       }
-      return cachedPage(offset, size, true).map(Page::new).doOnNext(page -> {
-        if (generation >= 0 && feed.generation() == generation) {
-          nearPages.put(key, new NearPage(generation, page));
+      CompletableFuture<List<Feed.Entry<byte[]>>> entries =
+          feed.async().page(request.page(), request.size());
+      if (entries.isDone() && !entries.isCompletedExceptionally()) {
+        KeptPage kept = keptPages.getIfPresent(request);
+        if (kept != null && kept.entries() == entries.join()) {
+          return Mono.just(kept.page());
         }
-      });
-    });
-    return fromCache.onErrorResume(e -> {
-      log.debug("reading page from the database: {}", e.toString());
-      return repository.page(offset, size).map(formats::toJson).collectList().map(Page::new);
-    });
-  }
-
-  private Mono<List<byte[]>> cachedPage(long offset, int size, boolean mayRefill) {
-    return feed.page(offset, size).flatMap(page -> {
-      if (page.complete()) {
-        return Mono.just(decode(page.members()));
       }
-      if (mayRefill) {
-        return refill().then(cachedPage(offset, size, false));
-      }
-      return Mono.error(new IllegalStateException("the feed is still incomplete after a refill"));
+      // A read from Redis, or a list kept from a read not checked yet: check the mark after it.
+      return Mono.fromFuture(entries).onErrorResume(e -> Mono.empty()).then(markThenPage(request));
+    }).onErrorResume(e -> {
+      log.debug("reading page {} of {} from the database: {}", request.page(), request.size(),
+          unwrap(e).toString());
+      return repository.page(request.offset(), request.size()).map(formats::toJson).collectList()
+          .map(Page::new);
     });
   }
 
-  /** The JSON fragment of the post {@code id}: from the feed, else from the database. */
-  public Mono<byte[]> byId(String id) {
-    long score = BoardIds.scoreOf(id);
-    if (score < 0) {
-      return Mono.empty();
-    }
-    byte[] expected = ("{\"id\":\"" + id + "\"").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    return feed.byScore(score).map(this::decodeOne)
-        .filter(fragment -> startsWith(fragment, expected))
-        .onErrorResume(e -> Mono.empty())
-        .switchIfEmpty(Mono.defer(() -> repository.findById(id).map(formats::toJson)));
+  /** The mark's {@code GET}, then the page, in one round trip; a refill first when the mark is missing. */
+  private Mono<Page> markThenPage(PageRequest request) {
+    return Mono.defer(() -> {
+      long failures = feed.decodeFailures();
+      CompletableFuture<Long> mark = complete.async().get(BoardKeys.COMPLETE_ENTRY);
+      CompletableFuture<List<Feed.Entry<byte[]>>> entries =
+          feed.async().page(request.page(), request.size());
+      return Mono.fromFuture(mark.thenCombine(entries, (found, read) -> found == null ? null : read))
+          .map(read -> page(request, read, failures))
+          .switchIfEmpty(refillThenRead(request));
+    });
   }
 
-  /** Number of posts in the database. */
-  public Mono<Long> count() {
-    return repository.count();
+  /**
+   * Refills the feed unless the mark is present (one refill for every concurrent reader, and for
+   * every process that waits on the lock), then reads the page.
+   */
+  private Mono<Page> refillThenRead(PageRequest request) {
+    return Mono.defer(() -> Mono.fromFuture(complete.async().getOrLoad(BoardKeys.COMPLETE_ENTRY,
+        entry -> refill()))).then(Mono.defer(() -> {
+          long failures = feed.decodeFailures();
+          return Mono.fromFuture(feed.async().page(request.page(), request.size()))
+              .map(entries -> page(request, entries, failures));
+        }));
   }
 
-  private boolean isStale() {
-    return staleGeneration.get() != repairedGeneration;
-  }
-
-  /** Refills the feed from the database; concurrent callers share one run. */
-  Mono<Void> refill() {
-    while (true) {
-      Mono<Void> running = refill.get();
-      if (running != null) {
-        return running;
-      }
-      long generation = staleGeneration.get();
-      AtomicReference<Mono<Void>> self = new AtomicReference<>();
-      Mono<Void> run = trainIfDue()
-          .then(republishDictionary())
-          .thenMany(repository.all())
-          .map(board -> ScoredValue.just(board.score(), format.encode(formats.toJson(board))))
-          .buffer(REFILL_CHUNK)
-          .concatMap(feed::replace)
-          .then(scores.restoreCounter())
-          .then(feed.markComplete())
-          .doOnSuccess(done -> {
-            repairedGeneration = generation;
-            log.info("feed refilled from the database");
-          })
-          .doFinally(signal -> refill.compareAndSet(self.get(), null))
-          .cache();
-      self.set(run);
-      if (refill.compareAndSet(null, run)) {
-        return run;
+  /**
+   * The page made of {@code entries}: the one kept with them when the feed kept them (the same
+   * list), else a new one.
+   *
+   * @throws IllegalStateException if the feed skipped a post it could not decode meanwhile, so
+   *     that the page may lack it
+   */
+  private Page page(PageRequest request, List<Feed.Entry<byte[]>> entries, long failuresBefore) {
+    if (keptPages != null) {
+      KeptPage kept = keptPages.getIfPresent(request);
+      if (kept != null && kept.entries() == entries) {
+        return kept.page();
       }
     }
-  }
-
-  private List<byte[]> decode(List<byte[]> members) {
-    List<byte[]> fragments = new ArrayList<>(members.size());
-    for (byte[] member : members) {
-      fragments.add(decodeOne(member));
+    // A full page skipped nothing; a short one may have, if the feed counted a failure meanwhile.
+    if (entries.size() < request.size() && feed.decodeFailures() != failuresBefore) {
+      throw new IllegalStateException("the feed holds a post it cannot decode (see the log)");
     }
-    return fragments;
+    List<byte[]> fragments = new ArrayList<>(entries.size());
+    for (Feed.Entry<byte[]> entry : entries) {
+      fragments.add(entry.value());
+    }
+    Page page = new Page(fragments);
+    if (keptPages != null) {
+      keptPages.put(request, new KeptPage(entries, page));
+    }
+    return page;
   }
 
-  private byte[] decodeOne(byte[] member) {
-    try {
-      return format.decode(member);
-    } catch (DictionaryNotFoundException e) {
-      loadInBackground(e.dictionaryId());
+  /** What a kept page and its bodies take, about: the fragments, and two bodies of their size. */
+  private static int weight(Page page) {
+    long bytes = 0;
+    for (byte[] fragment : page.fragments()) {
+      bytes += fragment.length;
+    }
+    return (int) Math.min(Integer.MAX_VALUE, 3 * bytes + 64);
+  }
+
+  /**
+   * The loader of the mark: stores every post of the database in the feed at its score (replacing
+   * what is there), raises the counter to the highest score handed out, and returns the highest
+   * score stored; the cache then stores the mark. Runs on a refill thread, and blocks.
+   */
+  private Long refill() {
+    long failedBefore = failedWrites.get();
+    long started = System.nanoTime();
+    long stored = 0;
+    long highest = 0;
+    try (Stream<List<Board>> chunks = repository.all().timeout(REFILL_READ_TIMEOUT)
+        .buffer(REFILL_CHUNK).toStream(2)) {
+      Iterator<List<Board>> next = chunks.iterator();
+      while (next.hasNext()) {
+        List<Board> chunk = next.next();
+        Map<Long, byte[]> byScore = new LinkedHashMap<>();
+        for (Board board : chunk) {
+          byScore.put(board.score(), formats.toJson(board));
+          highest = Math.max(highest, board.score());
+        }
+        feed.putAll(byScore);
+        stored += chunk.size();
+      }
+      scores.restoreCounter().block(COMMAND_TIMEOUT.multipliedBy(4));
+    } catch (RuntimeException e) {
+      log.warn("refilling the feed failed after {} posts; reads come from the database until a"
+          + " refill succeeds: {}", stored, unwrap(e).toString());
       throw e;
     }
-  }
-
-  /** Loads a dictionary another writer used, off the event loop; reads fall back meanwhile. */
-  private void loadInBackground(long id) {
-    if (!loading.add(id)) {
-      return;
-    }
-    Mono.fromCallable(() -> feed.dictionaryStore().resolve(id))
-        .subscribeOn(Schedulers.boundedElastic())
-        .doFinally(signal -> loading.remove(id))
-        .subscribe(format::know, e -> log.warn("cannot load dictionary {}: {}",
-            dev.stowage.compress.ZstdDictionary.hexId(id), e.toString()));
+    repairedWrites.accumulateAndGet(failedBefore, Math::max);
+    log.info("feed refilled from the database: {} posts up to score {} in {} ms", stored, highest,
+        (System.nanoTime() - started) / 1_000_000);
+    return highest;
   }
 
   /**
-   * Saves the dictionary in use to Redis again and names it, since a restarted Redis has lost
-   * both and other readers (another instance, the inspector) need them.
+   * The JSON fragment of the post {@code id}, read from the database (a feed is read by page, not
+   * by score); empty for an id that is not 24 hex digits, which names no post.
    */
-  private Mono<Void> republishDictionary() {
-    ZstdDictionary inUse = format.dictionary();
-    if (inUse == null) {
+  public Mono<byte[]> byId(String id) {
+    if (BoardIds.scoreOf(id) < 0) {
       return Mono.empty();
     }
-    return Mono.fromRunnable(() -> feed.dictionaryStore().save(inUse))
-        .subscribeOn(Schedulers.boundedElastic())
-        .then(feed.recordDictionaryId(inUse.hexId()))
-        .doOnNext(recorded -> {
-          if (!recorded.equals(inUse.hexId())) {
-            log.warn("Redis names dictionary {} for the feed, this process writes with {}",
-                recorded, inUse.hexId());
-          }
-        })
-        .then();
+    return repository.findById(id).map(formats::toJson);
   }
 
-  private void trainInBackground() {
-    trainIfDue().subscribe(null, e -> log.warn("dictionary training failed: {}", e.toString()));
-  }
-
-  /**
-   * Trains, saves and adopts a dictionary when one is wanted and the database holds enough posts.
-   * Completes at once otherwise; never fails (a failure leaves members uncompressed).
-   */
-  Mono<Void> trainIfDue() {
-    if (!format.needsDictionary() || !training.compareAndSet(false, true)) {
-      return Mono.empty();
+  /** Closes the connection to Redis. */
+  @Override
+  public void close() {
+    try {
+      stowage.close();
+    } finally {
+      refills.shutdownNow();
     }
-    return repository.count()
-        .filter(count -> count >= TRAIN_AFTER_POSTS)
-        .flatMap(count -> repository.page(0, TRAINING_SAMPLES).map(formats::toJson).collectList())
-        .publishOn(Schedulers.boundedElastic())
-        .map(samples -> {
-          ZstdDictionary trained = FeedFormat.train(samples);
-          feed.dictionaryStore().save(trained);
-          return trained;
-        })
-        .flatMap(trained -> feed.recordDictionaryId(trained.hexId())
-            .map(recorded -> recorded.equals(trained.hexId()) ? trained
-                : feed.dictionaryStore().resolve(Long.parseUnsignedLong(recorded, 16))))
-        .doOnNext(adopted -> {
-          format.use(adopted);
-          log.info("feed members are now compressed with dictionary {}", adopted.hexId());
-        })
-        .onErrorResume(e -> {
-          log.warn("no dictionary for the feed yet: {}", e.toString());
-          return Mono.empty();
-        })
-        .doFinally(signal -> training.set(false))
-        .then();
-  }
-
-  private static boolean startsWith(byte[] bytes, byte[] prefix) {
-    if (bytes.length < prefix.length) {
-      return false;
-    }
-    for (int i = 0; i < prefix.length; i++) {
-      if (bytes[i] != prefix[i]) {
-        return false;
-      }
-    }
-    return true;
   }
 
   static boolean isTakenScore(Throwable e) {
@@ -366,9 +381,17 @@ public final class StowageBoardService {
         || e instanceof io.r2dbc.spi.R2dbcDataIntegrityViolationException;
   }
 
+  /** Whether {@code e} is Redis failing (unreachable, too slow, refusing), not the database. */
   static boolean isRedisFailure(Throwable e) {
-    return e instanceof io.lettuce.core.RedisException
-        || e instanceof java.util.concurrent.CompletionException
-        || e instanceof java.util.concurrent.TimeoutException;
+    Throwable cause = unwrap(e);
+    return cause instanceof StowageException || cause instanceof BoardScores.CounterLostException;
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    Throwable cause = e;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 }

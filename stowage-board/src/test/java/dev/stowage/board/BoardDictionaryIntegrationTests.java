@@ -1,6 +1,7 @@
 package dev.stowage.board;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,9 +12,6 @@ import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithPostgres;
 import dev.stowage.testkit.WithRedis;
-import io.lettuce.core.Range;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.codec.ByteArrayCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,47 +20,46 @@ import org.junit.jupiter.api.Test;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
-/** Stowage mode trains a zstd dictionary on its own posts and keeps every page readable. */
+/**
+ * Stowage mode's feed learns a zstd dictionary from its first 1,000 posts (core's default
+ * compression), records it for every process, and keeps every page readable through a refill and
+ * a restart of Redis.
+ */
 @WithRedis
 @WithPostgres
 class BoardDictionaryIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration WAIT = Duration.ofSeconds(30);
 
   @Test
-  void trainsADictionaryOnceThereAreEnoughPostsAndEveryReaderKeepsReading(RedisServer redis,
+  void learnsADictionaryFromTheFirstPostsAndEveryReaderKeepsReading(RedisServer redis,
       PostgresDatabase db) throws Exception {
     JsonNode before;
+    long dictionaryId;
     try (BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(),
         BoardMode.STOWAGE)) {
       WebTestClient http = client(board);
+      // The bulk write that completes the feed's 1,000 samples learns the dictionary before it
+      // returns, and records it.
       bulk(http, 0, 1000);
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (redis.command("EXISTS", BoardFeed.DICTIONARY).equals(":0")
-          && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
-      assertThat(redis.command("EXISTS", BoardFeed.DICTIONARY)).isEqualTo(":1");
+      await().atMost(WAIT).until(() -> learned(redis) != null);
+      dictionaryId = Long.parseUnsignedLong(learned(redis), 16);
       bulk(http, 1000, 100);
-      try (RedisClient client = RedisClient.create(redis.uri());
-          var connection = client.connect(ByteArrayCodec.INSTANCE)) {
-        var sync = connection.sync();
-        byte[] oldest = sync.zrangebyscore("board".getBytes(), Range.create(1, 1)).get(0);
-        byte[] newest = sync.zrevrange("board".getBytes(), 0, 0).get(0);
-        assertThat(Envelope.readHeader(oldest).compressionId()).isEqualTo(CompressionIds.NONE);
-        Envelope.Header header = Envelope.readHeader(newest);
-        assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
-        String recorded = new String(sync.get(BoardFeed.DICTIONARY.getBytes()));
-        assertThat(Long.parseUnsignedLong(recorded, 16)).isEqualTo(header.dictionaryId());
-        assertThat(sync.exists(DictionaryStore.key(header.dictionaryId()).getBytes()))
-            .isEqualTo(1L);
-        assertThat(newest.length).isLessThan(oldest.length / 2);
-      }
+      byte[] oldest = StoredFeed.envelope(redis, 1);
+      byte[] newest = StoredFeed.newestEnvelope(redis);
+      // Posts of less than a kilobyte: the standard compression leaves them as they are.
+      assertThat(Envelope.readHeader(oldest).compressionId()).isEqualTo(CompressionIds.NONE);
+      Envelope.Header header = Envelope.readHeader(newest);
+      assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+      assertThat(header.dictionaryId()).isEqualTo(dictionaryId);
+      assertThat(redis.command("EXISTS", DictionaryStore.key(dictionaryId))).isEqualTo(":1");
+      assertThat(newest.length).isLessThan(oldest.length / 2);
       before = get(http, "/boards?page=1&size=500");
       assertThat(before.get("data")).hasSize(500);
       assertThat(before.get("data").get(0).get("title").asText()).isEqualTo("Title number 1099");
       assertThat(get(http, "/boards?page=3&size=500").get("data")).hasSize(100);
     }
-    // A new process finds the recorded dictionary and reads the same pages from the feed.
+    // A new process adopts the recorded dictionary and reads the same pages from the feed.
     try (BoardServer again = BoardServer.start(0, redis.uri(), db.r2dbcUrl(),
         BoardMode.STOWAGE)) {
       WebTestClient http = client(again);
@@ -73,41 +70,33 @@ class BoardDictionaryIntegrationTests {
       assertThat(JSON.readTree(JSON.writeValueAsBytes(
           new org.msgpack.jackson.dataformat.MessagePackMapper().readTree(packed))))
           .isEqualTo(before);
-      // A cold cache is refilled compressed, and reads the same: once Redis's invalidation of the
-      // deleted keys has reached the service, whose kept pages are valid until then.
-      redis.command("DEL", BoardFeed.FEED, BoardFeed.COMPLETE);
-      long refillDeadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (!redis.command("ZCARD", BoardFeed.FEED).equals(":1100")
-          && System.nanoTime() < refillDeadline) {
+      // A cold cache is refilled with the dictionary, and every page reads the same meanwhile:
+      // kept in the process until Redis's invalidation of the deleted keys arrives, then refilled.
+      StoredFeed.delete(redis);
+      redis.command("DEL", BoardKeys.COMPLETE);
+      await().atMost(WAIT).until(() -> {
         assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
-        Thread.sleep(20);
-      }
-      assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
-      assertThat(redis.command("ZCARD", BoardFeed.FEED)).isEqualTo(":1100");
+        return StoredFeed.size(redis) == 1100;
+      });
+      assertThat(Envelope.readHeader(StoredFeed.envelope(redis, 1)).dictionaryId())
+          .isEqualTo(dictionaryId);
 
       // A restarted (empty) Redis gets the feed and the dictionary back on the next read.
-      String recorded = redis.command("GET", BoardFeed.DICTIONARY);
       redis.restart();
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (!redis.command("ZCARD", BoardFeed.FEED).equals(":1100")
-          && System.nanoTime() < deadline) {
-        get(http, "/boards?page=1&size=1");
-        Thread.sleep(100);
-      }
-      assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
-      assertThat(redis.command("EXISTS", BoardFeed.DICTIONARY)).isEqualTo(":1");
-      try (RedisClient client = RedisClient.create(redis.uri());
-          var connection = client.connect(ByteArrayCodec.INSTANCE)) {
-        String hexId = new String(connection.sync().get(BoardFeed.DICTIONARY.getBytes()));
-        assertThat(connection.sync().exists(DictionaryStore.key(Long.parseUnsignedLong(hexId, 16))
-            .getBytes())).isEqualTo(1L);
-        byte[] oldest = connection.sync().zrangebyscore("board".getBytes(), Range.create(1, 1))
-            .get(0);
-        assertThat(Envelope.readHeader(oldest).compressionId())
-            .isEqualTo(CompressionIds.ZSTD_DICT);
-      }
-      assertThat(recorded).isNotEmpty();
+      await().atMost(WAIT).until(() -> {
+        assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
+        return StoredFeed.size(redis) == 1100;
+      });
+      assertThat(redis.command("EXISTS", DictionaryStore.key(dictionaryId))).isEqualTo(":1");
+      Envelope.Header oldest = Envelope.readHeader(StoredFeed.envelope(redis, 1));
+      assertThat(oldest.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+      assertThat(oldest.dictionaryId()).isEqualTo(dictionaryId);
     }
+  }
+
+  /** The hex id of the dictionary recorded for the feed's JSON, or null. */
+  private static String learned(RedisServer redis) {
+    return (String) redis.reply("HGET", BoardKeys.LEARNED_DICTIONARY, "json");
   }
 
   private static void bulk(WebTestClient http, int from, int count) {

@@ -125,7 +125,7 @@ class BoardHttpLimitsIntegrationTests {
   }
 
   private static BoardServer start(RedisServer redis, HttpOptions http) {
-    return BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedFormat.Storage.NONE,
+    return BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE,
         null, http, true);
   }
 

@@ -154,8 +154,8 @@ class BoardRedisOutageIntegrationTests {
   private static void awaitRepaired(WebTestClient http, RedisServer redis, PostgresDatabase db) {
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       get(http, "/boards?page=1&size=1");
-      assertThat(redis.command("EXISTS", BoardFeed.COMPLETE)).isEqualTo(":1");
-      assertThat(redis.command("ZCARD", BoardFeed.FEED)).isEqualTo(":" + dbCount(db));
+      assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
+      assertThat(StoredFeed.size(redis)).isEqualTo(dbCount(db));
     });
   }
 

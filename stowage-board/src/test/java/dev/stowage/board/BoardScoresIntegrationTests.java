@@ -53,7 +53,7 @@ class BoardScoresIntegrationTests {
       Awaitility.await().atMost(WAIT)
           .untilAsserted(() -> assertThat(firstOfFirstPage(http)).isEqualTo(afterDown));
       // The counter was restored to the highest score handed out (HINCRBY 0 reads it as an integer).
-      assertThat(redis.command("HINCRBY", BoardFeed.COUNTER, BoardFeed.COUNTER_FIELD, "0"))
+      assertThat(redis.command("HINCRBY", BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD, "0"))
           .isEqualTo(":11");
     }
   }

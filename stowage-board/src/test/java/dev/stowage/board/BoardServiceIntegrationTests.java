@@ -1,6 +1,7 @@
 package dev.stowage.board;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,6 +30,7 @@ import reactor.core.publisher.Flux;
 class BoardServiceIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final ObjectMapper MSGPACK = new MessagePackMapper();
+  private static final Duration WAIT = Duration.ofSeconds(30);
 
   private BoardServer board;
   private WebTestClient http;
@@ -100,75 +102,21 @@ class BoardServiceIntegrationTests {
   }
 
   @Test
-  void aColdCacheIsServedFromTheDatabaseAndRefilledOnce() throws Exception {
+  void aColdCacheIsRefilledFromTheDatabaseOnceAndReadsTheSame() throws Exception {
     create(BoardPosts.post(200));
     JsonNode warm = getJson("/boards?page=1&size=50");
     redis.flushAll();
-    assertThat(redis.command("ZCARD", BoardFeed.FEED)).isEqualTo(":0");
+    assertThat(StoredFeed.size(redis)).isZero();
     // The page kept in the process stays valid until Redis's invalidation for the flush arrives,
     // a moment later; from then on, reads find the feed cold and refill it from the database.
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    JsonNode cold = getJson("/boards?page=1&size=50");
-    while (feedSize() != dbCount() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-      cold = getJson("/boards?page=1&size=50");
-    }
-    assertThat(cold).isEqualTo(warm);
-    assertThat(feedSize()).isEqualTo(dbCount());
-    assertThat(redis.command("EXISTS", BoardFeed.COMPLETE)).isEqualTo(":1");
+    await().atMost(WAIT).until(() -> {
+      assertThat(getJson("/boards?page=1&size=50")).isEqualTo(warm);
+      return StoredFeed.size(redis) == dbCount();
+    });
+    assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
     // The counter was raised to the database's highest score, so new posts keep unique scores.
     long next = create(BoardPosts.post(201)).get("data").get("score").asLong();
     assertThat(next).isGreaterThan(warm.get("data").get(0).get("score").asLong());
-  }
-
-  @Test
-  void concurrentColdReadsShareOneRefill() throws Exception {
-    List<Map<String, Object>> posts = new ArrayList<>();
-    for (int i = 0; i < 600; i++) {
-      posts.add(BoardPosts.post(400 + i));
-    }
-    postJson("/boards/bulk", posts);
-    JsonNode warm = getJson("/boards?page=1&size=100");
-    redis.flushAll();
-    // Redis pushes the flush's invalidation at once; give it time to reach the service, so that
-    // the readers below find the feed cold rather than the page kept in the process.
-    Thread.sleep(500);
-    redis.command("CONFIG", "RESETSTAT");
-    List<JsonNode> pages = Flux.range(0, 50)
-        .flatMap(i -> http.get().uri("/boards?page=1&size=100").exchange().returnResult(byte[].class)
-            .getResponseBody().reduce(new java.io.ByteArrayOutputStream(), (out, chunk) -> {
-              out.writeBytes(chunk);
-              return out;
-            }), 50)
-        .map(out -> {
-          try {
-            return JSON.readTree(out.toByteArray());
-          } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        })
-        .collectList().block(Duration.ofSeconds(60));
-    assertThat(pages).hasSize(50).allSatisfy(page -> assertThat(page).isEqualTo(warm));
-    assertThat(feedSize()).isEqualTo(dbCount());
-    // One refill writes the feed's members once, in scripts of 500: the database's posts divided
-    // by 500, rounded up, and no more however many readers found the feed cold.
-    long expectedScripts = (dbCount() + 499) / 500;
-    assertThat(commandCalls("eval") + commandCalls("evalsha")).isEqualTo(expectedScripts + 1);
-  }
-
-  /** Calls of {@code command} since the last CONFIG RESETSTAT, from INFO commandstats. */
-  private long commandCalls(String command) {
-    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.uri());
-    try (var connection = client.connect()) {
-      for (String line : connection.sync().info("commandstats").split("\r?\n")) {
-        if (line.startsWith("cmdstat_" + command + ":calls=")) {
-          return Long.parseLong(line.substring(("cmdstat_" + command + ":calls=").length()).split(",")[0]);
-        }
-      }
-      return 0;
-    } finally {
-      client.shutdown();
-    }
   }
 
   @Test
@@ -191,12 +139,11 @@ class BoardServiceIntegrationTests {
     JsonNode after = create(BoardPosts.post(304)).get("data");
     JsonNode all = getJson("/boards?page=1&size=500").get("data");
     // The client reconnects on its own; the first read after that refills the feed.
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (feedSize() != dbCount() && System.nanoTime() < deadline) {
-      Thread.sleep(100);
+    await().atMost(WAIT).untilAsserted(() -> {
       getJson("/boards?page=1&size=1");
-    }
-    assertThat(redis.command("EXISTS", BoardFeed.COMPLETE)).isEqualTo(":1");
+      assertThat(StoredFeed.size(redis)).isEqualTo(dbCount());
+    });
+    assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
     assertThat(all.get(0)).isEqualTo(after);
     assertThat(all.size()).isEqualTo(before.get("data").size() + 4);
     assertThat(feedSize()).isEqualTo(dbCount());
@@ -225,8 +172,7 @@ class BoardServiceIntegrationTests {
     assertThat(dbCount()).isEqualTo(before + 500);
     assertThat(feedSize()).isEqualTo(dbCount());
     for (long score : scores) {
-      assertThat(redis.command("ZCOUNT", BoardFeed.FEED, Long.toString(score),
-          Long.toString(score))).isEqualTo(":1");
+      assertThat(StoredFeed.envelope(redis, score)).as("post %d in the feed", score).isNotNull();
     }
   }
 
@@ -270,7 +216,7 @@ class BoardServiceIntegrationTests {
   }
 
   private long feedSize() {
-    return Long.parseLong(redis.command("ZCARD", BoardFeed.FEED).substring(1));
+    return StoredFeed.size(redis);
   }
 
   private long dbCount() throws Exception {

@@ -2,7 +2,7 @@ package dev.stowage.cli;
 
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
-import dev.stowage.board.FeedFormat;
+import dev.stowage.board.FeedCompression;
 import dev.stowage.board.HttpOptions;
 import dev.stowage.testkit.RedisServer;
 import dev.stowage.board.tcp.BoardTcpServer;
@@ -213,7 +213,7 @@ public final class ServeCommand implements Callable<Integer> {
   /** Starts the service and prints where it listens; the caller closes the result. */
   Running start(PrintWriter out) {
     BoardMode boardMode = BoardMode.parse(mode);
-    FeedFormat.Storage storage = FeedFormat.Storage.parse(compression);
+    FeedCompression feedCompression = FeedCompression.parse(compression);
     TcpOptions tcp = tcpOptions();
     HttpOptions http = httpOptions();
     if (tcp != null && boardMode != BoardMode.STOWAGE) {
@@ -223,7 +223,7 @@ public final class ServeCommand implements Callable<Integer> {
     RedisServer embedded = redis == null ? RedisServer.start() : null;
     String redisUri = embedded != null ? embedded.uri() : redis;
     try {
-      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, storage, tcp, http,
+      BoardServer board = BoardServer.start(port, redisUri, db, boardMode, feedCompression, tcp, http,
           !noNearCache);
       out.printf("stowage board listening on %s (mode %s, redis %s%s, db %s)%n", board.url(),
           boardMode.label(), redisUri, embedded != null ? " embedded" : "",

@@ -9,7 +9,6 @@ import dev.stowage.bench.RowRole;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
-import dev.stowage.internal.redis.WriteCodec;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -26,6 +25,8 @@ import java.util.List;
  * of the whole run up front, the best a dictionary can do on these records.
  */
 final class FeedRows {
+  /** Where core records the dictionary a feed learned, by key (Feed.Builder#learnDictionary). */
+  private static final String LEARNED_FEED = "stowage:learned:feed:";
 
   /** The default layout's row. */
   static final String DEFAULT_ROW = "feed/default";
@@ -54,7 +55,7 @@ final class FeedRows {
     String key = MemoryBench.zsetKey(prefix, kind);
     if (!redis.owned()) {
       // A dictionary learned by an earlier run under this key would be adopted, not learned.
-      redis.admin().unlink(WriteCodec.LEARNED_PREFIX + "feed:" + key);
+      redis.admin().unlink(LEARNED_FEED + key);
     }
     long before = redis.usedMemory();
     long dictionaryId = -1;
@@ -82,7 +83,7 @@ final class FeedRows {
         if (dictionaryId != -1) {
           redis.admin().unlink(DictionaryStore.key(dictionaryId));
         }
-        redis.admin().unlink(WriteCodec.LEARNED_PREFIX + "feed:" + key);
+        redis.admin().unlink(LEARNED_FEED + key);
       }
       return MemoryBench.row(spec.name(), spec.role(), "feed", codecName, spec.compression(), plan, after - before, valueBytes, stored, verified);
     }

@@ -3,7 +3,6 @@ package dev.stowage.bench.pipeline;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.bench.RowRole;
-import dev.stowage.internal.redis.WriteCodec;
 import dev.stowage.samples.Item;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -81,7 +80,8 @@ final class StowagePutAllWriter implements BulkWriter {
   }
 
   private void forgetLearnedDictionary() {
-    String learned = WriteCodec.LEARNED_PREFIX + "cache:" + name();
+    // Where core records the dictionary a cache learned (RedisCache.Builder#learnDictionary).
+    String learned = "stowage:learned:cache:" + name();
     io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
     try (var connection = client.connect()) {
       for (String hexId : connection.sync().hvals(learned)) {

@@ -1,9 +1,9 @@
 package dev.stowage.board.tcp;
 
 import dev.stowage.board.BoardFormats;
-import dev.stowage.board.BoardLimits;
 import dev.stowage.board.BoardRequestException;
 import dev.stowage.board.NewBoard;
+import dev.stowage.board.PageRequest;
 import dev.stowage.board.StowageBoardService;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -70,9 +70,7 @@ final class BoardOperations {
             .map(boards -> okFrame(alloc, id, codec, formats.toJson(boards), true));
       }
       case BoardProtocol.OP_PAGE: {
-        long[] page = readPage(payload, msgpack);
-        long offset = (page[0] - 1) * page[1];
-        return service.page(offset, (int) page[1])
+        return service.page(readPage(payload, msgpack))
             .map(found -> okFrame(alloc, id, codec, codec == BoardProtocol.CODEC_JSON
                 ? found.dataJson() : found.dataMsgpack(formats)));
       }
@@ -115,7 +113,7 @@ final class BoardOperations {
     return codec;
   }
 
-  private long[] readPage(byte[] payload, boolean msgpack) {
+  private PageRequest readPage(byte[] payload, boolean msgpack) {
     long[] page;
     try {
       page = formats.readValue(payload, msgpack, long[].class);
@@ -129,15 +127,7 @@ final class BoardOperations {
       throw new BoardRequestException(400, "a page request's body is an array [page, size]; got "
           + (page == null ? "null" : page.length + " elements"));
     }
-    if (page[0] < 1 || page[0] > BoardLimits.MAX_PAGE) {
-      throw new BoardRequestException(400, "page must be from 1 to " + BoardLimits.MAX_PAGE
-          + ", got " + page[0]);
-    }
-    if (page[1] < 1 || page[1] > BoardLimits.MAX_PAGE_SIZE) {
-      throw new BoardRequestException(400, "size must be from 1 to " + BoardLimits.MAX_PAGE_SIZE
-          + ", got " + page[1]);
-    }
-    return page;
+    return PageRequest.of(page[0], page[1]);
   }
 
   private String readString(byte[] payload, boolean msgpack, String what) {

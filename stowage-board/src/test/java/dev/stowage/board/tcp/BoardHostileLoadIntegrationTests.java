@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
-import dev.stowage.board.FeedFormat;
+import dev.stowage.board.FeedCompression;
 import dev.stowage.board.HttpOptions;
 import dev.stowage.board.RawHttp;
 import dev.stowage.board.client.StowageBoardClient;
@@ -63,7 +63,7 @@ class BoardHostileLoadIntegrationTests {
     List<RawHttp> httpAttack = new ArrayList<>();
     List<RawConnection> tcpAttack = new ArrayList<>();
     try (BoardServer board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE,
-            FeedFormat.Storage.NONE, tcp, http, true);
+            FeedCompression.NONE, tcp, http, true);
         StowageBoardClient before = StowageBoardClient.builder("127.0.0.1", board.tcp().port())
             .build()) {
       // The users connect first: the HTTP ones keep their connections alive.

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
-import dev.stowage.board.FeedFormat;
+import dev.stowage.board.FeedCompression;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithPostgres;
@@ -55,10 +55,10 @@ class BoardInputIntegrationTests {
   void start(RedisServer redis, PostgresDatabase db) {
     TcpOptions tcp = TcpOptions.builder().port(0).build();
     boards.put("h2", BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE,
-        FeedFormat.Storage.NONE, tcp));
+        FeedCompression.NONE, tcp));
     // The service on PostgreSQL uses Redis database 1: the two must not share a feed.
     boards.put("postgresql", BoardServer.start(0, redis.uri() + "/1", db.r2dbcUrl(),
-        BoardMode.STOWAGE, FeedFormat.Storage.NONE, tcp));
+        BoardMode.STOWAGE, FeedCompression.NONE, tcp));
     boards.put("seed-json on postgresql", BoardServer.start(0, redis.uri() + "/2", db.r2dbcUrl(),
         BoardMode.SEED_JSON));
   }

@@ -9,7 +9,7 @@ import dev.stowage.board.Board;
 import dev.stowage.board.BoardFormats;
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
-import dev.stowage.board.FeedFormat;
+import dev.stowage.board.FeedCompression;
 import dev.stowage.board.NewBoard;
 import dev.stowage.board.client.BoardClientException;
 import dev.stowage.board.client.StowageBoardClient;
@@ -54,7 +54,7 @@ class BoardTcpIntegrationTests {
 
   @BeforeAll
   void start(RedisServer redis) {
-    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedFormat.Storage.ZSTD,
+    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.ZSTD,
         TcpOptions.builder().port(0).tlsPort(0).tlsSelfSigned().build());
     tcp = board.tcp();
     assertThat(tcp.port()).isPositive();

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
-import dev.stowage.board.FeedFormat;
+import dev.stowage.board.FeedCompression;
 import dev.stowage.board.client.BoardClientException;
 import dev.stowage.board.client.StowageBoardClient;
 import dev.stowage.testkit.RedisServer;
@@ -53,7 +53,7 @@ class BoardTcpLimitsIntegrationTests {
   @BeforeAll
   void start(RedisServer redis) {
     this.redis = redis;
-    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedFormat.Storage.NONE,
+    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE,
         TcpOptions.builder().port(0).idleTimeout(IDLE).readTimeout(READ).frameTimeout(FRAME)
             .maxConnections(MAX_CONNECTIONS).maxConnectionsPerAddress(MAX_CONNECTIONS).build());
     tcp = board.tcp();
@@ -275,7 +275,7 @@ class BoardTcpLimitsIntegrationTests {
   }
 
   private BoardServer smallServer(int maxConnections, int perAddress) {
-    return BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedFormat.Storage.NONE,
+    return BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE,
         TcpOptions.builder().port(0).maxConnections(maxConnections)
             .maxConnectionsPerAddress(perAddress).build());
   }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
-import dev.stowage.board.FeedFormat;
+import dev.stowage.board.FeedCompression;
 import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.io.ByteArrayOutputStream;
@@ -37,7 +37,7 @@ class ProtocolDocumentIntegrationTests {
 
   @BeforeAll
   void start(RedisServer redis) {
-    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedFormat.Storage.NONE,
+    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE,
         TcpOptions.builder().port(0).build());
   }
 
