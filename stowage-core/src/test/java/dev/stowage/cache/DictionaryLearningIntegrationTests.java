@@ -104,6 +104,27 @@ class DictionaryLearningIntegrationTests {
   }
 
   @Test
+  void theRecordIsWrittenAgainAfterRedisRestartedEmpty(RedisServer redis) {
+    RedisCache<String, BoardRecord> learner = stowage.cache("boards", BoardRecord.class)
+        .learnDictionary(SAMPLES, SIZE).build();
+    learner.putAll(boards(0, SAMPLES + 10));
+    String hexId = field(redis, "stowage:learned:cache:boards");
+    assertThat(hexId).isNotNull();
+
+    redis.restart();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> hexId.equals(field(redis, "stowage:learned:cache:boards")));
+    assertThat(redis.command("EXISTS", DictionaryStore.key(Long.parseLong(hexId, 16)))).isEqualTo(":1");
+    try (Stowage later = Stowage.builder().redis(redis.uri()).build()) {
+      RedisCache<String, BoardRecord> cache = later.cache("boards", BoardRecord.class).build();
+      BoardRecord board = Samples.board(5000);
+      cache.put(board.id(), board);
+      assertThat(header(redis, "boards:" + board.id()).dictionaryId()).as("adopted, not learned again")
+          .isEqualTo(Long.parseLong(hexId, 16));
+    }
+  }
+
+  @Test
   void aProcessStillLearningAdoptsTheDictionaryAnotherRecordedFirst(RedisServer redis) {
     RedisCache<String, BoardRecord> first = stowage.cache("boards", BoardRecord.class)
         .learnDictionary(SAMPLES, SIZE).build();

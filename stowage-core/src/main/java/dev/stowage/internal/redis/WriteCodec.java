@@ -234,7 +234,25 @@ public final class WriteCodec<V> {
 
     private void adopt(ZstdDictionary dictionary) {
       current = settings.withCompression().apply(Compression.zstd(dictionary));
+      boolean first = !done;
       done = true;
+      if (first) {
+        // A restarted Redis has lost the record too: without it, a process starting then would
+        // learn a second dictionary. The dictionary itself is saved again by its Stowage.
+        settings.session().onActivation(() -> recordAgain(dictionary));
+      }
+    }
+
+    /** Records {@code dictionary} again, unless another process recorded one first. */
+    private void recordAgain(ZstdDictionary dictionary) {
+      RedisSession session = settings.session();
+      byte[] hexId = dictionary.hexId().getBytes(StandardCharsets.US_ASCII);
+      session.call("HSETNX " + keyText, c -> c.hsetnx(key, field, hexId)).whenComplete((done, failure) -> {
+        if (failure != null) {
+          LOG.log(Level.WARNING, settings.owner() + ": could not record dictionary " + dictionary.hexId() + " in "
+              + keyText + " again after reconnecting: " + failure.getMessage());
+        }
+      });
     }
   }
 }
