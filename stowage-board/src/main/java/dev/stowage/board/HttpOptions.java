@@ -1,7 +1,6 @@
 package dev.stowage.board;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * The limits that protect the HTTP API's connections: how long a connection may wait for a
@@ -87,23 +86,19 @@ public final class HttpOptions {
 
     /** How long a connection may wait for a request; positive. */
     public Builder idleTimeout(Duration idleTimeout) {
-      this.idleTimeout = positive(idleTimeout, "idleTimeout");
+      this.idleTimeout = OptionBounds.positive(idleTimeout, "idleTimeout");
       return this;
     }
 
     /** How long a request's headers and body may take to arrive from its first byte; positive. */
     public Builder requestReadTimeout(Duration requestReadTimeout) {
-      this.requestReadTimeout = positive(requestReadTimeout, "requestReadTimeout");
+      this.requestReadTimeout = OptionBounds.positive(requestReadTimeout, "requestReadTimeout");
       return this;
     }
 
     /** The most connections kept at once; at least 1. */
     public Builder maxConnections(int maxConnections) {
-      if (maxConnections < 1) {
-        throw new IllegalArgumentException("maxConnections must be at least 1, got "
-            + maxConnections);
-      }
-      this.maxConnections = maxConnections;
+      this.maxConnections = OptionBounds.atLeastOne(maxConnections, "maxConnections");
       return this;
     }
 
@@ -112,12 +107,5 @@ public final class HttpOptions {
       return new HttpOptions(this);
     }
 
-    private static Duration positive(Duration value, String name) {
-      Objects.requireNonNull(value, name);
-      if (value.isZero() || value.isNegative()) {
-        throw new IllegalArgumentException(name + " must be positive, got " + value);
-      }
-      return value;
-    }
   }
 }

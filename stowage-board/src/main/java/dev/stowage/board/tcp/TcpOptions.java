@@ -1,5 +1,6 @@
 package dev.stowage.board.tcp;
 
+import dev.stowage.board.OptionBounds;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -240,13 +241,13 @@ public final class TcpOptions {
 
     /** How long a connection may stay quiet with no request in flight; positive. */
     public Builder idleTimeout(Duration idleTimeout) {
-      this.idleTimeout = positive(idleTimeout, "idleTimeout");
+      this.idleTimeout = OptionBounds.positive(idleTimeout, "idleTimeout");
       return this;
     }
 
     /** How long a connection may pause in the middle of a frame; positive. */
     public Builder readTimeout(Duration readTimeout) {
-      this.readTimeout = positive(readTimeout, "readTimeout");
+      this.readTimeout = OptionBounds.positive(readTimeout, "readTimeout");
       return this;
     }
 
@@ -255,17 +256,13 @@ public final class TcpOptions {
      * positive. {@link TcpOptions#DEFAULT_FRAME_TIMEOUT} by default.
      */
     public Builder frameTimeout(Duration frameTimeout) {
-      this.frameTimeout = positive(frameTimeout, "frameTimeout");
+      this.frameTimeout = OptionBounds.positive(frameTimeout, "frameTimeout");
       return this;
     }
 
     /** The most connections open at once; at least 1. */
     public Builder maxConnections(int maxConnections) {
-      if (maxConnections < 1) {
-        throw new IllegalArgumentException("maxConnections must be at least 1, got "
-            + maxConnections);
-      }
-      this.maxConnections = maxConnections;
+      this.maxConnections = OptionBounds.atLeastOne(maxConnections, "maxConnections");
       return this;
     }
 
@@ -274,20 +271,13 @@ public final class TcpOptions {
      * TcpOptions#DEFAULT_MAX_CONNECTIONS_PER_ADDRESS} by default.
      */
     public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
-      if (maxConnectionsPerAddress < 1) {
-        throw new IllegalArgumentException("maxConnectionsPerAddress must be at least 1, got "
-            + maxConnectionsPerAddress);
-      }
-      this.maxConnectionsPerAddress = maxConnectionsPerAddress;
+      this.maxConnectionsPerAddress = OptionBounds.atLeastOne(maxConnectionsPerAddress, "maxConnectionsPerAddress");
       return this;
     }
 
     /** Requests in flight per connection before the server pauses reading it; at least 1. */
     public Builder maxInFlight(int maxInFlight) {
-      if (maxInFlight < 1) {
-        throw new IllegalArgumentException("maxInFlight must be at least 1, got " + maxInFlight);
-      }
-      this.maxInFlight = maxInFlight;
+      this.maxInFlight = OptionBounds.atLeastOne(maxInFlight, "maxInFlight");
       return this;
     }
 
@@ -328,12 +318,5 @@ public final class TcpOptions {
       return port;
     }
 
-    private static Duration positive(Duration value, String name) {
-      Objects.requireNonNull(value, name);
-      if (value.isZero() || value.isNegative()) {
-        throw new IllegalArgumentException(name + " must be positive, got " + value);
-      }
-      return value;
-    }
   }
 }
