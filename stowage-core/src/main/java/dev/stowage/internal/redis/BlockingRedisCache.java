@@ -99,7 +99,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     int n = entries.size();
     String what = core.describeWrite(n);
     var remaining = entries.entrySet().iterator();
-    List<String> written = new java.util.ArrayList<>(n);
+    List<String> written = new java.util.ArrayList<>();
     try {
       putAll(remaining, n, what, written);
     } finally {
@@ -112,7 +112,9 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window = new java.util.ArrayDeque<>();
     while (remaining.hasNext()) {
       RedisCacheCore.Prepared chunk = core.prepare(remaining, core.chunkSize(), n > 1);
-      written.addAll(RedisCacheCore.texts(chunk.keys));
+      if (core.hasNearCache()) {
+        written.addAll(RedisCacheCore.texts(chunk.keys));
+      }
       if (window.size() == ChunkWindow.IN_FLIGHT) {
         await(session.translated(window.removeFirst(), what), 1, what);
       }

@@ -154,6 +154,20 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     }
   }
 
+  /** Whether this cache has a near cache, whose copies its writes must drop. */
+  boolean hasNearCache() {
+    return near != null;
+  }
+
+  /**
+   * {@code write}, followed by dropping the near cache's copies of the keys {@code written} names;
+   * the same future when there is no near cache, so that writes pay nothing for it.
+   */
+  private <T> CompletableFuture<T> droppingNear(CompletableFuture<T> write,
+                                                java.util.function.Supplier<? extends Collection<String>> written) {
+    return near == null ? write : write.whenComplete((done, failure) -> dropNear(written.get()));
+  }
+
   /** The batch split by the near cache, or null without one. */
   NearSplit nearSplit(KeyBatch batch) {
     return near == null ? null : new NearSplit(batch);
@@ -367,7 +381,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return counted(store(keyText, bytes)).whenComplete((done, failure) -> dropNear(List.of(keyText)));
+    return droppingNear(counted(store(keyText, bytes)), () -> List.of(keyText));
   }
 
   CompletableFuture<Void> store(String keyText, byte[] bytes) {
@@ -402,7 +416,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       return;
     }
     CompletableFuture<Void> stored = (value != null ? store(keyText, encode(keyText, value))
-        : storeAbsent(List.of(keyText))).whenComplete((done, failure) -> dropNear(List.of(keyText)));
+        : storeAbsent(List.of(keyText)));
+    stored = droppingNear(stored, () -> List.of(keyText));
     try {
       session.await(stored, 1, "SET " + keyText + " of " + owner);
     } catch (CacheUnavailableException e) {
@@ -415,8 +430,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   public CompletableFuture<Boolean> delete(K key) {
     String keyText = keyText(key);
     byte[] redisKey = utf8(keyText);
-    return counted(session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> n > 0))
-        .whenComplete((done, failure) -> dropNear(List.of(keyText)));
+    CompletableFuture<Boolean> deleted =
+        counted(session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> n > 0));
+    return droppingNear(deleted, () -> List.of(keyText));
   }
 
   @Override
@@ -606,7 +622,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return counted(send(prepared)).whenComplete((done, failure) -> dropNear(texts(prepared.keys)));
+    return droppingNear(counted(send(prepared)), () -> texts(prepared.keys));
   }
 
   /** The Redis keys as text. */
@@ -628,8 +644,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       byte[][] redisKeys = batch.redisKeys(index * chunk, Math.min(n, (index + 1) * chunk));
       return session.dispatch(c -> c.del(redisKeys)).thenAccept(deleted::add);
     });
-    return counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner))
-        .whenComplete((done, failure) -> dropNear(batch.texts));
+    CompletableFuture<Long> deletedAll =
+        counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner));
+    return droppingNear(deletedAll, () -> batch.texts);
   }
 
   // ---------------------------------------------------------------- loads
@@ -949,7 +966,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         }
         Prepared prepared = prepare(toStore);
         try {
-          dropNear(texts(prepared.keys));
+          if (near != null) {
+            dropNear(texts(prepared.keys));
+          }
           session.await(send(prepared), rounds(toStore.size()), "storing " + toStore.size() + " loaded keys of "
               + owner);
           if (!none.isEmpty()) {
