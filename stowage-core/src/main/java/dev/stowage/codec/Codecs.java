@@ -59,7 +59,7 @@ public final class Codecs {
    *
    * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in
    * {@code docs/ARCHITECTURE.md}, "Default codec and compression"). On the first seed's board record
-   * it takes 396 bytes in the envelope against Jackson JSON's 571, and less time to create, write
+   * it takes 400 bytes in the envelope against Jackson JSON's 571, and less time to create, write
    * and read. Kryo and Fory are as small and faster still, but they need every class a value holds
    * registered, which a default given only {@code type} cannot know; compact MessagePack works on
    * any record or bean Jackson can map, reads the named MessagePack the seed stored, and stays
