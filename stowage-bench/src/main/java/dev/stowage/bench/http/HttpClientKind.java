@@ -6,6 +6,11 @@ import java.util.stream.Collectors;
 
 /** Which HTTP client the virtual users send with. */
 public enum HttpClientKind {
+  /**
+   * {@link NettyHttpLoadClient}: Netty's HTTP codec and a queue of idle connections, nothing more;
+   * the cheapest per request, so the default.
+   */
+  NETTY,
   /** {@link ReactorHttpLoadClient}: Netty event loops, a pool of one connection per user. */
   REACTOR,
   /** {@link JdkHttpLoadClient}: {@code java.net.http.HttpClient}. */
@@ -38,6 +43,7 @@ public enum HttpClientKind {
   public HttpLoadClient open(String baseUrl, int users) {
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     return switch (this) {
+      case NETTY -> new NettyHttpLoadClient(baseUrl, threads);
       case REACTOR -> new ReactorHttpLoadClient(baseUrl, users, threads);
       case JDK -> new JdkHttpLoadClient(baseUrl, threads);
     };

@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
@@ -138,11 +137,12 @@ class HttpLoadIntegrationTests {
     assertThat(result.bytes()).isEqualTo(result.succeeded() * (body.length + 2));
   }
 
-  @Test
-  void connectionsClosedWithoutAnAnswerAreCountedAsFailures() {
+  @ParameterizedTest
+  @EnumSource(value = HttpClientKind.class, names = {"NETTY", "REACTOR"})
+  void connectionsClosedWithoutAnAnswerAreCountedAsFailures(HttpClientKind kind) {
     reset();
     LoadResult result;
-    try (HttpLoadClient client = HttpClientKind.REACTOR.open(url(), 4)) {
+    try (HttpLoadClient client = kind.open(url(), 4)) {
       result = LoadGenerator.run("closing", new LoadPlan(4, 100, Duration.ofSeconds(1)),
           client.getting("/closing"), progress);
     }
@@ -152,11 +152,12 @@ class HttpLoadIntegrationTests {
     assertThat(result.succeeded()).isEqualTo(okServed.get());
   }
 
-  @Test
-  void theRampReachesEveryUserAndNoUserHasTwoRequestsInFlight() {
+  @ParameterizedTest
+  @EnumSource(value = HttpClientKind.class, names = {"NETTY", "REACTOR"})
+  void theRampReachesEveryUserAndNoUserHasTwoRequestsInFlight(HttpClientKind kind) {
     maxInFlight.set(0);
     LoadResult result;
-    try (HttpLoadClient client = HttpClientKind.REACTOR.open(url(), 20)) {
+    try (HttpLoadClient client = kind.open(url(), 20)) {
       result = LoadGenerator.run("ramp", new LoadPlan(20, 40, Duration.ofMillis(1500)),
           client.getting("/slow"), progress);
     }
