@@ -9,7 +9,8 @@ import java.util.concurrent.CompletableFuture;
  * operation as its blocking counterpart and returns at once. Futures fail with the exceptions the
  * blocking methods throw ({@link CacheUnavailableException} when Redis is unreachable or too slow);
  * a value that cannot be encoded fails the future before anything is sent. Futures complete on
- * Lettuce's I/O thread: do not block in their callbacks. Thread-safe.
+ * Lettuce's I/O thread, or, for a page of 4 KiB or more of stored values, on Lettuce's computation
+ * threads, which decode it: do not block in their callbacks. Thread-safe.
  *
  * @param <V> the type of the values
  */

@@ -334,4 +334,29 @@ class FeedIntegrationTests {
       assertThat(feed.decodeFailures()).isZero();
     }
   }
+
+  @Test
+  void largePagesAreDecodedOffTheSharedConnectionsIoThreadAndSmallOnesOnIt() throws Exception {
+    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class)
+        .compression(dev.stowage.compress.Compression.none()).build();
+    Map<Long, BoardRecord> posts = new LinkedHashMap<>();
+    for (long score = 1; score <= 60; score++) {
+      posts.put(score, Samples.board(score));
+    }
+    feed.putAll(posts);
+
+    // Each stage below is attached before the page's reply can arrive, so it runs where the page completes.
+    java.util.concurrent.CompletableFuture<String> small = feed.async().page(1, 1)
+        .thenApply(page -> Thread.currentThread().getName());
+    java.util.concurrent.CompletableFuture<String> large = feed.async().page(1, 50)
+        .thenApply(page -> Thread.currentThread().getName());
+    List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+    assertThat(page).hasSize(50);
+    assertThat(page.get(49)).isEqualTo(new Feed.Entry<>(11L, Samples.board(11)));
+    assertThat(small.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("a small page: the I/O thread")
+        .contains("EventLoop");
+    assertThat(large.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("%s", "50 posts are over 4 KiB: decoded elsewhere")
+        .doesNotContain("EventLoop").contains("eventExecutorLoop");
+  }
 }

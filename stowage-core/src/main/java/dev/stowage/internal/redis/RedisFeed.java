@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * A {@link Feed} on the session's shared connection, in buckets of {@value #BUCKET} consecutive
@@ -383,6 +384,13 @@ public final class RedisFeed<V> implements Feed<V> {
     return keep(pageKey, stamp, members, decode(members));
   }
 
+  /**
+   * A page of at least this many stored bytes is decoded on the session's decode threads rather than
+   * on the I/O thread of the connection that every cache and feed of the {@code Stowage} shares:
+   * decoding it costs more than the hand-over, and would hold up every other reply meanwhile.
+   */
+  static final int DECODE_ELSEWHERE_BYTES = 4096;
+
   private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size) {
     String pageKey = pageKey(page, size);
     List<Entry<V>> kept = keptPage(pageKey);
@@ -390,12 +398,23 @@ public final class RedisFeed<V> implements Feed<V> {
       return CompletableFuture.completedFuture(kept);
     }
     long stamp = stamp(pageKey);
-    return members(page, size).thenCompose(members -> settings.preload().load(members,
-            member -> {
-              long score = FeedLayout.score(member);
-              return score < 0 ? -1 : FeedLayout.prefixSize(score);
-            })
-        .thenApply(done -> keep(pageKey, stamp, members, decode(members))));
+    return members(page, size).thenCompose(members -> {
+      CompletableFuture<Void> loaded = settings.preload().load(members, member -> {
+        long score = FeedLayout.score(member);
+        return score < 0 ? -1 : FeedLayout.prefixSize(score);
+      });
+      Function<Void, List<Entry<V>>> decodeAndKeep = done -> keep(pageKey, stamp, members, decode(members));
+      return storedBytes(members) < DECODE_ELSEWHERE_BYTES ? loaded.thenApply(decodeAndKeep)
+          : loaded.thenApplyAsync(decodeAndKeep, session.decodeExecutor());
+    });
+  }
+
+  private static long storedBytes(List<byte[]> members) {
+    long bytes = 0;
+    for (byte[] member : members) {
+      bytes += member.length;
+    }
+    return bytes;
   }
 
   // ---------------------------------------------------------------- near cache

@@ -91,6 +91,14 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
+   * The threads that decode replies too large to decode on the connection's I/O thread: Lettuce's
+   * computation pool of this session's resources.
+   */
+  public java.util.concurrent.Executor decodeExecutor() {
+    return resources.eventExecutorGroup();
+  }
+
+  /**
    * Connects to {@code uri} with resources and options of its own.
    *
    * @throws CacheUnavailableException if Redis cannot be reached within the timeout
