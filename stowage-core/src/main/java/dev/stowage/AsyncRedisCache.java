@@ -33,7 +33,11 @@ public interface AsyncRedisCache<K, V> {
   /** See {@link RedisCache#getAll}. */
   CompletableFuture<Map<K, V>> getAll(Collection<? extends K> keys);
 
-  /** See {@link RedisCache#putAll}; values are encoded in the calling thread. */
+  /**
+   * See {@link RedisCache#putAll}; every value is encoded in the calling thread before any is sent,
+   * so a value that cannot be encoded fails the future with a {@link CodecException} and nothing is
+   * stored.
+   */
   CompletableFuture<Void> putAll(Map<? extends K, ? extends V> entries);
 
   /** See {@link RedisCache#deleteAll}. */

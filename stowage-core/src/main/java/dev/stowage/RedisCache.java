@@ -125,9 +125,14 @@ public interface RedisCache<K, V> {
 
   /**
    * Stores every entry, each with its own jittered TTL, one round trip per chunk. Values are
-   * encoded in the calling thread before anything is sent.
+   * encoded in the calling thread, a chunk at a time: while Redis stores one chunk, the next is
+   * encoded. For all or nothing on an encoding failure, use {@link AsyncRedisCache#putAll}, which
+   * encodes every value before it sends any.
    *
-   * @throws CodecException if a value cannot be encoded, in which case nothing was sent
+   * @throws CodecException if a value cannot be encoded. The chunks before the value's chunk are
+   *     stored when this is thrown (the entries before it in the map's iteration order, a multiple
+   *     of {@link Builder#chunkSize(int)}, and the message says how many); the value's chunk and
+   *     those after it are not sent. With the value in the first chunk, nothing was sent.
    * @throws CacheUnavailableException if Redis is unreachable or too slow; some chunks may have
    *     been stored
    */

@@ -324,4 +324,46 @@ class RedisCacheIntegrationTests {
   static long keysMatching(RedisServer redis, String pattern) {
     return Long.parseLong(redis.command("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", pattern).substring(1));
   }
+
+  /** Chunks of 10; the value at index 24 (the third chunk) is not JSON, so it cannot be encoded. */
+  private static Map<String, byte[]> fragmentsWithABadOneAt24() {
+    Map<String, byte[]> entries = new LinkedHashMap<>();
+    for (int i = 0; i < 35; i++) {
+      String json = i == 24 ? "{not json" : "{\"n\":" + i + "}";
+      entries.put("f" + i, json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return entries;
+  }
+
+  @Test
+  void aBlockingPutAllThatCannotEncodeAValueStoredExactlyTheChunksBeforeItsChunk() {
+    RedisCache<String, byte[]> cache = stowage.cache("fragments", byte[].class).codec(Codecs.jsonBytes())
+        .chunkSize(10).build();
+    Map<String, byte[]> entries = fragmentsWithABadOneAt24();
+
+    assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(dev.stowage.CodecException.class)
+        .hasMessageContaining("the first 20 entries");
+
+    Map<String, byte[]> stored = cache.getAll(entries.keySet());
+    assertThat(stored.keySet()).as("the first two chunks, and nothing of the third or after")
+        .containsExactlyElementsOf(IntStream.range(0, 20).mapToObj(i -> "f" + i).toList());
+    assertThat(new String(stored.get("f19"), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("{\"n\":19}");
+  }
+
+  @Test
+  void aPutAllWhoseFirstChunkCannotBeEncodedAndAnAsyncPutAllStoreNothing() {
+    RedisCache<String, byte[]> cache = stowage.cache("fragments", byte[].class).codec(Codecs.jsonBytes())
+        .chunkSize(40).build();
+    Map<String, byte[]> entries = fragmentsWithABadOneAt24();
+    assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(dev.stowage.CodecException.class)
+        .hasMessageNotContaining("were stored");
+    assertThat(cache.getAll(entries.keySet())).isEmpty();
+
+    RedisCache<String, byte[]> small = stowage.cache("fragments", byte[].class).codec(Codecs.jsonBytes())
+        .chunkSize(10).build();
+    assertThat(small.async().putAll(entries)).failsWithin(Duration.ofSeconds(10))
+        .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        .withCauseInstanceOf(dev.stowage.CodecException.class);
+    assertThat(small.getAll(entries.keySet())).isEmpty();
+  }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.AsyncRedisCache;
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
+import dev.stowage.CodecException;
 import dev.stowage.StowageException;
 import dev.stowage.RedisCache;
 import java.util.Collection;
@@ -110,8 +111,20 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   private void putAll(java.util.Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining, int n, String what,
                       List<String> written) {
     java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window = new java.util.ArrayDeque<>();
+    long sent = 0;
     while (remaining.hasNext()) {
-      RedisCacheCore.Prepared chunk = core.prepare(remaining, core.chunkSize(), n > 1);
+      RedisCacheCore.Prepared chunk;
+      try {
+        chunk = core.prepare(remaining, core.chunkSize(), n > 1);
+      } catch (CodecException e) {
+        if (sent == 0) {
+          throw e;
+        }
+        // The chunks already sent are stored once this returns, as the exception says.
+        drain(window, what);
+        throw new CodecException(e.getMessage() + " (" + what + ": the first " + sent
+            + " entries, in the map's order, were stored in earlier chunks; this one and the rest were not)", e);
+      }
       if (core.hasNearCache()) {
         written.addAll(RedisCacheCore.texts(chunk.keys));
       }
@@ -119,7 +132,12 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
         await(session.translated(window.removeFirst(), what), 1, what);
       }
       window.addLast(core.dispatchChunk(chunk, 0, chunk.keys.length));
+      sent += chunk.keys.length;
     }
+    drain(window, what);
+  }
+
+  private void drain(java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window, String what) {
     while (!window.isEmpty()) {
       await(session.translated(window.removeFirst(), what), 1, what);
     }
