@@ -10,7 +10,11 @@ import dev.stowage.testkit.WithRedis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -143,18 +147,32 @@ class BoardHttpLimitsIntegrationTests {
     assertThat(elapsed).isBetween(950L, 2500L);
   }
 
-  /** Sends {@code text} one byte every 100 ms, the attacker's pace, until the server closes. */
+  /**
+   * Sends {@code text} one byte every 100 ms, the attacker's pace, until the server answers or
+   * closes the connection (or the text is all sent).
+   */
   private static void trickleUntilClosed(RawHttp connection, String text) throws Exception {
-    for (byte b : text.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
-      try {
-        connection.send(new byte[] {b});
-      } catch (java.io.IOException closed) {
-        return;
-      }
-      Thread.sleep(100);
-      if (connection.hasInput()) {
-        return;
-      }
+    byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    AtomicInteger sent = new AtomicInteger();
+    AtomicBoolean closed = new AtomicBoolean();
+    ScheduledExecutorService attacker = Executors.newSingleThreadScheduledExecutor();
+    try {
+      attacker.scheduleAtFixedRate(() -> {
+        if (closed.get() || sent.get() == bytes.length) {
+          return;
+        }
+        try {
+          connection.send(new byte[] {bytes[sent.get()]});
+          sent.incrementAndGet();
+        } catch (java.io.IOException e) {
+          closed.set(true);
+        }
+      }, 0, 100, TimeUnit.MILLISECONDS);
+      await().atMost(WAIT).until(() -> closed.get() || connection.hasInput()
+          || sent.get() == bytes.length);
+    } finally {
+      attacker.shutdownNow();
+      assertThat(attacker.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
     }
   }
 

@@ -2,6 +2,7 @@ package dev.stowage.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
@@ -24,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class CacheLoadIntegrationTests {
   private static final int CALLERS = 100;
+  private static final Duration WAIT = Duration.ofSeconds(30);
   private static Stowage stowage;
   private static Stowage other;
   private ExecutorService threads;
@@ -61,18 +64,18 @@ class CacheLoadIntegrationTests {
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
   }
 
-  /** Counts down as each caller of {@link #together} starts its call. */
-  private CountDownLatch entered;
+  /** The threads of the callers of {@link #together}. */
+  private final List<Thread> callers = new CopyOnWriteArrayList<>();
 
   /** Runs {@code call} in {@code n} threads released together; returns each outcome (value or exception). */
   private <T> List<Object> together(int n, java.util.concurrent.Callable<T> call) throws Exception {
     CountDownLatch gate = new CountDownLatch(1);
-    entered = new CountDownLatch(n);
+    callers.clear();
     List<Future<Object>> futures = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       futures.add(threads.submit(() -> {
+        callers.add(Thread.currentThread());
         gate.await();
-        entered.countDown();
         try {
           return call.call();
         } catch (RuntimeException e) {
@@ -88,30 +91,32 @@ class CacheLoadIntegrationTests {
     return outcomes;
   }
 
-  private static Function<String, Item> slowLoader(AtomicInteger calls, Item value) {
+  /**
+   * A loader that returns {@code value} only once {@code misses} reaches {@code expected}: every
+   * caller has read the key and missed while this load runs, so none finds the value stored yet.
+   */
+  private static Function<String, Item> loaderAfterMisses(AtomicInteger calls, Item value, LongSupplier misses,
+      long expected) {
     return key -> {
       calls.incrementAndGet();
-      sleep(200);
+      awaitMisses(misses, expected);
       return value;
     };
   }
 
-  static void awaitQuietly(CountDownLatch latch) {
-    try {
-      assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+  private static void awaitMisses(LongSupplier misses, long expected) {
+    await(expected + " reads missed").atMost(WAIT).pollInterval(Duration.ofMillis(10))
+        .until(() -> misses.getAsLong() >= expected);
   }
 
-  static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+  /**
+   * Whether every caller of {@link #together} but {@code leader} is parked, as a caller is that
+   * waits for the load in flight. Meant once every caller has read and missed: none is then still
+   * waiting for Redis.
+   */
+  private boolean othersParked(Thread leader) {
+    return callers.stream().filter(caller -> caller != leader)
+        .allMatch(caller -> caller.getState() == Thread.State.WAITING);
   }
 
   @Test
@@ -120,7 +125,10 @@ class CacheLoadIntegrationTests {
     AtomicInteger calls = new AtomicInteger();
     Item value = Samples.item(1);
 
-    List<Object> outcomes = together(CALLERS, () -> cache.getOrLoad("k", slowLoader(calls, value)));
+    LongSupplier misses = () -> cache.stats().misses();
+
+    List<Object> outcomes = together(CALLERS, () -> cache.getOrLoad("k",
+        loaderAfterMisses(calls, value, misses, CALLERS)));
 
     assertThat(outcomes).hasSize(CALLERS).containsOnly(value);
     assertThat(calls).hasValue(1);
@@ -137,9 +145,10 @@ class CacheLoadIntegrationTests {
     List<Object> outcomes = together(CALLERS, () -> cache.getOrLoad("k", key -> {
       calls.incrementAndGet();
       // A failed load is not kept: a caller whose read came after the failure would load again.
-      // So the load fails only once every caller has started and had time to join it.
-      awaitQuietly(entered);
-      sleep(500);
+      // So the load fails only once every caller has read, missed and joined it.
+      Thread leader = Thread.currentThread();
+      await("every caller waits for the load").atMost(WAIT).pollInterval(Duration.ofMillis(10))
+          .until(() -> cache.stats().misses() == CALLERS && othersParked(leader));
       throw new IllegalStateException("database down for " + key);
     }));
 
@@ -159,11 +168,13 @@ class CacheLoadIntegrationTests {
     AtomicInteger calls = new AtomicInteger();
     Item value = Samples.item(3);
 
+    Function<String, Item> loader = loaderAfterMisses(calls, value, () -> cache.stats().misses(), 51);
+
     List<CompletableFuture<Item>> futures = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
-      futures.add(cache.async().getOrLoad("k", slowLoader(calls, value)));
+      futures.add(cache.async().getOrLoad("k", loader));
     }
-    futures.add(CompletableFuture.supplyAsync(() -> cache.getOrLoad("k", slowLoader(calls, value)), threads));
+    futures.add(CompletableFuture.supplyAsync(() -> cache.getOrLoad("k", loader), threads));
 
     assertThat(futures).allSatisfy(future -> assertThat(future.join()).isEqualTo(value));
     assertThat(calls).hasValue(1);
@@ -218,7 +229,7 @@ class CacheLoadIntegrationTests {
     RedisCache<String, Item> cache = stowage.cache("bulkRace", Item.class).build();
     Map<String, AtomicInteger> loadsPerKey = new java.util.concurrent.ConcurrentHashMap<>();
     List<Object> outcomes = together(20, () -> cache.getAllOrLoad(List.of("a", "b", "c"), keys -> {
-      sleep(100);
+      awaitMisses(() -> cache.stats().misses(), 20 * 3);
       Map<String, Item> loaded = new HashMap<>();
       for (String key : keys) {
         loadsPerKey.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
@@ -240,9 +251,12 @@ class CacheLoadIntegrationTests {
     AtomicInteger calls = new AtomicInteger();
     Item value = Samples.item(9);
 
+    Function<String, Item> loader = loaderAfterMisses(calls, value,
+        () -> first.stats().misses() + second.stats().misses(), 40);
+
     AtomicInteger turn = new AtomicInteger();
     List<Object> outcomes = together(40, () -> (turn.incrementAndGet() % 2 == 0 ? first : second)
-        .getOrLoad("k", slowLoader(calls, value)));
+        .getOrLoad("k", loader));
 
     assertThat(outcomes).hasSize(40).containsOnly(value);
     assertThat(calls).hasValue(1);
@@ -289,8 +303,12 @@ class CacheLoadIntegrationTests {
     RedisCache<String, Item> cache = stowage.cache("holder", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
     assertThat(redis.command("SET", "stowage:lock:holder:k", "someone-else", "PX", "5000")).isEqualTo("+OK");
     AtomicInteger calls = new AtomicInteger();
-    Future<Item> waiter = threads.submit(() -> cache.getOrLoad("k", slowLoader(calls, Samples.item(0))));
-    sleep(300);
+    Future<Item> waiter = threads.submit(() -> cache.getOrLoad("k", key -> {
+      calls.incrementAndGet();
+      return Samples.item(0);
+    }));
+    // The waiter read the key and missed: it goes on to the lock, which another process holds.
+    await().atMost(WAIT).until(() -> cache.stats().misses() == 1);
     other.cache("holder", Item.class).build().put("k", Samples.item(5));
 
     assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(Samples.item(5));

@@ -2,6 +2,7 @@ package dev.stowage.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.stowage.Envelope;
 import dev.stowage.Feed;
@@ -20,6 +21,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -253,32 +255,22 @@ class DictionaryLearningIntegrationTests {
     return copy;
   }
 
-  private static String awaitLearned(RedisServer redis, String key) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      String hexId = field(redis, key);
-      if (hexId != null) {
-        return hexId;
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("no dictionary recorded in " + key + " within 30 s");
+  private static String awaitLearned(RedisServer redis, String key) {
+    return await("a dictionary recorded in " + key).atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20)).until(() -> field(redis, key), Objects::nonNull);
   }
 
   /** Writes until a value comes out with dictionary {@code id} (the switch follows the record). */
   private static void awaitDictionaryWrites(RedisCache<String, BoardRecord> cache, Map<String, BoardRecord> boards,
-      RedisServer redis, long id) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      boards.forEach(cache::put);
-      Envelope.Header header = header(redis, "boards:" + boards.keySet().iterator().next());
-      if (header.compressionId() == CompressionIds.ZSTD_DICT) {
-        assertThat(header.dictionaryId()).isEqualTo(id);
-        return;
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("values are still written without dictionary " + Long.toHexString(id));
+      RedisServer redis, long id) {
+    String first = "boards:" + boards.keySet().iterator().next();
+    Envelope.Header header = await("values written with dictionary " + Long.toHexString(id))
+        .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+        .until(() -> {
+          boards.forEach(cache::put);
+          return header(redis, first);
+        }, written -> written.compressionId() == CompressionIds.ZSTD_DICT);
+    assertThat(header.dictionaryId()).isEqualTo(id);
   }
 
   /** The field of the default codec in the learned-dictionary hash, or null. */

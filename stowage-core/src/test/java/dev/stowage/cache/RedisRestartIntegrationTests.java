@@ -2,6 +2,7 @@ package dev.stowage.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.Feed;
@@ -70,21 +71,13 @@ class RedisRestartIntegrationTests {
 
       redis.restart();
 
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-      while (true) {
-        try {
-          cache.put("a", Samples.item(2));
-          break;
-        } catch (CacheUnavailableException e) {
-          assertThat(System.nanoTime()).as("reconnected within 15 s").isLessThan(deadline);
-          Thread.sleep(50);
-        }
-      }
+      await("reconnected").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
+          .ignoreExceptionsInstanceOf(CacheUnavailableException.class)
+          .untilAsserted(() -> cache.put("a", Samples.item(2)));
       assertThat(cache.get("a")).isEqualTo(Samples.item(2));
-      while (!redis.command("EXISTS", dictionaryKey).equals(":1")) {
-        assertThat(System.nanoTime()).as("the dictionary in use is saved again").isLessThan(deadline);
-        Thread.sleep(50);
-      }
+      await("the dictionary in use is saved again").atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> redis.command("EXISTS", dictionaryKey).equals(":1"));
       assertThat(cache.get("b")).isNull();
       cache.putAll(items(25));
       assertThat(cache.getAll(items(25).keySet())).isEqualTo(items(25));

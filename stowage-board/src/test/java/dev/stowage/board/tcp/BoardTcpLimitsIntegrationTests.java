@@ -22,7 +22,10 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,14 +91,19 @@ class BoardTcpLimitsIntegrationTests {
   @Test
   void aClientThatKeepsAskingIsNotIdle() throws Exception {
     try (RawConnection raw = new RawConnection(tcp.port(), WAIT)) {
-      long until = System.nanoTime() + IDLE.multipliedBy(2).toNanos();
-      int id = 0;
-      while (System.nanoTime() < until) {
-        raw.sendFrame(BoardProtocol.OP_PING, ++id, new byte[0]);
-        assertThat(raw.readFrame()).isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK, id,
-            new byte[0]));
-        Thread.sleep(IDLE.toMillis() / 4);
-      }
+      // A ping every quarter of the idle timeout for twice the idle timeout; the first one that is
+      // not answered OK fails the wait at once (an assertion error is not retried by until()).
+      AtomicInteger id = new AtomicInteger();
+      await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(IDLE.dividedBy(4))
+          .during(IDLE.multipliedBy(2)).atMost(IDLE.multipliedBy(2).plus(WAIT))
+          .until(() -> {
+            int ping = id.incrementAndGet();
+            raw.sendFrame(BoardProtocol.OP_PING, ping, new byte[0]);
+            assertThat(raw.readFrame()).isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK, ping,
+                new byte[0]));
+            return true;
+          });
+      assertThat(id.get()).as("pings answered over twice the idle timeout").isGreaterThan(8);
     }
   }
 
@@ -121,27 +129,35 @@ class BoardTcpLimitsIntegrationTests {
       // A frame announced as 64 bytes, sent one byte every 200 ms: never quiet for the read
       // timeout (500 ms), but not complete when the frame timeout (1.5 s) is up.
       byte[] frame = RawConnection.frame(BoardProtocol.OP_PING, 1, new byte[59]);
-      long start = System.nanoTime();
-      CompletableFuture<Void> trickle = CompletableFuture.runAsync(() -> {
-        try {
-          for (byte b : frame) {
-            raw.send(new byte[] {b});
-            Thread.sleep(200); // the attacker's pace
+      ScheduledExecutorService attacker = Executors.newSingleThreadScheduledExecutor();
+      try {
+        CompletableFuture<Void> trickle = new CompletableFuture<>();
+        AtomicInteger sent = new AtomicInteger();
+        long start = System.nanoTime();
+        attacker.scheduleAtFixedRate(() -> {
+          if (trickle.isDone()) {
+            return;
           }
-        } catch (IOException e) {
-          // the server closed the connection: the trickle ends
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      byte[] closing = raw.readToEnd();
-      long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-      trickle.get(30, TimeUnit.SECONDS);
-      assertThat(closing).asHexString().contains(hex(BoardProtocol.REPLY_CLOSING, 0,
-          BoardProtocol.CLOSE_READ_TIMEOUT));
-      assertThat(message(closing)).matches("a frame begun \\d+ ms ago is not complete \\(frame"
-          + " timeout 1500 ms\\): \\d+ bytes of it arrived; its length field announced 64 more");
-      assertThat(elapsedMs).isBetween(FRAME.toMillis() - 50, FRAME.toMillis() + 1500);
+          try {
+            raw.send(new byte[] {frame[sent.get()]});
+            if (sent.incrementAndGet() == frame.length) {
+              trickle.complete(null);
+            }
+          } catch (IOException e) {
+            trickle.complete(null); // the server closed the connection: the trickle ends
+          }
+        }, 0, 200, TimeUnit.MILLISECONDS); // the attacker's pace
+        byte[] closing = raw.readToEnd();
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        trickle.get(30, TimeUnit.SECONDS);
+        assertThat(closing).asHexString().contains(hex(BoardProtocol.REPLY_CLOSING, 0,
+            BoardProtocol.CLOSE_READ_TIMEOUT));
+        assertThat(message(closing)).matches("a frame begun \\d+ ms ago is not complete \\(frame"
+            + " timeout 1500 ms\\): \\d+ bytes of it arrived; its length field announced 64 more");
+        assertThat(elapsedMs).isBetween(FRAME.toMillis() - 50, FRAME.toMillis() + 1500);
+      } finally {
+        attacker.shutdownNow();
+      }
     }
   }
 
