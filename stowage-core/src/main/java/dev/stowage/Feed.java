@@ -187,9 +187,9 @@ public interface Feed<V> {
 
     /**
      * Tunes the default compression, as {@link RedisCache.Builder#learnDictionary} does for a
-     * cache; the learned dictionary is recorded under {@code stowage:learned:feed:<key>}. A bulk
-     * write ({@link Feed#addAll}, {@link Feed#putAll}) that completes the samples trains before it
-     * encodes the rest of its values.
+     * cache; the learned dictionary is recorded under {@code stowage:learned:feed:<key>}
+     * ({@link StowageKeys#learnedByFeed}). A bulk write ({@link Feed#addAll}, {@link Feed#putAll})
+     * that completes the samples trains before it encodes the rest of its values.
      */
     public Builder<V> learnDictionary(int samples, int dictionarySize) {
       codecSettings.learnDictionary(samples, dictionarySize);
@@ -283,7 +283,7 @@ public interface Feed<V> {
       }
       codecSettings.decompressionBudget(owner.decompressionBudget());
       WriteCodec<V> codec = codecSettings.build(owner.dictionaries(), owner.schemas(),
-          owner.learning("feed:" + key, ForkJoinPool.commonPool()), "feed '" + name + "'");
+          owner.learning(StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool()), "feed '" + name + "'");
       codec.current().writeSchema().ifPresent(owner::useSchema);
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
           owner.preload(), chunkSize,

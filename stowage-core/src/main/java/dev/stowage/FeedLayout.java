@@ -1,14 +1,13 @@
 package dev.stowage;
 
-import static java.util.Objects.requireNonNull;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
  * How a {@link Feed} is stored in Redis, for tools that read feeds without the library's classes
  * (the inspector) or need their keys (ACL rules, Cluster hash tags). Part of the stored format:
- * none of it ever changes.
+ * none of it ever changes. The keys' names are defined, with every other key Stowage writes, in
+ * {@link StowageKeys}.
  *
  * <p>A feed under key {@code K} is a sorted set {@code K} that indexes its buckets (member: the
  * bucket number in decimal; score: the same number) and, per bucket {@code n}, a list
@@ -20,8 +19,6 @@ import java.util.Arrays;
 public final class FeedLayout {
   /** Consecutive scores per bucket. */
   public static final int BUCKET_SIZE = 64;
-  /** What joins a feed's key and a bucket's number in the bucket's key. */
-  public static final String BUCKET_INFIX = ":b:";
   /** The largest score: Redis keeps scores as doubles, exact up to 2<sup>53</sup>. */
   public static final long MAX_SCORE = 1L << 53;
   private static final int MAX_PREFIX_BYTES = 8;
@@ -33,9 +30,12 @@ public final class FeedLayout {
     return score / BUCKET_SIZE;
   }
 
-  /** The key of bucket {@code bucket} of the feed under {@code feedKey}: {@code feedKey:b:bucket}. */
+  /**
+   * The key of bucket {@code bucket} of the feed under {@code feedKey}: {@code feedKey:b:bucket},
+   * as {@link StowageKeys#feedBucket} names it.
+   */
   public static String bucketKey(String feedKey, long bucket) {
-    return requireNonNull(feedKey, "feedKey") + BUCKET_INFIX + bucket;
+    return StowageKeys.feedBucket(feedKey, bucket);
   }
 
   /** The number of bytes of the varint for {@code score}. */

@@ -243,11 +243,11 @@ public interface RedisCache<K, V> {
 
     /**
      * Tunes the default compression. New values are written with {@link Compression#standard()}
-     * (zstd from a kilobyte, none below) until {@code samples} values
-     * ({@value dev.stowage.internal.redis.CodecSettings#DEFAULT_LEARNING_SAMPLES} by default) have
+     * (zstd from a kilobyte, none below) until {@code samples} values (1,000 by default) have
      * been written; then a zstd dictionary of at most {@code dictionarySize} bytes (64 KiB by
      * default) is trained on them, saved in Redis, recorded under
-     * {@code stowage:learned:cache:<name>} for every process writing this cache, and used for every
+     * {@code stowage:learned:cache:<name>} ({@link StowageKeys#learnedByCache}) for every process
+     * writing this cache, and used for every
      * later value. The first process to record a dictionary wins; the others, and every process
      * that starts later, adopt it. Values written before stay readable. Has no effect with
      * {@link #compression}, {@link #dictionary} or {@link #trainDictionary}.
@@ -431,7 +431,7 @@ public interface RedisCache<K, V> {
       }
       codecSettings.decompressionBudget(owner.decompressionBudget());
       WriteCodec<V> codec = codecSettings.build(owner.dictionaries(), owner.schemas(),
-          owner.learning("cache:" + name, loadExecutor), "cache '" + name + "'");
+          owner.learning(StowageKeys.learnedByCache(name), loadExecutor), "cache '" + name + "'");
       codec.current().writeSchema().ifPresent(owner::useSchema);
       CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.preload(), ttl, ttlJitter,
           chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable,

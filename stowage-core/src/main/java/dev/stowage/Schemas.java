@@ -8,11 +8,10 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * Fingerprints of {@linkplain EvolvingCodec#schema() codec schemas}: the value written in an
- * envelope's schema field, and the suffix of the Redis key that holds the schema.
+ * envelope's schema field, and the suffix of the Redis key that holds the schema
+ * ({@link StowageKeys#schema}).
  */
 public final class Schemas {
-  /** The prefix of every schema key; the key ends with the seven-digit hex fingerprint. */
-  public static final String KEY_PREFIX = "stowage:schema:";
   /** Fingerprints are 28 bits, so that the envelope's varint takes at most four bytes. */
   public static final int FINGERPRINT_BITS = 28;
 
@@ -40,8 +39,11 @@ public final class Schemas {
     return digits.length() >= 7 ? digits : "0000000".substring(digits.length()) + digits;
   }
 
-  /** The Redis key of the schema with this fingerprint: {@code stowage:schema:<7 hex digits>}. */
+  /**
+   * The Redis key of the schema with this fingerprint: {@code stowage:schema:<7 hex digits>}, as
+   * {@link StowageKeys#schema} names it.
+   */
   public static String key(int fingerprint) {
-    return KEY_PREFIX + hex(fingerprint);
+    return StowageKeys.schema(fingerprint);
   }
 }

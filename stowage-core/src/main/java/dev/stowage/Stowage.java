@@ -197,9 +197,12 @@ public final class Stowage implements AutoCloseable {
     }
   }
 
-  /** Where the caches and feeds of this Stowage record dictionaries they learn. */
-  CodecSettings.Learning learning(String scope, java.util.concurrent.Executor executor) {
-    return new CodecSettings.Learning(session, this::useDictionary, executor, scope);
+  /**
+   * How a cache or feed of this Stowage learns its dictionary, recording it in the hash
+   * {@code recordKey} ({@link StowageKeys#learnedByCache}, {@link StowageKeys#learnedByFeed}).
+   */
+  CodecSettings.Learning learning(String recordKey, java.util.concurrent.Executor executor) {
+    return new CodecSettings.Learning(session, this::useDictionary, executor, recordKey);
   }
 
   private void saveWhatIsInUse() {

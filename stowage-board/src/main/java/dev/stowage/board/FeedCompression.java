@@ -16,7 +16,7 @@ public enum FeedCompression {
   ZSTD("zstd"),
   /**
    * Core's default: the standard compression until the feed has written 1,000 posts, then zstd
-   * with a dictionary learned from them and recorded in {@value BoardKeys#LEARNED_DICTIONARY},
+   * with a dictionary learned from them and recorded in {@link BoardKeys#LEARNED_DICTIONARY},
    * which every process writing the feed adopts.
    */
   ZSTD_DICT("zstd-dict");

@@ -1,6 +1,7 @@
 package dev.stowage.board;
 
 import dev.stowage.FeedLayout;
+import dev.stowage.StowageKeys;
 import dev.stowage.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -23,7 +24,7 @@ final class StoredFeed {
   static long size(RedisServer redis) {
     return (Long) redis.reply("EVAL", "local n = 0"
         + " for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do"
-        + " n = n + redis.call('LLEN', KEYS[1] .. '" + FeedLayout.BUCKET_INFIX + "' .. b) end"
+        + " n = n + redis.call('LLEN', KEYS[1] .. '" + StowageKeys.FEED_BUCKET_INFIX + "' .. b) end"
         + " return n", "1", BoardKeys.FEED);
   }
 
@@ -57,7 +58,7 @@ final class StoredFeed {
   /** Deletes the whole feed, index and buckets. */
   static void delete(RedisServer redis) {
     redis.reply("EVAL", "for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do"
-        + " redis.call('DEL', KEYS[1] .. '" + FeedLayout.BUCKET_INFIX + "' .. b) end"
+        + " redis.call('DEL', KEYS[1] .. '" + StowageKeys.FEED_BUCKET_INFIX + "' .. b) end"
         + " return redis.call('DEL', KEYS[1])", "1", BoardKeys.FEED);
   }
 

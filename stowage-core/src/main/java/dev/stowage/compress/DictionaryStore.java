@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.StowageException;
+import dev.stowage.StowageKeys;
 import dev.stowage.internal.store.RecentlyMissing;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisException;
@@ -37,9 +38,6 @@ import java.util.concurrent.ConcurrentMap;
  * failures are thrown as {@link StowageException}.
  */
 public final class DictionaryStore implements DictionaryResolver {
-  /** The prefix of every dictionary key; the key ends with the eight-digit hex id. */
-  public static final String KEY_PREFIX = "stowage:dict:";
-
   /** How long an id that Redis did not hold is answered as missing without asking again. */
   public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
 
@@ -66,9 +64,12 @@ public final class DictionaryStore implements DictionaryResolver {
     this.connection = connection;
   }
 
-  /** The Redis key of dictionary {@code id}: {@code stowage:dict:<8 hex digits>}. */
+  /**
+   * The Redis key of dictionary {@code id}: {@code stowage:dict:<8 hex digits>}, as
+   * {@link StowageKeys#dictionary} names it.
+   */
   public static String key(long id) {
-    return KEY_PREFIX + ZstdDictionary.hexId(id);
+    return StowageKeys.dictionary(id);
   }
 
   /**
@@ -196,14 +197,14 @@ public final class DictionaryStore implements DictionaryResolver {
    */
   public List<Long> list() {
     List<Long> ids = new ArrayList<>();
-    ScanArgs match = ScanArgs.Builder.matches(KEY_PREFIX + "*").limit(500);
+    ScanArgs match = ScanArgs.Builder.matches(StowageKeys.DICTIONARY_PREFIX + "*").limit(500);
     try {
       RedisCommands<byte[], byte[]> redis = connection.get().sync();
       ScanCursor cursor = ScanCursor.INITIAL;
       do {
         KeyScanCursor<byte[]> page = redis.scan(cursor, match);
         for (byte[] key : page.getKeys()) {
-          String suffix = new String(key, StandardCharsets.UTF_8).substring(KEY_PREFIX.length());
+          String suffix = new String(key, StandardCharsets.UTF_8).substring(StowageKeys.DICTIONARY_PREFIX.length());
           if (suffix.matches("[0-9a-f]{8}")) {
             ids.add(Long.parseLong(suffix, 16));
           }

@@ -2,6 +2,7 @@ package dev.stowage.envelope;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stowage.StowageKeys;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,6 +45,16 @@ class EnvelopeDocumentUnitTests {
     assertThat(document).contains("\n" + TestDictionaries.TINY_TEXT + "\n")
         .contains("Its id is `" + TestDictionaries.TINY.hexId() + "`")
         .contains(TestDictionaries.TINY.size() + " bytes of UTF-8 text");
+  }
+
+  @Test
+  void theDocumentNamesTheKeysAsTheCodeDoes() throws IOException {
+    String document = Files.readString(document(), StandardCharsets.UTF_8);
+    assertThat(document)
+        .contains("`" + StowageKeys.DICTIONARY_PREFIX + "<id as 8 lower-case hex digits>`")
+        .contains("`" + StowageKeys.SCHEMA_PREFIX + "<fingerprint as 7 hex digits>`");
+    assertThat(StowageKeys.dictionary(TestDictionaries.TINY.id()))
+        .isEqualTo(StowageKeys.DICTIONARY_PREFIX + TestDictionaries.TINY.hexId());
   }
 
   private static Path document() {

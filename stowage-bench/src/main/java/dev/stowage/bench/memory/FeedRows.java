@@ -2,13 +2,13 @@ package dev.stowage.bench.memory;
 
 import dev.stowage.Feed;
 import dev.stowage.Stowage;
+import dev.stowage.StowageKeys;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.RowRole;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -25,9 +25,6 @@ import java.util.List;
  * of the whole run up front, the best a dictionary can do on these records.
  */
 final class FeedRows {
-  /** Where core records the dictionary a feed learned, by key (Feed.Builder#learnDictionary). */
-  private static final String LEARNED_FEED = "stowage:learned:feed:";
-
   /** The default layout's row. */
   static final String DEFAULT_ROW = "feed/default";
 
@@ -55,7 +52,7 @@ final class FeedRows {
     String key = MemoryBench.zsetKey(prefix, kind);
     if (!redis.owned()) {
       // A dictionary learned by an earlier run under this key would be adopted, not learned.
-      redis.admin().unlink(LEARNED_FEED + key);
+      redis.admin().unlink(StowageKeys.learnedByFeed(key));
     }
     long before = redis.usedMemory();
     long dictionaryId = -1;
@@ -81,9 +78,9 @@ final class FeedRows {
       }
       if (!redis.owned() && !plan.keepKeys()) {
         if (dictionaryId != -1) {
-          redis.admin().unlink(DictionaryStore.key(dictionaryId));
+          redis.admin().unlink(StowageKeys.dictionary(dictionaryId));
         }
-        redis.admin().unlink(LEARNED_FEED + key);
+        redis.admin().unlink(StowageKeys.learnedByFeed(key));
       }
       return MemoryBench.row(spec.name(), spec.role(), "feed", codecName, spec.compression(), plan, after - before, valueBytes, stored, verified);
     }
@@ -124,7 +121,7 @@ final class FeedRows {
 
   /**
    * The mean length of the entries of up to 20 buckets drawn at random (the feed keeps entries in
-   * lists {@code <key>:b:<n>} indexed by the sorted set {@code <key>}).
+   * lists {@code <key>:b:<n>}, {@link StowageKeys#feedBucket}, indexed by the sorted set {@code <key>}).
    */
   private static long meanMemberBytes(BenchRedis redis, String key) {
     RedisClient client = RedisClient.create(redis.redisUri());
@@ -132,7 +129,8 @@ final class FeedRows {
       long bytes = 0;
       long count = 0;
       for (byte[] bucket : connection.sync().zrandmember(MemoryBench.bytes(key), 20)) {
-        String bucketKey = key + ":b:" + new String(bucket, java.nio.charset.StandardCharsets.UTF_8);
+        long number = Long.parseLong(new String(bucket, java.nio.charset.StandardCharsets.US_ASCII));
+        String bucketKey = StowageKeys.feedBucket(key, number);
         for (byte[] entry : connection.sync().lrange(MemoryBench.bytes(bucketKey), 0, -1)) {
           bytes += entry.length;
           count++;

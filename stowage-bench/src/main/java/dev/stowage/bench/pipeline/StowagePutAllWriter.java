@@ -2,6 +2,7 @@ package dev.stowage.bench.pipeline;
 
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.StowageKeys;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import java.util.HashMap;
@@ -81,11 +82,11 @@ final class StowagePutAllWriter implements BulkWriter {
 
   private void forgetLearnedDictionary() {
     // Where core records the dictionary a cache learned (RedisCache.Builder#learnDictionary).
-    String learned = "stowage:learned:cache:" + name();
+    String learned = StowageKeys.learnedByCache(name());
     io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
     try (var connection = client.connect()) {
       for (String hexId : connection.sync().hvals(learned)) {
-        connection.sync().del(dev.stowage.compress.DictionaryStore.KEY_PREFIX + hexId);
+        connection.sync().del(StowageKeys.dictionary(Long.parseLong(hexId, 16)));
       }
       connection.sync().del(learned);
     } finally {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.stowage.EnvelopeCodec;
-import dev.stowage.Schemas;
+import dev.stowage.StowageKeys;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.ClosedLoop;
 import dev.stowage.bench.ResultRow;
@@ -46,7 +46,7 @@ class NearCacheBenchIntegrationTests {
       results = NearCacheBench.run(plan, redis, new PrintStream(progress, true, StandardCharsets.UTF_8));
       // The bench's own keys are gone; what is left is the schema Stowage's caches save for every reader of the
       // server, shared and write-once, which a bench on a borrowed server must not delete.
-      assertThat(redis.admin().keys("*")).allMatch(key -> key.startsWith(Schemas.KEY_PREFIX));
+      assertThat(redis.admin().keys("*")).allMatch(key -> key.startsWith(StowageKeys.SCHEMA_PREFIX));
     }
 
     assertThat(results.bench()).isEqualTo("nearcache");

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stowage.Envelope;
 import dev.stowage.StowageException;
+import dev.stowage.StowageKeys;
 import dev.stowage.cli.json.JsonLayout;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryStore;
@@ -37,15 +38,14 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code stowage dict}: trains, lists and shows the zstd dictionaries stored under
- * {@code stowage:dict:<id>}. Training also writes a small hash, {@value #INFO_PREFIX}{@code <id>},
- * recording the samples it used; {@code dict show} prints it when present.
+ * {@code stowage:dict:<id>}. Training also writes a small hash, {@code stowage:dict-info:<id>}
+ * ({@link StowageKeys#dictionaryInfo}), recording the samples it used; {@code dict show} prints it
+ * when present.
  */
 @Command(name = "dict", mixinStandardHelpOptions = true,
     description = "Train, list and show the zstd dictionaries stored in Redis.",
     subcommands = {DictCommand.Train.class, DictCommand.ListDictionaries.class, DictCommand.Show.class})
 public final class DictCommand implements Runnable {
-  /** The prefix of the hash that records how a dictionary was trained. */
-  public static final String INFO_PREFIX = "stowage:dict-info:";
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   @Spec CommandSpec spec;
@@ -53,11 +53,6 @@ public final class DictCommand implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
-  }
-
-  /** The key of the training record of dictionary {@code id}. */
-  public static String infoKey(long id) {
-    return INFO_PREFIX + ZstdDictionary.hexId(id);
   }
 
   private static byte[] bytes(String text) {
@@ -119,7 +114,7 @@ public final class DictCommand implements Runnable {
 
   private static boolean isDictionaryKey(byte[] key) {
     String text = new String(key, StandardCharsets.UTF_8);
-    return text.startsWith(DictionaryStore.KEY_PREFIX) || text.startsWith(INFO_PREFIX);
+    return text.startsWith(StowageKeys.DICTIONARY_PREFIX) || text.startsWith(StowageKeys.DICTIONARY_INFO_PREFIX);
   }
 
   /** {@code stowage dict train}. */
@@ -202,10 +197,10 @@ public final class DictCommand implements Runnable {
         info.put(bytes("requestedSize"), bytes(Integer.toString(size)));
         info.put(bytes("trainedAt"), bytes(Instant.now().toString()));
         if (stored) {
-          sync.hset(bytes(infoKey(dictionary.id())), info);
+          sync.hset(bytes(StowageKeys.dictionaryInfo(dictionary.id())), info);
         }
         if (json) {
-          ObjectNode node = NODES.objectNode().put("id", dictionary.hexId()).put("key", DictionaryStore.key(dictionary.id()))
+          ObjectNode node = NODES.objectNode().put("id", dictionary.hexId()).put("key", StowageKeys.dictionary(dictionary.id()))
               .put("size", dictionary.size()).put("samples", collected.size()).put("sampleBytes", sampleBytes[0])
               .put("skipped", skipped[0]).put("stored", stored);
           out.println(JsonLayout.pretty(node));
@@ -213,7 +208,7 @@ public final class DictCommand implements Runnable {
           out.printf("%s%n", dictionary.hexId());
           err.printf("trained a %,d-byte dictionary on %,d values (%,d bytes) under '%s'%s; %s %s%n", dictionary.size(),
               collected.size(), sampleBytes[0], match, skipped[0] == 0 ? "" : ", " + skipped[0] + " unreadable skipped",
-              stored ? "stored as" : "already stored as", DictionaryStore.key(dictionary.id()));
+              stored ? "stored as" : "already stored as", StowageKeys.dictionary(dictionary.id()));
         }
         out.flush();
         return 0;
@@ -273,8 +268,8 @@ public final class DictCommand implements Runnable {
         });
         ArrayNode list = NODES.arrayNode();
         for (long id : ids) {
-          Long length = sync.strlen(bytes(DictionaryStore.key(id)));
-          list.addObject().put("id", ZstdDictionary.hexId(id)).put("key", DictionaryStore.key(id))
+          Long length = sync.strlen(bytes(StowageKeys.dictionary(id)));
+          list.addObject().put("id", ZstdDictionary.hexId(id)).put("key", StowageKeys.dictionary(id))
               .put("size", length == null ? 0 : length).put("values", uses.getOrDefault(id, 0L));
         }
         ArrayNode missing = NODES.arrayNode();
@@ -294,7 +289,7 @@ public final class DictCommand implements Runnable {
               row.get("size").asLong(), row.get("values").asLong()));
           missing.forEach(row -> out.printf("  %s  MISSING         %,10d values name it, but %s does not exist%n",
               row.get("id").asText(), row.get("values").asLong(),
-              DictionaryStore.KEY_PREFIX + row.get("id").asText()));
+              StowageKeys.dictionary(Long.parseLong(row.get("id").asText(), 16))));
         }
         out.flush();
         return 0;
@@ -320,8 +315,8 @@ public final class DictCommand implements Runnable {
     @Override
     public Integer call() {
       String hex = id.strip().toLowerCase();
-      if (hex.startsWith(DictionaryStore.KEY_PREFIX)) {
-        hex = hex.substring(DictionaryStore.KEY_PREFIX.length());
+      if (hex.startsWith(StowageKeys.DICTIONARY_PREFIX)) {
+        hex = hex.substring(StowageKeys.DICTIONARY_PREFIX.length());
       }
       if (!hex.matches("[0-9a-f]{1,8}")) {
         throw new ParameterException(spec.commandLine(), "not a dictionary id: '" + id + "'; ids are eight hex digits");
@@ -331,7 +326,7 @@ public final class DictCommand implements Runnable {
       PrintWriter err = spec.commandLine().getErr();
       try (RedisOption.RedisSession session = redis.connect(spec)) {
         RedisCommands<byte[], byte[]> sync = session.connection().sync();
-        String key = DictionaryStore.key(dictionaryId);
+        String key = StowageKeys.dictionary(dictionaryId);
         byte[] stored = sync.get(bytes(key));
         if (stored == null) {
           err.println("stowage dict show: no dictionary " + ZstdDictionary.hexId(dictionaryId) + ": no key " + key
@@ -351,7 +346,7 @@ public final class DictCommand implements Runnable {
           long zstdId = (stored[4] & 0xFFL) | (stored[5] & 0xFFL) << 8 | (stored[6] & 0xFFL) << 16 | (stored[7] & 0xFFL) << 24;
           node.put("zstdDictionaryId", zstdId);
         }
-        Map<byte[], byte[]> info = sync.hgetall(bytes(infoKey(dictionaryId)));
+        Map<byte[], byte[]> info = sync.hgetall(bytes(StowageKeys.dictionaryInfo(dictionaryId)));
         if (info != null && !info.isEmpty()) {
           ObjectNode training = node.putObject("training");
           Map<String, String> sorted = new TreeMap<>();
@@ -376,7 +371,7 @@ public final class DictCommand implements Runnable {
           if (node.has("training")) {
             node.get("training").fields().forEachRemaining(e -> out.printf("  %s: %s%n", e.getKey(), e.getValue().asText()));
           } else {
-            out.println("  no training record (" + infoKey(dictionaryId) + ")");
+            out.println("  no training record (" + StowageKeys.dictionaryInfo(dictionaryId) + ")");
           }
           for (String row : node.get("firstBytes").asText().split("\n")) {
             out.println("  " + row);

@@ -55,8 +55,24 @@ public final class RedisOption {
       return new RedisSession(chosen, client, client.connect(ByteArrayCodec.INSTANCE));
     } catch (RuntimeException e) {
       client.shutdown(0, 2, TimeUnit.SECONDS);
-      throw new InspectException("could not connect to " + chosen + ": " + dev.stowage.internal.redis.RedisSession.causeChain(e), e);
+      throw new InspectException("could not connect to " + chosen + ": " + causeChain(e), e);
     }
+  }
+
+  /**
+   * The messages along a cause chain, each once, joined by colons: Lettuce's "Unable to connect to
+   * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a cause.
+   */
+  static String causeChain(Throwable error) {
+    StringBuilder text = new StringBuilder();
+    Throwable e = error;
+    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+      String message = e.getMessage();
+      if (message != null && !message.isBlank() && text.indexOf(message) < 0) {
+        text.append(text.length() == 0 ? "" : ": ").append(message);
+      }
+    }
+    return text.length() == 0 ? error.toString() : text.toString();
   }
 
   /** A client and its one connection. */

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stowage.StowageException;
+import dev.stowage.StowageKeys;
 import dev.stowage.cli.json.JsonLayout;
-import dev.stowage.Schemas;
 import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisException;
@@ -184,11 +184,11 @@ public final class ScanCommand implements Callable<Integer> {
         byType.merge(type, 1L, Long::sum);
         Long bytes = await(memory.get(i));
         String format = null;
-        if (values.get(i) != null && key.startsWith(DictionaryStore.KEY_PREFIX)) {
+        if (values.get(i) != null && key.startsWith(StowageKeys.DICTIONARY_PREFIX)) {
           await(values.get(i));
           format = "zstd dictionary";
           tally.byFormat.merge(format, 1L, Long::sum);
-        } else if (values.get(i) != null && key.startsWith(Schemas.KEY_PREFIX)) {
+        } else if (values.get(i) != null && key.startsWith(StowageKeys.SCHEMA_PREFIX)) {
           await(values.get(i));
           format = "value schema";
           tally.byFormat.merge(format, 1L, Long::sum);

@@ -12,9 +12,9 @@ import dev.stowage.CodecIds;
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.Envelope;
 import dev.stowage.StowageException;
+import dev.stowage.StowageKeys;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -112,7 +112,7 @@ final class ValueReader {
       payload = payloads.payload(value);
     } catch (DictionaryNotFoundException e) {
       out.put("error", "zstd dictionary " + ZstdDictionary.hexId(e.dictionaryId()) + " is missing: no key "
-          + DictionaryStore.key(e.dictionaryId()) + " in Redis, or its bytes do not match the id ("
+          + StowageKeys.dictionary(e.dictionaryId()) + " in Redis, or its bytes do not match the id ("
           + e.getMessage() + ")");
       showBytes(Arrays.copyOfRange(value, header.payloadOffset(), value.length), out);
       return;

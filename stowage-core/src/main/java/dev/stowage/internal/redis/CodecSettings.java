@@ -121,9 +121,10 @@ public final class CodecSettings<V> {
   /**
    * Where a learning codec records its dictionary and how it saves one; see {@link WriteCodec}.
    *
-   * @param scope names the values, such as {@code cache:users}
+   * @param recordKey the hash that records the learned dictionary, such as
+   *     {@link dev.stowage.StowageKeys#learnedByCache}'s
    */
-  public record Learning(RedisSession session, Consumer<ZstdDictionary> use, Executor executor, String scope) {}
+  public record Learning(RedisSession session, Consumer<ZstdDictionary> use, Executor executor, String recordKey) {}
 
   /**
    * Builds the write codec, reading dictionaries through {@code store} and the writer schemas of
@@ -175,6 +176,6 @@ public final class CodecSettings<V> {
       return WriteCodec.fixed(withCompression.apply(compression));
     }
     return WriteCodec.learning(new WriteCodec.LearningSettings<>(withCompression, writeCodec, learning.session(),
-        store, learning.scope(), learningSamples, learnedDictionarySize, learning.use(), learning.executor(), owner));
+        store, learning.recordKey(), learningSamples, learnedDictionarySize, learning.use(), learning.executor(), owner));
   }
 }

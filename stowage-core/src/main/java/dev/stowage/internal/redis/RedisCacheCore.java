@@ -13,6 +13,7 @@ import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
 import dev.stowage.SchemaNotFoundException;
 import dev.stowage.StowageException;
+import dev.stowage.StowageKeys;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
@@ -60,7 +61,6 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   /** Stands for a key that holds another Redis type than a string. */
   private static final byte[] WRONG_TYPE = new byte[0];
   private static final Executor CALLER_THREAD = Runnable::run;
-  private static final String LOCK_PREFIX = "stowage:lock:";
   private static final String RELEASE_LOCK =
       "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
   private static final SecureRandom TOKENS = new SecureRandom();
@@ -782,13 +782,14 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   private V loadUnderLock(K key, String keyText, Function<? super K, ? extends V> loader, Duration lockTime) {
-    byte[] lockKey = utf8(LOCK_PREFIX + keyText);
+    String lockKeyText = StowageKeys.loadLock(keyText);
+    byte[] lockKey = utf8(lockKeyText);
     byte[] token = new byte[16];
     TOKENS.nextBytes(token);
     long lockMillis = lockTime.toMillis();
     long pollMillis = Math.max(5, Math.min(50, lockMillis / 10));
     long deadline = System.nanoTime() + lockTime.toNanos();
-    String what = "SET NX " + LOCK_PREFIX + keyText + " of " + owner;
+    String what = "SET NX " + lockKeyText + " of " + owner;
     while (true) {
       String acquired = session.await(session.call(what,
           c -> c.set(lockKey, token, SetArgs.Builder.nx().px(lockMillis))), 1, what);

@@ -11,6 +11,7 @@ import dev.stowage.Feed;
 import dev.stowage.FeedLayout;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.StowageException;
+import dev.stowage.StowageKeys;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -36,9 +37,9 @@ import java.util.function.Function;
  * the {@code RPUSH}), and {@code addAll} and {@code putAll} store each entry at its place.
  */
 public final class RedisFeed<V> implements Feed<V> {
-  /** A script of this feed, with the layout's bucket infix where it says {@code {bucket}}. */
+  /** A script of this feed, with {@link StowageKeys#FEED_BUCKET_INFIX} where it says {@code {bucket}}. */
   private static LuaScript script(String text, ScriptOutputType type) {
-    return new LuaScript(text.replace("{bucket}", FeedLayout.BUCKET_INFIX), type);
+    return new LuaScript(text.replace("{bucket}", StowageKeys.FEED_BUCKET_INFIX), type);
   }
 
   /** Scores per bucket: {@link FeedLayout#BUCKET_SIZE}. */

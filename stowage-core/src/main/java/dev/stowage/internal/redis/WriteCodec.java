@@ -25,7 +25,8 @@ import java.util.function.Function;
  * <p><b>Learning.</b> The first {@code samples} values written (each up to
  * {@value #MAX_SAMPLE_BYTES} bytes once encoded) are kept as samples. When the last one arrives the
  * dictionary is trained, saved under {@code stowage:dict:<id>} like any other, and recorded in the
- * hash {@code stowage:learned:<scope>} under the codec's name with {@code HSETNX}; then the codec
+ * hash {@code recordKey} ({@code stowage:learned:cache:<name>} or {@code stowage:learned:feed:<key>},
+ * see {@link dev.stowage.StowageKeys}) under the codec's name with {@code HSETNX}; then the codec
  * switches to it. Every process writing the same values therefore ends up with one dictionary: the
  * first to record one wins and the others adopt it, and a process that starts later adopts it at
  * once. A single write that completes the samples trains in the background and returns at once;
@@ -40,8 +41,6 @@ import java.util.function.Function;
  * @param <V> the type of the values
  */
 public final class WriteCodec<V> {
-  /** The prefix of the hashes that record learned dictionaries. */
-  public static final String LEARNED_PREFIX = "stowage:learned:";
   /** Larger values are not sampled: a dictionary is for many small, similar values. */
   static final int MAX_SAMPLE_BYTES = 16 * 1024;
   /** Samples are trained on at most this many bytes in all. */
@@ -69,7 +68,8 @@ public final class WriteCodec<V> {
    * @param codec the codec values are written with, which encodes the samples
    * @param session the connection the learned dictionary is recorded through
    * @param store resolves a dictionary recorded by another process
-   * @param scope names the values, such as {@code cache:users} or {@code feed:board}
+   * @param recordKey the hash that records the dictionary learned, such as
+   *     {@code stowage:learned:cache:users} ({@link dev.stowage.StowageKeys#learnedByCache})
    * @param samples how many values to learn from, at least {@link ZstdDictionary#MIN_SAMPLES}
    * @param dictionarySize the dictionary's size in bytes, at most
    * @param use saves a dictionary the codec writes with (and again after reconnections)
@@ -77,12 +77,12 @@ public final class WriteCodec<V> {
    * @param owner names the cache or feed in log lines
    */
   public record LearningSettings<V>(Function<Compression, EnvelopeCodec<V>> withCompression, Codec<V> codec,
-                                    RedisSession session, DictionaryStore store, String scope, int samples,
+                                    RedisSession session, DictionaryStore store, String recordKey, int samples,
                                     int dictionarySize, Consumer<ZstdDictionary> use, Executor executor,
                                     String owner) {}
 
   /**
-   * A codec that learns its dictionary, or adopts the one already recorded for its scope and codec
+   * A codec that learns its dictionary, or adopts the one already recorded in its hash for its codec
    * (looked up here, blocking; if Redis cannot say, it learns).
    */
   public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
@@ -127,7 +127,7 @@ public final class WriteCodec<V> {
 
     Learning(LearningSettings<V> settings) {
       this.settings = settings;
-      this.keyText = LEARNED_PREFIX + settings.scope();
+      this.keyText = settings.recordKey();
       this.key = keyText.getBytes(StandardCharsets.UTF_8);
       this.field = settings.codec().name().getBytes(StandardCharsets.UTF_8);
     }

@@ -1,0 +1,136 @@
+package dev.stowage;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.compress.ZstdDictionary;
+
+/**
+ * The names of the Redis keys that Stowage writes on its own account: the one place they are
+ * defined. A cache's and a feed's own keys are the application's (a cache's key prefix and keys,
+ * a feed's key and its counter); every other key is named here. Part of the stored format: none
+ * of these names ever changes, and each is guarded by a test.
+ *
+ * <table>
+ * <caption>The keys</caption>
+ * <tr><th>key</th><th>type</th><th>holds</th><th>written by</th></tr>
+ * <tr><td>{@code stowage:schema:<7 hex digits>}</td><td>string</td><td>a codec schema, under its
+ *     {@linkplain Schemas#fingerprint fingerprint}</td><td>every cache and feed, {@code SET NX}</td></tr>
+ * <tr><td>{@code stowage:dict:<8 hex digits>}</td><td>string</td><td>a zstd dictionary, under its
+ *     {@linkplain ZstdDictionary#id() id}</td><td>{@link dev.stowage.compress.DictionaryStore},
+ *     {@code SET NX}</td></tr>
+ * <tr><td>{@code stowage:dict-info:<8 hex digits>}</td><td>hash</td><td>how {@code stowage dict train}
+ *     trained that dictionary</td><td>the {@code stowage} command only; the library never reads
+ *     it</td></tr>
+ * <tr><td>{@code stowage:learned:cache:<cache name>}</td><td>hash</td><td>the id of the dictionary
+ *     a cache learned, per codec name</td><td>a cache that learns, {@code HSETNX}</td></tr>
+ * <tr><td>{@code stowage:learned:feed:<feed key>}</td><td>hash</td><td>the same for a feed</td>
+ *     <td>a feed that learns, {@code HSETNX}</td></tr>
+ * <tr><td>{@code stowage:lock:<value key>}</td><td>string</td><td>the distributed load lock of a
+ *     cache's value key, with a random token</td><td>a cache with a load lock, {@code SET NX PX},
+ *     released by a compare-and-delete script</td></tr>
+ * <tr><td>{@code <feed key>:b:<bucket>}</td><td>list</td><td>a bucket of a feed, beside the feed's
+ *     index under the feed's own key (see {@link FeedLayout})</td><td>the feed's scripts</td></tr>
+ * </table>
+ *
+ * <p><b>Redis Cluster.</b> Under Cluster, every key that one script or one multi-key command
+ * touches must hash to the same slot, which a <em>hash tag</em> arranges ({@code {...}} in the
+ * key: only the text between the first opening brace and the next closing brace is hashed). No
+ * name here contains a brace, so a key built from an application's key keeps that key's hash tag:
+ * {@code stowage:lock:{user:42}:profile} is in the slot of {@code {user:42}:profile}, and
+ * {@code {board}:b:7} in the slot of the feed {@code {board}}. What needs it, and what does not:
+ * <ul>
+ *   <li>A feed's scripts touch the feed's index, its buckets (named inside the script from the
+ *       index's key) and its counter hash together. So a feed under Cluster needs a hash tag in
+ *       its key, the same one in its counter's key ({@code {board}} and {@code {board}:counter}),
+ *       and scripts that declare the buckets they touch; the bucket names themselves need no
+ *       change, as they inherit the feed key's tag.</li>
+ *   <li>{@code putAll} with a TTL runs one script over a chunk of a cache's keys, and
+ *       {@code getAll} ({@code MGET}), {@code deleteAll} ({@code DEL}) and {@code putAll} without
+ *       a TTL ({@code MSET}) send one command per chunk: under Cluster the chunks must be cut by
+ *       slot. These are the application's keys, not names defined here.</li>
+ *   <li>Schemas, dictionaries, training records and learned-dictionary records are each read and
+ *       written alone, one key per command: they need no hash tag and may live in any slot.</li>
+ *   <li>The load lock is taken and released (the release script touches the lock alone) on its
+ *       own, and the value is read and written separately: no tag is needed. Should a script ever
+ *       write the value and release the lock together, the lock already shares the value key's
+ *       slot whenever that key has a hash tag.</li>
+ * </ul>
+ */
+public final class StowageKeys {
+  /** What every name Stowage owns starts with, as an ACL key pattern would: {@code ~stowage:*}. */
+  public static final String NAMESPACE = "stowage:";
+  /** The prefix of the schema keys; see {@link #schema}. */
+  public static final String SCHEMA_PREFIX = NAMESPACE + "schema:";
+  /** The prefix of the dictionary keys; see {@link #dictionary}. */
+  public static final String DICTIONARY_PREFIX = NAMESPACE + "dict:";
+  /** The prefix of the dictionaries' training records; see {@link #dictionaryInfo}. */
+  public static final String DICTIONARY_INFO_PREFIX = NAMESPACE + "dict-info:";
+  /** The prefix of the records of the dictionaries caches learned; see {@link #learnedByCache}. */
+  public static final String LEARNED_BY_CACHE_PREFIX = NAMESPACE + "learned:cache:";
+  /** The prefix of the records of the dictionaries feeds learned; see {@link #learnedByFeed}. */
+  public static final String LEARNED_BY_FEED_PREFIX = NAMESPACE + "learned:feed:";
+  /** The prefix of the load locks; see {@link #loadLock}. */
+  public static final String LOCK_PREFIX = NAMESPACE + "lock:";
+  /** What joins a feed's key and a bucket's number in the bucket's key; see {@link #feedBucket}. */
+  public static final String FEED_BUCKET_INFIX = ":b:";
+
+  private StowageKeys() {}
+
+  /**
+   * The schema with this fingerprint: {@code stowage:schema:} and the fingerprint as seven
+   * lower-case hex digits ({@link Schemas#hex}).
+   */
+  public static String schema(int fingerprint) {
+    return SCHEMA_PREFIX + Schemas.hex(fingerprint);
+  }
+
+  /**
+   * The zstd dictionary with this id: {@code stowage:dict:} and the id as eight lower-case hex
+   * digits ({@link ZstdDictionary#hexId(long)}).
+   */
+  public static String dictionary(long id) {
+    return DICTIONARY_PREFIX + ZstdDictionary.hexId(id);
+  }
+
+  /**
+   * The hash in which {@code stowage dict train} records how it trained the dictionary with this
+   * id (the pattern it matched, the samples it used): {@code stowage:dict-info:<8 hex digits>}.
+   */
+  public static String dictionaryInfo(long id) {
+    return DICTIONARY_INFO_PREFIX + ZstdDictionary.hexId(id);
+  }
+
+  /**
+   * The hash that records the dictionary the cache named {@code cacheName} learned, field: the
+   * codec's name, value: the dictionary's id in hex ({@link RedisCache.Builder#learnDictionary}):
+   * {@code stowage:learned:cache:<cacheName>}.
+   */
+  public static String learnedByCache(String cacheName) {
+    return LEARNED_BY_CACHE_PREFIX + requireNonNull(cacheName, "cacheName");
+  }
+
+  /**
+   * The hash that records the dictionary the feed under {@code feedKey} learned, as for a cache
+   * ({@link Feed.Builder#learnDictionary}): {@code stowage:learned:feed:<feedKey>}.
+   */
+  public static String learnedByFeed(String feedKey) {
+    return LEARNED_BY_FEED_PREFIX + requireNonNull(feedKey, "feedKey");
+  }
+
+  /**
+   * The distributed load lock of a cache's value under {@code valueKey} (the whole key, the
+   * cache's prefix included; {@link RedisCache.Builder#distributedLoadLock}):
+   * {@code stowage:lock:<valueKey>}.
+   */
+  public static String loadLock(String valueKey) {
+    return LOCK_PREFIX + requireNonNull(valueKey, "valueKey");
+  }
+
+  /**
+   * The list that holds bucket {@code bucket} of the feed under {@code feedKey}:
+   * {@code <feedKey>:b:<bucket>}, the bucket in decimal ({@link FeedLayout#bucketOf}).
+   */
+  public static String feedBucket(String feedKey, long bucket) {
+    return requireNonNull(feedKey, "feedKey") + FEED_BUCKET_INFIX + bucket;
+  }
+}
