@@ -1,6 +1,6 @@
 package dev.stowage.bench;
 
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

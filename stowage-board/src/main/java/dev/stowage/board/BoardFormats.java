@@ -5,16 +5,12 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
-import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.cfg.CoercionAction;
-import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.type.LogicalType;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.stowage.board.protocol.Board;
+import dev.stowage.board.protocol.BoardMappers;
+import dev.stowage.board.protocol.NewBoard;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
-import org.msgpack.jackson.dataformat.MessagePackMapper;
 import org.springframework.http.MediaType;
 
 /**
@@ -52,32 +47,15 @@ public final class BoardFormats {
   private final int maxNestingDepth;
 
   public BoardFormats() {
-    this.json = configure(JsonMapper.builder().build());
-    this.msgpack = configure(new MessagePackMapper());
-    // MessagePack's parser reports the end of input as an error, not as "no more tokens".
-    this.msgpack.configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, false);
+    this.json = BoardMappers.json();
+    this.msgpack = BoardMappers.msgpack();
     this.jsonFactory = json.getFactory();
     this.msgpackFactory = (MessagePackFactory) msgpack.getFactory();
     this.bulkType = json.getTypeFactory().constructCollectionType(List.class, NewBoard.class);
     this.maxNestingDepth = jsonFactory.streamReadConstraints().getMaxNestingDepth();
   }
 
-  private static ObjectMapper configure(ObjectMapper mapper) {
-    mapper.registerModule(new JavaTimeModule());
-    mapper.configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-    mapper.configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true);
-    mapper.configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
-    mapper.configure(MapperFeature.ALLOW_COERCION_OF_SCALARS, false);
-    // A number or boolean is not a text field, and 1.5 is not a member id.
-    mapper.configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false);
-    mapper.coercionConfigFor(LogicalType.Textual)
-        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
-    return mapper;
-  }
-
-  /** The JSON mapper (seed names and date formats). */
+  /** The JSON mapper (seed names and date formats: {@link BoardMappers#json()}). */
   public ObjectMapper json() {
     return json;
   }

@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import dev.stowage.board.protocol.Board;
 import io.r2dbc.spi.Readable;
 import io.r2dbc.spi.Statement;
 import java.time.LocalDateTime;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

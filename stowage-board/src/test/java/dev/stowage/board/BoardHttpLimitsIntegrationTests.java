@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.time.Duration;
 import java.util.ArrayList;

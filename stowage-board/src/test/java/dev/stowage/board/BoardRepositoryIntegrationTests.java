@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.board.protocol.Board;
+import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
 import io.r2dbc.spi.ConnectionFactories;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.board.protocol.Board;
+import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.PostgresDatabase;
-import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithPostgres;
 import dev.stowage.testkit.WithRedis;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.stowage.board;
 
 import dev.stowage.FeedLayout;
 import dev.stowage.StowageKeys;
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.nearcache.NearCacheBench;
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.memory.RecordKind;
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -2,10 +2,10 @@ package dev.stowage.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stowage.board.Board;
 import dev.stowage.board.HttpOptions;
-import dev.stowage.board.NewBoard;
 import dev.stowage.board.client.StowageBoardClient;
+import dev.stowage.board.protocol.Board;
+import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
 import java.io.PrintWriter;

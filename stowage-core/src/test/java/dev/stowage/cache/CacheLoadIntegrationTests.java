@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
-import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.time.Duration;
 import java.util.ArrayList;

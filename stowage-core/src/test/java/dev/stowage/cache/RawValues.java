@@ -1,6 +1,6 @@
 package dev.stowage.cache;
 
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;

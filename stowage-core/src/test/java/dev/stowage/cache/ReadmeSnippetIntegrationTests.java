@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.Item;
-import dev.stowage.testkit.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.io.IOException;
 import java.nio.file.Files;

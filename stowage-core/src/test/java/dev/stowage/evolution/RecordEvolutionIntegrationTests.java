@@ -8,7 +8,7 @@ import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.RecordComponent;

@@ -1,5 +1,6 @@
 package dev.stowage.testkit;
 
+import dev.stowage.embedded.RedisServer;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;

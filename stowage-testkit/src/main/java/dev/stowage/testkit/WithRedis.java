@@ -1,5 +1,6 @@
 package dev.stowage.testkit;
 
+import dev.stowage.embedded.RedisServer;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;

@@ -1,8 +1,10 @@
 /**
- * Real servers for tests: {@link dev.stowage.testkit.WithRedis} starts a {@code redis-server} per
- * test class on an ephemeral port, {@link dev.stowage.testkit.WithRedisSentinel} a master, a
- * replica and sentinels, and {@link dev.stowage.testkit.RedisServer#startTls} a server that speaks
- * only TLS with {@link dev.stowage.testkit.TlsCertificates} made for the test. Nothing here mocks
- * a server, and nothing uses a shared one.
+ * Real servers for tests, as JUnit 5 extensions: {@link dev.stowage.testkit.WithRedis} starts a
+ * {@code redis-server} per test class on an ephemeral port, {@link
+ * dev.stowage.testkit.WithRedisSentinel} a master, a replica and sentinels, and {@link
+ * dev.stowage.testkit.WithPostgres} a fresh PostgreSQL database. The Redis processes themselves are
+ * {@code dev.stowage.embedded}'s (stowage-redis-embedded), which tests may also start directly,
+ * such as {@code RedisServer.startTls} with {@code TlsCertificates} made for the test. Nothing here
+ * mocks a server, and nothing uses a shared one.
  */
 package dev.stowage.testkit;

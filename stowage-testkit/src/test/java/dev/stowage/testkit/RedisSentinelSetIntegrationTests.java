@@ -3,6 +3,8 @@ package dev.stowage.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.stowage.embedded.RedisSentinelSet;
+import dev.stowage.embedded.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

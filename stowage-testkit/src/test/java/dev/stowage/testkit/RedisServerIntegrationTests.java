@@ -3,6 +3,9 @@ package dev.stowage.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stowage.embedded.RedisBinary;
+import dev.stowage.embedded.RedisServer;
+import dev.stowage.embedded.TlsCertificates;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -2,6 +2,7 @@ package dev.stowage.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stowage.embedded.TlsCertificates;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -11,7 +11,7 @@ import dev.stowage.bench.load.LoadPlan;
 import dev.stowage.bench.load.LoadResult;
 import dev.stowage.bench.load.RequestIssuer;
 import dev.stowage.board.BoardMode;
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.board.BoardMode;
-import dev.stowage.testkit.RedisServer;
+import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.net.URI;
 import java.net.http.HttpClient;

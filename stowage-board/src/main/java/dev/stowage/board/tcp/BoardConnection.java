@@ -1,5 +1,6 @@
 package dev.stowage.board.tcp;
 
+import dev.stowage.board.protocol.BoardProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

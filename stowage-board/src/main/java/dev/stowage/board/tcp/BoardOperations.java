@@ -2,9 +2,10 @@ package dev.stowage.board.tcp;
 
 import dev.stowage.board.BoardFormats;
 import dev.stowage.board.BoardRequestException;
-import dev.stowage.board.NewBoard;
 import dev.stowage.board.PageRequest;
 import dev.stowage.board.StowageBoardService;
+import dev.stowage.board.protocol.BoardProtocol;
+import dev.stowage.board.protocol.NewBoard;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;

@@ -1,5 +1,6 @@
 package dev.stowage.board.tcp;
 
+import dev.stowage.board.protocol.BoardProtocol;
 import java.net.InetAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

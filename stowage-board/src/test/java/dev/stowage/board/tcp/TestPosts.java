@@ -1,6 +1,6 @@
 package dev.stowage.board.tcp;
 
-import dev.stowage.board.NewBoard;
+import dev.stowage.board.protocol.NewBoard;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,10 +2,10 @@ package dev.stowage.board.client;
 
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stowage.board.Board;
-import dev.stowage.board.BoardFormats;
-import dev.stowage.board.NewBoard;
-import dev.stowage.board.tcp.BoardProtocol;
+import dev.stowage.board.protocol.Board;
+import dev.stowage.board.protocol.BoardMappers;
+import dev.stowage.board.protocol.BoardProtocol;
+import dev.stowage.board.protocol.NewBoard;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -100,8 +100,7 @@ public final class StowageBoardClient implements AutoCloseable {
     } else {
       ssl = null;
     }
-    BoardFormats formats = new BoardFormats();
-    this.mapper = b.json ? formats.json() : formats.msgpack();
+    this.mapper = b.json ? BoardMappers.json() : BoardMappers.msgpack();
     this.boardList = mapper.getTypeFactory().constructCollectionType(List.class, Board.class);
     this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("stowage-board-client", true));
   }

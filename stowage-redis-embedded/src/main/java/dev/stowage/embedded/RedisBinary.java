@@ -1,4 +1,4 @@
-package dev.stowage.testkit;
+package dev.stowage.embedded;
 
 import java.io.File;
 import java.io.IOException;
@@ -11,11 +11,12 @@ import java.util.Locale;
 /**
  * Finds a {@code redis-server} executable: the system property {@value #PROPERTY} if set, else the
  * first one on the {@code PATH}, else the binary shipped inside the {@code
- * com.github.codemonstur:embedded-redis} artifact, extracted once per JVM.
+ * com.github.codemonstur:embedded-redis} artifact, extracted once per JVM. Public for its
+ * {@link #PROPERTY}; {@link RedisServer#binary()} names the executable a server runs.
  */
-final class RedisBinary {
+public final class RedisBinary {
   /** Overrides the binary: a path, or {@code embedded} to force the artifact's binary. */
-  static final String PROPERTY = "stowage.redis.binary";
+  public static final String PROPERTY = "stowage.redis.binary";
 
   private static volatile Path extracted;
 

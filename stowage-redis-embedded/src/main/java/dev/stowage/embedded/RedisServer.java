@@ -1,4 +1,4 @@
-package dev.stowage.testkit;
+package dev.stowage.embedded;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,9 +22,10 @@ import javax.net.ssl.SSLSocket;
 
 /**
  * A real {@code redis-server} process on an ephemeral loopback port, with no persistence and a
- * data directory of its own. Used by tests through {@link WithRedis}, and by the benchmarks and
- * the CLI as the embedded Redis when no URL is given. {@link #startTls} starts one that speaks
- * only TLS and wants client certificates; {@link RedisSentinelSet} starts sentinels with it.
+ * data directory of its own. Used by tests through stowage-testkit's {@code @WithRedis}, and by the
+ * benchmarks and the CLI as the embedded Redis when no URL is given. {@link #startTls} starts one
+ * that speaks only TLS and wants client certificates; {@link RedisSentinelSet} starts sentinels
+ * with it.
  *
  * <p>Starting fails loudly with an {@link IllegalStateException} that carries the server's own
  * output; nothing ever falls back to a shared server or to port 6379.

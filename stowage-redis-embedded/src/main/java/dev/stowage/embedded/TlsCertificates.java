@@ -1,4 +1,4 @@
-package dev.stowage.testkit;
+package dev.stowage.embedded;
 
 import java.io.IOException;
 import java.math.BigInteger;
@@ -164,7 +164,7 @@ public final class TlsCertificates implements AutoCloseable {
   }
 
   /** Trust managers that trust the authority alone. */
-  TrustManager[] trustManagers() {
+  public TrustManager[] trustManagers() {
     try {
       KeyStore trusted = KeyStore.getInstance("PKCS12");
       trusted.load(null, null);

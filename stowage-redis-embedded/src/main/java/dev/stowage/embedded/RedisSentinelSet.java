@@ -1,4 +1,4 @@
-package dev.stowage.testkit;
+package dev.stowage.embedded;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  * behaviour changes. Starting or failing over fails loudly with an {@link IllegalStateException}
  * that carries the processes' own output.
  *
- * <p>Used by tests through {@link WithRedisSentinel}. Instances are thread-safe, but one failover
+ * <p>Used by tests through stowage-testkit's {@code @WithRedisSentinel}. Instances are thread-safe, but one failover
  * at a time.
  */
 public final class RedisSentinelSet implements AutoCloseable {

@@ -1,4 +1,4 @@
-package dev.stowage.board;
+package dev.stowage.board.protocol;
 
 import java.util.regex.Pattern;
 

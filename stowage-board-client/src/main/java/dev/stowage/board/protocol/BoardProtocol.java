@@ -1,4 +1,4 @@
-package dev.stowage.board.tcp;
+package dev.stowage.board.protocol;
 
 /**
  * The wire constants of the board protocol, specified byte by byte in {@code docs/PROTOCOL.md}.

@@ -1,4 +1,4 @@
-package dev.stowage.board;
+package dev.stowage.board.protocol;
 
 import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -30,8 +30,12 @@ public record Board(
         pattern = "yyyy-MM-dd HH:mm:ss") LocalDateTime createdAt,
     @JsonProperty("created_ts") long createdTs) {
 
-  /** Builds the stored post from an accepted request, a score and the creation instant. */
-  static Board create(NewBoard input, long score, long createdMillis) {
+  /**
+   * Builds the stored post from an accepted request, a score and the creation instant, as the
+   * service does: the id is {@link BoardIds#of} the creation second and the score, and both dates
+   * are the creation instant in the default time zone, to the second.
+   */
+  public static Board create(NewBoard input, long score, long createdMillis) {
     LocalDateTime at = LocalDateTime.ofInstant(java.time.Instant.ofEpochMilli(createdMillis),
         java.time.ZoneId.systemDefault()).withNano(0);
     return new Board(BoardIds.of(createdMillis / 1000, score), score, input.memberId(),
