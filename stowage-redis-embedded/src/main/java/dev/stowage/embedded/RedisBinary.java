@@ -39,7 +39,11 @@ public final class RedisBinary {
     return onPath != null ? onPath : embedded();
   }
 
-  static Path onPath(String name) {
+  /**
+   * The first regular, executable file named {@code name} in a directory of the {@code PATH}, or
+   * null when there is none (or no {@code PATH}). The testkit finds PostgreSQL's programs with it.
+   */
+  public static Path onPath(String name) {
     String path = System.getenv("PATH");
     if (path == null) {
       return null;

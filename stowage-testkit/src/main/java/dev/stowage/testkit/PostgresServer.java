@@ -1,5 +1,6 @@
 package dev.stowage.testkit;
 
+import dev.stowage.embedded.RedisBinary;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -282,7 +283,7 @@ public final class PostgresServer implements AutoCloseable {
       Path dir = Path.of(override);
       return Files.isExecutable(dir.resolve("initdb")) ? dir : null;
     }
-    Path onPath = onPath("initdb");
+    Path onPath = RedisBinary.onPath("initdb");
     if (onPath != null) {
       Path dir = resolveReal(onPath).getParent();
       if (Files.isExecutable(dir.resolve("pg_ctl"))) {
@@ -305,24 +306,6 @@ public final class PostgresServer implements AutoCloseable {
         }
       } catch (IOException ignored) {
         // unreadable: try the next place
-      }
-    }
-    return null;
-  }
-
-  /** The first executable {@code name} on the {@code PATH}, or null. */
-  private static Path onPath(String name) {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return null;
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      if (dir.isEmpty()) {
-        continue;
-      }
-      Path candidate = Path.of(dir, name);
-      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-        return candidate;
       }
     }
     return null;
