@@ -79,7 +79,7 @@ class BoardConfiguration implements WebFluxConfigurer {
    * What Spring Boot's Redis auto-configuration builds from a URL ({@code redis://[[user]:password@]host[:port][/database]}),
    * as the seed's service had.
    */
-  private static LettuceConnectionFactory seedConnectionFactory(String uri) {
+  static LettuceConnectionFactory seedConnectionFactory(String uri) {
     URI parsed;
     try {
       parsed = new URI(uri);
@@ -89,11 +89,20 @@ class BoardConfiguration implements WebFluxConfigurer {
     if (!"redis".equals(parsed.getScheme()) || parsed.getHost() == null) {
       throw new IllegalArgumentException("the seed modes take redis://host:port[/database], not " + uri);
     }
-    RedisStandaloneConfiguration standalone = new RedisStandaloneConfiguration(parsed.getHost(),
-        parsed.getPort() < 0 ? 6379 : parsed.getPort());
+    // Spring's configuration starts on Redis's default port, kept when the URI names none.
+    RedisStandaloneConfiguration standalone = new RedisStandaloneConfiguration();
+    standalone.setHostName(parsed.getHost());
+    if (parsed.getPort() >= 0) {
+      standalone.setPort(parsed.getPort());
+    }
     String path = parsed.getPath() == null ? "" : parsed.getPath().replaceFirst("^/", "");
     if (!path.isEmpty()) {
-      standalone.setDatabase(Integer.parseInt(path));
+      try {
+        standalone.setDatabase(Integer.parseInt(path));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("the database in " + uri + " must be a number from 0, not '"
+            + path + "'", e);
+      }
     }
     String userInfo = parsed.getUserInfo();
     if (userInfo != null) {

@@ -441,11 +441,7 @@ public final class RedisFeed<V> implements Feed<V> {
   private List<Entry<V>> keep(String pageKey, long stamp, List<byte[]> members, List<Entry<V>> entries) {
     List<Entry<V>> page = List.copyOf(entries);
     if (near != null && page.size() == members.size()) {
-      int weight = 0;
-      for (byte[] member : members) {
-        weight += member.length;
-      }
-      near.store().keep(pageKey, stamp, page, weight);
+      near.store().keep(pageKey, stamp, page, (int) Math.min(Integer.MAX_VALUE, storedBytes(members)));
     }
     return page;
   }
