@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The blocking view of a {@link RedisCacheCore}: each call starts the core's asynchronous operation
@@ -44,7 +45,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
    * {@code roundTrips} is positive, with no bound when it is 0 (the operation runs a loader). A
    * failure of the wait itself is counted in the cache's statistics; the operation counts its own.
    */
-  private <T> T await(Operation<T> operation, int roundTrips, String what) {
+  private <T> T await(Operation<T> operation, int roundTrips, Supplier<String> what) {
     CallerRuns caller = new CallerRuns(core.fallback());
     CompletableFuture<T> running = operation.start(new RedisCacheCore.Threads(caller, caller));
     long bound = roundTrips == 0 ? -1 : session.awaitNanos(roundTrips);
@@ -53,19 +54,19 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
       done = caller.runUntil(running, bound);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw core.countFailure(new StowageException("interrupted while waiting for " + what + " of cache '"
+      throw core.countFailure(new StowageException("interrupted while waiting for " + what.get() + " of cache '"
           + core.name() + "'", e));
     }
     if (!done) {
       throw core.countFailure(new CacheUnavailableException("Redis at " + session.address() + " did not answer "
-          + what + " within " + TimeUnit.NANOSECONDS.toMillis(bound) + " ms"));
+          + what.get() + " within " + TimeUnit.NANOSECONDS.toMillis(bound) + " ms"));
     }
-    return session.join(running, what);
+    return running.isCompletedExceptionally() ? session.join(running, what.get()) : running.join();
   }
 
   @Override
   public V get(K key) {
-    return await(threads -> core.get(key, threads), 1, "GET " + core.keyText(key));
+    return await(threads -> core.get(key, threads), 1, () -> "GET " + core.keyText(key));
   }
 
   @Override
@@ -86,7 +87,8 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public Map<K, V> getAll(Collection<? extends K> keys) {
     requireNonNull(keys, "keys");
-    return await(threads -> core.getAll(keys, threads), core.rounds(keys.size()), "MGET of " + keys.size() + " keys");
+    return await(threads -> core.getAll(keys, threads), core.rounds(keys.size()),
+        () -> "MGET of " + keys.size() + " keys");
   }
 
   /**
@@ -97,7 +99,8 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   public void putAll(Map<? extends K, ? extends V> entries) {
     requireNonNull(entries, "entries");
     int n = entries.size();
-    await(threads -> core.putAllStreaming(entries, threads.work()), core.rounds(n), core.writer().describeWrite(n));
+    await(threads -> core.putAllStreaming(entries, threads.work()), core.rounds(n),
+        () -> core.writer().describeWrite(n));
   }
 
   @Override
@@ -109,7 +112,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public V getOrLoad(K key, Function<? super K, ? extends V> loader) {
     requireNonNull(loader, "loader");
-    return await(threads -> core.getOrLoad(key, loader, threads), 0, "loading " + core.keyText(key));
+    return await(threads -> core.getOrLoad(key, loader, threads), 0, () -> "loading " + core.keyText(key));
   }
 
   @Override
@@ -117,7 +120,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
     requireNonNull(keys, "keys");
     requireNonNull(loader, "loader");
-    return await(threads -> core.getAllOrLoad(keys, loader, threads), 0, "loading " + keys.size() + " keys");
+    return await(threads -> core.getAllOrLoad(keys, loader, threads), 0, () -> "loading " + keys.size() + " keys");
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.stowage.internal.redis;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.CodecException;
 import dev.stowage.Envelope;
 import dev.stowage.StowageException;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -82,7 +85,7 @@ final class ChunkedWriter<K, V> {
 
   /** Encodes a value, adding the key to a failure. */
   byte[] encode(String keyText, V value) {
-    java.util.Objects.requireNonNull(value, "value");
+    requireNonNull(value, "value");
     try {
       return codec.encode(value);
     } catch (StowageException e) {
@@ -92,12 +95,12 @@ final class ChunkedWriter<K, V> {
 
   /** Encodes entries, in the calling thread, as values written together ({@link WriteCodec#encodeAll}). */
   Prepared prepare(Map<? extends K, ? extends V> entries) {
-    java.util.Objects.requireNonNull(entries, "entries");
+    requireNonNull(entries, "entries");
     List<String> texts = new ArrayList<>(entries.size());
     List<V> values = new ArrayList<>(entries.size());
     for (Map.Entry<? extends K, ? extends V> entry : entries.entrySet()) {
       texts.add(keyText.apply(entry.getKey()));
-      values.add(java.util.Objects.requireNonNull(entry.getValue(), "value"));
+      values.add(requireNonNull(entry.getValue(), "value"));
     }
     List<byte[]> encoded = codec.encodeAll(values, i -> "key " + texts.get(i) + " of " + owner);
     byte[][] keys = new byte[texts.size()][];
@@ -132,8 +135,8 @@ final class ChunkedWriter<K, V> {
    * stored. {@code sent} is told each chunk's keys as it is sent.
    */
   CompletableFuture<Void> writeStreaming(Map<? extends K, ? extends V> entries, Executor encodeOn,
-                                         java.util.function.Consumer<Prepared> sent) {
-    java.util.Objects.requireNonNull(entries, "entries");
+                                         Consumer<Prepared> sent) {
+    requireNonNull(entries, "entries");
     Streaming streaming = new Streaming(entries.entrySet().iterator(), describeWrite(entries.size()), encodeOn, sent);
     try {
       encodeOn.execute(streaming::pump);
@@ -148,7 +151,7 @@ final class ChunkedWriter<K, V> {
     private final Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining;
     private final String what;
     private final Executor encodeOn;
-    private final java.util.function.Consumer<Prepared> sent;
+    private final Consumer<Prepared> sent;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private int inFlight;
     private long entriesSent;
@@ -157,7 +160,7 @@ final class ChunkedWriter<K, V> {
     private StowageException encodingFailure;
 
     Streaming(Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining, String what, Executor encodeOn,
-              java.util.function.Consumer<Prepared> sent) {
+              Consumer<Prepared> sent) {
       this.remaining = remaining;
       this.what = what;
       this.encodeOn = encodeOn;
