@@ -44,10 +44,10 @@ public interface AsyncRedisCache<K, V> {
   CompletableFuture<Long> deleteAll(Collection<? extends K> keys);
 
   /**
-   * See {@link RedisCache#getOrLoad}; the load runs on the cache's
+   * See {@link RedisCache#getOrLoad}; the loader runs on the cache's
    * {@linkplain RedisCache.Builder#loadExecutor load executor}, and holds one of its threads while it
-   * runs: it reads Redis again, calls the loader, stores the value and, with the distributed lock,
-   * polls while another process loads.
+   * runs. Reading Redis again, storing the value and, with the distributed lock, polling while
+   * another process loads hold no thread.
    */
   CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader);
 

@@ -89,13 +89,24 @@ public final class EnvelopeCodec<T> {
   /**
    * Encodes a value with the write codec, compresses it when it is at least
    * {@link Compression#minSize()} bytes and compression makes it smaller, and puts the header in
-   * front.
+   * front: {@link #wrap}{@code (}{@link #encodePayload}{@code (value))}.
    *
    * @throws CodecException if the codec cannot encode the value
    * @throws EnvelopeException if the encoded value is larger than {@link #maxDecodedSize()}, since
    *     no reader with the same limit could read it
    */
   public byte[] encode(T value) {
+    return wrap(encodePayload(value));
+  }
+
+  /**
+   * Encodes a value with the write codec alone: the payload that {@link #encode} compresses and
+   * wraps. For a caller that also needs the payload itself, such as the values a dictionary is
+   * trained on; {@link #wrap} then finishes the value without encoding it again.
+   *
+   * @throws CodecException if the codec cannot encode the value
+   */
+  public byte[] encodePayload(T value) {
     requireNonNull(value, "value");
     byte[] payload;
     try {
@@ -109,6 +120,19 @@ public final class EnvelopeCodec<T> {
     if (payload == null) {
       throw new CodecException("codec " + writeCodec.name() + " returned null from encode");
     }
+    return payload;
+  }
+
+  /**
+   * Finishes a payload that {@link #encodePayload} returned: compresses it when it is at least
+   * {@link Compression#minSize()} bytes and compression makes it smaller, and puts the header in
+   * front.
+   *
+   * @throws EnvelopeException if the payload is larger than {@link #maxDecodedSize()}, since no
+   *     reader with the same limit could read it
+   */
+  public byte[] wrap(byte[] payload) {
+    requireNonNull(payload, "payload");
     if (payload.length > maxDecodedSize) {
       throw new EnvelopeException("codec " + writeCodec.name() + " encoded a value to "
           + payload.length + " bytes, more than maxDecodedSize " + maxDecodedSize);

@@ -314,4 +314,42 @@ class CacheLoadIntegrationTests {
     assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(Samples.item(5));
     assertThat(calls).hasValue(0);
   }
+
+  @Test
+  void callersWaitingForAnotherProcessesLoadsHoldNoThread(RedisServer redis) throws Exception {
+    ExecutorService two = Executors.newFixedThreadPool(2);
+    try {
+      RedisCache<String, Item> cache = stowage.cache("waiters", Item.class).distributedLoadLock(Duration.ofSeconds(30))
+          .loadExecutor(two).build();
+      int keys = 200;
+      for (int i = 0; i < keys; i++) {
+        assertThat(redis.command("SET", "stowage:lock:waiters:" + i, "someone-else", "PX", "30000")).isEqualTo("+OK");
+      }
+      AtomicInteger calls = new AtomicInteger();
+      List<CompletableFuture<Item>> waiting = new ArrayList<>();
+      for (int i = 0; i < keys; i++) {
+        waiting.add(cache.async().getOrLoad(Integer.toString(i), key -> {
+          calls.incrementAndGet();
+          return Samples.item(-1);
+        }));
+      }
+      await().atMost(WAIT).until(() -> cache.stats().misses() == keys);
+
+      // Every caller waits for another process's load, and the two load threads stay free.
+      assertThat(CompletableFuture.supplyAsync(() -> "free", two).get(5, TimeUnit.SECONDS)).isEqualTo("free");
+      assertThat(waiting).noneMatch(CompletableFuture::isDone);
+
+      RedisCache<String, Item> holder = other.cache("waiters", Item.class).build();
+      for (int i = 0; i < keys; i++) {
+        holder.put(Integer.toString(i), Samples.item(i));
+        redis.command("DEL", "stowage:lock:waiters:" + i);
+      }
+      for (int i = 0; i < keys; i++) {
+        assertThat(waiting.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(Samples.item(i));
+      }
+      assertThat(calls).hasValue(0);
+    } finally {
+      two.shutdownNow();
+    }
+  }
 }

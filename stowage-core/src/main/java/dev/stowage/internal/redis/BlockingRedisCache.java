@@ -5,20 +5,21 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.AsyncRedisCache;
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
-import dev.stowage.CodecException;
-import dev.stowage.StowageException;
 import dev.stowage.RedisCache;
+import dev.stowage.StowageException;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The blocking view of a {@link RedisCacheCore}: each call starts the asynchronous operation and
- * waits for it, at most the command timeout per round trip. Values are decoded here, in the
- * calling thread, and loaders run in the calling thread.
+ * The blocking view of a {@link RedisCacheCore}: each call starts the core's asynchronous operation
+ * and waits for it. The operation's own work (decoding, encoding, the loader when this caller leads
+ * the load) runs in the calling thread while it waits ({@link CallerRuns}). A wait for Redis alone
+ * takes at most the command timeout per round trip; a wait that runs a loader has no bound.
  */
 final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   private final RedisCacheCore<K, V> core;
@@ -34,38 +35,43 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     return core.name();
   }
 
-  /** Waits for a Redis operation, counting its failure in the cache's statistics. */
-  private <T> T await(CompletableFuture<T> operation, int roundTrips, String what) {
+  /** Starts an operation whose work runs in this thread, and waits for it. */
+  private interface Operation<T> {
+    CompletableFuture<T> start(RedisCacheCore.Threads threads);
+  }
+
+  /**
+   * Runs {@code operation} and waits for it: at most the command timeout per round trip when
+   * {@code roundTrips} is positive, with no bound when it is 0 (the operation runs a loader). A
+   * failure of the wait itself is counted in the cache's statistics; the operation counts its own.
+   */
+  private <T> T await(Operation<T> operation, int roundTrips, Supplier<String> what) {
+    CallerRuns caller = new CallerRuns(core.fallback());
+    CompletableFuture<T> running = operation.start(new RedisCacheCore.Threads(caller, caller));
+    long bound = roundTrips == 0 ? -1 : session.awaitNanos(roundTrips);
+    boolean done;
     try {
-      return session.await(operation, roundTrips, what);
-    } catch (StowageException e) {
-      throw core.countFailure(e);
+      done = caller.runUntil(running, bound);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw core.countFailure(new StowageException("interrupted while waiting for " + what.get() + " of cache '"
+          + core.name() + "'", e));
     }
+    if (!done) {
+      throw core.countFailure(new CacheUnavailableException("Redis at " + session.address() + " did not answer "
+          + what.get() + " within " + TimeUnit.NANOSECONDS.toMillis(bound) + " ms"));
+    }
+    return running.isCompletedExceptionally() ? session.join(running, what.get()) : running.join();
   }
 
   @Override
   public V get(K key) {
-    String keyText = core.keyText(key);
-    V kept = core.nearValue(keyText);
-    if (kept != null) {
-      return kept;
-    }
-    long stamp = core.stamp(keyText);
-    byte[] bytes = await(core.fetch(keyText), 1, "GET " + keyText);
-    V value = core.decodeOrMiss(keyText, bytes);
-    core.keep(keyText, stamp, value, bytes);
-    return value;
+    return await(threads -> core.get(key, threads), 1, () -> "GET " + core.keyText(key));
   }
 
   @Override
   public void put(K key, V value) {
-    String keyText = core.keyText(key);
-    byte[] bytes = core.encode(keyText, value);
-    try {
-      await(core.store(keyText, bytes), 1, "SET " + keyText);
-    } finally {
-      core.dropNear(List.of(keyText));
-    }
+    session.await(core.put(key, value), 1, "SET " + core.keyText(key));
   }
 
   @Override
@@ -80,67 +86,21 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
 
   @Override
   public Map<K, V> getAll(Collection<? extends K> keys) {
-    RedisCacheCore<K, V>.KeyBatch batch = core.batch(keys);
-    RedisCacheCore<K, V>.NearSplit split = core.nearSplit(batch);
-    RedisCacheCore<K, V>.KeyBatch toRead = split == null ? batch : split.rest;
-    byte[][] values = await(core.fetchAll(toRead), core.rounds(toRead.size()), "MGET of " + toRead.size() + " keys");
-    Map<K, V> decoded = core.decodeAll(toRead, values);
-    return split == null ? decoded : split.found(batch, values, decoded);
+    requireNonNull(keys, "keys");
+    return await(threads -> core.getAll(keys, threads), core.rounds(keys.size()),
+        () -> "MGET of " + keys.size() + " keys");
   }
 
   /**
-   * Encodes a chunk, sends it, and encodes the next while Redis writes it: at most
-   * {@link ChunkWindow#IN_FLIGHT} chunks are in flight, and the caller's thread encodes the next one
-   * meanwhile, so that encoding and writing overlap. A value that cannot be encoded stops the call;
-   * the chunks before it may have been written.
+   * Encodes a chunk in this thread, sends it, and encodes the next while Redis writes it; see
+   * {@link ChunkedWriter#writeStreaming}.
    */
   @Override
   public void putAll(Map<? extends K, ? extends V> entries) {
     requireNonNull(entries, "entries");
     int n = entries.size();
-    String what = core.describeWrite(n);
-    var remaining = entries.entrySet().iterator();
-    List<String> written = new java.util.ArrayList<>();
-    try {
-      putAll(remaining, n, what, written);
-    } finally {
-      core.dropNear(written);
-    }
-  }
-
-  private void putAll(java.util.Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining, int n, String what,
-                      List<String> written) {
-    java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window = new java.util.ArrayDeque<>();
-    long sent = 0;
-    while (remaining.hasNext()) {
-      RedisCacheCore.Prepared chunk;
-      try {
-        chunk = core.prepare(remaining, core.chunkSize(), n > 1);
-      } catch (CodecException e) {
-        if (sent == 0) {
-          throw e;
-        }
-        // The chunks already sent are stored once this returns, as the exception says.
-        drain(window, what);
-        throw new CodecException(e.getMessage() + " (" + what + ": the first " + sent
-            + " entries, in the map's order, were stored in earlier chunks; this one and the rest were not)", e);
-      }
-      if (core.hasNearCache()) {
-        written.addAll(RedisCacheCore.texts(chunk.keys));
-      }
-      if (window.size() == ChunkWindow.IN_FLIGHT) {
-        await(session.translated(window.removeFirst(), what), 1, what);
-      }
-      window.addLast(core.dispatchChunk(chunk, 0, chunk.keys.length));
-      sent += chunk.keys.length;
-    }
-    drain(window, what);
-  }
-
-  private void drain(java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window, String what) {
-    while (!window.isEmpty()) {
-      await(session.translated(window.removeFirst(), what), 1, what);
-    }
+    await(threads -> core.putAllStreaming(entries, threads.work()), core.rounds(n),
+        () -> core.writer().describeWrite(n));
   }
 
   @Override
@@ -152,37 +112,15 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public V getOrLoad(K key, Function<? super K, ? extends V> loader) {
     requireNonNull(loader, "loader");
-    String keyText = core.keyText(key);
-    V kept = core.nearValue(keyText);
-    if (kept != null) {
-      return kept;
-    }
-    long stamp = core.stamp(keyText);
-    byte[] bytes;
-    try {
-      bytes = await(core.fetch(keyText), 1, "GET " + keyText);
-    } catch (CacheUnavailableException e) {
-      if (!core.loadsWhenUnavailable()) {
-        throw e;
-      }
-      return core.loadWithoutRedis(key, keyText, loader);
-    }
-    return core.valueOrLoad(key, keyText, stamp, bytes, loader);
+    return await(threads -> core.getOrLoad(key, loader, threads), 0, () -> "loading " + core.keyText(key));
   }
 
   @Override
   public Map<K, V> getAllOrLoad(Collection<? extends K> keys,
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
+    requireNonNull(keys, "keys");
     requireNonNull(loader, "loader");
-    RedisCacheCore<K, V>.KeyBatch batch = core.batch(keys);
-    RedisCacheCore<K, V>.NearSplit split = core.nearSplit(batch);
-    RedisCacheCore<K, V>.KeyBatch toRead = split == null ? batch : split.rest;
-    byte[][] values = await(core.fetchAll(toRead), core.rounds(toRead.size()), "MGET of " + toRead.size() + " keys");
-    Set<K> absent = new java.util.LinkedHashSet<>();
-    Map<K, V> decoded = core.decodeAll(toRead, values, absent);
-    Map<K, V> found = split == null ? decoded : split.found(batch, values, decoded);
-    return found.size() + absent.size() == batch.size() ? found
-        : core.loadAllInCallerThread(batch, found, absent, loader);
+    return await(threads -> core.getAllOrLoad(keys, loader, threads), 0, () -> "loading " + keys.size() + " keys");
   }
 
   @Override

@@ -13,17 +13,10 @@ import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
 import dev.stowage.SchemaNotFoundException;
 import dev.stowage.StowageException;
-import dev.stowage.StowageKeys;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -35,24 +28,25 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The one implementation of a cache: every operation is asynchronous here, and
- * {@link BlockingRedisCache} waits for it. Raw Redis work ({@link #fetch}, {@link #fetchAll},
- * {@link #prepare} and {@link #send}) is separate from decoding, so the blocking view decodes in the
- * caller's thread rather than on Lettuce's I/O thread.
+ * A cache: the one implementation of every operation, asynchronous; {@link BlockingRedisCache}
+ * waits for it. This class maps keys to Redis keys, reads and decodes (a value that cannot be
+ * decoded is a miss, counted and logged once per key), keeps the near cache's copies, and counts;
+ * it composes the parts that do the rest: {@link ChunkedWriter} writes, {@link SingleFlight} shares
+ * a load within the process and {@link LoadLock} across processes.
  *
- * <p>Single-flight loads: {@link #inFlight} maps a Redis key to the future of its load. The caller
- * that inserts the future runs the load; the others wait on it. The load reads Redis again before
- * calling the loader, because a caller whose read missed just before another load stored the value
- * can arrive after that load has finished. The entry is removed only after the value is stored.
+ * <p>Each operation runs its own work (decoding, encoding, loaders) where its {@link Threads} say:
+ * for the asynchronous view, decoding where Redis's reply completes and loaders on the load
+ * executor; for the blocking view, all of it in the calling thread, which runs it while it waits
+ * ({@link CallerRuns}).
+ *
+ * <p>A load reads Redis again before calling the loader, because a caller whose read missed just
+ * before another load stored the value can arrive after that load has finished.
  */
 public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private static final System.Logger LOG = System.getLogger("dev.stowage.cache");
@@ -60,14 +54,16 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private static final Object ABSENT = new Object();
   /** Stands for a key that holds another Redis type than a string. */
   private static final byte[] WRONG_TYPE = new byte[0];
-  private static final Executor CALLER_THREAD = Runnable::run;
-  private static final String RELEASE_LOCK =
-      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
-  private static final SecureRandom TOKENS = new SecureRandom();
-  /** SET with its own TTL for each key: ARGV holds value and TTL in milliseconds, key by key. */
-  private static final LuaScript SET_WITH_TTLS = new LuaScript(
-      "for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i]) end return #KEYS",
-      ScriptOutputType.INTEGER);
+  /** Runs a task in the thread that submits it. */
+  private static final Executor DIRECT = Runnable::run;
+
+  /**
+   * Where an operation runs its own work.
+   *
+   * @param work decodes replies and encodes values
+   * @param loads runs loaders
+   */
+  record Threads(Executor work, Executor loads) {}
 
   private final RedisSession session;
   private final CacheSettings<K, V> settings;
@@ -82,7 +78,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private final LongAdder absentHits = new LongAdder();
   private final LongAdder redisErrors = new LongAdder();
   private final LongAdder loadNanos = new LongAdder();
-  private final ConcurrentHashMap<String, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
+  private final ChunkedWriter<K, V> writer;
+  private final SingleFlight<V> flights = new SingleFlight<>();
+  private final LoadLock lock;
+  private final Threads asyncThreads;
   private final BlockingRedisCache<K, V> blocking;
   private final Tracking.Reader near;
 
@@ -93,6 +92,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     this.owner = "cache '" + settings.name() + "'";
     this.failureLog = new DecodeFailureLog(owner);
     this.near = settings.near();
+    this.writer = new ChunkedWriter<>(session, settings, this::keyText, owner);
+    this.lock = settings.loadLock() == null ? null : new LoadLock(session, settings.loadLock(), owner);
+    this.asyncThreads = new Threads(DIRECT, settings.loadExecutor());
     this.blocking = new BlockingRedisCache<>(this);
   }
 
@@ -112,6 +114,15 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   String name() {
     return settings.name();
+  }
+
+  /** Where the blocking view's work goes once its caller stopped waiting: the load executor. */
+  Executor fallback() {
+    return settings.loadExecutor();
+  }
+
+  ChunkedWriter<K, V> writer() {
+    return writer;
   }
 
   CacheStats stats() {
@@ -154,23 +165,13 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     }
   }
 
-  /** Whether this cache has a near cache, whose copies its writes must drop. */
-  boolean hasNearCache() {
-    return near != null;
-  }
-
   /**
    * {@code write}, followed by dropping the near cache's copies of the keys {@code written} names;
    * the same future when there is no near cache, so that writes pay nothing for it.
    */
   private <T> CompletableFuture<T> droppingNear(CompletableFuture<T> write,
-                                                java.util.function.Supplier<? extends Collection<String>> written) {
+                                                Supplier<? extends Collection<String>> written) {
     return near == null ? write : write.whenComplete((done, failure) -> dropNear(written.get()));
-  }
-
-  /** The batch split by the near cache, or null without one. */
-  NearSplit nearSplit(KeyBatch batch) {
-    return near == null ? null : new NearSplit(batch);
   }
 
   /** A batch split by the near cache: the values it keeps, and the rest to read with their stamps. */
@@ -208,10 +209,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   /** Counts a call that failed because of Redis, and returns the failure. */
   <E extends Throwable> E countFailure(E failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = unwrap(failure);
     if (cause instanceof CacheUnavailableException || cause instanceof StowageException stowage
         && stowage.getCause() instanceof RedisException) {
       redisErrors.increment();
@@ -228,11 +226,6 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     });
   }
 
-  /** Whether loads go to the loader while Redis is unavailable. */
-  boolean loadsWhenUnavailable() {
-    return settings.loadWhenUnavailable();
-  }
-
   /** The Redis key of {@code key}, as text. */
   String keyText(K key) {
     requireNonNull(key, "key");
@@ -244,21 +237,40 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   int rounds(int keys) {
-    return Math.max(1, (keys + settings.chunkSize() - 1) / settings.chunkSize());
+    return writer.rounds(keys);
+  }
+
+  /** The failure itself, out of the {@link CompletionException}s around it. */
+  static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  /** {@code failure}, thrown from a stage so that the stage fails with it. */
+  static CompletionException asCompletion(Throwable failure) {
+    return failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+  }
+
+  /** Whether a load goes on without Redis after {@code failure}: the cache loads while Redis is unavailable. */
+  private boolean loadsDespite(Throwable failure) {
+    return settings.loadWhenUnavailable() && unwrap(failure) instanceof CacheUnavailableException;
   }
 
   private static byte[] utf8(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  // ---------------------------------------------------------------- single keys
+  // ---------------------------------------------------------------- reading and decoding
 
   /**
    * GET, with a key of another type read as {@link #WRONG_TYPE}. Completes once the dictionary the
    * value names, if any, is loaded (or known to be missing), so that decoding never waits for Redis
    * and may run on Lettuce's I/O thread.
    */
-  CompletableFuture<byte[]> fetch(String keyText) {
+  private CompletableFuture<byte[]> fetch(String keyText) {
     byte[] key = utf8(keyText);
     CompletableFuture<byte[]> read = near == null ? session.dispatch(c -> c.get(key)) : near.dispatch(c -> c.get(key));
     return read.exceptionallyCompose(e -> RedisSession.isWrongType(e)
@@ -273,14 +285,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         .thenApply(done -> values);
   }
 
-  /** Decodes a read, counting a hit, a miss or an absent hit; a key cached as absent reads as null. */
-  V decodeOrMiss(String keyText, byte[] bytes) {
-    Object value = read(keyText, bytes);
-    return value == ABSENT ? null : cast(value);
-  }
-
   /** Decodes a read and counts it: the value, {@link #ABSENT} for a key cached as absent, or null. */
-  Object read(String keyText, byte[] bytes) {
+  private Object read(String keyText, byte[] bytes) {
     if (Envelope.isAbsentMarker(bytes)) {
       absentHits.increment();
       return ABSENT;
@@ -329,101 +335,52 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return failureLog.hasLogged(keyText);
   }
 
+  /** Reads a key again for a load, uncounted: the value, null for a key cached as absent, or nothing. */
+  private CompletableFuture<LoadLock.Found<V>> lookUp(String keyText, Threads threads) {
+    return fetch(keyText).thenApplyAsync(bytes -> {
+      if (Envelope.isAbsentMarker(bytes)) {
+        return LoadLock.Found.value(null);
+      }
+      V present = decodeQuietly(keyText, bytes);
+      return present != null ? LoadLock.Found.value(present) : LoadLock.Found.nothing();
+    }, threads.work());
+  }
+
+  // ---------------------------------------------------------------- single keys
+
   @Override
   public CompletableFuture<V> get(K key) {
+    return get(key, asyncThreads);
+  }
+
+  CompletableFuture<V> get(K key, Threads threads) {
     String keyText = keyText(key);
     V kept = nearValue(keyText);
     if (kept != null) {
       return CompletableFuture.completedFuture(kept);
     }
     long stamp = stamp(keyText);
-    return counted(fetch(keyText).thenApply(bytes -> {
-      V value = decodeOrMiss(keyText, bytes);
-      keep(keyText, stamp, value, bytes);
-      return value;
-    }));
+    return counted(fetch(keyText).thenApplyAsync(bytes -> {
+      Object value = read(keyText, bytes);
+      if (value == ABSENT) {
+        return null;
+      }
+      keep(keyText, stamp, cast(value), bytes);
+      return cast(value);
+    }, threads.work()));
   }
 
-  /** Encodes a value, adding the key to a failure. */
-  byte[] encode(String keyText, V value) {
-    return encode(keyText, value, false);
-  }
-
-  /** Encodes a value, adding the key to a failure; {@code bulk} when many are encoded now. */
-  byte[] encode(String keyText, V value, boolean bulk) {
-    requireNonNull(value, "value");
-    try {
-      return codec.encode(value, bulk);
-    } catch (StowageException e) {
-      throw e.addContext("key " + keyText + " of " + owner);
-    }
-  }
-
-  private long ttlMillis() {
-    long max = settings.ttl().toMillis();
-    if (settings.ttlJitter() == 0) {
-      return max;
-    }
-    long min = Math.max(1, max - (long) (max * settings.ttlJitter()));
-    return ThreadLocalRandom.current().nextLong(min, max + 1);
-  }
-
-  private RedisFuture<String> set(RedisAsyncCommands<byte[], byte[]> commands, byte[] key, byte[] value) {
-    return settings.ttl() == null ? commands.set(key, value) : commands.set(key, value, SetArgs.Builder.px(ttlMillis()));
-  }
-
+  /** Encodes the value in the calling thread, then stores it. */
   @Override
   public CompletableFuture<Void> put(K key, V value) {
     String keyText = keyText(key);
     byte[] bytes;
     try {
-      bytes = encode(keyText, value);
+      bytes = writer.encode(keyText, value);
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return droppingNear(counted(store(keyText, bytes)), () -> List.of(keyText));
-  }
-
-  CompletableFuture<Void> store(String keyText, byte[] bytes) {
-    byte[] key = utf8(keyText);
-    return session.<String>call("SET " + keyText + " of " + owner, c -> set(c, key, bytes)).thenApply(ok -> null);
-  }
-
-  /** Stores the absent marker for each key, with the absent TTL, one script per chunk. */
-  CompletableFuture<Void> storeAbsent(List<String> keyTexts) {
-    int n = keyTexts.size();
-    int chunk = settings.chunkSize();
-    byte[] ttl = Long.toString(settings.absentTtl().toMillis()).getBytes(StandardCharsets.US_ASCII);
-    byte[] marker = Envelope.absentMarker();
-    CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
-      int from = index * chunk;
-      int to = Math.min(n, from + chunk);
-      byte[][] keys = new byte[to - from][];
-      byte[][] valuesAndTtls = new byte[2 * (to - from)][];
-      for (int i = from; i < to; i++) {
-        keys[i - from] = utf8(keyTexts.get(i));
-        valuesAndTtls[2 * (i - from)] = marker;
-        valuesAndTtls[2 * (i - from) + 1] = ttl;
-      }
-      return SET_WITH_TTLS.run(session, keys, valuesAndTtls);
-    });
-    return session.translated(all, "SET PX of " + n + " absent keys of " + owner);
-  }
-
-  /** Stores a loaded value, or the absent marker when the loader found none and absent keys are cached. */
-  private void storeLoaded(String keyText, V value) {
-    if (value == null && settings.absentTtl() == null) {
-      return;
-    }
-    CompletableFuture<Void> stored = (value != null ? store(keyText, encode(keyText, value))
-        : storeAbsent(List.of(keyText)));
-    stored = droppingNear(stored, () -> List.of(keyText));
-    try {
-      session.await(stored, 1, "SET " + keyText + " of " + owner);
-    } catch (CacheUnavailableException e) {
-      countFailure(e);
-      LOG.log(Level.WARNING, owner + ": loaded " + keyText + " but could not store it: " + e.getMessage());
-    }
+    return droppingNear(counted(writer.write(keyText, bytes)), () -> List.of(keyText));
   }
 
   @Override
@@ -474,12 +431,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     }
   }
 
-  KeyBatch batch(Collection<? extends K> keys) {
-    return new KeyBatch(keys);
-  }
-
   /** MGET, one command per chunk, a few chunks in flight at once; values aligned with the batch. */
-  CompletableFuture<byte[][]> fetchAll(KeyBatch batch) {
+  private CompletableFuture<byte[][]> fetchAll(KeyBatch batch) {
     int n = batch.size();
     byte[][] values = new byte[n][];
     int chunk = settings.chunkSize();
@@ -499,19 +452,13 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         .thenCompose(this::withDictionaries);
   }
 
-  Map<K, V> decodeAll(KeyBatch batch, byte[][] values) {
-    return decodeAll(batch, values, null);
-  }
-
-  /** Decodes a bulk read; the keys cached as absent go to {@code absent} when it is not null. */
-  Map<K, V> decodeAll(KeyBatch batch, byte[][] values, Set<K> absent) {
+  /** Decodes a bulk read; the keys cached as absent go to {@code absent}. */
+  private Map<K, V> decodeAll(KeyBatch batch, byte[][] values, Set<K> absent) {
     Map<K, V> found = new LinkedHashMap<>();
     for (int i = 0; i < values.length; i++) {
       Object value = read(batch.texts.get(i), values[i]);
       if (value == ABSENT) {
-        if (absent != null) {
-          absent.add(batch.keys.get(i));
-        }
+        absent.add(batch.keys.get(i));
       } else if (value != null) {
         found.put(batch.keys.get(i), cast(value));
       }
@@ -519,124 +466,55 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return found;
   }
 
+  /** What a bulk read found, near cache included, and the keys cached as absent. */
+  private record BulkRead<K, V>(Map<K, V> found, Set<K> absent) {}
+
+  /** Reads a batch: the near cache's copies, then one MGET per chunk for the rest. */
+  private CompletableFuture<BulkRead<K, V>> readAll(KeyBatch batch, Threads threads) {
+    NearSplit split = near == null ? null : new NearSplit(batch);
+    KeyBatch toRead = split == null ? batch : split.rest;
+    return fetchAll(toRead).thenApplyAsync(values -> {
+      Set<K> absent = new LinkedHashSet<>();
+      Map<K, V> decoded = decodeAll(toRead, values, absent);
+      return new BulkRead<>(split == null ? decoded : split.found(batch, values, decoded), absent);
+    }, threads.work());
+  }
+
   @Override
   public CompletableFuture<Map<K, V>> getAll(Collection<? extends K> keys) {
-    KeyBatch batch = batch(keys);
-    if (near != null) {
-      NearSplit split = new NearSplit(batch);
-      return counted(fetchAll(split.rest).thenApply(values -> split.found(batch, values, decodeAll(split.rest, values))));
-    }
-    return counted(fetchAll(batch).thenApply(values -> decodeAll(batch, values)));
+    return getAll(keys, asyncThreads);
   }
 
-  /** Entries encoded and ready to send. */
-  static final class Prepared {
-    final byte[][] keys;
-    final byte[][] values;
-
-    Prepared(int size) {
-      this.keys = new byte[size][];
-      this.values = new byte[size][];
-    }
+  CompletableFuture<Map<K, V>> getAll(Collection<? extends K> keys, Threads threads) {
+    return counted(readAll(new KeyBatch(keys), threads).thenApply(BulkRead::found));
   }
 
-  /** Encodes every entry in the calling thread. */
-  Prepared prepare(Map<? extends K, ? extends V> entries) {
-    requireNonNull(entries, "entries");
-    return prepare(entries.entrySet().iterator(), entries.size(), entries.size() > 1);
-  }
-
-  /** Encodes the next {@code count} entries (fewer if the iterator runs out) in the calling thread. */
-  Prepared prepare(java.util.Iterator<? extends Map.Entry<? extends K, ? extends V>> entries, int count,
-                   boolean bulk) {
-    Prepared prepared = new Prepared(count);
-    int i = 0;
-    while (i < count && entries.hasNext()) {
-      Map.Entry<? extends K, ? extends V> entry = entries.next();
-      String keyText = keyText(entry.getKey());
-      prepared.keys[i] = utf8(keyText);
-      prepared.values[i] = encode(keyText, entry.getValue(), bulk);
-      i++;
-    }
-    if (i < count) {
-      Prepared shorter = new Prepared(i);
-      System.arraycopy(prepared.keys, 0, shorter.keys, 0, i);
-      System.arraycopy(prepared.values, 0, shorter.values, 0, i);
-      return shorter;
-    }
-    return prepared;
-  }
-
-  int chunkSize() {
-    return settings.chunkSize();
-  }
-
-  /**
-   * Sends prepared entries, one command per chunk, a few chunks in flight at once. Without a TTL the
-   * command is {@code MSET}; with one it is a script that runs {@code SET key value PX ttl} for each
-   * entry of the chunk, since every entry has its own jittered TTL. Timed against pipelining one
-   * {@code SET PX} per entry (on the pipeline connection this class used to keep), the script was
-   * faster, and sends one command where the pipeline sent a thousand. With Redis Cluster a chunk's
-   * keys will have to share a slot.
-   */
-  CompletableFuture<Void> send(Prepared prepared) {
-    int n = prepared.keys.length;
-    int chunk = settings.chunkSize();
-    int chunks = n == 0 ? 0 : rounds(n);
-    boolean expire = settings.ttl() != null;
-    CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
-      int from = index * chunk;
-      int to = Math.min(n, from + chunk);
-      return dispatchChunk(prepared, from, to);
-    });
-    return session.translated(all, describeWrite(n));
-  }
-
-  /** The one command that writes entries {@code from} to {@code to} of {@code prepared}, untranslated. */
-  CompletableFuture<?> dispatchChunk(Prepared prepared, int from, int to) {
-    if (settings.ttl() == null) {
-      Map<byte[], byte[]> entries = new LinkedHashMap<>();
-      for (int i = from; i < to; i++) {
-        entries.put(prepared.keys[i], prepared.values[i]);
-      }
-      return session.dispatch(c -> c.mset(entries));
-    }
-    byte[][] keys = Arrays.copyOfRange(prepared.keys, from, to);
-    byte[][] valuesAndTtls = new byte[2 * (to - from)][];
-    for (int i = from; i < to; i++) {
-      valuesAndTtls[2 * (i - from)] = prepared.values[i];
-      valuesAndTtls[2 * (i - from) + 1] = Long.toString(ttlMillis()).getBytes(StandardCharsets.US_ASCII);
-    }
-    return SET_WITH_TTLS.run(session, keys, valuesAndTtls);
-  }
-
-  String describeWrite(int n) {
-    return (settings.ttl() != null ? "SET PX" : "MSET") + " of " + n + " keys of " + owner;
-  }
-
+  /** Encodes every value in the calling thread before it sends any: a value that cannot be encoded stores nothing. */
   @Override
   public CompletableFuture<Void> putAll(Map<? extends K, ? extends V> entries) {
-    Prepared prepared;
+    ChunkedWriter.Prepared prepared;
     try {
-      prepared = prepare(entries);
+      prepared = writer.prepare(entries);
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return droppingNear(counted(send(prepared)), () -> texts(prepared.keys));
+    return droppingNear(counted(writer.send(prepared)), prepared::texts);
   }
 
-  /** The Redis keys as text. */
-  static List<String> texts(byte[][] keys) {
-    List<String> texts = new ArrayList<>(keys.length);
-    for (byte[] key : keys) {
-      texts.add(new String(key, StandardCharsets.UTF_8));
-    }
-    return texts;
+  /**
+   * Encodes a chunk at a time on {@code encodeOn} while earlier chunks are written; see
+   * {@link ChunkedWriter#writeStreaming}.
+   */
+  CompletableFuture<Void> putAllStreaming(Map<? extends K, ? extends V> entries, Executor encodeOn) {
+    List<String> written = Collections.synchronizedList(new ArrayList<>());
+    CompletableFuture<Void> all = counted(writer.writeStreaming(entries, encodeOn,
+        near == null ? chunk -> { } : chunk -> written.addAll(chunk.texts())));
+    return droppingNear(all, () -> List.copyOf(written));
   }
 
   @Override
   public CompletableFuture<Long> deleteAll(Collection<? extends K> keys) {
-    KeyBatch batch = batch(keys);
+    KeyBatch batch = new KeyBatch(keys);
     int n = batch.size();
     int chunk = settings.chunkSize();
     LongAdder deleted = new LongAdder();
@@ -653,6 +531,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   @Override
   public CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
+    return getOrLoad(key, loader, asyncThreads);
+  }
+
+  CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader, Threads threads) {
     String keyText = keyText(key);
     requireNonNull(loader, "loader");
     V kept = nearValue(keyText);
@@ -660,117 +542,58 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       return CompletableFuture.completedFuture(kept);
     }
     long stamp = stamp(keyText);
-    CompletableFuture<V> result = fetch(keyText).handle((bytes, failure) -> {
+    return counted(fetch(keyText).handleAsync((bytes, failure) -> {
       if (failure != null) {
-        if (!loadsWhenUnavailable() || !(unwrap(failure) instanceof CacheUnavailableException)) {
+        if (!loadsDespite(failure)) {
           return CompletableFuture.<V>failedFuture(failure);
         }
         countFailure(failure);
-        return loadShared(key, keyText, loader, settings.loadExecutor(), true).copy();
+        return flights.load(keyText, () -> callLoader(key, loader, threads.loads())).copy();
       }
       Object value = read(keyText, bytes);
-      if (value != null && value != ABSENT) {
-        keep(keyText, stamp, cast(value), bytes);
+      if (value == ABSENT) {
+        return CompletableFuture.<V>completedFuture(null);
       }
-      return value == ABSENT ? CompletableFuture.<V>completedFuture(null)
-          : value != null ? CompletableFuture.completedFuture(cast(value))
-          : loadShared(key, keyText, loader, settings.loadExecutor(), false).copy();
-    }).thenCompose(Function.identity());
-    return counted(result);
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
-  }
-
-  /**
-   * The blocking view's load while Redis is unavailable and the cache loads anyway: the loader runs
-   * in the calling thread when this caller leads, and nothing is read or stored.
-   */
-  V loadWithoutRedis(K key, String keyText, Function<? super K, ? extends V> loader) {
-    return joinLoad(loadShared(key, keyText, loader, CALLER_THREAD, true));
-  }
-
-  /** The blocking view's load: the loader runs in the calling thread when this caller leads. */
-  /**
-   * The blocking view's load after its read: the value read, null for a key cached as absent, or
-   * else the loader's value (the loader running in the calling thread when this caller leads).
-   */
-  V valueOrLoad(K key, String keyText, long stamp, byte[] bytes, Function<? super K, ? extends V> loader) {
-    Object value = read(keyText, bytes);
-    if (value != null && value != ABSENT) {
-      keep(keyText, stamp, cast(value), bytes);
-    }
-    return value == ABSENT ? null : value != null ? cast(value) : loadInCallerThread(key, keyText, loader);
-  }
-
-  V loadInCallerThread(K key, String keyText, Function<? super K, ? extends V> loader) {
-    return joinLoad(loadShared(key, keyText, loader, CALLER_THREAD, false));
-  }
-
-  private CompletableFuture<V> loadShared(K key, String keyText, Function<? super K, ? extends V> loader,
-                                          Executor executor, boolean redisDown) {
-    CompletableFuture<V> mine = new CompletableFuture<>();
-    CompletableFuture<V> running = inFlight.putIfAbsent(keyText, mine);
-    if (running != null) {
-      return running;
-    }
-    try {
-      executor.execute(() -> runLoad(key, keyText, loader, mine, redisDown));
-    } catch (RejectedExecutionException e) {
-      inFlight.remove(keyText, mine);
-      mine.completeExceptionally(e);
-    }
-    return mine;
-  }
-
-  private void runLoad(K key, String keyText, Function<? super K, ? extends V> loader, CompletableFuture<V> result,
-                       boolean redisDown) {
-    try {
-      V value = redisDown ? callLoader(key, loader)
-          : settings.loadLock() == null ? readOrLoad(key, keyText, loader)
-          : loadUnderLock(key, keyText, loader, settings.loadLock());
-      result.complete(value);
-    } catch (Throwable e) {
-      result.completeExceptionally(e);
-    } finally {
-      inFlight.remove(keyText, result);
-    }
+      if (value != null) {
+        keep(keyText, stamp, cast(value), bytes);
+        return CompletableFuture.completedFuture(cast(value));
+      }
+      return flights.load(keyText, () -> lock == null ? readOrLoad(key, keyText, loader, threads)
+          : lock.run(keyText, () -> readOrLoad(key, keyText, loader, threads), () -> lookUp(keyText, threads)))
+          .copy();
+    }, threads.work()).thenCompose(Function.identity()));
   }
 
   /** Reads the key again; if it is still missing, calls the loader and stores its value. */
-  private V readOrLoad(K key, String keyText, Function<? super K, ? extends V> loader) {
-    byte[] bytes;
-    try {
-      bytes = session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner);
-    } catch (CacheUnavailableException e) {
-      if (!loadsWhenUnavailable()) {
-        throw e;
+  private CompletableFuture<V> readOrLoad(K key, String keyText, Function<? super K, ? extends V> loader,
+                                          Threads threads) {
+    return lookUp(keyText, threads).handle((found, failure) -> {
+      if (failure != null) {
+        if (!loadsDespite(failure)) {
+          return CompletableFuture.<V>failedFuture(failure);
+        }
+        countFailure(failure);
+        return callLoader(key, loader, threads.loads());
       }
-      countFailure(e);
-      return callLoader(key, loader);
-    }
-    if (Envelope.isAbsentMarker(bytes)) {
-      return null;
-    }
-    V present = decodeQuietly(keyText, bytes);
-    if (present != null) {
-      return present;
-    }
-    V value = callLoader(key, loader);
-    storeLoaded(keyText, value);
-    return value;
+      if (found.found()) {
+        return CompletableFuture.completedFuture(found.value());
+      }
+      return callLoader(key, loader, threads.loads())
+          .thenCompose(value -> storeLoaded(keyText, value).thenApply(stored -> value));
+    }).thenCompose(Function.identity());
   }
 
-  private V callLoader(K key, Function<? super K, ? extends V> loader) {
+  /** Calls the loader on {@code executor}, timed and counted. */
+  private CompletableFuture<V> callLoader(K key, Function<? super K, ? extends V> loader, Executor executor) {
+    return CompletableFuture.supplyAsync(() -> timed(() -> loader.apply(key)), executor);
+  }
+
+  /** Runs a loader, counting the load or its failure and its time. */
+  private <T> T timed(Supplier<T> load) {
     long start = System.nanoTime();
-    V value;
+    T value;
     try {
-      value = loader.apply(key);
+      value = load.get();
     } catch (RuntimeException | Error e) {
       loadFailures.increment();
       throw e;
@@ -781,85 +604,50 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return value;
   }
 
-  private V loadUnderLock(K key, String keyText, Function<? super K, ? extends V> loader, Duration lockTime) {
-    String lockKeyText = StowageKeys.loadLock(keyText);
-    byte[] lockKey = utf8(lockKeyText);
-    byte[] token = new byte[16];
-    TOKENS.nextBytes(token);
-    long lockMillis = lockTime.toMillis();
-    long pollMillis = Math.max(5, Math.min(50, lockMillis / 10));
-    long deadline = System.nanoTime() + lockTime.toNanos();
-    String what = "SET NX " + lockKeyText + " of " + owner;
-    while (true) {
-      String acquired = session.await(session.call(what,
-          c -> c.set(lockKey, token, SetArgs.Builder.nx().px(lockMillis))), 1, what);
-      if ("OK".equals(acquired)) {
-        try {
-          return readOrLoad(key, keyText, loader);
-        } finally {
-          release(lockKey, token, keyText);
-        }
-      }
-      sleep(pollMillis, keyText);
-      byte[] polled = session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner);
-      if (Envelope.isAbsentMarker(polled)) {
-        return null;
-      }
-      V present = decodeQuietly(keyText, polled);
-      if (present != null) {
-        return present;
-      }
-      if (System.nanoTime() - deadline > 0) {
-        LOG.log(Level.DEBUG, () -> owner + ": " + keyText + " is still locked by another process after "
-            + lockMillis + " ms; loading it here");
-        return readOrLoad(key, keyText, loader);
-      }
+  /**
+   * Stores a loaded value, or the absent marker when the loader found none and absent keys are
+   * cached. Redis being unavailable is logged, not failed: the caller has its value.
+   */
+  private CompletableFuture<Void> storeLoaded(String keyText, V value) {
+    if (value == null && settings.absentTtl() == null) {
+      return CompletableFuture.completedFuture(null);
     }
-  }
-
-  private void release(byte[] lockKey, byte[] token, String keyText) {
-    String what = "releasing the load lock of " + keyText + " of " + owner;
+    CompletableFuture<Void> stored;
     try {
-      session.await(session.call(what, c -> c.<Long>eval(RELEASE_LOCK, ScriptOutputType.INTEGER,
-          new byte[][] {lockKey}, token)), 1, what);
+      stored = value != null ? writer.write(keyText, writer.encode(keyText, value)) : writer.writeAbsent(List.of(keyText));
     } catch (StowageException e) {
-      LOG.log(Level.WARNING, owner + ": could not release the load lock of " + keyText
-          + "; it expires on its own: " + e.getMessage());
+      return CompletableFuture.failedFuture(e);
     }
+    return droppingNear(stored, () -> List.of(keyText)).exceptionallyCompose(failure -> notStored(failure,
+        "loaded " + keyText + " but could not store it"));
   }
 
-  private static void sleep(long millis, String keyText) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StowageException("interrupted while waiting for another process to load " + keyText, e);
+  /** Logs and counts a store that Redis being unavailable stopped; fails with any other failure. */
+  private CompletableFuture<Void> notStored(Throwable failure, String what) {
+    if (!(unwrap(failure) instanceof CacheUnavailableException unavailable)) {
+      return CompletableFuture.failedFuture(failure);
     }
+    countFailure(unavailable);
+    LOG.log(Level.WARNING, owner + ": " + what + ": " + unavailable.getMessage());
+    return CompletableFuture.completedFuture(null);
   }
 
   @Override
   public CompletableFuture<Map<K, V>> getAllOrLoad(Collection<? extends K> keys,
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
-    KeyBatch batch = batch(keys);
-    requireNonNull(loader, "loader");
-    NearSplit split = near == null ? null : new NearSplit(batch);
-    KeyBatch toRead = split == null ? batch : split.rest;
-    return counted(fetchAll(toRead).thenCompose(values -> {
-      Set<K> absent = new LinkedHashSet<>();
-      Map<K, V> decoded = decodeAll(toRead, values, absent);
-      Map<K, V> found = split == null ? decoded : split.found(batch, values, decoded);
-      if (found.size() + absent.size() == batch.size()) {
-        return CompletableFuture.completedFuture(found);
-      }
-      return loadAllShared(batch, found, absent, loader, settings.loadExecutor())
-          .thenApply(loaded -> merge(batch, found, loaded));
-    }));
+    return getAllOrLoad(keys, loader, asyncThreads);
   }
 
-  /** The blocking view's bulk load: the loader runs in the calling thread. */
-  Map<K, V> loadAllInCallerThread(KeyBatch batch, Map<K, V> found, Set<K> absent,
-      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
-    return merge(batch, found, joinLoad(loadAllShared(batch, found, absent, loader, CALLER_THREAD)));
+  CompletableFuture<Map<K, V>> getAllOrLoad(Collection<? extends K> keys,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Threads threads) {
+    KeyBatch batch = new KeyBatch(keys);
+    requireNonNull(loader, "loader");
+    return counted(readAll(batch, threads).thenCompose(read -> {
+      if (read.found().size() + read.absent().size() == batch.size()) {
+        return CompletableFuture.completedFuture(read.found());
+      }
+      return loadAll(batch, read, loader, threads).thenApply(loaded -> merge(batch, read.found(), loaded));
+    }));
   }
 
   private Map<K, V> merge(KeyBatch batch, Map<K, V> found, Map<K, V> loaded) {
@@ -876,143 +664,109 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return result;
   }
 
-  private CompletableFuture<Map<K, V>> loadAllShared(KeyBatch batch, Map<K, V> found, Set<K> absent,
-      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Executor executor) {
-    Map<K, CompletableFuture<V>> waits = new LinkedHashMap<>();
-    Map<K, CompletableFuture<V>> mine = new LinkedHashMap<>();
-    Map<K, String> texts = new LinkedHashMap<>();
+  /**
+   * Loads the keys a bulk read missed: those no other load has in flight in one loader call, and
+   * waits for the others' loads.
+   */
+  private CompletableFuture<Map<K, V>> loadAll(KeyBatch batch, BulkRead<K, V> read,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Threads threads) {
+    Map<String, K> wanted = new LinkedHashMap<>();
     for (int i = 0; i < batch.size(); i++) {
       K key = batch.keys.get(i);
-      if (found.containsKey(key) || absent.contains(key)) {
-        continue;
-      }
-      String keyText = batch.texts.get(i);
-      CompletableFuture<V> future = new CompletableFuture<>();
-      CompletableFuture<V> running = inFlight.putIfAbsent(keyText, future);
-      if (running == null) {
-        mine.put(key, future);
-        texts.put(key, keyText);
-        waits.put(key, future);
-      } else {
-        waits.put(key, running);
+      if (!read.found().containsKey(key) && !read.absent().contains(key)) {
+        wanted.put(batch.texts.get(i), key);
       }
     }
-    if (!mine.isEmpty()) {
+    Map<String, CompletableFuture<V>> led = new LinkedHashMap<>();
+    Map<String, CompletableFuture<V>> waits = flights.claim(wanted.keySet(), led);
+    if (!led.isEmpty()) {
+      List<K> mine = new ArrayList<>();
+      led.keySet().forEach(text -> mine.add(wanted.get(text)));
+      CompletableFuture<Map<K, V>> loading;
       try {
-        executor.execute(() -> runBulkLoad(mine, texts, loader));
-      } catch (RejectedExecutionException e) {
-        mine.forEach((key, future) -> {
-          inFlight.remove(texts.get(key), future);
-          future.completeExceptionally(e);
-        });
+        loading = bulkLoad(mine, loader, threads);
+      } catch (RuntimeException | Error e) {
+        loading = CompletableFuture.failedFuture(e);
       }
+      loading.whenComplete((loaded, failure) -> led.forEach((text, future) ->
+          flights.settle(text, future, failure == null ? loaded.get(wanted.get(text)) : null, failure)));
     }
     return CompletableFuture.allOf(waits.values().toArray(CompletableFuture[]::new)).thenApply(done -> {
       Map<K, V> loaded = new LinkedHashMap<>();
-      waits.forEach((key, future) -> {
+      waits.forEach((text, future) -> {
         V value = future.join();
         if (value != null) {
-          loaded.put(key, value);
+          loaded.put(wanted.get(text), value);
         }
       });
       return loaded;
     });
   }
 
-  private void runBulkLoad(Map<K, CompletableFuture<V>> mine, Map<K, String> texts,
-      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
-    try {
-      KeyBatch again = batch(mine.keySet());
-      byte[][] values = session.await(fetchAll(again), rounds(again.size()), "MGET of " + again.size()
-          + " keys of " + owner);
+  /** Reads the keys again, loads those still missing in one loader call, and stores what it returns. */
+  private CompletableFuture<Map<K, V>> bulkLoad(List<K> keys,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Threads threads) {
+    KeyBatch again = new KeyBatch(keys);
+    return fetchAll(again).thenApplyAsync(values -> {
+      Map<K, V> present = new LinkedHashMap<>();
       Set<K> missing = new LinkedHashSet<>();
       for (int i = 0; i < values.length; i++) {
         K key = again.keys.get(i);
-        if (Envelope.isAbsentMarker(values[i])) {
-          mine.get(key).complete(null);
-          continue;
-        }
-        V present = decodeQuietly(again.texts.get(i), values[i]);
-        if (present != null) {
-          mine.get(key).complete(present);
-        } else {
+        V value = Envelope.isAbsentMarker(values[i]) ? null : decodeQuietly(again.texts.get(i), values[i]);
+        if (value != null) {
+          present.put(key, value);
+        } else if (!Envelope.isAbsentMarker(values[i])) {
           missing.add(key);
         }
       }
-      if (!missing.isEmpty()) {
-        Map<? extends K, ? extends V> loaded;
-        long start = System.nanoTime();
-        try {
-          loaded = loader.apply(Collections.unmodifiableSet(missing));
-        } catch (RuntimeException | Error e) {
-          loadFailures.increment();
-          throw e;
-        } finally {
-          loadNanos.add(System.nanoTime() - start);
-        }
-        if (loaded == null) {
-          loadFailures.increment();
-          throw new NullPointerException(owner + ": the bulk loader returned null instead of a map");
-        }
-        loads.increment();
-        Map<K, V> toStore = new LinkedHashMap<>();
-        List<String> none = new ArrayList<>();
-        for (K key : missing) {
-          V value = loaded.get(key);
-          if (value != null) {
-            toStore.put(key, value);
-          } else if (settings.absentTtl() != null) {
-            none.add(keyText(key));
-          }
-        }
-        Prepared prepared = prepare(toStore);
-        try {
-          if (near != null) {
-            dropNear(texts(prepared.keys));
-          }
-          session.await(send(prepared), rounds(toStore.size()), "storing " + toStore.size() + " loaded keys of "
-              + owner);
-          if (!none.isEmpty()) {
-            session.await(storeAbsent(none), rounds(none.size()), "storing " + none.size() + " absent keys of " + owner);
-          }
-        } catch (CacheUnavailableException e) {
-          countFailure(e);
-          LOG.log(Level.WARNING, owner + ": loaded " + toStore.size() + " keys but could not store them: "
-              + e.getMessage());
-        }
-        for (K key : missing) {
-          mine.get(key).complete(toStore.get(key));
-        }
+      return new BulkRead<>(present, missing);
+    }, threads.work()).thenCompose(reread -> {
+      Set<K> missing = reread.absent();
+      if (missing.isEmpty()) {
+        return CompletableFuture.completedFuture(reread.found());
       }
-    } catch (Throwable e) {
-      mine.values().forEach(future -> future.completeExceptionally(e));
-    } finally {
-      mine.forEach((key, future) -> inFlight.remove(texts.get(key), future));
-    }
+      return CompletableFuture.supplyAsync(() -> timed(() -> loaded(loader.apply(Collections.unmodifiableSet(missing)))),
+              threads.loads())
+          .thenCompose(loaded -> storeBulkLoaded(missing, loaded))
+          .thenApply(stored -> {
+            Map<K, V> all = new LinkedHashMap<>(reread.found());
+            all.putAll(stored);
+            return all;
+          });
+    });
   }
 
-  /**
-   * Waits, with no bound, for a load: a loader runs as long as it runs. The loader's exceptions
-   * pass unchanged; Redis failures on the way were translated where they happened.
-   */
-  static <T> T joinLoad(CompletableFuture<T> load) {
-    try {
-      return load.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StowageException("interrupted while waiting for a load", e);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      while (cause instanceof CompletionException && cause.getCause() != null) {
-        cause = cause.getCause();
-      }
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      if (cause instanceof Error error) {
-        throw error;
-      }
-      throw new StowageException("a load failed: " + cause, cause);
+  private Map<? extends K, ? extends V> loaded(Map<? extends K, ? extends V> loaded) {
+    if (loaded == null) {
+      throw new NullPointerException(owner + ": the bulk loader returned null instead of a map");
     }
+    return loaded;
+  }
+
+  /** Stores what a bulk loader returned for {@code missing}, and absent markers for the rest if cached. */
+  private CompletableFuture<Map<K, V>> storeBulkLoaded(Set<K> missing, Map<? extends K, ? extends V> loaded) {
+    Map<K, V> toStore = new LinkedHashMap<>();
+    List<String> none = new ArrayList<>();
+    for (K key : missing) {
+      V value = loaded.get(key);
+      if (value != null) {
+        toStore.put(key, value);
+      } else if (settings.absentTtl() != null) {
+        none.add(keyText(key));
+      }
+    }
+    ChunkedWriter.Prepared prepared;
+    try {
+      prepared = writer.prepare(toStore);
+    } catch (StowageException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<Void> stored = writer.send(prepared)
+        .thenCompose(done -> none.isEmpty() ? CompletableFuture.completedFuture(null) : writer.writeAbsent(none));
+    List<String> written = new ArrayList<>(prepared.texts());
+    written.addAll(none);
+    return droppingNear(stored, () -> written)
+        .exceptionallyCompose(failure -> notStored(failure, "loaded " + toStore.size() + " keys but could not store them"))
+        .thenApply(done -> toStore);
   }
 }

@@ -231,10 +231,10 @@ public final class RedisFeed<V> implements Feed<V> {
     return settings.name();
   }
 
-  private byte[] encode(V value, boolean bulk) {
+  private byte[] encode(V value) {
     requireNonNull(value, "value");
     try {
-      return codec.encode(value, bulk);
+      return codec.encode(value);
     } catch (StowageException e) {
       throw e.addContext(owner);
     }
@@ -246,7 +246,7 @@ public final class RedisFeed<V> implements Feed<V> {
   }
 
   private CompletableFuture<Long> addAsync(V value) {
-    byte[] envelope = encode(value, false);
+    byte[] envelope = encode(value);
     String what = "adding to " + owner;
     return session.translated(APPEND.<Long>run(session, new byte[][] {key, counterKey}, counterField, envelope), what)
         .thenApply(first -> check(first, 1));
@@ -284,10 +284,7 @@ public final class RedisFeed<V> implements Feed<V> {
     if (n == 0) {
       return CompletableFuture.completedFuture(List.of());
     }
-    List<byte[]> envelopes = new ArrayList<>(n);
-    for (V value : values) {
-      envelopes.add(encode(value, n > 1));
-    }
+    List<byte[]> envelopes = codec.encodeAll(values, i -> owner);
     String reserve = "HINCRBY " + settings.counterKey() + " " + settings.counterField() + " of " + owner;
     return session.call(reserve, c -> c.hincrby(counterKey, counterField, n)).thenCompose(last -> {
       long first = check(last - n + 1, n);
@@ -324,14 +321,18 @@ public final class RedisFeed<V> implements Feed<V> {
 
   private CompletableFuture<Void> putAllAsync(Map<Long, ? extends V> valuesByScore) {
     requireNonNull(valuesByScore, "valuesByScore");
-    List<byte[]> args = new ArrayList<>(valuesByScore.size() * 2);
-    for (Map.Entry<Long, ? extends V> entry : valuesByScore.entrySet()) {
-      long score = requireNonNull(entry.getKey(), "scores contain null");
-      if (score < 1 || score > FeedLayout.MAX_SCORE) {
+    List<Long> scores = new ArrayList<>(valuesByScore.size());
+    for (Long score : valuesByScore.keySet()) {
+      if (requireNonNull(score, "scores contain null") < 1 || score > FeedLayout.MAX_SCORE) {
         throw new IllegalArgumentException(owner + ": scores must be 1 to 2^53, got " + score);
       }
-      args.add(utf8(Long.toString(score)));
-      args.add(FeedLayout.member(score, encode(entry.getValue(), valuesByScore.size() > 1)));
+      scores.add(score);
+    }
+    List<byte[]> envelopes = codec.encodeAll(new ArrayList<>(valuesByScore.values()), i -> owner);
+    List<byte[]> args = new ArrayList<>(valuesByScore.size() * 2);
+    for (int i = 0; i < scores.size(); i++) {
+      args.add(utf8(Long.toString(scores.get(i))));
+      args.add(FeedLayout.member(scores.get(i), envelopes.get(i)));
     }
     if (args.isEmpty()) {
       return CompletableFuture.completedFuture(null);

@@ -463,9 +463,7 @@ public final class RedisSession implements AutoCloseable {
    * @throws CacheUnavailableException if the wait runs out
    */
   public <T> T await(CompletableFuture<T> future, int rounds, String what) {
-    long perRound = timeout.toNanos();
-    int times = Math.max(1, rounds);
-    long bound = perRound > (Long.MAX_VALUE - MARGIN_NANOS) / times ? Long.MAX_VALUE : perRound * times + MARGIN_NANOS;
+    long bound = awaitNanos(rounds);
     try {
       return future.get(bound, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
@@ -477,6 +475,13 @@ public final class RedisSession implements AutoCloseable {
     } catch (ExecutionException e) {
       throw rethrowable(e.getCause(), what);
     }
+  }
+
+  /** How long {@link #await} waits for {@code rounds} round trips: the command timeout each, and a margin. */
+  public long awaitNanos(int rounds) {
+    long perRound = timeout.toNanos();
+    int times = Math.max(1, rounds);
+    return perRound > (Long.MAX_VALUE - MARGIN_NANOS) / times ? Long.MAX_VALUE : perRound * times + MARGIN_NANOS;
   }
 
   /**

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * The envelope codec a cache or feed writes with. Fixed, or learning: {@link Compression#standard()}
@@ -30,8 +31,9 @@ import java.util.function.Function;
  * switches to it. Every process writing the same values therefore ends up with one dictionary: the
  * first to record one wins and the others adopt it, and a process that starts later adopts it at
  * once. A single write that completes the samples trains in the background and returns at once;
- * a bulk write trains in its own thread before it encodes the rest, so that a large first load is
- * compressed with the dictionary too. When learning fails (Redis unreachable, samples too alike to
+ * a bulk write ({@link #encodeAll}) trains in its own thread before it encodes the rest, so that a
+ * large first load is compressed with the dictionary too. Each value is encoded once: its payload
+ * is the sample, then compressed and wrapped. When learning fails (Redis unreachable, samples too alike to
  * train on), the codec keeps writing with the standard compression and learns again from the next
  * values.
  *
@@ -65,7 +67,7 @@ public final class WriteCodec<V> {
    * What a learning codec needs.
    *
    * @param withCompression builds the envelope codec for a compression
-   * @param codec the codec values are written with, which encodes the samples
+   * @param codec the codec values are written with, whose name the record's field is
    * @param session the connection the learned dictionary is recorded through
    * @param store resolves a dictionary recorded by another process
    * @param recordKey the hash that records the dictionary learned, such as
@@ -102,14 +104,54 @@ public final class WriteCodec<V> {
   }
 
   /**
-   * Encodes a value with the current codec, and takes it as a sample while learning.
-   *
-   * @param bulk whether the caller writes many values now: learning then trains in this thread
+   * Encodes a value with the current codec. While learning, its payload is taken as a sample, and
+   * when it completes the samples the dictionary is trained in the background.
    */
-  public byte[] encode(V value, boolean bulk) {
-    byte[] encoded = current.encode(value);
-    if (learning != null && !learning.done) {
-      learning.offer(value, bulk);
+  public byte[] encode(V value) {
+    return encode(value, false);
+  }
+
+  /**
+   * Encodes values written together, in their order. While learning, their payloads are taken as
+   * samples, and when they complete the samples the dictionary is trained in this thread before the
+   * rest are encoded, so that a large first write is compressed with it too. A single value is
+   * encoded as {@link #encode} encodes it.
+   *
+   * @param context names the value at an index in a failure's context, such as its key
+   * @throws StowageException the first value's failure, with its context; the values after it are
+   *     not encoded
+   */
+  public List<byte[]> encodeAll(List<? extends V> values, IntFunction<String> context) {
+    boolean trainHere = values.size() > 1;
+    List<byte[]> encoded = new ArrayList<>(values.size());
+    for (int i = 0; i < values.size(); i++) {
+      try {
+        encoded.add(encode(values.get(i), trainHere));
+      } catch (StowageException e) {
+        throw e.addContext(context.apply(i));
+      }
+    }
+    return encoded;
+  }
+
+  /**
+   * Encodes a value once: while learning, the payload the codec encodes is both the sample and
+   * what is compressed and wrapped.
+   */
+  private byte[] encode(V value, boolean trainHere) {
+    EnvelopeCodec<V> codec = current;
+    if (learning == null || learning.done) {
+      return codec.encode(value);
+    }
+    byte[] payload = codec.encodePayload(value);
+    byte[] encoded = codec.wrap(payload);
+    List<byte[]> ready = learning.offer(payload);
+    if (ready != null) {
+      if (trainHere) {
+        learning.learn(ready);
+      } else {
+        CompletableFuture.runAsync(() -> learning.learn(ready), learning.settings.executor());
+      }
     }
     return encoded;
   }
@@ -151,39 +193,32 @@ public final class WriteCodec<V> {
       }
     }
 
-    void offer(V value, boolean bulk) {
-      byte[] sample;
-      try {
-        sample = settings.codec().encode(value);
-      } catch (RuntimeException e) {
-        return; // the envelope codec encoded it a moment ago; nothing to learn from a failure here
-      }
-      List<byte[]> ready;
+    /**
+     * Takes an encoded payload as a sample; returns the samples once they are complete, which the
+     * caller then trains on, or null.
+     */
+    List<byte[]> offer(byte[] sample) {
       synchronized (this) {
         if (done || training) {
-          return;
+          return null;
         }
         if (sample.length > 0 && sample.length <= MAX_SAMPLE_BYTES && sampleBytes + sample.length <= MAX_SAMPLES_TOTAL) {
           samples.add(sample);
           sampleBytes += sample.length;
         }
         if (samples.size() < settings.samples() && sampleBytes + MAX_SAMPLE_BYTES <= MAX_SAMPLES_TOTAL) {
-          return;
+          return null;
         }
         training = true;
-        ready = samples;
+        List<byte[]> ready = samples;
         samples = new ArrayList<>();
         sampleBytes = 0;
-      }
-      if (bulk) {
-        learn(ready);
-      } else {
-        CompletableFuture.runAsync(() -> learn(ready), settings.executor());
+        return ready;
       }
     }
 
     /** Trains, records and adopts a dictionary; on failure, starts sampling again. */
-    private void learn(List<byte[]> ready) {
+    void learn(List<byte[]> ready) {
       try {
         byte[] recorded = recorded();
         ZstdDictionary chosen;
