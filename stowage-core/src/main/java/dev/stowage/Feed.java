@@ -287,7 +287,7 @@ public interface Feed<V> {
       codec.current().writeSchema().ifPresent(owner::useSchema);
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
           owner.preload(), chunkSize,
-          nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'")));
+          nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"))).blocking();
     }
   }
 }

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.AsyncFeed;
+import dev.stowage.Codec;
 import dev.stowage.Feed;
 import dev.stowage.Stowage;
+import dev.stowage.StowageException;
+import dev.stowage.codec.Codecs;
+import dev.stowage.compress.Compression;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
@@ -17,6 +21,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -374,5 +380,57 @@ class FeedIntegrationTests {
     assertThat(page.get(49)).isEqualTo(new Feed.Entry<>(11L, Samples.board(11)));
     assertThat(decodedOn).as("50 posts are over 4 KiB: decoded on Lettuce's computation threads only")
         .isNotEmpty().allMatch(thread -> thread.contains("eventExecutorLoop"));
+  }
+
+  @Test
+  void blockingPagesAreDecodedInTheCallingThreadWhateverTheirSize() {
+    Set<String> decodedOn = ConcurrentHashMap.newKeySet();
+    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).codec(watchedJson(decodedOn))
+        .compression(Compression.none()).build();
+    feed.addAll(Samples.boards(1, 60));
+    String caller = Thread.currentThread().getName();
+
+    assertThat(feed.page(1, 1)).containsExactly(new Feed.Entry<>(60L, Samples.board(60)));
+    assertThat(decodedOn).as("a small page").containsExactly(caller);
+
+    decodedOn.clear();
+    List<Feed.Entry<BoardRecord>> page = feed.page(1, 50);
+    assertThat(page).hasSize(50);
+    assertThat(page.get(49)).isEqualTo(new Feed.Entry<>(11L, Samples.board(11)));
+    assertThat(decodedOn).as("50 posts, over 4 KiB: not handed to Lettuce's threads, the caller waits anyway")
+        .containsExactly(caller);
+  }
+
+  @Test
+  void blockingPagesFailAsTheirReadDoes() {
+    Feed<BoardRecord> feed = board();
+    feed.add(Samples.board(1));
+    raw.sync().set(bytes("board"), bytes("not a sorted set"));
+    assertThatThrownBy(() -> feed.page(1, 10)).isInstanceOf(StowageException.class)
+        .hasMessageContaining("page 1 of 10 of feed 'board'");
+    assertThatThrownBy(() -> feed.raw().page(1, 10)).isInstanceOf(StowageException.class)
+        .hasMessageContaining("page 1 of 10 of feed 'board'");
+  }
+
+  /** JSON, noting the name of every thread that decodes with it. */
+  private static Codec<BoardRecord> watchedJson(Set<String> decodedOn) {
+    Codec<BoardRecord> json = Codecs.json(BoardRecord.class);
+    return new Codec<>() {
+      @Override
+      public int id() {
+        return json.id();
+      }
+
+      @Override
+      public byte[] encode(BoardRecord value) {
+        return json.encode(value);
+      }
+
+      @Override
+      public BoardRecord decode(byte[] data, int offset, int length) {
+        decodedOn.add(Thread.currentThread().getName());
+        return json.decode(data, offset, length);
+      }
+    };
   }
 }

@@ -5,9 +5,10 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.AsyncFeed;
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.Feed;
+import dev.stowage.Feed.Entry;
+import dev.stowage.Feed.StoredEntry;
 import dev.stowage.FeedLayout;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.StowageException;
@@ -18,13 +19,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * A {@link Feed} on the session's shared connection, in buckets of {@value #BUCKET} consecutive
- * scores. Every call waits, bounded by the command timeout.
+ * The one implementation of a feed, on the session's shared connection, in buckets of
+ * {@value #BUCKET} consecutive scores: every operation is asynchronous here, and {@link BlockingFeed}
+ * waits for it.
  *
  * <p><b>Layout</b> (also in {@code docs/ARCHITECTURE.md}). Entry {@code s} lives in the list
  * {@code <key>:b:<s / 64>}, whose elements are the bucket's entries in ascending score order, each
@@ -36,7 +41,7 @@ import java.util.function.Function;
  * sorted whatever runs concurrently: {@code add} is one script (the counter's {@code HINCRBY} and
  * the {@code RPUSH}), and {@code addAll} and {@code putAll} store each entry at its place.
  */
-public final class RedisFeed<V> implements Feed<V> {
+public final class RedisFeed<V> implements AsyncFeed<V> {
   /** A script of this feed, with {@link StowageKeys#FEED_BUCKET_INFIX} where it says {@code {bucket}}. */
   private static LuaScript script(String text, ScriptOutputType type) {
     return new LuaScript(text.replace("{bucket}", StowageKeys.FEED_BUCKET_INFIX), type);
@@ -206,9 +211,8 @@ public final class RedisFeed<V> implements Feed<V> {
   private final byte[] counterField;
   private final LongAdder decodeFailures = new LongAdder();
   private final DecodeFailureLog failureLog;
-  private final Raw<V> raw = new RawPages();
-  private final AsyncView async = new AsyncView();
   private final Tracking.Reader near;
+  private final BlockingFeed<V> blocking;
 
   public RedisFeed(RedisSession session, FeedSettings<V> settings) {
     this.session = session;
@@ -220,15 +224,62 @@ public final class RedisFeed<V> implements Feed<V> {
     this.counterField = utf8(settings.counterField());
     this.failureLog = new DecodeFailureLog(owner);
     this.near = settings.near();
+    this.blocking = new BlockingFeed<>(this);
+  }
+
+  /** The blocking view. */
+  public Feed<V> blocking() {
+    return blocking;
+  }
+
+  @Override
+  public Feed<V> synchronous() {
+    return blocking;
+  }
+
+  RedisSession session() {
+    return session;
   }
 
   private static byte[] utf8(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  @Override
-  public String name() {
+  String name() {
     return settings.name();
+  }
+
+  String key() {
+    return settings.key();
+  }
+
+  /** What each operation is called in its failures, here and in the blocking view's waits. */
+  String describeAdd() {
+    return "adding to " + owner;
+  }
+
+  String describeAddAll(int n) {
+    return "appending " + n + " members to " + owner;
+  }
+
+  String describePutAll(int n) {
+    return "storing " + n + " members at their scores in " + owner;
+  }
+
+  String describePage(int page, int size) {
+    return "page " + page + " of " + size + " of " + owner;
+  }
+
+  String describeRemove(long score) {
+    return "removing score " + score + " of " + owner;
+  }
+
+  String describeSize() {
+    return "counting the entries of " + owner;
+  }
+
+  String describeClear() {
+    return "clearing " + owner;
   }
 
   private byte[] encode(V value) {
@@ -241,8 +292,8 @@ public final class RedisFeed<V> implements Feed<V> {
   }
 
   @Override
-  public long add(V value) {
-    return session.await(async.add(value), 1, "adding to " + owner);
+  public CompletableFuture<Long> add(V value) {
+    return dropPages(started(() -> addAsync(value)));
   }
 
   private CompletableFuture<Long> addAsync(V value) {
@@ -262,13 +313,12 @@ public final class RedisFeed<V> implements Feed<V> {
   }
 
   @Override
-  public List<Long> addAll(List<? extends V> values) {
-    requireNonNull(values, "values");
-    return session.await(async.addAll(values), chunks(values.size()), "appending " + values.size()
-        + " members to " + owner);
+  public CompletableFuture<List<Long>> addAll(List<? extends V> values) {
+    return dropPages(started(() -> addAllAsync(values)));
   }
 
-  private int chunks(int n) {
+  /** The chunks, and so the round trips, of a bulk write of {@code n} values. */
+  int chunks(int n) {
     return Math.max(1, (n + settings.chunkSize() - 1) / settings.chunkSize());
   }
 
@@ -302,7 +352,7 @@ public final class RedisFeed<V> implements Feed<V> {
         }
         return PUT.run(session, new byte[][] {key, counterKey}, argv);
       });
-      return session.translated(all, "appending " + n + " members to " + owner).thenApply(done -> {
+      return session.translated(all, describeAddAll(n)).thenApply(done -> {
         List<Long> scores = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           scores.add(first + i);
@@ -313,10 +363,8 @@ public final class RedisFeed<V> implements Feed<V> {
   }
 
   @Override
-  public void putAll(Map<Long, ? extends V> valuesByScore) {
-    requireNonNull(valuesByScore, "valuesByScore");
-    session.await(async.putAll(valuesByScore), chunks(valuesByScore.size()),
-        "storing " + valuesByScore.size() + " members at their scores in " + owner);
+  public CompletableFuture<Void> putAll(Map<Long, ? extends V> valuesByScore) {
+    return dropPages(started(() -> putAllAsync(valuesByScore)));
   }
 
   private CompletableFuture<Void> putAllAsync(Map<Long, ? extends V> valuesByScore) {
@@ -348,15 +396,15 @@ public final class RedisFeed<V> implements Feed<V> {
       }
       return PUT.run(session, new byte[][] {key, counterKey}, argv);
     });
-    return session.translated(all, "storing " + valuesByScore.size() + " members at their scores in " + owner);
+    return session.translated(all, describePutAll(valuesByScore.size()));
   }
 
   private static long[] range(int page, int size) {
     if (page < 1) {
       throw new IllegalArgumentException("page must be 1 or more, got " + page);
     }
-    if (size < 1 || size > MAX_PAGE_SIZE) {
-      throw new IllegalArgumentException("size must be 1 to " + MAX_PAGE_SIZE + ", got " + size);
+    if (size < 1 || size > Feed.MAX_PAGE_SIZE) {
+      throw new IllegalArgumentException("size must be 1 to " + Feed.MAX_PAGE_SIZE + ", got " + size);
     }
     long start = (long) (page - 1) * size;
     return new long[] {start, start + size - 1};
@@ -364,26 +412,25 @@ public final class RedisFeed<V> implements Feed<V> {
 
   private CompletableFuture<List<byte[]>> members(int page, int size) {
     long[] range = range(page, size);
-    String what = "page " + page + " of " + size + " of " + owner;
     return session.translated(PAGE.<List<byte[]>>run(session, new byte[][] {key},
-        utf8(Long.toString(range[0])), utf8(Integer.toString(size))), what);
-  }
-
-  private List<byte[]> awaitMembers(int page, int size) {
-    return session.await(members(page, size), 1, "page " + page + " of " + size + " of " + owner);
+        utf8(Long.toString(range[0])), utf8(Integer.toString(size))), describePage(page, size));
   }
 
   @Override
-  public List<Entry<V>> page(int page, int size) {
+  public CompletableFuture<List<Entry<V>>> page(int page, int size) {
+    return page(page, size, null);
+  }
+
+  /**
+   * Page {@code page} of {@code size}, decoded by {@code decodeOn}; when it is null, where the reply
+   * completes, or on the session's decode threads for a page of {@link #DECODE_ELSEWHERE_BYTES} or
+   * more. The blocking view passes the caller's thread.
+   *
+   * @throws IllegalArgumentException at once, for a page or size out of range
+   */
+  CompletableFuture<List<Entry<V>>> page(int page, int size, Executor decodeOn) {
     range(page, size);
-    String pageKey = pageKey(page, size);
-    List<Entry<V>> kept = keptPage(pageKey);
-    if (kept != null) {
-      return kept;
-    }
-    long stamp = stamp(pageKey);
-    List<byte[]> members = awaitMembers(page, size);
-    return keep(pageKey, stamp, members, decode(members));
+    return started(() -> pageAsync(page, size, decodeOn));
   }
 
   /**
@@ -393,7 +440,7 @@ public final class RedisFeed<V> implements Feed<V> {
    */
   static final int DECODE_ELSEWHERE_BYTES = 4096;
 
-  private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size) {
+  private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size, Executor decodeOn) {
     String pageKey = pageKey(page, size);
     List<Entry<V>> kept = keptPage(pageKey);
     if (kept != null) {
@@ -406,6 +453,9 @@ public final class RedisFeed<V> implements Feed<V> {
         return score < 0 ? -1 : FeedLayout.prefixSize(score);
       });
       Function<Void, List<Entry<V>>> decodeAndKeep = done -> keep(pageKey, stamp, members, decode(members));
+      if (decodeOn != null) {
+        return loaded.thenApplyAsync(decodeAndKeep, decodeOn);
+      }
       return storedBytes(members) < DECODE_ELSEWHERE_BYTES ? loaded.thenApply(decodeAndKeep)
           : loaded.thenApplyAsync(decodeAndKeep, session.decodeExecutor());
     });
@@ -483,98 +533,48 @@ public final class RedisFeed<V> implements Feed<V> {
   }
 
   @Override
-  public boolean remove(long score) {
-    return session.await(async.remove(score), 1, "removing score " + score + " of " + owner);
+  public CompletableFuture<Boolean> remove(long score) {
+    return dropPages(session.translated(REMOVE.<Long>run(session, new byte[][] {key}, utf8(Long.toString(score))),
+        describeRemove(score)).thenApply(removed -> removed > 0));
   }
 
   @Override
-  public long size() {
-    return session.await(async.size(), 1, "counting the entries of " + owner);
+  public CompletableFuture<Long> size() {
+    return session.translated(SIZE.<Long>run(session, new byte[][] {key}), describeSize());
   }
 
   @Override
-  public void clear() {
-    session.await(async.clear(), 1, "clearing " + owner);
+  public CompletableFuture<Void> clear() {
+    return dropPages(session.translated(CLEAR.<Long>run(session, new byte[][] {key}), describeClear())
+        .thenApply(n -> null));
   }
 
   @Override
-  public AsyncFeed<V> async() {
-    return async;
+  public CompletableFuture<OptionalLong> reserveScores(int count, long floor) {
+    if (count < 1 || floor < 0 || floor > FeedLayout.MAX_SCORE) {
+      throw new IllegalArgumentException(owner + ": reserve 1 or more scores above a floor of 0 to 2^53, got "
+          + count + " above " + floor);
+    }
+    String what = "reserving " + count + " scores of " + owner;
+    return session.translated(RESERVE.<Long>run(session, new byte[][] {counterKey}, counterField,
+            utf8(Integer.toString(count)), utf8(Long.toString(floor))), what)
+        .thenApply(last -> last < 0 ? OptionalLong.empty() : OptionalLong.of(check(last - count + 1, count)));
   }
 
-  private final class AsyncView implements AsyncFeed<V> {
-    @Override
-    public CompletableFuture<Long> add(V value) {
-      return dropPages(started(() -> addAsync(value)));
+  @Override
+  public CompletableFuture<Long> raiseCounter(long atLeast) {
+    if (atLeast < 0 || atLeast > FeedLayout.MAX_SCORE) {
+      throw new IllegalArgumentException(owner + ": a counter is 0 to 2^53, got " + atLeast);
     }
-
-    @Override
-    public CompletableFuture<List<Long>> addAll(List<? extends V> values) {
-      return dropPages(started(() -> addAllAsync(values)));
-    }
-
-    @Override
-    public CompletableFuture<Void> putAll(Map<Long, ? extends V> valuesByScore) {
-      return dropPages(started(() -> putAllAsync(valuesByScore)));
-    }
-
-    @Override
-    public CompletableFuture<List<Entry<V>>> page(int page, int size) {
-      range(page, size);
-      return started(() -> pageAsync(page, size));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> remove(long score) {
-      String what = "removing score " + score + " of " + owner;
-      return dropPages(session.translated(REMOVE.<Long>run(session, new byte[][] {key}, utf8(Long.toString(score))),
-          what).thenApply(removed -> removed > 0));
-    }
-
-    @Override
-    public CompletableFuture<Long> size() {
-      return session.translated(SIZE.<Long>run(session, new byte[][] {key}), "counting the entries of " + owner);
-    }
-
-    @Override
-    public CompletableFuture<Void> clear() {
-      return dropPages(session.translated(CLEAR.<Long>run(session, new byte[][] {key}), "clearing " + owner)
-          .thenApply(n -> null));
-    }
-
-    @Override
-    public CompletableFuture<java.util.OptionalLong> reserveScores(int count, long floor) {
-      if (count < 1 || floor < 0 || floor > FeedLayout.MAX_SCORE) {
-        throw new IllegalArgumentException(owner + ": reserve 1 or more scores above a floor of 0 to 2^53, got "
-            + count + " above " + floor);
-      }
-      String what = "reserving " + count + " scores of " + owner;
-      return session.translated(RESERVE.<Long>run(session, new byte[][] {counterKey}, counterField,
-              utf8(Integer.toString(count)), utf8(Long.toString(floor))), what)
-          .thenApply(last -> last < 0 ? java.util.OptionalLong.empty()
-              : java.util.OptionalLong.of(check(last - count + 1, count)));
-    }
-
-    @Override
-    public CompletableFuture<Long> raiseCounter(long atLeast) {
-      if (atLeast < 0 || atLeast > FeedLayout.MAX_SCORE) {
-        throw new IllegalArgumentException(owner + ": a counter is 0 to 2^53, got " + atLeast);
-      }
-      return session.translated(RAISE.<Long>run(session, new byte[][] {counterKey}, counterField,
-          utf8(Long.toString(atLeast))), "raising the counter of " + owner);
-    }
-
-    @Override
-    public Feed<V> synchronous() {
-      return RedisFeed.this;
-    }
+    return session.translated(RAISE.<Long>run(session, new byte[][] {counterKey}, counterField,
+        utf8(Long.toString(atLeast))), "raising the counter of " + owner);
   }
 
   /**
    * Runs {@code start}; an exception it throws (a value that cannot be encoded) fails the future,
    * except the caller's own mistakes (null, a score out of range), which are thrown at once.
    */
-  private static <T> CompletableFuture<T> started(java.util.function.Supplier<CompletableFuture<T>> start) {
+  private static <T> CompletableFuture<T> started(Supplier<CompletableFuture<T>> start) {
     try {
       return start.get();
     } catch (StowageException e) {
@@ -582,25 +582,23 @@ public final class RedisFeed<V> implements Feed<V> {
     }
   }
 
-  @Override
-  public long decodeFailures() {
+  /** Members skipped since this feed was built because they could not be decoded. */
+  long decodeFailures() {
     return decodeFailures.sum();
   }
 
-  @Override
-  public Raw<V> raw() {
-    return raw;
+  WriteCodec<V> codec() {
+    return codec;
   }
 
-  @Override
-  public String toString() {
-    return "Feed[" + settings.name() + ", key " + settings.key() + "]";
-  }
-
-  private final class RawPages implements Raw<V> {
-    @Override
-    public List<StoredEntry> page(int page, int size) {
-      List<byte[]> members = awaitMembers(page, size);
+  /**
+   * Page {@code page} of {@code size} as stored: members whose score prefix is malformed are
+   * skipped and counted, envelopes are not checked.
+   *
+   * @throws IllegalArgumentException at once, for a page or size out of range
+   */
+  CompletableFuture<List<StoredEntry>> storedPage(int page, int size) {
+    return members(page, size).thenApply(members -> {
       List<StoredEntry> entries = new ArrayList<>(members.size());
       for (byte[] member : members) {
         long score = FeedLayout.score(member);
@@ -608,14 +606,15 @@ public final class RedisFeed<V> implements Feed<V> {
           skip(member, "its score prefix is malformed");
           continue;
         }
-        entries.add(new StoredEntry(score, Arrays.copyOfRange(member, FeedLayout.prefixSize(score), member.length)));
+        entries.add(new StoredEntry(score,
+            Arrays.copyOfRange(member, FeedLayout.prefixSize(score), member.length)));
       }
       return entries;
-    }
+    });
+  }
 
-    @Override
-    public EnvelopeCodec<V> codec() {
-      return codec.current();
-    }
+  @Override
+  public String toString() {
+    return "AsyncFeed[" + settings.name() + ", key " + settings.key() + "]";
   }
 }
