@@ -2,14 +2,9 @@ package dev.stowage;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.compress.Compression;
-import dev.stowage.compress.ZstdDictionary;
-import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.redis.FeedSettings;
 import dev.stowage.internal.redis.RedisFeed;
 import dev.stowage.internal.redis.WriteCodec;
-import java.util.Arrays;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
@@ -155,7 +150,8 @@ public interface Feed<V> {
   final class Builder<V> {
     private final Stowage owner;
     private final String name;
-    private final CodecSettings<V> codecSettings;
+    private final TypeRef<V> type;
+    private Encoding<V> encoding;
     private String key;
     private String counterKey = "counter";
     private String counterField;
@@ -165,70 +161,21 @@ public interface Feed<V> {
     Builder(Stowage owner, String name, TypeRef<V> type) {
       this.owner = owner;
       this.name = name;
-      this.codecSettings = new CodecSettings<>(type);
+      this.type = type;
       this.key = name;
       this.counterField = name;
     }
 
-    /** The codec new values are written with; {@code Codecs.defaultFor(type)} by default. */
-    public Builder<V> codec(Codec<V> codec) {
-      codecSettings.codec(codec);
-      return this;
-    }
-
     /**
-     * How new values are compressed, always, instead of the default: {@link Compression#standard()},
-     * then zstd with a dictionary learned from the feed's own values (see {@link #learnDictionary}).
+     * How entries are written and read, as for a cache ({@link RedisCache.Builder#encoding});
+     * {@link Encoding#defaultFor(TypeRef) Encoding.defaultFor(type)} by default, whose learned
+     * dictionary is recorded under {@code stowage:learned:feed:<key>}
+     * ({@link StowageKeys#learnedByFeed}). An entry larger than the encoding's
+     * {@linkplain Encoding#maxDecodedSize maxDecodedSize} is skipped and counted in
+     * {@link Feed#decodeFailures()}.
      */
-    public Builder<V> compression(Compression compression) {
-      codecSettings.compression(compression);
-      return this;
-    }
-
-    /**
-     * Tunes the default compression, as {@link RedisCache.Builder#learnDictionary} does for a
-     * cache; the learned dictionary is recorded under {@code stowage:learned:feed:<key>}
-     * ({@link StowageKeys#learnedByFeed}). A bulk write ({@link Feed#addAll}, {@link Feed#putAll})
-     * that completes the samples trains before it encodes the rest of its values.
-     */
-    public Builder<V> learnDictionary(int samples, int dictionarySize) {
-      codecSettings.learnDictionary(samples, dictionarySize);
-      return this;
-    }
-
-    /** Compresses new values with zstd and this dictionary, saved in Redis at {@link #build()}. */
-    public Builder<V> dictionary(ZstdDictionary dictionary) {
-      codecSettings.dictionary(dictionary);
-      return this;
-    }
-
-    /** Trains a zstd dictionary on these values at {@link #build()}; see {@link RedisCache.Builder#trainDictionary}. */
-    public Builder<V> trainDictionary(Collection<? extends V> samples, int dictionarySize) {
-      codecSettings.trainDictionary(samples, dictionarySize);
-      return this;
-    }
-
-    /** Codecs whose values this feed should also read. */
-    @SafeVarargs
-    public final Builder<V> alsoRead(Codec<V>... readers) {
-      codecSettings.alsoRead(Arrays.asList(requireNonNull(readers, "readers")));
-      return this;
-    }
-
-    /** The codec for members with no envelope. */
-    public Builder<V> legacy(Codec<V> legacyCodec) {
-      codecSettings.legacy(legacyCodec);
-      return this;
-    }
-
-    /**
-     * The largest entry, once decompressed, that the feed reads or writes, in bytes;
-     * {@link RedisCache#DEFAULT_MAX_DECODED_SIZE} by default, as for a cache
-     * ({@link RedisCache.Builder#maxDecodedSize}). An entry that declares more is skipped and
-     * counted in {@link Feed#decodeFailures()}.
-     */
-    public Builder<V> maxDecodedSize(int maxDecodedSize) {
-      codecSettings.maxDecodedSize(maxDecodedSize);
+    public Builder<V> encoding(Encoding<V> encoding) {
+      this.encoding = requireNonNull(encoding, "encoding");
       return this;
     }
 
@@ -270,7 +217,7 @@ public interface Feed<V> {
      * Builds the feed.
      *
      * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside
-     *     1 to {@link RedisCache#MAX_CHUNK_SIZE}, or a maxDecodedSize below 1
+     *     1 to {@link RedisCache#MAX_CHUNK_SIZE}
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public Feed<V> build() {
@@ -281,10 +228,8 @@ public interface Feed<V> {
         throw new IllegalArgumentException("feed '" + name + "': chunkSize must be 1 to " + RedisCache.MAX_CHUNK_SIZE
             + ", got " + chunkSize);
       }
-      codecSettings.decompressionBudget(owner.decompressionBudget());
-      WriteCodec<V> codec = codecSettings.build(owner.dictionaries(), owner.schemas(),
-          owner.learning(StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool()), "feed '" + name + "'");
-      codec.current().writeSchema().ifPresent(owner::useSchema);
+      WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
+          .writeCodec(owner, StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool(), "feed '" + name + "'");
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
           owner.preload(), chunkSize,
           nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"))).blocking();

@@ -2,14 +2,10 @@ package dev.stowage;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.compress.Compression;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.redis.CacheSettings;
-import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.redis.RedisCacheCore;
 import dev.stowage.internal.redis.WriteCodec;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
@@ -193,7 +189,8 @@ public interface RedisCache<K, V> {
   final class Builder<K, V> {
     private final Stowage owner;
     private final String name;
-    private final CodecSettings<V> codecSettings;
+    private final TypeRef<V> type;
+    private Encoding<V> encoding;
     private Function<? super K, String> keyToString;
     private String keyPrefix;
     private Duration ttl = DEFAULT_TTL;
@@ -208,7 +205,7 @@ public interface RedisCache<K, V> {
     Builder(Stowage owner, String name, TypeRef<V> type, Function<? super K, String> keyToString) {
       this.owner = owner;
       this.name = name;
-      this.codecSettings = new CodecSettings<>(type);
+      this.type = type;
       this.keyToString = keyToString;
       this.keyPrefix = name + ":";
     }
@@ -225,81 +222,14 @@ public interface RedisCache<K, V> {
       return self;
     }
 
-    /** The codec new values are written with; {@code Codecs.defaultFor(type)} by default. */
-    public Builder<K, V> codec(Codec<V> codec) {
-      codecSettings.codec(codec);
-      return this;
-    }
-
     /**
-     * How new values are compressed, always, instead of the default: {@link Compression#standard()},
-     * then zstd with a dictionary learned from the cache's own values once {@link #learnDictionary
-     * enough} have been written.
+     * How values are written and read: the codec, the compression policy and the codecs also read;
+     * {@link Encoding#defaultFor(TypeRef) Encoding.defaultFor(type)} by default, which learns a
+     * zstd dictionary from the cache's own values and records it under
+     * {@code stowage:learned:cache:<name>} ({@link StowageKeys#learnedByCache}).
      */
-    public Builder<K, V> compression(Compression compression) {
-      codecSettings.compression(compression);
-      return this;
-    }
-
-    /**
-     * Tunes the default compression. New values are written with {@link Compression#standard()}
-     * (zstd from a kilobyte, none below) until {@code samples} values (1,000 by default) have
-     * been written; then a zstd dictionary of at most {@code dictionarySize} bytes (64 KiB by
-     * default) is trained on them, saved in Redis, recorded under
-     * {@code stowage:learned:cache:<name>} ({@link StowageKeys#learnedByCache}) for every process
-     * writing this cache, and used for every
-     * later value. The first process to record a dictionary wins; the others, and every process
-     * that starts later, adopt it. Values written before stay readable. Has no effect with
-     * {@link #compression}, {@link #dictionary} or {@link #trainDictionary}.
-     *
-     * @throws IllegalArgumentException if {@code samples} is outside 16 to 100,000 or
-     *     {@code dictionarySize} below {@link ZstdDictionary#MIN_TRAINED_SIZE}
-     */
-    public Builder<K, V> learnDictionary(int samples, int dictionarySize) {
-      codecSettings.learnDictionary(samples, dictionarySize);
-      return this;
-    }
-
-    /**
-     * Compresses new values with zstd and this dictionary; {@link #build()} saves it in Redis so
-     * that other processes can read the values.
-     */
-    public Builder<K, V> dictionary(ZstdDictionary dictionary) {
-      codecSettings.dictionary(dictionary);
-      return this;
-    }
-
-    /**
-     * Trains a zstd dictionary of at most {@code dictionarySize} bytes on these values (a few
-     * thousand work well) at {@link #build()}, saves it in Redis, and compresses new values with it.
-     */
-    public Builder<K, V> trainDictionary(Collection<? extends V> samples, int dictionarySize) {
-      codecSettings.trainDictionary(samples, dictionarySize);
-      return this;
-    }
-
-    /** Codecs whose values this cache should also read: see {@link EnvelopeCodec.Builder#alsoRead}. */
-    @SafeVarargs
-    public final Builder<K, V> alsoRead(Codec<V>... readers) {
-      codecSettings.alsoRead(Arrays.asList(requireNonNull(readers, "readers")));
-      return this;
-    }
-
-    /** The codec for values with no envelope: see {@link EnvelopeCodec.Builder#legacy}. */
-    public Builder<K, V> legacy(Codec<V> legacyCodec) {
-      codecSettings.legacy(legacyCodec);
-      return this;
-    }
-
-    /**
-     * The largest value, once decompressed, that the cache reads or writes, in bytes;
-     * {@link RedisCache#DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more
-     * is a decode failure before anything is allocated for it; {@link #put} of a value that encodes
-     * to more throws an {@link EnvelopeException}. Compressed values are also decompressed within
-     * the Stowage's {@linkplain Stowage.Builder#decompressionBudget decompression budget}.
-     */
-    public Builder<K, V> maxDecodedSize(int maxDecodedSize) {
-      codecSettings.maxDecodedSize(maxDecodedSize);
+    public Builder<K, V> encoding(Encoding<V> encoding) {
+      this.encoding = requireNonNull(encoding, "encoding");
       return this;
     }
 
@@ -401,12 +331,12 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * Builds the cache. A dictionary is saved in Redis here.
+     * Builds the cache. A dictionary of the {@linkplain #encoding encoding}'s is trained and saved in
+     * Redis here.
      *
      * @throws IllegalArgumentException naming the setting at fault: a TTL or lock time outside 1 ms
      *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
-     *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond, both a compression
-     *     and a dictionary, a maxDecodedSize below 1
+     *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public RedisCache<K, V> build() {
@@ -429,10 +359,8 @@ public interface RedisCache<K, V> {
       if (absentTtl != null && (absentTtl.isNegative() || absentTtl.toMillis() < 1)) {
         throw new IllegalArgumentException("cache '" + name + "': cacheAbsent must be at least 1 ms, got " + absentTtl);
       }
-      codecSettings.decompressionBudget(owner.decompressionBudget());
-      WriteCodec<V> codec = codecSettings.build(owner.dictionaries(), owner.schemas(),
-          owner.learning(StowageKeys.learnedByCache(name), loadExecutor), "cache '" + name + "'");
-      codec.current().writeSchema().ifPresent(owner::useSchema);
+      WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
+          .writeCodec(owner, StowageKeys.learnedByCache(name), loadExecutor, "cache '" + name + "'");
       CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.preload(), ttl, ttlJitter,
           chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable,
           nearCache == null ? null : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));

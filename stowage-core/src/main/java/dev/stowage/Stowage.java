@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
-import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.codec.CodecLibraries;
 import dev.stowage.internal.redis.EnvelopePreload;
 import dev.stowage.internal.redis.Tracking;
@@ -195,14 +194,6 @@ public final class Stowage implements AutoCloseable {
       LOG.log(Level.WARNING, "could not save schema " + Schemas.hex(Schemas.fingerprint(schema)) + " to Redis at "
           + session.address() + " now (" + e.getMessage() + "); it is saved when the connection is back");
     }
-  }
-
-  /**
-   * How a cache or feed of this Stowage learns its dictionary, recording it in the hash
-   * {@code recordKey} ({@link StowageKeys#learnedByCache}, {@link StowageKeys#learnedByFeed}).
-   */
-  CodecSettings.Learning learning(String recordKey, java.util.concurrent.Executor executor) {
-    return new CodecSettings.Learning(session, this::useDictionary, executor, recordKey);
   }
 
   private void saveWhatIsInUse() {

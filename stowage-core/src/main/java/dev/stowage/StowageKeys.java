@@ -102,7 +102,7 @@ public final class StowageKeys {
 
   /**
    * The hash that records the dictionary the cache named {@code cacheName} learned, field: the
-   * codec's name, value: the dictionary's id in hex ({@link RedisCache.Builder#learnDictionary}):
+   * codec's name, value: the dictionary's id in hex ({@link Encoding#learnDictionary}):
    * {@code stowage:learned:cache:<cacheName>}.
    */
   public static String learnedByCache(String cacheName) {
@@ -111,7 +111,7 @@ public final class StowageKeys {
 
   /**
    * The hash that records the dictionary the feed under {@code feedKey} learned, as for a cache
-   * ({@link Feed.Builder#learnDictionary}): {@code stowage:learned:feed:<feedKey>}.
+   * ({@link Encoding#learnDictionary}): {@code stowage:learned:feed:<feedKey>}.
    */
   public static String learnedByFeed(String feedKey) {
     return LEARNED_BY_FEED_PREFIX + requireNonNull(feedKey, "feedKey");

@@ -1,6 +1,6 @@
 package dev.stowage.board;
 
-import dev.stowage.Feed;
+import dev.stowage.Encoding;
 import dev.stowage.compress.Compression;
 import java.util.Locale;
 
@@ -48,12 +48,12 @@ public enum FeedCompression {
         + "'; expected none, zstd or zstd-dict");
   }
 
-  /** Configures {@code feed} to compress as this says. */
-  <V> Feed.Builder<V> configure(Feed.Builder<V> feed) {
+  /** {@code encoding} compressing as this says. */
+  <V> Encoding<V> apply(Encoding<V> encoding) {
     return switch (this) {
-      case NONE -> feed.compression(Compression.none());
-      case ZSTD -> feed.compression(Compression.zstd());
-      case ZSTD_DICT -> feed;
+      case NONE -> encoding.compression(Compression.none());
+      case ZSTD -> encoding.compression(Compression.zstd());
+      case ZSTD_DICT -> encoding;
     };
   }
 }

@@ -2,6 +2,7 @@ package dev.stowage.board;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.stowage.Encoding;
 import dev.stowage.Feed;
 import dev.stowage.NearCache;
 import dev.stowage.RedisCache;
@@ -115,13 +116,11 @@ public final class StowageBoardService implements AutoCloseable {
     });
     try {
       Feed.Builder<byte[]> posts = stowage.feed(BoardKeys.FEED, byte[].class)
-          .codec(Codecs.jsonBytes())
+          .encoding(compression.apply(Encoding.of(Codecs.jsonBytes())))
           .counter(BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD);
-      compression.configure(posts);
       RedisCache.Builder<String, Long> mark = stowage.cache("board-complete", Long.class)
           .keyPrefix(BoardKeys.COMPLETE_PREFIX)
-          .codec(Codecs.json(Long.class))
-          .compression(Compression.none())
+          .encoding(Encoding.of(Codecs.json(Long.class)).compression(Compression.none()))
           .noExpiry()
           .distributedLoadLock(REFILL_LOCK)
           .loadExecutor(refills);

@@ -60,7 +60,7 @@ public final class Compression {
    * The standard compression: {@link #zstd()} at level {@value #DEFAULT_ZSTD_LEVEL} for values of
    * {@value #STANDARD_MIN_SIZE} bytes or more, and none below. What an {@code EnvelopeCodec} and
    * its users get when they choose nothing; caches and feeds start with it and then learn a
-   * dictionary from their own values (see {@code RedisCache.Builder#learnDictionary}), after which
+   * dictionary from their own values (see {@code Encoding#learnDictionary}), after which
    * small values are compressed too.
    *
    * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in

@@ -3,6 +3,7 @@ package dev.stowage.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.stowage.Encoding;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
@@ -100,7 +101,8 @@ class BadValueIntegrationTests {
 
   @Test
   void undecodableValuesAreMissesCountedAndLoggedOncePerKey() {
-    RedisCache<String, Item> cache = stowage.cache("bad", Item.class).compression(Compression.none()).build();
+    RedisCache<String, Item> cache = stowage.cache("bad", Item.class)
+        .encoding(Encoding.defaultFor(Item.class).compression(Compression.none())).build();
     writeBadValues(cache);
 
     for (int round = 0; round < 3; round++) {
@@ -172,7 +174,8 @@ class BadValueIntegrationTests {
 
   @Test
   void aLegacyCodecReadsValuesWithoutAnEnvelope() {
-    RedisCache<String, Item> cache = stowage.cache("bad", Item.class).legacy(Codecs.json(Item.class)).build();
+    RedisCache<String, Item> cache = stowage.cache("bad", Item.class)
+        .encoding(Encoding.defaultFor(Item.class).legacy(Codecs.json(Item.class))).build();
     raw.sync().set(bytes("bad:old"), bytes("{\"id\":5,\"name\":\"n\",\"description\":\"d\",\"price\":10,\"stock\":2}"));
 
     assertThat(cache.get("old")).isEqualTo(new Item(5, "n", "d", 10, 2));

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
+import dev.stowage.Encoding;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.TypeRef;
@@ -87,8 +88,8 @@ class CacheShapesIntegrationTests {
   @Test
   void theJacksonMapperCanBeConfiguredWithoutReplacingTheCodec() {
     RedisCache<String, Labelled> snake = stowage.cache("snake", Labelled.class)
-        .codec(Codecs.json(TypeRef.of(Labelled.class),
-            mapper -> mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)))
+        .encoding(Encoding.of(Codecs.json(TypeRef.of(Labelled.class),
+            mapper -> mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE))))
         .build();
     Labelled value = new Labelled(5, "Lamp");
     snake.put("5", value);

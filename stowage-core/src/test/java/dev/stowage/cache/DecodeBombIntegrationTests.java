@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.github.luben.zstd.Zstd;
+import dev.stowage.Encoding;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.Feed;
@@ -110,9 +111,10 @@ class DecodeBombIntegrationTests {
 
   @Test
   void theDecodedSizeLimitIsASettingOfCachesAndFeeds(RedisServer redis) {
-    RedisCache<String, String> small = stowage.cache("limits", String.class).codec(Codecs.string())
-        .maxDecodedSize(1024).build();
-    RedisCache<String, String> large = stowage.cache("limits", String.class).codec(Codecs.string()).build();
+    RedisCache<String, String> small = stowage.cache("limits", String.class)
+        .encoding(Encoding.of(Codecs.string()).maxDecodedSize(1024)).build();
+    RedisCache<String, String> large = stowage.cache("limits", String.class)
+        .encoding(Encoding.of(Codecs.string())).build();
     large.put("kilobytes", "x".repeat(4096));
     assertThat(large.get("kilobytes")).hasSize(4096);
     assertThat(small.get("kilobytes")).isNull();
@@ -120,12 +122,14 @@ class DecodeBombIntegrationTests {
     assertThatThrownBy(() -> small.put("too-big", "y".repeat(2000)))
         .isInstanceOf(EnvelopeException.class)
         .hasMessageContaining("more than maxDecodedSize 1024");
-    assertThatThrownBy(() -> stowage.cache("limits", String.class).maxDecodedSize(0).build())
+    assertThatThrownBy(() -> stowage.cache("limits", String.class)
+        .encoding(Encoding.defaultFor(String.class).maxDecodedSize(0)).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("cache 'limits': maxDecodedSize must be at least 1 byte, got 0");
+        .hasMessage("maxDecodedSize must be at least 1 byte, got 0");
 
-    Feed<String> wide = stowage.feed("limited-feed", String.class).codec(Codecs.string()).build();
-    Feed<String> narrow = stowage.feed("limited-feed", String.class).codec(Codecs.string()).maxDecodedSize(1024).build();
+    Feed<String> wide = stowage.feed("limited-feed", String.class).encoding(Encoding.of(Codecs.string())).build();
+    Feed<String> narrow = stowage.feed("limited-feed", String.class)
+        .encoding(Encoding.of(Codecs.string()).maxDecodedSize(1024)).build();
     wide.add("short");
     wide.add("z".repeat(4096));
     assertThat(wide.page(1, 10)).hasSize(2);
@@ -156,8 +160,8 @@ class DecodeBombIntegrationTests {
   @Test
   @SuppressWarnings({"rawtypes", "unchecked"})
   void theClassicNestedHashSetsAreACountedMissReadQuickly(RedisServer redis) {
-    RedisCache<String, HashSet> sets = stowage.cache("sets", HashSet.class).codec(Codecs.jdk(HashSet.class))
-        .compression(Compression.none()).build();
+    RedisCache<String, HashSet> sets = stowage.cache("sets", HashSet.class)
+        .encoding(Encoding.of(Codecs.jdk(HashSet.class)).compression(Compression.none())).build();
     byte[] payload = EnvelopeCodec.builder(Codecs.jdk(HashSet.class)).build().encode(nestedHashSets(60));
     RawValues.set(redis, "sets:dos", payload);
     sets.put("ordinary", new HashSet<>(Set.of(Set.of("a"), List.of(1, 2), "text")));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.stowage.Encoding;
 import dev.stowage.Envelope;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
@@ -12,6 +13,7 @@ import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryStore;
+import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
@@ -61,7 +63,7 @@ class DictionaryLearningIntegrationTests {
   @Test
   void aCacheLearnsFromItsFirstValuesThenWritesWithTheRecordedDictionary(RedisServer redis) throws Exception {
     RedisCache<String, BoardRecord> cache = stowage.cache("boards", BoardRecord.class)
-        .learnDictionary(SAMPLES, SIZE).build();
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
     Map<String, BoardRecord> first = boards(0, SAMPLES);
     first.forEach(cache::put);
     for (String key : first.keySet()) {
@@ -81,7 +83,7 @@ class DictionaryLearningIntegrationTests {
     assertThat(cache.getAll(all.keySet())).isEqualTo(all);
     try (Stowage another = Stowage.builder().redis(redis.uri()).build()) {
       RedisCache<String, BoardRecord> reader = another.cache("boards", BoardRecord.class)
-          .compression(Compression.none()).build();
+          .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none())).build();
       assertThat(reader.getAll(all.keySet())).isEqualTo(all);
       assertThat(reader.stats().decodeFailures()).isZero();
     }
@@ -90,7 +92,7 @@ class DictionaryLearningIntegrationTests {
   @Test
   void aProcessThatStartsLaterAdoptsTheRecordedDictionaryAtOnce(RedisServer redis) {
     RedisCache<String, BoardRecord> learner = stowage.cache("boards", BoardRecord.class)
-        .learnDictionary(SAMPLES, SIZE).build();
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
     learner.putAll(boards(0, SAMPLES + 10));
     String hexId = field(redis, "stowage:learned:cache:boards");
     assertThat(hexId).as("a bulk write trains in its own thread").isNotNull();
@@ -108,7 +110,7 @@ class DictionaryLearningIntegrationTests {
   @Test
   void theRecordIsWrittenAgainAfterRedisRestartedEmpty(RedisServer redis) {
     RedisCache<String, BoardRecord> learner = stowage.cache("boards", BoardRecord.class)
-        .learnDictionary(SAMPLES, SIZE).build();
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
     learner.putAll(boards(0, SAMPLES + 10));
     String hexId = field(redis, "stowage:learned:cache:boards");
     assertThat(hexId).isNotNull();
@@ -129,10 +131,10 @@ class DictionaryLearningIntegrationTests {
   @Test
   void aProcessStillLearningAdoptsTheDictionaryAnotherRecordedFirst(RedisServer redis) {
     RedisCache<String, BoardRecord> first = stowage.cache("boards", BoardRecord.class)
-        .learnDictionary(SAMPLES, SIZE).build();
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
     try (Stowage second = Stowage.builder().redis(redis.uri()).build()) {
       RedisCache<String, BoardRecord> slower = second.cache("boards", BoardRecord.class)
-          .learnDictionary(SAMPLES, SIZE).build();
+          .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
       first.putAll(boards(0, SAMPLES));
       String recorded = field(redis, "stowage:learned:cache:boards");
       // Other samples: had it trained, the second would have made another dictionary.
@@ -146,10 +148,12 @@ class DictionaryLearningIntegrationTests {
 
   @Test
   void eachCodecLearnsItsOwnDictionaryForTheSameCache(RedisServer redis) {
-    stowage.cache("boards", BoardRecord.class).learnDictionary(SAMPLES, SIZE).build()
+    stowage.cache("boards", BoardRecord.class)
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build()
         .putAll(boards(0, SAMPLES));
-    stowage.cache("boards", BoardRecord.class).codec(Codecs.json(BoardRecord.class))
-        .learnDictionary(SAMPLES, SIZE).build().putAll(boards(0, SAMPLES));
+    stowage.cache("boards", BoardRecord.class)
+        .encoding(Encoding.of(Codecs.json(BoardRecord.class)).learnDictionary(SAMPLES, SIZE)).build()
+        .putAll(boards(0, SAMPLES));
     assertThat(RawValues.hget(redis, "stowage:learned:cache:boards", CODEC)).isNotNull();
     assertThat(RawValues.hget(redis, "stowage:learned:cache:boards", "json")).isNotNull()
         .isNotEqualTo(RawValues.hget(redis, "stowage:learned:cache:boards", CODEC));
@@ -158,7 +162,8 @@ class DictionaryLearningIntegrationTests {
 
   @Test
   void aFeedsBulkAddTrainsBeforeItEncodesTheRestOfItsValues(RedisServer redis) {
-    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).learnDictionary(SAMPLES, SIZE).build();
+    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class)
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
     List<BoardRecord> boards = Samples.boards(500);
     List<Long> scores = feed.addAll(boards);
 
@@ -182,8 +187,10 @@ class DictionaryLearningIntegrationTests {
 
   @Test
   void anExplicitCompressionNeverLearns(RedisServer redis) {
+    // The compression policy is one setting: the last one given wins.
     RedisCache<String, BoardRecord> cache = stowage.cache("boards", BoardRecord.class)
-        .compression(Compression.zstd()).learnDictionary(SAMPLES, SIZE).build();
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE).compression(Compression.zstd()))
+        .build();
     Map<String, BoardRecord> boards = boards(0, 3 * SAMPLES);
     cache.putAll(boards);
     assertThat(redis.command("EXISTS", "stowage:learned:cache:boards")).isEqualTo(":0");
@@ -196,7 +203,7 @@ class DictionaryLearningIntegrationTests {
   @Test
   void valuesTooAlikeToTrainOnStayPlainZstdAndReadable(RedisServer redis) {
     RedisCache<String, BoardRecord> cache = stowage.cache("same", BoardRecord.class)
-        .learnDictionary(SAMPLES, SIZE).build();
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
     BoardRecord board = Samples.board(1);
     Map<String, BoardRecord> copies = new LinkedHashMap<>();
     for (int i = 0; i < 3 * SAMPLES; i++) {
@@ -210,7 +217,7 @@ class DictionaryLearningIntegrationTests {
   @Test
   void anAsyncReadLoadsAnUnknownDictionaryWithoutBlockingTheConnection(RedisServer redis) throws Exception {
     RedisCache<String, BoardRecord> writer = stowage.cache("boards", BoardRecord.class)
-        .learnDictionary(SAMPLES, SIZE).build();
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
     Map<String, BoardRecord> boards = boards(0, 3 * SAMPLES);
     writer.putAll(boards);
     String last = boards.keySet().stream().reduce((a, b) -> b).orElseThrow();
@@ -219,7 +226,7 @@ class DictionaryLearningIntegrationTests {
     try (Stowage reader = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(5)).build()) {
       // No learning: this cache does not load the dictionary when it is built.
       RedisCache<String, BoardRecord> cache = reader.cache("boards", BoardRecord.class)
-          .compression(Compression.none()).build();
+          .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none())).build();
       assertThat(reader.dictionaries().isLoaded(Long.parseLong(field(redis, "stowage:learned:cache:boards"), 16)))
           .isFalse();
       // Decoding runs on Lettuce's I/O thread here: the dictionary must be loaded before, not there.
@@ -241,12 +248,29 @@ class DictionaryLearningIntegrationTests {
   }
 
   @Test
-  void learningSettingsAreChecked() {
-    RedisCache.Builder<String, BoardRecord> builder = stowage.cache("boards", BoardRecord.class);
-    assertThatThrownBy(() -> builder.learnDictionary(15, SIZE)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("samples must be 16 to 100000, got 15");
-    assertThatThrownBy(() -> builder.learnDictionary(SAMPLES, 255)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("dictionarySize must be at least 256 bytes, got 255");
+  void oneEncodingServesACacheAndAFeedAndSavesItsDictionaryAtBuild(RedisServer redis) {
+    Encoding<BoardRecord> trained = Encoding.defaultFor(BoardRecord.class)
+        .trainDictionary(Samples.boards(1, 500), 4096);
+    RedisCache<String, BoardRecord> cache = stowage.cache("boards", BoardRecord.class).encoding(trained).build();
+    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).encoding(trained).build();
+
+    List<Long> saved = stowage.dictionaries().list();
+    assertThat(saved).hasSize(1);
+    cache.put("1", Samples.board(1));
+    feed.add(Samples.board(2));
+    Envelope.Header cached = header(redis, "boards:1");
+    assertThat(cached.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+    assertThat(cached.dictionaryId()).isEqualTo(saved.get(0));
+    assertThat(cache.get("1")).isEqualTo(Samples.board(1));
+    assertThat(feed.page(1, 10)).extracting(Feed.Entry::value).containsExactly(Samples.board(2));
+    assertThat(redis.command("EXISTS", "stowage:learned:cache:boards")).isEqualTo(":0");
+
+    // A dictionary inside a given compression is saved too, so that other processes read the values.
+    Encoding<BoardRecord> given = Encoding.defaultFor(BoardRecord.class).compression(Compression.zstd(
+        ZstdDictionary.train(Samples.boards(600, 300).stream()
+            .map(board -> Codecs.defaultFor(BoardRecord.class).encode(board)).toList(), 2048)));
+    stowage.cache("other", BoardRecord.class).encoding(given).build();
+    assertThat(stowage.dictionaries().list()).hasSize(2);
   }
 
   private static <T> List<T> reversed(List<T> list) {
@@ -285,7 +309,7 @@ class DictionaryLearningIntegrationTests {
   /** Dictionary ids as the store names them. */
   private static final class ZstdHex {
     static String of(long id) {
-      return dev.stowage.compress.ZstdDictionary.hexId(id);
+      return ZstdDictionary.hexId(id);
     }
   }
 }

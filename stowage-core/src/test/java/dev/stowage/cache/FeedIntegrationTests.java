@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.AsyncFeed;
 import dev.stowage.Codec;
+import dev.stowage.Encoding;
 import dev.stowage.Feed;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
@@ -328,12 +329,13 @@ class FeedIntegrationTests {
 
   @Test
   void anAsyncPageLoadsTheDictionaryAnotherProcessLearned(RedisServer redis) throws Exception {
-    Feed<BoardRecord> writer = stowage.feed("board", BoardRecord.class).learnDictionary(100, 16 * 1024).build();
+    Feed<BoardRecord> writer = stowage.feed("board", BoardRecord.class)
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024)).build();
     writer.addAll(Samples.boards(1, 300));
     try (Stowage reader = Stowage.builder().redis(redis.uri()).build()) {
       // An explicit compression: this feed does not adopt the recorded dictionary when it is built.
       Feed<BoardRecord> feed = reader.feed("board", BoardRecord.class)
-          .compression(dev.stowage.compress.Compression.none()).build();
+          .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none())).build();
       List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, java.util.concurrent.TimeUnit.SECONDS);
       assertThat(page).hasSize(50);
       assertThat(page.get(0)).isEqualTo(new Feed.Entry<>(300L, Samples.board(300)));
@@ -362,8 +364,8 @@ class FeedIntegrationTests {
         return json.decode(data, offset, length);
       }
     };
-    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).codec(watched)
-        .compression(dev.stowage.compress.Compression.none()).build();
+    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class)
+        .encoding(Encoding.of(watched).compression(Compression.none())).build();
     Map<Long, BoardRecord> posts = new LinkedHashMap<>();
     for (long score = 1; score <= 60; score++) {
       posts.put(score, Samples.board(score));

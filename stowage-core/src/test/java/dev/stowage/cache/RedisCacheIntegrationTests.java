@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
+import dev.stowage.Encoding;
 import dev.stowage.RedisCache;
 import dev.stowage.Envelope;
 import dev.stowage.Stowage;
@@ -277,7 +278,7 @@ class RedisCacheIntegrationTests {
   void aTrainedDictionaryIsSavedAndAnotherStowageReadsItsValues(RedisServer redis) {
     List<BoardRecord> boards = Samples.boards(0, 2000);
     RedisCache<String, BoardRecord> writer = stowage.cache("boards", BoardRecord.class)
-        .trainDictionary(boards, 4096).build();
+        .encoding(Encoding.defaultFor(BoardRecord.class).trainDictionary(boards, 4096)).build();
     writer.put("1", boards.get(1));
 
     Envelope.Header header = Envelope.readHeader(rawValue(redis, "boards:1"));
@@ -291,10 +292,12 @@ class RedisCacheIntegrationTests {
 
   @Test
   void aCacheReadsWhatAnEarlierCodecWroteWhenToldTo() {
-    RedisCache<String, Item> before = stowage.cache("switch", Item.class).codec(Codecs.json(Item.class)).build();
+    RedisCache<String, Item> before = stowage.cache("switch", Item.class)
+        .encoding(Encoding.of(Codecs.json(Item.class))).build();
     before.put("a", Samples.item(1));
 
-    RedisCache<String, Item> after = stowage.cache("switch", Item.class).alsoRead(Codecs.json(Item.class)).build();
+    RedisCache<String, Item> after = stowage.cache("switch", Item.class)
+        .encoding(Encoding.defaultFor(Item.class).alsoRead(Codecs.json(Item.class))).build();
     RedisCache<String, Item> unaware = stowage.cache("switch", Item.class).build();
     assertThat(after.get("a")).isEqualTo(Samples.item(1));
     assertThat(unaware.get("a")).as("json is not read unless asked").isNull();
@@ -337,7 +340,8 @@ class RedisCacheIntegrationTests {
 
   @Test
   void aBlockingPutAllThatCannotEncodeAValueStoredExactlyTheChunksBeforeItsChunk() {
-    RedisCache<String, byte[]> cache = stowage.cache("fragments", byte[].class).codec(Codecs.jsonBytes())
+    RedisCache<String, byte[]> cache = stowage.cache("fragments", byte[].class)
+        .encoding(Encoding.of(Codecs.jsonBytes()))
         .chunkSize(10).build();
     Map<String, byte[]> entries = fragmentsWithABadOneAt24();
 
@@ -352,14 +356,16 @@ class RedisCacheIntegrationTests {
 
   @Test
   void aPutAllWhoseFirstChunkCannotBeEncodedAndAnAsyncPutAllStoreNothing() {
-    RedisCache<String, byte[]> cache = stowage.cache("fragments", byte[].class).codec(Codecs.jsonBytes())
+    RedisCache<String, byte[]> cache = stowage.cache("fragments", byte[].class)
+        .encoding(Encoding.of(Codecs.jsonBytes()))
         .chunkSize(40).build();
     Map<String, byte[]> entries = fragmentsWithABadOneAt24();
     assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(dev.stowage.CodecException.class)
         .hasMessageNotContaining("were stored");
     assertThat(cache.getAll(entries.keySet())).isEmpty();
 
-    RedisCache<String, byte[]> small = stowage.cache("fragments", byte[].class).codec(Codecs.jsonBytes())
+    RedisCache<String, byte[]> small = stowage.cache("fragments", byte[].class)
+        .encoding(Encoding.of(Codecs.jsonBytes()))
         .chunkSize(10).build();
     assertThat(small.async().putAll(entries)).failsWithin(Duration.ofSeconds(10))
         .withThrowableOfType(java.util.concurrent.ExecutionException.class)

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.stowage.CacheUnavailableException;
+import dev.stowage.Encoding;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.envelope.TestDictionaries;
@@ -50,7 +52,9 @@ class RedisRestartIntegrationTests {
     try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(TIMEOUT).build()) {
       RedisCache<String, Item> cache = stowage.cache("restart", Item.class).chunkSize(10).build();
       Feed<BoardRecord> feed = stowage.feed("restartFeed", BoardRecord.class).build();
-      stowage.cache("withDictionary", BoardRecord.class).dictionary(TestDictionaries.TINY).build();
+      stowage.cache("withDictionary", BoardRecord.class)
+          .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.zstd(TestDictionaries.TINY)))
+            .build();
       String dictionaryKey = DictionaryStore.key(TestDictionaries.TINY.id());
       assertThat(redis.command("EXISTS", dictionaryKey)).isEqualTo(":1");
       cache.put("a", Samples.item(1));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.stowage.CacheUnavailableException;
+import dev.stowage.Encoding;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
@@ -78,7 +79,8 @@ class AclIntegrationTests {
 
       // A dictionary learned from 100 values, recorded under stowage:learned:… and stowage:dict:….
       RedisCache<String, BoardRecord> boards = stowage.cache("readme-items", BoardRecord.class)
-          .keyPrefix("readme-items:boards:").learnDictionary(100, 16 * 1024).build();
+          .keyPrefix("readme-items:boards:")
+          .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024)).build();
       Map<String, BoardRecord> values = new java.util.LinkedHashMap<>();
       Samples.boards(110).forEach(board -> values.put(board.id(), board));
       boards.putAll(values);

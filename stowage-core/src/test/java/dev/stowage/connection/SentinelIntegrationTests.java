@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.stowage.CacheUnavailableException;
+import dev.stowage.Encoding;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.embedded.RedisSentinelSet;
@@ -58,7 +60,9 @@ class SentinelIntegrationTests {
     try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofMillis(500)).build()) {
       RedisCache<String, Item> items = stowage.cache("failover-items", Item.class).build();
       RedisCache<String, BoardRecord> boards =
-          stowage.cache("failover-boards", BoardRecord.class).dictionary(TestDictionaries.TINY).build();
+          stowage.cache("failover-boards", BoardRecord.class)
+              .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.zstd(TestDictionaries.TINY)))
+            .build();
       Feed<BoardRecord> feed = stowage.feed("failover-feed", BoardRecord.class).build();
       items.putAll(items(1, 20));
       boards.put("1", Samples.board(1));

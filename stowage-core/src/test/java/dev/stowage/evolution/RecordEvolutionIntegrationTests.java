@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.CacheStats;
 import dev.stowage.Codec;
+import dev.stowage.Encoding;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
@@ -257,12 +258,8 @@ class RecordEvolutionIntegrationTests {
 
   @SuppressWarnings("unchecked")
   private static RedisCache<String, Object> cache(Stowage process, Class<?> type, Codec<?> codec) {
-    RedisCache.Builder<String, Object> builder = process.cache("products", (Class<Object>) type)
-        .compression(Compression.standard());
-    if (codec != null) {
-      builder.codec((Codec<Object>) codec);
-    }
-    return builder.build();
+    Encoding<Object> encoding = codec != null ? Encoding.of((Codec<Object>) codec) : Encoding.defaultFor((Class<Object>) type);
+    return process.cache("products", (Class<Object>) type).encoding(encoding.compression(Compression.standard())).build();
   }
 
   @SuppressWarnings("unchecked")

@@ -1,5 +1,6 @@
 package dev.stowage.bench.memory;
 
+import dev.stowage.Encoding;
 import dev.stowage.Feed;
 import dev.stowage.Stowage;
 import dev.stowage.StowageKeys;
@@ -57,17 +58,17 @@ final class FeedRows {
     long before = redis.usedMemory();
     long dictionaryId = -1;
     try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(java.time.Duration.ofSeconds(60)).build()) {
-      Feed.Builder builder = stowage.feed(kind.cliName(), kind.type()).key(key).counter(prefix + "counter", kind.cliName());
+      Class<Object> type = (Class<Object>) kind.type();
       String codecName = spec.codec();
-      if (!codecName.equals("default")) {
-        builder.codec(Codecs.forName(codecName, kind.type()));
-      }
+      Encoding<Object> encoding = codecName.equals("default") ? Encoding.defaultFor(type)
+          : Encoding.of(Codecs.forName(codecName, type));
       if (spec.compression().equals("zstd-dict")) {
-        builder.trainDictionary(sample(records), MemoryBench.DICTIONARY_SIZE);
+        encoding = encoding.trainDictionary(sample(records), MemoryBench.DICTIONARY_SIZE);
       } else if (!spec.compression().equals("default")) {
-        builder.compression(spec.compression().equals("zstd") ? Compression.zstd() : Compression.none());
+        encoding = encoding.compression(spec.compression().equals("zstd") ? Compression.zstd() : Compression.none());
       }
-      Feed<Object> feed = builder.build();
+      Feed<Object> feed = stowage.feed(kind.cliName(), type).key(key).counter(prefix + "counter", kind.cliName())
+          .encoding(encoding).build();
       List<Long> scores = feed.addAll((List<Object>) records);
       long after = redis.usedMemory();
       long stored = feed.size();

@@ -1,0 +1,249 @@
+package dev.stowage;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.codec.Codecs;
+import dev.stowage.compress.Compression;
+import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.redis.WriteCodec;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+/**
+ * How a cache or a feed writes its values and which others it reads: the codec, the compression
+ * policy, the codecs also read, the legacy codec and the largest decoded size. One value serves
+ * {@link RedisCache.Builder#encoding} and {@link Feed.Builder#encoding} alike.
+ *
+ * <pre>{@code
+ * Encoding<User> encoding = Encoding.of(Codecs.msgpack(User.class))
+ *     .compression(Compression.lz4())
+ *     .alsoRead(Codecs.json(User.class));
+ * RedisCache<String, User> users = stowage.cache("users", User.class).encoding(encoding).build();
+ * }</pre>
+ *
+ * <p><b>The compression policy</b> is one of three, and the last one set wins:
+ * <ul>
+ *   <li>{@link #learnDictionary(int, int)}, the default: {@link Compression#standard()} until enough
+ *       values have been written, then zstd with a dictionary trained on them and shared through
+ *       Redis;
+ *   <li>{@link #compression(Compression)}: always this compression; a dictionary in it is saved in
+ *       Redis when the cache or feed is built, so that other processes read the values;
+ *   <li>{@link #trainDictionary(Collection, int)}: zstd with a dictionary trained on the given values
+ *       when the cache or feed is built, and saved in Redis.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe: every method returns a new value, and checks its arguments at once.
+ *
+ * @param <V> the type of the values
+ */
+public final class Encoding<V> {
+  /** Values sampled before a dictionary is learned, unless {@link #learnDictionary} says otherwise. */
+  public static final int DEFAULT_LEARNING_SAMPLES = 1000;
+  /** The learned dictionary's largest size, unless {@link #learnDictionary} says otherwise: 64 KiB. */
+  public static final int DEFAULT_LEARNED_DICTIONARY_SIZE = 64 * 1024;
+  /** The most values a dictionary is learned from. */
+  public static final int MAX_LEARNING_SAMPLES = 100_000;
+
+  private final Codec<V> codec;
+  private final Compression compression;
+  private final List<V> trainingSamples;
+  private final int samples;
+  private final int dictionarySize;
+  private final List<Codec<V>> alsoRead;
+  private final Codec<V> legacy;
+  private final int maxDecodedSize;
+
+  private Encoding(Codec<V> codec, Compression compression, List<V> trainingSamples, int samples, int dictionarySize,
+                   List<Codec<V>> alsoRead, Codec<V> legacy, int maxDecodedSize) {
+    this.codec = codec;
+    this.compression = compression;
+    this.trainingSamples = trainingSamples;
+    this.samples = samples;
+    this.dictionarySize = dictionarySize;
+    this.alsoRead = alsoRead;
+    this.legacy = legacy;
+    this.maxDecodedSize = maxDecodedSize;
+  }
+
+  /** Values written with {@code codec}, with the default compression policy and limits. */
+  public static <V> Encoding<V> of(Codec<V> codec) {
+    return new Encoding<>(requireNonNull(codec, "codec"), null, null, DEFAULT_LEARNING_SAMPLES,
+        DEFAULT_LEARNED_DICTIONARY_SIZE, List.of(), null, RedisCache.DEFAULT_MAX_DECODED_SIZE);
+  }
+
+  /**
+   * Values written with {@link Codecs#defaultFor(Class)}: what a cache or feed uses when no encoding
+   * is given.
+   *
+   * @throws MissingLibraryException if the default codec's library is absent
+   */
+  public static <V> Encoding<V> defaultFor(Class<V> type) {
+    return of(Codecs.defaultFor(type));
+  }
+
+  /** {@link #defaultFor(Class)} for a type with type arguments, such as {@code List<Item>}. */
+  public static <V> Encoding<V> defaultFor(TypeRef<V> type) {
+    return of(Codecs.defaultFor(type));
+  }
+
+  /** The codec new values are written with. */
+  public Codec<V> codec() {
+    return codec;
+  }
+
+  /**
+   * Always compresses new values with {@code compression}, instead of learning a dictionary. A
+   * dictionary in it ({@link Compression#zstd(ZstdDictionary)}) is saved in Redis when the cache or
+   * feed is built.
+   */
+  public Encoding<V> compression(Compression compression) {
+    return new Encoding<>(codec, requireNonNull(compression, "compression"), null, samples, dictionarySize, alsoRead,
+        legacy, maxDecodedSize);
+  }
+
+  /**
+   * The default policy, tuned: new values are written with {@link Compression#standard()} (zstd from
+   * a kilobyte, none below) until {@code samples} values have been written; then a zstd dictionary
+   * of at most {@code dictionarySize} bytes is trained on them, saved in Redis, recorded for every
+   * process writing the same cache or feed ({@link StowageKeys#learnedByCache},
+   * {@link StowageKeys#learnedByFeed}) and used for every later value. The first process to record
+   * a dictionary wins; the others, and every process that starts later, adopt it. A bulk write that
+   * completes the samples trains before it encodes the rest of its values. Values written before
+   * stay readable.
+   *
+   * @throws IllegalArgumentException if {@code samples} is outside {@link ZstdDictionary#MIN_SAMPLES}
+   *     to {@link #MAX_LEARNING_SAMPLES}, or {@code dictionarySize} below
+   *     {@link ZstdDictionary#MIN_TRAINED_SIZE}
+   */
+  public Encoding<V> learnDictionary(int samples, int dictionarySize) {
+    if (samples < ZstdDictionary.MIN_SAMPLES || samples > MAX_LEARNING_SAMPLES) {
+      throw new IllegalArgumentException("samples must be " + ZstdDictionary.MIN_SAMPLES + " to "
+          + MAX_LEARNING_SAMPLES + ", got " + samples);
+    }
+    return new Encoding<>(codec, null, null, samples, checkDictionarySize(dictionarySize), alsoRead, legacy,
+        maxDecodedSize);
+  }
+
+  /**
+   * Trains a zstd dictionary of at most {@code dictionarySize} bytes on these values (a few thousand
+   * work well) when the cache or feed is built, saves it in Redis, and compresses new values with it.
+   *
+   * @throws IllegalArgumentException if {@code dictionarySize} is below
+   *     {@link ZstdDictionary#MIN_TRAINED_SIZE}
+   */
+  public Encoding<V> trainDictionary(Collection<? extends V> samples, int dictionarySize) {
+    List<V> copy = new ArrayList<>(requireNonNull(samples, "samples").size());
+    for (V sample : samples) {
+      copy.add(requireNonNull(sample, "samples contain null"));
+    }
+    return new Encoding<>(codec, null, List.copyOf(copy), this.samples, checkDictionarySize(dictionarySize), alsoRead,
+        legacy, maxDecodedSize);
+  }
+
+  /**
+   * Adds codecs whose values should also be read, though new values are written with
+   * {@link #codec()}: see {@link EnvelopeCodec.Builder#alsoRead}.
+   */
+  @SafeVarargs
+  public final Encoding<V> alsoRead(Codec<V>... readers) {
+    List<Codec<V>> all = new ArrayList<>(alsoRead);
+    for (Codec<V> reader : requireNonNull(readers, "readers")) {
+      all.add(requireNonNull(reader, "readers contain null"));
+    }
+    return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, List.copyOf(all), legacy,
+        maxDecodedSize);
+  }
+
+  /** The codec for values with no envelope: see {@link EnvelopeCodec.Builder#legacy}. */
+  public Encoding<V> legacy(Codec<V> legacyCodec) {
+    return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, alsoRead,
+        requireNonNull(legacyCodec, "legacyCodec"), maxDecodedSize);
+  }
+
+  /**
+   * The largest value, once decompressed, that is read or written, in bytes;
+   * {@link RedisCache#DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more is
+   * a decode failure before anything is allocated for it; writing a value that encodes to more
+   * throws an {@link EnvelopeException}. Compressed values are also decompressed within the
+   * Stowage's {@linkplain Stowage.Builder#decompressionBudget decompression budget}.
+   *
+   * @throws IllegalArgumentException if {@code maxDecodedSize} is below 1
+   */
+  public Encoding<V> maxDecodedSize(int maxDecodedSize) {
+    if (maxDecodedSize < 1) {
+      throw new IllegalArgumentException("maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
+    }
+    return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, alsoRead, legacy,
+        maxDecodedSize);
+  }
+
+  @Override
+  public String toString() {
+    String policy;
+    if (compression != null) {
+      policy = compression.toString();
+    } else if (trainingSamples != null) {
+      policy = "zstd with a dictionary of at most " + dictionarySize + " bytes trained on " + trainingSamples.size()
+          + " values";
+    } else {
+      policy = "learning a dictionary of at most " + dictionarySize + " bytes from " + samples + " values";
+    }
+    return "Encoding[" + codec.name() + ", " + policy + (alsoRead.isEmpty() ? "" : ", also reading " + alsoRead.size()
+        + " codecs") + (legacy == null ? "" : ", legacy " + legacy.name()) + ", at most " + maxDecodedSize
+        + " bytes decoded]";
+  }
+
+  private static int checkDictionarySize(int dictionarySize) {
+    if (dictionarySize < ZstdDictionary.MIN_TRAINED_SIZE) {
+      throw new IllegalArgumentException("dictionarySize must be at least " + ZstdDictionary.MIN_TRAINED_SIZE
+          + " bytes, got " + dictionarySize);
+    }
+    return dictionarySize;
+  }
+
+  /**
+   * The codec a cache or feed of {@code owner} writes with: a dictionary given or trained here is
+   * saved through {@code owner} (and again after reconnections); with the learning policy, the
+   * dictionary learned is recorded in the hash {@code recordKey}, trained on {@code executor} after
+   * a single write. {@code ownerName} names the cache or feed in messages.
+   */
+  WriteCodec<V> writeCodec(Stowage owner, String recordKey, Executor executor, String ownerName) {
+    Compression fixed = compression;
+    if (trainingSamples != null) {
+      List<byte[]> encoded = new ArrayList<>(trainingSamples.size());
+      for (V sample : trainingSamples) {
+        encoded.add(codec.encode(sample));
+      }
+      fixed = Compression.zstd(ZstdDictionary.train(encoded, dictionarySize));
+    }
+    WriteCodec<V> writeCodec;
+    if (fixed != null) {
+      fixed.dictionary().ifPresent(owner::useDictionary);
+      writeCodec = WriteCodec.fixed(envelopeCodec(owner, fixed));
+    } else {
+      writeCodec = WriteCodec.learning(new WriteCodec.LearningSettings<>(policy -> envelopeCodec(owner, policy), codec,
+          owner.session(), owner.dictionaries(), recordKey, samples, dictionarySize, owner::useDictionary, executor,
+          ownerName));
+    }
+    writeCodec.current().writeSchema().ifPresent(owner::useSchema);
+    return writeCodec;
+  }
+
+  private EnvelopeCodec<V> envelopeCodec(Stowage owner, Compression writeCompression) {
+    EnvelopeCodec.Builder<V> builder = EnvelopeCodec.builder(codec)
+        .compression(writeCompression)
+        .dictionaries(owner.dictionaries())
+        .schemas(owner.schemas())
+        .maxDecodedSize(maxDecodedSize)
+        .decompressionBudget(owner.decompressionBudget());
+    for (Codec<V> reader : alsoRead) {
+      builder.alsoRead(reader);
+    }
+    if (legacy != null) {
+      builder.legacy(legacy);
+    }
+    return builder.build();
+  }
+}
