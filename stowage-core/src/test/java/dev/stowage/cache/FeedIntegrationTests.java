@@ -387,8 +387,8 @@ class FeedIntegrationTests {
   @Test
   void blockingPagesAreDecodedInTheCallingThreadWhateverTheirSize() {
     Set<String> decodedOn = ConcurrentHashMap.newKeySet();
-    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).codec(watchedJson(decodedOn))
-        .compression(Compression.none()).build();
+    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class)
+        .encoding(Encoding.of(watchedJson(decodedOn)).compression(Compression.none())).build();
     feed.addAll(Samples.boards(1, 60));
     String caller = Thread.currentThread().getName();
 
