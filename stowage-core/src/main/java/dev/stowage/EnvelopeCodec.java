@@ -177,10 +177,41 @@ public final class EnvelopeCodec<T> {
       throw new EnvelopeException("unknown codec id " + header.codecId() + " ("
           + header.codecName() + "); this reader knows " + readableCodecs());
     }
+    return decompressed(header, value, (data, offset, length) -> decodeEnveloped(codec, data, offset, length, header));
+  }
+
+  /**
+   * The payload of an envelope, decompressed, whatever codec wrote it: the bytes that
+   * {@link #encodePayload} returned for it. Decompression, the dictionary lookup, the
+   * {@linkplain #maxDecodedSize() size limit} and the {@linkplain #decompressionBudget() budget} are
+   * those of {@link #decode}, so a tool that shows payloads reads exactly what a cache would.
+   *
+   * @throws EnvelopeException if the value is no envelope, or its header is malformed, or its
+   *     payload is corrupt, would decode past {@link #maxDecodedSize()}, or found no room in the
+   *     decompression budget in time
+   * @throws DictionaryNotFoundException if the value's zstd dictionary cannot be resolved
+   * @throws MissingLibraryException if the value's compression library is absent
+   */
+  public byte[] decodePayload(byte[] value) {
+    requireNonNull(value, "value");
+    if (!Envelope.isEnvelope(value)) {
+      throw new EnvelopeException("not a Stowage value: " + Envelope.describeStart(value));
+    }
+    return decompressed(Envelope.readHeader(value), value, (data, offset, length) ->
+        offset == 0 && length == data.length ? data : Arrays.copyOfRange(data, offset, offset + length));
+  }
+
+  /** What is done with a payload: {@code length} bytes of {@code data} from {@code offset}. */
+  private interface PayloadReader<R> {
+    R read(byte[] data, int offset, int length);
+  }
+
+  /** Hands {@code then} the envelope's payload, decompressed within the limit and the budget. */
+  private <R> R decompressed(Envelope.Header header, byte[] value, PayloadReader<R> then) {
     int offset = header.payloadOffset();
     int length = value.length - offset;
     if (header.compressionId() == CompressionIds.NONE) {
-      return decodeEnveloped(codec, value, offset, length, header);
+      return then.read(value, offset, length);
     }
     int declared;
     try {
@@ -197,7 +228,7 @@ public final class EnvelopeCodec<T> {
       } catch (StowageException e) {
         throw e.addContext(header.describe());
       }
-      return decodeEnveloped(codec, payload, 0, payload.length, header);
+      return then.read(payload, 0, payload.length);
     } finally {
       budget.release(declared);
     }

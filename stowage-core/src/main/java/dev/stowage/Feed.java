@@ -100,9 +100,6 @@ public interface Feed<V> {
   /** Members skipped since this feed was built because they could not be decoded. */
   long decodeFailures();
 
-  /** The stored bytes, for code that serves values without decoding them. */
-  Raw<V> raw();
-
   /** The asynchronous view of this feed: the same operations, returning futures. */
   AsyncFeed<V> async();
 
@@ -114,33 +111,6 @@ public interface Feed<V> {
    * @param <V> the type of the value
    */
   record Entry<V>(long score, V value) {}
-
-  /**
-   * An entry as stored.
-   *
-   * @param score its score
-   * @param envelope the value's envelope: header and (possibly compressed) payload, a copy
-   */
-  record StoredEntry(long score, byte[] envelope) {}
-
-  /**
-   * The feed's stored bytes: pages of envelopes, for serving values without materialising them.
-   *
-   * @param <V> the type of the values
-   */
-  interface Raw<V> {
-
-    /**
-     * Page {@code page} (from 1) of {@code size} entries, newest first, undecoded. Members whose
-     * score prefix is malformed are skipped and counted; envelopes are not checked.
-     *
-     * @throws IllegalArgumentException as for {@link Feed#page}
-     */
-    List<StoredEntry> page(int page, int size);
-
-    /** The codec that writes the feed's values and reads any of them. */
-    EnvelopeCodec<V> codec();
-  }
 
   /**
    * Configures a {@link Feed}, from {@link Stowage#feed(String, Class)}. Not thread-safe.

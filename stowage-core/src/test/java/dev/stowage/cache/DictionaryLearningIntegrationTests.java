@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.stowage.Encoding;
 import dev.stowage.Envelope;
 import dev.stowage.Feed;
+import dev.stowage.FeedLayout;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
@@ -169,11 +170,11 @@ class DictionaryLearningIntegrationTests {
 
     String hexId = field(redis, "stowage:learned:feed:board");
     assertThat(hexId).isNotNull();
-    List<Feed.StoredEntry> stored = feed.raw().page(1, 500);
+    List<byte[]> stored = RawValues.members(redis, "board");
     assertThat(stored).hasSize(500);
-    for (Feed.StoredEntry entry : stored) {
-      Envelope.Header header = Envelope.readHeader(entry.envelope());
-      int index = scores.indexOf(entry.score());
+    for (byte[] member : stored) {
+      Envelope.Header header = Envelope.readHeader(FeedLayout.envelope(member));
+      int index = scores.indexOf(FeedLayout.score(member));
       if (index < SAMPLES) {
         assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.NONE);
       } else {

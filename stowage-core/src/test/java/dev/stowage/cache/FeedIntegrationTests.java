@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stowage.AsyncFeed;
 import dev.stowage.Codec;
 import dev.stowage.Encoding;
+import dev.stowage.EnvelopeCodec;
 import dev.stowage.Feed;
+import dev.stowage.FeedLayout;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
 import dev.stowage.codec.Codecs;
@@ -92,7 +94,6 @@ class FeedIntegrationTests {
     assertThat(feed.size()).isZero();
     assertThat(feed.page(1, 10)).isEmpty();
     assertThat(feed.page(5, 10)).isEmpty();
-    assertThat(feed.raw().page(1, 10)).isEmpty();
   }
 
   @Test
@@ -174,7 +175,7 @@ class FeedIntegrationTests {
     assertThatThrownBy(() -> feed.page(-1, 10)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> feed.page(1, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("size");
     assertThatThrownBy(() -> feed.page(1, Feed.MAX_PAGE_SIZE + 1)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> feed.raw().page(0, 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> feed.async().page(0, 1)).isInstanceOf(IllegalArgumentException.class);
     assertThat(feed.page(Integer.MAX_VALUE, Feed.MAX_PAGE_SIZE)).as("a far page is empty, not an overflow").isEmpty();
   }
 
@@ -208,19 +209,19 @@ class FeedIntegrationTests {
     List<Feed.Entry<BoardRecord>> page = feed.page(1, 10);
     assertThat(scores(page)).containsExactly(good, 1L);
     assertThat(feed.decodeFailures()).isEqualTo(3);
-    assertThat(feed.raw().page(1, 10)).as("a malformed prefix is skipped even raw")
-        .extracting(Feed.StoredEntry::score).containsExactly(good, 102L, 100L, 1L);
   }
 
   @Test
-  void rawPagesAreTheStoredEnvelopes() {
+  void membersAreTheScoreAndTheEnvelopeAsFeedLayoutSays() {
     Feed<BoardRecord> feed = board();
     feed.addAll(Samples.boards(1, 3));
 
-    List<Feed.StoredEntry> page = feed.raw().page(1, 2);
-    assertThat(page).extracting(Feed.StoredEntry::score).containsExactly(3L, 2L);
-    assertThat(page.get(0).envelope()[0]).isEqualTo((byte) 0xC1);
-    assertThat(feed.raw().codec().decode(page.get(0).envelope())).isEqualTo(Samples.board(3));
+    List<byte[]> members = raw.sync().lrange(bytes(FeedLayout.bucketKey("board", 0)), 0, -1);
+    assertThat(members).extracting(FeedLayout::score).containsExactly(1L, 2L, 3L);
+    byte[] envelope = FeedLayout.envelope(members.get(2));
+    assertThat(envelope[0]).isEqualTo((byte) 0xC1);
+    assertThat(EnvelopeCodec.builder(Codecs.defaultFor(BoardRecord.class)).build().decode(envelope))
+        .isEqualTo(Samples.board(3));
   }
 
   @Test
@@ -409,8 +410,6 @@ class FeedIntegrationTests {
     feed.add(Samples.board(1));
     raw.sync().set(bytes("board"), bytes("not a sorted set"));
     assertThatThrownBy(() -> feed.page(1, 10)).isInstanceOf(StowageException.class)
-        .hasMessageContaining("page 1 of 10 of feed 'board'");
-    assertThatThrownBy(() -> feed.raw().page(1, 10)).isInstanceOf(StowageException.class)
         .hasMessageContaining("page 1 of 10 of feed 'board'");
   }
 

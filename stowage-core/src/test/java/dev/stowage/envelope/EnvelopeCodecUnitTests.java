@@ -73,6 +73,30 @@ class EnvelopeCodecUnitTests {
   }
 
   @Test
+  void decodePayloadGivesBackWhatEncodePayloadMadeWhateverTheCodecAndCompression() {
+    // The reader writes with UTF-8 and knows no other codec: the payload is read all the same.
+    EnvelopeCodec<String> reader = EnvelopeCodec.builder(TestCodecs.UTF8)
+        .dictionaries(DictionaryResolver.of(TestDictionaries.TINY)).build();
+    for (Compression compression : EnvelopeRoundTrip.compressions()) {
+      EnvelopeCodec<String> writer = EnvelopeCodec.builder(TestCodecs.UTF16).compression(compression).build();
+      for (String value : values()) {
+        byte[] payload = writer.encodePayload(value);
+        byte[] envelope = writer.wrap(payload);
+        assertThat(envelope).as(compression + " " + value.length()).isEqualTo(writer.encode(value));
+        assertThat(reader.decodePayload(envelope)).as(compression + " " + value.length()).isEqualTo(payload);
+      }
+    }
+    assertThatThrownBy(() -> reader.decodePayload(RECORD.getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOf(EnvelopeException.class)
+        .hasMessage("not a Stowage value: it starts with 7b 22 69 64, not the magic byte c1");
+    EnvelopeCodec<String> small = EnvelopeCodec.builder(TestCodecs.UTF8).maxDecodedSize(100).build();
+    byte[] large = EnvelopeCodec.builder(TestCodecs.UTF16).compression(Compression.zstd().minSize(0)).build()
+        .encode(RECORD.repeat(10));
+    assertThatThrownBy(() -> small.decodePayload(large)).isInstanceOf(EnvelopeException.class)
+        .hasMessageContaining("more than maxDecodedSize 100");
+  }
+
+  @Test
   void crossReadsBetweenCodecsAndCompressionsBothWays() {
     ZstdDictionary dictionary = TestDictionaries.TINY;
     EnvelopeCodec<String> utf8Zstd = EnvelopeCodec.builder(TestCodecs.UTF8)

@@ -1,24 +1,20 @@
 package dev.stowage.cli.inspect;
 
-import dev.stowage.Codec;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.codec.Codecs;
 import dev.stowage.compress.DictionaryResolver;
-import java.util.Arrays;
 
 /**
- * The decompressed payload of any envelope, whatever its codec: an {@link EnvelopeCodec} whose
- * codecs, one per id from 1 to 255, hand back their bytes untouched. Decompression, the dictionary
- * lookup and the size limit are the library's own, so the inspector reads exactly what a cache
- * would.
+ * The decompressed payload of any envelope, whatever its codec, through
+ * {@link EnvelopeCodec#decodePayload}: decompression, the dictionary lookup and the size limit are
+ * the library's own, so the inspector reads exactly what a cache would.
  */
 final class EnvelopePayloads {
-  private final EnvelopeCodec<byte[]> codec;
+  private final EnvelopeCodec<String> codec;
 
   EnvelopePayloads(DictionaryResolver dictionaries) {
-    EnvelopeCodec.Builder<byte[]> builder = EnvelopeCodec.builder(new Bytes(1));
-    for (int id = 2; id <= 255; id++) {
-      builder.alsoRead(new Bytes(id));
-    }
+    // The codec is never used: decodePayload reads any codec id.
+    EnvelopeCodec.Builder<String> builder = EnvelopeCodec.builder(Codecs.string());
     if (dictionaries != null) {
       builder.dictionaries(dictionaries);
     }
@@ -28,21 +24,9 @@ final class EnvelopePayloads {
   /**
    * The payload of an envelope, decompressed.
    *
-   * @throws dev.stowage.StowageException as {@link EnvelopeCodec#decode} does
+   * @throws dev.stowage.StowageException as {@link EnvelopeCodec#decodePayload} does
    */
   byte[] payload(byte[] value) {
-    return codec.decode(value);
-  }
-
-  private record Bytes(int id) implements Codec<byte[]> {
-    @Override
-    public byte[] encode(byte[] value) {
-      return value.clone();
-    }
-
-    @Override
-    public byte[] decode(byte[] data, int offset, int length) {
-      return Arrays.copyOfRange(data, offset, offset + length);
-    }
+    return codec.decodePayload(value);
   }
 }

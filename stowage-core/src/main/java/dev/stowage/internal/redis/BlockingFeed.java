@@ -24,7 +24,6 @@ import java.util.concurrent.Executor;
 final class BlockingFeed<V> implements Feed<V> {
   private final RedisFeed<V> core;
   private final RedisSession session;
-  private final Raw<V> raw = new StoredPages();
 
   BlockingFeed(RedisFeed<V> core) {
     this.core = core;
@@ -80,10 +79,6 @@ final class BlockingFeed<V> implements Feed<V> {
     return core.decodeFailures();
   }
 
-  @Override
-  public Raw<V> raw() {
-    return raw;
-  }
 
   @Override
   public AsyncFeed<V> async() {
@@ -95,17 +90,6 @@ final class BlockingFeed<V> implements Feed<V> {
     return "Feed[" + core.name() + ", key " + core.key() + "]";
   }
 
-  private final class StoredPages implements Raw<V> {
-    @Override
-    public List<StoredEntry> page(int page, int size) {
-      return session.await(core.storedPage(page, size), 1, core.describePage(page, size));
-    }
-
-    @Override
-    public EnvelopeCodec<V> codec() {
-      return core.codec().current();
-    }
-  }
 
   /**
    * An executor of one task, which the thread waiting for the result runs: it is handed over when

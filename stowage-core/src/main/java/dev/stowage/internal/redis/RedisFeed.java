@@ -8,7 +8,6 @@ import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.EnvelopeException;
 import dev.stowage.Feed;
 import dev.stowage.Feed.Entry;
-import dev.stowage.Feed.StoredEntry;
 import dev.stowage.FeedLayout;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.StowageException;
@@ -589,28 +588,6 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
 
   WriteCodec<V> codec() {
     return codec;
-  }
-
-  /**
-   * Page {@code page} of {@code size} as stored: members whose score prefix is malformed are
-   * skipped and counted, envelopes are not checked.
-   *
-   * @throws IllegalArgumentException at once, for a page or size out of range
-   */
-  CompletableFuture<List<StoredEntry>> storedPage(int page, int size) {
-    return members(page, size).thenApply(members -> {
-      List<StoredEntry> entries = new ArrayList<>(members.size());
-      for (byte[] member : members) {
-        long score = FeedLayout.score(member);
-        if (score < 0) {
-          skip(member, "its score prefix is malformed");
-          continue;
-        }
-        entries.add(new StoredEntry(score,
-            Arrays.copyOfRange(member, FeedLayout.prefixSize(score), member.length)));
-      }
-      return entries;
-    });
   }
 
   @Override
