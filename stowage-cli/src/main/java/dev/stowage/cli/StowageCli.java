@@ -4,6 +4,9 @@ import dev.stowage.cli.inspect.DictCommand;
 import dev.stowage.cli.inspect.InspectCommand;
 import dev.stowage.cli.inspect.ScanCommand;
 import dev.stowage.cli.json.JsonCommand;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,16 +17,22 @@ import picocli.CommandLine.Spec;
  * The {@code stowage} command. Its subcommands reproduce the seed tables ({@code bench}) and work
  * with the values Stowage stores.
  *
+ * <p>{@code serve}, {@code inspect}, {@code scan}, {@code dict} and {@code json} are this module's.
+ * {@code bench} lives in stowage-bench-cli, with JMH and the peers it measures, and is found at run
+ * time through {@link SubcommandProvider}; without it on the class path, {@code bench} is a
+ * stand-in that says where it is.
+ *
  * <p>Exit codes: 0 on success, 1 when a command fails, 2 for a usage error.
  */
 @Command(
     name = "stowage",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
-    description = "A Redis object cache for the JVM, with the measurements to prove its choices.",
-    subcommands = {BenchCommand.class, ServeCommand.class, InspectCommand.class, ScanCommand.class,
-        DictCommand.class, JsonCommand.class})
+    description = "A Redis object cache for the JVM, with the measurements to prove its choices.")
 public final class StowageCli implements Runnable {
+
+  /** The name of the subcommand that stowage-bench-cli provides. */
+  static final String BENCH = "bench";
 
   @Spec CommandSpec spec;
 
@@ -33,9 +42,27 @@ public final class StowageCli implements Runnable {
     throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
   }
 
-  /** A command line for {@code stowage}, with its subcommands, ready to {@code execute(args)}. */
+  /**
+   * A command line for {@code stowage}, with its subcommands, ready to {@code execute(args)}: this
+   * module's, and those of every {@link SubcommandProvider} on the class path.
+   */
   public static CommandLine commandLine() {
-    return new CommandLine(new StowageCli()).setCaseInsensitiveEnumValuesAllowed(true);
+    Map<String, CommandLine> provided = new LinkedHashMap<>();
+    for (SubcommandProvider provider : ServiceLoader.load(SubcommandProvider.class, StowageCli.class.getClassLoader())) {
+      CommandLine command = new CommandLine(provider.command());
+      provided.putIfAbsent(command.getCommandName(), command);
+    }
+    CommandLine cli = new CommandLine(new StowageCli());
+    CommandLine bench = provided.remove(BENCH);
+    cli.addSubcommand(bench != null ? bench : new CommandLine(new BenchUnavailableCommand()));
+    cli.addSubcommand(new ServeCommand());
+    cli.addSubcommand(new InspectCommand());
+    cli.addSubcommand(new ScanCommand());
+    cli.addSubcommand(new DictCommand());
+    cli.addSubcommand(new JsonCommand());
+    provided.values().forEach(cli::addSubcommand);
+    // After the subcommands: picocli applies the setting to those already added.
+    return cli.setCaseInsensitiveEnumValuesAllowed(true);
   }
 
   /** Runs the command and exits with its exit code. */

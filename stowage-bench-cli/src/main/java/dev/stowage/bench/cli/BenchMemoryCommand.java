@@ -1,10 +1,11 @@
-package dev.stowage.cli;
+package dev.stowage.bench.cli;
 
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.memory.MemoryBench;
 import dev.stowage.bench.memory.RecordKind;
+import dev.stowage.cli.StowageVersion;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.List;

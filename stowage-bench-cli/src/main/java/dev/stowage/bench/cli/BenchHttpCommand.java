@@ -1,4 +1,4 @@
-package dev.stowage.cli;
+package dev.stowage.bench.cli;
 
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultsDocument;
@@ -7,6 +7,7 @@ import dev.stowage.bench.http.HttpClientKind;
 import dev.stowage.bench.http.Wrk;
 import dev.stowage.bench.load.LoadPlan;
 import dev.stowage.board.BoardMode;
+import dev.stowage.cli.StowageVersion;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

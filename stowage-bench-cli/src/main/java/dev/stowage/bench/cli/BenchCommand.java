@@ -1,5 +1,6 @@
-package dev.stowage.cli;
+package dev.stowage.bench.cli;
 
+import dev.stowage.cli.StowageVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;

@@ -1,4 +1,4 @@
-package dev.stowage.cli;
+package dev.stowage.bench.cli;
 
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultsDocument;
@@ -6,6 +6,7 @@ import dev.stowage.bench.codecs.CodecUnderTest;
 import dev.stowage.bench.codecs.CodecsBench;
 import dev.stowage.bench.codecs.DataShape;
 import dev.stowage.bench.codecs.PayloadVariant;
+import dev.stowage.cli.StowageVersion;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

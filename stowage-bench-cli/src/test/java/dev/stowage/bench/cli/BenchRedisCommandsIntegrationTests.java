@@ -1,9 +1,10 @@
-package dev.stowage.cli;
+package dev.stowage.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.memory.RecordKind;
+import dev.stowage.cli.StowageCli;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.io.PrintWriter;

@@ -1,9 +1,10 @@
-package dev.stowage.cli;
+package dev.stowage.bench.cli;
 
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.nearcache.NearCacheBench;
+import dev.stowage.cli.StowageVersion;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -1,10 +1,11 @@
-package dev.stowage.cli;
+package dev.stowage.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.RowRole;
+import dev.stowage.cli.StowageCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

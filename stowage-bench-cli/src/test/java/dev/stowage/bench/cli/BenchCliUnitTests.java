@@ -1,0 +1,125 @@
+package dev.stowage.bench.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stowage.bench.codecs.CodecUnderTest;
+import dev.stowage.bench.codecs.CodecsBench;
+import dev.stowage.bench.codecs.DataShape;
+import dev.stowage.bench.codecs.PayloadVariant;
+import dev.stowage.cli.StowageCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
+
+/** {@code stowage bench}, found by {@link StowageCli#commandLine()} through the provider of this module. */
+class BenchCliUnitTests {
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private CommandLine cli() {
+    CommandLine cli = StowageCli.commandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    return cli;
+  }
+
+  private static BenchCodecsCommand codecsCommand(ParseResult parsed) {
+    ParseResult codecs = parsed.subcommand().subcommand();
+    assertThat(codecs.commandSpec().name()).isEqualTo("codecs");
+    return (BenchCodecsCommand) codecs.commandSpec().userObject();
+  }
+
+  @Test
+  void benchCodecsDefaultsToEverythingThoroughIntoResults() {
+    BenchCodecsCommand command = codecsCommand(cli().parseArgs("bench", "codecs"));
+    CodecsBench.Plan plan = command.plan();
+
+    assertThat(plan.quick()).isFalse();
+    assertThat(command.out).isEqualTo(Path.of("results"));
+    assertThat(plan.codecs()).containsExactly(CodecUnderTest.values());
+    assertThat(plan.variants()).containsExactly(PayloadVariant.values());
+    assertThat(plan.data()).containsExactly(DataShape.BOARD, DataShape.MEDIA);
+    assertThat(plan.configurations()).isEqualTo(10 * 5 * 2);
+  }
+
+  @Test
+  void benchCodecsParsesEveryOption() {
+    BenchCodecsCommand command =
+        codecsCommand(cli().parseArgs("bench", "codecs", "--quick", "--out", "/tmp/r", "--data", "media", "--codecs", "kryo,JSON,msgpack-compact"));
+    CodecsBench.Plan plan = command.plan();
+
+    assertThat(plan.quick()).isTrue();
+    assertThat(command.out).isEqualTo(Path.of("/tmp/r"));
+    assertThat(plan.data()).containsExactly(DataShape.MEDIA);
+    assertThat(plan.codecs()).containsExactly(CodecUnderTest.KRYO, CodecUnderTest.JSON, CodecUnderTest.MSGPACK_COMPACT);
+    assertThat(plan.configurations()).isEqualTo(3 * 5);
+  }
+
+  @Test
+  void repeatedCodecsOptionsAddUpWithoutDuplicates() {
+    CodecsBench.Plan plan = codecsCommand(cli().parseArgs("bench", "codecs", "--codecs", "fory", "--codecs", "avro,fory", "--data", "all")).plan();
+
+    assertThat(plan.codecs()).containsExactly(CodecUnderTest.FORY, CodecUnderTest.AVRO);
+    assertThat(plan.data()).containsExactly(DataShape.values());
+  }
+
+  @Test
+  void anUnknownCodecIsAUsageErrorNamingTheChoices() {
+    int exit = cli().execute("bench", "codecs", "--codecs", "json,yaml");
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("unknown codec 'yaml'")
+        .contains("json, fastjson2, msgpack, msgpack-compact, kryo, fory, protobuf, avro, thrift, jdk")
+        .contains("--codecs");
+    assertThat(out.toString()).isEmpty();
+  }
+
+  @Test
+  void anUnknownDataShapeIsAUsageError() {
+    int exit = cli().execute("bench", "codecs", "--data", "person");
+
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString()).contains("unknown data 'person'; choose from all, board, media");
+  }
+
+  @Test
+  void theStowageCommandFindsTheRealBenchOnTheClassPath() {
+    Object bench = cli().getSubcommands().get("bench").getCommand();
+    assertThat(bench).isInstanceOf(BenchCommand.class);
+    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "inspect", "scan", "dict", "json");
+  }
+
+  @Test
+  void withoutASubcommandItSaysWhichOnesExist() {
+    assertThat(cli().execute("bench")).isEqualTo(2);
+    assertThat(err.toString()).contains("Missing subcommand").contains("codecs").contains("nearcache");
+  }
+
+  @Test
+  void helpExitsZero() {
+    assertThat(cli().execute("bench", "--help")).isZero();
+    assertThat(out.toString()).contains("Usage: stowage bench").contains("codecs").contains("pipeline").contains("http");
+
+    out.getBuffer().setLength(0);
+    assertThat(cli().execute("bench", "codecs", "-h")).isZero();
+    assertThat(out.toString()).contains("--quick").contains("--out=DIR").contains("--data=DATA").contains("--codecs=CODEC");
+
+    out.getBuffer().setLength(0);
+    assertThat(cli().execute("bench", "--version")).isZero();
+    assertThat(out.toString()).startsWith("stowage ");
+  }
+
+  @Test
+  void emptyPlansAreRejected() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new CodecsBench.Plan(true, List.of(), List.of(PayloadVariant.BARE), List.of(DataShape.BOARD)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("choose at least one of the codecs");
+  }
+}

@@ -1,0 +1,172 @@
+package dev.stowage.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The tools run on a class path without the benchmarks or a test framework: the class path is the
+ * one {@code ./stowage} builds (asked with {@code STOWAGE_DRY_RUN=1}, which prints its java
+ * command), its jars are listed from disk, and the commands run as real processes on it.
+ * Failsafe runs this after {@code package}, when {@code target/lib} holds the runtime.
+ */
+class LauncherClassPathIntegrationTests {
+
+  /** File name prefixes of jars that must not ship with the tools. */
+  private static final List<String> FORBIDDEN = List.of(
+      "junit", "opentest4j", "jmh", "jedis", "redisson", "stowage-bench", "stowage-testkit", "archunit", "assertj");
+
+  private static final Path MODULE = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
+  private static final Path SCRIPT = MODULE.getParent().resolve("stowage");
+
+  @TempDir Path temp;
+
+  @Test
+  void everyToolRunsOnAClassPathWithoutJUnitJmhJedisOrRedisson() throws Exception {
+    for (List<String> args : List.of(List.of("inspect", "--help"), List.of("scan", "--help"), List.of("dict", "--help"),
+        List.of("json", "--help"), List.of("serve", "--help"), List.of("--help"), List.of("--version"))) {
+      List<String> command = scriptCommand(args);
+      List<Path> jars = classPathJars(command);
+
+      assertThat(jars).as("class path of %s", args).first().isEqualTo(MODULE.resolve("target/stowage-cli.jar"));
+      assertThat(fileNames(jars)).as("class path of %s", args)
+          .anyMatch(name -> name.startsWith("picocli-"))
+          .anyMatch(name -> name.startsWith("stowage-core-"))
+          .anyMatch(name -> name.startsWith("stowage-board-"))
+          .noneMatch(name -> FORBIDDEN.stream().anyMatch(name.toLowerCase(Locale.ROOT)::startsWith));
+    }
+
+    Run inspect = run(scriptCommand(List.of("inspect", "--help")));
+    assertThat(inspect.exit()).as(inspect.err()).isZero();
+    assertThat(inspect.out()).contains("Usage: stowage inspect").contains("--redis");
+
+    Run json = run(scriptCommand(List.of("json", "--help")));
+    assertThat(json.exit()).as(json.err()).isZero();
+    assertThat(json.out()).contains("Usage: stowage json").contains("validate").contains("format");
+
+    Run serve = run(scriptCommand(List.of("serve", "--help")));
+    assertThat(serve.exit()).as(serve.err()).isZero();
+    assertThat(serve.out()).contains("Usage: stowage serve");
+
+    Run help = run(scriptCommand(List.of("--help")));
+    assertThat(help.exit()).as(help.err()).isZero();
+    assertThat(help.out()).contains("bench").contains("serve").contains("inspect").contains("scan").contains("dict").contains("json");
+  }
+
+  @Test
+  void theForbiddenClassesAreNotThereAtAll() throws Exception {
+    // Not only the jar names: none of their classes loads in a JVM on the tools' class path.
+    List<String> command = new ArrayList<>(scriptCommand(List.of("inspect", "--help")));
+    Path probe = temp.resolve("Probe.java");
+    Files.writeString(probe, """
+        public class Probe {
+          public static void main(String[] args) {
+            for (String name : args) {
+              try {
+                Class.forName(name, false, Probe.class.getClassLoader());
+                System.out.println("found " + name);
+              } catch (ClassNotFoundException e) {
+                System.out.println("absent " + name);
+              }
+            }
+          }
+        }
+        """);
+    int classPath = command.indexOf("-cp") + 1;
+    List<String> probeCommand = List.of(command.get(0), "-cp", command.get(classPath), probe.toString(),
+        "org.junit.jupiter.api.Test", "org.opentest4j.AssertionFailedError", "org.openjdk.jmh.runner.Runner",
+        "redis.clients.jedis.Jedis", "org.redisson.Redisson", "dev.stowage.bench.ResultsDocument",
+        "dev.stowage.cli.inspect.InspectCommand");
+    Run run = run(probeCommand);
+
+    assertThat(run.exit()).as(run.err()).isZero();
+    assertThat(run.out().lines()).containsExactly(
+        "absent org.junit.jupiter.api.Test", "absent org.opentest4j.AssertionFailedError", "absent org.openjdk.jmh.runner.Runner",
+        "absent redis.clients.jedis.Jedis", "absent org.redisson.Redisson", "absent dev.stowage.bench.ResultsDocument",
+        "found dev.stowage.cli.inspect.InspectCommand");
+  }
+
+  @Test
+  void benchOnTheToolsClassPathSaysWhereTheBenchmarksAre() throws Exception {
+    List<String> command = new ArrayList<>(scriptCommand(List.of("inspect")));
+    command.remove(command.size() - 1);
+    command.addAll(List.of("bench", "codecs", "--quick"));
+    Run run = run(command);
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err()).contains("stowage-bench-cli").contains("not on this class path").contains("./stowage");
+  }
+
+  /** The java command {@code ./stowage args} runs, one argument an element, without building anything. */
+  private static List<String> scriptCommand(List<String> args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
+    command.addAll(args);
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().put("STOWAGE_DRY_RUN", "1");
+    builder.environment().remove("STOWAGE_JAVA_OPTS");
+    Run run = run(builder);
+    assertThat(run.exit()).as(run.err()).isZero();
+    List<String> printed = run.out().lines().toList();
+    assertThat(printed).endsWith(Stream.concat(Stream.of("dev.stowage.cli.StowageCli"), args.stream()).toArray(String[]::new));
+    return printed;
+  }
+
+  /** The jars of the command's {@code -cp}, with {@code dir/*} expanded as the java launcher does. */
+  static List<Path> classPathJars(List<String> command) throws IOException {
+    String classPath = command.get(command.indexOf("-cp") + 1);
+    List<Path> jars = new ArrayList<>();
+    for (String entry : classPath.split(File.pathSeparator)) {
+      if (entry.endsWith("/*")) {
+        Path dir = Path.of(entry.substring(0, entry.length() - 2));
+        assertThat(dir).isDirectory();
+        try (Stream<Path> files = Files.list(dir)) {
+          files.filter(file -> file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jar")).sorted().forEach(jars::add);
+        }
+      } else {
+        Path jar = Path.of(entry);
+        assertThat(jar).isRegularFile();
+        jars.add(jar);
+      }
+    }
+    return jars;
+  }
+
+  private static List<String> fileNames(List<Path> jars) {
+    return jars.stream().map(jar -> jar.getFileName().toString()).toList();
+  }
+
+  record Run(int exit, String out, String err) {}
+
+  private Run run(List<String> command) throws Exception {
+    return run(new ProcessBuilder(command));
+  }
+
+  private static Run run(ProcessBuilder builder) throws Exception {
+    Path out = Files.createTempFile("stowage-launcher", ".out");
+    Path err = Files.createTempFile("stowage-launcher", ".err");
+    try {
+      Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+      process.getOutputStream().close();
+      if (!process.waitFor(2, TimeUnit.MINUTES)) {
+        process.destroyForcibly();
+        throw new AssertionError("timed out: " + builder.command());
+      }
+      return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
+  }
+}
