@@ -13,7 +13,9 @@ import dev.stowage.internal.envelope.EnvelopeWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Supplier;
 
 /**
  * Writes values inside an {@link Envelope} and reads them back, whatever codec and compression
@@ -243,8 +245,8 @@ public final class EnvelopeCodec<T> {
    * The schema of the values written, when the write codec is an {@link EvolvingCodec}: readers
    * that use another schema need it, so it belongs in a {@link SchemaStore}.
    */
-  public java.util.Optional<String> writeSchema() {
-    return java.util.Optional.ofNullable(writeSchema);
+  public Optional<String> writeSchema() {
+    return Optional.ofNullable(writeSchema);
   }
 
   /** The largest decoded payload, in bytes, that decoding accepts. */
@@ -284,7 +286,7 @@ public final class EnvelopeCodec<T> {
     return checked(codec, header, () -> codec.decode(data, offset, length), length);
   }
 
-  private T checked(Codec<T> codec, Envelope.Header header, java.util.function.Supplier<T> decoding, int length) {
+  private T checked(Codec<T> codec, Envelope.Header header, Supplier<T> decoding, int length) {
     T value;
     try {
       value = decoding.get();

@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
-import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.codec.CodecLibraries;
+import dev.stowage.internal.redis.CodecSettings;
 import dev.stowage.internal.redis.EnvelopePreload;
-import dev.stowage.internal.redis.Tracking;
 import dev.stowage.internal.redis.RedisSession;
+import dev.stowage.internal.redis.Tracking;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -16,6 +16,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -201,7 +202,7 @@ public final class Stowage implements AutoCloseable {
    * How a cache or feed of this Stowage learns its dictionary, recording it in the hash
    * {@code recordKey} ({@link StowageKeys#learnedByCache}, {@link StowageKeys#learnedByFeed}).
    */
-  CodecSettings.Learning learning(String recordKey, java.util.concurrent.Executor executor) {
+  CodecSettings.Learning learning(String recordKey, Executor executor) {
     return new CodecSettings.Learning(session, this::useDictionary, executor, recordKey);
   }
 

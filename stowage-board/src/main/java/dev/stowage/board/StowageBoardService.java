@@ -12,10 +12,11 @@ import dev.stowage.board.protocol.BoardIds;
 import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
+import io.r2dbc.spi.R2dbcDataIntegrityViolationException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -381,7 +382,7 @@ public final class StowageBoardService implements AutoCloseable {
 
   static boolean isTakenScore(Throwable e) {
     return e instanceof DataIntegrityViolationException
-        || e instanceof io.r2dbc.spi.R2dbcDataIntegrityViolationException;
+        || e instanceof R2dbcDataIntegrityViolationException;
   }
 
   /** Whether {@code e} is Redis failing (unreachable, too slow, refusing), not the database. */

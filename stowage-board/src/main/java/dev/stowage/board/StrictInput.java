@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -76,13 +77,13 @@ final class StrictInput {
           unpacker.skipValue();
         }
       }
-    } catch (MessagePackException | java.io.IOException e) {
+    } catch (MessagePackException | IOException e) {
       throw new BoardRequestException(400, "malformed MessagePack: " + e.getMessage());
     }
   }
 
   private static void checkString(MessageUnpacker unpacker, byte[] body)
-      throws java.io.IOException {
+      throws IOException {
     int length = unpacker.unpackRawStringHeader();
     long at = unpacker.getTotalReadBytes();
     if (length > body.length - at) {

@@ -1,8 +1,8 @@
 package dev.stowage.cli;
 
 import dev.stowage.bench.BenchRedis;
-import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.ResultTable;
+import dev.stowage.bench.ResultsDocument;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

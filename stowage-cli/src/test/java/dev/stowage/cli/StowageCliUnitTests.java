@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
@@ -112,7 +113,7 @@ class StowageCliUnitTests {
 
   @Test
   void emptyPlansAreRejected() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(
+    Assertions.assertThatThrownBy(
             () -> new CodecsBench.Plan(true, List.of(), List.of(PayloadVariant.BARE), List.of(DataShape.BOARD)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("choose at least one of the codecs");

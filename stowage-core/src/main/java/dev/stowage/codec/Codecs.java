@@ -1,18 +1,20 @@
 package dev.stowage.codec;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.Codec;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
-import dev.stowage.TypeRef;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.MissingLibraryException;
+import dev.stowage.TypeRef;
 import dev.stowage.internal.codec.BuiltInCodecs;
 import dev.stowage.internal.codec.CodecLibraries;
+import dev.stowage.internal.codec.MsgpackBounds;
 import dev.stowage.internal.compress.OptionalLibrary;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -360,13 +362,13 @@ public final class Codecs {
    * that read MessagePack without a codec (the inspector). Nothing is allocated for what the bytes
    * declare. Needs no library.
    */
-  public static java.util.Optional<String> messagePackProblem(byte[] data, int offset, int length) {
+  public static Optional<String> messagePackProblem(byte[] data, int offset, int length) {
     Objects.requireNonNull(data, "data");
     if (offset < 0 || length < 0 || offset > data.length - length) {
       throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " outside " + data.length
           + " bytes");
     }
-    return java.util.Optional.ofNullable(dev.stowage.internal.codec.MsgpackBounds.problem(data, offset, length));
+    return Optional.ofNullable(MsgpackBounds.problem(data, offset, length));
   }
 
   /** The names {@link #forName} accepts, in the order the documentation lists them. */

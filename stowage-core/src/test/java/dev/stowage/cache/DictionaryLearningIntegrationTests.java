@@ -12,17 +12,21 @@ import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryStore;
+import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -114,7 +118,7 @@ class DictionaryLearningIntegrationTests {
     assertThat(hexId).isNotNull();
 
     redis.restart();
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+    Awaitility.await().atMost(Duration.ofSeconds(10))
         .until(() -> hexId.equals(field(redis, "stowage:learned:cache:boards")));
     assertThat(redis.command("EXISTS", DictionaryStore.key(Long.parseLong(hexId, 16)))).isEqualTo(":1");
     try (Stowage later = Stowage.builder().redis(redis.uri()).build()) {
@@ -250,8 +254,8 @@ class DictionaryLearningIntegrationTests {
   }
 
   private static <T> List<T> reversed(List<T> list) {
-    List<T> copy = new java.util.ArrayList<>(list);
-    java.util.Collections.reverse(copy);
+    List<T> copy = new ArrayList<>(list);
+    Collections.reverse(copy);
     return copy;
   }
 
@@ -285,7 +289,7 @@ class DictionaryLearningIntegrationTests {
   /** Dictionary ids as the store names them. */
   private static final class ZstdHex {
     static String of(long id) {
-      return dev.stowage.compress.ZstdDictionary.hexId(id);
+      return ZstdDictionary.hexId(id);
     }
   }
 }

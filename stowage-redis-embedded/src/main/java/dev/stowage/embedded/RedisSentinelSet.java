@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -192,7 +193,7 @@ public final class RedisSentinelSet implements AutoCloseable {
     } catch (IllegalStateException e) {
       // Before Redis 7.0 there is no SENTINEL DEBUG ("Unknown sentinel subcommand"): Sentinel's own
       // timers apply, and a failover takes longer; failover() waits for it all the same.
-      if (!e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("subcommand")) {
+      if (!e.getMessage().toLowerCase(Locale.ROOT).contains("subcommand")) {
         throw e;
       }
     }

@@ -1,8 +1,10 @@
 package dev.stowage.embedded;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -237,7 +239,7 @@ public final class RedisServer implements AutoCloseable {
    */
   public Object reply(String... args) {
     try (Socket socket = send(args)) {
-      InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+      InputStream in = new BufferedInputStream(socket.getInputStream());
       return readReply(in, String.join(" ", args));
     } catch (IOException e) {
       throw new IllegalStateException("redis-server on port " + port + " did not answer: " + e, e);
@@ -416,7 +418,7 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName(HOST))) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();
     } catch (IOException e) {

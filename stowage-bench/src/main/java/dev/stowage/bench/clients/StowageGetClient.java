@@ -4,6 +4,7 @@ import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -16,7 +17,7 @@ final class StowageGetClient implements GetClient {
   private final RedisCache<Long, Item> cache;
 
   StowageGetClient(String uri, String keyPrefix) {
-    this.stowage = Stowage.builder().redis(uri).commandTimeout(java.time.Duration.ofSeconds(60)).build();
+    this.stowage = Stowage.builder().redis(uri).commandTimeout(Duration.ofSeconds(60)).build();
     this.cache = stowage.cache("items", Item.class).<Long>keys(ClientsBench::keySuffix).keyPrefix(keyPrefix).build();
   }
 

@@ -10,11 +10,14 @@ import dev.stowage.samples.MediaContent;
 import dev.stowage.samples.ProtobufForms;
 import dev.stowage.samples.Samples;
 import dev.stowage.samples.ThriftForms;
+import dev.stowage.samples.thrift.TBoardRecord;
+import dev.stowage.samples.thrift.TMediaContent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Each codec's form of each data shape: the records the samples module makes, how the codec's own
@@ -92,7 +95,7 @@ final class CodecForms<S, T> {
       case AVRO -> new CodecForms<>(description, first, others, AvroForms::toAvro,
           Codecs.avro(dev.stowage.samples.avro.BoardRecord.class));
       case THRIFT -> new CodecForms<>(description, first, others, ThriftForms::toThrift,
-          Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class));
+          Codecs.thrift(TBoardRecord.class));
       default -> new CodecForms<>(description, first, others, CodecForms::copy, plainCodec(codec, BoardRecord.class));
     };
   }
@@ -108,13 +111,13 @@ final class CodecForms<S, T> {
       case AVRO -> new CodecForms<>(description, first, others, AvroForms::toAvro,
           Codecs.avro(dev.stowage.samples.avro.MediaContent.class));
       case THRIFT -> new CodecForms<>(description, first, others, ThriftForms::toThrift,
-          Codecs.thrift(dev.stowage.samples.thrift.TMediaContent.class));
+          Codecs.thrift(TMediaContent.class));
       default -> new CodecForms<>(description, first, others, CodecForms::copy, plainCodec(codec, MediaContent.class));
     };
   }
 
   @SuppressWarnings("unchecked")
-  private static <S> List<S> shared(String shape, long from, int n, java.util.function.Supplier<List<S>> make) {
+  private static <S> List<S> shared(String shape, long from, int n, Supplier<List<S>> make) {
     return (List<S>) SAMPLES.computeIfAbsent(shape + ":" + from + ":" + n, key -> List.copyOf(make.get()));
   }
 

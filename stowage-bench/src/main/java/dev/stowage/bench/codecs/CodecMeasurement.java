@@ -2,6 +2,7 @@ package dev.stowage.bench.codecs;
 
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.RowRole;
+import dev.stowage.compress.Compression;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -99,7 +100,7 @@ public record CodecMeasurement(
     if (codec != CodecUnderTest.MSGPACK_COMPACT) {
       return null;
     }
-    if (variant == PayloadVariant.NONE && size < dev.stowage.compress.Compression.STANDARD_MIN_SIZE) {
+    if (variant == PayloadVariant.NONE && size < Compression.STANDARD_MIN_SIZE) {
       return "standard";
     }
     return variant == PayloadVariant.ZSTD_DICT ? "learned" : null;

@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * Table T1: the board service's write and read loads in each mode.
@@ -264,7 +265,7 @@ public final class HttpBench {
    * connections are already open).
    */
   private Map<BoardMode, LoadResult> interleave(String load, List<Target> targets,
-      java.util.function.Function<Target, RequestIssuer> issuerOf) {
+      Function<Target, RequestIssuer> issuerOf) {
     Map<BoardMode, RequestIssuer> issuers = new LinkedHashMap<>();
     for (Target target : targets) {
       issuers.put(target.mode(), issuerOf.apply(target));

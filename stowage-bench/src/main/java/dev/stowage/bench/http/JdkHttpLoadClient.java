@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -85,7 +86,7 @@ public final class JdkHttpLoadClient implements HttpLoadClient {
 
   /** Counts the body's bytes and drops them. */
   private static final class CountingSubscriber implements HttpResponse.BodySubscriber<Long> {
-    private final java.util.concurrent.CompletableFuture<Long> result = new java.util.concurrent.CompletableFuture<>();
+    private final CompletableFuture<Long> result = new CompletableFuture<>();
     private long total;
 
     @Override

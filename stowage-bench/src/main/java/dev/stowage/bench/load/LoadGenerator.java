@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -131,7 +132,7 @@ public final class LoadGenerator {
         for (CompletableFuture<?> user : started) {
           unfinished += user.isDone() ? 0 : 1;
         }
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         throw new IllegalStateException("a virtual user of '" + label + "' failed: " + e.getCause(), e.getCause());
       }
       long endNanos = System.nanoTime();

@@ -1,6 +1,8 @@
 package dev.stowage.bench.load;
 
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * What one request did: succeeded or failed, and how many bytes it moved (request and response
@@ -47,8 +49,8 @@ public record Outcome(boolean success, long bytes, String failure) {
   public static Outcome failure(Throwable error) {
     Objects.requireNonNull(error, "error");
     Throwable cause = error;
-    while ((cause instanceof java.util.concurrent.CompletionException
-        || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null) {
+    while ((cause instanceof CompletionException
+        || cause instanceof ExecutionException) && cause.getCause() != null) {
       cause = cause.getCause();
     }
     String message = cause.getMessage();

@@ -5,6 +5,8 @@ import dev.stowage.Stowage;
 import dev.stowage.StowageKeys;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
+import io.lettuce.core.RedisClient;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +32,7 @@ final class StowagePutAllWriter implements BulkWriter {
   StowagePutAllWriter(String uri, boolean expire) {
     this.expire = expire;
     this.uri = uri;
-    this.stowage = Stowage.builder().redis(uri).commandTimeout(java.time.Duration.ofSeconds(60)).build();
+    this.stowage = Stowage.builder().redis(uri).commandTimeout(Duration.ofSeconds(60)).build();
   }
 
   @Override
@@ -83,7 +85,7 @@ final class StowagePutAllWriter implements BulkWriter {
   private void forgetLearnedDictionary() {
     // Where core records the dictionary a cache learned (RedisCache.Builder#learnDictionary).
     String learned = StowageKeys.learnedByCache(name());
-    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
+    RedisClient client = RedisClient.create(uri);
     try (var connection = client.connect()) {
       for (String hexId : connection.sync().hvals(learned)) {
         connection.sync().del(StowageKeys.dictionary(Long.parseLong(hexId, 16)));

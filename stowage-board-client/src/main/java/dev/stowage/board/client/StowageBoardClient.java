@@ -22,6 +22,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
@@ -34,6 +35,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -310,7 +312,7 @@ public final class StowageBoardClient implements AutoCloseable {
       }
       connections.incrementAndGet();
       connection.channel = future.channel();
-      var sslHandler = future.channel().pipeline().get(io.netty.handler.ssl.SslHandler.class);
+      var sslHandler = future.channel().pipeline().get(SslHandler.class);
       if (sslHandler == null) {
         connecting.complete(connection);
       } else {
@@ -438,7 +440,7 @@ public final class StowageBoardClient implements AutoCloseable {
 
   private static final class Pending {
     final CompletableFuture<byte[]> future = new CompletableFuture<>();
-    volatile java.util.concurrent.ScheduledFuture<?> timeout;
+    volatile ScheduledFuture<?> timeout;
   }
 
   /** Builds a {@link StowageBoardClient}; not thread-safe. */

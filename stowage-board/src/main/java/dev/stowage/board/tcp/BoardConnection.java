@@ -2,6 +2,7 @@ package dev.stowage.board.tcp;
 
 import dev.stowage.board.protocol.BoardProtocol;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -346,7 +347,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
           + cumulation.readableBytes() + " bytes into a frame" + expected());
     } else if (inFlight == 0) {
       closing = true;
-      ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER)
           .addListener(ChannelFutureListener.CLOSE);
     }
   }

@@ -11,7 +11,9 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
@@ -58,7 +60,7 @@ final class BoardOperations {
     }
     int codec = codecOf(body);
     boolean msgpack = codec == BoardProtocol.CODEC_MSGPACK;
-    byte[] payload = java.util.Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length);
+    byte[] payload = Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length);
     switch (type) {
       case BoardProtocol.OP_CREATE: {
         NewBoard input = formats.parseOne(payload, msgpack);
@@ -200,7 +202,7 @@ final class BoardOperations {
     if (failure instanceof BoardRequestException e) {
       return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, e.status(), e.getMessage());
     }
-    org.slf4j.LoggerFactory.getLogger(BoardOperations.class)
+    LoggerFactory.getLogger(BoardOperations.class)
         .error("request {} failed", id, failure);
     return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, BoardProtocol.ERROR_INTERNAL,
         "internal error: " + failure.getClass().getSimpleName());

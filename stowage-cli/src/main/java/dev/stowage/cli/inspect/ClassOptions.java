@@ -1,6 +1,5 @@
 package dev.stowage.cli.inspect;
 
-import java.io.File;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;

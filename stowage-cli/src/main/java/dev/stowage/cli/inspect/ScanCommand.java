@@ -1,5 +1,6 @@
 package dev.stowage.cli.inspect;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -400,7 +401,7 @@ public final class ScanCommand implements Callable<Integer> {
     return text.toString().stripTrailing();
   }
 
-  private static void section(StringBuilder text, Terminal terminal, String title, com.fasterxml.jackson.databind.JsonNode counts) {
+  private static void section(StringBuilder text, Terminal terminal, String title, JsonNode counts) {
     text.append(terminal.bold(title)).append('\n');
     counts.fields().forEachRemaining(e -> text.append(String.format("  %,8d  %s%n", e.getValue().asLong(), e.getKey())));
   }

@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.msgpack.jackson.dataformat.MessagePackMapper;
 
 /**
@@ -299,7 +300,7 @@ final class ValueReader {
 
   /** MessagePack as a tree, once its lengths, counts and depth are known to fit the bytes. */
   private static JsonNode msgpackTree(byte[] data) throws IOException {
-    java.util.Optional<String> problem = Codecs.messagePackProblem(data, 0, data.length);
+    Optional<String> problem = Codecs.messagePackProblem(data, 0, data.length);
     if (problem.isPresent()) {
       throw new IOException(problem.get());
     }

@@ -1,6 +1,7 @@
 package dev.stowage.cli.json;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
@@ -8,11 +9,16 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamWriteConstraints;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.msgpack.core.MessageInsufficientBufferException;
+import org.msgpack.core.MessagePackException;
 import org.msgpack.jackson.dataformat.MessagePackExtensionType;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
@@ -46,7 +52,7 @@ public final class JsonStreams {
 
   /** A JSON factory whose parsers and generators allow {@code maxDepth} levels and strings of any length. */
   public static JsonFactory jsonFactory(int maxDepth) {
-    return new com.fasterxml.jackson.core.JsonFactoryBuilder()
+    return new JsonFactoryBuilder()
         .streamReadConstraints(readConstraints(maxDepth)).streamWriteConstraints(writeConstraints(maxDepth)).build();
   }
 
@@ -66,7 +72,7 @@ public final class JsonStreams {
   }
 
   /** A generator for {@code format} writing to {@code out}, allowing {@code maxDepth} levels. */
-  public static JsonGenerator generator(Format format, java.io.OutputStream out, int maxDepth) throws IOException {
+  public static JsonGenerator generator(Format format, OutputStream out, int maxDepth) throws IOException {
     return (format == Format.JSON ? jsonFactory(maxDepth) : msgpackFactory(maxDepth)).createGenerator(out);
   }
 
@@ -149,15 +155,15 @@ public final class JsonStreams {
           reason = reason + String.format(" (in the sequence starting with byte 0x%02x)", lead);
         }
       }
-      if (from == Format.MSGPACK && reason.toLowerCase(java.util.Locale.ROOT).contains("unexpected eof")) {
+      if (from == Format.MSGPACK && reason.toLowerCase(Locale.ROOT).contains("unexpected eof")) {
         reason = "unexpected end of input inside a MessagePack value";
       }
       throw error(tracked, from, source, at, offset, clean(reason));
-    } catch (org.msgpack.core.MessageInsufficientBufferException e) {
+    } catch (MessageInsufficientBufferException e) {
       throw error(tracked, from, source, null, tracked.total(), "unexpected end of input inside a MessagePack value");
-    } catch (org.msgpack.core.MessagePackException e) {
+    } catch (MessagePackException e) {
       throw error(tracked, from, source, null, tracked.total(), "malformed MessagePack: " + e.getMessage());
-    } catch (java.io.CharConversionException e) {
+    } catch (CharConversionException e) {
       throw error(tracked, from, source, null, tracked.total(), clean(String.valueOf(e.getMessage())));
     }
     if (target != null) {
@@ -199,7 +205,7 @@ public final class JsonStreams {
     try {
       return parser.nextToken();
     } catch (IOException e) {
-      if (String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("unexpected eof")) {
+      if (String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("unexpected eof")) {
         return null;
       }
       throw e;

@@ -1,12 +1,11 @@
 package dev.stowage.internal.codec;
 
-import dev.stowage.Codec;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
-import org.apache.avro.Schema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Objects;
+import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;

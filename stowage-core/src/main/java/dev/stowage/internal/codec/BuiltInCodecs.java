@@ -1,7 +1,7 @@
 package dev.stowage.internal.codec;
 
-import dev.stowage.Codec;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.Codec;
 import java.lang.reflect.Type;
 import java.util.List;
 import java.util.function.Consumer;

@@ -20,6 +20,7 @@ import java.util.function.IntFunction;
 import org.apache.fory.Fory;
 import org.apache.fory.ThreadSafeFory;
 import org.apache.fory.memory.MemoryBuffer;
+import org.apache.fory.resolver.ClassInfo;
 import org.apache.fory.serializer.ArraySerializers;
 import org.apache.fory.serializer.Serializer;
 import org.apache.fory.serializer.Serializers;
@@ -135,7 +136,7 @@ final class ForyBounds {
   private static boolean lengthFirst(Fory fory, Class<?> type) {
     Serializer<?> serializer;
     try {
-      org.apache.fory.resolver.ClassInfo info = fory.getClassResolver().getClassInfo(type, false);
+      ClassInfo info = fory.getClassResolver().getClassInfo(type, false);
       serializer = info == null ? null : info.getSerializer();
     } catch (RuntimeException e) {
       return false; // classes such as Void have none

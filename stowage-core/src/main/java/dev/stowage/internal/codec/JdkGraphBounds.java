@@ -1,5 +1,6 @@
 package dev.stowage.internal.codec;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -353,7 +354,7 @@ final class JdkGraphBounds {
       int length = u2();
       int from = pos;
       skip(length, "a name");
-      return new String(data, from, length, java.nio.charset.StandardCharsets.ISO_8859_1);
+      return new String(data, from, length, StandardCharsets.ISO_8859_1);
     }
 
     private void skip(long count, String what) {

@@ -8,7 +8,6 @@ import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
-import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;

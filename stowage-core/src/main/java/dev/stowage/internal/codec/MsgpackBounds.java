@@ -1,6 +1,7 @@
 package dev.stowage.internal.codec;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import java.util.Arrays;
 
 /**
  * A walk over the headers of one MessagePack value, before any parser sees it. msgpack-java
@@ -115,7 +116,7 @@ public final class MsgpackBounds {
         }
         depth++;
         if (depth == pending.length) {
-          pending = java.util.Arrays.copyOf(pending, depth * 2);
+          pending = Arrays.copyOf(pending, depth * 2);
         }
         pending[depth] = children;
       }

@@ -8,9 +8,11 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.stowage.CodecException;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.reflect.Type;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -58,7 +60,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     this.javaType = named.constructType(type);
     Class<?> raw = javaType.getRawClass();
     this.container = raw.isArray() || Collection.class.isAssignableFrom(raw);
-    this.map = java.util.Map.class.isAssignableFrom(raw);
+    this.map = Map.class.isAssignableFrom(raw);
     this.namedReader = named.readerFor(javaType);
     this.positionalReader = positional.readerFor(javaType);
     this.writer = (compact ? positional : named).writerFor(javaType);
@@ -141,7 +143,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     }
     T value;
     try {
-      JsonNode positional = positionalReader.readTree(new java.io.ByteArrayInputStream(data, offset, length));
+      JsonNode positional = positionalReader.readTree(new ByteArrayInputStream(data, offset, length));
       value = namedReader.readValue(resolution.toNamed(positional));
     } catch (IOException | RuntimeException e) {
       throw CodecFailures.decode(NAME, type, length, e);

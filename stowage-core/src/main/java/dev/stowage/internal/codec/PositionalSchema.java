@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.ser.PropertyWriter;
 import com.fasterxml.jackson.databind.ser.std.BeanSerializerBase;
 import dev.stowage.CodecException;
 import java.io.IOException;
+import java.lang.reflect.Modifier;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -136,7 +137,7 @@ final class PositionalSchema {
       if (type.isReferenceType()) {
         return kindOf(type.getContentType());
       }
-      if (raw == Object.class || raw.isInterface() || java.lang.reflect.Modifier.isAbstract(raw.getModifiers())
+      if (raw == Object.class || raw.isInterface() || Modifier.isAbstract(raw.getModifiers())
           || FieldTypes.isJdk(raw)) {
         return new Scalar("any");
       }

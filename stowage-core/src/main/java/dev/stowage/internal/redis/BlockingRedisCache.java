@@ -6,9 +6,13 @@ import dev.stowage.AsyncRedisCache;
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.CodecException;
-import dev.stowage.StowageException;
 import dev.stowage.RedisCache;
+import dev.stowage.StowageException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -100,7 +104,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     int n = entries.size();
     String what = core.describeWrite(n);
     var remaining = entries.entrySet().iterator();
-    List<String> written = new java.util.ArrayList<>();
+    List<String> written = new ArrayList<>();
     try {
       putAll(remaining, n, what, written);
     } finally {
@@ -108,9 +112,9 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     }
   }
 
-  private void putAll(java.util.Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining, int n, String what,
+  private void putAll(Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining, int n, String what,
                       List<String> written) {
-    java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window = new java.util.ArrayDeque<>();
+    ArrayDeque<CompletableFuture<?>> window = new ArrayDeque<>();
     long sent = 0;
     while (remaining.hasNext()) {
       RedisCacheCore.Prepared chunk;
@@ -137,7 +141,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     drain(window, what);
   }
 
-  private void drain(java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> window, String what) {
+  private void drain(ArrayDeque<CompletableFuture<?>> window, String what) {
     while (!window.isEmpty()) {
       await(session.translated(window.removeFirst(), what), 1, what);
     }
@@ -178,7 +182,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     RedisCacheCore<K, V>.NearSplit split = core.nearSplit(batch);
     RedisCacheCore<K, V>.KeyBatch toRead = split == null ? batch : split.rest;
     byte[][] values = await(core.fetchAll(toRead), core.rounds(toRead.size()), "MGET of " + toRead.size() + " keys");
-    Set<K> absent = new java.util.LinkedHashSet<>();
+    Set<K> absent = new LinkedHashSet<>();
     Map<K, V> decoded = core.decodeAll(toRead, values, absent);
     Map<K, V> found = split == null ? decoded : split.found(batch, values, decoded);
     return found.size() + absent.size() == batch.size() ? found

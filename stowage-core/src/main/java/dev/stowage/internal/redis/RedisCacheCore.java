@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -42,6 +43,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The one implementation of a cache: every operation is asynchronous here, and
@@ -164,7 +166,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    * the same future when there is no near cache, so that writes pay nothing for it.
    */
   private <T> CompletableFuture<T> droppingNear(CompletableFuture<T> write,
-                                                java.util.function.Supplier<? extends Collection<String>> written) {
+                                                Supplier<? extends Collection<String>> written) {
     return near == null ? write : write.whenComplete((done, failure) -> dropNear(written.get()));
   }
 
@@ -547,7 +549,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** Encodes the next {@code count} entries (fewer if the iterator runs out) in the calling thread. */
-  Prepared prepare(java.util.Iterator<? extends Map.Entry<? extends K, ? extends V>> entries, int count,
+  Prepared prepare(Iterator<? extends Map.Entry<? extends K, ? extends V>> entries, int count,
                    boolean bulk) {
     Prepared prepared = new Prepared(count);
     int i = 0;

@@ -18,9 +18,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A {@link Feed} on the session's shared connection, in buckets of {@value #BUCKET} consecutive
@@ -542,7 +544,7 @@ public final class RedisFeed<V> implements Feed<V> {
     }
 
     @Override
-    public CompletableFuture<java.util.OptionalLong> reserveScores(int count, long floor) {
+    public CompletableFuture<OptionalLong> reserveScores(int count, long floor) {
       if (count < 1 || floor < 0 || floor > FeedLayout.MAX_SCORE) {
         throw new IllegalArgumentException(owner + ": reserve 1 or more scores above a floor of 0 to 2^53, got "
             + count + " above " + floor);
@@ -550,8 +552,8 @@ public final class RedisFeed<V> implements Feed<V> {
       String what = "reserving " + count + " scores of " + owner;
       return session.translated(RESERVE.<Long>run(session, new byte[][] {counterKey}, counterField,
               utf8(Integer.toString(count)), utf8(Long.toString(floor))), what)
-          .thenApply(last -> last < 0 ? java.util.OptionalLong.empty()
-              : java.util.OptionalLong.of(check(last - count + 1, count)));
+          .thenApply(last -> last < 0 ? OptionalLong.empty()
+              : OptionalLong.of(check(last - count + 1, count)));
     }
 
     @Override
@@ -573,7 +575,7 @@ public final class RedisFeed<V> implements Feed<V> {
    * Runs {@code start}; an exception it throws (a value that cannot be encoded) fails the future,
    * except the caller's own mistakes (null, a score out of range), which are thrown at once.
    */
-  private static <T> CompletableFuture<T> started(java.util.function.Supplier<CompletableFuture<T>> start) {
+  private static <T> CompletableFuture<T> started(Supplier<CompletableFuture<T>> start) {
     try {
       return start.get();
     } catch (StowageException e) {

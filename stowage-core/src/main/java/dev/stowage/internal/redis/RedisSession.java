@@ -19,16 +19,20 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -69,10 +73,10 @@ public final class RedisSession implements AutoCloseable {
   private final Duration timeout;
   /** The shared connection; null until a session opened in the background first reaches Redis. */
   private volatile StatefulRedisConnection<byte[], byte[]> shared;
-  private final java.util.List<Runnable> activationTasks = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Runnable> activationTasks = new CopyOnWriteArrayList<>();
   private final RedisURI target;
   private final ClientOptions options;
-  private final java.util.List<RedisClient> resp3Clients = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<RedisClient> resp3Clients = new CopyOnWriteArrayList<>();
   private final Object closeLock = new Object();
   private volatile boolean closed;
   private volatile RedisConnectionStateListener activations;
@@ -94,7 +98,7 @@ public final class RedisSession implements AutoCloseable {
    * The threads that decode replies too large to decode on the connection's I/O thread: Lettuce's
    * computation pool of this session's resources.
    */
-  public java.util.concurrent.Executor decodeExecutor() {
+  public Executor decodeExecutor() {
     return resources.eventExecutorGroup();
   }
 
@@ -362,7 +366,7 @@ public final class RedisSession implements AutoCloseable {
   public StatefulRedisConnection<byte[], byte[]> connectResp3(RedisConnectionStateListener listener) {
     checkOpen();
     RedisClient resp3 = RedisClient.create(resources, target);
-    resp3.setOptions(options.mutate().protocolVersion(io.lettuce.core.protocol.ProtocolVersion.RESP3).build());
+    resp3.setOptions(options.mutate().protocolVersion(ProtocolVersion.RESP3).build());
     resp3.addListener(requireNonNull(listener, "listener"));
     resp3Clients.add(resp3);
     try {
