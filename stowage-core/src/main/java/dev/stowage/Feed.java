@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A newest-first list of values in one Redis sorted set, read by page. Feeds come from
@@ -160,7 +161,7 @@ public interface Feed<V> {
     private String counterKey = "counter";
     private String counterField;
     private int chunkSize = RedisCache.DEFAULT_CHUNK_SIZE;
-    private NearCache nearCache;
+    private @Nullable NearCache nearCache;
 
     Builder(Stowage owner, String name, TypeRef<V> type) {
       this.owner = owner;

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cache of values in Redis, one Redis string per key, written inside an {@link Envelope} so that
@@ -90,7 +91,7 @@ public interface RedisCache<K, V> {
    *
    * @throws CacheUnavailableException if Redis is unreachable or too slow
    */
-  V get(K key);
+  @Nullable V get(K key);
 
   /**
    * Stores a value, replacing any other, with this cache's TTL and jitter.
@@ -160,7 +161,7 @@ public interface RedisCache<K, V> {
    * @throws RuntimeException whatever the loader threw, unchanged, to every caller that shared the
    *     load; nothing is stored
    */
-  V getOrLoad(K key, Function<? super K, ? extends V> loader);
+  @Nullable V getOrLoad(K key, Function<? super K, ? extends V> loader);
 
   /**
    * The values of {@code keys}; the misses are passed to {@code loader} in one call, and what it
@@ -196,14 +197,14 @@ public interface RedisCache<K, V> {
     private final CodecSettings<V> codecSettings;
     private Function<? super K, String> keyToString;
     private String keyPrefix;
-    private Duration ttl = DEFAULT_TTL;
+    private @Nullable Duration ttl = DEFAULT_TTL;
     private double ttlJitter = DEFAULT_TTL_JITTER;
     private int chunkSize = DEFAULT_CHUNK_SIZE;
-    private Duration loadLock;
+    private @Nullable Duration loadLock;
     private Executor loadExecutor = ForkJoinPool.commonPool();
-    private Duration absentTtl;
+    private @Nullable Duration absentTtl;
     private boolean loadWhenUnavailable;
-    private NearCache nearCache;
+    private @Nullable NearCache nearCache;
 
     Builder(Stowage owner, String name, TypeRef<V> type, Function<? super K, String> keyToString) {
       this.owner = owner;

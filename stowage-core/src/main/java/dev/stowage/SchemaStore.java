@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps the schemas of {@linkplain EvolvingCodec evolving codecs} in Redis, each under
@@ -106,7 +107,7 @@ public final class SchemaStore implements SchemaResolver {
     return cache.containsKey(fingerprint);
   }
 
-  private String known(int fingerprint) {
+  private @Nullable String known(int fingerprint) {
     String cached = cache.get(fingerprint);
     if (cached != null) {
       return cached;

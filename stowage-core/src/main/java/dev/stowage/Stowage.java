@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The front door: one connection to Redis, from which caches and feeds are made.
@@ -65,7 +66,7 @@ public final class Stowage implements AutoCloseable {
   private final EnvelopePreload preload;
   private final Set<ZstdDictionary> dictionariesInUse = ConcurrentHashMap.newKeySet();
   private final Set<String> schemasInUse = ConcurrentHashMap.newKeySet();
-  private Tracking tracking;
+  private @Nullable Tracking tracking;
 
   private Stowage(RedisSession session, DecompressionBudget decompressionBudget) {
     this.session = session;
@@ -253,10 +254,10 @@ public final class Stowage implements AutoCloseable {
 
   /** Configures a {@link Stowage}. Not thread-safe. */
   public static final class Builder {
-    private RedisURI uri;
+    private @Nullable RedisURI uri;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-    private ClientResources clientResources;
-    private ClientOptions clientOptions;
+    private @Nullable ClientResources clientResources;
+    private @Nullable ClientOptions clientOptions;
     private boolean connectInBackground;
     private DecompressionBudget decompressionBudget = DecompressionBudget.shared();
 

@@ -39,7 +39,7 @@ final class BoardErrorHandler implements WebExceptionHandler {
     String message;
     if (failure instanceof BoardRequestException e) {
       status = e.status();
-      message = e.getMessage();
+      message = String.valueOf(e.getMessage());
     } else if (failure instanceof ResponseStatusException e) {
       status = e.getStatusCode().value();
       message = e.getReason() != null ? e.getReason() : e.getStatusCode().toString();

@@ -1,6 +1,7 @@
 package dev.stowage.board;
 
 import dev.stowage.board.tcp.TcpOptions;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the service was started with.
@@ -14,5 +15,5 @@ import dev.stowage.board.tcp.TcpOptions;
  * @param nearCache whether stowage mode keeps pages in the process while Redis says they are unchanged
  */
 public record BoardSettings(BoardMode mode, String redis, String db,
-    FeedCompression compression, TcpOptions tcp, HttpOptions http,
+    FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
     boolean nearCache) {}

@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
@@ -83,7 +84,7 @@ public final class StowageBoardService implements AutoCloseable {
   private final BoardScores scores;
   private final ExecutorService refills;
   /** Response bodies of the pages the feed keeps, by the identity of the kept list; null without a near cache. */
-  private final Cache<PageRequest, KeptPage> keptPages;
+  private final @Nullable Cache<PageRequest, KeptPage> keptPages;
   /** Feed writes that failed in this process. */
   private final AtomicLong failedWrites = new AtomicLong();
   /** The failed writes that a refill begun after them has repaired. */

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in codecs. Each factory checks that its library is on the classpath and otherwise
@@ -102,7 +103,7 @@ public final class Codecs {
    *     the bytes choose the class created
    * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
    */
-  public static <T> Codec<T> json(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> json(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     Objects.requireNonNull(type, "type");
     CodecLibraries.JACKSON.require();
     CodecLibraries.JACKSON_JAVA_TIME.require();
@@ -127,7 +128,7 @@ public final class Codecs {
    * @throws IllegalArgumentException if the configuration enables default typing
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
-  public static <T> Codec<T> msgpack(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpack(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     requireMsgpack(type);
     return BuiltInCodecs.msgpack(type.type(), false, configuration);
   }
@@ -160,7 +161,7 @@ public final class Codecs {
    * @throws IllegalArgumentException if the configuration enables default typing
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
-  public static <T> Codec<T> msgpackCompact(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpackCompact(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     requireMsgpack(type);
     return BuiltInCodecs.msgpack(type.type(), true, configuration);
   }

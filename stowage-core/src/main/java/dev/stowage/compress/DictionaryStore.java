@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Stores zstd dictionaries in Redis and resolves them for readers. Each dictionary lives under
@@ -160,7 +161,7 @@ public final class DictionaryStore implements DictionaryResolver {
   }
 
   /** The cached dictionary, null if Redis must be asked; throws if it was missing a moment ago. */
-  private ZstdDictionary known(long id) {
+  private @Nullable ZstdDictionary known(long id) {
     ZstdDictionary cached = cache.get(id);
     if (cached != null) {
       return cached;

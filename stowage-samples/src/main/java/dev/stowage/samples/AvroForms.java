@@ -1,5 +1,7 @@
 package dev.stowage.samples;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.samples.avro.Player;
 import dev.stowage.samples.avro.Size;
 import java.util.ArrayList;
@@ -39,14 +41,15 @@ public final class AvroForms {
    *     schema has no null for them
    */
   public static dev.stowage.samples.avro.MediaContent toAvro(MediaContent content) {
-    Media m = content.media();
+    Media m = requireNonNull(content.media(), "media");
     dev.stowage.samples.avro.Media media = new dev.stowage.samples.avro.Media(
         m.uri(), m.title(), m.width(), m.height(), m.format(), m.duration(), m.size(), m.bitrate(), m.hasBitrate(),
-        new ArrayList<>(m.persons()),
+        new ArrayList<>(requireNonNull(m.persons(), "persons")),
         m.player() == Media.Player.FLASH ? Player.FLASH : Player.JAVA,
         m.copyright());
-    List<dev.stowage.samples.avro.Image> images = new ArrayList<>(content.images().size());
-    for (Image i : content.images()) {
+    List<Image> contentImages = requireNonNull(content.images(), "images");
+    List<dev.stowage.samples.avro.Image> images = new ArrayList<>(contentImages.size());
+    for (Image i : contentImages) {
       images.add(new dev.stowage.samples.avro.Image(
           i.uri(), i.title(), i.width(), i.height(),
           i.size() == Image.Size.LARGE ? Size.LARGE : Size.SMALL));

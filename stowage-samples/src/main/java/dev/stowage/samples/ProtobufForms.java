@@ -32,8 +32,8 @@ public final class ProtobufForms {
     if (record.ssn() != null) b.setSsn(record.ssn());
     if (record.company() != null) b.setCompany(record.company());
     if (record.phoneNumber() != null) b.setPhoneNumber(record.phoneNumber());
-    if (record.modifiedAt() != null) b.setModifiedAt(FormDates.toEpochSecond(record.modifiedAt()));
-    if (record.createdAt() != null) b.setCreatedAt(FormDates.toEpochSecond(record.createdAt()));
+    if (record.modifiedAt() != null) b.setModifiedAt(FormDates.epochSecond(record.modifiedAt()));
+    if (record.createdAt() != null) b.setCreatedAt(FormDates.epochSecond(record.createdAt()));
     return b.build();
   }
 

@@ -7,6 +7,7 @@ import dev.stowage.samples.Item;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Stowage: {@code cache.get(key)} on a cache with the default codec and compression (one shared connection). */
 final class StowageGetClient implements GetClient {
@@ -40,7 +41,7 @@ final class StowageGetClient implements GetClient {
   }
 
   @Override
-  public Object get(long index) {
+  public @Nullable Object get(long index) {
     return cache.get(index);
   }
 

@@ -1,5 +1,7 @@
 package dev.stowage.bench.codecs;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.Codec;
 import dev.stowage.codec.Codecs;
 import dev.stowage.samples.AvroForms;
@@ -144,11 +146,13 @@ final class CodecForms<S, T> {
 
   /** A media content built from the field values of another, nested objects included. */
   private static MediaContent copy(MediaContent c) {
-    Media m = c.media();
+    // The samples' media contents have them all.
+    Media m = requireNonNull(c.media(), "media");
     Media media = new Media(m.uri(), m.title(), m.width(), m.height(), m.format(), m.duration(), m.size(), m.bitrate(),
-        m.hasBitrate(), new ArrayList<>(m.persons()), m.player(), m.copyright());
-    List<Image> images = new ArrayList<>(c.images().size());
-    for (Image i : c.images()) {
+        m.hasBitrate(), new ArrayList<>(requireNonNull(m.persons(), "persons")), m.player(), m.copyright());
+    List<Image> given = requireNonNull(c.images(), "images");
+    List<Image> images = new ArrayList<>(given.size());
+    for (Image i : given) {
       images.add(new Image(i.uri(), i.title(), i.width(), i.height(), i.size()));
     }
     return new MediaContent(media, images);

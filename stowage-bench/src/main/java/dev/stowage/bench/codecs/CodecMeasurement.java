@@ -6,6 +6,7 @@ import dev.stowage.compress.Compression;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What table T3 records for one configuration: nanoseconds per record for each phase and the mean
@@ -96,7 +97,7 @@ public record CodecMeasurement(
    * {@value dev.stowage.compress.Compression#STANDARD_MIN_SIZE} bytes ({@code "standard"}), and
    * with a dictionary what a cache or feed writes once it has learned one ({@code "learned"}).
    */
-  public String stowageDefault() {
+  public @Nullable String stowageDefault() {
     if (codec != CodecUnderTest.MSGPACK_COMPACT) {
       return null;
     }

@@ -1,5 +1,7 @@
 package dev.stowage.bench.load;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a {@link LoadPlan} against a {@link RequestIssuer}: closed-loop virtual users, each with one
@@ -61,7 +64,7 @@ public final class LoadGenerator {
   private final LongAdder failureCount = new LongAdder();
   private final LongAdder bytes = new LongAdder();
   private final List<CompletableFuture<Void>> users = new ArrayList<>();
-  private ExecutorService starters;
+  private @Nullable ExecutorService starters;
   private volatile boolean stopping;
   private long startNanos;
 
@@ -171,7 +174,7 @@ public final class LoadGenerator {
         users.add(done);
       }
       VirtualUser virtualUser = new VirtualUser(user, done);
-      starters.execute(virtualUser::next);
+      requireNonNull(starters, "starters").execute(virtualUser::next);
     }
   }
 
@@ -203,7 +206,7 @@ public final class LoadGenerator {
     return sorted;
   }
 
-  private void record(long issuedNanos, Outcome outcome, Throwable error) {
+  private void record(long issuedNanos, @Nullable Outcome outcome, @Nullable Throwable error) {
     if (error == null && outcome != null && outcome.success()) {
       long micros = (System.nanoTime() - issuedNanos) / 1000;
       recorder.recordValue(Math.min(Math.max(micros, 0), HIGHEST_MICROS));
@@ -265,7 +268,7 @@ public final class LoadGenerator {
     }
   }
 
-  private static Throwable exceptionOf(CompletableFuture<?> stage) {
+  private static @Nullable Throwable exceptionOf(CompletableFuture<?> stage) {
     try {
       stage.join();
       return null;

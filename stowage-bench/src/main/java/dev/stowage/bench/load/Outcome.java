@@ -3,6 +3,7 @@ package dev.stowage.bench.load;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one request did: succeeded or failed, and how many bytes it moved (request and response
@@ -13,7 +14,7 @@ import java.util.concurrent.ExecutionException;
  * @param failure a short, stable cause such as {@code "HTTP 500"} or {@code "connection closed"},
  *     used to group errors; {@code null} exactly when {@code success}
  */
-public record Outcome(boolean success, long bytes, String failure) {
+public record Outcome(boolean success, long bytes, @Nullable String failure) {
 
   /**
    * Checks the invariants.

@@ -192,7 +192,11 @@ public final class PipelineBench {
     factories.put(StowagePutAllWriter.NAME, r -> new StowagePutAllWriter(r.uri(), true));
     factories.put(StowagePutAllWriter.NO_EXPIRY_NAME, r -> new StowagePutAllWriter(r.uri(), false));
     factories.put(LettuceRawWriter.NAME, r -> new LettuceRawWriter(r.redisUri()));
-    return factories.get(name).apply(redis);
+    Function<BenchRedis, BulkWriter> factory = factories.get(name);
+    if (factory == null) {
+      throw new IllegalArgumentException("unknown writer " + name + "; known: " + factories.keySet());
+    }
+    return factory.apply(redis);
   }
 
   private static int verify(BulkWriter writer, List<Item> items, String prefix) throws Exception {

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Stowage's bulk write: {@code cache.putAll(map)} on a cache with every default (compact MessagePack,
@@ -64,7 +65,7 @@ final class StowagePutAllWriter implements BulkWriter {
   }
 
   @Override
-  public Item read(String key) {
+  public @Nullable Item read(String key) {
     int split = key.lastIndexOf(':') + 1;
     return cache(key.substring(0, split)).get(Long.parseLong(key.substring(split)));
   }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
@@ -200,7 +201,7 @@ final class BoardOperations {
   /** The ERROR frame for a failed request. */
   private static ByteBuf errorFrame(ByteBufAllocator alloc, int id, Throwable failure) {
     if (failure instanceof BoardRequestException e) {
-      return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, e.status(), e.getMessage());
+      return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, e.status(), String.valueOf(e.getMessage()));
     }
     LoggerFactory.getLogger(BoardOperations.class)
         .error("request {} failed", id, failure);
@@ -219,7 +220,7 @@ final class BoardOperations {
     return frame;
   }
 
-  private static String firstLine(String message) {
+  private static String firstLine(@Nullable String message) {
     if (message == null) {
       return "unreadable";
     }

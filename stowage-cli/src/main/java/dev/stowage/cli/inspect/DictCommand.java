@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -61,7 +62,7 @@ public final class DictCommand implements Runnable {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static <T> T await(RedisFuture<T> future) {
+  private static <T> @Nullable T await(RedisFuture<T> future) {
     try {
       return future.get(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -189,7 +190,7 @@ public final class DictCommand implements Runnable {
         try {
           dictionary = ZstdDictionary.train(collected, size);
         } catch (IllegalArgumentException e) {
-          throw new InspectException(e.getMessage(), e);
+          throw new InspectException(String.valueOf(e.getMessage()), e);
         }
         boolean stored = store.save(dictionary);
         Map<byte[], byte[]> info = new LinkedHashMap<>();

@@ -73,6 +73,8 @@ public final class InspectCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   int members;
 
+  // Opened by call() before anything reads a key with it.
+  @SuppressWarnings("NullAway.Init")
   private StatefulRedisConnection<byte[], byte[]> connection;
 
   @Override

@@ -25,6 +25,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.msgpack.jackson.dataformat.MessagePackMapper;
 
 /**
@@ -275,7 +276,7 @@ final class ValueReader {
     }
   }
 
-  private static JsonNode tryParseJson(byte[] data) {
+  private static @Nullable JsonNode tryParseJson(byte[] data) {
     try {
       return parseJson(data);
     } catch (IOException | RuntimeException e) {
@@ -290,7 +291,7 @@ final class ValueReader {
         .decode(ByteBuffer.wrap(data)).toString();
   }
 
-  private static String tryUtf8(byte[] data) {
+  private static @Nullable String tryUtf8(byte[] data) {
     try {
       return strictUtf8(data);
     } catch (CharacterCodingException e) {

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.msgpack.core.MessageInsufficientBufferException;
 import org.msgpack.core.MessagePackException;
 import org.msgpack.jackson.dataformat.MessagePackExtensionType;
@@ -85,7 +86,8 @@ public final class JsonStreams {
    *     than {@code maxDepth}, or holds more than one value
    * @throws IOException if reading or writing fails
    */
-  public static Summary copy(InputStream input, String source, Format from, JsonGenerator target, int maxDepth)
+  public static Summary copy(InputStream input, String source, Format from, @Nullable JsonGenerator target,
+      int maxDepth)
       throws IOException {
     if (maxDepth < 1 || maxDepth > MAX_MAX_DEPTH) {
       throw new IllegalArgumentException("--max-depth must be 1 to " + MAX_MAX_DEPTH + ", got " + maxDepth);
@@ -198,7 +200,7 @@ public final class JsonStreams {
   }
 
   /** The token after the root value; MessagePack's parser reports the end of input as an error. */
-  private static JsonToken nextAfterRoot(JsonParser parser, Format from) throws IOException {
+  private static @Nullable JsonToken nextAfterRoot(JsonParser parser, Format from) throws IOException {
     if (from == Format.JSON) {
       return parser.nextToken();
     }
@@ -245,7 +247,7 @@ public final class JsonStreams {
     return text.isEmpty() ? text : Character.toLowerCase(text.charAt(0)) + text.substring(1);
   }
 
-  private static JsonInputException error(RecentBytesInputStream tracked, Format from, String source, JsonLocation at,
+  private static JsonInputException error(RecentBytesInputStream tracked, Format from, String source, @Nullable JsonLocation at,
                                           long offset, String reason) {
     if (from == Format.MSGPACK) {
       return new JsonInputException(source, 0, 0, offset, reason, null, 0);

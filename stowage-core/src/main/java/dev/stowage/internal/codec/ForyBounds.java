@@ -30,6 +30,7 @@ import org.apache.fory.serializer.collection.CollectionSerializers;
 import org.apache.fory.serializer.collection.ImmutableCollectionSerializers;
 import org.apache.fory.serializer.collection.MapLikeSerializer;
 import org.apache.fory.serializer.collection.MapSerializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fory reads an array's, a collection's or a big number's length and allocates that much before it
@@ -146,7 +147,7 @@ final class ForyBounds {
 
   /** Object array classes other than the ones above, as Fory meets them; null lets Fory choose. */
   @SuppressWarnings({"rawtypes", "unchecked"})
-  private static Serializer objectArrays(Fory fory, Class<?> type) {
+  private static @Nullable Serializer objectArrays(Fory fory, Class<?> type) {
     if (!type.isArray() || type.getComponentType().isPrimitive()) {
       return null;
     }

@@ -15,6 +15,7 @@ import java.math.BigInteger;
 import java.util.Collection;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Jackson configuration shared by the JSON and MessagePack codecs. Default typing is never
@@ -77,7 +78,7 @@ final class JacksonMappers {
    *
    * @throws IllegalArgumentException if the configuration enabled default typing
    */
-  static ObjectMapper configured(ObjectMapper mapper, Consumer<? super ObjectMapper> configuration) {
+  static ObjectMapper configured(ObjectMapper mapper, @Nullable Consumer<? super ObjectMapper> configuration) {
     if (configuration == null) {
       return mapper;
     }

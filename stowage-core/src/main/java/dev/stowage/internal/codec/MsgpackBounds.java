@@ -2,6 +2,7 @@ package dev.stowage.internal.codec;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A walk over the headers of one MessagePack value, before any parser sees it. msgpack-java
@@ -32,7 +33,7 @@ public final class MsgpackBounds {
    * {@code null} if its lengths, counts and depth are within the bounds. Byte positions count from
    * {@code offset}.
    */
-  public static String problem(byte[] data, int offset, int length) {
+  public static @Nullable String problem(byte[] data, int offset, int length) {
     int end = offset + length;
     int pos = offset;
     long[] pending = new long[16];

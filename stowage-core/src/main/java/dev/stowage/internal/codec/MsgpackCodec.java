@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
 /**
@@ -51,7 +52,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
   private final ObjectMapper schemaText = new ObjectMapper();
   private final ConcurrentMap<String, PositionalSchema.Resolution> resolutions = new ConcurrentHashMap<>();
 
-  MsgpackCodec(Type type, boolean compact, Consumer<? super ObjectMapper> configuration) {
+  MsgpackCodec(Type type, boolean compact, @Nullable Consumer<? super ObjectMapper> configuration) {
     this.type = Objects.requireNonNull(type, "type");
     this.compact = compact;
     this.named = JacksonMappers.configured(JacksonMappers.namedBinary(new MessagePackFactory()), configuration);

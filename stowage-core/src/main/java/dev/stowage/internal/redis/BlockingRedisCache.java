@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The blocking view of a {@link RedisCacheCore}: each call starts the asynchronous operation and
@@ -48,7 +49,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   }
 
   @Override
-  public V get(K key) {
+  public @Nullable V get(K key) {
     String keyText = core.keyText(key);
     V kept = core.nearValue(keyText);
     if (kept != null) {
@@ -154,7 +155,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   }
 
   @Override
-  public V getOrLoad(K key, Function<? super K, ? extends V> loader) {
+  public @Nullable V getOrLoad(K key, Function<? super K, ? extends V> loader) {
     requireNonNull(loader, "loader");
     String keyText = core.keyText(key);
     V kept = core.nearValue(keyText);

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The codec options that caches and feeds share, collected by their builders and turned into an
@@ -27,13 +28,13 @@ import java.util.function.Function;
  */
 public final class CodecSettings<V> {
   private final TypeRef<V> type;
-  private Codec<V> codec;
-  private Compression compression;
-  private ZstdDictionary dictionary;
-  private Collection<? extends V> trainingSamples;
+  private @Nullable Codec<V> codec;
+  private @Nullable Compression compression;
+  private @Nullable ZstdDictionary dictionary;
+  private @Nullable Collection<? extends V> trainingSamples;
   private int dictionarySize;
   private final List<Codec<V>> alsoRead = new ArrayList<>();
-  private Codec<V> legacy;
+  private @Nullable Codec<V> legacy;
   private int learningSamples = DEFAULT_LEARNING_SAMPLES;
   private int learnedDictionarySize = DEFAULT_LEARNED_DICTIONARY_SIZE;
   private int maxDecodedSize = RedisCache.DEFAULT_MAX_DECODED_SIZE;

@@ -44,6 +44,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one implementation of a cache: every operation is asynchronous here, and
@@ -86,7 +87,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private final LongAdder loadNanos = new LongAdder();
   private final ConcurrentHashMap<String, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
   private final BlockingRedisCache<K, V> blocking;
-  private final Tracking.Reader near;
+  private final Tracking.@Nullable Reader near;
 
   public RedisCacheCore(RedisSession session, CacheSettings<K, V> settings) {
     this.session = session;
@@ -126,7 +127,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   // ---------------------------------------------------------------- near cache
 
   /** The value the near cache keeps for the key (counted as a hit), or null. */
-  V nearValue(String keyText) {
+  @Nullable V nearValue(String keyText) {
     if (near == null) {
       return null;
     }
@@ -143,7 +144,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** Keeps a value just read and decoded, unless the key changed since {@code stamp}. */
-  void keep(String keyText, long stamp, V value, byte[] bytes) {
+  void keep(String keyText, long stamp, @Nullable V value, byte[] bytes) {
     if (near != null && value != null) {
       near.store().keep(keyText, stamp, value, bytes.length);
     }
@@ -171,7 +172,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** The batch split by the near cache, or null without one. */
-  NearSplit nearSplit(KeyBatch batch) {
+  @Nullable NearSplit nearSplit(KeyBatch batch) {
     return near == null ? null : new NearSplit(batch);
   }
 
@@ -276,13 +277,13 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** Decodes a read, counting a hit, a miss or an absent hit; a key cached as absent reads as null. */
-  V decodeOrMiss(String keyText, byte[] bytes) {
+  @Nullable V decodeOrMiss(String keyText, byte[] bytes) {
     Object value = read(keyText, bytes);
     return value == ABSENT ? null : cast(value);
   }
 
   /** Decodes a read and counts it: the value, {@link #ABSENT} for a key cached as absent, or null. */
-  Object read(String keyText, byte[] bytes) {
+  @Nullable Object read(String keyText, byte[] bytes) {
     if (Envelope.isAbsentMarker(bytes)) {
       absentHits.increment();
       return ABSENT;
@@ -297,12 +298,12 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   @SuppressWarnings("unchecked")
-  private V cast(Object value) {
+  private @Nullable V cast(@Nullable Object value) {
     return (V) value;
   }
 
   /** Decodes a read; a value that cannot be decoded is counted, logged once and read as null. */
-  private V decodeQuietly(String keyText, byte[] bytes) {
+  private @Nullable V decodeQuietly(String keyText, byte[] bytes) {
     if (bytes == null || Envelope.isAbsentMarker(bytes)) {
       return null;
     }
@@ -362,7 +363,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   private long ttlMillis() {
-    long max = settings.ttl().toMillis();
+    long max = requireNonNull(settings.ttl(), "ttl").toMillis();
     if (settings.ttlJitter() == 0) {
       return max;
     }
@@ -395,7 +396,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   CompletableFuture<Void> storeAbsent(List<String> keyTexts) {
     int n = keyTexts.size();
     int chunk = settings.chunkSize();
-    byte[] ttl = Long.toString(settings.absentTtl().toMillis()).getBytes(StandardCharsets.US_ASCII);
+    byte[] ttl = Long.toString(requireNonNull(settings.absentTtl(), "absentTtl").toMillis()).getBytes(StandardCharsets.US_ASCII);
     byte[] marker = Envelope.absentMarker();
     CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
       int from = index * chunk;
@@ -506,7 +507,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** Decodes a bulk read; the keys cached as absent go to {@code absent} when it is not null. */
-  Map<K, V> decodeAll(KeyBatch batch, byte[][] values, Set<K> absent) {
+  Map<K, V> decodeAll(KeyBatch batch, byte[][] values, @Nullable Set<K> absent) {
     Map<K, V> found = new LinkedHashMap<>();
     for (int i = 0; i < values.length; i++) {
       Object value = read(batch.texts.get(i), values[i]);
@@ -702,7 +703,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    * The blocking view's load after its read: the value read, null for a key cached as absent, or
    * else the loader's value (the loader running in the calling thread when this caller leads).
    */
-  V valueOrLoad(K key, String keyText, long stamp, byte[] bytes, Function<? super K, ? extends V> loader) {
+  @Nullable V valueOrLoad(K key, String keyText, long stamp, byte[] bytes, Function<? super K, ? extends V> loader) {
     Object value = read(keyText, bytes);
     if (value != null && value != ABSENT) {
       keep(keyText, stamp, cast(value), bytes);
@@ -745,7 +746,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** Reads the key again; if it is still missing, calls the loader and stores its value. */
-  private V readOrLoad(K key, String keyText, Function<? super K, ? extends V> loader) {
+  private @Nullable V readOrLoad(K key, String keyText, Function<? super K, ? extends V> loader) {
     byte[] bytes;
     try {
       bytes = session.await(fetch(keyText), 1, "GET " + keyText + " of " + owner);
@@ -783,7 +784,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return value;
   }
 
-  private V loadUnderLock(K key, String keyText, Function<? super K, ? extends V> loader, Duration lockTime) {
+  private @Nullable V loadUnderLock(K key, String keyText, Function<? super K, ? extends V> loader, Duration lockTime) {
     String lockKeyText = StowageKeys.loadLock(keyText);
     byte[] lockKey = utf8(lockKeyText);
     byte[] token = new byte[16];
@@ -931,12 +932,12 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       for (int i = 0; i < values.length; i++) {
         K key = again.keys.get(i);
         if (Envelope.isAbsentMarker(values[i])) {
-          mine.get(key).complete(null);
+          requireNonNull(mine.get(key)).complete(null);
           continue;
         }
         V present = decodeQuietly(again.texts.get(i), values[i]);
         if (present != null) {
-          mine.get(key).complete(present);
+          requireNonNull(mine.get(key)).complete(present);
         } else {
           missing.add(key);
         }
@@ -983,7 +984,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
               + e.getMessage());
         }
         for (K key : missing) {
-          mine.get(key).complete(toStore.get(key));
+          requireNonNull(mine.get(key)).complete(toStore.get(key));
         }
       }
     } catch (Throwable e) {

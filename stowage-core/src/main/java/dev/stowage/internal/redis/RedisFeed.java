@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Feed} on the session's shared connection, in buckets of {@value #BUCKET} consecutive
@@ -210,7 +211,7 @@ public final class RedisFeed<V> implements Feed<V> {
   private final DecodeFailureLog failureLog;
   private final Raw<V> raw = new RawPages();
   private final AsyncView async = new AsyncView();
-  private final Tracking.Reader near;
+  private final Tracking.@Nullable Reader near;
 
   public RedisFeed(RedisSession session, FeedSettings<V> settings) {
     this.session = session;
@@ -423,16 +424,18 @@ public final class RedisFeed<V> implements Feed<V> {
   // ---------------------------------------------------------------- near cache
 
   /** The near cache's key of a page: under the feed's key, so that the broadcast prefix covers it. */
-  private String pageKey(int page, int size) {
+  private @Nullable String pageKey(int page, int size) {
     return near == null ? null : settings.key() + "\u0000page:" + page + ":" + size;
   }
 
-  @SuppressWarnings("unchecked")
-  private List<Entry<V>> keptPage(String pageKey) {
+  // pageKey is null only when near is, which each of these checks first.
+  @SuppressWarnings({"unchecked", "NullAway"})
+  private @Nullable List<Entry<V>> keptPage(@Nullable String pageKey) {
     return near == null ? null : (List<Entry<V>>) near.store().get(pageKey);
   }
 
-  private long stamp(String pageKey) {
+  @SuppressWarnings("NullAway")
+  private long stamp(@Nullable String pageKey) {
     return near == null ? -1 : near.store().stamp(pageKey);
   }
 
@@ -440,7 +443,8 @@ public final class RedisFeed<V> implements Feed<V> {
    * Keeps a page just read, unless the feed changed since {@code stamp}, or one of its members
    * could not be decoded; returns it, unmodifiable.
    */
-  private List<Entry<V>> keep(String pageKey, long stamp, List<byte[]> members, List<Entry<V>> entries) {
+  @SuppressWarnings("NullAway") // as keptPage
+  private List<Entry<V>> keep(@Nullable String pageKey, long stamp, List<byte[]> members, List<Entry<V>> entries) {
     List<Entry<V>> page = List.copyOf(entries);
     if (near != null && page.size() == members.size()) {
       near.store().keep(pageKey, stamp, page, (int) Math.min(Integer.MAX_VALUE, storedBytes(members)));

@@ -39,6 +39,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connection of one {@link dev.stowage.Stowage}: one shared, multiplexed Lettuce connection
@@ -72,17 +73,17 @@ public final class RedisSession implements AutoCloseable {
   private final String address;
   private final Duration timeout;
   /** The shared connection; null until a session opened in the background first reaches Redis. */
-  private volatile StatefulRedisConnection<byte[], byte[]> shared;
+  private volatile @Nullable StatefulRedisConnection<byte[], byte[]> shared;
   private final List<Runnable> activationTasks = new CopyOnWriteArrayList<>();
   private final RedisURI target;
   private final ClientOptions options;
   private final List<RedisClient> resp3Clients = new CopyOnWriteArrayList<>();
   private final Object closeLock = new Object();
   private volatile boolean closed;
-  private volatile RedisConnectionStateListener activations;
+  private volatile @Nullable RedisConnectionStateListener activations;
 
   private RedisSession(ClientResources resources, boolean ownsResources, RedisClient client, String address,
-                       Duration timeout, StatefulRedisConnection<byte[], byte[]> shared, RedisURI target,
+                       Duration timeout, @Nullable StatefulRedisConnection<byte[], byte[]> shared, RedisURI target,
                        ClientOptions options) {
     this.target = target;
     this.options = options;
@@ -125,18 +126,19 @@ public final class RedisSession implements AutoCloseable {
    *     handshake fails
    * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
-  public static RedisSession open(RedisURI uri, Duration timeout, ClientResources resources, ClientOptions options) {
+  public static RedisSession open(RedisURI uri, Duration timeout, @Nullable ClientResources resources, @Nullable ClientOptions options) {
     return connect(uri, timeout, resources, options, false);
   }
 
-  private static RedisSession connect(RedisURI uri, Duration timeout, ClientResources resources, ClientOptions options,
+  private static RedisSession connect(RedisURI uri, Duration timeout, @Nullable ClientResources resources,
+                                      @Nullable ClientOptions options,
                                       boolean inBackground) {
     requireNonNull(uri, "uri");
     requireNonNull(timeout, "timeout");
     RedisURI target = withTimeout(uri, timeout);
     String address = describe(target);
     boolean ownsResources = resources == null;
-    ClientResources used = ownsResources
+    ClientResources used = resources == null
         ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
         : resources;
     RedisClient client = RedisClient.create(used, target);
@@ -178,7 +180,7 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** {@code given}, or Lettuce's defaults, with what this session's contract rests on. */
-  static ClientOptions enforced(ClientOptions given, Duration timeout) {
+  static ClientOptions enforced(@Nullable ClientOptions given, Duration timeout) {
     ClientOptions base = given != null ? given
         : ClientOptions.builder().socketOptions(SocketOptions.builder().keepAlive(true).build()).build();
     return base.mutate()
@@ -248,7 +250,7 @@ public final class RedisSession implements AutoCloseable {
         || reply.startsWith("ERR invalid password");
   }
 
-  private static <T extends Throwable> T cause(Throwable error, Class<T> type) {
+  private static <T extends Throwable> @Nullable T cause(Throwable error, Class<T> type) {
     for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
       if (type.isInstance(e)) {
         return type.cast(e);
@@ -300,8 +302,8 @@ public final class RedisSession implements AutoCloseable {
    * @throws StowageException if Redis refuses the credentials or the connection's setup (trying
    *     again would not help)
    */
-  public static RedisSession openInBackground(RedisURI uri, Duration timeout, ClientResources resources,
-                                              ClientOptions options) {
+  public static RedisSession openInBackground(RedisURI uri, Duration timeout, @Nullable ClientResources resources,
+                                              @Nullable ClientOptions options) {
     return connect(uri, timeout, resources, options, true);
   }
 
@@ -498,8 +500,8 @@ public final class RedisSession implements AutoCloseable {
     }
   }
 
-  private RuntimeException rethrowable(Throwable cause, String what) {
-    return translate(cause, what);
+  private RuntimeException rethrowable(@Nullable Throwable cause, String what) {
+    return translate(requireNonNull(cause, "an ExecutionException's cause"), what);
   }
 
   private static Throwable unwrap(Throwable error) {
@@ -543,7 +545,7 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** Shuts the client down, and {@code ownResources} too unless it is {@code null}. */
-  private static void shutdown(RedisClient client, ClientResources ownResources) {
+  private static void shutdown(RedisClient client, @Nullable ClientResources ownResources) {
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     if (ownResources != null) {
       ownResources.shutdown(0, 2, TimeUnit.SECONDS);

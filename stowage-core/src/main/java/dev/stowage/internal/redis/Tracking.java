@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connections through which Redis tells a {@link dev.stowage.Stowage}'s near caches what
@@ -40,7 +41,7 @@ public final class Tracking implements AutoCloseable {
 
   private final RedisSession session;
   private final List<Channel> channels = new CopyOnWriteArrayList<>();
-  private Channel shared;
+  private @Nullable Channel shared;
   private volatile boolean closed;
 
   public Tracking(RedisSession session) {
@@ -110,14 +111,14 @@ public final class Tracking implements AutoCloseable {
   /** One tracking connection and the stores it serves. */
   private final class Channel {
     /** The broadcast prefix, or null in the default mode. */
-    private final String prefix;
+    private final @Nullable String prefix;
     private final String owner;
     private final List<NearStore> stores = new CopyOnWriteArrayList<>();
-    private volatile StatefulRedisConnection<byte[], byte[]> connection;
+    private volatile @Nullable StatefulRedisConnection<byte[], byte[]> connection;
     private volatile boolean tracking;
-    private volatile String lastFailure;
+    private volatile @Nullable String lastFailure;
 
-    Channel(String prefix, String owner) {
+    Channel(@Nullable String prefix, String owner) {
       this.prefix = prefix;
       this.owner = owner;
     }

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The envelope codec a cache or feed writes with. Fixed, or learning: {@link Compression#standard()}
@@ -49,9 +50,9 @@ public final class WriteCodec<V> {
   private static final System.Logger LOG = System.getLogger("dev.stowage.dictionary");
 
   private volatile EnvelopeCodec<V> current;
-  private final Learning learning;
+  private final @Nullable Learning learning;
 
-  private WriteCodec(EnvelopeCodec<V> start, LearningSettings<V> settings) {
+  private WriteCodec(EnvelopeCodec<V> start, @Nullable LearningSettings<V> settings) {
     this.current = start;
     this.learning = settings == null ? null : new Learning(settings);
   }
@@ -87,7 +88,7 @@ public final class WriteCodec<V> {
    */
   public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
     WriteCodec<V> codec = new WriteCodec<>(settings.withCompression().apply(Compression.standard()), settings);
-    codec.learning.adoptRecorded();
+    requireNonNull(codec.learning).adoptRecorded();
     return codec;
   }
 
