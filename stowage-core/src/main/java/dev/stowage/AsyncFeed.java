@@ -2,6 +2,7 @@ package dev.stowage;
 
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -54,7 +55,7 @@ public interface AsyncFeed<V> {
    * @throws IllegalArgumentException if {@code count} is below 1 or {@code floor} is outside 0 to
    *     2<sup>53</sup>
    */
-  CompletableFuture<java.util.OptionalLong> reserveScores(int count, long floor);
+  CompletableFuture<OptionalLong> reserveScores(int count, long floor);
 
   /**
    * Raises the counter to at least {@code atLeast}, creating it when missing and never lowering it.

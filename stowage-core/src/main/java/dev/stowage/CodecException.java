@@ -1,5 +1,7 @@
 package dev.stowage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A codec could not encode or decode a value: the bytes are not valid for the format, or they
  * name a class the codec is not allowed to create.
@@ -11,7 +13,7 @@ public class CodecException extends StowageException {
     super(message);
   }
 
-  public CodecException(String message, Throwable cause) {
+  public CodecException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 }

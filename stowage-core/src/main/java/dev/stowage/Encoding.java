@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a cache or a feed writes its values and which others it reads: the codec, the compression
@@ -47,16 +48,16 @@ public final class Encoding<V> {
   public static final int MAX_LEARNING_SAMPLES = 100_000;
 
   private final Codec<V> codec;
-  private final Compression compression;
-  private final List<V> trainingSamples;
+  private final @Nullable Compression compression;
+  private final @Nullable List<V> trainingSamples;
   private final int samples;
   private final int dictionarySize;
   private final List<Codec<V>> alsoRead;
-  private final Codec<V> legacy;
+  private final @Nullable Codec<V> legacy;
   private final int maxDecodedSize;
 
-  private Encoding(Codec<V> codec, Compression compression, List<V> trainingSamples, int samples, int dictionarySize,
-                   List<Codec<V>> alsoRead, Codec<V> legacy, int maxDecodedSize) {
+  private Encoding(Codec<V> codec, @Nullable Compression compression, @Nullable List<V> trainingSamples, int samples,
+                   int dictionarySize, List<Codec<V>> alsoRead, @Nullable Codec<V> legacy, int maxDecodedSize) {
     this.codec = codec;
     this.compression = compression;
     this.trainingSamples = trainingSamples;
@@ -210,7 +211,7 @@ public final class Encoding<V> {
    * a single write. {@code ownerName} names the cache or feed in messages.
    */
   WriteCodec<V> writeCodec(Stowage owner, String recordKey, Executor executor, String ownerName) {
-    Compression fixed = compression;
+    @Nullable Compression fixed = compression;
     if (trainingSamples != null) {
       List<byte[]> encoded = new ArrayList<>(trainingSamples.size());
       for (V sample : trainingSamples) {

@@ -3,7 +3,9 @@ package dev.stowage;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.CompressionIds;
+import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.envelope.UnsignedVarint;
+import java.util.Arrays;
 
 /**
  * The header that starts every value Stowage writes, version 1. It is specified byte by byte, with
@@ -51,7 +53,7 @@ public final class Envelope {
 
   /** Whether {@code value} is the {@linkplain #absentMarker() absent marker}. */
   public static boolean isAbsentMarker(byte[] value) {
-    return value != null && java.util.Arrays.equals(value, ABSENT_MARKER);
+    return value != null && Arrays.equals(value, ABSENT_MARKER);
   }
 
   /**
@@ -161,7 +163,7 @@ public final class Envelope {
     public String describe() {
       StringBuilder text = new StringBuilder(codecName()).append('+').append(compressionName());
       if (hasDictionary()) {
-        text.append('(').append(dev.stowage.compress.ZstdDictionary.hexId(dictionaryId)).append(')');
+        text.append('(').append(ZstdDictionary.hexId(dictionaryId)).append(')');
       }
       if (hasSchemaVersion()) {
         text.append(" schema ").append(schemaVersion);

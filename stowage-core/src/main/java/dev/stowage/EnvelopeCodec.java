@@ -13,7 +13,10 @@ import dev.stowage.internal.envelope.EnvelopeWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes values inside an {@link Envelope} and reads them back, whatever codec and compression
@@ -52,20 +55,21 @@ public final class EnvelopeCodec<T> {
 
   private final Codec<T> writeCodec;
   private final Codec<T>[] readers;
-  private final Codec<T> legacy;
+  private final @Nullable Codec<T> legacy;
   private final Compression compression;
-  private final PayloadCompressor compressor;
+  private final @Nullable PayloadCompressor compressor;
   private final PayloadDecompressor decompressor;
   private final int schemaVersion;
   private final int schemaField;
   private final int[] readerFingerprints;
-  private final String writeSchema;
-  private final SchemaResolver schemas;
+  private final @Nullable String writeSchema;
+  private final @Nullable SchemaResolver schemas;
   private final int maxDecodedSize;
   private final DecompressionBudget budget;
 
-  private EnvelopeCodec(Builder<T> builder, Codec<T>[] readers, PayloadCompressor compressor,
-                        DictionaryResolver resolver, int[] readerFingerprints, SchemaResolver schemas) {
+  private EnvelopeCodec(Builder<T> builder, Codec<T>[] readers, @Nullable PayloadCompressor compressor,
+                        @Nullable DictionaryResolver resolver, int[] readerFingerprints,
+                        @Nullable SchemaResolver schemas) {
     this.writeCodec = builder.writeCodec;
     this.readers = readers;
     this.legacy = builder.legacy;
@@ -298,8 +302,8 @@ public final class EnvelopeCodec<T> {
    * The schema of the values written, when the write codec is an {@link EvolvingCodec}: readers
    * that use another schema need it, so it belongs in a {@link SchemaStore}.
    */
-  public java.util.Optional<String> writeSchema() {
-    return java.util.Optional.ofNullable(writeSchema);
+  public Optional<String> writeSchema() {
+    return Optional.ofNullable(writeSchema);
   }
 
   /** The largest decoded payload, in bytes, that decoding accepts. */
@@ -335,11 +339,11 @@ public final class EnvelopeCodec<T> {
    * Decodes with {@code codec}; a failure carries the header's description, or names the legacy
    * codec when {@code header} is null. The description is built only on failure: decoding is hot.
    */
-  private T decodeWith(Codec<T> codec, byte[] data, int offset, int length, Envelope.Header header) {
+  private T decodeWith(Codec<T> codec, byte[] data, int offset, int length, Envelope.@Nullable Header header) {
     return checked(codec, header, () -> codec.decode(data, offset, length), length);
   }
 
-  private T checked(Codec<T> codec, Envelope.Header header, java.util.function.Supplier<T> decoding, int length) {
+  private T checked(Codec<T> codec, Envelope.@Nullable Header header, Supplier<T> decoding, int length) {
     T value;
     try {
       value = decoding.get();
@@ -356,7 +360,7 @@ public final class EnvelopeCodec<T> {
     return value;
   }
 
-  private static String context(Codec<?> codec, Envelope.Header header) {
+  private static String context(Codec<?> codec, Envelope.@Nullable Header header) {
     return header == null ? "legacy codec " + codec.name() : header.describe();
   }
 
@@ -376,9 +380,9 @@ public final class EnvelopeCodec<T> {
     private final Codec<T> writeCodec;
     private final List<Codec<T>> alsoRead = new ArrayList<>();
     private Compression compression = Compression.none();
-    private DictionaryResolver dictionaries;
-    private Codec<T> legacy;
-    private SchemaResolver schemas;
+    private @Nullable DictionaryResolver dictionaries;
+    private @Nullable Codec<T> legacy;
+    private @Nullable SchemaResolver schemas;
     private int schemaVersion = -1;
     private int maxDecodedSize = DEFAULT_MAX_DECODED_SIZE;
     private DecompressionBudget budget = DecompressionBudget.shared();
@@ -477,7 +481,7 @@ public final class EnvelopeCodec<T> {
      */
     @SuppressWarnings("unchecked")
     public EnvelopeCodec<T> build() {
-      if (schemaVersion < 0 && schemaVersion != -1 || schemaVersion > Envelope.MAX_SCHEMA_VERSION) {
+      if (schemaVersion < 0 && schemaVersion != -1) {
         throw new IllegalArgumentException("schemaVersion must be 0 or more, got " + schemaVersion);
       }
       if (maxDecodedSize < 1) {

@@ -8,6 +8,7 @@ import dev.stowage.internal.redis.WriteCodec;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A newest-first list of values in one Redis sorted set, read by page. Feeds come from
@@ -121,12 +122,12 @@ public interface Feed<V> {
     private final Stowage owner;
     private final String name;
     private final TypeRef<V> type;
-    private Encoding<V> encoding;
+    private @Nullable Encoding<V> encoding;
     private String key;
     private String counterKey = "counter";
     private String counterField;
     private int chunkSize = RedisCache.DEFAULT_CHUNK_SIZE;
-    private NearCache nearCache;
+    private @Nullable NearCache nearCache;
 
     Builder(Stowage owner, String name, TypeRef<V> type) {
       this.owner = owner;

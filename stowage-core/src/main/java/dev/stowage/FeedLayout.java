@@ -2,6 +2,7 @@ package dev.stowage;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link Feed} is stored in Redis, for tools that read feeds without the library's classes
@@ -86,7 +87,7 @@ public final class FeedLayout {
   }
 
   /** What follows a member's score (its envelope), or null when the score is malformed. */
-  public static byte[] envelope(byte[] member) {
+  public static byte @Nullable [] envelope(byte[] member) {
     long score = score(member);
     return score < 0 ? null : Arrays.copyOfRange(member, prefixSize(score), member.length);
   }

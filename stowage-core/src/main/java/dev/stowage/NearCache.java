@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a cache or feed keeps decoded values in the process, in front of Redis: given to
@@ -33,10 +34,10 @@ public final class NearCache {
 
   private final long maximumSize;
   private final long maximumWeight;
-  private final Duration expireAfterWrite;
+  private final @Nullable Duration expireAfterWrite;
   private final boolean broadcast;
 
-  private NearCache(long maximumSize, long maximumWeight, Duration expireAfterWrite, boolean broadcast) {
+  private NearCache(long maximumSize, long maximumWeight, @Nullable Duration expireAfterWrite, boolean broadcast) {
     this.maximumSize = maximumSize;
     this.maximumWeight = maximumWeight;
     this.expireAfterWrite = expireAfterWrite;

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cache of values in Redis, one Redis string per key, written inside an {@link Envelope} so that
@@ -86,7 +87,7 @@ public interface RedisCache<K, V> {
    *
    * @throws CacheUnavailableException if Redis is unreachable or too slow
    */
-  V get(K key);
+  @Nullable V get(K key);
 
   /**
    * Stores a value, replacing any other, with this cache's TTL and jitter.
@@ -156,7 +157,7 @@ public interface RedisCache<K, V> {
    * @throws RuntimeException whatever the loader threw, unchanged, to every caller that shared the
    *     load; nothing is stored
    */
-  V getOrLoad(K key, Function<? super K, ? extends V> loader);
+  @Nullable V getOrLoad(K key, Function<? super K, ? extends V> loader);
 
   /**
    * The values of {@code keys}; the misses are passed to {@code loader} in one call, and what it
@@ -190,17 +191,17 @@ public interface RedisCache<K, V> {
     private final Stowage owner;
     private final String name;
     private final TypeRef<V> type;
-    private Encoding<V> encoding;
+    private @Nullable Encoding<V> encoding;
     private Function<? super K, String> keyToString;
     private String keyPrefix;
-    private Duration ttl = DEFAULT_TTL;
+    private @Nullable Duration ttl = DEFAULT_TTL;
     private double ttlJitter = DEFAULT_TTL_JITTER;
     private int chunkSize = DEFAULT_CHUNK_SIZE;
-    private Duration loadLock;
+    private @Nullable Duration loadLock;
     private Executor loadExecutor = ForkJoinPool.commonPool();
-    private Duration absentTtl;
+    private @Nullable Duration absentTtl;
     private boolean loadWhenUnavailable;
-    private NearCache nearCache;
+    private @Nullable NearCache nearCache;
 
     Builder(Stowage owner, String name, TypeRef<V> type, Function<? super K, String> keyToString) {
       this.owner = owner;

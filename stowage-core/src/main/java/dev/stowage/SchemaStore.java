@@ -2,6 +2,7 @@ package dev.stowage;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.store.RecentlyMissing;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -10,6 +11,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps the schemas of {@linkplain EvolvingCodec evolving codecs} in Redis, each under
@@ -25,12 +28,12 @@ public final class SchemaStore implements SchemaResolver {
   /** How long a fingerprint that Redis did not hold is answered as missing without asking again. */
   public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
 
-  private final java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
+  private final Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Integer, String> cache = new ConcurrentHashMap<>();
-  private final dev.stowage.internal.store.RecentlyMissing<Integer> missing =
-      new dev.stowage.internal.store.RecentlyMissing<>(MISSING_RECHECK);
+  private final RecentlyMissing<Integer> missing =
+      new RecentlyMissing<>(MISSING_RECHECK);
 
-  SchemaStore(java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
+  SchemaStore(Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
     this.connection = requireNonNull(connection, "connection");
   }
 
@@ -104,7 +107,7 @@ public final class SchemaStore implements SchemaResolver {
     return cache.containsKey(fingerprint);
   }
 
-  private String known(int fingerprint) {
+  private @Nullable String known(int fingerprint) {
     String cached = cache.get(fingerprint);
     if (cached != null) {
       return cached;

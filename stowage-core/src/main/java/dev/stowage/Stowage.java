@@ -6,8 +6,8 @@ import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.codec.CodecLibraries;
 import dev.stowage.internal.redis.EnvelopePreload;
-import dev.stowage.internal.redis.Tracking;
 import dev.stowage.internal.redis.RedisSession;
+import dev.stowage.internal.redis.Tracking;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The front door: one connection to Redis, from which caches and feeds are made.
@@ -63,7 +64,7 @@ public final class Stowage implements AutoCloseable {
   private final EnvelopePreload preload;
   private final Set<ZstdDictionary> dictionariesInUse = ConcurrentHashMap.newKeySet();
   private final Set<String> schemasInUse = ConcurrentHashMap.newKeySet();
-  private Tracking tracking;
+  private @Nullable Tracking tracking;
 
   private Stowage(RedisSession session, DecompressionBudget decompressionBudget) {
     this.session = session;
@@ -243,10 +244,10 @@ public final class Stowage implements AutoCloseable {
 
   /** Configures a {@link Stowage}. Not thread-safe. */
   public static final class Builder {
-    private RedisURI uri;
+    private @Nullable RedisURI uri;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-    private ClientResources clientResources;
-    private ClientOptions clientOptions;
+    private @Nullable ClientResources clientResources;
+    private @Nullable ClientOptions clientOptions;
     private boolean connectInBackground;
     private DecompressionBudget decompressionBudget = DecompressionBudget.shared();
 

@@ -2,6 +2,7 @@ package dev.stowage;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The root of every exception Stowage throws. It is unchecked. Subclasses name the cases a caller
@@ -16,7 +17,7 @@ public class StowageException extends RuntimeException {
     super(message);
   }
 
-  public StowageException(String message, Throwable cause) {
+  public StowageException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 
@@ -36,7 +37,7 @@ public class StowageException extends RuntimeException {
   }
 
   @Override
-  public String getMessage() {
+  public @Nullable String getMessage() {
     String message = super.getMessage();
     synchronized (context) {
       if (context.isEmpty()) {

@@ -2,6 +2,7 @@ package dev.stowage;
 
 import static java.util.Objects.requireNonNull;
 
+import java.lang.reflect.Array;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -67,7 +68,7 @@ public abstract class TypeRef<T> {
       return (Class<?>) parameterized.getRawType();
     }
     if (type instanceof GenericArrayType array) {
-      return java.lang.reflect.Array.newInstance(rawOf(array.getGenericComponentType()), 0).getClass();
+      return Array.newInstance(rawOf(array.getGenericComponentType()), 0).getClass();
     }
     throw new IllegalStateException("no class for " + type.getTypeName());
   }

@@ -3,9 +3,10 @@ package dev.stowage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class FeedLayoutUnitTests {
 
@@ -17,7 +18,7 @@ class FeedLayoutUnitTests {
 
     assertThat(FeedLayout.score(member)).isEqualTo(score);
     assertThat(member).hasSize(FeedLayout.prefixSize(score) + envelope.length);
-    assertThat(java.util.Arrays.copyOfRange(member, FeedLayout.prefixSize(score), member.length)).isEqualTo(envelope);
+    assertThat(Arrays.copyOfRange(member, FeedLayout.prefixSize(score), member.length)).isEqualTo(envelope);
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.lettuce.core.codec.StringCodec;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis a Redis benchmark runs against: an embedded {@code redis-server} that the bench starts
@@ -26,12 +27,12 @@ import java.util.OptionalLong;
  */
 public final class BenchRedis implements AutoCloseable {
 
-  private final RedisServer embedded;
+  private final @Nullable RedisServer embedded;
   private final String uri;
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> admin;
 
-  private BenchRedis(RedisServer embedded, String uri) {
+  private BenchRedis(@Nullable RedisServer embedded, String uri) {
     this.embedded = embedded;
     this.uri = uri;
     this.client = RedisClient.create(RedisURI.create(uri));
@@ -84,7 +85,7 @@ public final class BenchRedis implements AutoCloseable {
   }
 
   /** The embedded server, or {@code null} for a borrowed one. */
-  public RedisServer embeddedServer() {
+  public @Nullable RedisServer embeddedServer() {
     return embedded;
   }
 
@@ -154,7 +155,7 @@ public final class BenchRedis implements AutoCloseable {
   }
 
   /** The server's {@code redis_version}. */
-  public String version() {
+  public @Nullable String version() {
     return infoText("server", "redis_version");
   }
 
@@ -164,7 +165,7 @@ public final class BenchRedis implements AutoCloseable {
     return text == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(text));
   }
 
-  private String infoText(String section, String field) {
+  private @Nullable String infoText(String section, String field) {
     String prefix = field + ":";
     for (String line : admin().info(section).split("\r?\n")) {
       if (line.startsWith(prefix)) {

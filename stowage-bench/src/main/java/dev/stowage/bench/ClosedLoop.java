@@ -1,5 +1,6 @@
 package dev.stowage.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -129,7 +130,7 @@ public final class ClosedLoop {
 
   /** The CPU time this JVM has used, in nanoseconds, or -1 when the platform does not say. */
   public static long processCpuNanos() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
       return os.getProcessCpuTime();
     }
     return -1;

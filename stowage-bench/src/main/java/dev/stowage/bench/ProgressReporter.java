@@ -2,6 +2,7 @@ package dev.stowage.bench;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
@@ -56,7 +57,7 @@ public final class ProgressReporter {
     int width = String.valueOf(total).length();
     StringBuilder line = new StringBuilder()
         .append('[')
-        .append(String.format(java.util.Locale.ROOT, "%" + width + "d", done))
+        .append(String.format(Locale.ROOT, "%" + width + "d", done))
         .append('/')
         .append(total)
         .append("] ")
@@ -87,16 +88,16 @@ public final class ProgressReporter {
       return millis + "ms";
     }
     if (millis < 10_000) {
-      return String.format(java.util.Locale.ROOT, "%.1fs", millis / 1000.0);
+      return String.format(Locale.ROOT, "%.1fs", millis / 1000.0);
     }
     long seconds = Math.round(millis / 1000.0);
     if (seconds < 60) {
       return seconds + "s";
     }
     if (seconds < 3600) {
-      return String.format(java.util.Locale.ROOT, "%dm%02ds", seconds / 60, seconds % 60);
+      return String.format(Locale.ROOT, "%dm%02ds", seconds / 60, seconds % 60);
     }
     long minutes = Math.round(seconds / 60.0);
-    return String.format(java.util.Locale.ROOT, "%dh%02dm", minutes / 60, minutes % 60);
+    return String.format(Locale.ROOT, "%dh%02dm", minutes / 60, minutes % 60);
   }
 }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalDouble;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One measured configuration of a benchmark.
@@ -33,7 +34,7 @@ public record ResultRow(String name, RowRole role, Map<String, Object> params, M
   }
 
   /** The parameter as text, or {@code null} if the row does not have it. */
-  public String param(String key) {
+  public @Nullable String param(String key) {
     Object value = params.get(key);
     return value == null ? null : value.toString();
   }

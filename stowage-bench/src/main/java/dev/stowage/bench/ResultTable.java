@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Renders result rows as a plain-text table for the terminal, with ratio columns that compare each
@@ -38,9 +39,9 @@ public final class ResultTable {
   public static final String MISSING = "-";
 
   private final List<Column> columns;
-  private final String baselineName;
+  private final @Nullable String baselineName;
   private final List<String> baselineKeys;
-  private final String groupKey;
+  private final @Nullable String groupKey;
 
   private ResultTable(Builder builder) {
     this.columns = List.copyOf(builder.columns);
@@ -144,22 +145,22 @@ public final class ResultTable {
   }
 
   private record Column(String header, boolean alignRight, CellRenderer renderer) {
-    String cell(ResultRow row, ResultRow baseline) {
+    String cell(ResultRow row, @Nullable ResultRow baseline) {
       return renderer.render(row, baseline);
     }
   }
 
   @FunctionalInterface
   private interface CellRenderer {
-    String render(ResultRow row, ResultRow baselineOrNull);
+    String render(ResultRow row, @Nullable ResultRow baselineOrNull);
   }
 
   /** Builds a {@link ResultTable}; columns appear in the order they are added. Not thread-safe. */
   public static final class Builder {
     private final List<Column> columns = new ArrayList<>();
-    private String baselineName;
+    private @Nullable String baselineName;
     private List<String> baselineKeys = List.of();
-    private String groupKey;
+    private @Nullable String groupKey;
 
     private Builder() {}
 

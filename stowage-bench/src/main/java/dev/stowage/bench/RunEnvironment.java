@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Describes the machine and JVM a benchmark ran on, for the {@code env} object of a
@@ -34,7 +35,7 @@ public final class RunEnvironment {
    * @param redisVersion the version of the Redis server the bench used, or {@code null} if none
    * @param clock the clock to date the run by
    */
-  public static Map<String, Object> capture(String redisVersion, Clock clock) {
+  public static Map<String, Object> capture(@Nullable String redisVersion, Clock clock) {
     Objects.requireNonNull(clock, "clock");
     Map<String, Object> env = new LinkedHashMap<>();
     env.put("java_version", System.getProperty("java.version"));

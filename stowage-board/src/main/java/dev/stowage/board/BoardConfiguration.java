@@ -1,11 +1,14 @@
 package dev.stowage.board;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
 import io.r2dbc.spi.ConnectionFactory;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -128,11 +131,13 @@ class BoardConfiguration implements WebFluxConfigurer {
     if (settings.tcp() == null) {
       return new TcpEndpoint(null);
     }
-    return new TcpEndpoint(BoardTcpServer.start(settings.tcp(), holder.stowage(), formats));
+    return new TcpEndpoint(BoardTcpServer.start(settings.tcp(),
+        // Settings accept a TCP port in the stowage mode only, which has the service.
+        requireNonNull(holder.stowage(), "stowage"), formats));
   }
 
   /** Holds the TCP server, or null when none runs. */
-  record TcpEndpoint(BoardTcpServer server) implements AutoCloseable {
+  record TcpEndpoint(@Nullable BoardTcpServer server) implements AutoCloseable {
     @Override
     public void close() {
       if (server != null) {
@@ -163,7 +168,7 @@ class BoardConfiguration implements WebFluxConfigurer {
   }
 
   /** The mode's handler, with what must be closed at shutdown. */
-  record BoardHandlerHolder(BoardHandler handler, StowageBoardService stowage,
+  record BoardHandlerHolder(BoardHandler handler, @Nullable StowageBoardService stowage,
       AutoCloseable resources) implements AutoCloseable {
     @Override
     public void close() throws Exception {

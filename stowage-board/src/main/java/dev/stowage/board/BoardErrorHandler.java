@@ -11,6 +11,7 @@ import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
+import reactor.netty.channel.AbortedException;
 
 /**
  * Answers every failure with {@code {"code":status,"message":…}}: a {@link
@@ -28,7 +29,7 @@ final class BoardErrorHandler implements WebExceptionHandler {
 
   @Override
   public Mono<Void> handle(ServerWebExchange exchange, Throwable failure) {
-    if (failure instanceof reactor.netty.channel.AbortedException) {
+    if (failure instanceof AbortedException) {
       // The client went away before the answer was written: nobody to answer.
       log.debug("client closed the connection during {} {}", exchange.getRequest().getMethod(),
           exchange.getRequest().getPath());
@@ -38,7 +39,7 @@ final class BoardErrorHandler implements WebExceptionHandler {
     String message;
     if (failure instanceof BoardRequestException e) {
       status = e.status();
-      message = e.getMessage();
+      message = String.valueOf(e.getMessage());
     } else if (failure instanceof ResponseStatusException e) {
       status = e.getStatusCode().value();
       message = e.getReason() != null ? e.getReason() : e.getStatusCode().toString();

@@ -13,11 +13,13 @@ import dev.stowage.board.protocol.BoardMappers;
 import dev.stowage.board.protocol.NewBoard;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
+import org.msgpack.core.MessagePackException;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 import org.springframework.http.MediaType;
 
@@ -172,7 +174,7 @@ public final class BoardFormats {
           + (type.isCollectionLikeType() && e.getPath().isEmpty() ? " (an array of posts)" : ""));
     } catch (JsonProcessingException e) {
       throw new BoardRequestException(400, "malformed " + format + ": " + e.getOriginalMessage());
-    } catch (IOException | org.msgpack.core.MessagePackException e) {
+    } catch (IOException | MessagePackException e) {
       // msgpack-core reports some malformed input with its own unchecked exceptions.
       throw new BoardRequestException(400, "malformed " + format + ": " + e.getMessage());
     }
@@ -330,7 +332,7 @@ public final class BoardFormats {
    *
    * @throws UncheckedIOException if a fragment is not JSON or {@code out} fails
    */
-  public void transcodeData(List<byte[]> fragments, boolean asArray, java.io.OutputStream out) {
+  public void transcodeData(List<byte[]> fragments, boolean asArray, OutputStream out) {
     try (JsonGenerator generator = msgpackFactory.createGenerator(out)) {
       if (asArray) {
         generator.writeStartArray();

@@ -5,6 +5,7 @@ import dev.stowage.board.tcp.TcpOptions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -24,7 +25,7 @@ public final class BoardServer implements AutoCloseable {
   private final ConfigurableApplicationContext context;
   private final int port;
   private final BoardSettings settings;
-  private final BoardTcpServer tcp;
+  private final @Nullable BoardTcpServer tcp;
   private final HttpServerLimits httpLimits;
 
   private BoardServer(ConfigurableApplicationContext context) {
@@ -67,7 +68,7 @@ public final class BoardServer implements AutoCloseable {
    * @see #start(int, String, String, BoardMode)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedCompression compression, TcpOptions tcp) {
+      FeedCompression compression, @Nullable TcpOptions tcp) {
     return start(port, redisUri, dbUrl, mode, compression, tcp, true);
   }
 
@@ -78,7 +79,7 @@ public final class BoardServer implements AutoCloseable {
    * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedCompression compression, TcpOptions tcp, boolean nearCache) {
+      FeedCompression compression, @Nullable TcpOptions tcp, boolean nearCache) {
     return start(port, redisUri, dbUrl, mode, compression, tcp, HttpOptions.defaults(), nearCache);
   }
 
@@ -89,7 +90,7 @@ public final class BoardServer implements AutoCloseable {
    * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions, boolean)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedCompression compression, TcpOptions tcp, HttpOptions http, boolean nearCache) {
+      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache) {
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(compression, "compression");
@@ -123,7 +124,7 @@ public final class BoardServer implements AutoCloseable {
   }
 
   /** The TCP endpoint, or null when the service was started without one. */
-  public BoardTcpServer tcp() {
+  public @Nullable BoardTcpServer tcp() {
     return tcp;
   }
 

@@ -1,5 +1,8 @@
 package dev.stowage.board;
 
+import dev.stowage.board.tcp.TcpOptions;
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the service was started with.
  *
@@ -12,5 +15,5 @@ package dev.stowage.board;
  * @param nearCache whether stowage mode keeps pages in the process while Redis says they are unchanged
  */
 public record BoardSettings(BoardMode mode, String redis, String db,
-    FeedCompression compression, dev.stowage.board.tcp.TcpOptions tcp, HttpOptions http,
+    FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
     boolean nearCache) {}

@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The request read timeout of one HTTP/1.1 connection: a request's headers and body must all
@@ -29,8 +30,10 @@ import java.util.concurrent.TimeUnit;
 final class HttpRequestDeadline {
   private final long timeoutNanos;
   private final byte[] timeoutResponse;
+  // Set in handlerAdded, before any other event reaches this handler.
+  @SuppressWarnings("NullAway.Init")
   private ChannelHandlerContext head;
-  private ScheduledFuture<?> timer;
+  private @Nullable ScheduledFuture<?> timer;
   /** A request has begun and not all of it has arrived. */
   private boolean reading;
   /** A response to the current request was begun. */

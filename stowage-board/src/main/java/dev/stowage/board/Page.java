@@ -3,6 +3,7 @@ package dev.stowage.board;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A page of posts as stowage mode serves it: the posts' JSON fragments, newest first, and the
@@ -13,10 +14,10 @@ import java.util.Objects;
  */
 public final class Page {
   private final List<byte[]> fragments;
-  private volatile byte[] httpJson;
-  private volatile byte[] httpMsgpack;
-  private volatile byte[] dataJson;
-  private volatile byte[] dataMsgpack;
+  private volatile byte @Nullable [] httpJson;
+  private volatile byte @Nullable [] httpMsgpack;
+  private volatile byte @Nullable [] dataJson;
+  private volatile byte @Nullable [] dataMsgpack;
 
   /** A page of these fragments, which must not change afterwards. */
   public Page(List<byte[]> fragments) {

@@ -13,10 +13,11 @@ import dev.stowage.board.protocol.BoardIds;
 import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
+import io.r2dbc.spi.R2dbcDataIntegrityViolationException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -26,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataIntegrityViolationException;
@@ -83,7 +85,7 @@ public final class StowageBoardService implements AutoCloseable {
   private final BoardScores scores;
   private final ExecutorService refills;
   /** Response bodies of the pages the feed keeps, by the identity of the kept list; null without a near cache. */
-  private final Cache<PageRequest, KeptPage> keptPages;
+  private final @Nullable Cache<PageRequest, KeptPage> keptPages;
   /** Feed writes that failed in this process. */
   private final AtomicLong failedWrites = new AtomicLong();
   /** The failed writes that a refill begun after them has repaired. */
@@ -380,7 +382,7 @@ public final class StowageBoardService implements AutoCloseable {
 
   static boolean isTakenScore(Throwable e) {
     return e instanceof DataIntegrityViolationException
-        || e instanceof io.r2dbc.spi.R2dbcDataIntegrityViolationException;
+        || e instanceof R2dbcDataIntegrityViolationException;
   }
 
   /** Whether {@code e} is Redis failing (unreachable, too slow, refusing), not the database. */

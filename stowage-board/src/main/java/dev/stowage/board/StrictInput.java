@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -7,6 +8,7 @@ import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessagePackException;
 import org.msgpack.core.MessageUnpacker;
@@ -76,13 +78,13 @@ final class StrictInput {
           unpacker.skipValue();
         }
       }
-    } catch (MessagePackException | java.io.IOException e) {
+    } catch (MessagePackException | IOException e) {
       throw new BoardRequestException(400, "malformed MessagePack: " + e.getMessage());
     }
   }
 
   private static void checkString(MessageUnpacker unpacker, byte[] body)
-      throws java.io.IOException {
+      throws IOException {
     int length = unpacker.unpackRawStringHeader();
     long at = unpacker.getTotalReadBytes();
     if (length > body.length - at) {
@@ -101,7 +103,7 @@ final class StrictInput {
    * Where the first malformed UTF-8 sequence in {@code in} starts, with the bytes from there (at
    * most four, within {@code in}'s limit), or null when there is none.
    */
-  private static String malformedUtf8(ByteBuffer in) {
+  private static @Nullable String malformedUtf8(ByteBuffer in) {
     CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
         .onMalformedInput(CodingErrorAction.REPORT)
         .onUnmappableCharacter(CodingErrorAction.REPORT);

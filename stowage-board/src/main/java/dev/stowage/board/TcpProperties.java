@@ -1,10 +1,13 @@
 package dev.stowage.board;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.board.tcp.TcpOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.env.Environment;
 
 /**
@@ -19,7 +22,7 @@ final class TcpProperties {
   private TcpProperties() {}
 
   /** The options the environment configures, or null when it names no TCP port. */
-  static TcpOptions read(Environment env) {
+  static @Nullable TcpOptions read(Environment env) {
     String port = env.getProperty(PREFIX + "port");
     String tlsPort = env.getProperty(PREFIX + "tls-port");
     if (blank(port) && blank(tlsPort)) {
@@ -90,7 +93,7 @@ final class TcpProperties {
     }
     if (options.tlsCertificate() != null) {
       properties.put(PREFIX + "tls-cert", options.tlsCertificate().toString());
-      properties.put(PREFIX + "tls-key", options.tlsPrivateKey().toString());
+      properties.put(PREFIX + "tls-key", requireNonNull(options.tlsPrivateKey(), "tlsPrivateKey").toString());
     }
     properties.put(PREFIX + "tls-self-signed", options.tlsSelfSigned());
     properties.put(PREFIX + "host", options.host());

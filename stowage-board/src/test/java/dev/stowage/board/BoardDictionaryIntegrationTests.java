@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.msgpack.jackson.dataformat.MessagePackMapper;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -68,7 +69,7 @@ class BoardDictionaryIntegrationTests {
           .exchange().expectStatus().isOk().expectBody(byte[].class).returnResult()
           .getResponseBody();
       assertThat(JSON.readTree(JSON.writeValueAsBytes(
-          new org.msgpack.jackson.dataformat.MessagePackMapper().readTree(packed))))
+          new MessagePackMapper().readTree(packed))))
           .isEqualTo(before);
       // A cold cache is refilled with the dictionary, and every page reads the same meanwhile:
       // kept in the process until Redis's invalidation of the deleted keys arrives, then refilled.

@@ -9,6 +9,7 @@ import dev.stowage.testkit.WithRedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.msgpack.jackson.dataformat.MessagePackMapper;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -106,7 +108,7 @@ class BoardErrorsIntegrationTests {
     assertRejected(post("/boards/bulk", BoardFormats.MSGPACK, new byte[] {(byte) 0x91, (byte) 0x8a}),
         400, "MessagePack");
     byte[] huge = new byte[BoardLimits.MAX_BULK_BYTES + 1];
-    java.util.Arrays.fill(huge, (byte) ' ');
+    Arrays.fill(huge, (byte) ' ');
     huge[0] = '[';
     assertRejected(post("/boards/bulk", MediaType.APPLICATION_JSON, huge), 413,
         "exceeds the limit of " + BoardLimits.MAX_BULK_BYTES + " bytes");
@@ -125,7 +127,7 @@ class BoardErrorsIntegrationTests {
         .expectStatus().isOk().expectHeader().contentType(MediaType.parseMediaType(expected))
         .expectBody(byte[].class).returnResult().getResponseBody();
     ObjectMapper reader = expected.equals("application/msgpack")
-        ? new org.msgpack.jackson.dataformat.MessagePackMapper() : JSON;
+        ? new MessagePackMapper() : JSON;
     assertThat(reader.readTree(body).get("data")).hasSize(1);
   }
 

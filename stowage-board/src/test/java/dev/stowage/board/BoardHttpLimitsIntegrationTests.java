@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,7 +78,7 @@ class BoardHttpLimitsIntegrationTests {
         long start = System.nanoTime();
         body.send("POST /boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Content-Length: " + post.length + "\r\n\r\n");
-        trickleUntilClosed(body, new String(post, java.nio.charset.StandardCharsets.UTF_8));
+        trickleUntilClosed(body, new String(post, StandardCharsets.UTF_8));
         assertTimedOut(body, start, timeout);
       }
       // A request that arrives in time is served, on the same kind of connection.
@@ -152,7 +154,7 @@ class BoardHttpLimitsIntegrationTests {
    * closes the connection (or the text is all sent).
    */
   private static void trickleUntilClosed(RawHttp connection, String text) throws Exception {
-    byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
     AtomicInteger sent = new AtomicInteger();
     AtomicBoolean closed = new AtomicBoolean();
     ScheduledExecutorService attacker = Executors.newSingleThreadScheduledExecutor();
@@ -164,7 +166,7 @@ class BoardHttpLimitsIntegrationTests {
         try {
           connection.send(new byte[] {bytes[sent.get()]});
           sent.incrementAndGet();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
           closed.set(true);
         }
       }, 0, 100, TimeUnit.MILLISECONDS);

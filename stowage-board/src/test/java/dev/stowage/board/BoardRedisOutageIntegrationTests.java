@@ -9,6 +9,7 @@ import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
 import dev.stowage.testkit.WithRedis;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -179,7 +180,7 @@ class BoardRedisOutageIntegrationTests {
   }
 
   private static long dbCount(PostgresDatabase db) throws Exception {
-    try (var connection = java.sql.DriverManager.getConnection(db.jdbcUrl());
+    try (var connection = DriverManager.getConnection(db.jdbcUrl());
         var statement = connection.createStatement();
         var result = statement.executeQuery("SELECT count(*) FROM board")) {
       result.next();

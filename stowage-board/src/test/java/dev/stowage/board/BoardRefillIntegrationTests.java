@@ -13,6 +13,7 @@ import dev.stowage.testkit.WithRedis;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,7 +142,7 @@ class BoardRefillIntegrationTests {
   }
 
   private long dbCount() throws Exception {
-    try (var connection = java.sql.DriverManager.getConnection(db.jdbcUrl());
+    try (var connection = DriverManager.getConnection(db.jdbcUrl());
         var statement = connection.createStatement();
         var result = statement.executeQuery("SELECT count(*) FROM board")) {
       result.next();

@@ -10,6 +10,7 @@ import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.R2dbcDataIntegrityViolationException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,7 +61,7 @@ class BoardRepositoryIntegrationTests {
     List<Board> clash = List.of(board(base + 100), board(base + 101), board(base + 3));
     assertThatThrownBy(() -> repository.insertAll(clash).block(WAIT))
         .isInstanceOfAny(DataIntegrityViolationException.class,
-            io.r2dbc.spi.R2dbcDataIntegrityViolationException.class)
+            R2dbcDataIntegrityViolationException.class)
         .satisfies(e -> assertThat(StowageBoardService.isTakenScore(e)).isTrue());
     assertThat(repository.count().block(WAIT)).isEqualTo(count);
     assertThat(repository.findById(board(base + 100).id()).block(WAIT)).isNull();

@@ -9,6 +9,8 @@ import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
 import dev.stowage.testkit.WithRedis;
+import java.io.ByteArrayOutputStream;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -159,10 +161,10 @@ class BoardServiceIntegrationTests {
         .flatMap(i -> http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
             .bodyValue(BoardPosts.post(1000 + i)).exchange()
             .expectStatus().isOk().returnResult(byte[].class).getResponseBody()
-            .reduce(new java.io.ByteArrayOutputStream(), (out, b) -> {
+            .reduce(new ByteArrayOutputStream(), (out, b) -> {
               out.writeBytes(b);
               return out;
-            }).map(java.io.ByteArrayOutputStream::toByteArray), 128)
+            }).map(ByteArrayOutputStream::toByteArray), 128)
         .collectList().block(Duration.ofSeconds(120));
     Set<Long> scores = new HashSet<>();
     for (byte[] reply : replies) {
@@ -220,7 +222,7 @@ class BoardServiceIntegrationTests {
   }
 
   private long dbCount() throws Exception {
-    try (var connection = java.sql.DriverManager.getConnection(db.jdbcUrl());
+    try (var connection = DriverManager.getConnection(db.jdbcUrl());
         var statement = connection.createStatement();
         var result = statement.executeQuery("SELECT count(*) FROM board")) {
       result.next();

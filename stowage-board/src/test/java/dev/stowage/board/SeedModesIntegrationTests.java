@@ -8,6 +8,7 @@ import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
 import dev.stowage.testkit.WithRedis;
+import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +65,7 @@ class SeedModesIntegrationTests {
         // way the seed's own writes would have left it: each record's JSON as the member.
         JsonNode all = json(stowageHttp, "page=1&size=500").get("data");
         try (RedisServer jsonRedis = RedisServer.start();
-            var client = io.lettuce.core.RedisClient.create(jsonRedis.uri());
+            var client = RedisClient.create(jsonRedis.uri());
             var connection = client.connect()) {
           long max = 0;
           for (JsonNode item : all) {

@@ -12,10 +12,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code stowage serve}: runs the board service until interrupted. Without {@code --redis} it
@@ -150,7 +151,7 @@ public final class ServeCommand implements Callable<Integer> {
    *
    * @throws IllegalArgumentException if an option is out of range or TLS lacks a certificate
    */
-  TcpOptions tcpOptions() {
+  @Nullable TcpOptions tcpOptions() {
     if (tcpPort == null && tlsPort == null) {
       if (tlsCert != null || tlsKey != null || tlsSelfSigned) {
         throw new IllegalArgumentException("--tls-cert, --tls-key and --tls-self-signed need"
@@ -200,7 +201,7 @@ public final class ServeCommand implements Callable<Integer> {
   }
 
   /** A started service and the embedded Redis it owns, if any. */
-  record Running(BoardServer board, RedisServer embeddedRedis) implements AutoCloseable {
+  record Running(BoardServer board, @Nullable RedisServer embeddedRedis) implements AutoCloseable {
     @Override
     public void close() {
       board.close();
@@ -229,10 +230,10 @@ public final class ServeCommand implements Callable<Integer> {
           boardMode.label(), redisUri, embedded != null ? " embedded" : "",
           db != null ? db : "in-memory H2");
       BoardTcpServer endpoint = board.tcp();
-      if (endpoint != null && endpoint.port() > 0) {
+      if (tcp != null && endpoint != null && endpoint.port() > 0) {
         out.printf("stowage board protocol on tcp://%s:%d%n", tcp.host(), endpoint.port());
       }
-      if (endpoint != null && endpoint.tlsPort() > 0) {
+      if (tcp != null && endpoint != null && endpoint.tlsPort() > 0) {
         out.printf("stowage board protocol on tls://%s:%d (certificate %s)%n", tcp.host(),
             endpoint.tlsPort(), endpoint.tlsCertificate());
       }

@@ -1,19 +1,22 @@
 package dev.stowage.codec;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.Codec;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
-import dev.stowage.TypeRef;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.MissingLibraryException;
+import dev.stowage.TypeRef;
 import dev.stowage.internal.codec.BuiltInCodecs;
 import dev.stowage.internal.codec.CodecLibraries;
+import dev.stowage.internal.codec.MsgpackBounds;
 import dev.stowage.internal.compress.OptionalLibrary;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in codecs. Each factory checks that its library is on the classpath and otherwise
@@ -100,7 +103,7 @@ public final class Codecs {
    *     the bytes choose the class created
    * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
    */
-  public static <T> Codec<T> json(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> json(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     Objects.requireNonNull(type, "type");
     CodecLibraries.JACKSON.require();
     CodecLibraries.JACKSON_JAVA_TIME.require();
@@ -125,7 +128,7 @@ public final class Codecs {
    * @throws IllegalArgumentException if the configuration enables default typing
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
-  public static <T> Codec<T> msgpack(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpack(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     requireMsgpack(type);
     return BuiltInCodecs.msgpack(type.type(), false, configuration);
   }
@@ -158,7 +161,7 @@ public final class Codecs {
    * @throws IllegalArgumentException if the configuration enables default typing
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
-  public static <T> Codec<T> msgpackCompact(TypeRef<T> type, Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpackCompact(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     requireMsgpack(type);
     return BuiltInCodecs.msgpack(type.type(), true, configuration);
   }
@@ -360,13 +363,13 @@ public final class Codecs {
    * that read MessagePack without a codec (the inspector). Nothing is allocated for what the bytes
    * declare. Needs no library.
    */
-  public static java.util.Optional<String> messagePackProblem(byte[] data, int offset, int length) {
+  public static Optional<String> messagePackProblem(byte[] data, int offset, int length) {
     Objects.requireNonNull(data, "data");
     if (offset < 0 || length < 0 || offset > data.length - length) {
       throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " outside " + data.length
           + " bytes");
     }
-    return java.util.Optional.ofNullable(dev.stowage.internal.codec.MsgpackBounds.problem(data, offset, length));
+    return Optional.ofNullable(MsgpackBounds.problem(data, offset, length));
   }
 
   /** The names {@link #forName} accepts, in the order the documentation lists them. */

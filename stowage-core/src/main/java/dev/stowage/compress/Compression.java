@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How an {@link dev.stowage.EnvelopeCodec} compresses the values it writes: not at all, with LZ4,
@@ -35,10 +36,10 @@ public final class Compression {
 
   private final int id;
   private final int level;
-  private final ZstdDictionary dictionary;
+  private final @Nullable ZstdDictionary dictionary;
   private final int minSize;
 
-  private Compression(int id, int level, ZstdDictionary dictionary, int minSize) {
+  private Compression(int id, int level, @Nullable ZstdDictionary dictionary, int minSize) {
     this.id = id;
     this.level = level;
     this.dictionary = dictionary;

@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Stores zstd dictionaries in Redis and resolves them for readers. Each dictionary lives under
@@ -41,7 +43,7 @@ public final class DictionaryStore implements DictionaryResolver {
   /** How long an id that Redis did not hold is answered as missing without asking again. */
   public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
 
-  private final java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
+  private final Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Long, ZstdDictionary> cache = new ConcurrentHashMap<>();
   private final RecentlyMissing<Long> missing = new RecentlyMissing<>(MISSING_RECHECK);
 
@@ -56,11 +58,11 @@ public final class DictionaryStore implements DictionaryResolver {
    * exist yet or may be replaced; the supplier may throw a {@link StowageException} (such as
    * {@link dev.stowage.CacheUnavailableException}) when there is none, which the call then throws.
    */
-  public static DictionaryStore over(java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
+  public static DictionaryStore over(Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
     return new DictionaryStore(requireNonNull(connection, "connection"), true);
   }
 
-  private DictionaryStore(java.util.function.Supplier<StatefulRedisConnection<byte[], byte[]>> connection, boolean lazy) {
+  private DictionaryStore(Supplier<StatefulRedisConnection<byte[], byte[]>> connection, boolean lazy) {
     this.connection = connection;
   }
 
@@ -159,7 +161,7 @@ public final class DictionaryStore implements DictionaryResolver {
   }
 
   /** The cached dictionary, null if Redis must be asked; throws if it was missing a moment ago. */
-  private ZstdDictionary known(long id) {
+  private @Nullable ZstdDictionary known(long id) {
     ZstdDictionary cached = cache.get(id);
     if (cached != null) {
       return cached;

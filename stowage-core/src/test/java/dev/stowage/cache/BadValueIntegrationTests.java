@@ -17,6 +17,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -124,7 +125,7 @@ class BadValueIntegrationTests {
   void bulkReadsSkipUndecodableValues() {
     RedisCache<String, Item> cache = stowage.cache("bad", Item.class).build();
     writeBadValues(cache);
-    List<String> keys = new java.util.ArrayList<>(BAD);
+    List<String> keys = new ArrayList<>(BAD);
     keys.add("good");
 
     assertThat(cache.getAll(keys)).containsOnlyKeys("good");

@@ -16,7 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -26,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,7 +71,7 @@ class CacheLoadIntegrationTests {
   private final List<Thread> callers = new CopyOnWriteArrayList<>();
 
   /** Runs {@code call} in {@code n} threads released together; returns each outcome (value or exception). */
-  private <T> List<Object> together(int n, java.util.concurrent.Callable<T> call) throws Exception {
+  private <T> List<Object> together(int n, Callable<T> call) throws Exception {
     CountDownLatch gate = new CountDownLatch(1);
     callers.clear();
     List<Future<Object>> futures = new ArrayList<>();
@@ -227,7 +230,7 @@ class CacheLoadIntegrationTests {
   @Test
   void concurrentBulkLoadsOfOverlappingKeysLoadEachKeyOnce() throws Exception {
     RedisCache<String, Item> cache = stowage.cache("bulkRace", Item.class).build();
-    Map<String, AtomicInteger> loadsPerKey = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<String, AtomicInteger> loadsPerKey = new ConcurrentHashMap<>();
     List<Object> outcomes = together(20, () -> cache.getAllOrLoad(List.of("a", "b", "c"), keys -> {
       awaitMisses(() -> cache.stats().misses(), 20 * 3);
       Map<String, Item> loaded = new HashMap<>();
@@ -239,7 +242,7 @@ class CacheLoadIntegrationTests {
     }));
 
     assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome).isInstanceOf(Map.class)
-        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP).hasSize(3));
+        .asInstanceOf(InstanceOfAssertFactories.MAP).hasSize(3));
     assertThat(loadsPerKey).containsOnlyKeys("a", "b", "c");
     assertThat(loadsPerKey.values()).allSatisfy(count -> assertThat(count).hasValue(1));
   }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.Encoding;
+import dev.stowage.NearCache;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.TypeRef;
@@ -16,6 +17,8 @@ import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -24,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -231,7 +235,7 @@ class CacheShapesIntegrationTests {
     assertThat(strict.stats().redisErrors()).isEqualTo(1);
 
     // Back: loads are cached again.
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+    Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
         .until(() -> fallback.getOrLoad("2", id -> Samples.item(2)) != null && fallback.get("2") != null);
     assertThat(fallback.get("2")).isEqualTo(Samples.item(2));
   }
@@ -243,7 +247,7 @@ class CacheShapesIntegrationTests {
         .connectInBackground().build();
     try (late) {
       RedisCache<String, Item> cache = late.cache("late", Item.class).loadWhenUnavailable()
-          .nearCache(dev.stowage.NearCache.defaults()).build();
+          .nearCache(NearCache.defaults()).build();
       long start = System.nanoTime();
       assertThat(cache.getOrLoad("1", id -> Samples.item(1))).isEqualTo(Samples.item(1));
       assertThatThrownBy(() -> cache.get("1")).isInstanceOf(CacheUnavailableException.class)
@@ -251,11 +255,11 @@ class CacheShapesIntegrationTests {
       assertThat((System.nanoTime() - start) / 1_000_000).as("fails at once").isLessThan(2_000);
 
       redis.restart();
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+      Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
         cache.put("1", Samples.item(1));
         return Samples.item(1).equals(cache.get("1"));
       });
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
         cache.get("1");
         return cache.stats().nearHits() > 0;
       });
@@ -267,8 +271,8 @@ class CacheShapesIntegrationTests {
   }
 
   private byte[] rawValue(String key) {
-    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://" + stowage.address());
-    try (var connection = client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+    RedisClient client = RedisClient.create("redis://" + stowage.address());
+    try (var connection = client.connect(ByteArrayCodec.INSTANCE)) {
       return connection.sync().get(key.getBytes(StandardCharsets.UTF_8));
     } finally {
       client.shutdown();

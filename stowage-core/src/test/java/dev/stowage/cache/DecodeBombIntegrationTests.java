@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.github.luben.zstd.Zstd;
+import dev.stowage.DecompressionBudget;
 import dev.stowage.Encoding;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
@@ -106,7 +107,7 @@ class DecodeBombIntegrationTests {
     assertThat(cache.stats().decodeFailures()).isEqualTo(bombReads);
     assertThat(cache.stats().misses()).isEqualTo(bombReads);
     assertThat(cache.stats().hits()).isEqualTo((long) rounds * threads);
-    assertThat(dev.stowage.DecompressionBudget.shared().inUse()).isZero();
+    assertThat(DecompressionBudget.shared().inUse()).isZero();
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.stowage.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.stowage.Encoding;
@@ -20,12 +19,15 @@ import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -117,7 +119,7 @@ class DictionaryLearningIntegrationTests {
     assertThat(hexId).isNotNull();
 
     redis.restart();
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+    Awaitility.await().atMost(Duration.ofSeconds(10))
         .until(() -> hexId.equals(field(redis, "stowage:learned:cache:boards")));
     assertThat(redis.command("EXISTS", DictionaryStore.key(Long.parseLong(hexId, 16)))).isEqualTo(":1");
     try (Stowage later = Stowage.builder().redis(redis.uri()).build()) {
@@ -275,8 +277,8 @@ class DictionaryLearningIntegrationTests {
   }
 
   private static <T> List<T> reversed(List<T> list) {
-    List<T> copy = new java.util.ArrayList<>(list);
-    java.util.Collections.reverse(copy);
+    List<T> copy = new ArrayList<>(list);
+    Collections.reverse(copy);
     return copy;
   }
 

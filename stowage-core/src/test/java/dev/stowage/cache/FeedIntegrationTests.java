@@ -21,11 +21,18 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -280,13 +287,13 @@ class FeedIntegrationTests {
   void concurrentWritersKeepEveryBucketSorted() throws Exception {
     Feed<BoardRecord> feed = board();
     int writers = 8;
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
     try {
-      List<java.util.concurrent.Future<List<Long>>> results = new java.util.ArrayList<>();
+      List<Future<List<Long>>> results = new ArrayList<>();
       for (int w = 0; w < writers; w++) {
         int from = w * 100;
         results.add(pool.submit(() -> {
-          List<Long> mine = new java.util.ArrayList<>();
+          List<Long> mine = new ArrayList<>();
           for (int i = 0; i < 20; i++) {
             mine.add(feed.add(Samples.board(from + i)));
             mine.addAll(feed.addAll(Samples.boards(from + 50 + i * 2L, 2)));
@@ -294,15 +301,15 @@ class FeedIntegrationTests {
           return mine;
         }));
       }
-      java.util.Set<Long> all = new java.util.HashSet<>();
-      for (java.util.concurrent.Future<List<Long>> result : results) {
+      Set<Long> all = new HashSet<>();
+      for (Future<List<Long>> result : results) {
         all.addAll(result.get());
       }
       assertThat(all).hasSize(writers * 60);
       List<Long> listed = scores(feed.page(1, Feed.MAX_PAGE_SIZE));
       assertThat(listed).hasSize(writers * 60).doesNotHaveDuplicates()
-          .isSortedAccordingTo(java.util.Comparator.reverseOrder());
-      assertThat(new java.util.HashSet<>(listed)).isEqualTo(all);
+          .isSortedAccordingTo(Comparator.reverseOrder());
+      assertThat(new HashSet<>(listed)).isEqualTo(all);
     } finally {
       pool.shutdownNow();
     }
@@ -311,20 +318,20 @@ class FeedIntegrationTests {
   @Test
   void theAsyncViewDoesWhatTheBlockingOneDoes() throws Exception {
     Feed<BoardRecord> feed = board();
-    dev.stowage.AsyncFeed<BoardRecord> async = feed.async();
+    AsyncFeed<BoardRecord> async = feed.async();
     assertThat(async.synchronous()).isSameAs(feed);
-    long first = async.add(Samples.board(1)).get(30, java.util.concurrent.TimeUnit.SECONDS);
-    List<Long> more = async.addAll(Samples.boards(2, 3)).get(30, java.util.concurrent.TimeUnit.SECONDS);
+    long first = async.add(Samples.board(1)).get(30, TimeUnit.SECONDS);
+    List<Long> more = async.addAll(Samples.boards(2, 3)).get(30, TimeUnit.SECONDS);
     assertThat(more).containsExactly(first + 1, first + 2, first + 3);
-    async.putAll(Map.of(100L, Samples.board(100))).get(30, java.util.concurrent.TimeUnit.SECONDS);
-    assertThat(async.size().get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(5);
-    assertThat(scores(async.page(1, 3).get(30, java.util.concurrent.TimeUnit.SECONDS))).containsExactly(100L, 4L, 3L);
-    assertThat(async.page(1, 3).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(feed.page(1, 3));
-    assertThat(async.remove(100).get(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-    assertThat(async.remove(100).get(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+    async.putAll(Map.of(100L, Samples.board(100))).get(30, TimeUnit.SECONDS);
+    assertThat(async.size().get(30, TimeUnit.SECONDS)).isEqualTo(5);
+    assertThat(scores(async.page(1, 3).get(30, TimeUnit.SECONDS))).containsExactly(100L, 4L, 3L);
+    assertThat(async.page(1, 3).get(30, TimeUnit.SECONDS)).isEqualTo(feed.page(1, 3));
+    assertThat(async.remove(100).get(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(async.remove(100).get(30, TimeUnit.SECONDS)).isFalse();
     assertThatThrownBy(() -> async.page(0, 3)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> async.putAll(Map.of(0L, Samples.board(1)))).isInstanceOf(IllegalArgumentException.class);
-    async.clear().get(30, java.util.concurrent.TimeUnit.SECONDS);
+    async.clear().get(30, TimeUnit.SECONDS);
     assertThat(feed.size()).isZero();
   }
 
@@ -337,7 +344,7 @@ class FeedIntegrationTests {
       // An explicit compression: this feed does not adopt the recorded dictionary when it is built.
       Feed<BoardRecord> feed = reader.feed("board", BoardRecord.class)
           .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none())).build();
-      List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, TimeUnit.SECONDS);
       assertThat(page).hasSize(50);
       assertThat(page.get(0)).isEqualTo(new Feed.Entry<>(300L, Samples.board(300)));
       assertThat(feed.decodeFailures()).isZero();
@@ -346,9 +353,9 @@ class FeedIntegrationTests {
 
   @Test
   void largePagesAreDecodedOffTheSharedConnectionsIoThreadAndSmallOnesOnIt() throws Exception {
-    dev.stowage.Codec<BoardRecord> json = dev.stowage.codec.Codecs.json(BoardRecord.class);
-    java.util.Set<String> decodedOn = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    dev.stowage.Codec<BoardRecord> watched = new dev.stowage.Codec<>() {
+    Codec<BoardRecord> json = Codecs.json(BoardRecord.class);
+    Set<String> decodedOn = ConcurrentHashMap.newKeySet();
+    Codec<BoardRecord> watched = new Codec<>() {
       @Override
       public int id() {
         return json.id();
@@ -373,12 +380,12 @@ class FeedIntegrationTests {
     }
     feed.putAll(posts);
 
-    assertThat(feed.async().page(1, 1).get(30, java.util.concurrent.TimeUnit.SECONDS)).hasSize(1);
+    assertThat(feed.async().page(1, 1).get(30, TimeUnit.SECONDS)).hasSize(1);
     assertThat(decodedOn).as("a small page: where its reply completes, not handed over")
         .isNotEmpty().noneMatch(thread -> thread.contains("eventExecutorLoop"));
 
     decodedOn.clear();
-    List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, java.util.concurrent.TimeUnit.SECONDS);
+    List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, TimeUnit.SECONDS);
     assertThat(page).hasSize(50);
     assertThat(page.get(49)).isEqualTo(new Feed.Entry<>(11L, Samples.board(11)));
     assertThat(decodedOn).as("50 posts are over 4 KiB: decoded on Lettuce's computation threads only")

@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.CacheStats;
-import dev.stowage.CacheUnavailableException;
+import dev.stowage.CodecException;
 import dev.stowage.Encoding;
-import dev.stowage.RedisCache;
 import dev.stowage.Envelope;
+import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.StowageException;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryStore;
@@ -17,11 +18,17 @@ import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,7 +81,7 @@ class RedisCacheIntegrationTests {
 
   @Test
   void aLettuceUriWorksToo(RedisServer redis) {
-    try (Stowage viaUri = Stowage.builder().redis(io.lettuce.core.RedisURI.create(redis.host(), redis.port()))
+    try (Stowage viaUri = Stowage.builder().redis(RedisURI.create(redis.host(), redis.port()))
         .commandTimeout(Duration.ofSeconds(1)).build()) {
       assertThat(viaUri.address()).isEqualTo("127.0.0.1:" + redis.port());
       viaUri.cache("uri", Item.class).build().put("a", Samples.item(1));
@@ -262,7 +269,7 @@ class RedisCacheIntegrationTests {
   void aDatabaseIndexOutOfRangeIsNamedAsTheReasonTheConnectionFailed(RedisServer redis) {
     // Trying again would not help: a StowageException, not a CacheUnavailableException.
     assertThatThrownBy(() -> Stowage.builder().redis(redis.uri() + "/99").build())
-        .isExactlyInstanceOf(dev.stowage.StowageException.class)
+        .isExactlyInstanceOf(StowageException.class)
         .hasMessage("Redis at 127.0.0.1:" + redis.port() + " refused to set up the connection: ERR DB index is out of range");
   }
 
@@ -271,7 +278,7 @@ class RedisCacheIntegrationTests {
     RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).build();
     assertThatThrownBy(() -> cache.get(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> cache.put("a", null)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> cache.getAll(java.util.Arrays.asList("a", null))).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> cache.getAll(Arrays.asList("a", null))).isInstanceOf(NullPointerException.class);
   }
 
   @Test
@@ -305,9 +312,9 @@ class RedisCacheIntegrationTests {
   }
 
   private static byte[] rawValue(RedisServer redis, String key) {
-    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.uri());
-    try (var connection = client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
-      return connection.sync().get(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    RedisClient client = RedisClient.create(redis.uri());
+    try (var connection = client.connect(ByteArrayCodec.INSTANCE)) {
+      return connection.sync().get(key.getBytes(StandardCharsets.UTF_8));
     } finally {
       client.shutdown();
     }
@@ -333,7 +340,7 @@ class RedisCacheIntegrationTests {
     Map<String, byte[]> entries = new LinkedHashMap<>();
     for (int i = 0; i < 35; i++) {
       String json = i == 24 ? "{not json" : "{\"n\":" + i + "}";
-      entries.put("f" + i, json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      entries.put("f" + i, json.getBytes(StandardCharsets.UTF_8));
     }
     return entries;
   }
@@ -345,13 +352,13 @@ class RedisCacheIntegrationTests {
         .chunkSize(10).build();
     Map<String, byte[]> entries = fragmentsWithABadOneAt24();
 
-    assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(dev.stowage.CodecException.class)
+    assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(CodecException.class)
         .hasMessageContaining("the first 20 entries");
 
     Map<String, byte[]> stored = cache.getAll(entries.keySet());
     assertThat(stored.keySet()).as("the first two chunks, and nothing of the third or after")
         .containsExactlyElementsOf(IntStream.range(0, 20).mapToObj(i -> "f" + i).toList());
-    assertThat(new String(stored.get("f19"), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("{\"n\":19}");
+    assertThat(new String(stored.get("f19"), StandardCharsets.UTF_8)).isEqualTo("{\"n\":19}");
   }
 
   @Test
@@ -360,7 +367,7 @@ class RedisCacheIntegrationTests {
         .encoding(Encoding.of(Codecs.jsonBytes()))
         .chunkSize(40).build();
     Map<String, byte[]> entries = fragmentsWithABadOneAt24();
-    assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(dev.stowage.CodecException.class)
+    assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(CodecException.class)
         .hasMessageNotContaining("were stored");
     assertThat(cache.getAll(entries.keySet())).isEmpty();
 
@@ -368,8 +375,8 @@ class RedisCacheIntegrationTests {
         .encoding(Encoding.of(Codecs.jsonBytes()))
         .chunkSize(10).build();
     assertThat(small.async().putAll(entries)).failsWithin(Duration.ofSeconds(10))
-        .withThrowableOfType(java.util.concurrent.ExecutionException.class)
-        .withCauseInstanceOf(dev.stowage.CodecException.class);
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(CodecException.class);
     assertThat(small.getAll(entries.keySet())).isEmpty();
   }
 }

@@ -5,9 +5,10 @@ import dev.stowage.samples.AvroForms;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.ProtobufForms;
 import dev.stowage.samples.ThriftForms;
+import dev.stowage.samples.thrift.TBoardRecord;
 import java.util.List;
-import java.util.function.Function;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -49,7 +50,7 @@ final class CodecCases {
         forms("protobuf", () -> Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class),
             ProtobufForms::toProtobuf, true),
         forms("avro", () -> Codecs.avro(dev.stowage.samples.avro.BoardRecord.class), AvroForms::toAvro, false),
-        forms("thrift", () -> Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class), ThriftForms::toThrift, false));
+        forms("thrift", () -> Codecs.thrift(TBoardRecord.class), ThriftForms::toThrift, false));
   }
 
   private static Stream<CodecCase<?>> posts() {

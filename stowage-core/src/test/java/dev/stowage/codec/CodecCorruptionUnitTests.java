@@ -3,6 +3,7 @@ package dev.stowage.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.management.ThreadMXBean;
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import java.lang.management.ManagementFactory;
@@ -134,7 +135,7 @@ class CodecCorruptionUnitTests {
    * (Fory compiles a serializer for a class the bytes name), and measures the second.
    */
   private static <T> void decodeWithinAllowance(Codec<T> codec, byte[] data, String what) {
-    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     decodeOrCodecException(codec, data, 0, data.length, what);
     long before = threads.getCurrentThreadAllocatedBytes();
     decodeOrCodecException(codec, data, 0, data.length, what);

@@ -9,7 +9,9 @@ import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryResolver;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.envelope.Mutations;
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -43,9 +45,9 @@ class CodecEnvelopeFuzzUnitTests {
       samples.add(codec.encode(value));
     }
     // Raw-content dictionary: the samples themselves (any bytes are a zstd dictionary).
-    java.io.ByteArrayOutputStream content = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream content = new ByteArrayOutputStream();
     samples.forEach(content::writeBytes);
-    ZstdDictionary dictionary = ZstdDictionary.of(java.util.Arrays.copyOf(content.toByteArray(),
+    ZstdDictionary dictionary = ZstdDictionary.of(Arrays.copyOf(content.toByteArray(),
         Math.min(content.size(), 8192)));
     List<byte[]> seeds = new ArrayList<>();
     for (Compression compression : List.of(Compression.none(), Compression.lz4().minSize(0),

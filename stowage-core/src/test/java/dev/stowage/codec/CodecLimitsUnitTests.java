@@ -3,17 +3,24 @@ package dev.stowage.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.management.ThreadMXBean;
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.internal.codec.MsgpackBounds;
+import dev.stowage.samples.AvroForms;
 import dev.stowage.samples.BoardRecord;
+import dev.stowage.samples.Samples;
+import dev.stowage.samples.thrift.TBoardRecord;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.fory.Fory;
+import org.apache.fory.config.Language;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,7 +38,7 @@ class CodecLimitsUnitTests {
   @Test
   void theTenByteMsgpackValueIsRefusedWithoutAllocatingWhatItDeclares() {
     EnvelopeCodec<BoardRecord> reader = EnvelopeCodec.builder(Codecs.defaultFor(BoardRecord.class)).build();
-    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     assertThatThrownBy(() -> reader.decode(TEN_BYTE_BOMB)).isInstanceOf(CodecException.class);
     long before = threads.getCurrentThreadAllocatedBytes();
     assertThatThrownBy(() -> reader.decode(TEN_BYTE_BOMB))
@@ -120,14 +127,14 @@ class CodecLimitsUnitTests {
 
   @Test
   void thriftAvroAndProtobufRefuseLengthsPastTheBytesLeft() {
-    Codec<dev.stowage.samples.thrift.TBoardRecord> thrift = Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class);
+    Codec<TBoardRecord> thrift = Codecs.thrift(TBoardRecord.class);
     // A struct whose first field (a string, field id 1) declares 2^24 bytes: Thrift's own limit is 100 MB.
     byte[] thriftString = {0x18, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08, 'x', 0};
     assertThatThrownBy(() -> thrift.decode(thriftString)).isInstanceOf(CodecException.class)
         .hasMessageStartingWith("thrift codec could not decode 7 bytes");
 
     Codec<dev.stowage.samples.avro.BoardRecord> avro = Codecs.avro(dev.stowage.samples.avro.BoardRecord.class);
-    byte[] valid = avro.encode(dev.stowage.samples.AvroForms.toAvro(dev.stowage.samples.Samples.board(1)));
+    byte[] valid = avro.encode(AvroForms.toAvro(Samples.board(1)));
     // The first field is a union with null; index 1 (0x02) is the string, whose length follows.
     assertThat(valid[0]).isEqualTo((byte) 0x02);
     byte[] avroString = {0x02, (byte) 0xfe, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f, 'x'};
@@ -157,15 +164,15 @@ class CodecLimitsUnitTests {
         .hasMessageContaining("ArrayList of 16777216 cannot fit in the");
 
     Codec<Map> maps = Codecs.fory(Map.class);
-    assertThat(maps.decode(maps.encode(new java.util.concurrent.ConcurrentHashMap<>(Map.of("a", 1)))))
+    assertThat(maps.decode(maps.encode(new ConcurrentHashMap<>(Map.of("a", 1)))))
         .isEqualTo(Map.of("a", 1));
     Codec<long[]> longs = Codecs.fory(long[].class);
     assertThat(longs.decode(longs.encode(new long[] {1, 2, 3}))).containsExactly(1, 2, 3);
   }
 
   private static byte[] foryWithoutDepthLimit(Object value) {
-    org.apache.fory.Fory unlimited = org.apache.fory.Fory.builder()
-        .withLanguage(org.apache.fory.config.Language.JAVA)
+    Fory unlimited = Fory.builder()
+        .withLanguage(Language.JAVA)
         .requireClassRegistration(true)
         .withRefTracking(false)
         .withMaxDepth(1000)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
+import com.sun.management.ThreadMXBean;
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import java.lang.management.ManagementFactory;
@@ -77,7 +78,7 @@ class ForyBoundsUnitTests {
     assertThat(decoded).isInstanceOf(value.getClass());
     assertThat(Arrays.deepToString(new Object[] {decoded})).isEqualTo(Arrays.deepToString(new Object[] {value}));
 
-    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     for (byte[] huge : HUGE) {
       for (int at = 0; at < bytes.length; at++) {
         byte[] inserted = new byte[bytes.length - 1 + huge.length];

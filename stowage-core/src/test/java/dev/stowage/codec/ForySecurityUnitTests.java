@@ -8,6 +8,7 @@ import dev.stowage.CodecException;
 import dev.stowage.codec.Shapes.Circle;
 import dev.stowage.codec.Shapes.Drawing;
 import dev.stowage.codec.Shapes.Square;
+import java.util.Arrays;
 import org.apache.fory.Fory;
 import org.apache.fory.config.Language;
 import org.junit.jupiter.api.Test;
@@ -62,7 +63,7 @@ class ForySecurityUnitTests {
   @Test
   void trailingBytesAreRejected() {
     byte[] valid = codec.encode(new Drawing("circle", new Circle(2.5)));
-    byte[] longer = java.util.Arrays.copyOf(valid, valid.length + 3);
+    byte[] longer = Arrays.copyOf(valid, valid.length + 3);
     assertThatThrownBy(() -> codec.decode(longer))
         .isInstanceOf(CodecException.class)
         .hasMessageContaining("ended after " + valid.length + " bytes");

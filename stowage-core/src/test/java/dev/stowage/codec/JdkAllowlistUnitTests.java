@@ -13,9 +13,12 @@ import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
+import java.math.BigDecimal;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -131,8 +134,8 @@ class JdkAllowlistUnitTests {
   void listsOfTheJdkRoundTrip() {
     @SuppressWarnings("rawtypes")
     Codec<List> lists = Codecs.jdk(List.class);
-    CodecRoundTrip.assertRoundTrip(lists, List.of("a", 1L, java.time.LocalDate.of(2024, 2, 29),
-        new java.math.BigDecimal("1.10"), java.util.UUID.fromString("0f7a7b4c-5d0e-4b8a-9a55-1d2c3e4f5a6b")));
+    CodecRoundTrip.assertRoundTrip(lists, List.of("a", 1L, LocalDate.of(2024, 2, 29),
+        new BigDecimal("1.10"), UUID.fromString("0f7a7b4c-5d0e-4b8a-9a55-1d2c3e4f5a6b")));
   }
 
   private static byte[] serialize(Object value) {

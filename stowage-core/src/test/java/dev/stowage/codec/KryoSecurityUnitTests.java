@@ -10,7 +10,9 @@ import dev.stowage.CodecException;
 import dev.stowage.codec.Shapes.Circle;
 import dev.stowage.codec.Shapes.Drawing;
 import dev.stowage.codec.Shapes.Square;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -110,8 +112,8 @@ class KryoSecurityUnitTests {
 
     Codec<Post> posts = Codecs.kryo(Post.class, Post.Author.class, Post.Status.class);
     byte[] post = posts.encode(new Post(1, null, "t", "body ünïcode", null, null, null, null, null, null, null));
-    int body = indexOf(post, "body".getBytes(java.nio.charset.StandardCharsets.US_ASCII)) - 1;
-    byte[] hugeString = java.util.Arrays.copyOf(post, body + 5);
+    int body = indexOf(post, "body".getBytes(StandardCharsets.US_ASCII)) - 1;
+    byte[] hugeString = Arrays.copyOf(post, body + 5);
     // A UTF-8 string: flag bit 0x80 with a continuation bit 0x40, then more varint bytes.
     hugeString[body] = (byte) 0xff;
     hugeString[body + 1] = (byte) 0xff;

@@ -3,6 +3,7 @@ package dev.stowage.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class MessagePackProblemUnitTests {
@@ -22,7 +23,7 @@ class MessagePackProblemUnitTests {
     assertThat(Codecs.messagePackProblem(value, 0, value.length - 3)).hasValueSatisfying(problem ->
         assertThat(problem).containsPattern("at byte \\d+"));
     byte[] deep = new byte[1002];
-    java.util.Arrays.fill(deep, (byte) 0x91);
+    Arrays.fill(deep, (byte) 0x91);
     assertThat(Codecs.messagePackProblem(deep, 0, deep.length)).isPresent();
     assertThatThrownBy(() -> Codecs.messagePackProblem(value, 5, value.length))
         .isInstanceOf(IndexOutOfBoundsException.class);

@@ -3,6 +3,7 @@ package dev.stowage.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Codec;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +73,7 @@ class PolymorphicTypingUnitTests {
     assertThat(topLevel).isEqualTo(new Holder("n", null));
 
     Holder jdkClass = fastjson.decode(utf8("{\"name\":\"y\",\"payload\":{\"@type\":\"java.net.URL\",\"val\":\"http://h\"}}"));
-    assertThat(jdkClass.payload()).isInstanceOf(Map.class).isNotInstanceOf(java.net.URL.class);
+    assertThat(jdkClass.payload()).isInstanceOf(Map.class).isNotInstanceOf(URL.class);
     assertThat(Gadget.created).isZero();
   }
 

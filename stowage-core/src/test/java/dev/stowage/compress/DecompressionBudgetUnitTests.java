@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.stowage.Codec;
+import dev.stowage.CodecException;
 import dev.stowage.CodecIds;
 import dev.stowage.DecompressionBudget;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.envelope.TestCodecs;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -128,8 +130,8 @@ class DecompressionBudgetUnitTests {
     assertThat(budget.inUse()).isZero();
 
     byte[] notUtf8 = EnvelopeCodec.builder((Codec<String>) new TestCodecs.StrictTextCodec(CodecIds.STRING,
-        java.nio.charset.StandardCharsets.ISO_8859_1)).compression(Compression.zstd()).build().encode("\u00ff".repeat(5000));
-    assertThatThrownBy(() -> codec.decode(notUtf8)).isInstanceOf(dev.stowage.CodecException.class);
+        StandardCharsets.ISO_8859_1)).compression(Compression.zstd()).build().encode("\u00ff".repeat(5000));
+    assertThatThrownBy(() -> codec.decode(notUtf8)).isInstanceOf(CodecException.class);
     assertThat(budget.inUse()).as("given back after the codec failed").isZero();
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
+import com.sun.management.ThreadMXBean;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.envelope.TestCodecs;
@@ -108,7 +109,7 @@ class DecompressionLimitUnitTests {
   }
 
   private static void assertRefusedWithinAllowance(EnvelopeCodec<String> reader, byte[] value, String message) {
-    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     assertThatThrownBy(() -> reader.decode(value)).as("first attempt, which also loads classes")
         .isInstanceOf(EnvelopeException.class);
     long before = threads.getCurrentThreadAllocatedBytes();

@@ -11,6 +11,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ZstdDictionaryUnitTests {
@@ -65,7 +66,7 @@ class ZstdDictionaryUnitTests {
   @Test
   void trainsADictionaryThatCompressesItsKindOfValues() {
     List<byte[]> samples = new ArrayList<>();
-    java.util.Random random = new java.util.Random(5);
+    Random random = new Random(5);
     for (int i = 0; i < 1000; i++) {
       samples.add(("{\"id\":" + random.nextInt(100000) + ",\"title\":\"post number " + random.nextInt(999)
           + "\",\"author\":\"user" + random.nextInt(50) + "\",\"likes\":" + random.nextInt(300)

@@ -16,6 +16,8 @@ import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -68,9 +70,9 @@ class AclIntegrationTests {
       RedisCache<String, Item> items = stowage.cache("readme-items", Item.class).build();
       items.put("1", Samples.item(1));
       items.putAll(Map.of("2", Samples.item(2), "3", Samples.item(3)));
-      assertThat(items.getAll(java.util.List.of("1", "2", "3"))).hasSize(3);
+      assertThat(items.getAll(List.of("1", "2", "3"))).hasSize(3);
       assertThat(items.getOrLoad("4", key -> Samples.item(4))).isEqualTo(Samples.item(4));
-      items.deleteAll(java.util.List.of("1", "2"));
+      items.deleteAll(List.of("1", "2"));
       assertThat(items.get("1")).isNull();
 
       Feed<BoardRecord> feed = stowage.feed("readme-feed", BoardRecord.class).build();
@@ -81,7 +83,7 @@ class AclIntegrationTests {
       RedisCache<String, BoardRecord> boards = stowage.cache("readme-items", BoardRecord.class)
           .keyPrefix("readme-items:boards:")
           .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024)).build();
-      Map<String, BoardRecord> values = new java.util.LinkedHashMap<>();
+      Map<String, BoardRecord> values = new LinkedHashMap<>();
       Samples.boards(110).forEach(board -> values.put(board.id(), board));
       boards.putAll(values);
       await().atMost(Duration.ofSeconds(30)).untilAsserted(

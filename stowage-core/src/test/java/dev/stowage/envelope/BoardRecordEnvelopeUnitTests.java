@@ -3,6 +3,7 @@ package dev.stowage.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Codec;
+import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.codec.BoardRecordFixtures;
 import dev.stowage.codec.Codecs;
@@ -15,10 +16,13 @@ import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.ProtobufForms;
 import dev.stowage.samples.Samples;
 import dev.stowage.samples.ThriftForms;
+import dev.stowage.samples.thrift.TBoardRecord;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -58,7 +62,7 @@ class BoardRecordEnvelopeUnitTests {
         plain("fastjson2", Codecs.fastjson2(BoardRecord.class)),
         new Form<>("protobuf", Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class), ProtobufForms::toProtobuf),
         new Form<>("avro", Codecs.avro(dev.stowage.samples.avro.BoardRecord.class), AvroForms::toAvro),
-        new Form<>("thrift", Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class), ThriftForms::toThrift));
+        new Form<>("thrift", Codecs.thrift(TBoardRecord.class), ThriftForms::toThrift));
   }
 
   private static Form<BoardRecord> plain(String name, Codec<BoardRecord> codec) {
@@ -91,7 +95,7 @@ class BoardRecordEnvelopeUnitTests {
     int compressed = 0;
     for (BoardRecord record : GENERATED) {
       byte[] encoded = EnvelopeRoundTrip.assertRoundTrip(form.codec(), other, compression, form.convert().apply(record));
-      if (dev.stowage.Envelope.readHeader(encoded).compressionId() != CompressionIds.NONE) {
+      if (Envelope.readHeader(encoded).compressionId() != CompressionIds.NONE) {
         compressed++;
       }
     }
@@ -153,8 +157,8 @@ class BoardRecordEnvelopeUnitTests {
     for (BoardRecord record : GENERATED) {
       byte[] fromJson = jsonZstd.encode(record);
       byte[] fromMsgpack = msgpackLz4.encode(record);
-      assertThat(dev.stowage.Envelope.readHeader(fromJson).codecId()).isEqualTo(json.id());
-      assertThat(dev.stowage.Envelope.readHeader(fromMsgpack).codecId()).isEqualTo(msgpack.id());
+      assertThat(Envelope.readHeader(fromJson).codecId()).isEqualTo(json.id());
+      assertThat(Envelope.readHeader(fromMsgpack).codecId()).isEqualTo(msgpack.id());
       assertThat(msgpackLz4.decode(fromJson)).isEqualTo(record);
       assertThat(jsonZstd.decode(fromMsgpack)).isEqualTo(record);
     }
@@ -163,7 +167,7 @@ class BoardRecordEnvelopeUnitTests {
   private static EnvelopeCodec<BoardRecord> readerFor(
       Codec<BoardRecord> write, Compression compression, List<Codec<BoardRecord>> all, DictionaryResolver resolver) {
     EnvelopeCodec.Builder<BoardRecord> builder = EnvelopeCodec.builder(write).compression(compression).dictionaries(resolver);
-    java.util.Set<Integer> ids = new java.util.HashSet<>();
+    Set<Integer> ids = new HashSet<>();
     ids.add(write.id());
     for (Codec<BoardRecord> codec : all) {
       // Named and compact MessagePack share an id; either reads both shapes.

@@ -18,10 +18,13 @@ import dev.stowage.compress.ZstdDictionary;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -310,9 +313,9 @@ class EnvelopeCodecUnitTests {
         EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.zstd().minSize(0)).build(),
         EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.zstd(TestDictionaries.TINY).minSize(0)).build(),
         EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.lz4().minSize(0)).build());
-    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+    ExecutorService threads = Executors.newFixedThreadPool(8);
     try {
-      List<java.util.concurrent.Future<Integer>> results = new java.util.ArrayList<>();
+      List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         int thread = t;
         results.add(threads.submit(() -> {
@@ -328,7 +331,7 @@ class EnvelopeCodecUnitTests {
           return checked;
         }));
       }
-      for (java.util.concurrent.Future<Integer> result : results) {
+      for (Future<Integer> result : results) {
         assertThat(result.get()).isEqualTo(1500);
       }
     } finally {

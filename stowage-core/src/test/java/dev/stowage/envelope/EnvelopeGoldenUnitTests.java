@@ -4,14 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.StowageException;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The committed envelopes under src/test/resources/envelope guard the wire format across versions. */
 class EnvelopeGoldenUnitTests {
 
-  static java.util.List<EnvelopeVectors.Vector> vectors() {
+  static List<EnvelopeVectors.Vector> vectors() {
     return EnvelopeVectors.all();
   }
 
@@ -43,7 +45,7 @@ class EnvelopeGoldenUnitTests {
       byte[] prefix = Arrays.copyOf(golden, length);
       try {
         assertThat(reader.decode(prefix)).isNotEqualTo(vector.value());
-      } catch (dev.stowage.StowageException expected) {
+      } catch (StowageException expected) {
         // truncation is detected
       }
     }

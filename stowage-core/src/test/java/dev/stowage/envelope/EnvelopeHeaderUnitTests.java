@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
 import dev.stowage.internal.envelope.UnsignedVarint;
+import java.util.Arrays;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -112,7 +113,7 @@ class EnvelopeHeaderUnitTests {
   void everyPrefixOfAValidHeaderIsRejectedCleanly() {
     byte[] full = hex("c1 11 0a 03 ff ff ff ff 0f ac 02");
     for (int length = 0; length < full.length; length++) {
-      byte[] prefix = java.util.Arrays.copyOf(full, length);
+      byte[] prefix = Arrays.copyOf(full, length);
       assertThatThrownBy(() -> Envelope.readHeader(prefix)).isInstanceOf(EnvelopeException.class);
     }
     assertThat(Envelope.readHeader(full).payloadOffset()).isEqualTo(full.length);

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Codec;
 import dev.stowage.Envelope;
+import dev.stowage.EnvelopeCodec;
 import dev.stowage.EvolvingCodec;
 import dev.stowage.Schemas;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryResolver;

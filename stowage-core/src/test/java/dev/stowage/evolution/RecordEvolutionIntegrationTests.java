@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stowage.CacheStats;
 import dev.stowage.Codec;
 import dev.stowage.Encoding;
+import dev.stowage.Feed;
+import dev.stowage.Feed.Entry;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
@@ -13,11 +15,14 @@ import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -180,13 +185,13 @@ class RecordEvolutionIntegrationTests {
   void aFeedReadsEntriesWrittenWithAnOlderShape() {
     Class<?> before = product(V1);
     Class<?> after = product("public record Product(String color, long id, double price) {}");
-    dev.stowage.Feed<Object> writer = writerProcess.feed("products", (Class<Object>) before).build();
-    dev.stowage.Feed<Object> reader = readerProcess.feed("products", (Class<Object>) after).build();
+    Feed<Object> writer = writerProcess.feed("products", (Class<Object>) before).build();
+    Feed<Object> reader = readerProcess.feed("products", (Class<Object>) after).build();
     writer.add(make(before, 1L, "Widget", 9.5, "red"));
     writer.add(make(before, 2L, "Gadget", 3.0, "blue"));
 
-    List<Object> page = reader.page(1, 10).stream().map(dev.stowage.Feed.Entry::value).toList();
-    List<Object> asyncPage = reader.async().page(1, 10).join().stream().map(dev.stowage.Feed.Entry::value).toList();
+    List<Object> page = reader.page(1, 10).stream().map(Entry::value).toList();
+    List<Object> asyncPage = reader.async().page(1, 10).join().stream().map(Entry::value).toList();
 
     assertThat(page).extracting(RecordEvolutionIntegrationTests::fields)
         .containsExactly(List.of("blue", 2L, 3.0), List.of("red", 1L, 9.5));
@@ -269,7 +274,7 @@ class RecordEvolutionIntegrationTests {
 
   /** Compiles one version of a single record, whatever its name, in a class loader of its own. */
   private static Class<?> product(String source) {
-    java.util.regex.Matcher name = java.util.regex.Pattern.compile("record (\\w+)").matcher(source);
+    Matcher name = Pattern.compile("record (\\w+)").matcher(source);
     if (!name.find()) {
       throw new IllegalArgumentException("no record in " + source);
     }
@@ -289,7 +294,7 @@ class RecordEvolutionIntegrationTests {
 
   static List<Object> fields(Object record) {
     try {
-      List<Object> values = new java.util.ArrayList<>();
+      List<Object> values = new ArrayList<>();
       for (RecordComponent component : record.getClass().getRecordComponents()) {
         values.add(component.getAccessor().invoke(record));
       }

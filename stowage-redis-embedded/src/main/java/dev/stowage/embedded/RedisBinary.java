@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds a {@code redis-server} executable: the system property {@value #PROPERTY} if set, else the
@@ -18,7 +19,7 @@ public final class RedisBinary {
   /** Overrides the binary: a path, or {@code embedded} to force the artifact's binary. */
   public static final String PROPERTY = "stowage.redis.binary";
 
-  private static volatile Path extracted;
+  private static volatile @Nullable Path extracted;
 
   private RedisBinary() {}
 
@@ -43,7 +44,7 @@ public final class RedisBinary {
    * The first regular, executable file named {@code name} in a directory of the {@code PATH}, or
    * null when there is none (or no {@code PATH}). The testkit finds PostgreSQL's programs with it.
    */
-  public static Path onPath(String name) {
+  public static @Nullable Path onPath(String name) {
     String path = System.getenv("PATH");
     if (path == null) {
       return null;

@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A real Sentinel topology on ephemeral loopback ports: a master, one replica of it, and
@@ -192,7 +194,7 @@ public final class RedisSentinelSet implements AutoCloseable {
     } catch (IllegalStateException e) {
       // Before Redis 7.0 there is no SENTINEL DEBUG ("Unknown sentinel subcommand"): Sentinel's own
       // timers apply, and a failover takes longer; failover() waits for it all the same.
-      if (!e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("subcommand")) {
+      if (e.getMessage() == null || !e.getMessage().toLowerCase(Locale.ROOT).contains("subcommand")) {
         throw e;
       }
     }
@@ -266,7 +268,7 @@ public final class RedisSentinelSet implements AutoCloseable {
         && "up".equals(info.get("master_link_status"));
   }
 
-  private static String role(RedisServer node) {
+  private static @Nullable String role(RedisServer node) {
     return info(node, "replication").get("role");
   }
 
@@ -283,7 +285,7 @@ public final class RedisSentinelSet implements AutoCloseable {
   }
 
   /** A Sentinel reply of alternating names and values, as a map. */
-  private static Map<String, String> fields(Object reply) {
+  private static Map<String, String> fields(@Nullable Object reply) {
     Map<String, String> fields = new HashMap<>();
     if (reply instanceof List<?> list) {
       for (int i = 0; i + 1 < list.size(); i += 2) {

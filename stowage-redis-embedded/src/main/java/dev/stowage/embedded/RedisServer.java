@@ -1,8 +1,10 @@
 package dev.stowage.embedded;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -19,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLSocket;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A real {@code redis-server} process on an ephemeral loopback port, with no persistence and a
@@ -50,11 +53,11 @@ public final class RedisServer implements AutoCloseable {
   private final Path dir;
   private final int port;
   /** Null for a plain server; otherwise it listens only on a TLS port and wants client certificates. */
-  private final TlsCertificates tls;
+  private final @Nullable TlsCertificates tls;
   private final boolean sentinel;
-  private Process process;
+  private @Nullable Process process;
 
-  private RedisServer(Path binary, List<String> extraArgs, Path dir, int port, TlsCertificates tls,
+  private RedisServer(Path binary, List<String> extraArgs, Path dir, int port, @Nullable TlsCertificates tls,
                       boolean sentinel) {
     this.binary = binary;
     this.extraArgs = extraArgs;
@@ -97,7 +100,7 @@ public final class RedisServer implements AutoCloseable {
     return start(null, Objects.requireNonNull(config, "config"), extraArgs);
   }
 
-  private static RedisServer start(TlsCertificates tls, String sentinelConfig, String... extraArgs) {
+  private static RedisServer start(@Nullable TlsCertificates tls, @Nullable String sentinelConfig, String... extraArgs) {
     Path binary = RedisBinary.locate();
     IllegalStateException last = null;
     for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
@@ -235,9 +238,9 @@ public final class RedisServer implements AutoCloseable {
    * @throws IllegalStateException if the server cannot be reached or answers with an error; the
    *     message holds the error reply, such as {@code -NOPERM ...}
    */
-  public Object reply(String... args) {
+  public @Nullable Object reply(String... args) {
     try (Socket socket = send(args)) {
-      InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+      InputStream in = new BufferedInputStream(socket.getInputStream());
       return readReply(in, String.join(" ", args));
     } catch (IOException e) {
       throw new IllegalStateException("redis-server on port " + port + " did not answer: " + e, e);
@@ -267,7 +270,7 @@ public final class RedisServer implements AutoCloseable {
     }
   }
 
-  private Object readReply(InputStream in, String command) throws IOException {
+  private @Nullable Object readReply(InputStream in, String command) throws IOException {
     String line = readLine(in);
     if (line.isEmpty()) {
       throw new IOException("an empty reply line");
@@ -416,7 +419,7 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName(HOST))) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();
     } catch (IOException e) {

@@ -37,6 +37,7 @@ import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A certificate authority made for one test run, with a server certificate for {@code 127.0.0.1}
@@ -65,7 +66,7 @@ public final class TlsCertificates implements AutoCloseable {
   private final X509Certificate ca;
   private final X509Certificate client;
   private final PrivateKey clientKey;
-  private volatile SSLContext clientContext;
+  private volatile @Nullable SSLContext clientContext;
 
   private TlsCertificates(Path dir, X509Certificate ca, X509Certificate client, PrivateKey clientKey) {
     this.dir = dir;

@@ -1,5 +1,9 @@
 package dev.stowage.samples;
 
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.samples.avro.Player;
+import dev.stowage.samples.avro.Size;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,17 +41,18 @@ public final class AvroForms {
    *     schema has no null for them
    */
   public static dev.stowage.samples.avro.MediaContent toAvro(MediaContent content) {
-    Media m = content.media();
+    Media m = requireNonNull(content.media(), "media");
     dev.stowage.samples.avro.Media media = new dev.stowage.samples.avro.Media(
         m.uri(), m.title(), m.width(), m.height(), m.format(), m.duration(), m.size(), m.bitrate(), m.hasBitrate(),
-        new ArrayList<>(m.persons()),
-        m.player() == Media.Player.FLASH ? dev.stowage.samples.avro.Player.FLASH : dev.stowage.samples.avro.Player.JAVA,
+        new ArrayList<>(requireNonNull(m.persons(), "persons")),
+        m.player() == Media.Player.FLASH ? Player.FLASH : Player.JAVA,
         m.copyright());
-    List<dev.stowage.samples.avro.Image> images = new ArrayList<>(content.images().size());
-    for (Image i : content.images()) {
+    List<Image> contentImages = requireNonNull(content.images(), "images");
+    List<dev.stowage.samples.avro.Image> images = new ArrayList<>(contentImages.size());
+    for (Image i : contentImages) {
       images.add(new dev.stowage.samples.avro.Image(
           i.uri(), i.title(), i.width(), i.height(),
-          i.size() == Image.Size.LARGE ? dev.stowage.samples.avro.Size.LARGE : dev.stowage.samples.avro.Size.SMALL));
+          i.size() == Image.Size.LARGE ? Size.LARGE : Size.SMALL));
     }
     return new dev.stowage.samples.avro.MediaContent(media, images);
   }
@@ -58,13 +63,13 @@ public final class AvroForms {
     Media media = new Media(
         m.getUri(), m.getTitle(), m.getWidth(), m.getHeight(), m.getFormat(), m.getDuration(), m.getSize(), m.getBitrate(),
         m.getHasBitrate(), new ArrayList<>(m.getPersons()),
-        m.getPlayer() == dev.stowage.samples.avro.Player.FLASH ? Media.Player.FLASH : Media.Player.JAVA,
+        m.getPlayer() == Player.FLASH ? Media.Player.FLASH : Media.Player.JAVA,
         m.getCopyright());
     List<Image> images = new ArrayList<>(a.getImages().size());
     for (dev.stowage.samples.avro.Image i : a.getImages()) {
       images.add(new Image(
           i.getUri(), i.getTitle(), i.getWidth(), i.getHeight(),
-          i.getSize() == dev.stowage.samples.avro.Size.LARGE ? Image.Size.LARGE : Image.Size.SMALL));
+          i.getSize() == Size.LARGE ? Image.Size.LARGE : Image.Size.SMALL));
     }
     return new MediaContent(media, images);
   }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.io.Serializable;
 import java.time.LocalDateTime;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A post of the first seed's board service, with its 15 fields under the seed's JSON names
@@ -34,22 +35,22 @@ import java.time.LocalDateTime;
 @JsonPropertyOrder({"id", "score", "member_id", "title", "body", "address", "country", "job",
     "credit", "ssn", "company", "phone_number", "modified_at", "created_at", "created_ts"})
 public record BoardRecord(
-    @JsonProperty("id") String id,
+    @JsonProperty("id") @Nullable String id,
     @JsonProperty("score") long score,
     @JsonProperty("member_id") long memberId,
-    @JsonProperty("title") String title,
-    @JsonProperty("body") String body,
-    @JsonProperty("address") String address,
-    @JsonProperty("country") String country,
-    @JsonProperty("job") String job,
-    @JsonProperty("credit") String credit,
-    @JsonProperty("ssn") String ssn,
-    @JsonProperty("company") String company,
-    @JsonProperty("phone_number") String phoneNumber,
+    @JsonProperty("title") @Nullable String title,
+    @JsonProperty("body") @Nullable String body,
+    @JsonProperty("address") @Nullable String address,
+    @JsonProperty("country") @Nullable String country,
+    @JsonProperty("job") @Nullable String job,
+    @JsonProperty("credit") @Nullable String credit,
+    @JsonProperty("ssn") @Nullable String ssn,
+    @JsonProperty("company") @Nullable String company,
+    @JsonProperty("phone_number") @Nullable String phoneNumber,
     @JsonProperty("modified_at") @JsonFormat(shape = JsonFormat.Shape.STRING, pattern = BoardRecord.DATE_PATTERN)
-        LocalDateTime modifiedAt,
+        @Nullable LocalDateTime modifiedAt,
     @JsonProperty("created_at") @JsonFormat(shape = JsonFormat.Shape.STRING, pattern = BoardRecord.DATE_PATTERN)
-        LocalDateTime createdAt,
+        @Nullable LocalDateTime createdAt,
     @JsonProperty("created_ts") long createdTs) implements Serializable {
 
   private static final long serialVersionUID = 1L;

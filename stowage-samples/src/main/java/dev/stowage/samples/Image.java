@@ -1,6 +1,7 @@
 package dev.stowage.samples;
 
 import java.io.Serializable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A picture of a {@link MediaContent}.
@@ -11,7 +12,7 @@ import java.io.Serializable;
  * @param height height in pixels
  * @param size the size class
  */
-public record Image(String uri, String title, int width, int height, Size size) implements Serializable {
+public record Image(@Nullable String uri, @Nullable String title, int width, int height, @Nullable Size size) implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** A picture's size class. */

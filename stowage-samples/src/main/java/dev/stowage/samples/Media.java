@@ -2,6 +2,7 @@ package dev.stowage.samples;
 
 import java.io.Serializable;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The video of a {@link MediaContent}.
@@ -20,18 +21,18 @@ import java.util.List;
  * @param copyright the copyright notice, or {@code null}
  */
 public record Media(
-    String uri,
-    String title,
+    @Nullable String uri,
+    @Nullable String title,
     int width,
     int height,
-    String format,
+    @Nullable String format,
     long duration,
     long size,
     int bitrate,
     boolean hasBitrate,
-    List<String> persons,
-    Player player,
-    String copyright) implements Serializable {
+    @Nullable List<String> persons,
+    @Nullable Player player,
+    @Nullable String copyright) implements Serializable {
 
   private static final long serialVersionUID = 1L;
 

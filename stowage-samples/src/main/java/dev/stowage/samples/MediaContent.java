@@ -2,6 +2,7 @@ package dev.stowage.samples;
 
 import java.io.Serializable;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The media-content object of the jvm-serializers benchmark: one {@link Media} with the
@@ -11,7 +12,7 @@ import java.util.List;
  * @param media the video
  * @param images its pictures, usually two
  */
-public record MediaContent(Media media, List<Image> images) implements Serializable {
+public record MediaContent(@Nullable Media media, @Nullable List<Image> images) implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /**

@@ -1,5 +1,7 @@
 package dev.stowage.samples;
 
+import dev.stowage.samples.protobuf.Image.Size;
+import dev.stowage.samples.protobuf.Media.Player;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,8 +32,8 @@ public final class ProtobufForms {
     if (record.ssn() != null) b.setSsn(record.ssn());
     if (record.company() != null) b.setCompany(record.company());
     if (record.phoneNumber() != null) b.setPhoneNumber(record.phoneNumber());
-    if (record.modifiedAt() != null) b.setModifiedAt(FormDates.toEpochSecond(record.modifiedAt()));
-    if (record.createdAt() != null) b.setCreatedAt(FormDates.toEpochSecond(record.createdAt()));
+    if (record.modifiedAt() != null) b.setModifiedAt(FormDates.epochSecond(record.modifiedAt()));
+    if (record.createdAt() != null) b.setCreatedAt(FormDates.epochSecond(record.createdAt()));
     return b.build();
   }
 
@@ -87,8 +89,8 @@ public final class ProtobufForms {
         .setBitrate(media.bitrate())
         .setHasBitrate(media.hasBitrate())
         .setPlayer(media.player() == Media.Player.FLASH
-            ? dev.stowage.samples.protobuf.Media.Player.FLASH
-            : dev.stowage.samples.protobuf.Media.Player.JAVA);
+            ? Player.FLASH
+            : Player.JAVA);
     if (media.uri() != null) b.setUri(media.uri());
     if (media.title() != null) b.setTitle(media.title());
     if (media.format() != null) b.setFormat(media.format());
@@ -109,7 +111,7 @@ public final class ProtobufForms {
         m.getBitrate(),
         m.getHasBitrate(),
         new ArrayList<>(m.getPersonsList()),
-        m.getPlayer() == dev.stowage.samples.protobuf.Media.Player.FLASH ? Media.Player.FLASH : Media.Player.JAVA,
+        m.getPlayer() == Player.FLASH ? Media.Player.FLASH : Media.Player.JAVA,
         m.hasCopyright() ? m.getCopyright() : null);
   }
 
@@ -118,8 +120,8 @@ public final class ProtobufForms {
         .setWidth(image.width())
         .setHeight(image.height())
         .setSize(image.size() == Image.Size.LARGE
-            ? dev.stowage.samples.protobuf.Image.Size.LARGE
-            : dev.stowage.samples.protobuf.Image.Size.SMALL);
+            ? Size.LARGE
+            : Size.SMALL);
     if (image.uri() != null) b.setUri(image.uri());
     if (image.title() != null) b.setTitle(image.title());
     return b.build();
@@ -131,6 +133,6 @@ public final class ProtobufForms {
         m.hasTitle() ? m.getTitle() : null,
         m.getWidth(),
         m.getHeight(),
-        m.getSize() == dev.stowage.samples.protobuf.Image.Size.LARGE ? Image.Size.LARGE : Image.Size.SMALL);
+        m.getSize() == Size.LARGE ? Image.Size.LARGE : Image.Size.SMALL);
   }
 }

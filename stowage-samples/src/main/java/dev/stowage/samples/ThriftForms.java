@@ -37,8 +37,8 @@ public final class ThriftForms {
         .setCompany(r.company())
         .setPhoneNumber(r.phoneNumber())
         .setCreatedTs(r.createdTs());
-    if (r.modifiedAt() != null) t.setModifiedAt(FormDates.toEpochSecond(r.modifiedAt()));
-    if (r.createdAt() != null) t.setCreatedAt(FormDates.toEpochSecond(r.createdAt()));
+    if (r.modifiedAt() != null) t.setModifiedAt(FormDates.epochSecond(r.modifiedAt()));
+    if (r.createdAt() != null) t.setCreatedAt(FormDates.epochSecond(r.createdAt()));
     return t;
   }
 

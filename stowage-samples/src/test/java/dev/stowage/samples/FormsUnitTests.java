@@ -2,6 +2,8 @@ package dev.stowage.samples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stowage.samples.thrift.TBoardRecord;
+import dev.stowage.samples.thrift.TMediaContent;
 import java.io.ByteArrayOutputStream;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -12,6 +14,7 @@ import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.thrift.TBase;
 import org.apache.thrift.TDeserializer;
 import org.apache.thrift.TSerializer;
@@ -67,13 +70,13 @@ class FormsUnitTests {
   @Test
   void thriftFormsRoundTrip() throws Exception {
     for (BoardRecord board : boards()) {
-      dev.stowage.samples.thrift.TBoardRecord struct = ThriftForms.toThrift(board);
+      TBoardRecord struct = ThriftForms.toThrift(board);
       assertThat(ThriftForms.fromThrift(struct)).isEqualTo(board);
-      assertThat(ThriftForms.fromThrift(thriftRoundTrip(struct, new dev.stowage.samples.thrift.TBoardRecord()))).isEqualTo(board);
+      assertThat(ThriftForms.fromThrift(thriftRoundTrip(struct, new TBoardRecord()))).isEqualTo(board);
     }
     for (MediaContent content : media()) {
-      dev.stowage.samples.thrift.TMediaContent struct = ThriftForms.toThrift(content);
-      assertThat(ThriftForms.fromThrift(thriftRoundTrip(struct, new dev.stowage.samples.thrift.TMediaContent()))).isEqualTo(content);
+      TMediaContent struct = ThriftForms.toThrift(content);
+      assertThat(ThriftForms.fromThrift(thriftRoundTrip(struct, new TMediaContent()))).isEqualTo(content);
     }
   }
 
@@ -88,7 +91,7 @@ class FormsUnitTests {
     assertThat(thrift).isLessThan(json - 120);
   }
 
-  private static <T extends org.apache.avro.specific.SpecificRecord> T avroRoundTrip(T record, Class<T> type) throws Exception {
+  private static <T extends SpecificRecord> T avroRoundTrip(T record, Class<T> type) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
     new SpecificDatumWriter<>(type).write(record, encoder);

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -77,7 +79,7 @@ class SamplesUnitTests {
       assertThat(board.credit()).matches("[0-9]{12,19}");
       assertThat(board.ssn()).matches("[0-9]{3}-[0-9]{2}-[0-9]{4}");
       assertThat(board.createdAt().getNano()).isZero();
-      assertThat(board.createdTs() / 1000).isEqualTo(board.createdAt().toEpochSecond(java.time.ZoneOffset.UTC));
+      assertThat(board.createdTs() / 1000).isEqualTo(board.createdAt().toEpochSecond(ZoneOffset.UTC));
       assertThat(board.body()).contains("\n");
       assertThat(board.address()).contains("\n");
     }
@@ -110,7 +112,7 @@ class SamplesUnitTests {
     Person first = Samples.person(0);
     assertThat(first.id()).isEqualTo(1);
     byte[] expected = sha(first);
-    assertThat(java.util.Base64.getDecoder().decode(first.md5())).hasSize(16).isEqualTo(expected);
+    assertThat(Base64.getDecoder().decode(first.md5())).hasSize(16).isEqualTo(expected);
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.stowage.testkit;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.embedded.RedisBinary;
 import java.io.File;
 import java.io.IOException;
@@ -21,6 +23,7 @@ import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A PostgreSQL server that tests may create databases in: either one already running on {@code
@@ -52,16 +55,17 @@ public final class PostgresServer implements AutoCloseable {
 
   private static final String OS_USER = "postgres";
   private static final int START_TIMEOUT_SECONDS = 60;
-  private static volatile PostgresServer shared;
+  private static volatile @Nullable PostgresServer shared;
 
   private final String host;
   private final int port;
   private final String user;
-  private final Path dataDir;
-  private final Path binDir;
+  /** Null for a server found running; set for a private one, with {@link #binDir}. */
+  private final @Nullable Path dataDir;
+  private final @Nullable Path binDir;
   private final boolean runAsPostgresUser;
 
-  private PostgresServer(String host, int port, String user, Path dataDir, Path binDir,
+  private PostgresServer(String host, int port, String user, @Nullable Path dataDir, @Nullable Path binDir,
       boolean runAsPostgresUser) {
     this.host = host;
     this.port = port;
@@ -172,14 +176,14 @@ public final class PostgresServer implements AutoCloseable {
   /** Stops a private server and deletes its directory; does nothing to a server found running. */
   @Override
   public synchronized void close() {
-    if (dataDir == null || !Files.exists(dataDir.getParent())) {
+    if (dataDir == null || !Files.exists(parent(dataDir))) {
       return;
     }
     if (Files.exists(dataDir.resolve("postmaster.pid"))) {
-      run(List.of(binDir.resolve("pg_ctl").toString(), "stop", "-D", dataDir.toString(), "-m",
+      run(List.of(requireNonNull(binDir).resolve("pg_ctl").toString(), "stop", "-D", dataDir.toString(), "-m",
           "immediate", "-w"), 30, false);
     }
-    try (Stream<Path> files = Files.walk(dataDir.getParent())) {
+    try (Stream<Path> files = Files.walk(parent(dataDir))) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException ignored) {
       // best effort: a temp directory
@@ -221,13 +225,15 @@ public final class PostgresServer implements AutoCloseable {
   }
 
   private void initAndStart() {
+    Path dataDir = requireNonNull(this.dataDir);
+    Path binDir = requireNonNull(this.binDir);
     String initdb = binDir.resolve("initdb").toString();
     run(List.of(initdb, "-D", dataDir.toString(), "-U", OS_USER, "-A", "trust", "-E", "UTF8",
         "--no-sync", "--locale=C"), 120, true);
-    Path socketDir = dataDir.getParent();
+    Path socketDir = parent(dataDir);
     run(List.of(binDir.resolve("pg_ctl").toString(), "start", "-D", dataDir.toString(), "-w",
         "-t", Integer.toString(START_TIMEOUT_SECONDS), "-l",
-        dataDir.getParent().resolve("postgres.log").toString(), "-o",
+        socketDir.resolve("postgres.log").toString(), "-o",
         "-p " + port + " -h 127.0.0.1 -k " + socketDir + " -F -c fsync=off"
             + " -c full_page_writes=off -c synchronous_commit=off -c max_connections=200"),
         START_TIMEOUT_SECONDS + 10, true);
@@ -269,7 +275,7 @@ public final class PostgresServer implements AutoCloseable {
   }
 
   private String serverLog() {
-    Path log = dataDir.getParent().resolve("postgres.log");
+    Path log = parent(requireNonNull(dataDir)).resolve("postgres.log");
     try {
       return Files.exists(log) ? "\nserver log:\n" + Files.readString(log).strip() : "";
     } catch (IOException e) {
@@ -277,7 +283,7 @@ public final class PostgresServer implements AutoCloseable {
     }
   }
 
-  private static Path findBinDir() {
+  private static @Nullable Path findBinDir() {
     String override = System.getProperty(BIN_PROPERTY);
     if (override != null && !override.isBlank()) {
       Path dir = Path.of(override);
@@ -285,7 +291,7 @@ public final class PostgresServer implements AutoCloseable {
     }
     Path onPath = RedisBinary.onPath("initdb");
     if (onPath != null) {
-      Path dir = resolveReal(onPath).getParent();
+      Path dir = parent(resolveReal(onPath));
       if (Files.isExecutable(dir.resolve("pg_ctl"))) {
         return dir;
       }
@@ -311,6 +317,11 @@ public final class PostgresServer implements AutoCloseable {
     return null;
   }
 
+  /** The directory above {@code path}, which the callers' paths (files and data directories) have. */
+  private static Path parent(Path path) {
+    return requireNonNull(path.getParent(), path + " has no parent directory");
+  }
+
   private static Path resolveReal(Path path) {
     try {
       return path.toRealPath();
@@ -321,7 +332,7 @@ public final class PostgresServer implements AutoCloseable {
 
   private static int versionOf(Path binDir) {
     try {
-      return Integer.parseInt(binDir.getParent().getFileName().toString());
+      return Integer.parseInt(String.valueOf(parent(binDir).getFileName()));
     } catch (NumberFormatException e) {
       return 0;
     }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stowage.embedded.RedisBinary;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.embedded.TlsCertificates;
+import java.io.EOFException;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -102,7 +104,7 @@ class RedisServerIntegrationTests {
       SSLContext noClientCertificate = SSLContext.getInstance("TLS");
       noClientCertificate.init(null, certificates.trustManagers(), null);
       assertThatThrownBy(() -> tlsPing(noClientCertificate, tls.port()))
-          .as("the server wants a client certificate").isInstanceOf(java.io.IOException.class);
+          .as("the server wants a client certificate").isInstanceOf(IOException.class);
 
       tls.restart();
       assertThat(tls.command("PING")).isEqualTo("+PONG");
@@ -117,12 +119,12 @@ class RedisServerIntegrationTests {
       out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();
       return new String(socket.getInputStream().readNBytes(5), StandardCharsets.US_ASCII);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return e.toString();
     }
   }
 
-  private static String tlsPing(SSLContext context, int port) throws java.io.IOException {
+  private static String tlsPing(SSLContext context, int port) throws IOException {
     try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
       socket.setSoTimeout(5000);
@@ -133,7 +135,7 @@ class RedisServerIntegrationTests {
       InputStream in = socket.getInputStream();
       byte[] reply = in.readNBytes(7);
       if (reply.length == 0) {
-        throw new java.io.EOFException("the server closed the connection");
+        throw new EOFException("the server closed the connection");
       }
       return new String(reply, StandardCharsets.US_ASCII);
     }

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyFactory;
+import java.security.Signature;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
@@ -69,7 +70,7 @@ class TlsCertificatesUnitTests {
     assertThat(text).startsWith("-----BEGIN PRIVATE KEY-----\n");
     String body = text.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
     var key = KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body)));
-    var signature = java.security.Signature.getInstance("SHA256withECDSA");
+    var signature = Signature.getInstance("SHA256withECDSA");
     signature.initSign(key);
     signature.update(new byte[] {1, 2, 3});
     byte[] signed = signature.sign();

@@ -1,5 +1,7 @@
 package dev.stowage.bench.cli;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.codecs.CodecUnderTest;
@@ -89,7 +91,7 @@ final class BenchCodecsCommand implements Callable<Integer> {
       Path file = results.writeTo(out);
       stderr.println("results written to " + file);
     } catch (UncheckedIOException e) {
-      stderr.println("bench codecs: " + e.getMessage() + ": " + e.getCause().getMessage());
+      stderr.println("bench codecs: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
       return 1;
     }
     return 0;
@@ -120,7 +122,7 @@ final class BenchCodecsCommand implements Callable<Integer> {
       try {
         return new DataSelection(List.of(DataShape.forName(value)));
       } catch (IllegalArgumentException e) {
-        throw new TypeConversionException(e.getMessage().replace("; choose from ", "; choose from all, "));
+        throw new TypeConversionException(String.valueOf(e.getMessage()).replace("; choose from ", "; choose from all, "));
       }
     }
   }

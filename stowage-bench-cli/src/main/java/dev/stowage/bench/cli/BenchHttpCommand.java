@@ -1,5 +1,7 @@
 package dev.stowage.bench.cli;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.http.HttpBench;
@@ -133,7 +135,7 @@ final class BenchHttpCommand implements Callable<Integer> {
       Path file = results.writeTo(out);
       stderr.println("results written to " + file);
     } catch (UncheckedIOException e) {
-      stderr.println("bench http: " + e.getMessage() + ": " + e.getCause().getMessage());
+      stderr.println("bench http: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
       return 1;
     }
     return 0;

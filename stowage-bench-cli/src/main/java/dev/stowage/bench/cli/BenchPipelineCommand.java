@@ -7,6 +7,7 @@ import dev.stowage.bench.pipeline.PipelineBench;
 import dev.stowage.cli.StowageVersion;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -75,7 +76,7 @@ final class BenchPipelineCommand implements Callable<Integer> {
   /** The row names, for the help text. */
   static final class RowNames implements Iterable<String> {
     @Override
-    public java.util.Iterator<String> iterator() {
+    public Iterator<String> iterator() {
       return PipelineBench.rowNames().iterator();
     }
   }

@@ -1,5 +1,7 @@
 package dev.stowage.bench.cli;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.transport.TransportBench;
@@ -112,7 +114,7 @@ final class BenchTransportCommand implements Callable<Integer> {
     try {
       stderr.println("results written to " + results.writeTo(out));
     } catch (UncheckedIOException e) {
-      stderr.println("bench transport: " + e.getMessage() + ": " + e.getCause().getMessage());
+      stderr.println("bench transport: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
       return 1;
     }
     return 0;

@@ -1,5 +1,7 @@
 package dev.stowage.bench.cli;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.ResultTable;
 import dev.stowage.bench.ResultsDocument;
@@ -47,7 +49,7 @@ final class RedisBenchOptions {
       stderr.flush();
       return 0;
     } catch (UncheckedIOException e) {
-      stderr.println("bench " + bench + ": " + e.getMessage() + ": " + e.getCause().getMessage());
+      stderr.println("bench " + bench + ": " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
       return 1;
     }
   }

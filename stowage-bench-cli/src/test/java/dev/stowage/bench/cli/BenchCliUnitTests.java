@@ -1,6 +1,7 @@
 package dev.stowage.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.bench.codecs.CodecUnderTest;
 import dev.stowage.bench.codecs.CodecsBench;
@@ -117,7 +118,7 @@ class BenchCliUnitTests {
 
   @Test
   void emptyPlansAreRejected() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(
+    assertThatThrownBy(
             () -> new CodecsBench.Plan(true, List.of(), List.of(PayloadVariant.BARE), List.of(DataShape.BOARD)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("choose at least one of the codecs");

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
+import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -52,7 +53,7 @@ class BenchHttpCommandIntegrationTests {
     assertThat(reads).allSatisfy(row -> assertThat(row.metric("page_bytes").getAsDouble()).isBetween(10_000.0, 30_000.0));
     // The load reads newer posts than the page measured before the write load, so sizes differ a little.
     assertThat(reads).allSatisfy(row -> assertThat(row.metric("bytes_per_request").getAsDouble())
-        .isCloseTo(row.metric("page_bytes").getAsDouble(), org.assertj.core.data.Percentage.withPercentage(20)));
+        .isCloseTo(row.metric("page_bytes").getAsDouble(), Percentage.withPercentage(20)));
     assertThat(stdout.toString()).contains("load: write").contains("load: read").contains("rps/json");
     assertThat(out.resolve("logs").resolve("board-seed-msgpack.log")).isNotEmptyFile();
   }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
@@ -38,8 +39,8 @@ final class SeedPersonStore implements PersonStore {
   private final String name;
   private final String keyPrefix;
   private final JedisConnectionFactory factory;
-  private final StringRedisTemplate strings;
-  private final RedisTemplate<String, Object> objects;
+  private final @Nullable StringRedisTemplate strings;
+  private final @Nullable RedisTemplate<String, Object> objects;
 
   SeedPersonStore(String name, RedisURI uri, String keyPrefix) {
     if (!name.equals(FASTJSON) && !name.equals(KRYO)) {
@@ -98,7 +99,7 @@ final class SeedPersonStore implements PersonStore {
     for (Person person : people) {
       if (strings != null) {
         strings.opsForValue().set(keyPrefix + person.id(), PersonSerializers.toFastjson(person));
-      } else {
+      } else if (objects != null) {
         objects.opsForValue().set(keyPrefix + person.id(), person);
       }
     }
@@ -111,7 +112,7 @@ final class SeedPersonStore implements PersonStore {
       if (strings != null) {
         String raw = strings.opsForValue().get(keyPrefix + id);
         people.add(raw == null ? null : PersonSerializers.fromFastjson(raw));
-      } else {
+      } else if (objects != null) {
         people.add((Person) objects.opsForValue().get(keyPrefix + id));
       }
     }
@@ -131,7 +132,7 @@ final class SeedPersonStore implements PersonStore {
     }
 
     @Override
-    public Object deserialize(byte[] bytes) throws SerializationException {
+    public @Nullable Object deserialize(byte[] bytes) throws SerializationException {
       return bytes == null || bytes.length == 0 ? null : PersonSerializers.fromKryo(bytes);
     }
   }

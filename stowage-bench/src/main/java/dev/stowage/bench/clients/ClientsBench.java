@@ -21,6 +21,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -319,7 +320,7 @@ public final class ClientsBench {
     if (path == null) {
       return Optional.empty();
     }
-    for (String dir : path.split(java.io.File.pathSeparator)) {
+    for (String dir : path.split(File.pathSeparator)) {
       Path candidate = Path.of(dir, executable);
       if (Files.isExecutable(candidate)) {
         return Optional.of(candidate);

@@ -2,6 +2,7 @@ package dev.stowage.bench.clients;
 
 import dev.stowage.bench.RowRole;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** One client configuration of table T4: reads the value of key number {@code index}. Thread-safe. */
 interface GetClient extends AutoCloseable {
@@ -13,7 +14,7 @@ interface GetClient extends AutoCloseable {
   Map<String, Object> params();
 
   /** The item at key {@code index}, decoded, or {@code null} when the key is missing. */
-  Object get(long index) throws Exception;
+  @Nullable Object get(long index) throws Exception;
 
   @Override
   void close();

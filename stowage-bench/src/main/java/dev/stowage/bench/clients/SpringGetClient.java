@@ -8,6 +8,7 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
@@ -123,7 +124,7 @@ final class SpringGetClient implements GetClient {
   }
 
   @Override
-  public Object get(long index) {
+  public @Nullable Object get(long index) {
     byte[] bytes = template.opsForValue().get(keyPrefix + ClientsBench.keySuffix(index));
     return bytes == null ? null : codec.decode(bytes);
   }

@@ -4,8 +4,10 @@ import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Stowage: {@code cache.get(key)} on a cache with the default codec and compression (one shared connection). */
 final class StowageGetClient implements GetClient {
@@ -16,7 +18,7 @@ final class StowageGetClient implements GetClient {
   private final RedisCache<Long, Item> cache;
 
   StowageGetClient(String uri, String keyPrefix) {
-    this.stowage = Stowage.builder().redis(uri).commandTimeout(java.time.Duration.ofSeconds(60)).build();
+    this.stowage = Stowage.builder().redis(uri).commandTimeout(Duration.ofSeconds(60)).build();
     this.cache = stowage.cache("items", Item.class).<Long>keys(ClientsBench::keySuffix).keyPrefix(keyPrefix).build();
   }
 
@@ -39,7 +41,7 @@ final class StowageGetClient implements GetClient {
   }
 
   @Override
-  public Object get(long index) {
+  public @Nullable Object get(long index) {
     return cache.get(index);
   }
 

@@ -1,5 +1,7 @@
 package dev.stowage.bench.codecs;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.Codec;
 import dev.stowage.codec.Codecs;
 import dev.stowage.samples.AvroForms;
@@ -10,11 +12,14 @@ import dev.stowage.samples.MediaContent;
 import dev.stowage.samples.ProtobufForms;
 import dev.stowage.samples.Samples;
 import dev.stowage.samples.ThriftForms;
+import dev.stowage.samples.thrift.TBoardRecord;
+import dev.stowage.samples.thrift.TMediaContent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Each codec's form of each data shape: the records the samples module makes, how the codec's own
@@ -92,7 +97,7 @@ final class CodecForms<S, T> {
       case AVRO -> new CodecForms<>(description, first, others, AvroForms::toAvro,
           Codecs.avro(dev.stowage.samples.avro.BoardRecord.class));
       case THRIFT -> new CodecForms<>(description, first, others, ThriftForms::toThrift,
-          Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class));
+          Codecs.thrift(TBoardRecord.class));
       default -> new CodecForms<>(description, first, others, CodecForms::copy, plainCodec(codec, BoardRecord.class));
     };
   }
@@ -108,13 +113,13 @@ final class CodecForms<S, T> {
       case AVRO -> new CodecForms<>(description, first, others, AvroForms::toAvro,
           Codecs.avro(dev.stowage.samples.avro.MediaContent.class));
       case THRIFT -> new CodecForms<>(description, first, others, ThriftForms::toThrift,
-          Codecs.thrift(dev.stowage.samples.thrift.TMediaContent.class));
+          Codecs.thrift(TMediaContent.class));
       default -> new CodecForms<>(description, first, others, CodecForms::copy, plainCodec(codec, MediaContent.class));
     };
   }
 
   @SuppressWarnings("unchecked")
-  private static <S> List<S> shared(String shape, long from, int n, java.util.function.Supplier<List<S>> make) {
+  private static <S> List<S> shared(String shape, long from, int n, Supplier<List<S>> make) {
     return (List<S>) SAMPLES.computeIfAbsent(shape + ":" + from + ":" + n, key -> List.copyOf(make.get()));
   }
 
@@ -141,11 +146,13 @@ final class CodecForms<S, T> {
 
   /** A media content built from the field values of another, nested objects included. */
   private static MediaContent copy(MediaContent c) {
-    Media m = c.media();
+    // The samples' media contents have them all.
+    Media m = requireNonNull(c.media(), "media");
     Media media = new Media(m.uri(), m.title(), m.width(), m.height(), m.format(), m.duration(), m.size(), m.bitrate(),
-        m.hasBitrate(), new ArrayList<>(m.persons()), m.player(), m.copyright());
-    List<Image> images = new ArrayList<>(c.images().size());
-    for (Image i : c.images()) {
+        m.hasBitrate(), new ArrayList<>(requireNonNull(m.persons(), "persons")), m.player(), m.copyright());
+    List<Image> given = requireNonNull(c.images(), "images");
+    List<Image> images = new ArrayList<>(given.size());
+    for (Image i : given) {
       images.add(new Image(i.uri(), i.title(), i.width(), i.height(), i.size()));
     }
     return new MediaContent(media, images);

@@ -2,9 +2,11 @@ package dev.stowage.bench.codecs;
 
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.RowRole;
+import dev.stowage.compress.Compression;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What table T3 records for one configuration: nanoseconds per record for each phase and the mean
@@ -95,11 +97,11 @@ public record CodecMeasurement(
    * {@value dev.stowage.compress.Compression#STANDARD_MIN_SIZE} bytes ({@code "standard"}), and
    * with a dictionary what a cache or feed writes once it has learned one ({@code "learned"}).
    */
-  public String stowageDefault() {
+  public @Nullable String stowageDefault() {
     if (codec != CodecUnderTest.MSGPACK_COMPACT) {
       return null;
     }
-    if (variant == PayloadVariant.NONE && size < dev.stowage.compress.Compression.STANDARD_MIN_SIZE) {
+    if (variant == PayloadVariant.NONE && size < Compression.STANDARD_MIN_SIZE) {
       return "standard";
     }
     return variant == PayloadVariant.ZSTD_DICT ? "learned" : null;

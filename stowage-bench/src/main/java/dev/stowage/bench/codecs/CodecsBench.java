@@ -7,6 +7,7 @@ import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.RunEnvironment;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -191,7 +192,7 @@ public final class CodecsBench {
         .shouldFailOnError(true)
         .build();
     ForkClassPath.run(() -> new Runner(prime, new JmhProgressFormat(new ProgressReporter(1,
-        new PrintStream(java.io.OutputStream.nullOutputStream())), CodecsBench::label)).run());
+        new PrintStream(OutputStream.nullOutputStream())), CodecsBench::label)).run());
     waitForCompilerIdle(Duration.ofSeconds(10));
     progressOut.printf("primed JMH's measurement loop in %.1fs%n", (System.nanoTime() - start) / 1e9);
   }

@@ -5,6 +5,7 @@ import dev.stowage.board.BoardApplication;
 import dev.stowage.board.BoardMode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,6 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * The board service in a JVM of its own: a child {@code java} process on this JVM's class path
@@ -36,8 +38,8 @@ public final class BoardProcess implements AutoCloseable {
   public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(120);
 
   private static final int LOG_LINES = 40;
-  private static final java.util.regex.Pattern STACK_FRAME =
-      java.util.regex.Pattern.compile("^\\s+(at |\\.\\.\\. \\d+ more)");
+  private static final Pattern STACK_FRAME =
+      Pattern.compile("^\\s+(at |\\.\\.\\. \\d+ more)");
   private static final Set<BoardProcess> RUNNING = ConcurrentHashMap.newKeySet();
 
   static {
@@ -211,7 +213,7 @@ public final class BoardProcess implements AutoCloseable {
    * @throws BenchmarkRunException if no port can be had
    */
   public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();
     } catch (IOException e) {

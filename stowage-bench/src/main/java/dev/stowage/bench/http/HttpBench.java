@@ -1,5 +1,7 @@
 package dev.stowage.bench.http;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
@@ -32,6 +34,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Table T1: the board service's write and read loads in each mode.
@@ -59,8 +63,8 @@ public final class HttpBench {
   private final Plan plan;
   private final PrintStream progress;
   private final BoardPreload preload;
-  private List<byte[]> writeBodies;
-  private String redisVersion;
+  private @Nullable List<byte[]> writeBodies;
+  private @Nullable String redisVersion;
 
   private HttpBench(Plan plan, PrintStream progress) {
     this.plan = Objects.requireNonNull(plan, "plan");
@@ -194,8 +198,8 @@ public final class HttpBench {
           throw new BenchmarkRunException("the board service (" + target.mode().label() + ") died during the loads;"
               + " last lines of " + target.board().log() + ":\n" + target.board().lastLogLines(), null);
         }
-        rows.add(row(target.mode(), "write", "POST /boards", writes.get(target.mode()), target.usedMemory(), Map.of()));
-        rows.add(row(target.mode(), "read", "GET " + READ_PATH, reads.get(target.mode()), target.usedMemory(),
+        rows.add(row(target.mode(), "write", "POST /boards", requireNonNull(writes.get(target.mode())), target.usedMemory(), Map.of()));
+        rows.add(row(target.mode(), "read", "GET " + READ_PATH, requireNonNull(reads.get(target.mode())), target.usedMemory(),
             readExtras(target.pageBytes(), wrk)));
       }
       return new ResultsDocument("http", plan.quick(), RunEnvironment.capture(redisVersion, Clock.systemDefaultZone()),
@@ -264,7 +268,7 @@ public final class HttpBench {
    * connections are already open).
    */
   private Map<BoardMode, LoadResult> interleave(String load, List<Target> targets,
-      java.util.function.Function<Target, RequestIssuer> issuerOf) {
+      Function<Target, RequestIssuer> issuerOf) {
     Map<BoardMode, RequestIssuer> issuers = new LinkedHashMap<>();
     for (Target target : targets) {
       issuers.put(target.mode(), issuerOf.apply(target));
@@ -276,7 +280,7 @@ public final class HttpBench {
         String label = "warm-up " + load + " " + target.mode().label();
         LoadResult warmup = LoadGenerator.run(label,
             new LoadPlan(shape.users(), shape.rampPerSecond(), plan.warmup(), shape.progressInterval()),
-            issuers.get(target.mode()), progress);
+            requireNonNull(issuers.get(target.mode())), progress);
         progress.printf(Locale.ROOT, "== %s: %.0f rps, %d errors (not counted)%n", label,
             warmup.requestsPerSecond(), warmup.errors());
       }
@@ -289,12 +293,12 @@ public final class HttpBench {
         double ramp = round == 1 && !warm ? shape.rampPerSecond() : allAtOnce;
         String label = load + " " + target.mode().label() + " " + round + "/" + plan.rounds();
         slices.computeIfAbsent(target.mode(), m -> new ArrayList<>()).add(LoadGenerator.run(label,
-            new LoadPlan(shape.users(), ramp, slice, shape.progressInterval()), issuers.get(target.mode()), progress));
+            new LoadPlan(shape.users(), ramp, slice, shape.progressInterval()), requireNonNull(issuers.get(target.mode())), progress));
       }
     }
     Map<BoardMode, LoadResult> results = new LinkedHashMap<>();
     for (Target target : targets) {
-      LoadResult combined = LoadResult.combine(load + " " + target.mode().label(), slices.get(target.mode()));
+      LoadResult combined = LoadResult.combine(load + " " + target.mode().label(), requireNonNull(slices.get(target.mode())));
       summary(combined);
       results.put(target.mode(), combined);
     }
@@ -403,7 +407,7 @@ public final class HttpBench {
     }
   }
 
-  private static String field(String info, String name) {
+  private static @Nullable String field(String info, String name) {
     for (String line : info.split("\r?\n")) {
       if (line.startsWith(name + ":")) {
         return line.substring(name.length() + 1).strip();

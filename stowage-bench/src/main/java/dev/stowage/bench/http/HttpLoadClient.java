@@ -3,6 +3,7 @@ package dev.stowage.bench.http;
 import dev.stowage.bench.load.Outcome;
 import dev.stowage.bench.load.RequestIssuer;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An HTTP/1.1 client for load: one base URL, keep-alive connections, each call one request whose
@@ -27,7 +28,7 @@ public interface HttpLoadClient extends AutoCloseable {
   }
 
   /** {@code GET path} with {@code Accept: accept}, or no {@code Accept} header when null. */
-  CompletionStage<Outcome> get(String path, String accept);
+  CompletionStage<Outcome> get(String path, @Nullable String accept);
 
   /** {@code POST path} with a JSON body. The bytes moved count the request body too. */
   default CompletionStage<Outcome> postJson(String path, byte[] json) {
@@ -38,7 +39,7 @@ public interface HttpLoadClient extends AutoCloseable {
    * {@code POST path} with a body of {@code contentType}, and {@code Accept: accept} unless it is
    * null. The bytes moved count the request body too.
    */
-  CompletionStage<Outcome> post(String path, String contentType, String accept, byte[] body);
+  CompletionStage<Outcome> post(String path, String contentType, @Nullable String accept, byte[] body);
 
   /** An issuer sending {@code GET path} for every user. */
   default RequestIssuer getting(String path) {

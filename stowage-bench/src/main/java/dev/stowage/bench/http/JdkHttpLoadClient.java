@@ -9,12 +9,14 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link HttpLoadClient} on the JDK's {@link HttpClient} (HTTP/1.1, which opens a connection per
@@ -45,18 +47,18 @@ public final class JdkHttpLoadClient implements HttpLoadClient {
   }
 
   @Override
-  public CompletionStage<Outcome> get(String path, String accept) {
+  public CompletionStage<Outcome> get(String path, @Nullable String accept) {
     return send(accepting(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET(), accept), 0);
   }
 
   @Override
-  public CompletionStage<Outcome> post(String path, String contentType, String accept, byte[] body) {
+  public CompletionStage<Outcome> post(String path, String contentType, @Nullable String accept, byte[] body) {
     return send(accepting(HttpRequest.newBuilder(URI.create(baseUrl + path))
         .header("Content-Type", contentType)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body)), accept), body.length);
   }
 
-  private static HttpRequest.Builder accepting(HttpRequest.Builder request, String accept) {
+  private static HttpRequest.Builder accepting(HttpRequest.Builder request, @Nullable String accept) {
     return accept == null ? request : request.header("Accept", accept);
   }
 
@@ -85,7 +87,7 @@ public final class JdkHttpLoadClient implements HttpLoadClient {
 
   /** Counts the body's bytes and drops them. */
   private static final class CountingSubscriber implements HttpResponse.BodySubscriber<Long> {
-    private final java.util.concurrent.CompletableFuture<Long> result = new java.util.concurrent.CompletableFuture<>();
+    private final CompletableFuture<Long> result = new CompletableFuture<>();
     private long total;
 
     @Override

@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link HttpLoadClient} on Netty's HTTP codec alone: each request takes an idle keep-alive
@@ -94,17 +95,18 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
   }
 
   @Override
-  public CompletionStage<Outcome> get(String path, String accept) {
+  public CompletionStage<Outcome> get(String path, @Nullable String accept) {
     return send(request(HttpMethod.GET, path, accept, null, null), 0);
   }
 
   @Override
-  public CompletionStage<Outcome> post(String path, String contentType, String accept, byte[] body) {
+  public CompletionStage<Outcome> post(String path, String contentType, @Nullable String accept, byte[] body) {
     Objects.requireNonNull(body, "body");
     return send(request(HttpMethod.POST, path, accept, contentType, body), body.length);
   }
 
-  private FullHttpRequest request(HttpMethod method, String path, String accept, String contentType, byte[] body) {
+  private FullHttpRequest request(HttpMethod method, String path, @Nullable String accept, @Nullable String contentType,
+      byte @Nullable [] body) {
     FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path,
         body == null ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
     request.headers().set(HttpHeaderNames.HOST, hostHeader);
@@ -163,7 +165,7 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
   private final class Connection extends SimpleChannelInboundHandler<HttpObject> {
     private final Channel channel;
     /** Touched by the caller that takes the idle connection, then only by its event loop. */
-    private CompletableFuture<Outcome> pending;
+    private @Nullable CompletableFuture<Outcome> pending;
     private long sent;
     private long received;
     private int status;

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
@@ -55,19 +56,19 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
   }
 
   @Override
-  public CompletionStage<Outcome> get(String path, String accept) {
+  public CompletionStage<Outcome> get(String path, @Nullable String accept) {
     return exchange(accepting(client, accept).get().uri(path), 0);
   }
 
   @Override
-  public CompletionStage<Outcome> post(String path, String contentType, String accept, byte[] body) {
+  public CompletionStage<Outcome> post(String path, String contentType, @Nullable String accept, byte[] body) {
     HttpClient.ResponseReceiver<?> request = accepting(client, accept)
         .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, contentType))
         .post().uri(path).send(Mono.fromSupplier(() -> (ByteBuf) Unpooled.wrappedBuffer(body)));
     return exchange(request, body.length);
   }
 
-  private static HttpClient accepting(HttpClient client, String accept) {
+  private static HttpClient accepting(HttpClient client, @Nullable String accept) {
     return accept == null ? client : client.headers(h -> h.set(HttpHeaderNames.ACCEPT, accept));
   }
 

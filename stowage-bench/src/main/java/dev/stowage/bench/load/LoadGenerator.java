@@ -1,5 +1,7 @@
 package dev.stowage.bench.load;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a {@link LoadPlan} against a {@link RequestIssuer}: closed-loop virtual users, each with one
@@ -60,7 +64,7 @@ public final class LoadGenerator {
   private final LongAdder failureCount = new LongAdder();
   private final LongAdder bytes = new LongAdder();
   private final List<CompletableFuture<Void>> users = new ArrayList<>();
-  private ExecutorService starters;
+  private @Nullable ExecutorService starters;
   private volatile boolean stopping;
   private long startNanos;
 
@@ -131,7 +135,7 @@ public final class LoadGenerator {
         for (CompletableFuture<?> user : started) {
           unfinished += user.isDone() ? 0 : 1;
         }
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         throw new IllegalStateException("a virtual user of '" + label + "' failed: " + e.getCause(), e.getCause());
       }
       long endNanos = System.nanoTime();
@@ -170,7 +174,7 @@ public final class LoadGenerator {
         users.add(done);
       }
       VirtualUser virtualUser = new VirtualUser(user, done);
-      starters.execute(virtualUser::next);
+      requireNonNull(starters, "starters").execute(virtualUser::next);
     }
   }
 
@@ -202,7 +206,7 @@ public final class LoadGenerator {
     return sorted;
   }
 
-  private void record(long issuedNanos, Outcome outcome, Throwable error) {
+  private void record(long issuedNanos, @Nullable Outcome outcome, @Nullable Throwable error) {
     if (error == null && outcome != null && outcome.success()) {
       long micros = (System.nanoTime() - issuedNanos) / 1000;
       recorder.recordValue(Math.min(Math.max(micros, 0), HIGHEST_MICROS));
@@ -264,7 +268,7 @@ public final class LoadGenerator {
     }
   }
 
-  private static Throwable exceptionOf(CompletableFuture<?> stage) {
+  private static @Nullable Throwable exceptionOf(CompletableFuture<?> stage) {
     try {
       stage.join();
       return null;

@@ -3,6 +3,7 @@ package dev.stowage.bench.load;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.HdrHistogram.Histogram;
@@ -40,7 +41,7 @@ public record LoadResult(String label, int usersStarted, long succeeded, Map<Str
    *
    * @throws IllegalArgumentException if {@code slices} is empty
    */
-  public static LoadResult combine(String label, java.util.List<LoadResult> slices) {
+  public static LoadResult combine(String label, List<LoadResult> slices) {
     Objects.requireNonNull(label, "label");
     if (slices.isEmpty()) {
       throw new IllegalArgumentException("no slices to combine for '" + label + "'");

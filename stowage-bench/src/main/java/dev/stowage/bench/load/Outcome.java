@@ -1,6 +1,9 @@
 package dev.stowage.bench.load;
 
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one request did: succeeded or failed, and how many bytes it moved (request and response
@@ -11,7 +14,7 @@ import java.util.Objects;
  * @param failure a short, stable cause such as {@code "HTTP 500"} or {@code "connection closed"},
  *     used to group errors; {@code null} exactly when {@code success}
  */
-public record Outcome(boolean success, long bytes, String failure) {
+public record Outcome(boolean success, long bytes, @Nullable String failure) {
 
   /**
    * Checks the invariants.
@@ -47,8 +50,8 @@ public record Outcome(boolean success, long bytes, String failure) {
   public static Outcome failure(Throwable error) {
     Objects.requireNonNull(error, "error");
     Throwable cause = error;
-    while ((cause instanceof java.util.concurrent.CompletionException
-        || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null) {
+    while ((cause instanceof CompletionException
+        || cause instanceof ExecutionException) && cause.getCause() != null) {
       cause = cause.getCause();
     }
     String message = cause.getMessage();

@@ -13,8 +13,12 @@ import dev.stowage.compress.Compression;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The rows that store the records in a Stowage {@link Feed}: one sorted set whose members are the
@@ -57,7 +61,7 @@ final class FeedRows {
     }
     long before = redis.usedMemory();
     long dictionaryId = -1;
-    try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(java.time.Duration.ofSeconds(60)).build()) {
+    try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(60)).build()) {
       Class<Object> type = (Class<Object>) kind.type();
       String codecName = spec.codec();
       Encoding<Object> encoding = codecName.equals("default") ? Encoding.defaultFor(type)
@@ -100,7 +104,7 @@ final class FeedRows {
     if (scores.size() != records.size()) {
       throw new BenchmarkRunException(spec.name() + ": addAll returned " + scores.size() + " scores for " + records.size() + " records", null);
     }
-    java.util.Map<Long, Integer> indexOf = new java.util.HashMap<>();
+    Map<Long, Integer> indexOf = new HashMap<>();
     for (int i = 0; i < scores.size(); i++) {
       indexOf.put(scores.get(i), i);
     }
@@ -130,7 +134,7 @@ final class FeedRows {
       long bytes = 0;
       long count = 0;
       for (byte[] bucket : connection.sync().zrandmember(MemoryBench.bytes(key), 20)) {
-        long number = Long.parseLong(new String(bucket, java.nio.charset.StandardCharsets.US_ASCII));
+        long number = Long.parseLong(new String(bucket, StandardCharsets.US_ASCII));
         String bucketKey = StowageKeys.feedBucket(key, number);
         for (byte[] entry : connection.sync().lrange(MemoryBench.bytes(bucketKey), 0, -1)) {
           bytes += entry.length;

@@ -15,7 +15,9 @@ import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryResolver;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.samples.Person;
 import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
@@ -32,6 +34,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 /**
@@ -315,7 +318,7 @@ public final class MemoryBench {
   }
 
   private static void writeKeys(StatefulRedisConnection<byte[], byte[]> connection, List<?> records, List<byte[]> values,
-      java.util.function.Function<Object, byte[]> keyOf) {
+      Function<Object, byte[]> keyOf) {
     RedisAsyncCommands<byte[], byte[]> async = connection.async();
     connection.setAutoFlushCommands(false);
     try {
@@ -340,7 +343,7 @@ public final class MemoryBench {
   }
 
   private static int verify(RowSpec spec, List<?> records, BenchRedis redis, String prefix) {
-    RecordKind kind = (records.get(0) instanceof dev.stowage.samples.Person) ? RecordKind.PERSON : RecordKind.BOARD;
+    RecordKind kind = (records.get(0) instanceof Person) ? RecordKind.PERSON : RecordKind.BOARD;
     RedisClient client = RedisClient.create(redis.redisUri());
     int verified = 0;
     try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
@@ -350,7 +353,7 @@ public final class MemoryBench {
         Object expected = records.get(i);
         byte[] value;
         if (spec.layout().equals("zset")) {
-          List<byte[]> members = connection.sync().zrangebyscore(bytes(zsetKey(prefix, kind)), io.lettuce.core.Range.create(i + 1, i + 1));
+          List<byte[]> members = connection.sync().zrangebyscore(bytes(zsetKey(prefix, kind)), Range.create(i + 1, i + 1));
           value = members.size() == 1 ? members.get(0) : null;
         } else {
           value = connection.sync().get(bytes(recordKey(prefix, kind, idOf.applyAsLong(expected))));
@@ -376,7 +379,7 @@ public final class MemoryBench {
           new ValueForm("msgpack", "bare", msgpack::encode, b -> msgpack.decode(b, 0, b.length), null));
     }
     return List.of(
-        new ValueForm("fastjson", "bare", p -> PersonSerializers.fastjsonBytes((dev.stowage.samples.Person) p), PersonSerializers::fromFastjsonBytes, null),
+        new ValueForm("fastjson", "bare", p -> PersonSerializers.fastjsonBytes((Person) p), PersonSerializers::fromFastjsonBytes, null),
         new ValueForm("kryo", "bare", PersonSerializers::toKryo, PersonSerializers::fromKryo, null));
   }
 

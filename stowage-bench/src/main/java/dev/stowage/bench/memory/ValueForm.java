@@ -1,6 +1,7 @@
 package dev.stowage.bench.memory;
 
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a record becomes a Redis value and back: a codec, bare or inside Stowage's envelope with a
@@ -12,7 +13,8 @@ import java.util.function.Function;
  * @param decode bytes to record
  * @param dictionary the zstd dictionary the values need, stored in Redis beside them, or {@code null}
  */
-record ValueForm(String codec, String compression, Function<Object, byte[]> encode, Function<byte[], Object> decode, byte[] dictionary) {
+record ValueForm(String codec, String compression, Function<Object, byte[]> encode, Function<byte[], Object> decode,
+    byte @Nullable [] dictionary) {
 
   /** {@code codec} or {@code codec+compression}. */
   String label() {

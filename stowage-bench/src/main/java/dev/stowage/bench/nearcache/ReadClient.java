@@ -4,6 +4,7 @@ import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import java.util.Map;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /** One row's client: reads item number {@code index}, from its near cache or from Redis. Thread-safe. */
 interface ReadClient extends AutoCloseable {
@@ -16,7 +17,7 @@ interface ReadClient extends AutoCloseable {
   Map<String, Object> params();
 
   /** The item at {@code index}, decoded, or {@code null} when Redis holds none. */
-  Item get(int index) throws Exception;
+  @Nullable Item get(int index) throws Exception;
 
   /**
    * The reads that the client's near cache could not answer and sent to Redis since it was made,

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RLocalCachedMap;
 import org.redisson.api.RedissonClient;
@@ -80,7 +81,7 @@ final class RedissonLocalCachedClient implements ReadClient {
   }
 
   @Override
-  public Item get(int index) {
+  public @Nullable Item get(int index) {
     return map.get(keys.suffix(index));
   }
 

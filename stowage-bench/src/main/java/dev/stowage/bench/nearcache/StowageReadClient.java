@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Stowage's two rows: {@code cache.get(index)} on a cache with the default codec and compression,
@@ -64,7 +65,7 @@ final class StowageReadClient implements ReadClient {
   }
 
   @Override
-  public Item get(int index) {
+  public @Nullable Item get(int index) {
     return cache.get(index);
   }
 

@@ -4,6 +4,7 @@ import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One way of writing a batch of items to Redis: one row of table T2. Implementations hold their
@@ -24,7 +25,7 @@ interface BulkWriter extends AutoCloseable {
   void write(List<Item> items, String keyPrefix) throws Exception;
 
   /** Reads one item back the way this row's client would, or {@code null} if the key is absent. */
-  Item read(String key) throws Exception;
+  @Nullable Item read(String key) throws Exception;
 
   @Override
   void close();

@@ -19,6 +19,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The limit: the items' JSON bytes, encoded before the clock starts, sent as SET commands on one
@@ -84,7 +85,7 @@ final class LettuceRawWriter implements BulkWriter {
   }
 
   @Override
-  public Item read(String key) throws IOException {
+  public @Nullable Item read(String key) throws IOException {
     byte[] value = connection.sync().get(key.getBytes(StandardCharsets.UTF_8));
     return value == null ? null : mapper.readValue(value, Item.class);
   }

@@ -6,7 +6,6 @@ import dev.stowage.bench.ProgressReporter;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
 import dev.stowage.bench.ResultsDocument;
-import dev.stowage.bench.RowRole;
 import dev.stowage.bench.RunEnvironment;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
@@ -16,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
@@ -138,7 +138,7 @@ public final class PipelineBench {
           long keys = redis.countKeys(prefix);
           int verified = verify(writer, items, prefix);
           sizeRows.add(row(writer, n, millis[w], keys, verified));
-          progress.finished(writer.name() + " N=" + n + "  " + String.format(java.util.Locale.ROOT, "%.1f ms", median(millis[w])));
+          progress.finished(writer.name() + " N=" + n + "  " + String.format(Locale.ROOT, "%.1f ms", median(millis[w])));
         }
         rows.addAll(withLimitRatio(sizeRows));
       }
@@ -192,7 +192,11 @@ public final class PipelineBench {
     factories.put(StowagePutAllWriter.NAME, r -> new StowagePutAllWriter(r.uri(), true));
     factories.put(StowagePutAllWriter.NO_EXPIRY_NAME, r -> new StowagePutAllWriter(r.uri(), false));
     factories.put(LettuceRawWriter.NAME, r -> new LettuceRawWriter(r.redisUri()));
-    return factories.get(name).apply(redis);
+    Function<BenchRedis, BulkWriter> factory = factories.get(name);
+    if (factory == null) {
+      throw new IllegalArgumentException("unknown writer " + name + "; known: " + factories.keySet());
+    }
+    return factory.apply(redis);
   }
 
   private static int verify(BulkWriter writer, List<Item> items, String prefix) throws Exception {

@@ -5,10 +5,13 @@ import dev.stowage.Stowage;
 import dev.stowage.StowageKeys;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
+import io.lettuce.core.RedisClient;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Stowage's bulk write: {@code cache.putAll(map)} on a cache with every default (compact MessagePack,
@@ -30,7 +33,7 @@ final class StowagePutAllWriter implements BulkWriter {
   StowagePutAllWriter(String uri, boolean expire) {
     this.expire = expire;
     this.uri = uri;
-    this.stowage = Stowage.builder().redis(uri).commandTimeout(java.time.Duration.ofSeconds(60)).build();
+    this.stowage = Stowage.builder().redis(uri).commandTimeout(Duration.ofSeconds(60)).build();
   }
 
   @Override
@@ -62,7 +65,7 @@ final class StowagePutAllWriter implements BulkWriter {
   }
 
   @Override
-  public Item read(String key) {
+  public @Nullable Item read(String key) {
     int split = key.lastIndexOf(':') + 1;
     return cache(key.substring(0, split)).get(Long.parseLong(key.substring(split)));
   }
@@ -83,7 +86,7 @@ final class StowagePutAllWriter implements BulkWriter {
   private void forgetLearnedDictionary() {
     // Where core records the dictionary a cache learned (RedisCache.Builder#learnDictionary).
     String learned = StowageKeys.learnedByCache(name());
-    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
+    RedisClient client = RedisClient.create(uri);
     try (var connection = client.connect()) {
       for (String hexId : connection.sync().hvals(learned)) {
         connection.sync().del(StowageKeys.dictionary(Long.parseLong(hexId, 16)));

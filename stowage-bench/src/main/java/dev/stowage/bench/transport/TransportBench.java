@@ -1,5 +1,7 @@
 package dev.stowage.bench.transport;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
@@ -332,12 +334,12 @@ public final class TransportBench {
     List<ResultRow> rows = new ArrayList<>();
     for (Transport transport : issuers.keySet()) {
       LoadResult combined = LoadResult.combine(operation + " " + transport.label() + " x" + users,
-          slices.get(transport));
+          requireNonNull(slices.get(transport)));
       progress.printf(Locale.ROOT, "== %s: %.0f rps, p50 %.2f ms, p99 %.2f ms, %d errors%s%n",
           combined.label(), combined.requestsPerSecond(), combined.latencyMillis(50),
           combined.latencyMillis(99), combined.errors(),
           combined.failures().isEmpty() ? "" : " " + combined.failures());
-      long[] totals = wire.get(transport);
+      long[] totals = requireNonNull(wire.get(transport));
       rows.add(row(transport, operation, users, combined, totals[1] == 0 ? 0 : totals[0] / totals[1]));
     }
     return rows;

@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,11 +46,11 @@ class CodecBenchmarkSmokeUnitTests {
     }
     assertThat(row.metric("total_ns").getAsDouble())
         .isCloseTo(row.metric("create_ns").getAsDouble() + row.metric("ser_ns").getAsDouble() + row.metric("deser_ns").getAsDouble(),
-            org.assertj.core.api.Assertions.within(0.5));
+            Assertions.within(0.5));
 
     CodecFixture<?, ?> fixture = CodecFixture.create(CodecUnderTest.KRYO, PayloadVariant.ZSTD_DICT, DataShape.BOARD);
-    assertThat(row.metric("size").getAsDouble()).isCloseTo((double) fixture.encodedBytes() / CodecFixture.RECORDS, org.assertj.core.api.Assertions.within(0.05));
-    assertThat(row.metric("size_deflate").getAsDouble()).isCloseTo((double) fixture.deflatedBytes() / CodecFixture.RECORDS, org.assertj.core.api.Assertions.within(0.05));
+    assertThat(row.metric("size").getAsDouble()).isCloseTo((double) fixture.encodedBytes() / CodecFixture.RECORDS, Assertions.within(0.05));
+    assertThat(row.metric("size_deflate").getAsDouble()).isCloseTo((double) fixture.deflatedBytes() / CodecFixture.RECORDS, Assertions.within(0.05));
     List<String> lines = progress.toString(StandardCharsets.UTF_8).lines().toList();
     assertThat(lines.get(lines.size() - 1)).startsWith("[1/1] kryo+zstd-dict board");
     if (quick) {

@@ -3,6 +3,9 @@ package dev.stowage.bench.codecs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Envelope;
+import dev.stowage.compress.CompressionIds;
+import dev.stowage.samples.ProtobufForms;
+import dev.stowage.samples.Samples;
 import org.junit.jupiter.api.Test;
 
 /** Every codec × variant × shape of table T3 builds, and every record survives its round trip. */
@@ -30,7 +33,7 @@ class CodecFormsUnitTests {
     byte[] bareBytes = bare.encode(bare.create(0));
     byte[] dictBytes = dict.encode(dict.create(0));
     assertThat(Envelope.isEnvelope(bareBytes)).isFalse();
-    assertThat(Envelope.readHeader(dictBytes).compressionId()).isEqualTo(dev.stowage.compress.CompressionIds.ZSTD_DICT);
+    assertThat(Envelope.readHeader(dictBytes).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
     assertThat(dictBytes.length).isLessThan(bareBytes.length);
   }
 
@@ -38,9 +41,9 @@ class CodecFormsUnitTests {
   void theCodecsFormIsBuiltFromTheSameRecord() {
     CodecFixture<Object, Object> json = fixture(CodecUnderTest.JSON, PayloadVariant.BARE, DataShape.BOARD);
     CodecFixture<Object, Object> protobuf = fixture(CodecUnderTest.PROTOBUF, PayloadVariant.BARE, DataShape.BOARD);
-    assertThat(json.create(3)).isInstanceOf(dev.stowage.samples.BoardRecord.class).isEqualTo(dev.stowage.samples.Samples.board(3));
-    assertThat(dev.stowage.samples.ProtobufForms.fromProtobuf((dev.stowage.samples.protobuf.BoardRecord) protobuf.create(3)))
-        .isEqualTo(dev.stowage.samples.Samples.board(3));
+    assertThat(json.create(3)).isInstanceOf(dev.stowage.samples.BoardRecord.class).isEqualTo(Samples.board(3));
+    assertThat(ProtobufForms.fromProtobuf((dev.stowage.samples.protobuf.BoardRecord) protobuf.create(3)))
+        .isEqualTo(Samples.board(3));
   }
 
   @SuppressWarnings("unchecked")

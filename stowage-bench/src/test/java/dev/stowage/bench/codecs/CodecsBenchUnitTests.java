@@ -10,6 +10,7 @@ import dev.stowage.bench.RunEnvironment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.runner.options.Options;
@@ -27,9 +28,9 @@ class CodecsBenchUnitTests {
 
     assertThat(json.name()).isEqualTo("json");
     assertThat(json.params()).containsExactly(
-        org.assertj.core.api.Assertions.entry("codec", "json"),
-        org.assertj.core.api.Assertions.entry("compression", "bare"),
-        org.assertj.core.api.Assertions.entry("data", "board"));
+        Assertions.entry("codec", "json"),
+        Assertions.entry("compression", "bare"),
+        Assertions.entry("data", "board"));
     assertThat(json.metrics()).containsOnlyKeys("create_ns", "ser_ns", "deser_ns", "total_ns", "size", "size_deflate");
     assertThat(json.metrics().keySet()).containsExactly("create_ns", "ser_ns", "deser_ns", "total_ns", "size", "size_deflate");
     assertThat(json.metric("total_ns")).hasValue(1200.0);

@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
@@ -117,7 +118,7 @@ class HttpLoadIntegrationTests {
           client.getting("/flaky"), progress);
     }
     assertThat(failedServed.get()).isPositive();
-    assertThat(result.failures()).containsExactly(java.util.Map.entry("HTTP 500", failedServed.get()));
+    assertThat(result.failures()).containsExactly(Map.entry("HTTP 500", failedServed.get()));
     assertThat(result.succeeded()).isEqualTo(okServed.get());
   }
 

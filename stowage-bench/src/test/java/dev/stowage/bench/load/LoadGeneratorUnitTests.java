@@ -8,8 +8,12 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -63,7 +67,7 @@ class LoadGeneratorUnitTests {
         user -> {
           users.put(user, true);
           return CompletableFuture.supplyAsync(() -> Outcome.success(1),
-              CompletableFuture.delayedExecutor(300, java.util.concurrent.TimeUnit.MILLISECONDS));
+              CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
         }, progress);
 
     // Each user issued exactly one request before the end; each is counted once it completes.
@@ -79,14 +83,14 @@ class LoadGeneratorUnitTests {
         user -> new CompletableFuture<>(), progress, Duration.ofMillis(100));
 
     assertThat(result.succeeded()).isZero();
-    assertThat(result.failures()).containsExactly(java.util.Map.entry(LoadGenerator.UNFINISHED, 5L));
+    assertThat(result.failures()).containsExactly(Map.entry(LoadGenerator.UNFINISHED, 5L));
   }
 
   @Test
   void theRampStartsUsersAtItsRateNotAllAtOnce() {
     LoadResult result = LoadGenerator.run("ramp", new LoadPlan(100, 10, Duration.ofMillis(900)),
         user -> CompletableFuture.supplyAsync(() -> Outcome.success(1),
-            CompletableFuture.delayedExecutor(10, java.util.concurrent.TimeUnit.MILLISECONDS)),
+            CompletableFuture.delayedExecutor(10, TimeUnit.MILLISECONDS)),
         progress);
 
     // At 10 users a second, at most 1 + 9 users can have started within 0.9 s.
@@ -97,7 +101,7 @@ class LoadGeneratorUnitTests {
   void progressLinesNameTheLoadAndItsUsers() {
     LoadGenerator.run("read demo", new LoadPlan(2, 1000, Duration.ofMillis(700), Duration.ofMillis(200)),
         user -> CompletableFuture.supplyAsync(() -> Outcome.success(1),
-            CompletableFuture.delayedExecutor(5, java.util.concurrent.TimeUnit.MILLISECONDS)),
+            CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS)),
         progress);
 
     String lines = printed.toString(StandardCharsets.UTF_8);
@@ -122,16 +126,16 @@ class LoadGeneratorUnitTests {
     LoadResult second = LoadGenerator.run("slice", new LoadPlan(3, 1000, Duration.ofMillis(200)),
         user -> CompletableFuture.completedFuture(Outcome.failure("HTTP 503")), progress);
 
-    LoadResult both = LoadResult.combine("both", java.util.List.of(first, second));
+    LoadResult both = LoadResult.combine("both", List.of(first, second));
 
     assertThat(both.succeeded()).isEqualTo(first.succeeded());
-    assertThat(both.failures()).containsExactly(java.util.Map.entry("HTTP 503", second.errors()));
+    assertThat(both.failures()).containsExactly(Map.entry("HTTP 503", second.errors()));
     assertThat(both.bytes()).isEqualTo(first.bytes());
     assertThat(both.elapsed()).isEqualTo(first.elapsed().plus(second.elapsed()));
     assertThat(both.usersStarted()).isEqualTo(3);
     assertThat(both.latencyMicros().getTotalCount()).isEqualTo(first.succeeded());
     assertThat(first.latencyMicros().getTotalCount()).isEqualTo(first.succeeded());
-    assertThatThrownBy(() -> LoadResult.combine("none", java.util.List.of()))
+    assertThatThrownBy(() -> LoadResult.combine("none", List.of()))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -151,7 +155,7 @@ class LoadGeneratorUnitTests {
     assertThatThrownBy(() -> new Outcome(true, 1, "why")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new Outcome(false, 0, null)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Outcome.success(-1)).isInstanceOf(IllegalArgumentException.class);
-    assertThat(Outcome.failure(new java.util.concurrent.CompletionException(new IOException("reset"))).failure())
+    assertThat(Outcome.failure(new CompletionException(new IOException("reset"))).failure())
         .isEqualTo("IOException: reset");
     assertThat(Outcome.failure(new IllegalStateException("x".repeat(500))).failure()).hasSize(120);
   }

@@ -15,6 +15,7 @@ import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
+import io.lettuce.core.RedisClient;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -140,7 +141,7 @@ class PipelineBenchIntegrationTests {
       assertThat(results.rows()).extracting(ResultRow::name).containsExactlyElementsOf(PipelineBench.rowNames());
       assertThat(results.rows()).allSatisfy(row -> assertThat(row.metric("verified")).hasValue(3));
     } finally {
-      io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
+      RedisClient client = RedisClient.create(uri);
       try (var connection = client.connect()) {
         connection.sync().configSet("requirepass", "");
       } finally {

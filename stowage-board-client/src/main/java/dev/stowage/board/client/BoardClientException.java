@@ -1,6 +1,7 @@
 package dev.stowage.board.client;
 
 import dev.stowage.StowageException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request of {@link StowageBoardClient} failed: the server answered with an error ({@link
@@ -13,7 +14,7 @@ public class BoardClientException extends StowageException {
   private final int code;
   private final boolean timeout;
 
-  BoardClientException(int code, String message, boolean timeout, Throwable cause) {
+  BoardClientException(int code, String message, boolean timeout, @Nullable Throwable cause) {
     super(message, cause);
     this.code = code;
     this.timeout = timeout;

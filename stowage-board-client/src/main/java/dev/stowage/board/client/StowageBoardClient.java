@@ -22,6 +22,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
@@ -34,11 +35,13 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A client of the board's TCP protocol ({@code docs/PROTOCOL.md}). It keeps one connection and
@@ -69,7 +72,7 @@ public final class StowageBoardClient implements AutoCloseable {
   private final String host;
   private final int port;
   private final String serverName;
-  private final SslContext ssl;
+  private final @Nullable SslContext ssl;
   private final long requestTimeoutNanos;
   private final Duration connectTimeout;
   private final int maxFrameBytes;
@@ -81,7 +84,7 @@ public final class StowageBoardClient implements AutoCloseable {
   private final AtomicLong connections = new AtomicLong();
   private final SocketByteCounter wire = new SocketByteCounter();
   private final Object lock = new Object();
-  private CompletableFuture<Connection> current;
+  private @Nullable CompletableFuture<Connection> current;
   private volatile boolean closed;
 
   private StowageBoardClient(Builder b) throws SSLException {
@@ -310,7 +313,7 @@ public final class StowageBoardClient implements AutoCloseable {
       }
       connections.incrementAndGet();
       connection.channel = future.channel();
-      var sslHandler = future.channel().pipeline().get(io.netty.handler.ssl.SslHandler.class);
+      var sslHandler = future.channel().pipeline().get(SslHandler.class);
       if (sslHandler == null) {
         connecting.complete(connection);
       } else {
@@ -329,8 +332,11 @@ public final class StowageBoardClient implements AutoCloseable {
   /** One connection and the requests waiting on it. */
   private final class Connection extends ChannelInboundHandlerAdapter {
     private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
+    // Set when the connect succeeds, before the connection's future completes: nothing reaches a
+    // Connection earlier.
+    @SuppressWarnings("NullAway.Init")
     private volatile Channel channel;
-    private volatile BoardClientException closedBy;
+    private volatile @Nullable BoardClientException closedBy;
 
     CompletableFuture<byte[]> send(int type, byte[] body) {
       Pending request = new Pending();
@@ -438,15 +444,17 @@ public final class StowageBoardClient implements AutoCloseable {
 
   private static final class Pending {
     final CompletableFuture<byte[]> future = new CompletableFuture<>();
-    volatile java.util.concurrent.ScheduledFuture<?> timeout;
+    // Set by send() before the request is written, so before any reply or write failure reads it.
+    @SuppressWarnings("NullAway.Init")
+    volatile ScheduledFuture<?> timeout;
   }
 
   /** Builds a {@link StowageBoardClient}; not thread-safe. */
   public static final class Builder {
     private final String host;
     private final int port;
-    private Path trustedCertificate;
-    private String serverName;
+    private @Nullable Path trustedCertificate;
+    private @Nullable String serverName;
     private boolean trustAll;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;

@@ -3,7 +3,9 @@ package dev.stowage.board.protocol;
 import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 
 /**
  * One post as stored and returned, with the seed's JSON names and its {@code yyyy-MM-dd HH:mm:ss}
@@ -36,8 +38,8 @@ public record Board(
    * are the creation instant in the default time zone, to the second.
    */
   public static Board create(NewBoard input, long score, long createdMillis) {
-    LocalDateTime at = LocalDateTime.ofInstant(java.time.Instant.ofEpochMilli(createdMillis),
-        java.time.ZoneId.systemDefault()).withNano(0);
+    LocalDateTime at = LocalDateTime.ofInstant(Instant.ofEpochMilli(createdMillis),
+        ZoneId.systemDefault()).withNano(0);
     return new Board(BoardIds.of(createdMillis / 1000, score), score, input.memberId(),
         input.title(), input.body(), input.address(), input.country(), input.job(),
         input.credit(), input.ssn(), input.company(), input.phoneNumber(), at, at, createdMillis);

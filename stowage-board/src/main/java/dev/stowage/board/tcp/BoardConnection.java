@@ -1,7 +1,10 @@
 package dev.stowage.board.tcp;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.board.protocol.BoardProtocol;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -13,6 +16,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,19 +44,21 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   private final AtomicBoolean chosen = new AtomicBoolean();
   private volatile long idleSince = BUSY;
 
+  // Set in handlerAdded, before any other event reaches this handler.
+  @SuppressWarnings("NullAway.Init")
   private ChannelHandlerContext ctx;
-  private ByteBuf cumulation;
+  private @Nullable ByteBuf cumulation;
   private int inFlight;
   private boolean counted;
   private boolean closing;
   /** Why the connection closes once its requests in flight are answered; null while it stays. */
-  private String draining;
+  private @Nullable String draining;
   private boolean inputClosed;
   private long lastRead;
   private long lastActivity;
   /** When the first byte of the frame being received arrived. */
   private long frameStart;
-  private ScheduledFuture<?> timer;
+  private @Nullable ScheduledFuture<?> timer;
   private long timerAt;
   private long framesRead;
 
@@ -253,9 +259,14 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** The bytes of the frame being received: only called while one is. */
+  private ByteBuf frameBytes() {
+    return requireNonNull(cumulation, "no frame is being received");
+  }
+
   private void tooLarge(int at, long length) {
-    int first = cumulation.getUnsignedByte(at);
-    int second = cumulation.getUnsignedByte(at + 1);
+    int first = frameBytes().getUnsignedByte(at);
+    int second = frameBytes().getUnsignedByte(at + 1);
     if (plain && first == 0x16 && second == 0x03) {
       closeWith(0, BoardProtocol.CLOSE_TLS_ON_PLAIN_PORT, "a TLS handshake reached the plain"
           + " port; use the TLS port, or send frames without TLS here");
@@ -269,9 +280,9 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
 
   /** Whether the bytes at {@code at} start like an HTTP request line: a method, then a space. */
   private boolean looksLikeHttp(int at) {
-    int end = Math.min(cumulation.writerIndex(), at + 8);
+    int end = Math.min(frameBytes().writerIndex(), at + 8);
     for (int i = at; i < end; i++) {
-      int c = cumulation.getUnsignedByte(i);
+      int c = frameBytes().getUnsignedByte(i);
       if (c == ' ') {
         return i - at >= 3;
       }
@@ -343,19 +354,19 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   private void afterInputClosed() {
     if (midFrame()) {
       closeWith(0, BoardProtocol.CLOSE_TRUNCATED_FRAME, "the connection's input ended "
-          + cumulation.readableBytes() + " bytes into a frame" + expected());
+          + frameBytes().readableBytes() + " bytes into a frame" + expected());
     } else if (inFlight == 0) {
       closing = true;
-      ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER)
           .addListener(ChannelFutureListener.CLOSE);
     }
   }
 
   private String expected() {
-    if (cumulation.readableBytes() < BoardProtocol.LENGTH_BYTES) {
+    if (frameBytes().readableBytes() < BoardProtocol.LENGTH_BYTES) {
       return ", before its length was complete";
     }
-    return "; its length field announced " + cumulation.getUnsignedInt(cumulation.readerIndex())
+    return "; its length field announced " + frameBytes().getUnsignedInt(frameBytes().readerIndex())
         + " more";
   }
 
@@ -378,7 +389,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       if (age >= frameNanos) {
         closeWith(0, BoardProtocol.CLOSE_READ_TIMEOUT, "a frame begun "
             + TimeUnit.NANOSECONDS.toMillis(age) + " ms ago is not complete (frame timeout "
-            + options.frameTimeout().toMillis() + " ms): " + cumulation.readableBytes()
+            + options.frameTimeout().toMillis() + " ms): " + frameBytes().readableBytes()
             + " bytes of it arrived" + expected());
         return;
       }

@@ -11,7 +11,10 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /**
@@ -58,7 +61,7 @@ final class BoardOperations {
     }
     int codec = codecOf(body);
     boolean msgpack = codec == BoardProtocol.CODEC_MSGPACK;
-    byte[] payload = java.util.Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length);
+    byte[] payload = Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length);
     switch (type) {
       case BoardProtocol.OP_CREATE: {
         NewBoard input = formats.parseOne(payload, msgpack);
@@ -198,9 +201,9 @@ final class BoardOperations {
   /** The ERROR frame for a failed request. */
   private static ByteBuf errorFrame(ByteBufAllocator alloc, int id, Throwable failure) {
     if (failure instanceof BoardRequestException e) {
-      return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, e.status(), e.getMessage());
+      return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, e.status(), String.valueOf(e.getMessage()));
     }
-    org.slf4j.LoggerFactory.getLogger(BoardOperations.class)
+    LoggerFactory.getLogger(BoardOperations.class)
         .error("request {} failed", id, failure);
     return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, BoardProtocol.ERROR_INTERNAL,
         "internal error: " + failure.getClass().getSimpleName());
@@ -217,7 +220,7 @@ final class BoardOperations {
     return frame;
   }
 
-  private static String firstLine(String message) {
+  private static String firstLine(@Nullable String message) {
     if (message == null) {
       return "unreadable";
     }

@@ -1,5 +1,7 @@
 package dev.stowage.board.tcp;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.stowage.board.BoardFormats;
 import dev.stowage.board.StowageBoardService;
 import io.netty.channel.Channel;
@@ -14,6 +16,7 @@ import java.nio.file.Path;
 import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.NettyPipeline;
@@ -33,10 +36,10 @@ public final class BoardTcpServer implements AutoCloseable {
   private final TcpConnections connections;
   private final ChannelGroup channels = new DefaultChannelGroup("stowage-board-tcp",
       GlobalEventExecutor.INSTANCE);
-  private final DisposableServer plain;
-  private final DisposableServer tls;
-  private final SelfSignedCertificate selfSigned;
-  private final Path certificate;
+  private final @Nullable DisposableServer plain;
+  private final @Nullable DisposableServer tls;
+  private final @Nullable SelfSignedCertificate selfSigned;
+  private final @Nullable Path certificate;
 
   private BoardTcpServer(TcpOptions options, BoardOperations operations) {
     this.options = options;
@@ -57,7 +60,8 @@ public final class BoardTcpServer implements AutoCloseable {
           key = generated.privateKey().toPath();
         }
         tlsServer = bind(options.tlsPort(), operations,
-            TcpSslContextSpec.forServer(cert.toFile(), key.toFile()));
+            TcpSslContextSpec.forServer(requireNonNull(cert, "tlsCertificate").toFile(),
+                requireNonNull(key, "tlsPrivateKey").toFile()));
         this.certificate = cert;
       } else {
         this.certificate = null;
@@ -93,7 +97,7 @@ public final class BoardTcpServer implements AutoCloseable {
         "service"), Objects.requireNonNull(formats, "formats")));
   }
 
-  private DisposableServer bind(int port, BoardOperations operations, TcpSslContextSpec ssl) {
+  private DisposableServer bind(int port, BoardOperations operations, @Nullable TcpSslContextSpec ssl) {
     boolean isPlain = ssl == null;
     TcpServer server = TcpServer.create()
         .host(options.host())
@@ -136,7 +140,7 @@ public final class BoardTcpServer implements AutoCloseable {
    * The TLS port's certificate (PEM), for a client to trust; for a self-signed one, a temporary
    * file deleted by {@link #close()}. Null without a TLS port.
    */
-  public Path tlsCertificate() {
+  public @Nullable Path tlsCertificate() {
     return certificate;
   }
 

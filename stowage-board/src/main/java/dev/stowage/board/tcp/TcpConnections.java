@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides which connections the TCP endpoint keeps: at most {@link
@@ -40,7 +41,7 @@ final class TcpConnections {
    *
    * @return null when admitted, else why not
    */
-  Refusal admit(BoardConnection connection, InetAddress address) {
+  @Nullable Refusal admit(BoardConnection connection, InetAddress address) {
     int fromAddress = perAddress.merge(address, 1, Integer::sum);
     if (fromAddress > options.maxConnectionsPerAddress()) {
       release(address);
@@ -81,7 +82,7 @@ final class TcpConnections {
    * The admitted connection idle the longest, now marked as chosen so that no other newcomer
    * takes its place too; null when every connection is busy.
    */
-  private BoardConnection chooseIdlest() {
+  private @Nullable BoardConnection chooseIdlest() {
     while (true) {
       BoardConnection idlest = null;
       long idlestSince = Long.MAX_VALUE;

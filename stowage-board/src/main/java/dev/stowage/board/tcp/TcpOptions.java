@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of the board's TCP endpoint: which ports to open (plain, TLS, or both), the TLS
@@ -46,10 +47,10 @@ public final class TcpOptions {
   public static final String DEFAULT_HOST = "127.0.0.1";
 
   private final String host;
-  private final Integer port;
-  private final Integer tlsPort;
-  private final Path tlsCertificate;
-  private final Path tlsPrivateKey;
+  private final @Nullable Integer port;
+  private final @Nullable Integer tlsPort;
+  private final @Nullable Path tlsCertificate;
+  private final @Nullable Path tlsPrivateKey;
   private final boolean tlsSelfSigned;
   private final int maxFrameBytes;
   private final Duration idleTimeout;
@@ -86,22 +87,22 @@ public final class TcpOptions {
   }
 
   /** The plain port (0 for an ephemeral one), or null when there is none. */
-  public Integer port() {
+  public @Nullable Integer port() {
     return port;
   }
 
   /** The TLS port (0 for an ephemeral one), or null when there is none. */
-  public Integer tlsPort() {
+  public @Nullable Integer tlsPort() {
     return tlsPort;
   }
 
   /** The PEM certificate chain for TLS, or null (self-signed or no TLS). */
-  public Path tlsCertificate() {
+  public @Nullable Path tlsCertificate() {
     return tlsCertificate;
   }
 
   /** The PEM (PKCS#8) private key for TLS, or null (self-signed or no TLS). */
-  public Path tlsPrivateKey() {
+  public @Nullable Path tlsPrivateKey() {
     return tlsPrivateKey;
   }
 
@@ -183,10 +184,10 @@ public final class TcpOptions {
   /** Builds {@link TcpOptions}; not thread-safe. */
   public static final class Builder {
     private String host = DEFAULT_HOST;
-    private Integer port;
-    private Integer tlsPort;
-    private Path tlsCertificate;
-    private Path tlsPrivateKey;
+    private @Nullable Integer port;
+    private @Nullable Integer tlsPort;
+    private @Nullable Path tlsCertificate;
+    private @Nullable Path tlsPrivateKey;
     private boolean tlsSelfSigned;
     private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;

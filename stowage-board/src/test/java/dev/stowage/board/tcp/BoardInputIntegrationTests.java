@@ -20,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessagePacker;
 
@@ -288,7 +290,7 @@ class BoardInputIntegrationTests {
         packer.writePayload(utf8);
       }
     }
-    return ((org.msgpack.core.MessageBufferPacker) packer).toByteArray();
+    return ((MessageBufferPacker) packer).toByteArray();
   }
 
   /** A post whose unknown field {@code deep} holds {@code arrays} nested arrays. */
@@ -318,7 +320,7 @@ class BoardInputIntegrationTests {
         packer.packString((String) field.getValue());
       }
     }
-    return ((org.msgpack.core.MessageBufferPacker) packer).toByteArray();
+    return ((MessageBufferPacker) packer).toByteArray();
   }
 
   private static byte[] replace(byte[] in, byte[] what, byte[] with) {
@@ -332,7 +334,7 @@ class BoardInputIntegrationTests {
 
   private static int indexOf(byte[] in, byte[] what) {
     for (int i = 0; i + what.length <= in.length; i++) {
-      if (java.util.Arrays.equals(in, i, i + what.length, what, 0, what.length)) {
+      if (Arrays.equals(in, i, i + what.length, what, 0, what.length)) {
         return i;
       }
     }

@@ -25,11 +25,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -273,7 +273,7 @@ class BoardTcpIntegrationTests {
     ByteBuffer hello = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
     engine.beginHandshake();
     engine.wrap(ByteBuffer.allocate(0), hello);
-    byte[] clientHello = java.util.Arrays.copyOf(hello.array(), hello.position());
+    byte[] clientHello = Arrays.copyOf(hello.array(), hello.position());
     assertThat(clientHello[0]).isEqualTo((byte) 0x16);
     assertClosedWith(clientHello, false, RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 0,
         1007, "a TLS handshake reached the plain port; use the TLS port, or send frames without"

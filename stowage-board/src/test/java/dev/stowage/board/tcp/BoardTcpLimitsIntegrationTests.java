@@ -13,10 +13,12 @@ import dev.stowage.board.protocol.BoardProtocol;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -326,7 +328,7 @@ class BoardTcpLimitsIntegrationTests {
 
   @Test
   void aServerThatNeverAnswersTimesTheRequestOut() throws Exception {
-    try (ServerSocket silent = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", silent.getLocalPort())
             .requestTimeout(Duration.ofMillis(300)).build()) {
       long start = System.nanoTime();
@@ -365,6 +367,6 @@ class BoardTcpLimitsIntegrationTests {
   }
 
   private static String message(byte[] frame) {
-    return new String(frame, 11, frame.length - 11, java.nio.charset.StandardCharsets.UTF_8);
+    return new String(frame, 11, frame.length - 11, StandardCharsets.UTF_8);
   }
 }

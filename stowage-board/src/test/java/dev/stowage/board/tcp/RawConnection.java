@@ -5,8 +5,10 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,7 +27,7 @@ final class RawConnection implements AutoCloseable {
    * stand for another client machine.
    */
   RawConnection(int port, Duration readTimeout, String localAddress) throws IOException {
-    socket = new Socket("127.0.0.1", port, java.net.InetAddress.getByName(localAddress), 0);
+    socket = new Socket("127.0.0.1", port, InetAddress.getByName(localAddress), 0);
     socket.setSoTimeout((int) readTimeout.toMillis());
     socket.setTcpNoDelay(true);
     in = new DataInputStream(socket.getInputStream());
@@ -76,7 +78,7 @@ final class RawConnection implements AutoCloseable {
     try {
       socket.setSoTimeout(1);
       return in.read() != -2;
-    } catch (java.net.SocketTimeoutException e) {
+    } catch (SocketTimeoutException e) {
       return false;
     } catch (IOException e) {
       return true;

@@ -1,6 +1,5 @@
 package dev.stowage.cli.inspect;
 
-import java.io.File;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -8,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,7 +27,7 @@ public final class ClassOptions {
       description = "Kryo/Fory: the classes the cache registers besides --type, in its order; jdk: more classes to allow.")
   List<String> register = new ArrayList<>();
 
-  private ClassLoader loader;
+  private @Nullable ClassLoader loader;
 
   /** Whether {@code --type} was given. */
   boolean hasType() {

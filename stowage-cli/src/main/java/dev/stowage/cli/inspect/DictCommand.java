@@ -28,6 +28,9 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -59,7 +62,7 @@ public final class DictCommand implements Runnable {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static <T> T await(RedisFuture<T> future) {
+  private static <T> @Nullable T await(RedisFuture<T> future) {
     try {
       return future.get(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -67,14 +70,14 @@ public final class DictCommand implements Runnable {
       throw new InspectException("interrupted", e);
     } catch (ExecutionException e) {
       return null; // a key of another type, or gone: not a value to count
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       throw new InspectException("Redis did not answer within 60 seconds", e);
     }
   }
 
   /** Scans {@code match} page by page, handing each page's keys to {@code page}. */
   private static void scan(RedisCommands<byte[], byte[]> redis, String match, int count,
-                           java.util.function.Predicate<List<byte[]>> page) {
+                           Predicate<List<byte[]>> page) {
     ScanCursor cursor = ScanCursor.INITIAL;
     ScanArgs args = ScanArgs.Builder.matches(match).limit(count);
     boolean more;
@@ -187,7 +190,7 @@ public final class DictCommand implements Runnable {
         try {
           dictionary = ZstdDictionary.train(collected, size);
         } catch (IllegalArgumentException e) {
-          throw new InspectException(e.getMessage(), e);
+          throw new InspectException(String.valueOf(e.getMessage()), e);
         }
         boolean stored = store.save(dictionary);
         Map<byte[], byte[]> info = new LinkedHashMap<>();

@@ -5,6 +5,7 @@ import dev.stowage.StowageException;
 import io.lettuce.core.ScoredValue;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the inspector needs to recognise a Stowage feed, on top of core's {@link
@@ -29,7 +30,7 @@ final class FeedLayout {
    * The envelope of an element that is a feed entry: a well-formed score, then a byte 0xC1 and an
    * envelope header that parses. Null for anything else, which is then read as a value of its own.
    */
-  static byte[] envelope(byte[] element) {
+  static byte @Nullable [] envelope(byte[] element) {
     byte[] envelope = dev.stowage.FeedLayout.envelope(element);
     if (envelope == null || (envelope[0] & 0xFF) != Envelope.MAGIC) {
       return null;
@@ -61,7 +62,7 @@ final class FeedLayout {
   }
 
   /** The bucket a member of an index names, or null when it is not a decimal integer from 0 to 2^53 / 64. */
-  static Long bucketNumber(byte[] member) {
+  static @Nullable Long bucketNumber(byte[] member) {
     if (member.length == 0 || member.length > 15 || (member[0] == '0' && member.length > 1)) {
       return null;
     }

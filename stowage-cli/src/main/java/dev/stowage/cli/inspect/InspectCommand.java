@@ -9,9 +9,9 @@ import dev.stowage.cli.json.JsonLayout;
 import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ValueScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -20,6 +20,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -30,6 +31,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -71,6 +73,8 @@ public final class InspectCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   int members;
 
+  // Opened by call() before anything reads a key with it.
+  @SuppressWarnings("NullAway.Init")
   private StatefulRedisConnection<byte[], byte[]> connection;
 
   @Override
@@ -78,10 +82,10 @@ public final class InspectCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (members < 1) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--members must be at least 1, got " + members);
+      throw new ParameterException(spec.commandLine(), "--members must be at least 1, got " + members);
     }
     if (legacy.needsType() && !classes.hasType()) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), legacy.needsTypeMessage());
+      throw new ParameterException(spec.commandLine(), legacy.needsTypeMessage());
     }
     Terminal terminal = Terminal.detect();
     try {
@@ -265,7 +269,7 @@ public final class InspectCommand implements Callable<Integer> {
       return entry;
     }
     ObjectNode entry = NODES.objectNode().put("score", score);
-    entry.setAll(reader.describe(java.util.Arrays.copyOfRange(element, dev.stowage.FeedLayout.prefixSize(score), element.length)));
+    entry.setAll(reader.describe(Arrays.copyOfRange(element, dev.stowage.FeedLayout.prefixSize(score), element.length)));
     return entry;
   }
 

@@ -5,6 +5,7 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads what a JDK serialization stream says about its first object without creating anything:
@@ -37,7 +38,7 @@ final class JavaSerializationHeader {
    * @param fields the serializable fields, superclasses' first
    * @param text the value of a string, or the constant of an enum; null otherwise
    */
-  record Description(String kind, String className, long serialVersionUid, List<Field> fields, String text) {}
+  record Description(String kind, String className, long serialVersionUid, List<Field> fields, @Nullable String text) {}
 
   private final DataInputStream in;
   private final List<String> handles = new ArrayList<>();
@@ -96,7 +97,7 @@ final class JavaSerializationHeader {
     }
   }
 
-  private static Description describeChain(String kind, List<ClassDescription> chain, String text) {
+  private static Description describeChain(String kind, List<ClassDescription> chain, @Nullable String text) {
     if (chain.isEmpty()) {
       throw new IllegalArgumentException("the stream's first object has no class descriptor");
     }

@@ -1,5 +1,8 @@
 package dev.stowage.cli.inspect;
 
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -34,6 +37,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -89,7 +93,7 @@ public final class ScanCommand implements Callable<Integer> {
       description = "How to read values without an envelope: auto, or a codec's name as for inspect (default: ${DEFAULT-VALUE}).")
   LegacyFormat legacy;
 
-  private record Sized(String key, String type, long bytes, String format) {}
+  private record Sized(String key, String type, long bytes, @Nullable String format) {}
 
   @Override
   public Integer call() {
@@ -288,7 +292,7 @@ public final class ScanCommand implements Callable<Integer> {
      *
      * @return the format, such as {@code json+zstd} or {@code legacy text}
      */
-    String count(Map<String, Long> formats, String key, String member, ObjectNode described) {
+    String count(Map<String, Long> formats, String key, @Nullable String member, ObjectNode described) {
       boolean envelope = "envelope".equals(described.path("format").asText());
       String format = !envelope ? "legacy " + described.path("legacy").asText("?")
           : described.has("codec") ? described.get("codec").asText() + "+" + described.path("compression").asText("?")
@@ -314,7 +318,7 @@ public final class ScanCommand implements Callable<Integer> {
    * Up to {@value #MEMBERS_SAMPLED} members of a list (the first), a hash (the values of one
    * {@code HSCAN} page from the start) or a set (one {@code SSCAN} page); null for other types.
    */
-  private static CompletableFuture<List<byte[]>> sample(RedisAsyncCommands<byte[], byte[]> async, byte[] key, String type) {
+  private static @Nullable CompletableFuture<List<byte[]>> sample(RedisAsyncCommands<byte[], byte[]> async, byte[] key, String type) {
     ScanArgs page = ScanArgs.Builder.limit(MEMBERS_SAMPLED);
     return switch (type) {
       case "list" -> async.lrange(key, 0, MEMBERS_SAMPLED - 1).toCompletableFuture();
@@ -361,7 +365,8 @@ public final class ScanCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
       throw new InspectException("interrupted while scanning", e);
     } catch (ExecutionException e) {
-      throw new InspectException("Redis failed during the scan: " + e.getCause().getMessage(), e.getCause());
+      Throwable cause = requireNonNull(e.getCause());
+      throw new InspectException("Redis failed during the scan: " + cause.getMessage(), cause);
     } catch (TimeoutException e) {
       throw new InspectException("Redis did not answer within 60 seconds during the scan", e);
     }
@@ -400,7 +405,7 @@ public final class ScanCommand implements Callable<Integer> {
     return text.toString().stripTrailing();
   }
 
-  private static void section(StringBuilder text, Terminal terminal, String title, com.fasterxml.jackson.databind.JsonNode counts) {
+  private static void section(StringBuilder text, Terminal terminal, String title, JsonNode counts) {
     text.append(terminal.bold(title)).append('\n');
     counts.fields().forEachRemaining(e -> text.append(String.format("  %,8d  %s%n", e.getValue().asLong(), e.getKey())));
   }

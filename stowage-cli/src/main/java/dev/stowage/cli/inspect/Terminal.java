@@ -6,6 +6,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether standard output and standard error are a terminal, and so whether to colour output and
@@ -61,7 +62,7 @@ public final class Terminal {
    * @param consoleIsTerminal what {@code Console.isTerminal()} answered, or null on a JDK without
    *     the method (17 to 21)
    */
-  static boolean decide(Boolean device, boolean consolePresent, Boolean consoleIsTerminal) {
+  static boolean decide(@Nullable Boolean device, boolean consolePresent, @Nullable Boolean consoleIsTerminal) {
     if (device != null) {
       return device;
     }
@@ -77,7 +78,7 @@ public final class Terminal {
    * Whether the target of a {@code /proc/self/fd/N} link is a terminal device, or null when
    * there is no such link to read.
    */
-  static Boolean device(int fd) {
+  static @Nullable Boolean device(int fd) {
     Path link = Path.of("/proc/self/fd/" + fd);
     try {
       return isTerminalDevice(Files.readSymbolicLink(link).toString());
@@ -92,7 +93,7 @@ public final class Terminal {
   }
 
   /** {@code console.isTerminal()} on JDK 22 and later; null where the method does not exist. */
-  private static Boolean consoleIsTerminal(Console console) {
+  private static @Nullable Boolean consoleIsTerminal(Console console) {
     Method method;
     try {
       method = Console.class.getMethod("isTerminal");

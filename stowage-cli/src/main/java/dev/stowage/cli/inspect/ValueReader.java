@@ -24,6 +24,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.msgpack.jackson.dataformat.MessagePackMapper;
 
 /**
@@ -274,7 +276,7 @@ final class ValueReader {
     }
   }
 
-  private static JsonNode tryParseJson(byte[] data) {
+  private static @Nullable JsonNode tryParseJson(byte[] data) {
     try {
       return parseJson(data);
     } catch (IOException | RuntimeException e) {
@@ -289,7 +291,7 @@ final class ValueReader {
         .decode(ByteBuffer.wrap(data)).toString();
   }
 
-  private static String tryUtf8(byte[] data) {
+  private static @Nullable String tryUtf8(byte[] data) {
     try {
       return strictUtf8(data);
     } catch (CharacterCodingException e) {
@@ -299,7 +301,7 @@ final class ValueReader {
 
   /** MessagePack as a tree, once its lengths, counts and depth are known to fit the bytes. */
   private static JsonNode msgpackTree(byte[] data) throws IOException {
-    java.util.Optional<String> problem = Codecs.messagePackProblem(data, 0, data.length);
+    Optional<String> problem = Codecs.messagePackProblem(data, 0, data.length);
     if (problem.isPresent()) {
       throw new IOException(problem.get());
     }

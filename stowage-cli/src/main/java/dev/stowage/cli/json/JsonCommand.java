@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -136,7 +137,7 @@ public final class JsonCommand implements Runnable {
 
     private ObjectNode verdict(boolean valid) {
       return JsonNodeFactory.instance.objectNode().put("valid", valid).put("source", name())
-          .put("format", from.name().toLowerCase(java.util.Locale.ROOT));
+          .put("format", from.name().toLowerCase(Locale.ROOT));
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.stowage.cli.json;
 
 import dev.stowage.StowageException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The input is not one well-formed value. {@link #getMessage()} reads
@@ -14,10 +15,11 @@ public final class JsonInputException extends StowageException {
   private final int column;
   private final long byteOffset;
   private final String reason;
-  private final String excerpt;
+  private final @Nullable String excerpt;
   private final int caret;
 
-  JsonInputException(String source, int line, int column, long byteOffset, String reason, String excerpt, int caret) {
+  JsonInputException(String source, int line, int column, long byteOffset, String reason, @Nullable String excerpt,
+      int caret) {
     super(position(source, line, column, byteOffset) + ": " + reason);
     this.source = source;
     this.line = line;
@@ -60,7 +62,7 @@ public final class JsonInputException extends StowageException {
   /** The message, the line of input (or the part of it around the spot) and a caret under the spot. */
   public String report() {
     if (excerpt == null) {
-      return getMessage();
+      return String.valueOf(getMessage());
     }
     return getMessage() + "\n" + excerpt + "\n" + " ".repeat(Math.max(0, caret)) + "^";
   }

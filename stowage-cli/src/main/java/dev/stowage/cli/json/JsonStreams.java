@@ -1,6 +1,7 @@
 package dev.stowage.cli.json;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
@@ -8,11 +9,17 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamWriteConstraints;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.msgpack.core.MessageInsufficientBufferException;
+import org.msgpack.core.MessagePackException;
 import org.msgpack.jackson.dataformat.MessagePackExtensionType;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
@@ -46,7 +53,7 @@ public final class JsonStreams {
 
   /** A JSON factory whose parsers and generators allow {@code maxDepth} levels and strings of any length. */
   public static JsonFactory jsonFactory(int maxDepth) {
-    return new com.fasterxml.jackson.core.JsonFactoryBuilder()
+    return new JsonFactoryBuilder()
         .streamReadConstraints(readConstraints(maxDepth)).streamWriteConstraints(writeConstraints(maxDepth)).build();
   }
 
@@ -66,7 +73,7 @@ public final class JsonStreams {
   }
 
   /** A generator for {@code format} writing to {@code out}, allowing {@code maxDepth} levels. */
-  public static JsonGenerator generator(Format format, java.io.OutputStream out, int maxDepth) throws IOException {
+  public static JsonGenerator generator(Format format, OutputStream out, int maxDepth) throws IOException {
     return (format == Format.JSON ? jsonFactory(maxDepth) : msgpackFactory(maxDepth)).createGenerator(out);
   }
 
@@ -79,7 +86,8 @@ public final class JsonStreams {
    *     than {@code maxDepth}, or holds more than one value
    * @throws IOException if reading or writing fails
    */
-  public static Summary copy(InputStream input, String source, Format from, JsonGenerator target, int maxDepth)
+  public static Summary copy(InputStream input, String source, Format from, @Nullable JsonGenerator target,
+      int maxDepth)
       throws IOException {
     if (maxDepth < 1 || maxDepth > MAX_MAX_DEPTH) {
       throw new IllegalArgumentException("--max-depth must be 1 to " + MAX_MAX_DEPTH + ", got " + maxDepth);
@@ -149,15 +157,15 @@ public final class JsonStreams {
           reason = reason + String.format(" (in the sequence starting with byte 0x%02x)", lead);
         }
       }
-      if (from == Format.MSGPACK && reason.toLowerCase(java.util.Locale.ROOT).contains("unexpected eof")) {
+      if (from == Format.MSGPACK && reason.toLowerCase(Locale.ROOT).contains("unexpected eof")) {
         reason = "unexpected end of input inside a MessagePack value";
       }
       throw error(tracked, from, source, at, offset, clean(reason));
-    } catch (org.msgpack.core.MessageInsufficientBufferException e) {
+    } catch (MessageInsufficientBufferException e) {
       throw error(tracked, from, source, null, tracked.total(), "unexpected end of input inside a MessagePack value");
-    } catch (org.msgpack.core.MessagePackException e) {
+    } catch (MessagePackException e) {
       throw error(tracked, from, source, null, tracked.total(), "malformed MessagePack: " + e.getMessage());
-    } catch (java.io.CharConversionException e) {
+    } catch (CharConversionException e) {
       throw error(tracked, from, source, null, tracked.total(), clean(String.valueOf(e.getMessage())));
     }
     if (target != null) {
@@ -192,14 +200,14 @@ public final class JsonStreams {
   }
 
   /** The token after the root value; MessagePack's parser reports the end of input as an error. */
-  private static JsonToken nextAfterRoot(JsonParser parser, Format from) throws IOException {
+  private static @Nullable JsonToken nextAfterRoot(JsonParser parser, Format from) throws IOException {
     if (from == Format.JSON) {
       return parser.nextToken();
     }
     try {
       return parser.nextToken();
     } catch (IOException e) {
-      if (String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("unexpected eof")) {
+      if (String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("unexpected eof")) {
         return null;
       }
       throw e;
@@ -239,7 +247,7 @@ public final class JsonStreams {
     return text.isEmpty() ? text : Character.toLowerCase(text.charAt(0)) + text.substring(1);
   }
 
-  private static JsonInputException error(RecentBytesInputStream tracked, Format from, String source, JsonLocation at,
+  private static JsonInputException error(RecentBytesInputStream tracked, Format from, String source, @Nullable JsonLocation at,
                                           long offset, String reason) {
     if (from == Format.MSGPACK) {
       return new JsonInputException(source, 0, 0, offset, reason, null, 0);

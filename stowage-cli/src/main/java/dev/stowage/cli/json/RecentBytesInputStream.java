@@ -1,9 +1,9 @@
 package dev.stowage.cli.json;
 
+import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.ByteArrayOutputStream;
 
 /**
  * Passes bytes through while remembering the last {@value #WINDOW} of them, so that an error can

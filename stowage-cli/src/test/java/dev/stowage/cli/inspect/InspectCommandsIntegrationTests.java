@@ -8,7 +8,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.stowage.Codec;
 import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.EvolvingCodec;
 import dev.stowage.Feed;
+import dev.stowage.Schemas;
 import dev.stowage.Stowage;
 import dev.stowage.cli.StowageCli;
 import dev.stowage.codec.Codecs;
@@ -16,14 +18,20 @@ import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.samples.AvroForms;
 import dev.stowage.samples.BoardRecord;
+import dev.stowage.samples.ProtobufForms;
 import dev.stowage.samples.Samples;
+import dev.stowage.samples.ThriftForms;
+import dev.stowage.samples.thrift.TBoardRecord;
 import dev.stowage.testkit.WithRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.Serializable;
 import java.io.StringWriter;
 import java.lang.reflect.Constructor;
 import java.net.URL;
@@ -33,6 +41,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,7 +91,7 @@ class InspectCommandsIntegrationTests {
   private static JsonNode tree(Object value) {
     try {
       return MAPPER.readTree(MAPPER.writeValueAsString(value));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException(e);
     }
   }
@@ -137,8 +146,8 @@ class InspectCommandsIntegrationTests {
         Codec<Note> writer = codec.getValue().apply(Note.class);
         EnvelopeCodec.Builder<Note> builder = EnvelopeCodec.builder(writer).compression(compression.getValue());
         // An evolving codec writes its schema's fingerprint; the others the version set here.
-        int schema = writer instanceof dev.stowage.EvolvingCodec<Note> evolving
-            ? dev.stowage.Schemas.fingerprint(evolving.schema()) : 3;
+        int schema = writer instanceof EvolvingCodec<Note> evolving
+            ? Schemas.fingerprint(evolving.schema()) : 3;
         if (schema == 3) {
           builder.schemaVersion(3);
         }
@@ -181,16 +190,16 @@ class InspectCommandsIntegrationTests {
 
   @Test
   void generatedProtobufAvroAndThriftClassesAreShownWithTheirFieldNames(RedisServer server) throws Exception {
-    dev.stowage.samples.BoardRecord record = dev.stowage.samples.Samples.board(5);
+    dev.stowage.samples.BoardRecord record = Samples.board(5);
     write("gen:protobuf", Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class),
-        dev.stowage.samples.ProtobufForms.toProtobuf(record));
-    write("gen:avro", Codecs.avro(dev.stowage.samples.avro.BoardRecord.class), dev.stowage.samples.AvroForms.toAvro(record));
-    write("gen:thrift", Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class),
-        dev.stowage.samples.ThriftForms.toThrift(record));
+        ProtobufForms.toProtobuf(record));
+    write("gen:avro", Codecs.avro(dev.stowage.samples.avro.BoardRecord.class), AvroForms.toAvro(record));
+    write("gen:thrift", Codecs.thrift(TBoardRecord.class),
+        ThriftForms.toThrift(record));
     Map<String, String> memberIdNames = Map.of("protobuf", "memberId", "avro", "member_id", "thrift", "memberId");
     Map<String, String> classes = Map.of("protobuf", dev.stowage.samples.protobuf.BoardRecord.class.getName(),
         "avro", dev.stowage.samples.avro.BoardRecord.class.getName(),
-        "thrift", dev.stowage.samples.thrift.TBoardRecord.class.getName());
+        "thrift", TBoardRecord.class.getName());
     for (String codec : List.of("protobuf", "avro", "thrift")) {
       JsonNode bare = inspect(server, "gen:" + codec);
       assertThat(bare.get("codec").asText()).isEqualTo(codec);
@@ -296,7 +305,7 @@ class InspectCommandsIntegrationTests {
   }
 
   /** A bean for Spring's JSON serializer. */
-  public static final class SpringNote implements java.io.Serializable {
+  public static final class SpringNote implements Serializable {
     public String name;
     public int count;
 
@@ -371,7 +380,7 @@ class InspectCommandsIntegrationTests {
     assertThat(shown.get(0).get("value")).isEqualTo(tree(NOTE));
     assertThat(shown.get(1).get("error").asText())
         .startsWith("msgpack payload could not be decoded: the value is cut short at byte "
-            + (whole.length - 7 - dev.stowage.Envelope.readHeader(whole).payloadOffset()));
+            + (whole.length - 7 - Envelope.readHeader(whole).payloadOffset()));
     assertThat(shown.get(1).get("hex").asText()).isNotBlank();
     assertThat(shown.get(2).get("error").asText())
         .isEqualTo("msgpack payload could not be decoded: a bin 32 at byte 1 declares 2147483632 bytes, but 0 are left");
@@ -525,9 +534,9 @@ class InspectCommandsIntegrationTests {
 
     assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "stowage:dict:" + id)).isZero();
     assertThat(MAPPER.readTree(out.toString()).get("byFormat")).isEqualTo(MAPPER.readTree("{\"zstd dictionary\":1}"));
-    String schema = Codecs.<Note>msgpackCompact(Note.class) instanceof dev.stowage.EvolvingCodec<Note> evolving
+    String schema = Codecs.<Note>msgpackCompact(Note.class) instanceof EvolvingCodec<Note> evolving
         ? evolving.schema() : null;
-    redis.set(bytes(dev.stowage.Schemas.key(dev.stowage.Schemas.fingerprint(schema))), bytes(schema));
+    redis.set(bytes(Schemas.key(Schemas.fingerprint(schema))), bytes(schema));
     assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "stowage:schema:*")).isZero();
     assertThat(MAPPER.readTree(out.toString()).get("byFormat")).isEqualTo(MAPPER.readTree("{\"value schema\":1}"));
 
@@ -548,7 +557,7 @@ class InspectCommandsIntegrationTests {
       byScore.put(scores.get(i), records.get(i));
     }
     List<Long> newest = new ArrayList<>(byScore.keySet());
-    java.util.Collections.reverse(newest);
+    Collections.reverse(newest);
     List<String> bucketKeys = new ArrayList<>();
     redis.zrange(bytes("board"), 0, -1).forEach(b -> bucketKeys.add("board:b:" + new String(b, StandardCharsets.UTF_8)));
     assertThat(bucketKeys).hasSizeGreaterThanOrEqualTo(3);
@@ -705,11 +714,11 @@ class InspectCommandsIntegrationTests {
     Map<String, Codec<?>> codecs = new LinkedHashMap<>();
     Map<String, Object> values = new LinkedHashMap<>();
     codecs.put(dev.stowage.samples.protobuf.BoardRecord.class.getName(), Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class));
-    values.put(dev.stowage.samples.protobuf.BoardRecord.class.getName(), dev.stowage.samples.ProtobufForms.toProtobuf(record));
+    values.put(dev.stowage.samples.protobuf.BoardRecord.class.getName(), ProtobufForms.toProtobuf(record));
     codecs.put(dev.stowage.samples.avro.BoardRecord.class.getName(), Codecs.avro(dev.stowage.samples.avro.BoardRecord.class));
-    values.put(dev.stowage.samples.avro.BoardRecord.class.getName(), dev.stowage.samples.AvroForms.toAvro(record));
-    codecs.put(dev.stowage.samples.thrift.TBoardRecord.class.getName(), Codecs.thrift(dev.stowage.samples.thrift.TBoardRecord.class));
-    values.put(dev.stowage.samples.thrift.TBoardRecord.class.getName(), dev.stowage.samples.ThriftForms.toThrift(record));
+    values.put(dev.stowage.samples.avro.BoardRecord.class.getName(), AvroForms.toAvro(record));
+    codecs.put(TBoardRecord.class.getName(), Codecs.thrift(TBoardRecord.class));
+    values.put(TBoardRecord.class.getName(), ThriftForms.toThrift(record));
     for (Map.Entry<String, Compression> compression : COMPRESSIONS.entrySet()) {
       for (Map.Entry<String, Codec<?>> codec : codecs.entrySet()) {
         String key = "gen:" + codec.getValue().id() + ":" + compression.getKey();

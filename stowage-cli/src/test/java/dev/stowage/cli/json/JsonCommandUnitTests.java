@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.cli.StowageCli;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
@@ -176,7 +176,7 @@ class JsonCommandUnitTests {
     assertThat(run("json", "validate", "--from", "msgpack", packed.toString())).isZero();
     assertThat(out.toString()).contains("valid MessagePack");
 
-    Path truncated = file("cut.msgpack", java.util.Arrays.copyOf(msgpack, msgpack.length - 3));
+    Path truncated = file("cut.msgpack", Arrays.copyOf(msgpack, msgpack.length - 3));
     assertThat(run("json", "validate", "--from", "msgpack", truncated.toString())).isEqualTo(1);
     assertThat(err.toString()).contains(truncated + ": byte ").contains("unexpected end of input");
   }

@@ -6,6 +6,7 @@ import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.Decoder;
 import org.apache.avro.util.Utf8;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Avro's binary decoder, with every declared length checked against the bytes left before
@@ -16,6 +17,8 @@ import org.apache.avro.util.Utf8;
  * refused). Not thread-safe, like the decoder it wraps.
  */
 final class AvroBoundedDecoder extends Decoder {
+  // Set by wrap() before any read: the codec wraps each payload's decoder first.
+  @SuppressWarnings("NullAway.Init")
   private BinaryDecoder in;
 
   /** Reads {@code in} from now on; the binary decoder must be over a byte array. */
@@ -45,7 +48,7 @@ final class AvroBoundedDecoder extends Decoder {
   }
 
   @Override
-  public Utf8 readString(Utf8 old) throws IOException {
+  public Utf8 readString(@Nullable Utf8 old) throws IOException {
     int length = checkLength(in.readLong(), "a string");
     Utf8 result = old != null ? old : new Utf8();
     result.setByteLength(length);

@@ -1,12 +1,11 @@
 package dev.stowage.internal.codec;
 
-import dev.stowage.Codec;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
-import org.apache.avro.Schema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Objects;
+import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
@@ -14,6 +13,7 @@ import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Apache Avro's binary encoding on a generated {@link SpecificRecord} class, with the class's own
@@ -50,8 +50,8 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
     final SpecificDatumReader<Object> reader;
     final AvroBoundedDecoder bounded = new AvroBoundedDecoder();
     ByteArrayOutputStream out = new ByteArrayOutputStream(512);
-    BinaryEncoder encoder;
-    BinaryDecoder decoder;
+    @Nullable BinaryEncoder encoder;
+    @Nullable BinaryDecoder decoder;
 
     @SuppressWarnings("unchecked")
     PerThread(Class<?> type) {

@@ -1,10 +1,11 @@
 package dev.stowage.internal.codec;
 
-import dev.stowage.Codec;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.Codec;
 import java.lang.reflect.Type;
 import java.util.List;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates the built-in codecs. {@link dev.stowage.codec.Codecs} checks that a codec's library is
@@ -14,12 +15,12 @@ public final class BuiltInCodecs {
   private BuiltInCodecs() {}
 
   /** Jackson JSON for {@code type}; {@code configuration} (nullable) adjusts the mapper. */
-  public static <T> Codec<T> json(Type type, Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> json(Type type, @Nullable Consumer<? super ObjectMapper> configuration) {
     return new JsonCodec<>(type, configuration);
   }
 
   /** MessagePack for {@code type}; {@code configuration} (nullable) adjusts both mappers. */
-  public static <T> Codec<T> msgpack(Type type, boolean compact, Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpack(Type type, boolean compact, @Nullable Consumer<? super ObjectMapper> configuration) {
     return new MsgpackCodec<>(type, compact, configuration);
   }
 

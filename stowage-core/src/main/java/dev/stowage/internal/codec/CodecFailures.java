@@ -3,6 +3,7 @@ package dev.stowage.internal.codec;
 import dev.stowage.CodecException;
 import java.lang.reflect.Type;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The exceptions every built-in codec throws, with one wording: the codec, what it was doing, the
@@ -39,7 +40,7 @@ final class CodecFailures {
   }
 
   /** As {@link #refused(String, Type, int, String)}, with the library's exception that followed the refusal. */
-  static CodecException refused(String codec, Type type, int length, String reason, Throwable cause) {
+  static CodecException refused(String codec, Type type, int length, String reason, @Nullable Throwable cause) {
     return new CodecException(codec + " codec refused to decode " + length + " bytes as " + name(type) + ": " + reason,
         cause);
   }

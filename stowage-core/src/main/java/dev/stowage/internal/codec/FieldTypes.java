@@ -11,6 +11,7 @@ import java.lang.reflect.WildcardType;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -64,7 +65,7 @@ final class FieldTypes {
    * (name and declared type) in declaration order. Any change to a field, its type, the classes or
    * their order changes the text. {@code codec} starts it, so two codecs never share a shape.
    */
-  static String shapeOf(String codec, java.util.List<Class<?>> registered) {
+  static String shapeOf(String codec, List<Class<?>> registered) {
     StringBuilder text = new StringBuilder(codec).append(" registered ");
     for (Class<?> type : registered) {
       text.append(type.getName()).append(' ');

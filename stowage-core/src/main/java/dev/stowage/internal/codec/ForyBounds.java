@@ -20,6 +20,7 @@ import java.util.function.IntFunction;
 import org.apache.fory.Fory;
 import org.apache.fory.ThreadSafeFory;
 import org.apache.fory.memory.MemoryBuffer;
+import org.apache.fory.resolver.ClassInfo;
 import org.apache.fory.serializer.ArraySerializers;
 import org.apache.fory.serializer.Serializer;
 import org.apache.fory.serializer.Serializers;
@@ -29,6 +30,7 @@ import org.apache.fory.serializer.collection.CollectionSerializers;
 import org.apache.fory.serializer.collection.ImmutableCollectionSerializers;
 import org.apache.fory.serializer.collection.MapLikeSerializer;
 import org.apache.fory.serializer.collection.MapSerializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fory reads an array's, a collection's or a big number's length and allocates that much before it
@@ -135,7 +137,7 @@ final class ForyBounds {
   private static boolean lengthFirst(Fory fory, Class<?> type) {
     Serializer<?> serializer;
     try {
-      org.apache.fory.resolver.ClassInfo info = fory.getClassResolver().getClassInfo(type, false);
+      ClassInfo info = fory.getClassResolver().getClassInfo(type, false);
       serializer = info == null ? null : info.getSerializer();
     } catch (RuntimeException e) {
       return false; // classes such as Void have none
@@ -145,7 +147,7 @@ final class ForyBounds {
 
   /** Object array classes other than the ones above, as Fory meets them; null lets Fory choose. */
   @SuppressWarnings({"rawtypes", "unchecked"})
-  private static Serializer objectArrays(Fory fory, Class<?> type) {
+  private static @Nullable Serializer objectArrays(Fory fory, Class<?> type) {
     if (!type.isArray() || type.getComponentType().isPrimitive()) {
       return null;
     }

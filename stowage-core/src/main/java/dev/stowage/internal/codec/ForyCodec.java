@@ -1,6 +1,5 @@
 package dev.stowage.internal.codec;
 
-import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import dev.stowage.CodecException;
 import dev.stowage.CodecIds;

@@ -8,12 +8,14 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.introspect.Annotated;
 import com.fasterxml.jackson.databind.introspect.AnnotatedClass;
 import com.fasterxml.jackson.databind.introspect.JacksonAnnotationIntrospector;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collection;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Jackson configuration shared by the JSON and MessagePack codecs. Default typing is never
@@ -49,7 +51,7 @@ final class JacksonMappers {
     ObjectMapper mapper = new ObjectMapper(factory);
     mapper.registerModule(new JavaTimeModule());
     if (CodecLibraries.JACKSON_JDK8.isPresent()) {
-      mapper.registerModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module());
+      mapper.registerModule(new Jdk8Module());
     }
     mapper.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     mapper.disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
@@ -76,7 +78,7 @@ final class JacksonMappers {
    *
    * @throws IllegalArgumentException if the configuration enabled default typing
    */
-  static ObjectMapper configured(ObjectMapper mapper, Consumer<? super ObjectMapper> configuration) {
+  static ObjectMapper configured(ObjectMapper mapper, @Nullable Consumer<? super ObjectMapper> configuration) {
     if (configuration == null) {
       return mapper;
     }

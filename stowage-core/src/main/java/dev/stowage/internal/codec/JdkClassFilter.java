@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link ObjectInputFilter} of the JDK codec: an allowlist of classes, with limits on depth,
@@ -116,7 +117,7 @@ final class JdkClassFilter implements ObjectInputFilter {
   }
 
   /** Why {@link #checkInput} rejects {@code info}, for messages; {@code null} if it does not. */
-  String rejection(FilterInfo info) {
+  @Nullable String rejection(FilterInfo info) {
     if (info.depth() > MAX_DEPTH) {
       return "nesting depth " + info.depth() + " is over the limit of " + MAX_DEPTH;
     }
@@ -158,7 +159,7 @@ final class JdkClassFilter implements ObjectInputFilter {
     private final long budget;
     private final long started;
     private int calls;
-    private String rejection;
+    private @Nullable String rejection;
 
     private Reading(long length) {
       this.length = length;
@@ -194,7 +195,7 @@ final class JdkClassFilter implements ObjectInputFilter {
     }
 
     /** The first reason this filter rejected something, or {@code null}. */
-    String rejection() {
+    @Nullable String rejection() {
       return rejection;
     }
   }

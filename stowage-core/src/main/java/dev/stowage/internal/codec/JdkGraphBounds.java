@@ -1,7 +1,9 @@
 package dev.stowage.internal.codec;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A walk over a JDK serialization stream, before {@link java.io.ObjectInputStream} creates
@@ -63,7 +65,7 @@ final class JdkGraphBounds {
    * {@code null} if the object it starts with is within the bounds. Bytes after that object are
    * not looked at, as {@code readObject} does not read them.
    */
-  static String problem(byte[] data, int offset, int length) {
+  static @Nullable String problem(byte[] data, int offset, int length) {
     Walk walk = new Walk(data, offset, offset + length);
     try {
       walk.stream();
@@ -83,14 +85,14 @@ final class JdkGraphBounds {
   }
 
   /** A class descriptor: enough of it to follow the data of its objects. */
-  private record ClassDesc(String name, int flags, char[] fieldTypes, ClassDesc superDesc) {}
+  private record ClassDesc(String name, int flags, char[] fieldTypes, @Nullable ClassDesc superDesc) {}
 
   /** What a handle names: a class descriptor, or something with a weight (-1 while it is read). */
   private static final class Handle {
-    final ClassDesc desc;
+    final @Nullable ClassDesc desc;
     long weight;
 
-    Handle(ClassDesc desc, long weight) {
+    Handle(@Nullable ClassDesc desc, long weight) {
       this.desc = desc;
       this.weight = weight;
     }
@@ -262,7 +264,7 @@ final class JdkGraphBounds {
     }
 
     /** A class descriptor where one is expected: new, null, or a reference to one. */
-    private ClassDesc classDesc() {
+    private @Nullable ClassDesc classDesc() {
       int tc = u1();
       return switch (tc) {
         case TC_NULL -> null;
@@ -353,7 +355,7 @@ final class JdkGraphBounds {
       int length = u2();
       int from = pos;
       skip(length, "a name");
-      return new String(data, from, length, java.nio.charset.StandardCharsets.ISO_8859_1);
+      return new String(data, from, length, StandardCharsets.ISO_8859_1);
     }
 
     private void skip(long count, String what) {

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.lang.reflect.Type;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /** Jackson JSON, UTF-8. Thread-safe: Jackson's readers and writers are immutable. */
 final class JsonCodec<T> implements Codec<T> {
@@ -19,7 +20,7 @@ final class JsonCodec<T> implements Codec<T> {
   private final ObjectReader reader;
   private final ObjectWriter writer;
 
-  JsonCodec(Type type, Consumer<? super ObjectMapper> configuration) {
+  JsonCodec(Type type, @Nullable Consumer<? super ObjectMapper> configuration) {
     this.type = Objects.requireNonNull(type, "type");
     ObjectMapper mapper = JacksonMappers.configured(JacksonMappers.named(new JsonFactory()), configuration);
     JavaType javaType = mapper.constructType(type);

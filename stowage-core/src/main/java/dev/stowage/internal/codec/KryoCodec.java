@@ -8,7 +8,6 @@ import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
-import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
@@ -39,6 +38,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.objenesis.strategy.StdInstantiatorStrategy;
 
 /**
@@ -146,7 +146,7 @@ final class KryoCodec<T> implements EvolvingCodec<T> {
   }
 
   /** The serializers that replace Kryo's defaults so that lengths are checked before allocation. */
-  private static Serializer<?> boundedSerializerFor(Class<?> jdk) {
+  private static @Nullable Serializer<?> boundedSerializerFor(Class<?> jdk) {
     if (jdk == UUID.class) {
       return new DefaultSerializers.UUIDSerializer();
     }

@@ -1,6 +1,8 @@
 package dev.stowage.internal.codec;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A walk over the headers of one MessagePack value, before any parser sees it. msgpack-java
@@ -31,7 +33,7 @@ public final class MsgpackBounds {
    * {@code null} if its lengths, counts and depth are within the bounds. Byte positions count from
    * {@code offset}.
    */
-  public static String problem(byte[] data, int offset, int length) {
+  public static @Nullable String problem(byte[] data, int offset, int length) {
     int end = offset + length;
     int pos = offset;
     long[] pending = new long[16];
@@ -115,7 +117,7 @@ public final class MsgpackBounds {
         }
         depth++;
         if (depth == pending.length) {
-          pending = java.util.Arrays.copyOf(pending, depth * 2);
+          pending = Arrays.copyOf(pending, depth * 2);
         }
         pending[depth] = children;
       }

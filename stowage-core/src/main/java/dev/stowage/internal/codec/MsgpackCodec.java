@@ -8,13 +8,16 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.stowage.CodecException;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.reflect.Type;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
 /**
@@ -49,7 +52,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
   private final ObjectMapper schemaText = new ObjectMapper();
   private final ConcurrentMap<String, PositionalSchema.Resolution> resolutions = new ConcurrentHashMap<>();
 
-  MsgpackCodec(Type type, boolean compact, Consumer<? super ObjectMapper> configuration) {
+  MsgpackCodec(Type type, boolean compact, @Nullable Consumer<? super ObjectMapper> configuration) {
     this.type = Objects.requireNonNull(type, "type");
     this.compact = compact;
     this.named = JacksonMappers.configured(JacksonMappers.namedBinary(new MessagePackFactory()), configuration);
@@ -58,7 +61,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     this.javaType = named.constructType(type);
     Class<?> raw = javaType.getRawClass();
     this.container = raw.isArray() || Collection.class.isAssignableFrom(raw);
-    this.map = java.util.Map.class.isAssignableFrom(raw);
+    this.map = Map.class.isAssignableFrom(raw);
     this.namedReader = named.readerFor(javaType);
     this.positionalReader = positional.readerFor(javaType);
     this.writer = (compact ? positional : named).writerFor(javaType);
@@ -141,7 +144,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     }
     T value;
     try {
-      JsonNode positional = positionalReader.readTree(new java.io.ByteArrayInputStream(data, offset, length));
+      JsonNode positional = positionalReader.readTree(new ByteArrayInputStream(data, offset, length));
       value = namedReader.readValue(resolution.toNamed(positional));
     } catch (IOException | RuntimeException e) {
       throw CodecFailures.decode(NAME, type, length, e);

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.ser.PropertyWriter;
 import com.fasterxml.jackson.databind.ser.std.BeanSerializerBase;
 import dev.stowage.CodecException;
 import java.io.IOException;
+import java.lang.reflect.Modifier;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shape of a type as the positional (compact) MessagePack mapper writes it: every bean or
@@ -136,7 +138,7 @@ final class PositionalSchema {
       if (type.isReferenceType()) {
         return kindOf(type.getContentType());
       }
-      if (raw == Object.class || raw.isInterface() || java.lang.reflect.Modifier.isAbstract(raw.getModifiers())
+      if (raw == Object.class || raw.isInterface() || Modifier.isAbstract(raw.getModifiers())
           || FieldTypes.isJdk(raw)) {
         return new Scalar("any");
       }
@@ -369,7 +371,7 @@ final class PositionalSchema {
   }
 
   /** The reader's field that takes the writer's property {@code name}: by name, then by alias. */
-  private static Field match(String name, Rec reader) {
+  private static @Nullable Field match(String name, Rec reader) {
     for (Field field : reader.fields()) {
       if (field.name().equals(name)) {
         return field;
@@ -400,16 +402,16 @@ final class PositionalSchema {
   static final class Resolution {
     private final PositionalSchema writer;
     private final PositionalSchema reader;
-    private final String failure;
+    private final @Nullable String failure;
 
-    private Resolution(PositionalSchema writer, PositionalSchema reader, String failure) {
+    private Resolution(PositionalSchema writer, PositionalSchema reader, @Nullable String failure) {
       this.writer = writer;
       this.reader = reader;
       this.failure = failure;
     }
 
     /** Why values of this writer schema cannot be read correctly, or null when they can. */
-    String failure() {
+    @Nullable String failure() {
       return failure;
     }
 

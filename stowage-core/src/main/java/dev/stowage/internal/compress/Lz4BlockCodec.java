@@ -4,6 +4,7 @@ import dev.stowage.EnvelopeException;
 import dev.stowage.StowageException;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.internal.envelope.UnsignedVarint;
+import java.util.Arrays;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
@@ -52,7 +53,7 @@ public final class Lz4BlockCodec implements PayloadCompressor {
     } catch (RuntimeException e) {
       throw new StowageException("lz4 compression failed: " + e.getMessage(), e);
     }
-    return java.util.Arrays.copyOf(out, prefix + written);
+    return Arrays.copyOf(out, prefix + written);
   }
 
   /**

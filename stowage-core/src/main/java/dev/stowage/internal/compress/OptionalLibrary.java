@@ -1,6 +1,7 @@
 package dev.stowage.internal.compress;
 
 import dev.stowage.MissingLibraryException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A library that core declares optional, detected by one of its classes without initialising it.
@@ -17,7 +18,7 @@ public final class OptionalLibrary {
   private final String feature;
   private final String className;
   private final String coordinates;
-  private volatile Boolean present;
+  private volatile @Nullable Boolean present;
 
   public OptionalLibrary(String feature, String className, String coordinates) {
     this.feature = feature;

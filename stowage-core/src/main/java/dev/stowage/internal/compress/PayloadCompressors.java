@@ -2,6 +2,7 @@ package dev.stowage.internal.compress;
 
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
+import org.jspecify.annotations.Nullable;
 
 /** Builds the compressor for a {@link Compression}, after checking its library is present. */
 public final class PayloadCompressors {
@@ -12,7 +13,7 @@ public final class PayloadCompressors {
    *
    * @throws dev.stowage.MissingLibraryException if the compression's library is absent
    */
-  public static PayloadCompressor forWriting(Compression compression) {
+  public static @Nullable PayloadCompressor forWriting(Compression compression) {
     switch (compression.id()) {
       case CompressionIds.NONE:
         return null;

@@ -6,20 +6,21 @@ import dev.stowage.StowageException;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryResolver;
 import dev.stowage.compress.ZstdDictionary;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decompresses the payload of any compression id, whatever the reader writes with. The libraries
  * are looked up on first use, so a reader that never meets lz4 never needs lz4-java. Thread-safe.
  */
 public final class PayloadDecompressor {
-  private final DictionaryResolver resolver;
+  private final @Nullable DictionaryResolver resolver;
   private final Object zstdLock = new Object();
-  private volatile ZstdFrameDecompressor zstd;
+  private volatile @Nullable ZstdFrameDecompressor zstd;
 
   /**
    * @param resolver finds dictionaries by id, or {@code null} when none are configured
    */
-  public PayloadDecompressor(DictionaryResolver resolver) {
+  public PayloadDecompressor(@Nullable DictionaryResolver resolver) {
     this.resolver = resolver;
   }
 

@@ -5,6 +5,7 @@ import com.github.luben.zstd.ZstdDictCompress;
 import dev.stowage.StowageException;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.ZstdDictionary;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes one zstd frame per payload, with its content size and without a checksum or zstd's own
@@ -14,14 +15,14 @@ import dev.stowage.compress.ZstdDictionary;
  */
 public final class ZstdFrameCompressor implements PayloadCompressor {
   private final int level;
-  private final ZstdDictionary dictionary;
-  private final ZstdDictCompress digestedDictionary;
+  private final @Nullable ZstdDictionary dictionary;
+  private final @Nullable ZstdDictCompress digestedDictionary;
   private final ContextPool<ZstdCompressCtx> contexts;
 
   /**
    * @param dictionary the dictionary, or {@code null} for plain zstd
    */
-  public ZstdFrameCompressor(int level, ZstdDictionary dictionary) {
+  public ZstdFrameCompressor(int level, @Nullable ZstdDictionary dictionary) {
     this.level = level;
     this.dictionary = dictionary;
     this.digestedDictionary = dictionary == null ? null : new ZstdDictCompress(dictionary.bytes(), level);

@@ -3,7 +3,6 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.AsyncFeed;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.Feed;
 import java.util.List;
 import java.util.Map;

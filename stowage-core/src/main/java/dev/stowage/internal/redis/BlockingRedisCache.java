@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The blocking view of a {@link RedisCacheCore}: each call starts the core's asynchronous operation
@@ -110,7 +111,7 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   }
 
   @Override
-  public V getOrLoad(K key, Function<? super K, ? extends V> loader) {
+  public @Nullable V getOrLoad(K key, Function<? super K, ? extends V> loader) {
     requireNonNull(loader, "loader");
     return await(threads -> core.getOrLoad(key, loader, threads), 0, () -> "loading " + core.keyText(key));
   }

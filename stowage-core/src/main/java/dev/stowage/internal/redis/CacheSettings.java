@@ -3,6 +3,7 @@ package dev.stowage.internal.redis;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cache's validated settings, from {@link dev.stowage.RedisCache.Builder}.
@@ -14,6 +15,6 @@ import java.util.function.Function;
  * @param near the near cache's reader, or {@code null} for none
  */
 public record CacheSettings<K, V>(String name, String keyPrefix, Function<? super K, String> keyToString,
-                                  WriteCodec<V> codec, EnvelopePreload preload, Duration ttl, double ttlJitter, int chunkSize,
-                                  Duration loadLock, Executor loadExecutor, Duration absentTtl,
-                                  boolean loadWhenUnavailable, Tracking.Reader near) {}
+                                  WriteCodec<V> codec, EnvelopePreload preload, @Nullable Duration ttl, double ttlJitter, int chunkSize,
+                                  @Nullable Duration loadLock, Executor loadExecutor, @Nullable Duration absentTtl,
+                                  boolean loadWhenUnavailable, Tracking.@Nullable Reader near) {}

@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a cache's entries, each with its own jittered TTL: one with {@code SET}, many one command
@@ -45,9 +46,9 @@ final class ChunkedWriter<K, V> {
   private final RedisSession session;
   private final WriteCodec<V> codec;
   private final Function<K, String> keyText;
-  private final Duration ttl;
+  private final @Nullable Duration ttl;
   private final double ttlJitter;
-  private final Duration absentTtl;
+  private final @Nullable Duration absentTtl;
   private final int chunkSize;
   private final String owner;
 
@@ -157,7 +158,7 @@ final class ChunkedWriter<K, V> {
     private long entriesSent;
     private boolean pumping = true;
     private boolean exhausted;
-    private StowageException encodingFailure;
+    private @Nullable StowageException encodingFailure;
 
     Streaming(Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining, String what, Executor encodeOn,
               Consumer<Prepared> sent) {
@@ -279,7 +280,7 @@ final class ChunkedWriter<K, V> {
   }
 
   private long ttlMillis() {
-    long max = ttl.toMillis();
+    long max = requireNonNull(ttl, "ttl").toMillis();
     if (ttlJitter == 0) {
       return max;
     }
@@ -291,7 +292,7 @@ final class ChunkedWriter<K, V> {
   CompletableFuture<Void> writeAbsent(List<String> keyTexts) {
     int n = keyTexts.size();
     byte[] marker = Envelope.absentMarker();
-    byte[] absentMillis = Long.toString(absentTtl.toMillis()).getBytes(StandardCharsets.US_ASCII);
+    byte[] absentMillis = Long.toString(requireNonNull(absentTtl, "absentTtl").toMillis()).getBytes(StandardCharsets.US_ASCII);
     CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
       int from = index * chunkSize;
       int to = Math.min(n, from + chunkSize);

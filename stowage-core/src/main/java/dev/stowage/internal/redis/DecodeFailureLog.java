@@ -3,6 +3,7 @@ package dev.stowage.internal.redis;
 import java.lang.System.Logger.Level;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Logs a value that cannot be decoded once per key, at {@code WARNING} on the
@@ -21,7 +22,7 @@ final class DecodeFailureLog {
     this.owner = owner;
   }
 
-  void report(String key, String reason) {
+  void report(String key, @Nullable String reason) {
     if (logged.size() >= MAX_KEYS) {
       logged.clear();
     }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToIntFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Loads, without blocking, what values read from Redis name and this process has not loaded yet
@@ -44,7 +45,7 @@ public final class EnvelopePreload {
         continue;
       }
       if (header.hasDictionary() && !dictionaries.isLoaded(header.dictionaryId())) {
-        if (asked == null) {
+        if (asked == null || loads == null) {
           asked = new HashSet<>();
           loads = new ArrayList<>();
         }
@@ -53,7 +54,7 @@ public final class EnvelopePreload {
         }
       }
       if (header.hasSchemaVersion() && !schemas.isLoaded(header.schemaVersion())) {
-        if (asked == null) {
+        if (asked == null || loads == null) {
           asked = new HashSet<>();
           loads = new ArrayList<>();
         }
@@ -68,7 +69,7 @@ public final class EnvelopePreload {
   }
 
   /** The header of the envelope at {@code start} when it may name something to load, else null. */
-  private static Envelope.Header header(byte[] value, int start) {
+  private static Envelope.@Nullable Header header(byte[] value, int start) {
     if (value == null || start < 0 || value.length < start + Envelope.FIXED_HEADER_SIZE + 1
         || (value[start] & 0xFF) != Envelope.MAGIC
         || (value[start + 3] != CompressionIds.ZSTD_DICT && (value[start + 1] & Envelope.FLAG_SCHEMA_VERSION) == 0)) {

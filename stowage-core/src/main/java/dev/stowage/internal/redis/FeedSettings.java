@@ -1,7 +1,9 @@
 package dev.stowage.internal.redis;
 
+import org.jspecify.annotations.Nullable;
+
 
 /** A feed's validated settings, from {@link dev.stowage.Feed.Builder}. */
 public record FeedSettings<V>(String name, String key, String counterKey, String counterField,
                               WriteCodec<V> codec, EnvelopePreload preload, int chunkSize,
-                              Tracking.Reader near) {}
+                              Tracking.@Nullable Reader near) {}

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The distributed load lock, which shares a load across processes: the process that loads a key
@@ -37,12 +38,12 @@ final class LoadLock {
   private final String owner;
 
   /** What a poll found: the value ({@code null} for a key cached as absent), or nothing yet. */
-  record Found<V>(boolean found, V value) {
+  record Found<V>(boolean found, @Nullable V value) {
     static <V> Found<V> nothing() {
       return new Found<>(false, null);
     }
 
-    static <V> Found<V> value(V value) {
+    static <V> Found<V> value(@Nullable V value) {
       return new Found<>(true, value);
     }
   }

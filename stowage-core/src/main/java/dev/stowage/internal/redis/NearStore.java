@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.stowage.NearCache;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The decoded values one cache or feed keeps in the process, valid while Redis has not said that
@@ -53,7 +54,7 @@ final class NearStore {
   }
 
   /** The value kept for {@code key}, or null, counting a near hit or miss. */
-  Object get(String key) {
+  @Nullable Object get(String key) {
     Kept kept = entries.getIfPresent(key);
     if (kept == null) {
       misses.increment();

@@ -32,6 +32,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cache: the one implementation of every operation, asynchronous; {@link BlockingRedisCache}
@@ -80,10 +81,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private final LongAdder loadNanos = new LongAdder();
   private final ChunkedWriter<K, V> writer;
   private final SingleFlight<V> flights = new SingleFlight<>();
-  private final LoadLock lock;
+  private final @Nullable LoadLock lock;
   private final Threads asyncThreads;
   private final BlockingRedisCache<K, V> blocking;
-  private final Tracking.Reader near;
+  private final Tracking.@Nullable Reader near;
 
   public RedisCacheCore(RedisSession session, CacheSettings<K, V> settings) {
     this.session = session;
@@ -135,7 +136,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   // ---------------------------------------------------------------- near cache
 
   /** The value the near cache keeps for the key (counted as a hit), or null. */
-  V nearValue(String keyText) {
+  @Nullable V nearValue(String keyText) {
     if (near == null) {
       return null;
     }
@@ -152,7 +153,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** Keeps a value just read and decoded, unless the key changed since {@code stamp}. */
-  void keep(String keyText, long stamp, V value, byte[] bytes) {
+  void keep(String keyText, long stamp, @Nullable V value, byte[] bytes) {
     if (near != null && value != null) {
       near.store().keep(keyText, stamp, value, bytes.length);
     }
@@ -286,7 +287,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** Decodes a read and counts it: the value, {@link #ABSENT} for a key cached as absent, or null. */
-  private Object read(String keyText, byte[] bytes) {
+  private @Nullable Object read(String keyText, byte[] bytes) {
     if (Envelope.isAbsentMarker(bytes)) {
       absentHits.increment();
       return ABSENT;
@@ -301,12 +302,12 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   @SuppressWarnings("unchecked")
-  private V cast(Object value) {
+  private @Nullable V cast(@Nullable Object value) {
     return (V) value;
   }
 
   /** Decodes a read; a value that cannot be decoded is counted, logged once and read as null. */
-  private V decodeQuietly(String keyText, byte[] bytes) {
+  private @Nullable V decodeQuietly(String keyText, byte[] bytes) {
     if (bytes == null || Envelope.isAbsentMarker(bytes)) {
       return null;
     }

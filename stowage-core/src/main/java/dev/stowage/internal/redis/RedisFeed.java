@@ -24,6 +24,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one implementation of a feed, on the session's shared connection, in buckets of
@@ -210,7 +211,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private final byte[] counterField;
   private final LongAdder decodeFailures = new LongAdder();
   private final DecodeFailureLog failureLog;
-  private final Tracking.Reader near;
+  private final Tracking.@Nullable Reader near;
   private final BlockingFeed<V> blocking;
 
   public RedisFeed(RedisSession session, FeedSettings<V> settings) {
@@ -427,7 +428,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    *
    * @throws IllegalArgumentException at once, for a page or size out of range
    */
-  CompletableFuture<List<Entry<V>>> page(int page, int size, Executor decodeOn) {
+  CompletableFuture<List<Entry<V>>> page(int page, int size, @Nullable Executor decodeOn) {
     range(page, size);
     return started(() -> pageAsync(page, size, decodeOn));
   }
@@ -439,7 +440,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    */
   static final int DECODE_ELSEWHERE_BYTES = 4096;
 
-  private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size, Executor decodeOn) {
+  private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size, @Nullable Executor decodeOn) {
     String pageKey = pageKey(page, size);
     List<Entry<V>> kept = keptPage(pageKey);
     if (kept != null) {
@@ -471,16 +472,18 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   // ---------------------------------------------------------------- near cache
 
   /** The near cache's key of a page: under the feed's key, so that the broadcast prefix covers it. */
-  private String pageKey(int page, int size) {
+  private @Nullable String pageKey(int page, int size) {
     return near == null ? null : settings.key() + "\u0000page:" + page + ":" + size;
   }
 
-  @SuppressWarnings("unchecked")
-  private List<Entry<V>> keptPage(String pageKey) {
+  // pageKey is null only when near is, which each of these checks first.
+  @SuppressWarnings({"unchecked", "NullAway"})
+  private @Nullable List<Entry<V>> keptPage(@Nullable String pageKey) {
     return near == null ? null : (List<Entry<V>>) near.store().get(pageKey);
   }
 
-  private long stamp(String pageKey) {
+  @SuppressWarnings("NullAway")
+  private long stamp(@Nullable String pageKey) {
     return near == null ? -1 : near.store().stamp(pageKey);
   }
 
@@ -488,7 +491,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * Keeps a page just read, unless the feed changed since {@code stamp}, or one of its members
    * could not be decoded; returns it, unmodifiable.
    */
-  private List<Entry<V>> keep(String pageKey, long stamp, List<byte[]> members, List<Entry<V>> entries) {
+  @SuppressWarnings("NullAway") // as keptPage
+  private List<Entry<V>> keep(@Nullable String pageKey, long stamp, List<byte[]> members, List<Entry<V>> entries) {
     List<Entry<V>> page = List.copyOf(entries);
     if (near != null && page.size() == members.size()) {
       near.store().keep(pageKey, stamp, page, (int) Math.min(Integer.MAX_VALUE, storedBytes(members)));

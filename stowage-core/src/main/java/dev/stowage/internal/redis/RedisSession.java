@@ -19,22 +19,27 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connection of one {@link dev.stowage.Stowage}: one shared, multiplexed Lettuce connection
@@ -68,17 +73,17 @@ public final class RedisSession implements AutoCloseable {
   private final String address;
   private final Duration timeout;
   /** The shared connection; null until a session opened in the background first reaches Redis. */
-  private volatile StatefulRedisConnection<byte[], byte[]> shared;
-  private final java.util.List<Runnable> activationTasks = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile @Nullable StatefulRedisConnection<byte[], byte[]> shared;
+  private final List<Runnable> activationTasks = new CopyOnWriteArrayList<>();
   private final RedisURI target;
   private final ClientOptions options;
-  private final java.util.List<RedisClient> resp3Clients = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<RedisClient> resp3Clients = new CopyOnWriteArrayList<>();
   private final Object closeLock = new Object();
   private volatile boolean closed;
-  private volatile RedisConnectionStateListener activations;
+  private volatile @Nullable RedisConnectionStateListener activations;
 
   private RedisSession(ClientResources resources, boolean ownsResources, RedisClient client, String address,
-                       Duration timeout, StatefulRedisConnection<byte[], byte[]> shared, RedisURI target,
+                       Duration timeout, @Nullable StatefulRedisConnection<byte[], byte[]> shared, RedisURI target,
                        ClientOptions options) {
     this.target = target;
     this.options = options;
@@ -94,7 +99,7 @@ public final class RedisSession implements AutoCloseable {
    * The threads that decode replies too large to decode on the connection's I/O thread: Lettuce's
    * computation pool of this session's resources.
    */
-  public java.util.concurrent.Executor decodeExecutor() {
+  public Executor decodeExecutor() {
     return resources.eventExecutorGroup();
   }
 
@@ -121,18 +126,19 @@ public final class RedisSession implements AutoCloseable {
    *     handshake fails
    * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
-  public static RedisSession open(RedisURI uri, Duration timeout, ClientResources resources, ClientOptions options) {
+  public static RedisSession open(RedisURI uri, Duration timeout, @Nullable ClientResources resources, @Nullable ClientOptions options) {
     return connect(uri, timeout, resources, options, false);
   }
 
-  private static RedisSession connect(RedisURI uri, Duration timeout, ClientResources resources, ClientOptions options,
+  private static RedisSession connect(RedisURI uri, Duration timeout, @Nullable ClientResources resources,
+                                      @Nullable ClientOptions options,
                                       boolean inBackground) {
     requireNonNull(uri, "uri");
     requireNonNull(timeout, "timeout");
     RedisURI target = withTimeout(uri, timeout);
     String address = describe(target);
     boolean ownsResources = resources == null;
-    ClientResources used = ownsResources
+    ClientResources used = resources == null
         ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
         : resources;
     RedisClient client = RedisClient.create(used, target);
@@ -174,7 +180,7 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** {@code given}, or Lettuce's defaults, with what this session's contract rests on. */
-  static ClientOptions enforced(ClientOptions given, Duration timeout) {
+  static ClientOptions enforced(@Nullable ClientOptions given, Duration timeout) {
     ClientOptions base = given != null ? given
         : ClientOptions.builder().socketOptions(SocketOptions.builder().keepAlive(true).build()).build();
     return base.mutate()
@@ -244,7 +250,7 @@ public final class RedisSession implements AutoCloseable {
         || reply.startsWith("ERR invalid password");
   }
 
-  private static <T extends Throwable> T cause(Throwable error, Class<T> type) {
+  private static <T extends Throwable> @Nullable T cause(Throwable error, Class<T> type) {
     for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
       if (type.isInstance(e)) {
         return type.cast(e);
@@ -296,8 +302,8 @@ public final class RedisSession implements AutoCloseable {
    * @throws StowageException if Redis refuses the credentials or the connection's setup (trying
    *     again would not help)
    */
-  public static RedisSession openInBackground(RedisURI uri, Duration timeout, ClientResources resources,
-                                              ClientOptions options) {
+  public static RedisSession openInBackground(RedisURI uri, Duration timeout, @Nullable ClientResources resources,
+                                              @Nullable ClientOptions options) {
     return connect(uri, timeout, resources, options, true);
   }
 
@@ -362,7 +368,7 @@ public final class RedisSession implements AutoCloseable {
   public StatefulRedisConnection<byte[], byte[]> connectResp3(RedisConnectionStateListener listener) {
     checkOpen();
     RedisClient resp3 = RedisClient.create(resources, target);
-    resp3.setOptions(options.mutate().protocolVersion(io.lettuce.core.protocol.ProtocolVersion.RESP3).build());
+    resp3.setOptions(options.mutate().protocolVersion(ProtocolVersion.RESP3).build());
     resp3.addListener(requireNonNull(listener, "listener"));
     resp3Clients.add(resp3);
     try {
@@ -499,8 +505,8 @@ public final class RedisSession implements AutoCloseable {
     }
   }
 
-  private RuntimeException rethrowable(Throwable cause, String what) {
-    return translate(cause, what);
+  private RuntimeException rethrowable(@Nullable Throwable cause, String what) {
+    return translate(requireNonNull(cause, "an ExecutionException's cause"), what);
   }
 
   private static Throwable unwrap(Throwable error) {
@@ -544,7 +550,7 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** Shuts the client down, and {@code ownResources} too unless it is {@code null}. */
-  private static void shutdown(RedisClient client, ClientResources ownResources) {
+  private static void shutdown(RedisClient client, @Nullable ClientResources ownResources) {
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     if (ownResources != null) {
       ownResources.shutdown(0, 2, TimeUnit.SECONDS);

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Single-flight loads within a process: a map from a Redis key to the future of the load in
@@ -60,7 +61,7 @@ final class SingleFlight<V> {
   }
 
   /** Ends a load this caller leads: out of the map first, then completed. */
-  void settle(String key, CompletableFuture<V> led, V value, Throwable failure) {
+  void settle(String key, CompletableFuture<V> led, @Nullable V value, @Nullable Throwable failure) {
     inFlight.remove(key, led);
     if (failure != null) {
       led.completeExceptionally(failure);

@@ -3,20 +3,21 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.NearCache;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.push.PushMessage;
-import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisConnectionStateListener;
-import java.net.SocketAddress;
 import java.lang.System.Logger.Level;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connections through which Redis tells a {@link dev.stowage.Stowage}'s near caches what
@@ -40,7 +41,7 @@ public final class Tracking implements AutoCloseable {
 
   private final RedisSession session;
   private final List<Channel> channels = new CopyOnWriteArrayList<>();
-  private Channel shared;
+  private @Nullable Channel shared;
   private volatile boolean closed;
 
   public Tracking(RedisSession session) {
@@ -110,14 +111,14 @@ public final class Tracking implements AutoCloseable {
   /** One tracking connection and the stores it serves. */
   private final class Channel {
     /** The broadcast prefix, or null in the default mode. */
-    private final String prefix;
+    private final @Nullable String prefix;
     private final String owner;
     private final List<NearStore> stores = new CopyOnWriteArrayList<>();
-    private volatile StatefulRedisConnection<byte[], byte[]> connection;
+    private volatile @Nullable StatefulRedisConnection<byte[], byte[]> connection;
     private volatile boolean tracking;
-    private volatile String lastFailure;
+    private volatile @Nullable String lastFailure;
 
-    Channel(String prefix, String owner) {
+    Channel(@Nullable String prefix, String owner) {
       this.prefix = prefix;
       this.owner = owner;
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The envelope codec a cache or feed writes with. Fixed, or learning: {@link Compression#standard()}
@@ -51,9 +52,9 @@ public final class WriteCodec<V> {
   private static final System.Logger LOG = System.getLogger("dev.stowage.dictionary");
 
   private volatile EnvelopeCodec<V> current;
-  private final Learning learning;
+  private final @Nullable Learning learning;
 
-  private WriteCodec(EnvelopeCodec<V> start, LearningSettings<V> settings) {
+  private WriteCodec(EnvelopeCodec<V> start, @Nullable LearningSettings<V> settings) {
     this.current = start;
     this.learning = settings == null ? null : new Learning(settings);
   }
@@ -89,7 +90,7 @@ public final class WriteCodec<V> {
    */
   public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
     WriteCodec<V> codec = new WriteCodec<>(settings.withCompression().apply(Compression.standard()), settings);
-    codec.learning.adoptRecorded();
+    requireNonNull(codec.learning).adoptRecorded();
     return codec;
   }
 
@@ -197,7 +198,7 @@ public final class WriteCodec<V> {
      * Takes an encoded payload as a sample; returns the samples once they are complete, which the
      * caller then trains on, or null.
      */
-    List<byte[]> offer(byte[] sample) {
+    @Nullable List<byte[]> offer(byte[] sample) {
       synchronized (this) {
         if (done || training) {
           return null;

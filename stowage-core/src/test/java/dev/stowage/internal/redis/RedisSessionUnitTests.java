@@ -15,6 +15,7 @@ import io.lettuce.core.protocol.ProtocolVersion;
 import java.net.ConnectException;
 import java.time.Duration;
 import javax.net.ssl.SSLHandshakeException;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 class RedisSessionUnitTests {
@@ -28,8 +29,8 @@ class RedisSessionUnitTests {
 
     assertThat(copy.getSentinelMasterId()).isEqualTo("mymaster");
     assertThat(copy.getSentinels()).extracting(RedisURI::getHost, RedisURI::getPort)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("10.0.0.1", 26379),
-            org.assertj.core.groups.Tuple.tuple("10.0.0.2", 26380));
+        .containsExactly(Tuple.tuple("10.0.0.1", 26379),
+            Tuple.tuple("10.0.0.2", 26380));
     assertThat(copy.getSentinels()).allSatisfy(sentinel -> assertThat(sentinel.getTimeout()).isEqualTo(TIMEOUT));
     assertThat(copy.getTimeout()).isEqualTo(TIMEOUT);
     assertThat(copy.getDatabase()).isEqualTo(3);
