@@ -300,7 +300,7 @@ public final class EnvelopeCodec<T> {
 
   /**
    * The schema of the values written, when the write codec is an {@link EvolvingCodec}: readers
-   * that use another schema need it, so it belongs in a {@link SchemaStore}.
+   * that use another schema need it, so it belongs in a store such as a {@link Stowage}'s.
    */
   public Optional<String> writeSchema() {
     return Optional.ofNullable(writeSchema);
@@ -431,7 +431,7 @@ public final class EnvelopeCodec<T> {
     }
 
     /**
-     * Where the writer schemas named by values are found, such as the {@link SchemaStore} of a
+     * Where the writer schemas named by values are found, such as the store of a
      * {@link Stowage}: an {@link EvolvingCodec} needs the writer's schema to read a value written
      * with another one. The schemas of this instance's own codecs are always found.
      */

@@ -8,6 +8,7 @@ import dev.stowage.internal.codec.CodecLibraries;
 import dev.stowage.internal.redis.EnvelopePreload;
 import dev.stowage.internal.redis.RedisSession;
 import dev.stowage.internal.redis.Tracking;
+import dev.stowage.internal.store.SchemaStore;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -135,7 +136,7 @@ public final class Stowage implements AutoCloseable {
    * The store of the writer schemas of {@linkplain EvolvingCodec evolving codecs}, such as the
    * default compact MessagePack, which caches and feeds read values of another shape through.
    */
-  public SchemaStore schemas() {
+  SchemaStore schemas() {
     return schemas;
   }
 

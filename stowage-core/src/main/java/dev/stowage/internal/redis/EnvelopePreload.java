@@ -4,9 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
-import dev.stowage.SchemaStore;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryStore;
+import dev.stowage.internal.store.SchemaStore;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

@@ -1,8 +1,13 @@
-package dev.stowage;
+package dev.stowage.internal.store;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.internal.store.RecentlyMissing;
+import dev.stowage.EvolvingCodec;
+import dev.stowage.SchemaNotFoundException;
+import dev.stowage.SchemaResolver;
+import dev.stowage.Schemas;
+import dev.stowage.Stowage;
+import dev.stowage.StowageException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -18,8 +23,7 @@ import org.jspecify.annotations.Nullable;
  * Keeps the schemas of {@linkplain EvolvingCodec evolving codecs} in Redis, each under
  * {@code stowage:schema:<fingerprint>} as UTF-8 text, written once with {@code SET NX} and never
  * changed, and resolves them for readers. A schema is cached in this process once saved or loaded,
- * and loaded text is checked against its fingerprint. Every {@link Stowage} has one
- * ({@link Stowage#schemas()}); its caches and feeds save the schema they write with when they are
+ * and loaded text is checked against its fingerprint. Every {@link Stowage} has one; its caches and feeds save the schema they write with when they are
  * built, and again after every reconnection.
  *
  * <p>Thread-safe. Redis failures are thrown as {@link StowageException}.
@@ -33,7 +37,7 @@ public final class SchemaStore implements SchemaResolver {
   private final RecentlyMissing<Integer> missing =
       new RecentlyMissing<>(MISSING_RECHECK);
 
-  SchemaStore(Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
+  public SchemaStore(Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
     this.connection = requireNonNull(connection, "connection");
   }
 
@@ -57,7 +61,7 @@ public final class SchemaStore implements SchemaResolver {
   }
 
   /** Caches a schema in this process only, as if it had been loaded. */
-  void remember(int fingerprint, String schema) {
+  public void remember(int fingerprint, String schema) {
     cache.putIfAbsent(fingerprint, schema);
     missing.found(fingerprint);
   }
