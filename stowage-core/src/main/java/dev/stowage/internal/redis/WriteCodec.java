@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The envelope codec a cache or feed writes with. Fixed, or learning: {@link Compression#standard()}
@@ -59,9 +60,9 @@ public final class WriteCodec<V> {
 
   private volatile EnvelopeCodec<V> current;
   private final Learning learning;
-  private final Codec<V> legacyWrites;
+  private final @Nullable Codec<V> legacyWrites;
 
-  private WriteCodec(EnvelopeCodec<V> start, LearningSettings<V> settings, Codec<V> legacyWrites) {
+  private WriteCodec(EnvelopeCodec<V> start, LearningSettings<V> settings, @Nullable Codec<V> legacyWrites) {
     this.current = start;
     this.learning = settings == null ? null : new Learning(settings);
     this.legacyWrites = legacyWrites;
@@ -158,8 +159,9 @@ public final class WriteCodec<V> {
    */
   private byte[] encode(V value, boolean trainHere) {
     EnvelopeCodec<V> codec = current;
-    if (legacyWrites != null) {
-      return encodeLegacy(codec, value);
+    Codec<V> legacy = legacyWrites;
+    if (legacy != null) {
+      return encodeLegacy(legacy, codec, value);
     }
     if (learning == null || learning.done) {
       return codec.encode(value);
@@ -181,26 +183,26 @@ public final class WriteCodec<V> {
    * A value as the legacy codec writes it, refused when no reader with {@code reader}'s limit could
    * read it or when it starts with the envelope's magic byte, which would be read as an envelope.
    */
-  private byte[] encodeLegacy(EnvelopeCodec<V> reader, V value) {
+  private static <V> byte[] encodeLegacy(Codec<V> legacy, EnvelopeCodec<V> reader, V value) {
     requireNonNull(value, "value");
     byte[] bytes;
     try {
-      bytes = legacyWrites.encode(value);
+      bytes = legacy.encode(value);
     } catch (StowageException e) {
-      throw e.addContext("encoding with legacy codec " + legacyWrites.name());
+      throw e.addContext("encoding with legacy codec " + legacy.name());
     } catch (RuntimeException e) {
-      throw new CodecException("legacy codec " + legacyWrites.name() + " failed to encode a "
+      throw new CodecException("legacy codec " + legacy.name() + " failed to encode a "
           + value.getClass().getName() + ": " + e, e);
     }
     if (bytes == null) {
-      throw new CodecException("legacy codec " + legacyWrites.name() + " returned null from encode");
+      throw new CodecException("legacy codec " + legacy.name() + " returned null from encode");
     }
     if (bytes.length > reader.maxDecodedSize()) {
-      throw new EnvelopeException("legacy codec " + legacyWrites.name() + " encoded a value to " + bytes.length
+      throw new EnvelopeException("legacy codec " + legacy.name() + " encoded a value to " + bytes.length
           + " bytes, more than maxDecodedSize " + reader.maxDecodedSize());
     }
     if (Envelope.isEnvelope(bytes)) {
-      throw new EnvelopeException("legacy codec " + legacyWrites.name()
+      throw new EnvelopeException("legacy codec " + legacy.name()
           + " wrote a value starting with 0xc1, which readers would take for an envelope");
     }
     return bytes;
