@@ -237,6 +237,33 @@ class SpringSerializerMigrationIntegrationTests {
   }
 
   @Test
+  void aNullSpringCachedIsACountedMissForTheJsonAndTheJdkLegacyCodecs() {
+    Cache spring = springCaches(SPRING_JSON).getCache("articles");
+    spring.put(9L, null);
+    // whatever the value serializer, Spring's cache stores a null as JDK serialization of NullValue
+    assertThat(raw("articles::9")).startsWith(0xac, 0xed);
+    assertThat(new String(raw("articles::9"), StandardCharsets.ISO_8859_1))
+        .contains("org.springframework.cache.support.NullValue");
+
+    RedisCache<String, Article> articles = stowage.cache("articles", Article.class)
+        .keyPrefix("articles::")
+        .encoding(Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
+        .build();
+    assertThat(articles.get("9")).isNull();
+    assertThat(articles.stats().decodeFailures()).isEqualTo(1);
+    assertThat(articles.getOrLoad("9", key -> plain(9, "loaded"))).isEqualTo(plain(9, "loaded"));
+    assertThat(Envelope.isEnvelope(raw("articles::9"))).isTrue();
+
+    RedisCacheManager.create(connections).getCache("accounts").put("none", null);
+    RedisCache<String, Account> accounts = stowage.cache("accounts", Account.class)
+        .keyPrefix("accounts::")
+        .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
+        .build();
+    assertThat(accounts.get("none")).isNull();
+    assertThat(accounts.stats().decodeFailures()).isEqualTo(1);
+  }
+
+  @Test
   void jackson2JsonValuesReadThroughTheJsonCodec() {
     springCaches(new Jackson2JsonRedisSerializer<>(
         new ObjectMapper().registerModule(new JavaTimeModule()), Author.class))

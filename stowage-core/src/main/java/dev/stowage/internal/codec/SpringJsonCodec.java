@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.cfg.MapperConfig;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.jsontype.PolymorphicTypeValidator;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.stowage.Codec;
 import dev.stowage.CodecIds;
@@ -58,7 +59,7 @@ final class SpringJsonCodec<T> implements Codec<T> {
         .enable(MapperFeature.USE_BASE_TYPE_AS_DEFAULT_IMPL)
         .addModule(new JavaTimeModule());
     if (CodecLibraries.JACKSON_JDK8.isPresent()) {
-      builder.addModule(new com.fasterxml.jackson.datatype.jdk8.Jdk8Module());
+      builder.addModule(new Jdk8Module());
     }
     this.mapper = builder.build();
     mapper.setDefaultTyping(new SpringTyping(new ByName(allowlist))
