@@ -257,7 +257,9 @@ public final class Codecs {
    * {@code UUID}, {@code Date} and the common {@code java.util} collections), and the patterns
    * given: {@code "com.example.Type"}, {@code "com.example.*"} (a package) or
    * {@code "com.example.**"} (a package and its subpackages). Anything else in the bytes is
-   * rejected before it is created.
+   * rejected before it is created. Classes are looked up through {@code type}'s class loader first,
+   * so a type loaded from a class loader of its own (a plugin's, the inspector's
+   * {@code --classpath}) finds the classes its values hold.
    *
    * @throws IllegalArgumentException if {@code type} is not {@code Serializable} or a pattern is malformed
    */

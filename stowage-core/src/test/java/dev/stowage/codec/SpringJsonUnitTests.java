@@ -95,7 +95,8 @@ class SpringJsonUnitTests {
   void malformedPatternsAreRefusedAtOnce() {
     assertThatThrownBy(() -> Codecs.springJson(Holder.class, "*"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("spring-json codec: '*' is not an allowlist pattern; use a class name, 'com.example.*' or 'com.example.**'");
+        .hasMessage("spring-json codec: '*' is not an allowlist pattern; use a class name, 'com.example.*'"
+            + " or 'com.example.**'");
     assertThatThrownBy(() -> Codecs.springJson(Holder.class, "com.*.Type"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'*' may only end one as '.*' or '.**'");

@@ -110,7 +110,8 @@ class SpringSerializerMigrationIntegrationTests {
 
   private static RedisCacheManager springCaches(RedisSerializer<?> values) {
     RedisCacheManager manager = RedisCacheManager.builder(connections)
-        .cacheDefaults(RedisCacheConfiguration.defaultCacheConfig().serializeValuesWith(SerializationPair.fromSerializer(values)))
+        .cacheDefaults(RedisCacheConfiguration.defaultCacheConfig()
+            .serializeValuesWith(SerializationPair.fromSerializer(values)))
         .build();
     manager.afterPropertiesSet();
     return manager;
@@ -167,7 +168,8 @@ class SpringSerializerMigrationIntegrationTests {
     spring.put("latest", list);
     spring.put("tags", new TreeSet<>(Set.of("b", "a")));
     spring.put("counts", new LinkedHashMap<>(Map.of("x", 7L)));
-    assertThat(new String(raw("lists::latest"), StandardCharsets.UTF_8)).startsWith("[\"java.util.ArrayList\",[{\"@class\":");
+    assertThat(new String(raw("lists::latest"), StandardCharsets.UTF_8))
+        .startsWith("[\"java.util.ArrayList\",[{\"@class\":");
 
     RedisCache<String, List<Article>> lists = stowage.cache("lists", new TypeRef<List<Article>>() {})
         .keyPrefix("lists::")
@@ -217,7 +219,8 @@ class SpringSerializerMigrationIntegrationTests {
 
     RedisCache<String, Shelf> allowing = stowage.cache("shelves", Shelf.class)
         .keyPrefix("shelves::")
-        .encoding(Encoding.of(Codecs.json(Shelf.class)).legacy(Codecs.springJson(Shelf.class, "dev.stowage.migration.SpringValues$Trap")))
+        .encoding(Encoding.of(Codecs.json(Shelf.class))
+            .legacy(Codecs.springJson(Shelf.class, "dev.stowage.migration.SpringValues$Trap")))
         .build();
     Shelf read = allowing.get("top");
     assertThat(read.label).isEqualTo("top");
