@@ -137,7 +137,8 @@ class SpringSerializerMigrationIntegrationTests {
         .contains("\"@class\":\"dev.stowage.migration.SpringValues$Article\"")
         .contains("[\"java.util.ArrayList\",[\"redis\",\"cache\"]]")
         .contains("[\"java.lang.Long\",1200]")
-        .contains("[\"java.util.Date\",1700000000000]");
+        .contains("[\"java.util.Date\",1700000000000]")
+        .contains("\"published\":[\"java.util.Date\",1600000000000]");
 
     RedisCache<Long, Article> articles = stowage.cache("articles", Article.class)
         .<Long>keys(String::valueOf)
