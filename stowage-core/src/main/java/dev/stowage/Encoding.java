@@ -54,10 +54,12 @@ public final class Encoding<V> {
   private final int dictionarySize;
   private final List<Codec<V>> alsoRead;
   private final @Nullable Codec<V> legacy;
+  private final boolean writesLegacy;
   private final int maxDecodedSize;
 
   private Encoding(Codec<V> codec, @Nullable Compression compression, @Nullable List<V> trainingSamples, int samples,
-                   int dictionarySize, List<Codec<V>> alsoRead, @Nullable Codec<V> legacy, int maxDecodedSize) {
+                   int dictionarySize, List<Codec<V>> alsoRead, @Nullable Codec<V> legacy, boolean writesLegacy,
+                   int maxDecodedSize) {
     this.codec = codec;
     this.compression = compression;
     this.trainingSamples = trainingSamples;
@@ -65,13 +67,14 @@ public final class Encoding<V> {
     this.dictionarySize = dictionarySize;
     this.alsoRead = alsoRead;
     this.legacy = legacy;
+    this.writesLegacy = writesLegacy;
     this.maxDecodedSize = maxDecodedSize;
   }
 
   /** Values written with {@code codec}, with the default compression policy and limits. */
   public static <V> Encoding<V> of(Codec<V> codec) {
     return new Encoding<>(requireNonNull(codec, "codec"), null, null, DEFAULT_LEARNING_SAMPLES,
-        DEFAULT_LEARNED_DICTIONARY_SIZE, List.of(), null, RedisCache.DEFAULT_MAX_DECODED_SIZE);
+        DEFAULT_LEARNED_DICTIONARY_SIZE, List.of(), null, false, RedisCache.DEFAULT_MAX_DECODED_SIZE);
   }
 
   /**
@@ -101,7 +104,7 @@ public final class Encoding<V> {
    */
   public Encoding<V> compression(Compression compression) {
     return new Encoding<>(codec, requireNonNull(compression, "compression"), null, samples, dictionarySize, alsoRead,
-        legacy, maxDecodedSize);
+        legacy, writesLegacy, maxDecodedSize);
   }
 
   /**
@@ -124,7 +127,7 @@ public final class Encoding<V> {
           + MAX_LEARNING_SAMPLES + ", got " + samples);
     }
     return new Encoding<>(codec, null, null, samples, checkDictionarySize(dictionarySize), alsoRead, legacy,
-        maxDecodedSize);
+        writesLegacy, maxDecodedSize);
   }
 
   /**
@@ -140,7 +143,7 @@ public final class Encoding<V> {
       copy.add(requireNonNull(sample, "samples contain null"));
     }
     return new Encoding<>(codec, null, List.copyOf(copy), this.samples, checkDictionarySize(dictionarySize), alsoRead,
-        legacy, maxDecodedSize);
+        legacy, writesLegacy, maxDecodedSize);
   }
 
   /**
@@ -154,13 +157,33 @@ public final class Encoding<V> {
       all.add(requireNonNull(reader, "readers contain null"));
     }
     return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, List.copyOf(all), legacy,
-        maxDecodedSize);
+        writesLegacy, maxDecodedSize);
   }
 
-  /** The codec for values with no envelope: see {@link EnvelopeCodec.Builder#legacy}. */
+  /**
+   * The codec for values with no envelope: see {@link EnvelopeCodec.Builder#legacy}. New values are
+   * written with {@link #codec()}, in an envelope, which an application that predates Stowage
+   * cannot read; until every reader runs Stowage, use {@link #writeLegacy} instead.
+   */
   public Encoding<V> legacy(Codec<V> legacyCodec) {
     return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, alsoRead,
-        requireNonNull(legacyCodec, "legacyCodec"), maxDecodedSize);
+        requireNonNull(legacyCodec, "legacyCodec"), false, maxDecodedSize);
+  }
+
+  /**
+   * As {@link #legacy}, and new values are written with {@code legacyCodec} too, as it encodes
+   * them: no envelope, no compression, no dictionary. An application that does not run Stowage yet
+   * (the old version, during a rolling deploy) reads them as it always has, while envelopes written
+   * by processes already switched to {@link #legacy} are read here. The first step of a migration,
+   * to replace by {@link #legacy} once every reader runs Stowage ({@code docs/MIGRATION.md}); the
+   * compression policy set here is used again then.
+   *
+   * <p><b>Warning:</b> the marker a cache that {@linkplain RedisCache.Builder#cacheAbsent caches
+   * absent keys} stores is still an envelope, which old readers cannot read.
+   */
+  public Encoding<V> writeLegacy(Codec<V> legacyCodec) {
+    return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, alsoRead,
+        requireNonNull(legacyCodec, "legacyCodec"), true, maxDecodedSize);
   }
 
   /**
@@ -177,7 +200,7 @@ public final class Encoding<V> {
       throw new IllegalArgumentException("maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
     }
     return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, alsoRead, legacy,
-        maxDecodedSize);
+        writesLegacy, maxDecodedSize);
   }
 
   @Override
@@ -192,7 +215,8 @@ public final class Encoding<V> {
       policy = "learning a dictionary of at most " + dictionarySize + " bytes from " + samples + " values";
     }
     return "Encoding[" + codec.name() + ", " + policy + (alsoRead.isEmpty() ? "" : ", also reading " + alsoRead.size()
-        + " codecs") + (legacy == null ? "" : ", legacy " + legacy.name()) + ", at most " + maxDecodedSize
+        + " codecs") + (legacy == null ? "" : (writesLegacy ? ", writing legacy " : ", legacy ") + legacy.name())
+        + ", at most " + maxDecodedSize
         + " bytes decoded]";
   }
 
@@ -211,6 +235,9 @@ public final class Encoding<V> {
    * a single write. {@code ownerName} names the cache or feed in messages.
    */
   WriteCodec<V> writeCodec(Stowage owner, String recordKey, Executor executor, String ownerName) {
+    if (writesLegacy) {
+      return WriteCodec.legacyWrites(envelopeCodec(owner, Compression.none()), requireNonNull(legacy, "legacy"));
+    }
     @Nullable Compression fixed = compression;
     if (trainingSamples != null) {
       List<byte[]> encoded = new ArrayList<>(trainingSamples.size());

@@ -47,6 +47,17 @@ class EncodingUnitTests {
   }
 
   @Test
+  void legacyAndWriteLegacyAreOneSettingAndTheLastOneGivenWinsWhateverComesAfter() {
+    Encoding<BoardRecord> writing = BASE.writeLegacy(Codecs.springJson(BoardRecord.class)).compression(Compression.lz4());
+    assertThat(writing.toString()).contains(", writing legacy spring-json, ");
+    assertThat(writing.legacy(Codecs.jdk(BoardRecord.class)).toString()).contains(", legacy jdk, ")
+        .doesNotContain("writing");
+    assertThat(BASE.legacy(Codecs.jdk(BoardRecord.class)).writeLegacy(Codecs.json(BoardRecord.class)).toString())
+        .contains(", writing legacy json, ");
+    assertThatThrownBy(() -> BASE.writeLegacy(null)).isInstanceOf(NullPointerException.class).hasMessage("legacyCodec");
+  }
+
+  @Test
   void theSettingsAreCheckedWhereTheyAreGiven() {
     assertThatThrownBy(() -> BASE.learnDictionary(15, 16 * 1024)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("samples must be 16 to 100000, got 15");

@@ -260,7 +260,9 @@ public final class Codecs {
    * {@code UUID}, {@code Date} and the common {@code java.util} collections), and the patterns
    * given: {@code "com.example.Type"}, {@code "com.example.*"} (a package) or
    * {@code "com.example.**"} (a package and its subpackages). Anything else in the bytes is
-   * rejected before it is created.
+   * rejected before it is created. Classes are looked up through {@code type}'s class loader first,
+   * so a type loaded from a class loader of its own (a plugin's, the inspector's
+   * {@code --classpath}) finds the classes its values hold.
    *
    * @throws IllegalArgumentException if {@code type} is not {@code Serializable} or a pattern is malformed
    */
@@ -271,6 +273,52 @@ public final class Codecs {
       Objects.requireNonNull(pattern, "allowedClassPatterns contains null");
     }
     return BuiltInCodecs.jdk(type, List.of(allowedClassPatterns));
+  }
+
+  /**
+   * JSON as Spring Data Redis's {@code GenericJackson2JsonRedisSerializer} writes it with its
+   * default typing: the class of each object in an {@code "@class"} property, collections wrapped
+   * as {@code ["java.util.ArrayList",[...]]}, and {@code Long}, {@code Date} and other non-natural
+   * values in a field of type {@code Object} wrapped as {@code ["java.lang.Long",5]}. Meant as the
+   * {@linkplain dev.stowage.Encoding#legacy legacy codec} of a cache whose Redis holds that
+   * serializer's values (see {@code docs/MIGRATION.md}); it also writes that format, for
+   * {@link dev.stowage.Encoding#writeLegacy}.
+   *
+   * <p>A class named in the bytes is created only if it is allowed, and checked by its name before
+   * it is loaded: allowed are {@code type}, the classes its fields declare (and their
+   * superclasses), the JDK data classes {@link #jdk} allows (boxed primitives, {@code String}, big
+   * numbers, {@code UUID}, {@code Date}, {@code java.time} and the common {@code java.util}
+   * collections), and the patterns given, as for {@link #jdk}: {@code "com.example.Type"},
+   * {@code "com.example.*"} or {@code "com.example.**"}. A value naming any other class, such as
+   * the implementation of an interface-typed field or Spring's {@code NullValue}, is a
+   * {@link dev.stowage.CodecException}, which a cache counts as a miss. The root of a value is read
+   * as its raw class, as the serializer writes it: use {@code List.class} (or
+   * {@link #springJson(TypeRef, String...)}) for a cached list, and allow its elements' classes.
+   *
+   * <p>Dates are written as timestamps, as the serializer's mapper writes them, and read in either
+   * form; unknown properties are ignored. The codec's id is {@link CodecIds#JSON} and its name
+   * {@code spring-json}.
+   *
+   * @throws IllegalArgumentException if a pattern is malformed
+   * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
+   */
+  public static <T> Codec<T> springJson(Class<T> type, String... allowedClassPatterns) {
+    return springJson(TypeRef.of(type), allowedClassPatterns);
+  }
+
+  /**
+   * As {@link #springJson(Class, String...)}, for a type with type arguments: the classes of its
+   * type arguments (such as {@code Item} in {@code List<Item>}) and their fields are allowed too.
+   */
+  public static <T> Codec<T> springJson(TypeRef<T> type, String... allowedClassPatterns) {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(allowedClassPatterns, "allowedClassPatterns");
+    for (String pattern : allowedClassPatterns) {
+      Objects.requireNonNull(pattern, "allowedClassPatterns contains null");
+    }
+    CodecLibraries.JACKSON.require();
+    CodecLibraries.JACKSON_JAVA_TIME.require();
+    return BuiltInCodecs.springJson(type.type(), List.of(allowedClassPatterns));
   }
 
   /**

@@ -804,6 +804,64 @@ class InspectCommandsIntegrationTests {
     assertThat(err.toString()).isEqualTo("stowage inspect: --classpath: " + dir.resolve("nowhere") + " does not exist\n");
   }
 
+  @Test
+  void jdkValuesOfClassesOutsideThisProgramAreDecodedFromClasspathBehindTheAllowlist(RedisServer server, @TempDir Path dir)
+      throws Exception {
+    Path sources = Files.createDirectories(dir.resolve("src/shop"));
+    Path classes = Files.createDirectories(dir.resolve("classes"));
+    Files.writeString(sources.resolve("Ticket.java"), "package shop; public class Ticket implements java.io.Serializable {"
+        + " public String id; public Seat seat; public java.io.Serializable extra; }");
+    Files.writeString(sources.resolve("Seat.java"),
+        "package shop; public class Seat implements java.io.Serializable { public int row; public String letter; }");
+    Files.writeString(sources.resolve("Coupon.java"),
+        "package shop; public class Coupon implements java.io.Serializable { public String code; }");
+    JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+    StringWriter compilerOutput = new StringWriter();
+    assertThat(compiler.getTask(compilerOutput, null, null, List.of("-d", classes.toString()), null,
+        compiler.getStandardFileManager(null, null, null).getJavaFileObjects(sources.resolve("Ticket.java").toFile(),
+            sources.resolve("Seat.java").toFile(), sources.resolve("Coupon.java").toFile()))
+        .call()).as(compilerOutput.toString()).isTrue();
+    assertThatClassIsAbsent("shop.Ticket");
+
+    try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader())) {
+      Class<?> ticket = loader.loadClass("shop.Ticket");
+      Class<?> seat = loader.loadClass("shop.Seat");
+      Object value = newInstance(ticket);
+      ticket.getField("id").set(value, "T-1");
+      Object seatValue = newInstance(seat);
+      seat.getField("row").setInt(seatValue, 12);
+      seat.getField("letter").set(seatValue, "C");
+      ticket.getField("seat").set(value, seatValue);
+      // as Spring's JdkSerializationRedisSerializer wrote it, and in an envelope
+      redis.set(bytes("jdk:ticket"), new JdkSerializationRedisSerializer().serialize(value));
+      @SuppressWarnings("unchecked")
+      Codec<Object> jdk = Codecs.jdk((Class<Object>) ticket);
+      redis.set(bytes("jdk:ticket:enveloped"), EnvelopeCodec.builder(jdk).build().encode(value));
+      Object coupon = newInstance(loader.loadClass("shop.Coupon"));
+      coupon.getClass().getField("code").set(coupon, "FREE");
+      ticket.getField("extra").set(value, coupon);
+      redis.set(bytes("jdk:ticket:coupon"), new JdkSerializationRedisSerializer().serialize(value));
+    }
+
+    String path = classes.toString();
+    JsonNode expected = MAPPER.readTree("{\"id\":\"T-1\",\"seat\":{\"row\":12,\"letter\":\"C\"},\"extra\":null}");
+    JsonNode legacy = inspect(server, "jdk:ticket", "--classpath", path, "--type", "shop.Ticket");
+    assertThat(legacy.get("legacy").asText()).isEqualTo("jdk");
+    assertThat(legacy.get("class").asText()).isEqualTo("shop.Ticket");
+    assertThat(legacy.get("value")).isEqualTo(expected);
+    JsonNode enveloped = inspect(server, "jdk:ticket:enveloped", "--classpath", path, "--type", "shop.Ticket");
+    assertThat(enveloped.get("class").asText()).isEqualTo("shop.Ticket");
+    assertThat(enveloped.get("value")).isEqualTo(expected);
+
+    // a class the fields do not declare is refused until --register allows it
+    JsonNode refused = inspect(server, "jdk:ticket:coupon", "--classpath", path, "--type", "shop.Ticket");
+    assertThat(refused.has("value")).isFalse();
+    assertThat(refused.get("error").asText()).contains("class shop.Coupon is not in its allowlist");
+    JsonNode allowed = inspect(server, "jdk:ticket:coupon", "--classpath", path, "--type", "shop.Ticket",
+        "--register", "shop.Coupon");
+    assertThat(allowed.get("value").get("extra")).isEqualTo(MAPPER.readTree("{\"code\":\"FREE\"}"));
+  }
+
   private void assertThatClassIsAbsent(String name) {
     assertThat(getClass().getClassLoader().getResource(name.replace('.', '/') + ".class")).isNull();
   }

@@ -48,6 +48,11 @@ public final class BuiltInCodecs {
     return new JdkCodec<>(type, allowedClassPatterns);
   }
 
+  /** JSON as Spring's {@code GenericJackson2JsonRedisSerializer} writes it, behind a class allowlist. */
+  public static <T> Codec<T> springJson(Type type, List<String> allowedClassPatterns) {
+    return new SpringJsonCodec<>(type, allowedClassPatterns);
+  }
+
   public static <T> Codec<T> fastjson2(Class<T> type) {
     return new Fastjson2Codec<>(type);
   }

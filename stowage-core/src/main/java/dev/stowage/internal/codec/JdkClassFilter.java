@@ -4,7 +4,6 @@ import java.io.ObjectInputFilter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Proxy;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -64,9 +63,7 @@ final class JdkClassFilter implements ObjectInputFilter {
       "java.util.Collections$UnmodifiableList", "java.util.Collections$UnmodifiableRandomAccessList",
       "java.util.Collections$UnmodifiableSet", "java.util.Collections$UnmodifiableMap");
 
-  private final Set<String> classNames;
-  private final Set<String> packages;
-  private final List<String> packageTrees;
+  private final ClassNameAllowlist names;
 
   /**
    * @param allowedClasses classes that are allowed, besides {@link #JDK_BASICS}
@@ -75,32 +72,11 @@ final class JdkClassFilter implements ObjectInputFilter {
    * @throws IllegalArgumentException if a pattern is blank or allows everything
    */
   JdkClassFilter(Set<Class<?>> allowedClasses, List<String> patterns) {
-    Set<String> names = new HashSet<>(JDK_BASICS);
+    Set<String> classNames = new HashSet<>(JDK_BASICS);
     for (Class<?> allowed : allowedClasses) {
-      names.add(allowed.getName());
+      classNames.add(allowed.getName());
     }
-    Set<String> exactPackages = new HashSet<>();
-    List<String> trees = new ArrayList<>();
-    for (String pattern : patterns) {
-      String trimmed = pattern.strip();
-      if (trimmed.isEmpty() || trimmed.startsWith("*") || trimmed.startsWith(".")) {
-        throw new IllegalArgumentException("jdk codec: '" + pattern
-            + "' is not an allowlist pattern; use a class name, 'com.example.*' or 'com.example.**'");
-      }
-      if (trimmed.endsWith(".**")) {
-        trees.add(trimmed.substring(0, trimmed.length() - 3));
-      } else if (trimmed.endsWith(".*")) {
-        exactPackages.add(trimmed.substring(0, trimmed.length() - 2));
-      } else if (trimmed.contains("*")) {
-        throw new IllegalArgumentException("jdk codec: '" + pattern
-            + "' is not an allowlist pattern; '*' may only end one as '.*' or '.**'");
-      } else {
-        names.add(trimmed);
-      }
-    }
-    this.classNames = Set.copyOf(names);
-    this.packages = Set.copyOf(exactPackages);
-    this.packageTrees = List.copyOf(trees);
+    this.names = new ClassNameAllowlist("jdk", classNames, patterns);
   }
 
   @Override
@@ -234,19 +210,6 @@ final class JdkClassFilter implements ObjectInputFilter {
     if (Proxy.isProxyClass(element)) {
       return false;
     }
-    String name = element.getName();
-    if (classNames.contains(name) || name.startsWith("java.time.")) {
-      return true;
-    }
-    String packageName = element.getPackageName();
-    if (packages.contains(packageName)) {
-      return true;
-    }
-    for (String tree : packageTrees) {
-      if (packageName.equals(tree) || packageName.startsWith(tree + ".")) {
-        return true;
-      }
-    }
-    return false;
+    return names.allows(element.getName());
   }
 }

@@ -6,13 +6,16 @@ import dev.stowage.CodecIds;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.ObjectStreamClass;
 import java.io.Serializable;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * JDK serialization behind an {@link java.io.ObjectInputFilter} allowlist. Allowed are the value
@@ -26,6 +29,11 @@ import java.util.Set;
  * hash calls), and the filter refuses arrays and collection tables larger than the bytes left and a
  * read that runs past its CPU budget (colliding hash keys). Thread-safe: each call uses its own
  * streams.
+ *
+ * <p>Classes named in the bytes are looked up through the class loader of the value class first,
+ * then as {@link ObjectInputStream} does, so a value class loaded by its own loader (a plugin, or
+ * the inspector's {@code --classpath}) finds its fields' classes. Either way a class is resolved
+ * without being initialized, and the filter judges it before anything is created.
  */
 final class JdkCodec<T> implements Codec<T> {
   private static final String NAME = "jdk";
@@ -72,7 +80,7 @@ final class JdkCodec<T> implements Codec<T> {
     }
     Object decoded;
     JdkClassFilter.Reading reading = filter.reading(length);
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(data, offset, length))) {
+    try (ObjectInputStream in = new TypeLoaderInput(new ByteArrayInputStream(data, offset, length), type)) {
       in.setObjectInputFilter(reading);
       decoded = in.readObject();
     } catch (IOException | ClassNotFoundException | RuntimeException | StackOverflowError e) {
@@ -97,5 +105,27 @@ final class JdkCodec<T> implements Codec<T> {
   @Override
   public String toString() {
     return "jdk codec for " + type.getName();
+  }
+
+  /** An {@link ObjectInputStream} that resolves classes through the value class's loader first. */
+  private static final class TypeLoaderInput extends ObjectInputStream {
+    private final @Nullable ClassLoader loader;
+
+    TypeLoaderInput(InputStream in, Class<?> type) throws IOException {
+      super(in);
+      this.loader = type.getClassLoader();
+    }
+
+    @Override
+    protected Class<?> resolveClass(ObjectStreamClass descriptor) throws IOException, ClassNotFoundException {
+      if (loader != null) {
+        try {
+          return Class.forName(descriptor.getName(), false, loader);
+        } catch (ClassNotFoundException e) {
+          // a JDK class, or one this loader does not see: resolved as the JDK resolves it
+        }
+      }
+      return super.resolveClass(descriptor);
+    }
   }
 }

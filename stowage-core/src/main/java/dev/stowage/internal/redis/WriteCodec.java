@@ -3,7 +3,10 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.Codec;
+import dev.stowage.CodecException;
+import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.EnvelopeException;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
@@ -38,6 +41,10 @@ import org.jspecify.annotations.Nullable;
  * train on), the codec keeps writing with the standard compression and learns again from the next
  * values.
  *
+ * <p><b>Legacy writes.</b> A codec made by {@link #legacyWrites} writes values as the legacy codec
+ * encodes them, with no envelope and no compression, so that an application that does not run
+ * Stowage yet reads them during a rolling migration; it never learns a dictionary.
+ *
  * <p>Thread-safe. Values written before the switch stay readable: every value's envelope names its
  * compression.
  *
@@ -53,15 +60,26 @@ public final class WriteCodec<V> {
 
   private volatile EnvelopeCodec<V> current;
   private final @Nullable Learning learning;
+  private final @Nullable Codec<V> legacyWrites;
 
-  private WriteCodec(EnvelopeCodec<V> start, @Nullable LearningSettings<V> settings) {
+  private WriteCodec(EnvelopeCodec<V> start, @Nullable LearningSettings<V> settings, @Nullable Codec<V> legacyWrites) {
     this.current = start;
     this.learning = settings == null ? null : new Learning(settings);
+    this.legacyWrites = legacyWrites;
   }
 
   /** A codec that never changes. */
   public static <V> WriteCodec<V> fixed(EnvelopeCodec<V> codec) {
-    return new WriteCodec<>(requireNonNull(codec, "codec"), null);
+    return new WriteCodec<>(requireNonNull(codec, "codec"), null, null);
+  }
+
+  /**
+   * A codec that writes every value with {@code legacy} alone, without an envelope, for readers that
+   * predate Stowage, and reads with {@code reader}, which reads those values (its legacy codec) and
+   * envelopes alike.
+   */
+  public static <V> WriteCodec<V> legacyWrites(EnvelopeCodec<V> reader, Codec<V> legacy) {
+    return new WriteCodec<>(requireNonNull(reader, "reader"), null, requireNonNull(legacy, "legacy"));
   }
 
   /**
@@ -89,7 +107,7 @@ public final class WriteCodec<V> {
    * (looked up here, blocking; if Redis cannot say, it learns).
    */
   public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
-    WriteCodec<V> codec = new WriteCodec<>(settings.withCompression().apply(Compression.standard()), settings);
+    WriteCodec<V> codec = new WriteCodec<>(settings.withCompression().apply(Compression.standard()), settings, null);
     requireNonNull(codec.learning).adoptRecorded();
     return codec;
   }
@@ -141,6 +159,10 @@ public final class WriteCodec<V> {
    */
   private byte[] encode(V value, boolean trainHere) {
     EnvelopeCodec<V> codec = current;
+    Codec<V> legacy = legacyWrites;
+    if (legacy != null) {
+      return encodeLegacy(legacy, codec, value);
+    }
     if (learning == null || learning.done) {
       return codec.encode(value);
     }
@@ -155,6 +177,35 @@ public final class WriteCodec<V> {
       }
     }
     return encoded;
+  }
+
+  /**
+   * A value as the legacy codec writes it, refused when no reader with {@code reader}'s limit could
+   * read it or when it starts with the envelope's magic byte, which would be read as an envelope.
+   */
+  private static <V> byte[] encodeLegacy(Codec<V> legacy, EnvelopeCodec<V> reader, V value) {
+    requireNonNull(value, "value");
+    byte[] bytes;
+    try {
+      bytes = legacy.encode(value);
+    } catch (StowageException e) {
+      throw e.addContext("encoding with legacy codec " + legacy.name());
+    } catch (RuntimeException e) {
+      throw new CodecException("legacy codec " + legacy.name() + " failed to encode a "
+          + value.getClass().getName() + ": " + e, e);
+    }
+    if (bytes == null) {
+      throw new CodecException("legacy codec " + legacy.name() + " returned null from encode");
+    }
+    if (bytes.length > reader.maxDecodedSize()) {
+      throw new EnvelopeException("legacy codec " + legacy.name() + " encoded a value to " + bytes.length
+          + " bytes, more than maxDecodedSize " + reader.maxDecodedSize());
+    }
+    if (Envelope.isEnvelope(bytes)) {
+      throw new EnvelopeException("legacy codec " + legacy.name()
+          + " wrote a value starting with 0xc1, which readers would take for an envelope");
+    }
+    return bytes;
   }
 
   /** The learning state; all of it guarded by {@code this}, but for the volatile flags. */
