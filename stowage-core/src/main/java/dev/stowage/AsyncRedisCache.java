@@ -43,6 +43,9 @@ public interface AsyncRedisCache<K, V> {
   /** See {@link RedisCache#deleteAll}. */
   CompletableFuture<Long> deleteAll(Collection<? extends K> keys);
 
+  /** See {@link RedisCache#clear}. */
+  CompletableFuture<Long> clear();
+
   /**
    * See {@link RedisCache#getOrLoad}; the loader runs on the cache's
    * {@linkplain RedisCache.Builder#loadExecutor load executor}, and holds one of its threads while it

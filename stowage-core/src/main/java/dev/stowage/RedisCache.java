@@ -144,6 +144,17 @@ public interface RedisCache<K, V> {
   long deleteAll(Collection<? extends K> keys);
 
   /**
+   * Removes every key under the cache's {@linkplain Builder#keyPrefix key prefix}, whoever wrote
+   * it: {@code SCAN MATCH <prefix>* COUNT <chunk size>} (the prefix's glob characters escaped),
+   * then one {@code UNLINK} per page found, never {@code KEYS}. Not atomic: a key written while it
+   * runs may stay or go, and when it fails some keys are already gone. Empties the near cache.
+   *
+   * @return how many keys were removed
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  long clear();
+
+  /**
    * The value for {@code key}; on a miss, the loader's value, which is then stored. Concurrent
    * calls for one key share one loader call (and across processes, with a
    * {@linkplain Builder#distributedLoadLock(Duration) distributed lock}). The loader runs in the

@@ -110,6 +110,12 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
     return session.await(core.deleteAll(keys), core.rounds(keys.size()), "DEL of " + keys.size() + " keys");
   }
 
+  /** No bound on the whole: it takes as many round trips as the keyspace has pages; each has the command timeout. */
+  @Override
+  public long clear() {
+    return session.join(core.clear(), "clearing cache '" + core.name() + "'");
+  }
+
   @Override
   public @Nullable V getOrLoad(K key, Function<? super K, ? extends V> loader) {
     requireNonNull(loader, "loader");

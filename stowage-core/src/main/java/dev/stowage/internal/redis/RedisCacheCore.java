@@ -13,8 +13,11 @@ import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
 import dev.stowage.SchemaNotFoundException;
 import dev.stowage.StowageException;
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -526,6 +529,40 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     CompletableFuture<Long> deletedAll =
         counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner));
     return droppingNear(deletedAll, () -> batch.texts);
+  }
+
+  @Override
+  public CompletableFuture<Long> clear() {
+    ScanArgs match = ScanArgs.Builder.matches(globEscaped(settings.keyPrefix()) + "*").limit(settings.chunkSize());
+    LongAdder removed = new LongAdder();
+    CompletableFuture<Long> cleared = counted(session.translated(
+        clearFrom(ScanCursor.INITIAL, match, removed).thenApply(done -> removed.sum()),
+        "SCAN and UNLINK of the keys under " + settings.keyPrefix() + " of " + owner));
+    return near == null ? cleared : cleared.whenComplete((done, failure) -> near.store().invalidateAll());
+  }
+
+  /** One SCAN from {@code cursor}, an UNLINK of what it found, then the next, until the cursor ends. */
+  private CompletableFuture<Void> clearFrom(ScanCursor cursor, ScanArgs match, LongAdder removed) {
+    return session.<KeyScanCursor<byte[]>>dispatch(c -> c.scan(cursor, match)).thenCompose(page -> {
+      List<byte[]> keys = page.getKeys();
+      CompletableFuture<Void> unlinked = keys.isEmpty()
+          ? CompletableFuture.completedFuture(null)
+          : session.dispatch(c -> c.unlink(keys.toArray(new byte[0][]))).thenAccept(removed::add);
+      return page.isFinished() ? unlinked : unlinked.thenCompose(done -> clearFrom(page, match, removed));
+    });
+  }
+
+  /** {@code text} with the characters that Redis's glob patterns give a meaning escaped. */
+  static String globEscaped(String text) {
+    StringBuilder escaped = new StringBuilder(text.length() + 8);
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+        escaped.append('\\');
+      }
+      escaped.append(c);
+    }
+    return escaped.toString();
   }
 
   // ---------------------------------------------------------------- loads

@@ -1,0 +1,3 @@
+package com.example.books;
+
+public record Book(String isbn, String title) {}

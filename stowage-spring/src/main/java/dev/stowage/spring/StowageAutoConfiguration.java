@@ -1,0 +1,83 @@
+package dev.stowage.spring;
+
+import dev.stowage.Stowage;
+import io.lettuce.core.resource.ClientResources;
+import java.util.List;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.cache.CacheManager;
+import org.springframework.cache.annotation.EnableCaching;
+import org.springframework.cache.interceptor.CacheAspectSupport;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Makes a {@link Stowage} from Spring's {@code spring.data.redis.*} settings (URL, host, port,
+ * username, password, database, sentinels, SSL, timeout), on the application's Lettuce
+ * {@link ClientResources} when it has them, and a {@link StowageCacheManager} from
+ * {@code stowage.*}; turns caching on ({@link EnableCaching}) unless the application did. Each
+ * backs off when the application defines a bean of its type ({@code Stowage},
+ * {@code CacheManager}). Runs after Spring Boot's Redis auto-configuration, whose connection
+ * details it reads, and before its cache auto-configuration, which then backs off.
+ */
+@AutoConfiguration(after = DataRedisAutoConfiguration.class,
+    beforeName = "org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration")
+@ConditionalOnClass({Stowage.class, CacheManager.class})
+@EnableConfigurationProperties({StowageProperties.class, DataRedisProperties.class})
+public class StowageAutoConfiguration {
+
+  /**
+   * The Stowage of {@code spring.data.redis.*}: the connection details Spring Boot derives from
+   * them (a URL wins over host, port and the rest; sentinels over a single host), SSL when
+   * {@code spring.data.redis.ssl.enabled} is true or the URL is {@code rediss://}, and
+   * {@code spring.data.redis.timeout} as the command timeout.
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  Stowage stowage(DataRedisProperties redis, ObjectProvider<DataRedisConnectionDetails> details,
+                  ObjectProvider<ClientResources> clientResources, StowageProperties properties) {
+    Stowage.Builder builder = Stowage.builder().redis(RedisUris.of(redis, details.getIfAvailable()));
+    if (redis.getTimeout() != null) {
+      builder.commandTimeout(redis.getTimeout());
+    }
+    ClientResources resources = clientResources.getIfUnique();
+    if (resources != null) {
+      builder.clientResources(resources);
+    }
+    if (properties.isConnectInBackground()) {
+      builder.connectInBackground();
+    }
+    return builder.build();
+  }
+
+  /**
+   * The cache manager; caches without a type read back classes of the application's
+   * auto-configuration packages (those of its {@code @SpringBootApplication}) and of
+   * {@code stowage.allowed-packages}.
+   */
+  @Bean
+  @ConditionalOnMissingBean(CacheManager.class)
+  StowageCacheManager cacheManager(Stowage stowage, StowageProperties properties, BeanFactory beanFactory) {
+    List<String> packages = AutoConfigurationPackages.has(beanFactory) ? AutoConfigurationPackages.get(beanFactory)
+        : List.of();
+    ClassLoader classLoader = beanFactory instanceof ConfigurableBeanFactory configurable
+        && configurable.getBeanClassLoader() != null ? configurable.getBeanClassLoader()
+        : StowageAutoConfiguration.class.getClassLoader();
+    return new StowageCacheManager(stowage, properties, packages, classLoader);
+  }
+
+  /** Caching on, for an application that did not turn it on itself. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnMissingBean(CacheAspectSupport.class)
+  @EnableCaching
+  static class CachingOn {}
+}

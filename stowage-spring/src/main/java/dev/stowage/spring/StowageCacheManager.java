@@ -1,0 +1,198 @@
+package dev.stowage.spring;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.Codec;
+import dev.stowage.Encoding;
+import dev.stowage.MissingLibraryException;
+import dev.stowage.NearCache;
+import dev.stowage.RedisCache;
+import dev.stowage.Stowage;
+import dev.stowage.codec.Codecs;
+import dev.stowage.compress.Compression;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.springframework.cache.Cache;
+import org.springframework.cache.support.AbstractCacheManager;
+
+/**
+ * Spring's {@link org.springframework.cache.CacheManager} over Stowage: each cache name is a
+ * {@link StowageCache}. The caches named under {@code stowage.caches} are made when the manager
+ * starts, so that their settings are checked then; any other name is made on first use with the
+ * settings under {@code stowage.defaults}.
+ *
+ * <pre>{@code
+ * StowageCacheManager manager = new StowageCacheManager(stowage, properties, List.of("com.example"),
+ *     getClass().getClassLoader());
+ * }</pre>
+ */
+public class StowageCacheManager extends AbstractCacheManager {
+  /** What a cache's keys start with after its name, as Spring's RedisCacheManager writes them. */
+  public static final String KEY_SEPARATOR = "::";
+  static final List<String> COMPRESSIONS = List.of("learned", "standard", "zstd", "lz4", "none");
+
+  private final Stowage stowage;
+  private final StowageProperties properties;
+  private final ClassAllowlist allowlist;
+  private final ClassLoader classLoader;
+
+  /**
+   * A manager of caches made from {@code stowage} with {@code properties}, whose caches without a
+   * type read back classes of {@code allowedPackages} (and their subpackages) and of
+   * {@code stowage.allowed-packages}, loaded through {@code classLoader}.
+   *
+   * @throws IllegalArgumentException naming the property at fault, for a bad default
+   */
+  public StowageCacheManager(Stowage stowage, StowageProperties properties, Collection<String> allowedPackages,
+                             ClassLoader classLoader) {
+    this.stowage = requireNonNull(stowage, "stowage");
+    this.properties = requireNonNull(properties, "properties");
+    List<String> packages = new ArrayList<>(allowedPackages);
+    packages.addAll(properties.getAllowedPackages());
+    this.allowlist = new ClassAllowlist(packages);
+    this.classLoader = requireNonNull(classLoader, "classLoader");
+    checkSettings(null);
+  }
+
+  @Override
+  protected Collection<? extends Cache> loadCaches() {
+    List<Cache> caches = new ArrayList<>();
+    for (String name : properties.getCaches().keySet()) {
+      caches.add(create(name));
+    }
+    return caches;
+  }
+
+  @Override
+  protected Cache getMissingCache(String name) {
+    return create(name);
+  }
+
+  /** The packages whose classes caches without a type read back, besides the JDK value classes. */
+  public List<String> allowedPackages() {
+    return allowlist.packages();
+  }
+
+  private StowageCache create(String name) {
+    Settings settings = checkSettings(name);
+    RedisCache.Builder<Object, Object> builder = stowage.cache(name, Object.class)
+        .keys(StowageCache::keyText)
+        .keyPrefix(settings.keyPrefix)
+        .encoding(settings.encoding)
+        .ttlJitter(settings.ttlJitter);
+    if (settings.ttl == null) {
+      builder.noExpiry();
+    } else {
+      builder.ttl(settings.ttl);
+    }
+    if (settings.nearCache != null) {
+      builder.nearCache(settings.nearCache);
+    }
+    try {
+      return new StowageCache(builder.build(), properties.isCacheNullValues());
+    } catch (MissingLibraryException e) {
+      throw new IllegalStateException("cache '" + name + "' (stowage.caches." + name + "): " + e.getMessage(), e);
+    }
+  }
+
+  /** A setting of a cache: its value and the property it came from. */
+  private record Setting<T>(@Nullable T value, String property) {}
+
+  private <T> Setting<T> setting(@Nullable String name, String key, Function<StowageProperties.Cache, @Nullable T> get) {
+    StowageProperties.Cache own = name == null ? null : properties.getCaches().get(name);
+    if (own != null && get.apply(own) != null) {
+      return new Setting<>(get.apply(own), "stowage.caches." + name + "." + key);
+    }
+    return new Setting<>(get.apply(properties.getDefaults()), "stowage.defaults." + key);
+  }
+
+  /** A cache's settings, checked. */
+  private record Settings(String keyPrefix, @Nullable Duration ttl, double ttlJitter, Encoding<Object> encoding,
+                          @Nullable NearCache nearCache) {}
+
+  /** Checks the settings of cache {@code name}, or the defaults when it is null, and returns them. */
+  private Settings checkSettings(@Nullable String name) {
+    String cacheName = name == null ? "default" : name;
+    Setting<Duration> ttl = setting(name, "ttl", StowageProperties.Cache::getTtl);
+    Duration ttlValue = ttl.value() == null ? RedisCache.DEFAULT_TTL : ttl.value();
+    if (ttlValue.isNegative()) {
+      throw new IllegalArgumentException(ttl.property() + " must not be negative, got " + ttlValue
+          + "; 0 makes entries that never expire");
+    }
+    if (ttlValue.compareTo(RedisCache.MAX_TTL) > 0 || !ttlValue.isZero() && ttlValue.toNanos() < 1_000_000) {
+      throw new IllegalArgumentException(ttl.property() + " must be 0 (never expire) or from 1 ms to "
+          + RedisCache.MAX_TTL.toDays() + " days, got " + ttlValue);
+    }
+    Setting<Double> jitter = setting(name, "ttl-jitter", StowageProperties.Cache::getTtlJitter);
+    double jitterValue = jitter.value() == null ? RedisCache.DEFAULT_TTL_JITTER : jitter.value();
+    if (!(jitterValue >= 0 && jitterValue < 1)) {
+      throw new IllegalArgumentException(jitter.property() + " must be from 0 up to but excluding 1, got " + jitterValue);
+    }
+    Setting<Class<?>> type = setting(name, "type", StowageProperties.Cache::getType);
+    Setting<String> codecName = setting(name, "codec", StowageProperties.Cache::getCodec);
+    Codec<Object> codec = codec(cacheName, type.value(), codecName);
+    Setting<String> compression = setting(name, "compression", StowageProperties.Cache::getCompression);
+    Encoding<Object> encoding = Encoding.of(codec);
+    if (compression.value() != null) {
+      encoding = switch (compression.value().strip().toLowerCase(Locale.ROOT)) {
+        case "learned" -> encoding;
+        case "standard" -> encoding.compression(Compression.standard());
+        case "zstd" -> encoding.compression(Compression.zstd());
+        case "lz4" -> encoding.compression(Compression.lz4());
+        case "none" -> encoding.compression(Compression.none());
+        default -> throw new IllegalArgumentException(compression.property() + ": unknown compression '"
+            + compression.value() + "'; choose from " + String.join(", ", COMPRESSIONS));
+      };
+    }
+    Setting<String> prefix = setting(name, "key-prefix", StowageProperties.Cache::getKeyPrefix);
+    String keyPrefix = prefix.value() == null ? cacheName + KEY_SEPARATOR : prefix.value();
+    return new Settings(keyPrefix, ttlValue.isZero() ? null : ttlValue, jitterValue, encoding, nearCache(name));
+  }
+
+  @SuppressWarnings("unchecked")
+  private Codec<Object> codec(String cacheName, @Nullable Class<?> type, Setting<String> codecName) {
+    String chosen = codecName.value() == null ? null : codecName.value().strip().toLowerCase(Locale.ROOT);
+    if (chosen != null && !Codecs.names().contains(chosen)) {
+      throw new IllegalArgumentException(codecName.property() + ": unknown codec '" + codecName.value()
+          + "'; choose from " + String.join(", ", Codecs.names()));
+    }
+    try {
+      if (type != null) {
+        return TypedCodec.of((Codec<Object>) Codecs.forName(chosen == null ? "msgpack-compact" : chosen, type));
+      }
+      String perClass = chosen == null ? "msgpack" : chosen;
+      try {
+        Codecs.forName(perClass, String.class);
+      } catch (IllegalArgumentException e) {
+        // The library is there; this codec only takes other classes (generated messages, ...).
+      }
+      return new ClassNamingCodec(cacheName, perClass, allowlist, classLoader);
+    } catch (MissingLibraryException e) {
+      throw new IllegalStateException(codecName.property() + ": " + e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(codecName.property() + " with type " + requireNonNull(type).getName() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  private @Nullable NearCache nearCache(@Nullable String name) {
+    Setting<Boolean> enabled = setting(name, "near-cache.enabled", c -> c.getNearCache().getEnabled());
+    if (enabled.value() == null || !enabled.value()) {
+      return null;
+    }
+    Setting<Long> size = setting(name, "near-cache.maximum-size", c -> c.getNearCache().getMaximumSize());
+    Setting<Duration> expiry = setting(name, "near-cache.expire-after-write", c -> c.getNearCache().getExpireAfterWrite());
+    try {
+      NearCache nearCache = size.value() == null ? NearCache.defaults() : NearCache.maximumSize(size.value());
+      return expiry.value() == null ? nearCache : nearCache.expireAfterWrite(expiry.value());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException((name == null ? "stowage.defaults" : "stowage.caches." + name)
+          + ".near-cache: " + e.getMessage(), e);
+    }
+  }
+}

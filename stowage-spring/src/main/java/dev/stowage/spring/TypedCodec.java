@@ -1,0 +1,84 @@
+package dev.stowage.spring;
+
+import dev.stowage.Codec;
+import dev.stowage.CodecException;
+import dev.stowage.EvolvingCodec;
+import org.springframework.cache.support.NullValue;
+
+/**
+ * The values of a cache with a configured type: a tag byte, {@code 0} for a cached {@code null}
+ * (Spring's {@link NullValue}), {@code 1} followed by the value in the type's codec, whose id the
+ * envelope records. An {@link EvolvingCodec} stays one ({@link Evolving}), so that the envelope
+ * carries the shape of the value and values of an older shape are read by it.
+ */
+class TypedCodec implements Codec<Object> {
+  private final Codec<Object> codec;
+
+  TypedCodec(Codec<Object> codec) {
+    this.codec = codec;
+  }
+
+  /** The codec for values of {@code codec}, evolving if it is. */
+  static TypedCodec of(Codec<Object> codec) {
+    return codec instanceof EvolvingCodec<Object> evolving ? new Evolving(evolving) : new TypedCodec(codec);
+  }
+
+  @Override
+  public int id() {
+    return codec.id();
+  }
+
+  @Override
+  public String name() {
+    return codec.name();
+  }
+
+  @Override
+  public byte[] encode(Object value) {
+    if (value instanceof NullValue) {
+      return new byte[] {ClassNamingCodec.NULL_TAG};
+    }
+    byte[] payload = codec.encode(value);
+    byte[] bytes = new byte[payload.length + 1];
+    bytes[0] = ClassNamingCodec.VALUE_TAG;
+    System.arraycopy(payload, 0, bytes, 1, payload.length);
+    return bytes;
+  }
+
+  @Override
+  public Object decode(byte[] data, int offset, int length) {
+    return checkTag(data, offset, length) ? NullValue.INSTANCE : codec.decode(data, offset + 1, length - 1);
+  }
+
+  /** Whether the bytes hold a cached null; throws unless they hold a value either way. */
+  final boolean checkTag(byte[] data, int offset, int length) {
+    if (length == 1 && data[offset] == ClassNamingCodec.NULL_TAG) {
+      return true;
+    }
+    if (length < 1 || data[offset] != ClassNamingCodec.VALUE_TAG) {
+      throw new CodecException(name() + ": not a value of a Spring cache");
+    }
+    return false;
+  }
+
+  /** A typed codec over an evolving codec. */
+  static final class Evolving extends TypedCodec implements EvolvingCodec<Object> {
+    private final EvolvingCodec<Object> evolving;
+
+    Evolving(EvolvingCodec<Object> codec) {
+      super(codec);
+      this.evolving = codec;
+    }
+
+    @Override
+    public String schema() {
+      return evolving.schema();
+    }
+
+    @Override
+    public Object decode(byte[] data, int offset, int length, String writerSchema) {
+      return checkTag(data, offset, length) ? NullValue.INSTANCE : evolving.decode(data, offset + 1, length - 1,
+          writerSchema);
+    }
+  }
+}

@@ -1,0 +1,16 @@
+package dev.stowage.spring;
+
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import dev.stowage.testkit.StowageArchitecture;
+
+/**
+ * Stowage for Spring uses stowage-core's public API only: {@link StowageArchitecture#CORE_INTERNALS_UNUSED}, over
+ * main and test classes.
+ */
+@AnalyzeClasses(packages = "dev.stowage.spring")
+class PublicApiOnlyUnitTests {
+  @ArchTest
+  static final ArchRule CORE_INTERNALS_UNUSED = StowageArchitecture.CORE_INTERNALS_UNUSED;
+}
