@@ -1,5 +1,7 @@
 package dev.stowage.spring;
 
+import static java.util.Objects.requireNonNull;
+
 import io.lettuce.core.RedisURI;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -41,7 +43,8 @@ final class RedisUris {
         builder.withSentinel(node.host(), node.port());
       }
     } else {
-      DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+      DataRedisConnectionDetails.Standalone standalone = requireNonNull(details.getStandalone(),
+          "spring.data.redis: the connection details name no server");
       builder = RedisURI.builder().withHost(standalone.getHost()).withPort(standalone.getPort())
           .withDatabase(standalone.getDatabase());
     }
