@@ -146,7 +146,7 @@ public final class RedisSession implements AutoCloseable {
     client.setOptions(enforced);
     StatefulRedisConnection<byte[], byte[]> connected;
     try {
-      connected = client.connect(ByteArrayCodec.INSTANCE);
+      connected = connectOnce(client);
     } catch (RuntimeException e) {
       StowageException failure = connectFailure(address, e);
       if (!inBackground || !(failure instanceof CacheUnavailableException)) {
@@ -163,6 +163,26 @@ public final class RedisSession implements AutoCloseable {
     }
     return session;
   }
+
+  /**
+   * Connects, once more when Lettuce lost the reason of a failed handshake: when Redis refuses the
+   * credentials, Lettuce 6.5 sometimes reports that its handshake handler was already removed
+   * instead of Redis's reply (one test run in four here), and a second attempt
+   * reports the reply, so a wrong password is told apart from an unreachable server.
+   */
+  private static StatefulRedisConnection<byte[], byte[]> connectOnce(RedisClient client) {
+    try {
+      return client.connect(ByteArrayCodec.INSTANCE);
+    } catch (RuntimeException e) {
+      if (!causeChain(e).contains(LOST_HANDSHAKE)) {
+        throw e;
+      }
+      return client.connect(ByteArrayCodec.INSTANCE);
+    }
+  }
+
+  /** What Lettuce says when a failed handshake lost Redis's reply. */
+  private static final String LOST_HANDSHAKE = "RedisHandshakeHandler not registered";
 
   /**
    * A copy of {@code uri} with {@code timeout}. {@code RedisURI.builder(uri)} copies neither the
