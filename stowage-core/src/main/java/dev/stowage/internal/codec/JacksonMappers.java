@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.introspect.Annotated;
 import com.fasterxml.jackson.databind.introspect.AnnotatedClass;
 import com.fasterxml.jackson.databind.introspect.JacksonAnnotationIntrospector;
-import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -51,7 +50,7 @@ final class JacksonMappers {
     ObjectMapper mapper = new ObjectMapper(factory);
     mapper.registerModule(new JavaTimeModule());
     if (CodecLibraries.JACKSON_JDK8.isPresent()) {
-      mapper.registerModule(new Jdk8Module());
+      mapper.registerModule(Jdk8Support.module());
     }
     mapper.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     mapper.disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.cfg.MapperConfig;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.jsontype.PolymorphicTypeValidator;
-import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.stowage.Codec;
 import dev.stowage.CodecIds;
@@ -59,7 +58,7 @@ final class SpringJsonCodec<T> implements Codec<T> {
         .enable(MapperFeature.USE_BASE_TYPE_AS_DEFAULT_IMPL)
         .addModule(new JavaTimeModule());
     if (CodecLibraries.JACKSON_JDK8.isPresent()) {
-      builder.addModule(new Jdk8Module());
+      builder.addModule(Jdk8Support.module());
     }
     this.mapper = builder.build();
     mapper.setDefaultTyping(new SpringTyping(new ByName(allowlist))
