@@ -16,9 +16,9 @@ import java.util.concurrent.Executor;
  * <p>A page is decoded here, in the calling thread, on the asynchronous read's own path: the read
  * hands its decoding to a {@link WaitingThread} instead of deciding by the page's size. The caller
  * waits anyway, and a page of {@link RedisFeed#DECODE_ELSEWHERE_BYTES} or more decoded on Lettuce's
- * computation threads costs a hand-over each way: blocking reads of 25 and 50 board records
- * (5 and 10 KiB stored) ran 7 to 13% faster decoded in the caller, and pages below the threshold
- * ran the same either way.
+ * computation threads would cost a hand-over each way while that thread sits idle. (A one-off
+ * timing when this was written favoured the caller for pages of 5 to 10 KiB; no benchmark in the
+ * repository measures blocking pages on their own.)
  */
 final class BlockingFeed<V> implements Feed<V> {
   private final RedisFeed<V> core;
