@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 /**
@@ -53,6 +54,17 @@ public interface AsyncRedisCache<K, V> {
    * another process loads hold no thread.
    */
   CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader);
+
+  /**
+   * As {@link #getOrLoad}, for a loader that does not block but returns a stage of its value (a
+   * reactive or asynchronous client's call): concurrent callers for one key in this process share
+   * one loader call, and, with the {@linkplain RedisCache.Builder#distributedLoadLock distributed
+   * lock}, callers in other processes wait for it too. The loader is called on the load executor;
+   * its stage's value is stored before the returned future completes with it. A stage that fails,
+   * or a loader that throws or returns {@code null} instead of a stage, fails the future and stores
+   * nothing; the time to the stage's completion counts as the load's time in {@link RedisCache#stats()}.
+   */
+  CompletableFuture<V> getOrLoadAsync(K key, Function<? super K, ? extends CompletionStage<? extends V>> loader);
 
   /** See {@link RedisCache#getAllOrLoad}; the loader runs on the cache's load executor. */
   CompletableFuture<Map<K, V>> getAllOrLoad(Collection<? extends K> keys,

@@ -18,9 +18,19 @@ package dev.stowage;
  * @param nearHits reads answered by the {@linkplain RedisCache.Builder#nearCache near cache}, without
  *     Redis; counted in {@code hits} too
  * @param nearMisses reads the near cache could not answer, which went to Redis
+ * @param puts values stored, once Redis confirmed it: by {@code put}, {@code putAll} and loads
+ *     (absent markers are not counted)
+ * @param deletes keys removed, as Redis counted them: by {@code delete}, {@code deleteAll} and
+ *     {@code clear} (a key that was not there is not counted)
+ * @param bytesBeforeCompression the sizes of the values counted in {@code puts} as their codec
+ *     encoded them, before compression and without the envelope's header, added up
+ * @param bytesWritten the sizes of the same values as stored in Redis, compressed when that made
+ *     them smaller and with the envelope's header (none for legacy writes), added up; below
+ *     {@code bytesBeforeCompression} when compression pays
  */
 public record CacheStats(long hits, long misses, long decodeFailures, long loads, long loadFailures,
-                         long absentHits, long redisErrors, long loadNanos, long nearHits, long nearMisses) {
+                         long absentHits, long redisErrors, long loadNanos, long nearHits, long nearMisses,
+                         long puts, long deletes, long bytesBeforeCompression, long bytesWritten) {
 
   /** The mean time a loader call took, in nanoseconds, or 0 before the first. */
   public double averageLoadNanos() {

@@ -9,6 +9,7 @@ import dev.stowage.internal.redis.WriteCodec;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -220,6 +221,68 @@ public final class Encoding<V> {
         + " bytes decoded]";
   }
 
+  /**
+   * The codec with no envelope that new values are written with when {@link #writeLegacy} set one;
+   * empty otherwise, including after {@link #legacy}, whose codec only reads.
+   */
+  public Optional<Codec<V>> legacyWrites() {
+    return writesLegacy ? Optional.of(requireNonNull(legacy, "legacy")) : Optional.empty();
+  }
+
+  /**
+   * The envelope codec of this encoding for values that no cache or feed writes, such as those of a
+   * Spring {@code RedisTemplate}: it writes with {@link #codec()} and the compression policy, and
+   * reads every value a cache of this encoding reads (the {@linkplain #alsoRead codecs also read},
+   * the {@linkplain #legacy legacy codec}, values of other shapes), up to {@link #maxDecodedSize}.
+   * It reads the zstd dictionaries and writer schemas that values name from {@code stowage}'s Redis,
+   * decompresses within its {@linkplain Stowage.Builder#decompressionBudget budget}, and saves the
+   * dictionary and schema it writes with there, now and after every reconnection, so that other
+   * processes read its values.
+   *
+   * <p>The compression policy: {@link #compression} as given; {@link #trainDictionary} trains its
+   * dictionary now, once per call. The learning policy, the default, learns from the values a cache
+   * or feed writes, and there is none here: the codec writes with {@link Compression#standard()}.
+   * With {@link #writeLegacy} the codec writes uncompressed envelopes, and is meant for reading: new
+   * values are written by {@link #legacyWrites()}.
+   */
+  public EnvelopeCodec<V> envelopeCodec(Stowage stowage) {
+    requireNonNull(stowage, "stowage");
+    Compression fixed = standaloneCompression();
+    fixed.dictionary().ifPresent(stowage::useDictionary);
+    EnvelopeCodec<V> envelopeCodec = envelopeCodec(stowage, fixed);
+    envelopeCodec.writeSchema().ifPresent(stowage::useSchema);
+    return envelopeCodec;
+  }
+
+  /**
+   * {@link #envelopeCodec(Stowage)} without Redis: the codec reads no dictionary but the one its
+   * own compression holds (any other is a {@link DictionaryNotFoundException}), no writer schema but
+   * those of its own codecs, and decompresses within {@link DecompressionBudget#shared()}; a
+   * dictionary trained here is kept nowhere else.
+   */
+  public EnvelopeCodec<V> envelopeCodec() {
+    return envelopeBuilder(standaloneCompression()).build();
+  }
+
+  /** The compression of a codec outside caches and feeds, which has nothing to learn from. */
+  private Compression standaloneCompression() {
+    if (writesLegacy) {
+      return Compression.none();
+    }
+    if (trainingSamples != null) {
+      return trainedCompression(trainingSamples);
+    }
+    return compression != null ? compression : Compression.standard();
+  }
+
+  private Compression trainedCompression(List<V> trainingSamples) {
+    List<byte[]> encoded = new ArrayList<>(trainingSamples.size());
+    for (V sample : trainingSamples) {
+      encoded.add(codec.encode(sample));
+    }
+    return Compression.zstd(ZstdDictionary.train(encoded, dictionarySize));
+  }
+
   private static int checkDictionarySize(int dictionarySize) {
     if (dictionarySize < ZstdDictionary.MIN_TRAINED_SIZE) {
       throw new IllegalArgumentException("dictionarySize must be at least " + ZstdDictionary.MIN_TRAINED_SIZE
@@ -240,11 +303,7 @@ public final class Encoding<V> {
     }
     @Nullable Compression fixed = compression;
     if (trainingSamples != null) {
-      List<byte[]> encoded = new ArrayList<>(trainingSamples.size());
-      for (V sample : trainingSamples) {
-        encoded.add(codec.encode(sample));
-      }
-      fixed = Compression.zstd(ZstdDictionary.train(encoded, dictionarySize));
+      fixed = trainedCompression(trainingSamples);
     }
     WriteCodec<V> writeCodec;
     if (fixed != null) {
@@ -260,18 +319,23 @@ public final class Encoding<V> {
   }
 
   private EnvelopeCodec<V> envelopeCodec(Stowage owner, Compression writeCompression) {
-    EnvelopeCodec.Builder<V> builder = EnvelopeCodec.builder(codec)
-        .compression(writeCompression)
+    return envelopeBuilder(writeCompression)
         .dictionaries(owner.dictionaries())
         .schemas(owner.schemas())
-        .maxDecodedSize(maxDecodedSize)
-        .decompressionBudget(owner.decompressionBudget());
+        .decompressionBudget(owner.decompressionBudget())
+        .build();
+  }
+
+  private EnvelopeCodec.Builder<V> envelopeBuilder(Compression writeCompression) {
+    EnvelopeCodec.Builder<V> builder = EnvelopeCodec.builder(codec)
+        .compression(writeCompression)
+        .maxDecodedSize(maxDecodedSize);
     for (Codec<V> reader : alsoRead) {
       builder.alsoRead(reader);
     }
     if (legacy != null) {
       builder.legacy(legacy);
     }
-    return builder.build();
+    return builder;
   }
 }

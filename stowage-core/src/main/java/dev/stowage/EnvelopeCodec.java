@@ -111,20 +111,49 @@ public final class EnvelopeCodec<T> {
    * @throws CodecException if the codec cannot encode the value
    */
   public byte[] encodePayload(T value) {
+    return encodeWith(writeCodec, "codec", value);
+  }
+
+  /**
+   * Encodes a value as {@code legacy} writes it, with no envelope: for a rolling deploy whose
+   * older readers know only that codec ({@link Encoding#writeLegacy}). Refused when this codec,
+   * and so any reader with the same limits, could not read it back: when it is larger than
+   * {@link #maxDecodedSize()}, or starts with the envelope's magic byte ({@code 0xc1}), which
+   * readers would take for an envelope.
+   *
+   * @throws CodecException if {@code legacy} cannot encode the value
+   * @throws EnvelopeException if the encoded value could not be read back, as above
+   */
+  public byte[] encodeLegacy(Codec<T> legacy, T value) {
+    requireNonNull(legacy, "legacy");
+    byte[] bytes = encodeWith(legacy, "legacy codec", value);
+    if (bytes.length > maxDecodedSize) {
+      throw new EnvelopeException("legacy codec " + legacy.name() + " encoded a value to " + bytes.length
+          + " bytes, more than maxDecodedSize " + maxDecodedSize);
+    }
+    if (Envelope.isEnvelope(bytes)) {
+      throw new EnvelopeException("legacy codec " + legacy.name()
+          + " wrote a value starting with 0xc1, which readers would take for an envelope");
+    }
+    return bytes;
+  }
+
+  /** {@code codec}'s bytes of a value, its failures and a null result reported as codec failures. */
+  private static <T> byte[] encodeWith(Codec<T> codec, String role, T value) {
     requireNonNull(value, "value");
-    byte[] payload;
+    byte[] bytes;
     try {
-      payload = writeCodec.encode(value);
+      bytes = codec.encode(value);
     } catch (StowageException e) {
-      throw e.addContext("encoding with codec " + writeCodec.name());
+      throw e.addContext("encoding with " + role + " " + codec.name());
     } catch (RuntimeException e) {
-      throw new CodecException("codec " + writeCodec.name() + " failed to encode a "
+      throw new CodecException(role + " " + codec.name() + " failed to encode a "
           + value.getClass().getName() + ": " + e, e);
     }
-    if (payload == null) {
-      throw new CodecException("codec " + writeCodec.name() + " returned null from encode");
+    if (bytes == null) {
+      throw new CodecException(role + " " + codec.name() + " returned null from encode");
     }
-    return payload;
+    return bytes;
   }
 
   /**

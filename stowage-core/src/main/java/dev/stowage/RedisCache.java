@@ -2,6 +2,7 @@ package dev.stowage;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.compress.Compression;
 import dev.stowage.internal.redis.CacheSettings;
 import dev.stowage.internal.redis.RedisCacheCore;
 import dev.stowage.internal.redis.WriteCodec;
@@ -187,6 +188,14 @@ public interface RedisCache<K, V> {
 
   /** The counters since this cache was built. */
   CacheStats stats();
+
+  /**
+   * The compression values are written with now. For a cache that learns its dictionary (the
+   * default encoding), the standard compression until it has learned one, then zstd with the
+   * dictionary learned or adopted, whose id {@code compression().dictionary()} gives; for a cache
+   * that {@linkplain Encoding#writeLegacy writes legacy values}, none. Never {@code null}.
+   */
+  Compression compression();
 
   /** The Redis key that holds {@code key}'s value: the key prefix and the key as a string. */
   String redisKey(K key);

@@ -148,6 +148,22 @@ public final class Stowage implements AutoCloseable {
     return session.address();
   }
 
+  /**
+   * Sends {@code PING} to Redis on the shared connection and waits for the answer, at most the
+   * {@linkplain Builder#commandTimeout(Duration) command timeout}: whether Redis is reachable now,
+   * for a health check.
+   *
+   * @return how long the answer took
+   * @throws CacheUnavailableException if Redis is unreachable, not reached yet, or does not answer in time
+   * @throws StowageException if Redis refuses the command (a user whose ACL does not allow it)
+   * @throws IllegalStateException if this Stowage is closed
+   */
+  public Duration ping() {
+    long start = System.nanoTime();
+    session.await(session.call("PING", c -> c.ping()), 1, "PING");
+    return Duration.ofNanos(System.nanoTime() - start);
+  }
+
   RedisSession session() {
     return session;
   }
@@ -247,6 +263,7 @@ public final class Stowage implements AutoCloseable {
   public static final class Builder {
     private @Nullable RedisURI uri;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    private @Nullable Duration connectTimeout;
     private @Nullable ClientResources clientResources;
     private @Nullable ClientOptions clientOptions;
     private boolean connectInBackground;
@@ -280,11 +297,22 @@ public final class Stowage implements AutoCloseable {
 
     /**
      * How long one round trip may take before the call fails with
-     * {@link CacheUnavailableException}; also the connect timeout. From 1 ms to
-     * {@link #MAX_COMMAND_TIMEOUT}; {@link #DEFAULT_COMMAND_TIMEOUT} by default.
+     * {@link CacheUnavailableException}; also the {@linkplain #connectTimeout connect timeout} unless
+     * one is given. From 1 ms to {@link #MAX_COMMAND_TIMEOUT}; {@link #DEFAULT_COMMAND_TIMEOUT} by
+     * default.
      */
     public Builder commandTimeout(Duration timeout) {
       this.commandTimeout = requireNonNull(timeout, "timeout");
+      return this;
+    }
+
+    /**
+     * How long opening a connection (at {@link #build()} and on every reconnection) may take before
+     * it counts as failed. From 1 ms to {@link #MAX_COMMAND_TIMEOUT}; the
+     * {@linkplain #commandTimeout command timeout} by default.
+     */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = requireNonNull(timeout, "timeout");
       return this;
     }
 
@@ -327,7 +355,8 @@ public final class Stowage implements AutoCloseable {
      *
      * <p>Stowage keeps what its guarantees rest on, whatever the options say: automatic
      * reconnection, commands rejected at once while disconnected, and the
-     * {@linkplain #commandTimeout command timeout} for every command and as the connect timeout.
+     * {@linkplain #commandTimeout command timeout} for every command and the
+     * {@linkplain #connectTimeout connect timeout}.
      * Everything else (TLS, the other socket options, the protocol version, …) comes from these
      * options. Without this call, Lettuce's defaults apply, with TCP keep-alive on.
      */
@@ -353,8 +382,8 @@ public final class Stowage implements AutoCloseable {
      * Connects: through the sentinels to the master they name, for a Sentinel URI.
      *
      * @throws IllegalStateException if no Redis was given
-     * @throws IllegalArgumentException if the command timeout is under a millisecond or over
-     *     {@link #MAX_COMMAND_TIMEOUT}
+     * @throws IllegalArgumentException if the command or connect timeout is under a millisecond or
+     *     over {@link #MAX_COMMAND_TIMEOUT}
      * @throws CacheUnavailableException if Redis cannot be reached, or the TLS handshake fails (as
      *     when the server wants a client certificate that the options do not hold)
      * @throws StowageException if Redis refuses the credentials ({@code "Redis at host:port
@@ -364,13 +393,19 @@ public final class Stowage implements AutoCloseable {
       if (uri == null) {
         throw new IllegalStateException("no Redis given; call redis(\"redis://host:port\") first");
       }
-      if (commandTimeout.compareTo(Duration.ofMillis(1)) < 0 || commandTimeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
-        throw new IllegalArgumentException("commandTimeout must be from 1 ms to " + MAX_COMMAND_TIMEOUT.toMillis()
-            + " ms (Stowage.MAX_COMMAND_TIMEOUT), got " + commandTimeout);
-      }
+      checkTimeout("commandTimeout", commandTimeout);
+      Duration connect = connectTimeout != null ? connectTimeout : commandTimeout;
+      checkTimeout("connectTimeout", connect);
       return new Stowage(connectInBackground
-          ? RedisSession.openInBackground(uri, commandTimeout, clientResources, clientOptions)
-          : RedisSession.open(uri, commandTimeout, clientResources, clientOptions), decompressionBudget);
+          ? RedisSession.openInBackground(uri, commandTimeout, connect, clientResources, clientOptions)
+          : RedisSession.open(uri, commandTimeout, connect, clientResources, clientOptions), decompressionBudget);
+    }
+
+    private static void checkTimeout(String name, Duration timeout) {
+      if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
+        throw new IllegalArgumentException(name + " must be from 1 ms to " + MAX_COMMAND_TIMEOUT.toMillis()
+            + " ms (Stowage.MAX_COMMAND_TIMEOUT), got " + timeout);
+      }
     }
   }
 }

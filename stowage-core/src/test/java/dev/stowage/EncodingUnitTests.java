@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
+import dev.stowage.compress.CompressionIds;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import java.util.ArrayList;
@@ -93,5 +94,48 @@ class EncodingUnitTests {
         .isEqualTo(Codecs.defaultFor(BoardRecord.class).name());
     assertThat(Encoding.defaultFor(TypeRef.of(BoardRecord.class)).codec().name())
         .isEqualTo(Codecs.defaultFor(BoardRecord.class).name());
+  }
+
+  @Test
+  void legacyWritesIsTheCodecOfWriteLegacyOnly() {
+    Codec<BoardRecord> spring = Codecs.springJson(BoardRecord.class);
+    assertThat(BASE.legacyWrites()).isEmpty();
+    assertThat(BASE.legacy(spring).legacyWrites()).isEmpty();
+    assertThat(BASE.writeLegacy(spring).compression(Compression.lz4()).legacyWrites()).containsSame(spring);
+    assertThat(BASE.writeLegacy(spring).legacy(spring).legacyWrites()).isEmpty();
+  }
+
+  @Test
+  void anEnvelopeCodecWithoutRedisWritesWithThePolicyAndReadsWhatTheEncodingReads() {
+    BoardRecord board = Samples.board(7);
+    Codec<BoardRecord> msgpack = Codecs.msgpack(BoardRecord.class);
+    Codec<BoardRecord> spring = Codecs.springJson(BoardRecord.class);
+    EnvelopeCodec<BoardRecord> codec = BASE.compression(Compression.lz4()).alsoRead(msgpack).legacy(spring)
+        .maxDecodedSize(4096).envelopeCodec();
+
+    assertThat(codec.writeCodec()).isSameAs(BASE.codec());
+    assertThat(codec.compression()).hasToString(Compression.lz4().toString());
+    assertThat(codec.maxDecodedSize()).isEqualTo(4096);
+    assertThat(codec.decode(codec.encode(board))).isEqualTo(board);
+    assertThat(codec.decode(EnvelopeCodec.builder(msgpack).build().encode(board))).isEqualTo(board);
+    assertThat(codec.decode(spring.encode(board))).isEqualTo(board);
+
+    // Nothing to learn from outside a cache: the learning policy writes with the standard compression.
+    assertThat(BASE.envelopeCodec().compression()).hasToString(Compression.standard().toString());
+    // writeLegacy: the envelope codec is for reading, and writes uncompressed envelopes.
+    assertThat(BASE.writeLegacy(spring).compression(Compression.lz4()).envelopeCodec().compression())
+        .hasToString(Compression.none().toString());
+  }
+
+  @Test
+  void anEnvelopeCodecWithoutRedisTrainsItsDictionaryAndReadsNoOther() {
+    List<BoardRecord> samples = Samples.boards(1, 200);
+    EnvelopeCodec<BoardRecord> trained = BASE.trainDictionary(samples, 4096).envelopeCodec();
+    byte[] value = trained.encode(samples.get(3));
+    Envelope.Header header = trained.header(value);
+    assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+    assertThat(trained.decode(value)).isEqualTo(samples.get(3));
+
+    assertThatThrownBy(() -> BASE.envelopeCodec().decode(value)).isInstanceOf(DictionaryNotFoundException.class);
   }
 }

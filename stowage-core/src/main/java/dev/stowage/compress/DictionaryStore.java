@@ -155,6 +155,23 @@ public final class DictionaryStore implements DictionaryResolver {
     }
   }
 
+  /**
+   * Whether Redis holds dictionary {@code id} now ({@code EXISTS}), whatever this process has
+   * cached: whether other processes can read the values written with it. One command, whatever the
+   * size of the keyspace, so a health check can ask it often.
+   *
+   * @throws StowageException if Redis fails
+   */
+  public boolean isStored(long id) {
+    try {
+      Long found = connection.get().sync().exists(keyBytes(id));
+      return found != null && found > 0;
+    } catch (RedisException e) {
+      throw new StowageException("could not look up zstd dictionary " + ZstdDictionary.hexId(id)
+          + " in Redis: " + e.getMessage(), e);
+    }
+  }
+
   /** Whether dictionary {@code id} is in this process's cache, so resolving it does not block. */
   public boolean isLoaded(long id) {
     return cache.containsKey(id);

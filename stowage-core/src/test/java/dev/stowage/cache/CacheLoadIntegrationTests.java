@@ -189,6 +189,54 @@ class CacheLoadIntegrationTests {
   }
 
   @Test
+  void loadersReturningAStageAreSingleFlightAndHoldNoThreadWhileTheStageRuns(RedisServer redis) {
+    RedisCache<String, Item> cache = stowage.cache("stageLoad", Item.class).build();
+    AtomicInteger calls = new AtomicInteger();
+    CompletableFuture<Item> database = new CompletableFuture<>();
+    Function<String, CompletableFuture<Item>> loader = key -> {
+      calls.incrementAndGet();
+      return database;
+    };
+
+    List<CompletableFuture<Item>> futures = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      futures.add(cache.async().getOrLoadAsync("k", loader));
+    }
+    await("the loader is called").atMost(WAIT).until(() -> calls.get() == 1);
+    assertThat(futures).noneMatch(CompletableFuture::isDone);
+    assertThat(cache.exists("k")).as("nothing stored before the stage completes").isFalse();
+
+    database.complete(Samples.item(4));
+
+    assertThat(futures).allSatisfy(future -> assertThat(future.join()).isEqualTo(Samples.item(4)));
+    assertThat(calls).hasValue(1);
+    assertThat(cache.stats().loads()).isEqualTo(1);
+    assertThat(cache.get("k")).as("stored").isEqualTo(Samples.item(4));
+    assertThat(RedisCacheIntegrationTests.pttl(redis, "stageLoad:k")).isPositive();
+    assertThat(cache.async().getOrLoadAsync("k", key -> {
+      throw new AssertionError("a stored value is not loaded again");
+    }).join()).isEqualTo(Samples.item(4));
+  }
+
+  @Test
+  void aFailedStageOrNoStageFailsTheCallersAndStoresNothing() {
+    RedisCache<String, Item> cache = stowage.cache("stageFail", Item.class).build();
+
+    CompletableFuture<Item> failed = cache.async().getOrLoadAsync("k",
+        key -> CompletableFuture.failedFuture(new IllegalStateException("database down for " + key)));
+    assertThatThrownBy(failed::join).hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("database down for k");
+    CompletableFuture<Item> none = cache.async().getOrLoadAsync("k", key -> null);
+    assertThatThrownBy(none::join).hasCauseInstanceOf(NullPointerException.class)
+        .hasMessageContaining("cache 'stageFail': the loader of stageFail:k returned null instead of a stage");
+
+    assertThat(cache.exists("k")).isFalse();
+    assertThat(cache.stats().loadFailures()).isEqualTo(2);
+    assertThat(cache.async().getOrLoadAsync("k", key -> CompletableFuture.completedFuture(Samples.item(5))).join())
+        .as("the next call loads again").isEqualTo(Samples.item(5));
+  }
+
+  @Test
   void aLoaderReturningNullStoresNothing() {
     RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).build();
     assertThat(cache.getOrLoad("k", key -> null)).isNull();

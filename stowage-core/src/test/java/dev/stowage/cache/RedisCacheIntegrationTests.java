@@ -76,7 +76,9 @@ class RedisCacheIntegrationTests {
     assertThat(cache.get("7")).isEqualTo(item);
     assertThat(cache.redisKey("7")).isEqualTo("items:7");
     assertThat(redis.command("EXISTS", "items:7")).isEqualTo(":1");
-    assertThat(cache.stats()).isEqualTo(new CacheStats(1, 1, 0, 0, 0, 0, 0, 0, 0, 0));
+    CacheStats stats = cache.stats();
+    assertThat(stats).isEqualTo(new CacheStats(1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, stats.bytesBeforeCompression(),
+        (Long) redis.reply("STRLEN", "items:7")));
   }
 
   @Test
@@ -252,6 +254,9 @@ class RedisCacheIntegrationTests {
         .hasMessage("commandTimeout must be from 1 ms to 2147483647 ms (Stowage.MAX_COMMAND_TIMEOUT), got " + forever);
     assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofDays(30)).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Stowage.MAX_COMMAND_TIMEOUT");
+    assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).connectTimeout(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("connectTimeout must be from 1 ms to 2147483647 ms (Stowage.MAX_COMMAND_TIMEOUT), got PT0S");
 
     // The limits themselves work: a TTL of a century, and the longest command timeout.
     RedisCache<String, Item> century = stowage.cache("century", Item.class).ttl(RedisCache.MAX_TTL).ttlJitter(0)

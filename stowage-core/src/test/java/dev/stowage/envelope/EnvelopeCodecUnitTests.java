@@ -308,6 +308,40 @@ class EnvelopeCodecUnitTests {
   }
 
   @Test
+  void legacyWritesAreTheLegacyCodecsBytesAndRefusedWhenTheyCouldNotBeReadBack() {
+    EnvelopeCodec<String> codec = EnvelopeCodec.builder(TestCodecs.UTF8).legacy(TestCodecs.UTF8).maxDecodedSize(10)
+        .build();
+
+    byte[] legacy = codec.encodeLegacy(TestCodecs.UTF8, "plain");
+    assertThat(legacy).isEqualTo("plain".getBytes(StandardCharsets.UTF_8));
+    assertThat(codec.decode(legacy)).isEqualTo("plain");
+
+    assertThatThrownBy(() -> codec.encodeLegacy(TestCodecs.UTF8, "0123456789A"))
+        .isExactlyInstanceOf(EnvelopeException.class)
+        .hasMessage("legacy codec string encoded a value to 11 bytes, more than maxDecodedSize 10");
+    String magic = new String(new byte[] {(byte) 0xc1}, StandardCharsets.ISO_8859_1);
+    Codec<String> latin1 = new Codec<>() {
+      @Override
+      public byte[] encode(String value) {
+        return value.getBytes(StandardCharsets.ISO_8859_1);
+      }
+
+      @Override
+      public String decode(byte[] data, int offset, int length) {
+        return new String(data, offset, length, StandardCharsets.ISO_8859_1);
+      }
+
+      @Override
+      public int id() {
+        return 201;
+      }
+    };
+    assertThatThrownBy(() -> EnvelopeCodec.builder(latin1).build().encodeLegacy(latin1, magic + "x"))
+        .isExactlyInstanceOf(EnvelopeException.class)
+        .hasMessage("legacy codec user-201 wrote a value starting with 0xc1, which readers would take for an envelope");
+  }
+
+  @Test
   void oneInstanceServesManyThreads() throws Exception {
     List<EnvelopeCodec<String>> codecs = List.of(
         EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.zstd().minSize(0)).build(),

@@ -7,6 +7,7 @@ import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.RedisCache;
 import dev.stowage.StowageException;
+import dev.stowage.compress.Compression;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
@@ -138,6 +139,11 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public CacheStats stats() {
     return core.stats();
+  }
+
+  @Override
+  public Compression compression() {
+    return core.compression();
   }
 
   @Override

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -33,6 +34,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Two ways to write many entries: {@link #prepare} encodes every value before {@link #send} sends any, so
  * that an encoding failure stores nothing; {@link #writeStreaming} encodes a chunk while the ones
  * before it are on the wire, so that encoding and writing overlap.
+ *
+ * <p>It counts the values Redis confirmed it stored, and their bytes before compression and as
+ * stored; absent markers are not counted.
  *
  * @param <K> the type of the keys
  * @param <V> the type of the values
@@ -51,6 +55,9 @@ final class ChunkedWriter<K, V> {
   private final @Nullable Duration absentTtl;
   private final int chunkSize;
   private final String owner;
+  private final LongAdder puts = new LongAdder();
+  private final LongAdder bytesBeforeCompression = new LongAdder();
+  private final LongAdder bytesWritten = new LongAdder();
 
   ChunkedWriter(RedisSession session, CacheSettings<K, V> settings, Function<K, String> keyText, String owner) {
     this.session = session;
@@ -63,8 +70,8 @@ final class ChunkedWriter<K, V> {
     this.owner = owner;
   }
 
-  /** Entries encoded and ready to send: Redis keys and values, aligned. */
-  record Prepared(byte[][] keys, byte[][] values) {
+  /** Entries encoded and ready to send: Redis keys, values and the values' sizes before compression, aligned. */
+  record Prepared(byte[][] keys, byte[][] values, int[] payloadSizes) {
     /** The Redis keys as text. */
     List<String> texts() {
       List<String> texts = new ArrayList<>(keys.length);
@@ -73,6 +80,28 @@ final class ChunkedWriter<K, V> {
       }
       return texts;
     }
+  }
+
+  /** Values stored. */
+  long puts() {
+    return puts.sum();
+  }
+
+  /** The stored values' sizes before compression, added up. */
+  long bytesBeforeCompression() {
+    return bytesBeforeCompression.sum();
+  }
+
+  /** The stored values' sizes as stored, added up. */
+  long bytesWritten() {
+    return bytesWritten.sum();
+  }
+
+  /** Counts a value Redis stored. */
+  private void stored(int payloadSize, int size) {
+    puts.increment();
+    bytesBeforeCompression.add(payloadSize);
+    bytesWritten.add(size);
   }
 
   /** How many round trips {@code keys} keys take, one per chunk. */
@@ -85,10 +114,10 @@ final class ChunkedWriter<K, V> {
   }
 
   /** Encodes a value, adding the key to a failure. */
-  byte[] encode(String keyText, V value) {
+  WriteCodec.Encoded encode(String keyText, V value) {
     requireNonNull(value, "value");
     try {
-      return codec.encode(value);
+      return codec.encodeMeasured(value);
     } catch (StowageException e) {
       throw e.addContext("key " + keyText + " of " + owner);
     }
@@ -103,19 +132,27 @@ final class ChunkedWriter<K, V> {
       texts.add(keyText.apply(entry.getKey()));
       values.add(requireNonNull(entry.getValue(), "value"));
     }
-    List<byte[]> encoded = codec.encodeAll(values, i -> "key " + texts.get(i) + " of " + owner);
+    List<WriteCodec.Encoded> encoded = codec.encodeAllMeasured(values, i -> "key " + texts.get(i) + " of " + owner);
     byte[][] keys = new byte[texts.size()][];
+    byte[][] bytes = new byte[keys.length][];
+    int[] payloadSizes = new int[keys.length];
     for (int i = 0; i < keys.length; i++) {
       keys[i] = utf8(texts.get(i));
+      bytes[i] = encoded.get(i).bytes();
+      payloadSizes[i] = encoded.get(i).payloadSize();
     }
-    return new Prepared(keys, encoded.toArray(byte[][]::new));
+    return new Prepared(keys, bytes, payloadSizes);
   }
 
   /** Stores one encoded value with its TTL. */
-  CompletableFuture<Void> write(String keyText, byte[] value) {
+  CompletableFuture<Void> write(String keyText, WriteCodec.Encoded encoded) {
     byte[] key = utf8(keyText);
+    byte[] value = encoded.bytes();
     return session.<String>call("SET " + keyText + " of " + owner,
-        c -> ttl == null ? c.set(key, value) : c.set(key, value, SetArgs.Builder.px(ttlMillis()))).thenApply(ok -> null);
+        c -> ttl == null ? c.set(key, value) : c.set(key, value, SetArgs.Builder.px(ttlMillis()))).thenApply(ok -> {
+          stored(encoded.payloadSize(), value.length);
+          return null;
+        });
   }
 
   /** Sends prepared entries, one command per chunk, a few chunks in flight at once. */
@@ -257,8 +294,19 @@ final class ChunkedWriter<K, V> {
     }
   }
 
-  /** The one command that writes entries {@code from} to {@code to} of {@code prepared}, untranslated. */
+  /**
+   * The one command that writes entries {@code from} to {@code to} of {@code prepared}, untranslated;
+   * counts them once Redis confirms.
+   */
   private CompletableFuture<?> dispatchChunk(Prepared prepared, int from, int to) {
+    return sendChunk(prepared, from, to).thenRun(() -> {
+      for (int i = from; i < to; i++) {
+        stored(prepared.payloadSizes()[i], prepared.values()[i].length);
+      }
+    });
+  }
+
+  private CompletableFuture<?> sendChunk(Prepared prepared, int from, int to) {
     if (ttl == null) {
       Map<byte[], byte[]> entries = new LinkedHashMap<>();
       for (int i = from; i < to; i++) {

@@ -13,6 +13,7 @@ import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
 import dev.stowage.SchemaNotFoundException;
 import dev.stowage.StowageException;
+import dev.stowage.compress.Compression;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
@@ -31,6 +32,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -82,6 +84,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private final LongAdder absentHits = new LongAdder();
   private final LongAdder redisErrors = new LongAdder();
   private final LongAdder loadNanos = new LongAdder();
+  private final LongAdder deletes = new LongAdder();
   private final ChunkedWriter<K, V> writer;
   private final SingleFlight<V> flights = new SingleFlight<>();
   private final @Nullable LoadLock lock;
@@ -133,7 +136,13 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     NearStore store = near == null ? null : near.store();
     return new CacheStats(hits.sum(), misses.sum(), decodeFailures.sum(), loads.sum(), loadFailures.sum(),
         absentHits.sum(), redisErrors.sum(), loadNanos.sum(), store == null ? 0 : store.hits(),
-        store == null ? 0 : store.misses());
+        store == null ? 0 : store.misses(), writer.puts(), deletes.sum(), writer.bytesBeforeCompression(),
+        writer.bytesWritten());
+  }
+
+  /** The compression values are written with now. */
+  Compression compression() {
+    return codec.current().compression();
   }
 
   // ---------------------------------------------------------------- near cache
@@ -378,7 +387,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   @Override
   public CompletableFuture<Void> put(K key, V value) {
     String keyText = keyText(key);
-    byte[] bytes;
+    WriteCodec.Encoded bytes;
     try {
       bytes = writer.encode(keyText, value);
     } catch (StowageException e) {
@@ -392,7 +401,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     String keyText = keyText(key);
     byte[] redisKey = utf8(keyText);
     CompletableFuture<Boolean> deleted =
-        counted(session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> n > 0));
+        counted(session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> {
+          deletes.add(n);
+          return n > 0;
+        }));
     return droppingNear(deleted, () -> List.of(keyText));
   }
 
@@ -524,7 +536,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     LongAdder deleted = new LongAdder();
     CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
       byte[][] redisKeys = batch.redisKeys(index * chunk, Math.min(n, (index + 1) * chunk));
-      return session.dispatch(c -> c.del(redisKeys)).thenAccept(deleted::add);
+      return session.dispatch(c -> c.del(redisKeys)).thenAccept(removed -> {
+        deleted.add(removed);
+        deletes.add(removed);
+      });
     });
     CompletableFuture<Long> deletedAll =
         counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner));
@@ -547,7 +562,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       List<byte[]> keys = page.getKeys();
       CompletableFuture<Void> unlinked = keys.isEmpty()
           ? CompletableFuture.completedFuture(null)
-          : session.dispatch(c -> c.unlink(keys.toArray(new byte[0][]))).thenAccept(removed::add);
+          : session.dispatch(c -> c.unlink(keys.toArray(new byte[0][]))).thenAccept(n -> {
+            removed.add(n);
+            deletes.add(n);
+          });
       return page.isFinished() ? unlinked : unlinked.thenCompose(done -> clearFrom(page, match, removed));
     });
   }
@@ -573,8 +591,43 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader, Threads threads) {
-    String keyText = keyText(key);
     requireNonNull(loader, "loader");
+    return load(key, (k, executor) -> CompletableFuture.supplyAsync(() -> timed(() -> loader.apply(k)), executor),
+        threads);
+  }
+
+  @Override
+  public CompletableFuture<V> getOrLoadAsync(K key,
+                                             Function<? super K, ? extends CompletionStage<? extends V>> loader) {
+    requireNonNull(loader, "loader");
+    return load(key, (k, executor) -> {
+      long start = System.nanoTime();
+      return CompletableFuture.supplyAsync(() -> requireNonNull(loader.apply(k),
+              () -> owner + ": the loader of " + keyText(k) + " returned null instead of a stage"), executor)
+          .thenCompose(stage -> stage.<V>thenApply(value -> value))
+          .whenComplete((value, failure) -> {
+            loadNanos.add(System.nanoTime() - start);
+            if (failure != null) {
+              loadFailures.increment();
+            } else {
+              loads.increment();
+            }
+          });
+    }, asyncThreads);
+  }
+
+  /** A loader's call, started on the executor: its value when it completes, counted and timed. */
+  @FunctionalInterface
+  private interface Load<K, V> {
+    CompletableFuture<V> start(K key, Executor executor);
+  }
+
+  /**
+   * The value of {@code key}: from the near cache or Redis, or else loaded once in this process
+   * (and, with the distributed lock, once across processes) and stored.
+   */
+  private CompletableFuture<V> load(K key, Load<K, V> load, Threads threads) {
+    String keyText = keyText(key);
     V kept = nearValue(keyText);
     if (kept != null) {
       return CompletableFuture.completedFuture(kept);
@@ -586,7 +639,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
           return CompletableFuture.<V>failedFuture(failure);
         }
         countFailure(failure);
-        return flights.load(keyText, () -> callLoader(key, loader, threads.loads())).copy();
+        return flights.load(keyText, () -> load.start(key, threads.loads())).copy();
       }
       Object value = read(keyText, bytes);
       if (value == ABSENT) {
@@ -596,34 +649,28 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         keep(keyText, stamp, cast(value), bytes);
         return CompletableFuture.completedFuture(cast(value));
       }
-      return flights.load(keyText, () -> lock == null ? readOrLoad(key, keyText, loader, threads)
-          : lock.run(keyText, () -> readOrLoad(key, keyText, loader, threads), () -> lookUp(keyText, threads)))
+      return flights.load(keyText, () -> lock == null ? readOrLoad(key, keyText, load, threads)
+          : lock.run(keyText, () -> readOrLoad(key, keyText, load, threads), () -> lookUp(keyText, threads)))
           .copy();
     }, threads.work()).thenCompose(Function.identity()));
   }
 
   /** Reads the key again; if it is still missing, calls the loader and stores its value. */
-  private CompletableFuture<V> readOrLoad(K key, String keyText, Function<? super K, ? extends V> loader,
-                                          Threads threads) {
+  private CompletableFuture<V> readOrLoad(K key, String keyText, Load<K, V> load, Threads threads) {
     return lookUp(keyText, threads).handle((found, failure) -> {
       if (failure != null) {
         if (!loadsDespite(failure)) {
           return CompletableFuture.<V>failedFuture(failure);
         }
         countFailure(failure);
-        return callLoader(key, loader, threads.loads());
+        return load.start(key, threads.loads());
       }
       if (found.found()) {
         return CompletableFuture.completedFuture(found.value());
       }
-      return callLoader(key, loader, threads.loads())
+      return load.start(key, threads.loads())
           .thenCompose(value -> storeLoaded(keyText, value).thenApply(stored -> value));
     }).thenCompose(Function.identity());
-  }
-
-  /** Calls the loader on {@code executor}, timed and counted. */
-  private CompletableFuture<V> callLoader(K key, Function<? super K, ? extends V> loader, Executor executor) {
-    return CompletableFuture.supplyAsync(() -> timed(() -> loader.apply(key)), executor);
   }
 
   /** Runs a loader, counting the load or its failure and its time. */

@@ -110,7 +110,7 @@ public final class RedisSession implements AutoCloseable {
    * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
   public static RedisSession open(RedisURI uri, Duration timeout) {
-    return open(uri, timeout, null, null);
+    return open(uri, timeout, timeout, null, null);
   }
 
   /**
@@ -120,21 +120,23 @@ public final class RedisSession implements AutoCloseable {
    *     shuts down; {@code null} for resources of its own, shut down on {@link #close()}
    * @param options the application's client options (TLS, socket, protocol), or {@code null} for
    *     Lettuce's defaults; either way the session enforces what its contract rests on: automatic
-   *     reconnection, commands rejected while disconnected, and {@code timeout} for every command
-   *     and for connecting
+   *     reconnection, commands rejected while disconnected, {@code timeout} for every command and
+   *     {@code connectTimeout} for connecting
    * @throws CacheUnavailableException if Redis cannot be reached within the timeout, or the TLS
    *     handshake fails
    * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
-  public static RedisSession open(RedisURI uri, Duration timeout, @Nullable ClientResources resources, @Nullable ClientOptions options) {
-    return connect(uri, timeout, resources, options, false);
+  public static RedisSession open(RedisURI uri, Duration timeout, Duration connectTimeout,
+                                  @Nullable ClientResources resources, @Nullable ClientOptions options) {
+    return connect(uri, timeout, connectTimeout, resources, options, false);
   }
 
-  private static RedisSession connect(RedisURI uri, Duration timeout, @Nullable ClientResources resources,
-                                      @Nullable ClientOptions options,
+  private static RedisSession connect(RedisURI uri, Duration timeout, Duration connectTimeout,
+                                      @Nullable ClientResources resources, @Nullable ClientOptions options,
                                       boolean inBackground) {
     requireNonNull(uri, "uri");
     requireNonNull(timeout, "timeout");
+    requireNonNull(connectTimeout, "connectTimeout");
     RedisURI target = withTimeout(uri, timeout);
     String address = describe(target);
     boolean ownsResources = resources == null;
@@ -142,7 +144,7 @@ public final class RedisSession implements AutoCloseable {
         ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
         : resources;
     RedisClient client = RedisClient.create(used, target);
-    ClientOptions enforced = enforced(options, timeout);
+    ClientOptions enforced = enforced(options, timeout, connectTimeout);
     client.setOptions(enforced);
     StatefulRedisConnection<byte[], byte[]> connected;
     try {
@@ -200,14 +202,14 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** {@code given}, or Lettuce's defaults, with what this session's contract rests on. */
-  static ClientOptions enforced(@Nullable ClientOptions given, Duration timeout) {
+  static ClientOptions enforced(@Nullable ClientOptions given, Duration timeout, Duration connectTimeout) {
     ClientOptions base = given != null ? given
         : ClientOptions.builder().socketOptions(SocketOptions.builder().keepAlive(true).build()).build();
     return base.mutate()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .timeoutOptions(TimeoutOptions.enabled(timeout))
-        .socketOptions(base.getSocketOptions().mutate().connectTimeout(timeout).build())
+        .socketOptions(base.getSocketOptions().mutate().connectTimeout(connectTimeout).build())
         .build();
   }
 
@@ -314,7 +316,7 @@ public final class RedisSession implements AutoCloseable {
   public static final Duration BACKGROUND_RETRY = Duration.ofSeconds(1);
 
   /**
-   * As {@link #open(RedisURI, Duration, ClientResources, ClientOptions)}, except that when Redis
+   * As {@link #open(RedisURI, Duration, Duration, ClientResources, ClientOptions)}, except that when Redis
    * cannot be reached now the session is returned anyway, without a connection: every call fails
    * with {@link CacheUnavailableException} until a connection tried every {@link #BACKGROUND_RETRY}
    * succeeds, after which the session is as if opened normally and the activation tasks run.
@@ -322,9 +324,9 @@ public final class RedisSession implements AutoCloseable {
    * @throws StowageException if Redis refuses the credentials or the connection's setup (trying
    *     again would not help)
    */
-  public static RedisSession openInBackground(RedisURI uri, Duration timeout, @Nullable ClientResources resources,
-                                              @Nullable ClientOptions options) {
-    return connect(uri, timeout, resources, options, true);
+  public static RedisSession openInBackground(RedisURI uri, Duration timeout, Duration connectTimeout,
+                                              @Nullable ClientResources resources, @Nullable ClientOptions options) {
+    return connect(uri, timeout, connectTimeout, resources, options, true);
   }
 
   private void retryInBackground() {

@@ -3,10 +3,7 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.Codec;
-import dev.stowage.CodecException;
-import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
-import dev.stowage.EnvelopeException;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
@@ -117,6 +114,14 @@ public final class WriteCodec<V> {
     return current;
   }
 
+  /**
+   * A value encoded for writing.
+   *
+   * @param bytes what is stored: the envelope and the payload, compressed when that made it smaller
+   * @param payloadSize the payload's size as the codec encoded it, before compression
+   */
+  public record Encoded(byte[] bytes, int payloadSize) {}
+
   /** Whether this codec is still learning its dictionary. */
   public boolean isLearning() {
     return learning != null && !learning.done;
@@ -127,6 +132,11 @@ public final class WriteCodec<V> {
    * when it completes the samples the dictionary is trained in the background.
    */
   public byte[] encode(V value) {
+    return encode(value, false).bytes();
+  }
+
+  /** {@link #encode}, with the payload's size before compression. */
+  public Encoded encodeMeasured(V value) {
     return encode(value, false);
   }
 
@@ -141,8 +151,18 @@ public final class WriteCodec<V> {
    *     not encoded
    */
   public List<byte[]> encodeAll(List<? extends V> values, IntFunction<String> context) {
+    List<Encoded> measured = encodeAllMeasured(values, context);
+    List<byte[]> encoded = new ArrayList<>(measured.size());
+    for (Encoded value : measured) {
+      encoded.add(value.bytes());
+    }
+    return encoded;
+  }
+
+  /** {@link #encodeAll}, with each payload's size before compression. */
+  public List<Encoded> encodeAllMeasured(List<? extends V> values, IntFunction<String> context) {
     boolean trainHere = values.size() > 1;
-    List<byte[]> encoded = new ArrayList<>(values.size());
+    List<Encoded> encoded = new ArrayList<>(values.size());
     for (int i = 0; i < values.size(); i++) {
       try {
         encoded.add(encode(values.get(i), trainHere));
@@ -157,17 +177,18 @@ public final class WriteCodec<V> {
    * Encodes a value once: while learning, the payload the codec encodes is both the sample and
    * what is compressed and wrapped.
    */
-  private byte[] encode(V value, boolean trainHere) {
+  private Encoded encode(V value, boolean trainHere) {
     EnvelopeCodec<V> codec = current;
     Codec<V> legacy = legacyWrites;
     if (legacy != null) {
-      return encodeLegacy(legacy, codec, value);
-    }
-    if (learning == null || learning.done) {
-      return codec.encode(value);
+      byte[] bytes = codec.encodeLegacy(legacy, value);
+      return new Encoded(bytes, bytes.length);
     }
     byte[] payload = codec.encodePayload(value);
-    byte[] encoded = codec.wrap(payload);
+    Encoded encoded = new Encoded(codec.wrap(payload), payload.length);
+    if (learning == null || learning.done) {
+      return encoded;
+    }
     List<byte[]> ready = learning.offer(payload);
     if (ready != null) {
       if (trainHere) {
@@ -177,35 +198,6 @@ public final class WriteCodec<V> {
       }
     }
     return encoded;
-  }
-
-  /**
-   * A value as the legacy codec writes it, refused when no reader with {@code reader}'s limit could
-   * read it or when it starts with the envelope's magic byte, which would be read as an envelope.
-   */
-  private static <V> byte[] encodeLegacy(Codec<V> legacy, EnvelopeCodec<V> reader, V value) {
-    requireNonNull(value, "value");
-    byte[] bytes;
-    try {
-      bytes = legacy.encode(value);
-    } catch (StowageException e) {
-      throw e.addContext("encoding with legacy codec " + legacy.name());
-    } catch (RuntimeException e) {
-      throw new CodecException("legacy codec " + legacy.name() + " failed to encode a "
-          + value.getClass().getName() + ": " + e, e);
-    }
-    if (bytes == null) {
-      throw new CodecException("legacy codec " + legacy.name() + " returned null from encode");
-    }
-    if (bytes.length > reader.maxDecodedSize()) {
-      throw new EnvelopeException("legacy codec " + legacy.name() + " encoded a value to " + bytes.length
-          + " bytes, more than maxDecodedSize " + reader.maxDecodedSize());
-    }
-    if (Envelope.isEnvelope(bytes)) {
-      throw new EnvelopeException("legacy codec " + legacy.name()
-          + " wrote a value starting with 0xc1, which readers would take for an envelope");
-    }
-    return bytes;
   }
 
   /** The learning state; all of it guarded by {@code this}, but for the volatile flags. */

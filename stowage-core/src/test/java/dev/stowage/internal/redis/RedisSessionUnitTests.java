@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 
 class RedisSessionUnitTests {
   private static final Duration TIMEOUT = Duration.ofMillis(750);
+  private static final Duration CONNECT_TIMEOUT = Duration.ofMillis(3_000);
 
   @Test
   void theCopyWithTheTimeoutKeepsTheSentinelsTheMastersNameAndTheCredentials() {
@@ -65,19 +66,19 @@ class RedisSessionUnitTests {
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
         .build();
 
-    ClientOptions used = RedisSession.enforced(given, TIMEOUT);
+    ClientOptions used = RedisSession.enforced(given, TIMEOUT, CONNECT_TIMEOUT);
 
     assertThat(used.getSslOptions()).isSameAs(ssl);
     assertThat(used.getProtocolVersion()).isEqualTo(ProtocolVersion.RESP2);
     assertThat(used.getSocketOptions().isTcpNoDelay()).isFalse();
-    assertThat(used.getSocketOptions().getConnectTimeout()).isEqualTo(TIMEOUT);
+    assertThat(used.getSocketOptions().getConnectTimeout()).isEqualTo(CONNECT_TIMEOUT);
     assertThat(used.isAutoReconnect()).isTrue();
     assertThat(used.getDisconnectedBehavior()).isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
     assertThat(used.getTimeoutOptions().isTimeoutCommands()).isTrue();
     TimeoutOptions.TimeoutSource source = used.getTimeoutOptions().getSource();
     assertThat(Duration.ofNanos(source.getTimeUnit().toNanos(source.getTimeout(null)))).isEqualTo(TIMEOUT);
 
-    ClientOptions defaults = RedisSession.enforced(null, TIMEOUT);
+    ClientOptions defaults = RedisSession.enforced(null, TIMEOUT, TIMEOUT);
     assertThat(defaults.getSocketOptions().isKeepAlive()).isTrue();
     assertThat(defaults.getSocketOptions().getConnectTimeout()).isEqualTo(TIMEOUT);
   }
