@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * data directory of its own. Used by tests through stowage-testkit's {@code @WithRedis}, and by the
  * benchmarks and the CLI as the embedded Redis when no URL is given. {@link #startTls} starts one
  * that speaks only TLS and wants client certificates; {@link RedisSentinelSet} starts sentinels
- * with it.
+ * with it, and {@link RedisClusterSet} the nodes of a cluster.
  *
  * <p>Starting fails loudly with an {@link IllegalStateException} that carries the server's own
  * output; nothing ever falls back to a shared server or to port 6379.
@@ -47,6 +48,9 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private static final String SENTINEL_CONFIG = "sentinel.conf";
+  /** A cluster node's bus listens on its port plus this, so both must be free and below 65536. */
+  private static final int CLUSTER_BUS_OFFSET = 10_000;
+  private static final int PORT_PROBES = 200;
 
   private final Path binary;
   private final List<String> extraArgs;
@@ -55,16 +59,19 @@ public final class RedisServer implements AutoCloseable {
   /** Null for a plain server; otherwise it listens only on a TLS port and wants client certificates. */
   private final @Nullable TlsCertificates tls;
   private final boolean sentinel;
+  /** Whether it runs with {@code --cluster-enabled yes} and a {@code nodes.conf} in its directory. */
+  private final boolean cluster;
   private @Nullable Process process;
 
   private RedisServer(Path binary, List<String> extraArgs, Path dir, int port, @Nullable TlsCertificates tls,
-                      boolean sentinel) {
+                      boolean sentinel, boolean cluster) {
     this.binary = binary;
     this.extraArgs = extraArgs;
     this.dir = dir;
     this.port = port;
     this.tls = tls;
     this.sentinel = sentinel;
+    this.cluster = cluster;
   }
 
   /**
@@ -74,7 +81,7 @@ public final class RedisServer implements AutoCloseable {
    * @throws IllegalStateException if no server could be started; the message includes its output
    */
   public static RedisServer start(String... extraArgs) {
-    return start(null, null, extraArgs);
+    return start(null, null, false, extraArgs);
   }
 
   /**
@@ -89,7 +96,7 @@ public final class RedisServer implements AutoCloseable {
    *     built without TLS; the message includes its output
    */
   public static RedisServer startTls(TlsCertificates certificates, String... extraArgs) {
-    return start(Objects.requireNonNull(certificates, "certificates"), null, extraArgs);
+    return start(Objects.requireNonNull(certificates, "certificates"), null, false, extraArgs);
   }
 
   /**
@@ -97,10 +104,21 @@ public final class RedisServer implements AutoCloseable {
    * of that file (Sentinel rewrites it as its state changes).
    */
   static RedisServer startSentinel(String config, String... extraArgs) {
-    return start(null, Objects.requireNonNull(config, "config"), extraArgs);
+    return start(null, Objects.requireNonNull(config, "config"), false, extraArgs);
   }
 
-  private static RedisServer start(@Nullable TlsCertificates tls, @Nullable String sentinelConfig, String... extraArgs) {
+  /**
+   * Starts a cluster node: {@code --cluster-enabled yes} with its {@code nodes.conf} in the
+   * server's directory (kept across {@link #restart()}, so a restarted node rejoins as itself), on
+   * a free port whose cluster bus port (the port plus 10000) is free too. It knows no other node
+   * and serves no slot until {@link RedisClusterSet} joins it.
+   */
+  static RedisServer startClusterNode(String... extraArgs) {
+    return start(null, null, true, extraArgs);
+  }
+
+  private static RedisServer start(@Nullable TlsCertificates tls, @Nullable String sentinelConfig, boolean cluster,
+                                   String... extraArgs) {
     Path binary = RedisBinary.locate();
     IllegalStateException last = null;
     for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
@@ -113,8 +131,8 @@ public final class RedisServer implements AutoCloseable {
       } catch (IOException e) {
         throw new IllegalStateException("cannot create a data directory for redis-server", e);
       }
-      RedisServer server = new RedisServer(binary, List.of(extraArgs), dir, freePort(), tls,
-          sentinelConfig != null);
+      RedisServer server = new RedisServer(binary, List.of(extraArgs), dir, cluster ? freeClusterPort() : freePort(),
+          tls, sentinelConfig != null, cluster);
       try {
         server.launch();
         RUNNING.add(server);
@@ -160,6 +178,14 @@ public final class RedisServer implements AutoCloseable {
   /** Whether the process is alive. */
   public synchronized boolean isRunning() {
     return process != null && process.isAlive();
+  }
+
+  /**
+   * The operating system's id of the process, while it runs (between a {@link #stop()}, {@link
+   * #kill()} or {@link #close()} and the next {@link #restart()}, there is none).
+   */
+  public synchronized OptionalLong pid() {
+    return process != null && process.isAlive() ? OptionalLong.of(process.pid()) : OptionalLong.empty();
   }
 
   /** Stops the process; connections to it fail until {@link #restart()}. Idempotent. */
@@ -247,6 +273,45 @@ public final class RedisServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Sends {@code commands} one after the other on one connection and returns their replies, read
+   * as {@link #reply} reads one: for what holds per connection, such as {@code READONLY} before
+   * reading from a cluster replica, or {@code ASKING} before reading a slot being imported.
+   *
+   * @throws IllegalStateException if the server cannot be reached or answers a command with an
+   *     error; the message holds the error reply
+   */
+  public List<@Nullable Object> replies(List<List<String>> commands) {
+    List<@Nullable Object> replies = new ArrayList<>(commands.size());
+    if (commands.isEmpty()) {
+      return replies;
+    }
+    try (Socket socket = send(commands.get(0).toArray(String[]::new))) {
+      InputStream in = new BufferedInputStream(socket.getInputStream());
+      OutputStream out = socket.getOutputStream();
+      for (int i = 0; i < commands.size(); i++) {
+        String[] args = commands.get(i).toArray(String[]::new);
+        if (i > 0) {
+          out.write(encode(args));
+          out.flush();
+        }
+        replies.add(readReply(in, String.join(" ", args)));
+      }
+      return replies;
+    } catch (IOException e) {
+      throw new IllegalStateException("redis-server on port " + port + " did not answer: " + e, e);
+    }
+  }
+
+  private static byte[] encode(String... args) {
+    StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
+    for (String arg : args) {
+      byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+      request.append('$').append(bytes.length).append("\r\n").append(arg).append("\r\n");
+    }
+    return request.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
   private Socket send(String... args) throws IOException {
     Socket socket = tls == null ? new Socket() : tls.clientContext().getSocketFactory().createSocket();
     try {
@@ -255,13 +320,8 @@ public final class RedisServer implements AutoCloseable {
       if (socket instanceof SSLSocket secure) {
         secure.startHandshake();
       }
-      StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
-      for (String arg : args) {
-        byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-        request.append('$').append(bytes.length).append("\r\n").append(arg).append("\r\n");
-      }
       OutputStream out = socket.getOutputStream();
-      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+      out.write(encode(args));
       out.flush();
       return socket;
     } catch (IOException | RuntimeException e) {
@@ -333,7 +393,7 @@ public final class RedisServer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "RedisServer[" + (sentinel ? "sentinel " : "") + uri() + ", " + binary + "]";
+    return "RedisServer[" + (sentinel ? "sentinel " : cluster ? "cluster node " : "") + uri() + ", " + binary + "]";
   }
 
   private synchronized void launch() {
@@ -356,6 +416,10 @@ public final class RedisServer implements AutoCloseable {
     command.addAll(List.of("--bind", HOST, "--save", "",
         "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no",
         "--daemonize", "no", "--loglevel", "warning"));
+    if (cluster) {
+      command.addAll(List.of("--cluster-enabled", "yes",
+          "--cluster-config-file", dir.resolve("nodes.conf").toString()));
+    }
     command.addAll(extraArgs);
     Path log = dir.resolve("redis.log");
     try {
@@ -424,6 +488,30 @@ public final class RedisServer implements AutoCloseable {
       return socket.getLocalPort();
     } catch (IOException e) {
       throw new IllegalStateException("cannot find a free port on " + HOST, e);
+    }
+  }
+
+  /**
+   * A free port below 55536 whose cluster bus port, 10000 above it, is free too. Another process
+   * may still take either before the node binds them; {@link #start} then tries another.
+   */
+  private static int freeClusterPort() {
+    for (int probe = 0; probe < PORT_PROBES; probe++) {
+      int port = freePort();
+      if (port + CLUSTER_BUS_OFFSET <= 65_535 && isFree(port + CLUSTER_BUS_OFFSET)) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("found no free port on " + HOST + " whose cluster bus port (+"
+        + CLUSTER_BUS_OFFSET + ") is free too, in " + PORT_PROBES + " tries");
+  }
+
+  private static boolean isFree(int port) {
+    try {
+      new ServerSocket(port, 1, InetAddress.getByName(HOST)).close();
+      return true;
+    } catch (IOException e) {
+      return false;
     }
   }
 

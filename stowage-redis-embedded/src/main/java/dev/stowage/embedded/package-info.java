@@ -3,7 +3,8 @@
  * dev.stowage.embedded.RedisServer} starts one on an ephemeral loopback port (alone, or with
  * {@link dev.stowage.embedded.RedisServer#startTls} speaking only TLS with {@link
  * dev.stowage.embedded.TlsCertificates} made for the run), and {@link
- * dev.stowage.embedded.RedisSentinelSet} a master, a replica and sentinels. The benchmarks and
+ * dev.stowage.embedded.RedisSentinelSet} a master, a replica and sentinels, and {@link
+ * dev.stowage.embedded.RedisClusterSet} a cluster of three masters and three replicas. The benchmarks and
  * {@code stowage serve} use it as their embedded Redis; stowage-testkit's JUnit extensions hand it
  * to tests. Nothing here mocks a server, and nothing uses a shared one.
  */
