@@ -3,10 +3,12 @@ package dev.stowage.spring;
 import static java.util.Objects.requireNonNull;
 
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.boot.ssl.SslBundle;
 
 /** The Lettuce {@link RedisURI} of Spring's {@code spring.data.redis.*} settings. */
 final class RedisUris {
@@ -21,6 +23,14 @@ final class RedisUris {
    *     does not connect to yet
    */
   static RedisURI of(DataRedisProperties redis, @Nullable DataRedisConnectionDetails details) {
+    RedisURI uri = uri(redis, details);
+    if (redis.getClientName() != null) {
+      uri.setClientName(redis.getClientName());
+    }
+    return uri;
+  }
+
+  private static RedisURI uri(DataRedisProperties redis, @Nullable DataRedisConnectionDetails details) {
     String url = redis.getUrl();
     boolean ssl = redis.getSsl().isEnabled() || url != null && url.startsWith("rediss:");
     if (details == null) {
@@ -50,6 +60,26 @@ final class RedisUris {
     }
     return credentials(builder.withSsl(ssl || details.getSslBundle() != null), details.getUsername(),
         details.getPassword()).build();
+  }
+
+  /**
+   * Lettuce's TLS settings of a Spring SSL bundle: its key managers (a client certificate for mutual
+   * TLS), its trust managers (the authorities to trust), and the protocols and cipher suites it
+   * names, if any.
+   */
+  static SslOptions sslOptions(SslBundle bundle) {
+    SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider()
+        .keyManager(bundle.getManagers().getKeyManagerFactory())
+        .trustManager(bundle.getManagers().getTrustManagerFactory());
+    String[] protocols = bundle.getOptions().getEnabledProtocols();
+    if (protocols != null) {
+      ssl.protocols(protocols);
+    }
+    String[] ciphers = bundle.getOptions().getCiphers();
+    if (ciphers != null) {
+      ssl.cipherSuites(ciphers);
+    }
+    return ssl.build();
   }
 
   private static RedisURI.Builder credentials(RedisURI.Builder builder, @Nullable String username,

@@ -1,6 +1,7 @@
 package dev.stowage.spring;
 
 import dev.stowage.Stowage;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
 import java.util.List;
 import org.springframework.beans.factory.BeanFactory;
@@ -14,6 +15,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.cache.CacheManager;
 import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.cache.interceptor.CacheAspectSupport;
@@ -22,7 +24,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Makes a {@link Stowage} from Spring's {@code spring.data.redis.*} settings (URL, host, port,
- * username, password, database, sentinels, SSL, timeout), on the application's Lettuce
+ * username, password, database, sentinels, SSL and its bundle, timeouts, client name), on the application's Lettuce
  * {@link ClientResources} when it has them, and a {@link StowageCacheManager} from
  * {@code stowage.*}; turns caching on ({@link EnableCaching}) unless the application did. Each
  * backs off when the application defines a bean of its type ({@code Stowage},
@@ -38,16 +40,27 @@ public class StowageAutoConfiguration {
   /**
    * The Stowage of {@code spring.data.redis.*}: the connection details Spring Boot derives from
    * them (a URL wins over host, port and the rest; sentinels over a single host), SSL when
-   * {@code spring.data.redis.ssl.enabled} is true or the URL is {@code rediss://}, and
-   * {@code spring.data.redis.timeout} as the command timeout.
+   * {@code spring.data.redis.ssl.enabled} is true or the URL is {@code rediss://}, with the keys,
+   * trusted certificates, protocols and ciphers of the SSL bundle that
+   * {@code spring.data.redis.ssl.bundle} names; {@code spring.data.redis.timeout} as the command
+   * timeout, {@code connect-timeout} as the connect timeout and {@code client-name} as the
+   * connection's name.
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   Stowage stowage(DataRedisProperties redis, ObjectProvider<DataRedisConnectionDetails> details,
                   ObjectProvider<ClientResources> clientResources, StowageProperties properties) {
-    Stowage.Builder builder = Stowage.builder().redis(RedisUris.of(redis, details.getIfAvailable()));
+    DataRedisConnectionDetails connection = details.getIfAvailable();
+    Stowage.Builder builder = Stowage.builder().redis(RedisUris.of(redis, connection));
     if (redis.getTimeout() != null) {
       builder.commandTimeout(redis.getTimeout());
+    }
+    if (redis.getConnectTimeout() != null) {
+      builder.connectTimeout(redis.getConnectTimeout());
+    }
+    SslBundle bundle = connection != null ? connection.getSslBundle() : null;
+    if (bundle != null) {
+      builder.clientOptions(ClientOptions.builder().sslOptions(RedisUris.sslOptions(bundle)).build());
     }
     ClientResources resources = clientResources.getIfUnique();
     if (resources != null) {

@@ -7,6 +7,8 @@ import java.time.temporal.TemporalAccessor;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.cache.interceptor.SimpleKey;
@@ -31,19 +33,35 @@ import org.springframework.cache.support.AbstractValueAdaptingCache;
  * a {@code sync = true} load returning {@code null} stores nothing.
  *
  * <p><b>{@code get(key, loader)}</b>, which {@code @Cacheable(sync = true)} calls, is
- * {@link RedisCache#getOrLoad}: concurrent callers for one key in this process share one loader
- * call. {@link #clear()} is {@link RedisCache#clear()}: {@code SCAN} and {@code UNLINK} under the
+ * {@link RedisCache#getOrLoad}, and {@code retrieve(key, loader)}, which asynchronous and reactive
+ * {@code @Cacheable} methods call, is {@link dev.stowage.AsyncRedisCache#getOrLoadAsync}: either way,
+ * concurrent callers for one key in this process share one loader call. {@link #clear()} is {@link RedisCache#clear()}: {@code SCAN} and {@code UNLINK} under the
  * key prefix, never {@code KEYS}.
  *
  * <p>A value that cannot be read (corrupt, of a class outside the allowlist, of a changed shape
  * that cannot be read correctly) is a miss, counted in {@link RedisCache#stats()}. Thread-safe.
  */
 public final class StowageCache extends AbstractValueAdaptingCache {
-  private final RedisCache<Object, Object> cache;
+  /**
+   * Where the futures of {@link #retrieve} complete: never on Lettuce's I/O thread, which completes
+   * Redis's replies. Spring's cache interceptor runs its next steps where a future completes, among
+   * them a blocking {@link #put} whose reply only that thread can read: it waited out the command
+   * timeout there.
+   */
+  private static final Executor COMPLETIONS = ForkJoinPool.commonPool();
 
-  StowageCache(RedisCache<Object, Object> cache, boolean allowNullValues) {
+  private final RedisCache<Object, Object> cache;
+  private final StowageCacheManager.Settings settings;
+
+  StowageCache(RedisCache<Object, Object> cache, boolean allowNullValues, StowageCacheManager.Settings settings) {
     super(allowNullValues);
     this.cache = requireNonNull(cache, "cache");
+    this.settings = requireNonNull(settings, "settings");
+  }
+
+  /** The settings the cache was made with. */
+  StowageCacheManager.Settings settings() {
+    return settings;
   }
 
   /** The text of {@code key} in its Redis key, after the cache's prefix. */
@@ -97,21 +115,17 @@ public final class StowageCache extends AbstractValueAdaptingCache {
 
   @Override
   public @Nullable CompletableFuture<?> retrieve(Object key) {
-    return cache.async().get(key)
-        .thenApply(stored -> stored == null ? null : isAllowNullValues() ? toValueWrapper(stored) : fromStoreValue(stored));
+    return cache.async().get(key).thenApplyAsync(
+        stored -> stored == null ? null : isAllowNullValues() ? toValueWrapper(stored) : fromStoreValue(stored),
+        COMPLETIONS);
   }
 
   @Override
   @SuppressWarnings("unchecked")
   public <T> CompletableFuture<T> retrieve(Object key, Supplier<CompletableFuture<T>> valueLoader) {
-    return cache.async().get(key).thenCompose(stored -> {
-      if (stored != null) {
-        return CompletableFuture.completedFuture((T) fromStoreValue(stored));
-      }
-      return valueLoader.get().thenCompose(value -> value == null && !isAllowNullValues()
-          ? CompletableFuture.completedFuture(value)
-          : cache.async().put(key, toStoreValue(value)).thenApply(done -> value));
-    });
+    return cache.async().getOrLoadAsync(key, k -> valueLoader.get()
+            .thenApply(value -> value == null && !isAllowNullValues() ? null : toStoreValue(value)))
+        .thenApplyAsync(stored -> (T) fromStoreValue(stored), COMPLETIONS);
   }
 
   @Override

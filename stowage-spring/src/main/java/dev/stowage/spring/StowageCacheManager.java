@@ -15,6 +15,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.cache.Cache;
@@ -40,6 +44,9 @@ public class StowageCacheManager extends AbstractCacheManager {
   private final StowageProperties properties;
   private final ClassAllowlist allowlist;
   private final ClassLoader classLoader;
+  private final List<Consumer<? super StowageCache>> newCacheListeners = new CopyOnWriteArrayList<>();
+  /** The names of the caches made on first use whose listeners were told. */
+  private final Set<String> announced = ConcurrentHashMap.newKeySet();
 
   /**
    * A manager of caches made from {@code stowage} with {@code properties}, whose caches without a
@@ -73,6 +80,45 @@ public class StowageCacheManager extends AbstractCacheManager {
     return create(name);
   }
 
+  /**
+   * The cache {@code name}, made on first use with the settings under {@code stowage.defaults};
+   * a cache made by this call is then passed to the actions of {@link #onCacheMade}. (Two threads
+   * asking first for one name may both make it; the one kept is passed, once.)
+   */
+  @Override
+  public @Nullable Cache getCache(String name) {
+    Cache existing = lookupCache(name);
+    if (existing != null) {
+      return existing;
+    }
+    Cache cache = super.getCache(name);
+    if (cache instanceof StowageCache made && announced.add(name)) {
+      newCacheListeners.forEach(listener -> listener.accept(made));
+    }
+    return cache;
+  }
+
+  /**
+   * Passes {@code action} each cache this manager makes on first use from now on, once it is made
+   * (the caches under {@code stowage.caches} are made when the manager starts): how meters are bound
+   * to caches made after the application started. {@code action} runs in the thread that asked for
+   * the cache first.
+   */
+  public void onCacheMade(Consumer<? super StowageCache> action) {
+    newCacheListeners.add(requireNonNull(action, "action"));
+  }
+
+  /** The caches made so far, in the order of their names. */
+  List<StowageCache> caches() {
+    List<StowageCache> caches = new ArrayList<>();
+    for (String name : getCacheNames()) {
+      if (lookupCache(name) instanceof StowageCache cache) {
+        caches.add(cache);
+      }
+    }
+    return caches;
+  }
+
   /** The packages whose classes caches without a type read back, besides the JDK value classes. */
   public List<String> allowedPackages() {
     return allowlist.packages();
@@ -94,7 +140,7 @@ public class StowageCacheManager extends AbstractCacheManager {
       builder.nearCache(settings.nearCache);
     }
     try {
-      return new StowageCache(builder.build(), properties.isCacheNullValues());
+      return new StowageCache(builder.build(), properties.isCacheNullValues(), settings);
     } catch (MissingLibraryException e) {
       throw new IllegalStateException("cache '" + name + "' (stowage.caches." + name + "): " + e.getMessage(), e);
     }
@@ -111,9 +157,13 @@ public class StowageCacheManager extends AbstractCacheManager {
     return new Setting<>(get.apply(properties.getDefaults()), "stowage.defaults." + key);
   }
 
-  /** A cache's settings, checked. */
-  private record Settings(String keyPrefix, @Nullable Duration ttl, double ttlJitter, Encoding<Object> encoding,
-                          @Nullable NearCache nearCache) {}
+  /**
+   * A cache's settings, checked.
+   *
+   * @param compression the compression setting, such as {@code learned}
+   */
+  record Settings(String keyPrefix, @Nullable Duration ttl, double ttlJitter, Encoding<Object> encoding,
+                  String compression, @Nullable NearCache nearCache) {}
 
   /** Checks the settings of cache {@code name}, or the defaults when it is null, and returns them. */
   private Settings checkSettings(@Nullable String name) {
@@ -151,7 +201,9 @@ public class StowageCacheManager extends AbstractCacheManager {
     }
     Setting<String> prefix = setting(name, "key-prefix", StowageProperties.Cache::getKeyPrefix);
     String keyPrefix = prefix.value() == null ? cacheName + KEY_SEPARATOR : prefix.value();
-    return new Settings(keyPrefix, ttlValue.isZero() ? null : ttlValue, jitterValue, encoding, nearCache(name));
+    String compressionName = compression.value() == null ? "learned" : compression.value().strip().toLowerCase(Locale.ROOT);
+    return new Settings(keyPrefix, ttlValue.isZero() ? null : ttlValue, jitterValue, encoding, compressionName,
+        nearCache(name));
   }
 
   @SuppressWarnings("unchecked")

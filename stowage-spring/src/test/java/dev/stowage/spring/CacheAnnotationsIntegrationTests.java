@@ -12,6 +12,7 @@ import dev.stowage.testkit.WithRedis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -174,6 +175,26 @@ class CacheAnnotationsIntegrationTests {
 
     assertThat(library.futureLoads()).isEqualTo(1);
     assertThat(redis.reply("EXISTS", "futures::3")).isEqualTo(1L);
+  }
+
+  @Test
+  void syncFutureResultsRunTheMethodOnceForConcurrentCallers() {
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    library.holdSyncFuturesUntil(release);
+    RedisCache<Object, Object> nativeCache = stowageCache("futuresOnce");
+
+    List<CompletableFuture<Book>> results = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      results.add(library.findLaterOnce(6));
+    }
+    // Every caller has read Redis and missed; the one load in flight waits for the release.
+    await().atMost(Duration.ofSeconds(20)).until(() -> nativeCache.stats().misses() == 20);
+    assertThat(results).noneMatch(CompletableFuture::isDone);
+    release.complete(null);
+
+    assertThat(results).allSatisfy(result -> assertThat(result.join()).isEqualTo(new Book(6, "Once 6")));
+    assertThat(library.syncFutureLoads()).isEqualTo(1);
+    assertThat(redis.reply("EXISTS", "futuresOnce::6")).isEqualTo(1L);
   }
 
   @Test

@@ -127,14 +127,17 @@ class StowagePropertiesIntegrationTests {
   }
 
   @Test
-  void hostPortAndDatabaseComeFromSpringDataRedis() {
+  void hostPortDatabaseAndClientNameComeFromSpringDataRedis() {
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class))
         .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-            "spring.data.redis.database=3", "spring.data.redis.timeout=750ms")
+            "spring.data.redis.database=3", "spring.data.redis.timeout=750ms",
+            "spring.data.redis.connect-timeout=1500ms", "spring.data.redis.client-name=orders-service")
         .run(context -> {
           context.getBean(CacheManager.class).getCache("db").put("k", "v");
           assertThat(redis.reply("EXISTS", "db::k")).isEqualTo(0L);
+          assertThat(String.valueOf(redis.reply("CLIENT", "LIST"))).as("the connection carries the client name")
+              .contains("name=orders-service");
           RedisClient client = RedisClient.create(redis.uri() + "/3");
           try (StatefulRedisConnection<String, String> connection = client.connect()) {
             assertThat(connection.sync().exists("db::k")).isEqualTo(1L);

@@ -19,6 +19,8 @@ public class LibraryService {
   private final AtomicInteger slowLoads = new AtomicInteger();
   private final AtomicInteger futureLoads = new AtomicInteger();
   private final AtomicInteger monoLoads = new AtomicInteger();
+  private final AtomicInteger syncFutureLoads = new AtomicInteger();
+  private volatile CompletableFuture<Void> syncFutureRelease = CompletableFuture.completedFuture(null);
   private volatile CountDownLatch release = new CountDownLatch(0);
 
   // Calls so far of each method (read through methods: Spring's proxy of this class has no fields).
@@ -43,6 +45,15 @@ public class LibraryService {
     return monoLoads.get();
   }
 
+  public int syncFutureLoads() {
+    return syncFutureLoads.get();
+  }
+
+  /** Makes the futures of {@link #findLaterOnce} complete only once {@code release} does. */
+  public void holdSyncFuturesUntil(CompletableFuture<Void> release) {
+    this.syncFutureRelease = release;
+  }
+
   /** Makes {@link #slow} wait until {@code latch} is counted down. */
   public void holdSlowLoadsUntil(CountDownLatch latch) {
     this.release = latch;
@@ -59,6 +70,12 @@ public class LibraryService {
   public String search(String author, int page) {
     searches.incrementAndGet();
     return author + " page " + page;
+  }
+
+  /** A long text that compresses well. */
+  @Cacheable("texts")
+  public String text(int n) {
+    return ("Chapter " + n + ", in which the same sentence comes back again and again. ").repeat(50);
   }
 
   @CachePut(value = "books", key = "#book.id")
@@ -91,5 +108,11 @@ public class LibraryService {
   public Mono<Book> findMono(long id) {
     monoLoads.incrementAndGet();
     return Mono.fromSupplier(() -> new Book(id, "Mono " + id));
+  }
+
+  @Cacheable(value = "futuresOnce", sync = true)
+  public CompletableFuture<Book> findLaterOnce(long id) {
+    syncFutureLoads.incrementAndGet();
+    return syncFutureRelease.thenApply(released -> new Book(id, "Once " + id));
   }
 }
