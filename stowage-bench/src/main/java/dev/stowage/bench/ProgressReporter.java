@@ -11,7 +11,9 @@ import java.util.function.LongSupplier;
  * of the time left, for example {@code [ 12/100] kryo+zstd board  1.4s  elapsed 17s  ETA 2m05s}.
  *
  * <p>The estimate assumes the remaining configurations take as long on average as the finished
- * ones. Methods are synchronized, so a reporter may be shared between threads.
+ * ones but the first, which also pays for the run's start-up (class loading, the JIT's first
+ * compilations, servers starting) and can take many times as long as the next: the first line has
+ * no estimate. Methods are synchronized, so a reporter may be shared between threads.
  */
 public final class ProgressReporter {
 
@@ -20,6 +22,7 @@ public final class ProgressReporter {
   private final LongSupplier nanoClock;
   private final long startNanos;
   private long lastNanos;
+  private long firstNanos;
   private int done;
 
   /**
@@ -54,6 +57,9 @@ public final class ProgressReporter {
     Duration took = Duration.ofNanos(now - lastNanos);
     Duration elapsed = Duration.ofNanos(now - startNanos);
     lastNanos = now;
+    if (done == 1) {
+      firstNanos = took.toNanos();
+    }
     int width = String.valueOf(total).length();
     StringBuilder line = new StringBuilder()
         .append('[')
@@ -67,8 +73,9 @@ public final class ProgressReporter {
         .append("  elapsed ")
         .append(format(elapsed));
     int left = Math.max(0, total - done);
-    if (left > 0) {
-      line.append("  ETA ").append(format(elapsed.dividedBy(done).multipliedBy(left)));
+    if (left > 0 && done > 1) {
+      Duration perConfiguration = elapsed.minusNanos(firstNanos).dividedBy(done - 1);
+      line.append("  ETA ").append(format(perConfiguration.multipliedBy(left)));
     }
     out.println(line);
     out.flush();

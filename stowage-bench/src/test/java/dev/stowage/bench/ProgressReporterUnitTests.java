@@ -12,21 +12,25 @@ import org.junit.jupiter.api.Test;
 class ProgressReporterUnitTests {
 
   @Test
-  void printsALinePerConfigurationWithTheTimeLeft() {
+  void printsALinePerConfigurationWithTheTimeLeftEstimatedWithoutTheFirst() {
     AtomicLong now = new AtomicLong(1_000_000_000L);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     ProgressReporter progress = new ProgressReporter(10, new PrintStream(bytes, true, StandardCharsets.UTF_8), now::get);
 
-    now.addAndGet(Duration.ofSeconds(2).toNanos());
+    // The first configuration pays for the start-up: ten times as long as the others.
+    now.addAndGet(Duration.ofSeconds(20).toNanos());
     progress.finished("json board");
-    now.addAndGet(Duration.ofSeconds(4).toNanos());
+    now.addAndGet(Duration.ofSeconds(2).toNanos());
     progress.finished("kryo board");
+    now.addAndGet(Duration.ofSeconds(4).toNanos());
+    progress.finished("fory board");
 
     assertThat(bytes.toString(StandardCharsets.UTF_8).lines())
         .containsExactly(
-            "[ 1/10] json board  2.0s  elapsed 2.0s  ETA 18s",
-            "[ 2/10] kryo board  4.0s  elapsed 6.0s  ETA 24s");
-    assertThat(progress.done()).isEqualTo(2);
+            "[ 1/10] json board  20s  elapsed 20s",
+            "[ 2/10] kryo board  2.0s  elapsed 22s  ETA 16s",
+            "[ 3/10] fory board  4.0s  elapsed 26s  ETA 21s");
+    assertThat(progress.done()).isEqualTo(3);
   }
 
   @Test

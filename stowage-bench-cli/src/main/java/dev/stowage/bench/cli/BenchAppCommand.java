@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
     name = "app",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Table T5: the fifth seed's /add and /check from 200 callers, fastjson and Kryo against Stowage.",
     description = {
       "Table T5: the fifth seed's /add (store 100 Person objects) and /check (read 100 back and verify their MD5),",
       "from 200 concurrent callers: fastjson text through StringRedisTemplate and Kryo bytes (the seed's two apps, Jedis",

@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
     name = "clients",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Table T4: random GETs from many callers through Jedis pools, one Lettuce connection and Stowage.",
     description = {
       "Table T4: GETs of random keys out of N loaded, from many concurrent callers: Jedis through Spring's factory with",
       "no pool settings (the seed's 'no pool') and with the seed's pool of 128, one shared Lettuce connection, Stowage,",

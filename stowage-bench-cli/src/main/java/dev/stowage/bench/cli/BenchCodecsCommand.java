@@ -27,6 +27,7 @@ import picocli.CommandLine.TypeConversionException;
     name = "codecs",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Table T3: time and size of every codec, bare and in Stowage's envelope with each compression.",
     description = {
       "Table T3: create, ser, deser and total ns per record, size and size after deflate, for every codec,",
       "bare and inside Stowage's envelope with no compression, lz4, zstd and zstd with a trained dictionary.",

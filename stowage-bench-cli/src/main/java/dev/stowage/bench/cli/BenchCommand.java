@@ -1,6 +1,7 @@
 package dev.stowage.bench.cli;
 
 import dev.stowage.cli.StowageVersion;
+import org.apache.fory.logging.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -15,10 +16,17 @@ import picocli.CommandLine.Spec;
       "Reproduce a seed's table on this machine: the seed's configuration, its peers and Stowage side by side.",
       "Each subcommand prints a table and writes results/<name>.json."
     },
-    subcommands = {BenchCodecsCommand.class, BenchPipelineCommand.class, BenchClientsCommand.class, BenchMemoryCommand.class, BenchAppCommand.class, BenchHttpCommand.class, BenchTransportCommand.class, BenchNearCacheCommand.class})
+    subcommands = {BenchAllCommand.class, BenchCodecsCommand.class, BenchPipelineCommand.class, BenchClientsCommand.class, BenchMemoryCommand.class, BenchAppCommand.class, BenchHttpCommand.class, BenchTransportCommand.class, BenchNearCacheCommand.class})
 final class BenchCommand implements Runnable {
 
   @Spec CommandSpec spec;
+
+  BenchCommand() {
+    // Fory logs each instance it makes and each class it compiles at INFO, to standard output and
+    // through a logger of its own, in the middle of the progress lines: through SLF4J instead, it
+    // obeys simplelogger.properties (warnings and errors only).
+    LoggerFactory.useSlf4jLogging(true);
+  }
 
   @Override
   public void run() {

@@ -30,6 +30,7 @@ import picocli.CommandLine.TypeConversionException;
     name = "http",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Table T1: the board service's writes and reads in its stowage and seed modes.",
     description = {
       "Table T1: the board service in stowage, seed-json and seed-msgpack modes, each in a JVM of its own",
       "with a fresh embedded Redis and H2, preloaded through POST /boards/bulk, then a write load (POST /boards)",

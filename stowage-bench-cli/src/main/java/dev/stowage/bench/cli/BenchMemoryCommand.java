@@ -23,6 +23,7 @@ import picocli.CommandLine.TypeConversionException;
     name = "memory",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Tables T1/T5 memory: Redis memory for N records in the seeds' layouts and in Stowage's.",
     description = {
       "Tables T1/T5 memory: Redis used_memory for N records with each codec and compression, in the seed's layout",
       "(board: whole records as sorted-set members; person: a key per record), a key per record, and Stowage's feed.",

@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
     name = "nearcache",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Issue 13: Zipf-distributed reads under writes, with and without near caches.",
     description = {
       "Issue 13: reads of keys drawn from a Zipf distribution by many callers while a writer updates 1%% of the keys a",
       "second on a connection of its own: Stowage without a near cache (the baseline), Stowage with one, Lettuce's",

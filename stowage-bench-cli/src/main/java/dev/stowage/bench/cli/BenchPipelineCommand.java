@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
     name = "pipeline",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Table T2: writing N items one by one, pipelined, batched and with Stowage's putAll.",
     description = {
       "Table T2: milliseconds to write N five-field items (N = 10 ... 30,000), one by one through Spring's RedisTemplate,",
       "in the seed's executePipelined, in a Redisson RBatch, with Stowage's putAll, and as raw pipelined Lettuce",

@@ -26,6 +26,7 @@ import picocli.CommandLine.TypeConversionException;
     name = "transport",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Table T6: board reads and writes over HTTP (JSON, MessagePack) and the TCP protocol.",
     description = {
       "Table T6: the same board reads (GET /boards?page=1&size=25) and writes (one post) over HTTP with JSON,",
       "HTTP with MessagePack, the board protocol on a persistent TCP connection, and the same inside TLS, against",

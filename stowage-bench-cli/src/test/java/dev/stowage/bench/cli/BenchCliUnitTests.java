@@ -11,6 +11,7 @@ import dev.stowage.cli.StowageCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -93,7 +94,9 @@ class BenchCliUnitTests {
   void theStowageCommandFindsTheRealBenchOnTheClassPath() {
     Object bench = cli().getSubcommands().get("bench").getCommand();
     assertThat(bench).isInstanceOf(BenchCommand.class);
-    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "inspect", "scan", "dict", "json");
+    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "inspect", "scan", "dict", "json", "report");
+    Object report = cli().getSubcommands().get("report").getCommand();
+    assertThat(report).isInstanceOf(ReportCommand.class);
   }
 
   @Test
@@ -114,6 +117,23 @@ class BenchCliUnitTests {
     out.getBuffer().setLength(0);
     assertThat(cli().execute("bench", "--version")).isZero();
     assertThat(out.toString()).startsWith("stowage ");
+  }
+
+  @Test
+  void theSubcommandListGivesEachOneAWholeSentence() {
+    assertThat(cli().execute("bench", "--help")).isZero();
+    String commands = out.toString().substring(out.toString().indexOf("Commands:") + "Commands:".length());
+    // An entry starts with its name at two spaces; the lines after it, further in, continue it.
+    List<String> entries = new ArrayList<>();
+    for (String line : commands.lines().toList()) {
+      if (line.startsWith("  ") && !line.startsWith("   ")) {
+        entries.add(line.strip());
+      } else if (!line.isBlank() && !entries.isEmpty()) {
+        entries.set(entries.size() - 1, entries.get(entries.size() - 1) + " " + line.strip());
+      }
+    }
+    assertThat(entries).hasSize(cli().getSubcommands().get("bench").getSubcommands().size())
+        .allSatisfy(entry -> assertThat(entry).as("a subcommand's summary").endsWith("."));
   }
 
   @Test
