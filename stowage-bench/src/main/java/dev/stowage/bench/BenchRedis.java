@@ -8,10 +8,13 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.StringCodec;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,6 +34,7 @@ public final class BenchRedis implements AutoCloseable {
   private final String uri;
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> admin;
+  private @Nullable StatefulRedisConnection<byte[], byte[]> bytes;
 
   private BenchRedis(@Nullable RedisServer embedded, String uri) {
     this.embedded = embedded;
@@ -92,6 +96,21 @@ public final class BenchRedis implements AutoCloseable {
   /** Synchronous commands on the administrative connection. */
   public RedisCommands<String, String> admin() {
     return admin.sync();
+  }
+
+  /**
+   * One {@code MSET} of raw keys and values, sent at once on a connection kept for bulk loading;
+   * several may be in flight, and Redis answers them in order.
+   */
+  public CompletionStage<String> mset(Map<byte[], byte[]> entries) {
+    StatefulRedisConnection<byte[], byte[]> connection;
+    synchronized (this) {
+      if (bytes == null) {
+        bytes = client.connect(ByteArrayCodec.INSTANCE);
+      }
+      connection = bytes;
+    }
+    return connection.async().mset(entries);
   }
 
   /**
@@ -198,6 +217,11 @@ public final class BenchRedis implements AutoCloseable {
   public void close() {
     try {
       admin.close();
+      synchronized (this) {
+        if (bytes != null) {
+          bytes.close();
+        }
+      }
       client.shutdown();
     } finally {
       if (embedded != null) {

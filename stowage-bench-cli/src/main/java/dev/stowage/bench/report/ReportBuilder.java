@@ -397,6 +397,9 @@ public final class ReportBuilder {
     }
     out.append("<div class=\"charts\">\n");
     for (ChartSpec chart : spec.charts()) {
+      if (chart.onlyWhenMeasured() && rows.stream().noneMatch(row -> row.metric(chart.metric()).isPresent())) {
+        continue;
+      }
       renderChart(out, spec, chart, rows);
     }
     out.append("</div>\n");

@@ -152,7 +152,9 @@ public record TableSpec(
                 new ChartSpec("add_p99_ms", "add p99 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("check_p50_ms", "check p50 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("check_p99_ms", "check p99 latency", "ms", MetricKind.LATENCY),
-                new ChartSpec("bytes_per_person", "Redis memory per person", "B", MetricKind.MEMORY))),
+                new ChartSpec("bytes_per_person", "Redis memory per person", "B", MetricKind.MEMORY),
+                ChartSpec.whenMeasured("scale_bytes_per_person", "Redis memory per person at full scale (--records)", "B",
+                    MetricKind.MEMORY))),
         new TableSpec(
             TransportBench.BENCH_NAME,
             "Board reads and writes over HTTP and over Stowage's TCP protocol",

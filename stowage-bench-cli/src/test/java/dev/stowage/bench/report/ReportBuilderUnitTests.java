@@ -2,13 +2,17 @@ package dev.stowage.bench.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultsDocument;
+import dev.stowage.bench.RowRole;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jsoup.Jsoup;
 import org.jsoup.nodes.Document;
 import org.jsoup.nodes.Element;
@@ -243,6 +247,32 @@ class ReportBuilderUnitTests {
         .orElseThrow()
         .metric("median_ms")
         .orElseThrow();
+  }
+
+  @Test
+  void theFullScaleMemoryChartAppearsOnlyWhenARunMeasuredIt() {
+    Map<String, Number> quick = Map.of("add_ops_per_s", 900, "check_ops_per_s", 1_200, "bytes_per_person", 120);
+    Path plain = temp.resolve("plain");
+    new ResultsDocument("app", true, Map.of(), List.of(
+        new ResultRow("fastjson-string", RowRole.SEED, Map.of(), quick),
+        new ResultRow("stowage", RowRole.STOWAGE, Map.of(), quick))).writeTo(plain);
+    Document withoutScale = Jsoup.parse(new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(plain).html());
+    assertThat(withoutScale.select("#bench-app svg.chart").eachAttr("data-metric"))
+        .contains("bytes_per_person").doesNotContain("scale_bytes_per_person");
+
+    Path scaled = temp.resolve("scaled");
+    Map<String, Number> seedAtScale = new LinkedHashMap<>(quick);
+    seedAtScale.put("scale_bytes_per_person", 220.0);
+    Map<String, Number> stowageAtScale = new LinkedHashMap<>(quick);
+    stowageAtScale.put("scale_bytes_per_person", 110.0);
+    new ResultsDocument("app", false, Map.of(), List.of(
+        new ResultRow("fastjson-string", RowRole.SEED, Map.of(), seedAtScale),
+        new ResultRow("stowage", RowRole.STOWAGE, Map.of(), stowageAtScale))).writeTo(scaled);
+    Document withScale = Jsoup.parse(new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(scaled).html());
+    Element chart = withScale.selectFirst("#bench-app svg.chart[data-metric=scale_bytes_per_person]");
+    assertThat(chart).as("the full-scale chart").isNotNull();
+    assertThat(chart.select("rect.bar[data-row]")).hasSize(2);
+    assertThat(chart.text()).contains("220").contains("110").contains("0.5");
   }
 
   @Test

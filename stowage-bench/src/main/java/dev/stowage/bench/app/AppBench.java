@@ -2,6 +2,7 @@ package dev.stowage.bench.app;
 
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
+import dev.stowage.bench.BulkLoader;
 import dev.stowage.bench.ClosedLoop;
 import dev.stowage.bench.ProgressReporter;
 import dev.stowage.bench.ResultRow;
@@ -31,6 +32,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code /check} operations, each reading the next 100 people back and checking every one against its
  * MD5 and the person written. The row reports operations per second and p50/p99 for each, and the
  * growth of Redis's {@code used_memory} during the adds per person stored.
+ *
+ * <p>With {@code records} set (the seed's 15,000,000 with {@code --records 15000000}), each row
+ * then also loads that many people in bulk in its own layout (pipelined, a window of chunks in
+ * flight, with progress) and reports Redis's {@code used_memory} per person at that scale and the
+ * load rate; one row's people are removed before the next row loads, so Redis holds one layout at a
+ * time.
  */
 public final class AppBench {
 
@@ -49,7 +56,16 @@ public final class AppBench {
   /** The row ratios compare with: the seed's fastjson string app. */
   public static final String BASELINE_ROW = SeedPersonStore.FASTJSON;
 
+  /** The fifth seed's full scale: the people it stored for its memory figures. */
+  public static final long SEED_RECORDS = 15_000_000L;
+
+  /** The most people a full-scale load takes (about 20 GB as the seed's fastjson strings). */
+  public static final long MAX_RECORDS = 100_000_000L;
+
   private static final int TEMPLATES = 10_000;
+  private static final int LOAD_CHUNK = 5_000;
+  private static final int LOAD_WINDOW = 4;
+  private static final int SCALE_CHECKS = 1_000;
 
   private AppBench() {}
 
@@ -62,18 +78,29 @@ public final class AppBench {
    * @param quick whether this is a {@code --quick} run
    * @param rows only these rows (empty: all)
    * @param keepKeys leave the last row's people in Redis (for tests)
+   * @param records people each row also loads in bulk to measure Redis memory at that scale (the
+   *     seed's {@link #SEED_RECORDS}); 0 for none
    */
-  public record Plan(int requests, int warmupRequests, int concurrency, boolean quick, List<String> rows, boolean keepKeys) {
+  public record Plan(int requests, int warmupRequests, int concurrency, boolean quick, List<String> rows, boolean keepKeys,
+                     long records) {
     public Plan {
       rows = List.copyOf(rows);
       if (requests < 1 || warmupRequests < 0 || concurrency < 1) {
         throw new IllegalArgumentException("need requests >= 1, warm-up >= 0 and concurrency >= 1");
       }
+      if (records < 0 || records > MAX_RECORDS) {
+        throw new IllegalArgumentException("records must be between 0 and " + MAX_RECORDS + ", not " + records);
+      }
     }
 
-    /** 5,000 operations of each kind (quick: 1,000) after 500 (quick: 200) of warm-up, 200 callers. */
+    /**
+     * 5,000 operations of each kind (quick: 1,000) after 500 (quick: 200) of warm-up, 200 callers,
+     * no full-scale load.
+     */
     public static Plan defaults(boolean quick) {
-      return quick ? new Plan(1_000, 200, SEED_CONCURRENCY, true, List.of(), false) : new Plan(5_000, 500, SEED_CONCURRENCY, false, List.of(), false);
+      return quick
+          ? new Plan(1_000, 200, SEED_CONCURRENCY, true, List.of(), false, 0)
+          : new Plan(5_000, 500, SEED_CONCURRENCY, false, List.of(), false, 0);
     }
   }
 
@@ -111,8 +138,8 @@ public final class AppBench {
     List<ResultRow> rows = new ArrayList<>();
     try {
       for (String name : chosen) {
-        rows.add(measure(name, plan, redis, prefix, templates));
-        ResultRow row = rows.get(rows.size() - 1);
+        ResultRow row = measure(name, plan, redis, prefix, templates, progressOut);
+        rows.add(row);
         progress.finished(name + String.format(Locale.ROOT, "  add %.0f/s  check %.0f/s",
             row.metric("add_ops_per_s").orElse(0), row.metric("check_ops_per_s").orElse(0)));
         if (!plan.keepKeys() || !name.equals(chosen.get(chosen.size() - 1))) {
@@ -145,11 +172,12 @@ public final class AppBench {
         .build();
   }
 
-  private static ResultRow measure(String name, Plan plan, BenchRedis redis, String prefix, List<Person> templates) {
+  private static ResultRow measure(String name, Plan plan, BenchRedis redis, String prefix, List<Person> templates,
+                                   PrintStream progressOut) {
     redis.clear(prefix);
     PersonStore store = name.equals(StowagePersonStore.NAME)
         ? new StowagePersonStore(redis.uri(), prefix)
-        : new SeedPersonStore(name, redis.redisUri(), prefix);
+        : new SeedPersonStore(name, redis, prefix);
     try {
       AtomicLong addIds = new AtomicLong();
       AtomicLong checkIds = new AtomicLong();
@@ -187,10 +215,63 @@ public final class AppBench {
       metrics.put("people_checked", checkIds.get());
       metrics.put("used_memory_bytes", after - before);
       metrics.put("bytes_per_person", round((after - before) / (double) people));
+      if (plan.records() > 0) {
+        redis.clear(prefix);
+        params.put("records", plan.records());
+        metrics.putAll(measureScale(name, plan.records(), redis, prefix, templates, store, progressOut));
+      }
       return new ResultRow(name, store.role(), params, metrics);
     } finally {
       store.close();
     }
+  }
+
+  /**
+   * Loads {@code records} people in bulk in this row's layout and reads Redis's {@code used_memory}
+   * growth per person: the seed's memory measurement at its own scale. Then checks that every person
+   * is there (a count of the row's keys) and that 1,000 spread over the range read back intact
+   * through the row's own read path.
+   */
+  private static Map<String, Number> measureScale(String name, long records, BenchRedis redis, String prefix,
+                                                  List<Person> templates, PersonStore store, PrintStream progressOut) {
+    progressOut.printf(Locale.ROOT, "[%s] loading %,d people in bulk%n", name, records);
+    redis.awaitLazyFree();
+    long before = redis.usedMemory();
+    BulkLoader.Loaded loaded = new BulkLoader("people", LOAD_CHUNK, LOAD_WINDOW, progressOut)
+        .load(records, Duration.ofMinutes(2), (first, count) -> {
+          List<Person> people = new ArrayList<>(count);
+          for (long id = first + 1; id <= first + count; id++) {
+            people.add(person(templates, id));
+          }
+          return store.load(people);
+        });
+    long used = redis.usedMemory() - before;
+    long stored = redis.countKeys(prefix);
+    if (stored != records) {
+      throw new BenchmarkRunException(name + " left " + stored + " people in Redis after loading " + records, null);
+    }
+    long step = Math.max(1, records / SCALE_CHECKS);
+    long[] sample = new long[(int) Math.min(SCALE_CHECKS, records)];
+    for (int i = 0; i < sample.length; i++) {
+      sample[i] = 1 + i * step;
+    }
+    List<Person> read = store.read(sample);
+    for (int i = 0; i < sample.length; i++) {
+      Person person = read.get(i);
+      if (person == null || !person.equals(person(templates, sample[i]))) {
+        throw new BenchmarkRunException(name + ": person " + sample[i] + " of the bulk load reads back as " + person, null);
+      }
+    }
+    Map<String, Number> metrics = new LinkedHashMap<>();
+    metrics.put("scale_people", records);
+    metrics.put("scale_used_memory_bytes", used);
+    metrics.put("scale_bytes_per_person", round(used / (double) records));
+    metrics.put("scale_load_per_s", Math.round(loaded.perSecond()));
+    metrics.put("scale_people_checked", sample.length);
+    progressOut.printf(Locale.ROOT, "[%s] %,d people: Redis used_memory %,.2f GB (%,.1f B per person), loaded at %,.0f/s%n", name,
+        records, used / 1e9, used / (double) records, loaded.perSecond());
+    redis.clear(prefix);
+    return metrics;
   }
 
   private static void add(PersonStore store, AtomicLong ids, List<Person> templates) {

@@ -4,6 +4,7 @@ import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Person;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 
 /** One row of table T5: how an app stores and reads back people. Thread-safe. */
 interface PersonStore extends AutoCloseable {
@@ -16,6 +17,14 @@ interface PersonStore extends AutoCloseable {
 
   /** The seed's {@code /add}: stores every person under {@code keyPrefix + id}. */
   void add(List<Person> people);
+
+  /**
+   * Stores every person as {@link #add} does, in bulk for the full-scale memory measurement: the same
+   * keys and values, sent in one pipelined batch, returning before Redis has answered.
+   *
+   * @return a stage that completes when Redis has stored them all
+   */
+  CompletionStage<?> load(List<Person> people);
 
   /** The seed's {@code /check}: reads the people with these ids back; a missing one is {@code null}. */
   List<Person> read(long[] ids);

@@ -1,14 +1,17 @@
 package dev.stowage.bench.app;
 
+import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Person;
 import io.lettuce.core.RedisURI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
@@ -38,16 +41,22 @@ final class SeedPersonStore implements PersonStore {
 
   private final String name;
   private final String keyPrefix;
+  private final BenchRedis redis;
   private final JedisConnectionFactory factory;
   private final @Nullable StringRedisTemplate strings;
   private final @Nullable RedisTemplate<String, Object> objects;
 
-  SeedPersonStore(String name, RedisURI uri, String keyPrefix) {
+  SeedPersonStore(String name, BenchRedis redis, String keyPrefix) {
+    this(name, redis.redisUri(), keyPrefix, redis);
+  }
+
+  private SeedPersonStore(String name, RedisURI uri, String keyPrefix, BenchRedis redis) {
     if (!name.equals(FASTJSON) && !name.equals(KRYO)) {
       throw new IllegalArgumentException("no seed store " + name);
     }
     this.name = name;
     this.keyPrefix = keyPrefix;
+    this.redis = redis;
     JedisPoolConfig pool = new JedisPoolConfig();
     pool.setMaxTotal(8);
     pool.setMaxIdle(8);
@@ -103,6 +112,23 @@ final class SeedPersonStore implements PersonStore {
         objects.opsForValue().set(keyPrefix + person.id(), person);
       }
     }
+  }
+
+  /**
+   * The bytes {@link #add} stores (the fastjson text in UTF-8, as {@code StringRedisTemplate} writes
+   * it, or the Kryo bytes), one {@code MSET} for them all: the same keys and values as the seed's one
+   * {@code SET} per person, without a round trip each, which at 15,000,000 people would take hours.
+   */
+  @Override
+  public CompletionStage<?> load(List<Person> people) {
+    Map<byte[], byte[]> entries = new LinkedHashMap<>(people.size() * 2);
+    for (Person person : people) {
+      byte[] value = name.equals(FASTJSON)
+          ? PersonSerializers.toFastjson(person).getBytes(StandardCharsets.UTF_8)
+          : PersonSerializers.toKryo(person);
+      entries.put((keyPrefix + person.id()).getBytes(StandardCharsets.UTF_8), value);
+    }
+    return redis.mset(entries);
   }
 
   @Override

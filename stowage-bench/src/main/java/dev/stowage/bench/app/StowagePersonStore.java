@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Stowage: {@code /add} is one {@code putAll} of the 100 people and {@code /check} one
@@ -53,6 +54,16 @@ final class StowagePersonStore implements PersonStore {
       entries.put(person.id(), person);
     }
     cache.putAll(entries);
+  }
+
+  /** One asynchronous {@code putAll}: Stowage's own bulk path, one round trip per chunk. */
+  @Override
+  public CompletionStage<?> load(List<Person> people) {
+    Map<Long, Person> entries = new LinkedHashMap<>(people.size() * 2);
+    for (Person person : people) {
+      entries.put(person.id(), person);
+    }
+    return cache.async().putAll(entries);
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.stowage.bench.clients;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
+import dev.stowage.bench.BulkLoader;
 import dev.stowage.bench.ClosedLoop;
 import dev.stowage.bench.ProgressReporter;
 import dev.stowage.bench.RedisTarget;
@@ -15,12 +16,6 @@ import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
-import io.lettuce.core.LettuceFutures;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -70,6 +65,7 @@ public final class ClientsBench {
 
   private static final int TEMPLATES = 10_000;
   private static final int LOAD_CHUNK = 2_000;
+  private static final int LOAD_WINDOW = 8;
 
   private ClientsBench() {}
 
@@ -148,14 +144,14 @@ public final class ClientsBench {
     List<ResultRow> rows = new ArrayList<>();
     try {
       redis.clear(KEY_PREFIX);
-      load(plan.keys(), templates, codec, redis, progressOut);
+      LoadFigures loaded = load(plan.keys(), templates, codec, redis, progressOut);
       progress.finished(String.format(Locale.ROOT, "loaded %,d keys", plan.keys()));
       for (String name : clientRows) {
-        rows.add(measure(name, plan, redis, codec, templates));
+        rows.add(measure(name, plan, redis, codec, templates, loaded));
         progress.finished(name + String.format(Locale.ROOT, "  %,.0f GET/s", rows.get(rows.size() - 1).metric("ops_per_s").orElse(0)));
       }
       if (benchmarkRow) {
-        rows.add(redisBenchmark(plan, redis));
+        rows.add(redisBenchmark(plan, redis, loaded));
         progress.finished(REDIS_BENCHMARK_ROW + String.format(Locale.ROOT, "  %,.0f GET/s", rows.get(rows.size() - 1).metric("ops_per_s").orElse(0)));
       }
       if (!plan.keepKeys()) {
@@ -185,39 +181,38 @@ public final class ClientsBench {
         .build();
   }
 
-  /** Loads the keys, one pipelined chunk at a time, printing a line every five seconds. */
-  private static void load(long keys, List<Item> templates, EnvelopeCodec<Item> codec, BenchRedis redis,
-                           PrintStream progressOut) {
-    long start = System.nanoTime();
-    long lastPrint = start;
-    RedisClient client = RedisClient.create(redis.redisUri());
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
-      RedisAsyncCommands<byte[], byte[]> async = connection.async();
-      connection.setAutoFlushCommands(false);
-      List<RedisFuture<String>> replies = new ArrayList<>(LOAD_CHUNK);
-      for (long i = 0; i < keys; i++) {
-        replies.add(async.set((KEY_PREFIX + keySuffix(i)).getBytes(StandardCharsets.UTF_8), codec.encode(item(templates, i))));
-        if (replies.size() == LOAD_CHUNK || i == keys - 1) {
-          connection.flushCommands();
-          if (!LettuceFutures.awaitAll(Duration.ofMinutes(1), replies.toArray(RedisFuture[]::new))) {
-            throw new BenchmarkRunException("Redis did not acknowledge " + replies.size() + " SETs within a minute", null);
+  /**
+   * Loads the keys, one {@code MSET} per chunk with a window of chunks in flight, and measures what
+   * they cost: Redis's {@code used_memory} growth per key and the load rate.
+   */
+  private static LoadFigures load(long keys, List<Item> templates, EnvelopeCodec<Item> codec, BenchRedis redis,
+                                  PrintStream progressOut) {
+    redis.awaitLazyFree();
+    long before = redis.usedMemory();
+    BulkLoader.Loaded loaded = new BulkLoader("keys", LOAD_CHUNK, LOAD_WINDOW, progressOut)
+        .load(keys, Duration.ofMinutes(1), (first, count) -> {
+          Map<byte[], byte[]> chunk = new LinkedHashMap<>(count * 2);
+          for (long i = first; i < first + count; i++) {
+            chunk.put((KEY_PREFIX + keySuffix(i)).getBytes(StandardCharsets.UTF_8), codec.encode(item(templates, i)));
           }
-          replies.clear();
-          long now = System.nanoTime();
-          if (now - lastPrint >= TimeUnit.SECONDS.toNanos(5)) {
-            lastPrint = now;
-            Duration elapsed = Duration.ofNanos(now - start);
-            progressOut.printf(Locale.ROOT, "[load] %,d/%,d keys  %s  ETA %s%n", i + 1, keys,
-                ProgressReporter.format(elapsed), ProgressReporter.format(elapsed.multipliedBy(keys - i - 1).dividedBy(i + 1)));
-          }
-        }
-      }
-    } finally {
-      client.shutdown();
+          return redis.mset(chunk);
+        });
+    LoadFigures figures = new LoadFigures(loaded.perSecond(), (redis.usedMemory() - before) / (double) keys);
+    progressOut.printf(Locale.ROOT, "[load] %,d keys in %s: %,.0f keys/s, Redis used_memory %,.1f B per key%n", keys,
+        ProgressReporter.format(loaded.took()), figures.keysPerSecond(), figures.bytesPerKey());
+    return figures;
+  }
+
+  /** What loading cost: keys per second, and {@code used_memory} growth per key. */
+  private record LoadFigures(double keysPerSecond, double bytesPerKey) {
+    void describe(Map<String, Object> params) {
+      params.put("load_keys_per_s", Math.round(keysPerSecond));
+      params.put("used_memory_bytes_per_key", Math.round(bytesPerKey * 10) / 10.0);
     }
   }
 
-  private static ResultRow measure(String name, Plan plan, BenchRedis redis, EnvelopeCodec<Item> codec, List<Item> templates) {
+  private static ResultRow measure(String name, Plan plan, BenchRedis redis, EnvelopeCodec<Item> codec, List<Item> templates,
+                                   LoadFigures loaded) {
     long connectionsBefore = redis.totalConnectionsReceived();
     GetClient client = name.equals(StowageGetClient.NAME)
         ? new StowageGetClient(redis.uri(), KEY_PREFIX)
@@ -247,6 +242,7 @@ public final class ClientsBench {
       }
       Map<String, Object> params = new LinkedHashMap<>(client.params());
       params.put("keys", plan.keys());
+      loaded.describe(params);
       params.put("concurrency", plan.concurrency());
       Map<String, Number> metrics = new LinkedHashMap<>();
       metrics.put("ops", result.operations());
@@ -264,7 +260,7 @@ public final class ClientsBench {
   }
 
   /** Runs redis-benchmark: GET of random loaded keys, as many connections as callers. */
-  private static ResultRow redisBenchmark(Plan plan, BenchRedis redis) throws IOException, InterruptedException {
+  private static ResultRow redisBenchmark(Plan plan, BenchRedis redis, LoadFigures loaded) throws IOException, InterruptedException {
     // Size the request count so that the run lasts about as long as the other rows' timed loops.
     long requests = Math.max(10_000L, plan.duration().toSeconds() * 60_000L);
     List<String> command = new ArrayList<>();
@@ -286,6 +282,7 @@ public final class ClientsBench {
     params.put("client", "redis-benchmark (C, one event loop)");
     params.put("pool", plan.concurrency() + " connections");
     params.put("keys", plan.keys());
+    loaded.describe(params);
     params.put("concurrency", plan.concurrency());
     Map<String, Number> metrics = new LinkedHashMap<>();
     metrics.put("ops", requests);

@@ -33,7 +33,7 @@ class AppBenchIntegrationTests {
     server.flushAll();
     ResultsDocument results;
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
-      results = AppBench.run(new AppBench.Plan(REQUESTS, 2, 3, true, List.of(), true), redis, new PrintStream(new ByteArrayOutputStream()));
+      results = AppBench.run(new AppBench.Plan(REQUESTS, 2, 3, true, List.of(), true, 0), redis, new PrintStream(new ByteArrayOutputStream()));
     }
     assertThat(results.rows()).extracting(ResultRow::name).containsExactly("fastjson-string", "kryo", "stowage");
     assertThat(results.rows()).extracting(ResultRow::role).containsExactly(RowRole.SEED, RowRole.SEED, RowRole.STOWAGE);
@@ -69,6 +69,33 @@ class AppBenchIntegrationTests {
     assertThat(read.bench()).isEqualTo("app");
     assertThat(read.toJson()).isEqualTo(results.toJson());
     assertThat(AppBench.table().render(read.rows())).contains("add/s", "check/s", "B/person");
+  }
+
+  @Test
+  void withRecordsEachRowLoadsThemInBulkMeasuresTheirMemoryAndLeavesNothingBehind(RedisServer server) {
+    server.flushAll();
+    long records = 25_003;
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    ResultsDocument results;
+    try (BenchRedis redis = BenchRedis.external(server.uri())) {
+      results = AppBench.run(new AppBench.Plan(2, 0, 2, true, List.of(), false, records), redis,
+          new PrintStream(printed, true, StandardCharsets.UTF_8));
+      assertThat(redis.countKeys(AppBench.BORROWED_PREFIX)).as("every row's people were removed").isZero();
+    }
+    assertThat(results.rows()).extracting(ResultRow::name).containsExactly("fastjson-string", "kryo", "stowage");
+    for (ResultRow row : results.rows()) {
+      assertThat(row.metric("scale_people")).as(row.name()).hasValue(records);
+      assertThat(row.metric("scale_people_checked")).as(row.name()).hasValue(1_000);
+      assertThat(row.metric("scale_load_per_s").getAsDouble()).as(row.name()).isPositive();
+      assertThat(row.metric("scale_bytes_per_person").getAsDouble()).as(row.name()).isBetween(20.0, 1_000.0);
+      assertThat(row.param("records")).isEqualTo(Long.toString(records));
+    }
+    double fastjson = results.rows().get(0).metric("scale_bytes_per_person").getAsDouble();
+    double stowage = results.rows().get(2).metric("scale_bytes_per_person").getAsDouble();
+    assertThat(stowage).as("Stowage's compact, compressed values take less than the seed's JSON text").isLessThan(fastjson);
+    assertThat(printed.toString(StandardCharsets.UTF_8))
+        .contains("[stowage] loading 25,003 people in bulk")
+        .containsPattern("\\[kryo\\] 25,003 people: Redis used_memory [0-9.]+ GB \\([0-9.,]+ B per person\\), loaded at [0-9,]+/s");
   }
 
   @Test

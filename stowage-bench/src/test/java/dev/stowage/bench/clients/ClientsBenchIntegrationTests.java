@@ -50,6 +50,8 @@ class ClientsBenchIntegrationTests {
       assertThat(row.metric("ops_per_s").getAsDouble()).as(row.name()).isPositive();
       assertThat(row.metric("p99_ms").getAsDouble()).as(row.name()).isGreaterThanOrEqualTo(row.metric("p50_ms").getAsDouble());
       assertThat(row.params()).containsEntry("keys", KEYS).containsEntry("concurrency", 8);
+      assertThat(Double.parseDouble(row.param("load_keys_per_s"))).as("load rate").isPositive();
+      assertThat(Double.parseDouble(row.param("used_memory_bytes_per_key"))).as("memory per key").isBetween(50.0, 2_000.0);
       if (row.role() != RowRole.LIMIT) {
         assertThat(row.metric("misses")).as(row.name()).hasValue(0);
         assertThat(row.metric("client_cpu_pct")).isPresent();
