@@ -19,6 +19,12 @@ import picocli.CommandLine.Spec;
     subcommands = {BenchAllCommand.class, BenchCodecsCommand.class, BenchPipelineCommand.class, BenchClientsCommand.class, BenchMemoryCommand.class, BenchAppCommand.class, BenchHttpCommand.class, BenchTransportCommand.class, BenchNearCacheCommand.class})
 final class BenchCommand implements Runnable {
 
+  /** The system property that sets java.util.logging's one-line format. */
+  static final String LOG_FORMAT_PROPERTY = "java.util.logging.SimpleFormatter.format";
+
+  /** {@code INFO dev.stowage.dictionary: cache 'person': values are now compressed ...}. */
+  static final String LOG_FORMAT = "%4$s %3$s: %5$s%6$s%n";
+
   @Spec CommandSpec spec;
 
   BenchCommand() {
@@ -26,6 +32,11 @@ final class BenchCommand implements Runnable {
     // through a logger of its own, in the middle of the progress lines: through SLF4J instead, it
     // obeys simplelogger.properties (warnings and errors only).
     LoggerFactory.useSlf4jLogging(true);
+    // Stowage's own events (a dictionary learned, say) go through java.util.logging, whose default
+    // format takes two lines with a timestamp; one line like the progress reads better between them.
+    if (System.getProperty(LOG_FORMAT_PROPERTY) == null) {
+      System.setProperty(LOG_FORMAT_PROPERTY, LOG_FORMAT);
+    }
   }
 
   @Override

@@ -271,7 +271,9 @@ public final class ReportBuilder {
             .append(Html.escape(spec.headline().title()))
             .append(" and a baseline to compare with</td>");
       } else {
-        out.append("<td class=\"ratio\">").append(Html.escape(Html.ratio(headline.ratio))).append("</td><td>")
+        boolean ahead = spec.headline().kind().higherIsBetter() ? headline.ratio >= 1 : headline.ratio <= 1;
+        out.append("<td class=\"ratio ").append(ahead ? "ahead" : "behind").append("\">").append(Html.escape(Html.ratio(headline.ratio)))
+            .append("</td><td>")
             .append(Html.escape(headline.text)).append("</td>");
       }
       out.append("<td>").append(Html.escape(ranOn(document))).append("</td></tr>\n");
@@ -691,6 +693,7 @@ public final class ReportBuilder {
       table { border-collapse: collapse; } td, th { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; }
       .num { text-align: right; font-variant-numeric: tabular-nums; }
       table.headline td.ratio { font-size: 20px; font-weight: bold; color: #1d7a45; text-align: right; }
+      table.headline td.ratio.behind { color: #a3401c; }
       td.none, .notrun { color: #8a5a00; }
       .problem { color: #b00020; }
       .columns { display: flex; gap: 40px; flex-wrap: wrap; align-items: flex-start; }

@@ -13,6 +13,9 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
@@ -142,5 +145,14 @@ class BenchCliUnitTests {
             () -> new CodecsBench.Plan(true, List.of(), List.of(PayloadVariant.BARE), List.of(DataShape.BOARD)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("choose at least one of the codecs");
+  }
+
+  @Test
+  void stowagesOwnLogLinesAreOneLineBetweenTheProgressLines() {
+    new BenchCommand();
+    LogRecord record = new LogRecord(Level.INFO, "cache 'person': values are now compressed");
+    record.setLoggerName("dev.stowage.dictionary");
+    assertThat(new SimpleFormatter().format(record))
+        .isEqualTo("INFO dev.stowage.dictionary: cache 'person': values are now compressed" + System.lineSeparator());
   }
 }

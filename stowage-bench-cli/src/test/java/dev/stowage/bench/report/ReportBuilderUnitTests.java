@@ -93,6 +93,8 @@ class ReportBuilderUnitTests {
     assertThat(codecs.selectFirst("td.ratio").text()).isEqualTo("\u00d70.40");
     assertThat(codecs.text()).contains("msgpack-compact+zstd against json", "data = board", "2.50\u00d7 faster");
     assertThat(headlineRow("spring").selectFirst("td.ratio").text()).isEqualTo("\u00d71.50");
+    assertThat(pipeline.selectFirst("td.ratio").hasClass("ahead")).as("less time is ahead").isTrue();
+    assertThat(clients.selectFirst("td.ratio").hasClass("ahead")).as("more throughput is ahead").isTrue();
 
     assertThat(headlineRow("memory").text()).contains("not run: ./stowage bench memory");
     assertThat(headlineRow("app").text()).contains("could not read app.json");
@@ -273,6 +275,20 @@ class ReportBuilderUnitTests {
     assertThat(chart).as("the full-scale chart").isNotNull();
     assertThat(chart.select("rect.bar[data-row]")).hasSize(2);
     assertThat(chart.text()).contains("220").contains("110").contains("0.5");
+  }
+
+  @Test
+  void aHeadlineWhereStowageIsBehindIsMarkedSo() {
+    Path results = temp.resolve("behind");
+    new ResultsDocument("clients", true, Map.of(), List.of(
+        new ResultRow("lettuce-shared", RowRole.SEED, Map.of(), Map.of("ops_per_s", 70_000)),
+        new ResultRow("stowage", RowRole.STOWAGE, Map.of(), Map.of("ops_per_s", 35_000)))).writeTo(results);
+    Document behind = Jsoup.parse(new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(results).html());
+    Element ratio = behind.selectFirst("#headline tr[data-bench=clients] td.ratio");
+    assertThat(ratio).isNotNull();
+    assertThat(ratio.text()).isEqualTo("\u00d70.50");
+    assertThat(ratio.hasClass("behind")).isTrue();
+    assertThat(ratio.hasClass("ahead")).isFalse();
   }
 
   @Test

@@ -268,8 +268,8 @@ public final class AppBench {
     metrics.put("scale_bytes_per_person", round(used / (double) records));
     metrics.put("scale_load_per_s", Math.round(loaded.perSecond()));
     metrics.put("scale_people_checked", sample.length);
-    progressOut.printf(Locale.ROOT, "[%s] %,d people: Redis used_memory %,.2f GB (%,.1f B per person), loaded at %,.0f/s%n", name,
-        records, used / 1e9, used / (double) records, loaded.perSecond());
+    progressOut.printf(Locale.ROOT, "[%s] %,d people: Redis used_memory %,.2f GB = %,.2f GiB (%,.1f B per person), loaded at %,.0f/s%n",
+        name, records, used / 1e9, used / (double) (1L << 30), used / (double) records, loaded.perSecond());
     redis.clear(prefix);
     return metrics;
   }

@@ -95,7 +95,7 @@ class AppBenchIntegrationTests {
     assertThat(stowage).as("Stowage's compact, compressed values take less than the seed's JSON text").isLessThan(fastjson);
     assertThat(printed.toString(StandardCharsets.UTF_8))
         .contains("[stowage] loading 25,003 people in bulk")
-        .containsPattern("\\[kryo\\] 25,003 people: Redis used_memory [0-9.]+ GB \\([0-9.,]+ B per person\\), loaded at [0-9,]+/s");
+        .containsPattern("\\[kryo\\] 25,003 people: Redis used_memory [0-9.]+ GB = [0-9.]+ GiB \\([0-9.,]+ B per person\\), loaded at [0-9,]+/s");
   }
 
   @Test
