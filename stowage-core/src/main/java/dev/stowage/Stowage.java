@@ -345,21 +345,36 @@ public final class Stowage implements AutoCloseable {
      */
     public Builder redisCluster(String... seedUris) {
       requireNonNull(seedUris, "seedUris");
-      if (seedUris.length == 0) {
-        throw new IllegalArgumentException("redisCluster needs at least one seed URI, such as redis://host:6379");
-      }
       List<RedisURI> seeds = new ArrayList<>();
       for (String seed : seedUris) {
-        RedisURI parsed = parse(seed);
-        if (parsed.getHost() == null || !parsed.getSentinels().isEmpty()) {
+        seeds.add(parse(seed));
+      }
+      return redisCluster(seeds);
+    }
+
+    /**
+     * A Redis Cluster to use, through these nodes as Lettuce {@link RedisURI}s (with their
+     * credentials and TLS flag); see {@link #redisCluster(String...)}. Their own timeouts are
+     * replaced by the command timeout.
+     *
+     * @throws IllegalArgumentException if the list is empty, or a URI is a Sentinel or socket URI or
+     *     names a database other than 0
+     */
+    public Builder redisCluster(List<RedisURI> seeds) {
+      requireNonNull(seeds, "seeds");
+      if (seeds.isEmpty()) {
+        throw new IllegalArgumentException("redisCluster needs at least one seed URI, such as redis://host:6379");
+      }
+      for (RedisURI seed : seeds) {
+        requireNonNull(seed, "a seed");
+        if (seed.getHost() == null || !seed.getSentinels().isEmpty()) {
           throw new IllegalArgumentException("a Redis Cluster seed is a redis:// or rediss:// URI of a node, not "
               + seed);
         }
-        if (parsed.getDatabase() != 0) {
+        if (seed.getDatabase() != 0) {
           throw new IllegalArgumentException("a Redis Cluster has only database 0, but " + seed + " names database "
-              + parsed.getDatabase());
+              + seed.getDatabase());
         }
-        seeds.add(parsed);
       }
       this.clusterSeeds = List.copyOf(seeds);
       this.uri = null;

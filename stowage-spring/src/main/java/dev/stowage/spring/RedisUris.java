@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -19,8 +20,8 @@ final class RedisUris {
    * host, port, database and credentials), otherwise from the properties; SSL from
    * {@code ssl.enabled} or a {@code rediss://} URL.
    *
-   * @throws IllegalArgumentException for Redis Cluster or master/replica settings, which Stowage
-   *     does not connect to yet
+   * @throws IllegalArgumentException for master/replica settings, which Stowage does not connect
+   *     to yet (cluster settings go to {@link #clusterSeeds})
    */
   static RedisURI of(DataRedisProperties redis, @Nullable DataRedisConnectionDetails details) {
     RedisURI uri = uri(redis, details);
@@ -28,6 +29,49 @@ final class RedisUris {
       uri.setClientName(redis.getClientName());
     }
     return uri;
+  }
+
+  /**
+   * The nodes of {@code spring.data.redis.cluster.nodes} (or of the connection details' cluster, as
+   * a service connection gives them) as seeds, each with the credentials, TLS and client name of
+   * the other settings; {@code null} when no cluster is configured.
+   */
+  static @Nullable List<RedisURI> clusterSeeds(DataRedisProperties redis, @Nullable DataRedisConnectionDetails details) {
+    DataRedisConnectionDetails.Cluster cluster = details != null ? details.getCluster() : null;
+    List<String> hostsAndPorts = new ArrayList<>();
+    if (cluster != null) {
+      for (DataRedisConnectionDetails.Node node : cluster.getNodes()) {
+        hostsAndPorts.add(node.host() + ":" + node.port());
+      }
+    } else if (details == null && redis.getCluster() != null && redis.getCluster().getNodes() != null) {
+      hostsAndPorts.addAll(redis.getCluster().getNodes());
+    }
+    if (hostsAndPorts.isEmpty()) {
+      return null;
+    }
+    boolean ssl = redis.getSsl().isEnabled() || details != null && details.getSslBundle() != null;
+    String username = details != null ? details.getUsername() : redis.getUsername();
+    String password = details != null ? details.getPassword() : redis.getPassword();
+    List<RedisURI> seeds = new ArrayList<>();
+    for (String hostAndPort : hostsAndPorts) {
+      int colon = hostAndPort.lastIndexOf(':');
+      if (colon <= 0 || colon == hostAndPort.length() - 1) {
+        throw new IllegalArgumentException("spring.data.redis.cluster.nodes: '" + hostAndPort + "' is not host:port");
+      }
+      int port;
+      try {
+        port = Integer.parseInt(hostAndPort.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("spring.data.redis.cluster.nodes: '" + hostAndPort + "' is not host:port", e);
+      }
+      RedisURI seed = credentials(RedisURI.builder().withHost(hostAndPort.substring(0, colon)).withPort(port).withSsl(ssl),
+          username, password).build();
+      if (redis.getClientName() != null) {
+        seed.setClientName(redis.getClientName());
+      }
+      seeds.add(seed);
+    }
+    return seeds;
   }
 
   private static RedisURI uri(DataRedisProperties redis, @Nullable DataRedisConnectionDetails details) {
@@ -40,9 +84,9 @@ final class RedisUris {
       return credentials(RedisURI.builder().withHost(redis.getHost()).withPort(redis.getPort())
           .withDatabase(redis.getDatabase()).withSsl(ssl), redis.getUsername(), redis.getPassword()).build();
     }
-    if (details.getCluster() != null || details.getMasterReplica() != null) {
-      throw new IllegalArgumentException("spring.data.redis: Stowage connects to one Redis or to a master through"
-          + " sentinels, not to a cluster or a master/replica set yet");
+    if (details.getMasterReplica() != null) {
+      throw new IllegalArgumentException("spring.data.redis: Stowage connects to one Redis, to a master through"
+          + " sentinels or to a cluster, not to a static master/replica set yet");
     }
     RedisURI.Builder builder;
     DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();

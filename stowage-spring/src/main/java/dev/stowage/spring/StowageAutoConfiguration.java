@@ -2,6 +2,7 @@ package dev.stowage.spring;
 
 import dev.stowage.Stowage;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
 import java.util.List;
 import org.springframework.beans.factory.BeanFactory;
@@ -39,7 +40,9 @@ public class StowageAutoConfiguration {
 
   /**
    * The Stowage of {@code spring.data.redis.*}: the connection details Spring Boot derives from
-   * them (a URL wins over host, port and the rest; sentinels over a single host), SSL when
+   * them (a URL wins over host, port and the rest; sentinels over a single host; cluster nodes,
+   * {@code spring.data.redis.cluster.nodes}, over both: Stowage then connects to the cluster with
+   * its own topology refresh, and {@code spring.data.redis.lettuce.cluster.*} does not apply), SSL when
    * {@code spring.data.redis.ssl.enabled} is true or the URL is {@code rediss://}, with the keys,
    * trusted certificates, protocols and ciphers of the SSL bundle that
    * {@code spring.data.redis.ssl.bundle} names; {@code spring.data.redis.timeout} as the command
@@ -51,7 +54,9 @@ public class StowageAutoConfiguration {
   Stowage stowage(DataRedisProperties redis, ObjectProvider<DataRedisConnectionDetails> details,
                   ObjectProvider<ClientResources> clientResources, StowageProperties properties) {
     DataRedisConnectionDetails connection = details.getIfAvailable();
-    Stowage.Builder builder = Stowage.builder().redis(RedisUris.of(redis, connection));
+    List<RedisURI> cluster = RedisUris.clusterSeeds(redis, connection);
+    Stowage.Builder builder = cluster != null ? Stowage.builder().redisCluster(cluster)
+        : Stowage.builder().redis(RedisUris.of(redis, connection));
     if (redis.getTimeout() != null) {
       builder.commandTimeout(redis.getTimeout());
     }

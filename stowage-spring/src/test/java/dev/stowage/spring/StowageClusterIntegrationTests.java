@@ -1,0 +1,80 @@
+package dev.stowage.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stowage.embedded.RedisClusterSet;
+import dev.stowage.embedded.RedisServer;
+import dev.stowage.spring.app.Book;
+import dev.stowage.testkit.WithRedisCluster;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.cache.Cache;
+import org.springframework.cache.CacheManager;
+
+/** {@code spring.data.redis.cluster.nodes} makes the application's Stowage a cluster client, in a real Spring context. */
+@WithRedisCluster
+class StowageClusterIntegrationTests {
+  private static RedisClusterSet cluster;
+
+  @BeforeAll
+  static void cluster(RedisClusterSet set) {
+    cluster = set;
+  }
+
+  private static ApplicationContextRunner runner(String... properties) {
+    RedisServer first = cluster.masters().get(0);
+    return new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class))
+        .withPropertyValues("spring.data.redis.cluster.nodes=" + first.host() + ":" + first.port(),
+            "stowage.allowed-packages=dev.stowage.spring.app", "stowage.caches.books.type=dev.stowage.spring.app.Book")
+        .withPropertyValues(properties);
+  }
+
+  private static long keysOn(RedisServer master, String pattern) {
+    Object keys = master.reply("KEYS", pattern);
+    return keys instanceof List<?> list ? list.size() : 0;
+  }
+
+  @Test
+  void cachedValuesSpreadOverEveryMasterAndReadBackThroughAnyNode() {
+    runner().run(context -> {
+      assertThat(context).hasNotFailed();
+      Cache books = context.getBean(CacheManager.class).getCache("books");
+      assertThat(books).isNotNull();
+      for (long id = 0; id < 600; id++) {
+        books.put(id, new Book(id, "title " + id));
+      }
+      for (long id = 0; id < 600; id++) {
+        assertThat(books.get(id, Book.class)).isEqualTo(new Book(id, "title " + id));
+      }
+      long total = 0;
+      for (RedisServer master : cluster.masters()) {
+        long here = keysOn(master, "books::*");
+        assertThat(here).as("keys on " + master).isPositive();
+        total += here;
+      }
+      assertThat(total).isEqualTo(600);
+
+      // Another application, given a different node, reads the same values.
+      RedisServer other = cluster.masters().get(2);
+      runner("spring.data.redis.cluster.nodes=" + other.host() + ":" + other.port()).run(second -> {
+        Cache same = second.getBean(CacheManager.class).getCache("books");
+        assertThat(same).isNotNull();
+        assertThat(same.get(42L, Book.class)).isEqualTo(new Book(42, "title 42"));
+        assertThat(same.get(599L, Book.class)).isEqualTo(new Book(599, "title 599"));
+      });
+
+      books.clear();
+      List<Long> left = new ArrayList<>();
+      for (RedisServer master : cluster.masters()) {
+        left.add(keysOn(master, "books::*"));
+      }
+      assertThat(left).as("clear() reached every master").containsOnly(0L);
+    });
+  }
+}
