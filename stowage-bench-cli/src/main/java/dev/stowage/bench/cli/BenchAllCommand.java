@@ -50,6 +50,7 @@ final class BenchAllCommand implements Callable<Integer> {
       "http", new int[] {330, 900},
       "transport", new int[] {150, 600},
       "nearcache", new int[] {70, 300},
+      "cluster", new int[] {90, 240},
       "spring", new int[] {60, 300});
   private static final int UNKNOWN_SECONDS = 60;
 
