@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.internal.redis.FeedSettings;
 import dev.stowage.internal.redis.RedisFeed;
 import dev.stowage.internal.redis.WriteCodec;
+import io.lettuce.core.cluster.SlotHash;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
@@ -22,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Layout.</b> Each value gets a score from a counter, a field of a Redis hash incremented
  * with {@code HINCRBY}; by default field {@code name} of the hash {@code counter}, as in the board
- * service that Stowage's first seed describes. Entries are kept in buckets of 64 consecutive
+ * service that Stowage's first seed describes (on a Redis Cluster, of the hash
+ * {@code <key>:counter}, and the key is {@code {name}}: see {@link Builder#key}). Entries are kept in buckets of 64 consecutive
  * scores: entry {@code s} is an element of the Redis list {@code <key>:b:<s / 64>}, and the sorted
  * set {@code <key>} indexes the buckets that hold entries. An element is the score as an unsigned
  * varint followed by the value's {@linkplain Envelope envelope} (encoded and compressed), so a page
@@ -123,8 +125,8 @@ public interface Feed<V> {
     private final String name;
     private final TypeRef<V> type;
     private @Nullable Encoding<V> encoding;
-    private String key;
-    private String counterKey = "counter";
+    private @Nullable String key;
+    private @Nullable String counterKey;
     private String counterField;
     private int chunkSize = RedisCache.DEFAULT_CHUNK_SIZE;
     private @Nullable NearCache nearCache;
@@ -133,7 +135,6 @@ public interface Feed<V> {
       this.owner = owner;
       this.name = name;
       this.type = type;
-      this.key = name;
       this.counterField = name;
     }
 
@@ -150,13 +151,22 @@ public interface Feed<V> {
       return this;
     }
 
-    /** The sorted set's key; the feed's name by default. */
+    /**
+     * The sorted set's key; the feed's name by default. On a Redis Cluster the feed's scripts touch
+     * its index, its buckets ({@code <key>:b:<n>}) and its counter together, which must therefore
+     * share a hash slot: the key must carry a hash tag ({@code {...}}, whose text alone is hashed),
+     * and is {@code {name}} by default (the name itself when it carries one).
+     */
     public Builder<V> key(String key) {
       this.key = requireNonNull(key, "key");
       return this;
     }
 
-    /** The counter: a field of a Redis hash; field {@code name} of hash {@code counter} by default. */
+    /**
+     * The counter: a field of a Redis hash; field {@code name} of hash {@code counter} by default,
+     * and of hash {@code <key>:counter} on a Redis Cluster, where the hash must be in the key's
+     * slot (carry the same hash tag).
+     */
     public Builder<V> counter(String hashKey, String field) {
       this.counterKey = requireNonNull(hashKey, "hashKey");
       this.counterField = requireNonNull(field, "field");
@@ -188,10 +198,15 @@ public interface Feed<V> {
      * Builds the feed.
      *
      * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside
-     *     1 to {@link RedisCache#MAX_CHUNK_SIZE}
+     *     1 to {@link RedisCache#MAX_CHUNK_SIZE}; on a Redis Cluster, a key without a hash tag or
+     *     a counter hash in another slot than the key
      * @throws MissingLibraryException if the codec's or compression's library is absent
+     * @throws UnsupportedOperationException with a {@linkplain #nearCache near cache}, on a Redis Cluster
      */
     public Feed<V> build() {
+      boolean cluster = owner.isCluster();
+      String key = this.key != null ? this.key : cluster && !hasHashTag(name) ? "{" + name + "}" : name;
+      String counterKey = this.counterKey != null ? this.counterKey : cluster ? key + ":counter" : "counter";
       if (key.isBlank() || counterKey.isBlank() || counterField.isBlank()) {
         throw new IllegalArgumentException("feed '" + name + "': key, counter hash and counter field must not be blank");
       }
@@ -199,11 +214,37 @@ public interface Feed<V> {
         throw new IllegalArgumentException("feed '" + name + "': chunkSize must be 1 to " + RedisCache.MAX_CHUNK_SIZE
             + ", got " + chunkSize);
       }
+      if (cluster && !hasHashTag(key)) {
+        throw new IllegalArgumentException("feed '" + name + "': on a Redis Cluster the key must carry a hash tag,"
+            + " such as {" + key + "}, so that its buckets (" + StowageKeys.feedBucket(key, 0) + ", ...) share its"
+            + " slot; got '" + key + "'");
+      }
+      if (cluster && SlotHash.getSlot(counterKey) != SlotHash.getSlot(key)) {
+        throw new IllegalArgumentException("feed '" + name + "': on a Redis Cluster the counter hash must be in the"
+            + " slot of the key '" + key + "' (carry its hash tag), such as " + key + ":counter; got '" + counterKey
+            + "'");
+      }
+      if (nearCache != null) {
+        owner.requireNearCacheSupported("feed '" + name + "'");
+      }
       WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
           .writeCodec(owner, StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool(), "feed '" + name + "'");
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
           owner.preload(), chunkSize,
           nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"))).blocking();
+    }
+
+    /**
+     * Whether {@code key} has a hash tag as Redis Cluster reads it: a <code>{</code> followed later by a
+     * <code>}</code> with at least one character between them, the first such pair deciding.
+     */
+    static boolean hasHashTag(String key) {
+      int open = key.indexOf('{');
+      if (open < 0) {
+        return false;
+      }
+      int close = key.indexOf('}', open + 1);
+      return close > open + 1;
     }
   }
 }

@@ -14,6 +14,8 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -39,7 +41,10 @@ import org.jspecify.annotations.Nullable;
  * {@linkplain Builder#commandTimeout(Duration) command timeout}, with a
  * {@link CacheUnavailableException} naming the address, and they work again once Redis is back.
  * Through Sentinel ({@code redis-sentinel://} URIs) every reconnection asks the sentinels for the
- * master, so after a failover the same caches and feeds work on the new master. It also owns a
+ * master, so after a failover the same caches and feeds work on the new master. On a Redis Cluster
+ * ({@link Builder#redisCluster(String...)}) the connection is Lettuce's cluster connection, one
+ * connection per node beneath it, and bulk operations send one command per hash slot and chunk to
+ * each master in parallel. It also owns a
  * {@link DictionaryStore} over the same connection, through which every cache reads the zstd
  * dictionaries that its values name; the dictionaries its caches and feeds write with are saved
  * again after each reconnection, in case Redis restarted empty.
@@ -141,8 +146,9 @@ public final class Stowage implements AutoCloseable {
   }
 
   /**
-   * The Redis address as messages name it: {@code 127.0.0.1:6379}, or for Sentinel the master's
-   * name and the sentinels, {@code mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26379)}.
+   * The Redis address as messages name it: {@code 127.0.0.1:6379}, for Sentinel the master's
+   * name and the sentinels, {@code mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26379)}, and for a
+   * cluster its seeds, {@code cluster 10.0.0.1:6379, 10.0.0.2:6379}.
    */
   public String address() {
     return session.address();
@@ -168,6 +174,11 @@ public final class Stowage implements AutoCloseable {
     return session;
   }
 
+  /** Whether this Stowage is on a Redis Cluster. */
+  boolean isCluster() {
+    return session.isCluster();
+  }
+
   /** The budget the caches and feeds of this Stowage decompress within. */
   DecompressionBudget decompressionBudget() {
     return decompressionBudget;
@@ -188,11 +199,24 @@ public final class Stowage implements AutoCloseable {
    * @throws MissingLibraryException without Caffeine
    */
   synchronized Tracking.Reader nearCaches(NearCache options, String prefix, boolean pages, String owner) {
+    requireNearCacheSupported(owner);
     CodecLibraries.CAFFEINE.require();
     if (tracking == null) {
       tracking = new Tracking(session);
     }
     return tracking.register(options, prefix, pages, owner);
+  }
+
+  /**
+   * Refuses a near cache on a cluster.
+   *
+   * @throws UnsupportedOperationException on a Redis Cluster
+   */
+  void requireNearCacheSupported(String owner) {
+    if (session.isCluster()) {
+      throw new UnsupportedOperationException(owner + ": a near cache is not supported on a Redis Cluster (client"
+          + " tracking would have to listen on every master and follow failovers); build it without nearCache(...)");
+    }
   }
 
   EnvelopePreload preload() {
@@ -262,6 +286,7 @@ public final class Stowage implements AutoCloseable {
   /** Configures a {@link Stowage}. Not thread-safe. */
   public static final class Builder {
     private @Nullable RedisURI uri;
+    private @Nullable List<RedisURI> clusterSeeds;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     private @Nullable Duration connectTimeout;
     private @Nullable ClientResources clientResources;
@@ -280,19 +305,74 @@ public final class Stowage implements AutoCloseable {
      * @throws IllegalArgumentException if the URI is malformed
      */
     public Builder redis(String uri) {
-      requireNonNull(uri, "uri");
-      try {
-        this.uri = RedisURI.create(uri);
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException("not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
-      }
+      this.uri = parse(uri);
+      this.clusterSeeds = null;
       return this;
     }
 
     /** The Redis to use, as a Lettuce {@link RedisURI}. Its own timeout is replaced by the command timeout. */
     public Builder redis(RedisURI uri) {
       this.uri = requireNonNull(uri, "uri");
+      this.clusterSeeds = null;
       return this;
+    }
+
+    /**
+     * A Redis Cluster to use, through one or more of its nodes ({@code redis://host:port}, or
+     * {@code rediss://} for TLS, with an ACL user and password as for {@link #redis(String)}; the
+     * cluster's other nodes are found from them), instead of one server:
+     *
+     * <pre>{@code
+     * Stowage.builder().redisCluster("redis://10.0.0.1:6379", "redis://10.0.0.2:6379").build();
+     * }</pre>
+     *
+     * <p>One shared cluster connection (a connection per node beneath it) sends each command to
+     * the master that serves its key's hash slot, follows {@code MOVED} and {@code ASK}
+     * redirections, and refreshes the topology every 30 seconds and whenever a redirection or a
+     * node's reconnection says it changed. {@code getAll}, {@code putAll} and {@code deleteAll}
+     * send one command per slot and chunk, each master's chunks in a window of their own and the
+     * masters in parallel. A feed's key is {@code {name}} by default, a hash tag, so that its
+     * scripts touch one slot. While a master is down, calls for its slots fail fast with
+     * {@link CacheUnavailableException} until a replica replaces it; writes it acknowledged but
+     * had not replicated yet are lost then. Near caches are not supported on a cluster
+     * ({@link RedisCache.Builder#build()} throws {@link UnsupportedOperationException}).
+     * Timeouts, {@linkplain #clientOptions client options} (TLS),
+     * {@linkplain #clientResources resources} and {@link #connectInBackground()} apply as for one
+     * server.
+     *
+     * @throws IllegalArgumentException if no URI is given, or one is malformed, a Sentinel or
+     *     socket URI, or names a database other than 0
+     */
+    public Builder redisCluster(String... seedUris) {
+      requireNonNull(seedUris, "seedUris");
+      if (seedUris.length == 0) {
+        throw new IllegalArgumentException("redisCluster needs at least one seed URI, such as redis://host:6379");
+      }
+      List<RedisURI> seeds = new ArrayList<>();
+      for (String seed : seedUris) {
+        RedisURI parsed = parse(seed);
+        if (parsed.getHost() == null || !parsed.getSentinels().isEmpty()) {
+          throw new IllegalArgumentException("a Redis Cluster seed is a redis:// or rediss:// URI of a node, not "
+              + seed);
+        }
+        if (parsed.getDatabase() != 0) {
+          throw new IllegalArgumentException("a Redis Cluster has only database 0, but " + seed + " names database "
+              + parsed.getDatabase());
+        }
+        seeds.add(parsed);
+      }
+      this.clusterSeeds = List.copyOf(seeds);
+      this.uri = null;
+      return this;
+    }
+
+    private static RedisURI parse(String uri) {
+      requireNonNull(uri, "uri");
+      try {
+        return RedisURI.create(uri);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+      }
     }
 
     /**
@@ -379,23 +459,30 @@ public final class Stowage implements AutoCloseable {
     }
 
     /**
-     * Connects: through the sentinels to the master they name, for a Sentinel URI.
+     * Connects: through the sentinels to the master they name, for a Sentinel URI; to the
+     * cluster's nodes, for {@link #redisCluster}.
      *
      * @throws IllegalStateException if no Redis was given
      * @throws IllegalArgumentException if the command or connect timeout is under a millisecond or
      *     over {@link #MAX_COMMAND_TIMEOUT}
-     * @throws CacheUnavailableException if Redis cannot be reached, or the TLS handshake fails (as
-     *     when the server wants a client certificate that the options do not hold)
+     * @throws CacheUnavailableException if Redis cannot be reached (for a cluster: none of its seeds),
+     *     or the TLS handshake fails (as when the server wants a client certificate that the options
+     *     do not hold)
      * @throws StowageException if Redis refuses the credentials ({@code "Redis at host:port
      *     refused the credentials: WRONGPASS …"}) or a step of the connection's setup
      */
     public Stowage build() {
-      if (uri == null) {
-        throw new IllegalStateException("no Redis given; call redis(\"redis://host:port\") first");
+      if (uri == null && clusterSeeds == null) {
+        throw new IllegalStateException("no Redis given; call redis(\"redis://host:port\") or redisCluster(...) first");
       }
       checkTimeout("commandTimeout", commandTimeout);
       Duration connect = connectTimeout != null ? connectTimeout : commandTimeout;
       checkTimeout("connectTimeout", connect);
+      if (clusterSeeds != null) {
+        return new Stowage(RedisSession.openCluster(clusterSeeds, commandTimeout, connect, clientResources,
+            clientOptions, connectInBackground), decompressionBudget);
+      }
+      RedisURI uri = requireNonNull(this.uri, "uri");
       return new Stowage(connectInBackground
           ? RedisSession.openInBackground(uri, commandTimeout, connect, clientResources, clientOptions)
           : RedisSession.open(uri, commandTimeout, connect, clientResources, clientOptions), decompressionBudget);

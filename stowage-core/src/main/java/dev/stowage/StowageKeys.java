@@ -41,13 +41,14 @@ import dev.stowage.compress.ZstdDictionary;
  * <ul>
  *   <li>A feed's scripts touch the feed's index, its buckets (named inside the script from the
  *       index's key) and its counter hash together. So a feed under Cluster needs a hash tag in
- *       its key, the same one in its counter's key ({@code {board}} and {@code {board}:counter}),
- *       and scripts that declare the buckets they touch; the bucket names themselves need no
- *       change, as they inherit the feed key's tag.</li>
+ *       its key and its counter's key in the same slot ({@code {board}} and
+ *       {@code {board}:counter}, the defaults there); the bucket names need no change, as they
+ *       inherit the feed key's tag, and Redis lets a script touch keys it did not declare when
+ *       they are in the slot of those it did.</li>
  *   <li>{@code putAll} with a TTL runs one script over a chunk of a cache's keys, and
  *       {@code getAll} ({@code MGET}), {@code deleteAll} ({@code DEL}) and {@code putAll} without
- *       a TTL ({@code MSET}) send one command per chunk: under Cluster the chunks must be cut by
- *       slot. These are the application's keys, not names defined here.</li>
+ *       a TTL ({@code MSET}) send one command per chunk: under Cluster, one per slot and chunk.
+ *       These are the application's keys, not names defined here.</li>
  *   <li>Schemas, dictionaries, training records and learned-dictionary records are each read and
  *       written alone, one key per command: they need no hash tag and may live in any slot.</li>
  *   <li>The load lock is taken and released (the release script touches the lock alone) on its

@@ -5,14 +5,15 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.StowageException;
 import dev.stowage.StowageKeys;
+import dev.stowage.internal.redis.SharedCommands;
 import dev.stowage.internal.store.RecentlyMissing;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,6 +37,11 @@ import org.jspecify.annotations.Nullable;
  * EnvelopeCodec.builder(codec).compression(Compression.zstd(dictionary)).dictionaries(store).build();
  * }</pre>
  *
+ * <p>The connection is to one server ({@code StatefulRedisConnection}) or to a Redis Cluster
+ * ({@code StatefulRedisClusterConnection}): each dictionary is one key, read and written alone, so
+ * on a cluster it lives on the master that serves its slot and is found from any node, and
+ * {@link #list()} scans every master.
+ *
  * <p>Thread-safe. The connection is shared, not owned: closing it is the caller's job. Redis
  * failures are thrown as {@link StowageException}.
  */
@@ -43,12 +49,18 @@ public final class DictionaryStore implements DictionaryResolver {
   /** How long an id that Redis did not hold is answered as missing without asking again. */
   public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
 
-  private final Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
+  private final Supplier<? extends StatefulConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Long, ZstdDictionary> cache = new ConcurrentHashMap<>();
   private final RecentlyMissing<Long> missing = new RecentlyMissing<>(MISSING_RECHECK);
 
-  /** A store over a connection with byte-array keys and values, such as {@code ByteArrayCodec}'s. */
-  public DictionaryStore(StatefulRedisConnection<byte[], byte[]> connection) {
+  /**
+   * A store over a connection with byte-array keys and values, such as {@code ByteArrayCodec}'s:
+   * a {@code StatefulRedisConnection} or a {@code StatefulRedisClusterConnection}.
+   *
+   * @throws IllegalArgumentException if the connection is neither
+   */
+  public DictionaryStore(StatefulConnection<byte[], byte[]> connection) {
+    SharedCommands.async(connection);
     requireNonNull(connection, "connection");
     this.connection = () -> connection;
   }
@@ -58,11 +70,11 @@ public final class DictionaryStore implements DictionaryResolver {
    * exist yet or may be replaced; the supplier may throw a {@link StowageException} (such as
    * {@link dev.stowage.CacheUnavailableException}) when there is none, which the call then throws.
    */
-  public static DictionaryStore over(Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
+  public static DictionaryStore over(Supplier<? extends StatefulConnection<byte[], byte[]>> connection) {
     return new DictionaryStore(requireNonNull(connection, "connection"), true);
   }
 
-  private DictionaryStore(Supplier<StatefulRedisConnection<byte[], byte[]>> connection, boolean lazy) {
+  private DictionaryStore(Supplier<? extends StatefulConnection<byte[], byte[]>> connection, boolean lazy) {
     this.connection = connection;
   }
 
@@ -85,7 +97,7 @@ public final class DictionaryStore implements DictionaryResolver {
     byte[] key = keyBytes(dictionary.id());
     boolean stored;
     try {
-      RedisCommands<byte[], byte[]> redis = connection.get().sync();
+      RedisClusterCommands<byte[], byte[]> redis = sync();
       stored = "OK".equals(redis.set(key, dictionary.bytes(), SetArgs.Builder.nx()));
       if (!stored) {
         byte[] existing = redis.get(key);
@@ -124,7 +136,7 @@ public final class DictionaryStore implements DictionaryResolver {
     }
     byte[] bytes;
     try {
-      bytes = connection.get().sync().get(keyBytes(id));
+      bytes = sync().get(keyBytes(id));
     } catch (RedisException e) {
       throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
           + " from Redis: " + e.getMessage(), e);
@@ -142,7 +154,7 @@ public final class DictionaryStore implements DictionaryResolver {
       if (cached != null) {
         return CompletableFuture.completedFuture(cached);
       }
-      return connection.get().async().get(keyBytes(id)).toCompletableFuture()
+      return SharedCommands.async(connection.get()).get(keyBytes(id)).toCompletableFuture()
           .handle((bytes, error) -> {
             if (error != null) {
               throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
@@ -164,7 +176,7 @@ public final class DictionaryStore implements DictionaryResolver {
    */
   public boolean isStored(long id) {
     try {
-      Long found = connection.get().sync().exists(keyBytes(id));
+      Long found = sync().exists(keyBytes(id));
       return found != null && found > 0;
     } catch (RedisException e) {
       throw new StowageException("could not look up zstd dictionary " + ZstdDictionary.hexId(id)
@@ -210,7 +222,8 @@ public final class DictionaryStore implements DictionaryResolver {
 
   /**
    * The ids of the dictionaries stored in Redis, ascending, found with {@code SCAN} (never
-   * {@code KEYS}). Keys under the prefix that are not eight hex digits are skipped.
+   * {@code KEYS}), on a cluster over every master in turn. Keys under the prefix that are not
+   * eight hex digits are skipped.
    *
    * @throws StowageException if Redis fails
    */
@@ -218,7 +231,7 @@ public final class DictionaryStore implements DictionaryResolver {
     List<Long> ids = new ArrayList<>();
     ScanArgs match = ScanArgs.Builder.matches(StowageKeys.DICTIONARY_PREFIX + "*").limit(500);
     try {
-      RedisCommands<byte[], byte[]> redis = connection.get().sync();
+      RedisClusterCommands<byte[], byte[]> redis = sync();
       ScanCursor cursor = ScanCursor.INITIAL;
       do {
         KeyScanCursor<byte[]> page = redis.scan(cursor, match);
@@ -234,6 +247,10 @@ public final class DictionaryStore implements DictionaryResolver {
       throw new StowageException("could not list zstd dictionaries in Redis: " + e.getMessage(), e);
     }
     return ids.stream().distinct().sorted().toList();
+  }
+
+  private RedisClusterCommands<byte[], byte[]> sync() {
+    return SharedCommands.sync(connection.get());
   }
 
   private static byte[] keyBytes(long id) {

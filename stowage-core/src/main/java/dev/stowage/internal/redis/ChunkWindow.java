@@ -1,57 +1,123 @@
 package dev.stowage.internal.redis;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
- * Sends the chunks of a bulk operation with at most {@value #IN_FLIGHT} chunks in flight: a chunk is
- * sent when an earlier one completes. Redis stays busy, since the next chunks are already on the
- * wire, yet no command waits behind more than a few chunks, so every command's timeout keeps its
- * meaning however many keys the operation has. The first failure fails the whole operation, and
- * no chunk is sent after it.
+ * Sends the chunks of a bulk operation with at most {@value #IN_FLIGHT} chunks in flight per lane:
+ * a lane's next chunk is sent when one of its earlier ones completes. On one server there is one
+ * lane; on a cluster, one per master ({@link SlotPlan}), so that every master stays busy and none
+ * waits behind another's chunks. Redis stays busy, since the next chunks are already on the wire,
+ * yet no command waits behind more than a few chunks, so every command's timeout keeps its meaning
+ * however many keys the operation has. The first failure fails the whole operation, and no chunk
+ * is sent after it, in any lane.
  */
 final class ChunkWindow {
-  /** Chunks in flight at once. */
+  /** Chunks in flight at once, per lane. */
   static final int IN_FLIGHT = 4;
 
-  private final int chunks;
-  private final IntFunction<CompletableFuture<?>> send;
-  private final AtomicInteger next = new AtomicInteger();
+  private final List<Lane> lanes;
   private final AtomicInteger finished = new AtomicInteger();
+  private final int chunks;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-  private ChunkWindow(int chunks, IntFunction<CompletableFuture<?>> send) {
-    this.chunks = chunks;
-    this.send = send;
+  private ChunkWindow(List<Lane> lanes) {
+    this.lanes = lanes;
+    int total = 0;
+    for (Lane lane : lanes) {
+      total += lane.chunks;
+    }
+    this.chunks = total;
   }
+
+  /** One lane's chunks and how to send them. */
+  private record Lane(int chunks, IntFunction<CompletableFuture<?>> send, AtomicInteger next) {}
 
   /**
    * Sends chunks {@code 0} to {@code chunks - 1} through {@code send}, which dispatches one chunk
-   * and returns the future of its commands.
+   * and returns the future of its commands, in one lane.
    */
   static CompletableFuture<Void> run(int chunks, IntFunction<CompletableFuture<?>> send) {
-    ChunkWindow window = new ChunkWindow(chunks, send);
-    if (chunks == 0) {
+    return start(List.of(new Lane(chunks, send, new AtomicInteger())));
+  }
+
+  /**
+   * Sends the chunks of {@code plan}, a window per lane; each chunk is its groups' commands, sent
+   * together, each through {@code command} (which dispatches one command over the keys at the
+   * indexes it is given, and returns its future). A group of several keys that Redis answers with
+   * {@code TRYAGAIN} (a slot being migrated holds some of them and not the others) is sent again
+   * one command per key, which Redis redirects key by key.
+   */
+  static CompletableFuture<Void> run(SlotPlan plan, Function<int[], CompletableFuture<?>> command) {
+    List<Lane> lanes = plan.lanes().stream().map(chunks -> new Lane(chunks.size(),
+        index -> sendChunk(chunks.get(index), command), new AtomicInteger())).toList();
+    return start(lanes);
+  }
+
+  private static CompletableFuture<?> sendChunk(SlotPlan.Chunk chunk, Function<int[], CompletableFuture<?>> command) {
+    List<int[]> groups = chunk.groups();
+    if (groups.size() == 1) {
+      return sendGroup(groups.get(0), command);
+    }
+    CompletableFuture<?>[] sent = new CompletableFuture<?>[groups.size()];
+    for (int i = 0; i < sent.length; i++) {
+      sent[i] = sendGroup(groups.get(i), command);
+    }
+    return CompletableFuture.allOf(sent);
+  }
+
+  private static CompletableFuture<?> sendGroup(int[] group, Function<int[], CompletableFuture<?>> command) {
+    CompletableFuture<?> sent;
+    try {
+      sent = command.apply(group);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (group.length == 1) {
+      return sent;
+    }
+    return sent.handle((result, failure) -> {
+      if (failure == null) {
+        return CompletableFuture.completedFuture(result);
+      }
+      if (!RedisSession.isTryAgain(failure)) {
+        return CompletableFuture.failedFuture(failure);
+      }
+      CompletableFuture<?>[] each = new CompletableFuture<?>[group.length];
+      for (int i = 0; i < group.length; i++) {
+        each[i] = sendGroup(new int[] {group[i]}, command);
+      }
+      return CompletableFuture.allOf(each);
+    }).thenCompose(again -> again);
+  }
+
+  private static CompletableFuture<Void> start(List<Lane> lanes) {
+    ChunkWindow window = new ChunkWindow(lanes);
+    if (window.chunks == 0) {
       window.done.complete(null);
     }
-    for (int i = 0; i < Math.min(IN_FLIGHT, chunks); i++) {
-      window.sendNext();
+    for (Lane lane : lanes) {
+      for (int i = 0; i < Math.min(IN_FLIGHT, lane.chunks); i++) {
+        window.sendNext(lane);
+      }
     }
     return window.done;
   }
 
-  private void sendNext() {
+  private void sendNext(Lane lane) {
     if (done.isDone()) {
       return;
     }
-    int chunk = next.getAndIncrement();
-    if (chunk >= chunks) {
+    int chunk = lane.next.getAndIncrement();
+    if (chunk >= lane.chunks) {
       return;
     }
     CompletableFuture<?> sent;
     try {
-      sent = send.apply(chunk);
+      sent = lane.send.apply(chunk);
     } catch (RuntimeException | Error e) {
       done.completeExceptionally(e);
       return;
@@ -62,7 +128,7 @@ final class ChunkWindow {
       } else if (finished.incrementAndGet() == chunks) {
         done.complete(null);
       } else {
-        sendNext();
+        sendNext(lane);
       }
     });
   }

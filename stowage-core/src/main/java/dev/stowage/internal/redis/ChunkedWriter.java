@@ -10,7 +10,6 @@ import io.lettuce.core.SetArgs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,8 +27,9 @@ import org.jspecify.annotations.Nullable;
  * per chunk, a few chunks in flight at once ({@link ChunkWindow}). Without a TTL a chunk is
  * {@code MSET}; with one it is a script that runs {@code SET key value PX ttl} for each entry of the
  * chunk. Timed against pipelining one {@code SET PX} per entry, the script was faster, and sends
- * one command where the pipeline sent a thousand. With Redis Cluster a chunk's keys will have to
- * share a slot.
+ * one command where the pipeline sent a thousand. On a Redis Cluster a command or script may only
+ * touch keys of one slot, so a chunk is one command per slot among its keys, and each master gets
+ * its own window of chunks ({@link SlotPlan}).
  *
  * <p>Two ways to write many entries: {@link #prepare} encodes every value before {@link #send} sends any, so
  * that an encoding failure stores nothing; {@link #writeStreaming} encodes a chunk while the ones
@@ -155,27 +155,50 @@ final class ChunkedWriter<K, V> {
         });
   }
 
-  /** Sends prepared entries, one command per chunk, a few chunks in flight at once. */
+  /** Sends prepared entries, one command per chunk (and slot), a few chunks in flight at once (per master). */
   CompletableFuture<Void> send(Prepared prepared) {
-    int n = prepared.keys().length;
-    CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
-      int from = index * chunkSize;
-      return dispatchChunk(prepared, from, Math.min(n, from + chunkSize));
-    });
-    return session.translated(all, describeWrite(n));
+    return session.translated(dispatchAll(prepared), describeWrite(prepared.keys().length));
+  }
+
+  /** Sends prepared entries as {@link #send} does, untranslated. */
+  private CompletableFuture<Void> dispatchAll(Prepared prepared) {
+    return ChunkWindow.run(session.plan(prepared.keys(), chunkSize), group -> dispatchGroup(prepared, group));
   }
 
   /**
    * Encodes a chunk at a time on {@code encodeOn} and sends it, encoding the next while at most
-   * {@link ChunkWindow#IN_FLIGHT} chunks are in flight. A value that cannot be encoded stops the
-   * write once the chunks in flight are stored: with none sent before it, the future fails with the
-   * value's exception; after some, with a {@link CodecException} that says how many entries were
-   * stored. {@code sent} is told each chunk's keys as it is sent.
+   * {@link ChunkWindow#IN_FLIGHT} chunks are in flight (per master, on a cluster). A value that
+   * cannot be encoded stops the write once the chunks in flight are stored: with none sent before
+   * it, the future fails with the value's exception; after some, with a {@link CodecException} that
+   * says how many entries were stored. {@code sent} is told each chunk's keys as it is sent.
+   *
+   * <p>On one server the chunks are the map's entries in order. On a cluster they are the chunks
+   * of the whole map's {@link SlotPlan}, taken from each master in turn, so that a chunk is a few
+   * commands of many keys each rather than a command per key.
    */
   CompletableFuture<Void> writeStreaming(Map<? extends K, ? extends V> entries, Executor encodeOn,
                                          Consumer<Prepared> sent) {
     requireNonNull(entries, "entries");
-    Streaming streaming = new Streaming(entries.entrySet().iterator(), describeWrite(entries.size()), encodeOn, sent);
+    Iterator<Map<K, V>> chunks;
+    int window;
+    try {
+      if (session.isCluster()) {
+        List<Map.Entry<? extends K, ? extends V>> all = new ArrayList<>(entries.entrySet());
+        byte[][] keys = new byte[all.size()][];
+        for (int i = 0; i < keys.length; i++) {
+          keys[i] = utf8(keyText.apply(all.get(i).getKey()));
+        }
+        SlotPlan plan = session.plan(keys, chunkSize);
+        chunks = inTurn(plan).stream().map(chunk -> entriesOf(all, chunk)).iterator();
+        window = ChunkWindow.IN_FLIGHT * Math.max(1, plan.lanes().size());
+      } else {
+        chunks = consecutive(entries.entrySet().iterator());
+        window = ChunkWindow.IN_FLIGHT;
+      }
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    Streaming streaming = new Streaming(chunks, window, describeWrite(entries.size()), encodeOn, sent);
     try {
       encodeOn.execute(streaming::pump);
     } catch (RuntimeException e) {
@@ -184,9 +207,54 @@ final class ChunkedWriter<K, V> {
     return streaming.done;
   }
 
+  /** Chunks of {@link #chunkSize} entries, in the order given. */
+  private Iterator<Map<K, V>> consecutive(Iterator<? extends Map.Entry<? extends K, ? extends V>> entries) {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return entries.hasNext();
+      }
+
+      @Override
+      public Map<K, V> next() {
+        Map<K, V> chunk = new LinkedHashMap<>();
+        while (chunk.size() < chunkSize && entries.hasNext()) {
+          Map.Entry<? extends K, ? extends V> entry = entries.next();
+          chunk.put(entry.getKey(), entry.getValue());
+        }
+        return chunk;
+      }
+    };
+  }
+
+  /** The chunks of a plan, one from each lane in turn. */
+  private static List<SlotPlan.Chunk> inTurn(SlotPlan plan) {
+    List<SlotPlan.Chunk> order = new ArrayList<>(plan.chunks());
+    for (int round = 0; round < plan.rounds(); round++) {
+      for (List<SlotPlan.Chunk> lane : plan.lanes()) {
+        if (round < lane.size()) {
+          order.add(lane.get(round));
+        }
+      }
+    }
+    return order;
+  }
+
+  /** The entries at a chunk's indexes. */
+  private Map<K, V> entriesOf(List<Map.Entry<? extends K, ? extends V>> all, SlotPlan.Chunk chunk) {
+    Map<K, V> entries = new LinkedHashMap<>();
+    for (int[] group : chunk.groups()) {
+      for (int i : group) {
+        entries.put(all.get(i).getKey(), all.get(i).getValue());
+      }
+    }
+    return entries;
+  }
+
   /** One streaming write's state; its counters guarded by {@code this}. */
   private final class Streaming {
-    private final Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining;
+    private final Iterator<Map<K, V>> remaining;
+    private final int window;
     private final String what;
     private final Executor encodeOn;
     private final Consumer<Prepared> sent;
@@ -197,9 +265,9 @@ final class ChunkedWriter<K, V> {
     private boolean exhausted;
     private @Nullable StowageException encodingFailure;
 
-    Streaming(Iterator<? extends Map.Entry<? extends K, ? extends V>> remaining, String what, Executor encodeOn,
-              Consumer<Prepared> sent) {
+    Streaming(Iterator<Map<K, V>> remaining, int window, String what, Executor encodeOn, Consumer<Prepared> sent) {
       this.remaining = remaining;
+      this.window = window;
       this.what = what;
       this.encodeOn = encodeOn;
       this.sent = sent;
@@ -210,7 +278,7 @@ final class ChunkedWriter<K, V> {
       while (true) {
         synchronized (this) {
           exhausted |= !remaining.hasNext();
-          if (done.isDone() || exhausted || inFlight == ChunkWindow.IN_FLIGHT) {
+          if (done.isDone() || exhausted || inFlight == window) {
             pumping = false;
             finishIfIdle();
             return;
@@ -218,7 +286,7 @@ final class ChunkedWriter<K, V> {
         }
         Prepared chunk;
         try {
-          chunk = prepare(nextChunk());
+          chunk = prepare(remaining.next());
         } catch (StowageException e) {
           synchronized (this) {
             encodingFailure = e;
@@ -236,21 +304,12 @@ final class ChunkedWriter<K, V> {
         sent.accept(chunk);
         CompletableFuture<?> write;
         try {
-          write = dispatchChunk(chunk, 0, chunk.keys().length);
+          write = dispatchAll(chunk);
         } catch (RuntimeException e) {
           write = CompletableFuture.failedFuture(e);
         }
         write.whenComplete((result, failure) -> chunkDone(failure));
       }
-    }
-
-    private Map<K, V> nextChunk() {
-      Map<K, V> chunk = new LinkedHashMap<>();
-      while (chunk.size() < chunkSize && remaining.hasNext()) {
-        Map.Entry<? extends K, ? extends V> entry = remaining.next();
-        chunk.put(entry.getKey(), entry.getValue());
-      }
-      return chunk;
     }
 
     private void chunkDone(Throwable failure) {
@@ -287,38 +346,41 @@ final class ChunkedWriter<K, V> {
         done.completeExceptionally(encodingFailure);
       } else {
         // The chunks already sent are stored once this completes, as the exception says.
-        done.completeExceptionally(new CodecException(encodingFailure.getMessage() + " (" + what + ": the first "
-            + entriesSent + " entries, in the map's order, were stored in earlier chunks; this one and the rest"
-            + " were not)", encodingFailure));
+        done.completeExceptionally(new CodecException(encodingFailure.getMessage() + " (" + what + ": "
+            + (session.isCluster() ? entriesSent + " entries, chunk by chunk of each slot," : "the first " + entriesSent
+            + " entries, in the map's order,") + " were stored in earlier chunks; this one and the rest were not)",
+            encodingFailure));
       }
     }
   }
 
   /**
-   * The one command that writes entries {@code from} to {@code to} of {@code prepared}, untranslated;
-   * counts them once Redis confirms.
+   * The one command that writes the entries of {@code prepared} at the indexes {@code group} holds
+   * (consecutive ones, or on a cluster those of one slot), untranslated; counts them once Redis
+   * confirms.
    */
-  private CompletableFuture<?> dispatchChunk(Prepared prepared, int from, int to) {
-    return sendChunk(prepared, from, to).thenRun(() -> {
-      for (int i = from; i < to; i++) {
+  private CompletableFuture<?> dispatchGroup(Prepared prepared, int[] group) {
+    return sendGroup(prepared, group).thenRun(() -> {
+      for (int i : group) {
         stored(prepared.payloadSizes()[i], prepared.values()[i].length);
       }
     });
   }
 
-  private CompletableFuture<?> sendChunk(Prepared prepared, int from, int to) {
+  private CompletableFuture<?> sendGroup(Prepared prepared, int[] group) {
     if (ttl == null) {
       Map<byte[], byte[]> entries = new LinkedHashMap<>();
-      for (int i = from; i < to; i++) {
+      for (int i : group) {
         entries.put(prepared.keys()[i], prepared.values()[i]);
       }
       return session.dispatch(c -> c.mset(entries));
     }
-    byte[][] keys = Arrays.copyOfRange(prepared.keys(), from, to);
-    byte[][] valuesAndTtls = new byte[2 * (to - from)][];
-    for (int i = from; i < to; i++) {
-      valuesAndTtls[2 * (i - from)] = prepared.values()[i];
-      valuesAndTtls[2 * (i - from) + 1] = Long.toString(ttlMillis()).getBytes(StandardCharsets.US_ASCII);
+    byte[][] keys = new byte[group.length][];
+    byte[][] valuesAndTtls = new byte[2 * group.length][];
+    for (int j = 0; j < group.length; j++) {
+      keys[j] = prepared.keys()[group[j]];
+      valuesAndTtls[2 * j] = prepared.values()[group[j]];
+      valuesAndTtls[2 * j + 1] = Long.toString(ttlMillis()).getBytes(StandardCharsets.US_ASCII);
     }
     return SET_WITH_TTLS.run(session, keys, valuesAndTtls);
   }
@@ -336,20 +398,22 @@ final class ChunkedWriter<K, V> {
     return ThreadLocalRandom.current().nextLong(min, max + 1);
   }
 
-  /** Stores the absent marker for each key, with the absent TTL, one script per chunk. */
+  /** Stores the absent marker for each key, with the absent TTL, one script per chunk (and slot). */
   CompletableFuture<Void> writeAbsent(List<String> keyTexts) {
     int n = keyTexts.size();
     byte[] marker = Envelope.absentMarker();
     byte[] absentMillis = Long.toString(requireNonNull(absentTtl, "absentTtl").toMillis()).getBytes(StandardCharsets.US_ASCII);
-    CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
-      int from = index * chunkSize;
-      int to = Math.min(n, from + chunkSize);
-      byte[][] keys = new byte[to - from][];
-      byte[][] valuesAndTtls = new byte[2 * (to - from)][];
-      for (int i = from; i < to; i++) {
-        keys[i - from] = utf8(keyTexts.get(i));
-        valuesAndTtls[2 * (i - from)] = marker;
-        valuesAndTtls[2 * (i - from) + 1] = absentMillis;
+    byte[][] allKeys = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      allKeys[i] = utf8(keyTexts.get(i));
+    }
+    CompletableFuture<Void> all = ChunkWindow.run(session.plan(allKeys, chunkSize), group -> {
+      byte[][] keys = new byte[group.length][];
+      byte[][] valuesAndTtls = new byte[2 * group.length][];
+      for (int j = 0; j < group.length; j++) {
+        keys[j] = allKeys[group[j]];
+        valuesAndTtls[2 * j] = marker;
+        valuesAndTtls[2 * j + 1] = absentMillis;
       }
       return SET_WITH_TTLS.run(session, keys, valuesAndTtls);
     });

@@ -19,6 +19,7 @@ import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -438,29 +439,41 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       return keys.size();
     }
 
-    byte[][] redisKeys(int from, int to) {
-      byte[][] chunk = new byte[to - from][];
-      for (int i = from; i < to; i++) {
-        chunk[i - from] = utf8(texts.get(i));
+    /** The Redis keys, in the batch's order. */
+    byte[][] redisKeys() {
+      byte[][] all = new byte[texts.size()][];
+      for (int i = 0; i < all.length; i++) {
+        all[i] = utf8(texts.get(i));
       }
-      return chunk;
+      return all;
     }
   }
 
-  /** MGET, one command per chunk, a few chunks in flight at once; values aligned with the batch. */
+  /** The Redis keys at the indexes {@code group} holds. */
+  private static byte[][] select(byte[][] keys, int[] group) {
+    byte[][] selected = new byte[group.length][];
+    for (int j = 0; j < group.length; j++) {
+      selected[j] = keys[group[j]];
+    }
+    return selected;
+  }
+
+  /**
+   * MGET, one command per chunk (and slot), a few chunks in flight at once (per master); values
+   * aligned with the batch.
+   */
   private CompletableFuture<byte[][]> fetchAll(KeyBatch batch) {
     int n = batch.size();
     byte[][] values = new byte[n][];
-    int chunk = settings.chunkSize();
-    CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
-      int start = index * chunk;
-      byte[][] keys = batch.redisKeys(start, Math.min(n, start + chunk));
+    byte[][] redisKeys = batch.redisKeys();
+    CompletableFuture<Void> all = ChunkWindow.run(session.plan(redisKeys, settings.chunkSize()), group -> {
+      byte[][] keys = select(redisKeys, group);
       CompletableFuture<List<KeyValue<byte[], byte[]>>> read = near == null ? session.dispatch(c -> c.mget(keys))
           : near.dispatch(c -> c.mget(keys));
       return read.thenAccept(found -> {
-        int i = start;
+        int j = 0;
         for (KeyValue<byte[], byte[]> entry : found) {
-          values[i++] = entry.hasValue() ? entry.getValue() : null;
+          values[group[j++]] = entry.hasValue() ? entry.getValue() : null;
         }
       });
     });
@@ -532,10 +545,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   public CompletableFuture<Long> deleteAll(Collection<? extends K> keys) {
     KeyBatch batch = new KeyBatch(keys);
     int n = batch.size();
-    int chunk = settings.chunkSize();
     LongAdder deleted = new LongAdder();
-    CompletableFuture<Void> all = ChunkWindow.run(n == 0 ? 0 : rounds(n), index -> {
-      byte[][] redisKeys = batch.redisKeys(index * chunk, Math.min(n, (index + 1) * chunk));
+    byte[][] allKeys = batch.redisKeys();
+    CompletableFuture<Void> all = ChunkWindow.run(session.plan(allKeys, settings.chunkSize()), group -> {
+      byte[][] redisKeys = select(allKeys, group);
       return session.dispatch(c -> c.del(redisKeys)).thenAccept(removed -> {
         deleted.add(removed);
         deletes.add(removed);
@@ -546,28 +559,52 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return droppingNear(deletedAll, () -> batch.texts);
   }
 
+  /**
+   * {@code SCAN} with the prefix's pattern, then an {@code UNLINK} of each page found. On a
+   * cluster, every master is scanned on its own connection, in parallel, and each page's keys are
+   * unlinked one command per slot through the shared connection (which follows a key that moved);
+   * the pages are handled on Lettuce's computation threads, not on a connection's I/O thread.
+   */
   @Override
   public CompletableFuture<Long> clear() {
     ScanArgs match = ScanArgs.Builder.matches(globEscaped(settings.keyPrefix()) + "*").limit(settings.chunkSize());
     LongAdder removed = new LongAdder();
-    CompletableFuture<Long> cleared = counted(session.translated(
-        clearFrom(ScanCursor.INITIAL, match, removed).thenApply(done -> removed.sum()),
+    CompletableFuture<Void> all;
+    try {
+      List<RedisSession.Node> masters = session.masters();
+      CompletableFuture<?>[] each = new CompletableFuture<?>[masters.size()];
+      for (int i = 0; i < each.length; i++) {
+        RedisSession.Node master = masters.get(i);
+        each[i] = master.commands().thenComposeAsync(commands -> clearFrom(commands, ScanCursor.INITIAL, match, removed),
+            session.decodeExecutor());
+      }
+      all = CompletableFuture.allOf(each);
+    } catch (RuntimeException e) {
+      all = CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<Long> cleared = counted(session.translated(all.thenApply(done -> removed.sum()),
         "SCAN and UNLINK of the keys under " + settings.keyPrefix() + " of " + owner));
     return near == null ? cleared : cleared.whenComplete((done, failure) -> near.store().invalidateAll());
   }
 
-  /** One SCAN from {@code cursor}, an UNLINK of what it found, then the next, until the cursor ends. */
-  private CompletableFuture<Void> clearFrom(ScanCursor cursor, ScanArgs match, LongAdder removed) {
-    return session.<KeyScanCursor<byte[]>>dispatch(c -> c.scan(cursor, match)).thenCompose(page -> {
-      List<byte[]> keys = page.getKeys();
-      CompletableFuture<Void> unlinked = keys.isEmpty()
-          ? CompletableFuture.completedFuture(null)
-          : session.dispatch(c -> c.unlink(keys.toArray(new byte[0][]))).thenAccept(n -> {
-            removed.add(n);
-            deletes.add(n);
-          });
-      return page.isFinished() ? unlinked : unlinked.thenCompose(done -> clearFrom(page, match, removed));
-    });
+  /**
+   * One SCAN of a master from {@code cursor}, an UNLINK of what it found (per slot on a cluster),
+   * then the next, until the cursor ends.
+   */
+  private CompletableFuture<Void> clearFrom(RedisClusterAsyncCommands<byte[], byte[]> master, ScanCursor cursor,
+                                            ScanArgs match, LongAdder removed) {
+    return session.<KeyScanCursor<byte[]>>dispatchOn(master, c -> c.scan(cursor, match)).thenComposeAsync(page -> {
+      byte[][] keys = page.getKeys().toArray(new byte[0][]);
+      CompletableFuture<Void> unlinked = ChunkWindow.run(session.plan(keys, settings.chunkSize()), group -> {
+        byte[][] unlinking = select(keys, group);
+        return session.dispatch(c -> c.unlink(unlinking)).thenAccept(n -> {
+          removed.add(n);
+          deletes.add(n);
+        });
+      });
+      return page.isFinished() ? unlinked
+          : unlinked.thenCompose(done -> clearFrom(master, page, match, removed));
+    }, session.decodeExecutor());
   }
 
   /** {@code text} with the characters that Redis's glob patterns give a meaning escaped. */

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.StowageException;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -16,17 +17,30 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import java.io.IOException;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -37,9 +51,11 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 
 /**
  * The connection of one {@link dev.stowage.Stowage}: one shared, multiplexed Lettuce connection
@@ -47,6 +63,13 @@ import org.jspecify.annotations.Nullable;
  * Given a Sentinel URI, Lettuce asks the sentinels for the master's address on every connection
  * and reconnection, so after a failover (Sentinel disconnects the clients of the former master)
  * the connection, and everything on it, follows the new master.
+ *
+ * <p>On a Redis Cluster ({@link #openCluster}) the shared connection is Lettuce's cluster
+ * connection: one connection per node beneath it, each command sent to the master that serves its
+ * key's slot, {@code MOVED} and {@code ASK} redirections followed, and the topology (which master
+ * serves which slots) refreshed every {@link #TOPOLOGY_REFRESH_PERIOD} and whenever a redirection
+ * or a node's persistent reconnection says it changed. Bulk operations are planned by slot
+ * ({@link #plan}): a multi-key command may only touch one slot.
  *
  * <p>Bulk operations need no connection of their own. Each chunk of one is a single command
  * ({@code MGET}, {@code MSET}, {@code DEL}, {@code ZADD}, or a script that sets a chunk of keys
@@ -65,25 +88,40 @@ public final class RedisSession implements AutoCloseable {
   private static final long MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
   private static final Delay RECONNECT_DELAY =
       Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
+  /** How often a cluster session asks the nodes for the topology, whatever happens. */
+  public static final Duration TOPOLOGY_REFRESH_PERIOD = Duration.ofSeconds(30);
+  /**
+   * The least time between two refreshes of the topology that redirections or reconnections
+   * trigger: short, so that the replica promoted after a failover is found within a second or two
+   * of its promotion, yet a bound on how often a busy client asks every node during one.
+   */
+  static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofSeconds(1);
 
   private final ClientResources resources;
   /** Whether this session made {@link #resources} and so shuts them down on close. */
   private final boolean ownsResources;
-  private final RedisClient client;
+  /** A {@link RedisClient}, or a {@link RedisClusterClient} for a cluster. */
+  private final AbstractRedisClient client;
   private final String address;
   private final Duration timeout;
-  /** The shared connection; null until a session opened in the background first reaches Redis. */
-  private volatile @Nullable StatefulRedisConnection<byte[], byte[]> shared;
+  /**
+   * The shared connection, a {@link StatefulRedisConnection} or, on a cluster, a
+   * {@link StatefulRedisClusterConnection}; null until a session opened in the background first
+   * reaches Redis.
+   */
+  private volatile @Nullable StatefulConnection<byte[], byte[]> shared;
   private final List<Runnable> activationTasks = new CopyOnWriteArrayList<>();
+  /** The server, or the first seed of a cluster. */
   private final RedisURI target;
   private final ClientOptions options;
   private final List<RedisClient> resp3Clients = new CopyOnWriteArrayList<>();
   private final Object closeLock = new Object();
   private volatile boolean closed;
   private volatile @Nullable RedisConnectionStateListener activations;
+  private volatile @Nullable Disposable topologyChanges;
 
-  private RedisSession(ClientResources resources, boolean ownsResources, RedisClient client, String address,
-                       Duration timeout, @Nullable StatefulRedisConnection<byte[], byte[]> shared, RedisURI target,
+  private RedisSession(ClientResources resources, boolean ownsResources, AbstractRedisClient client, String address,
+                       Duration timeout, @Nullable StatefulConnection<byte[], byte[]> shared, RedisURI target,
                        ClientOptions options) {
     this.target = target;
     this.options = options;
@@ -93,6 +131,11 @@ public final class RedisSession implements AutoCloseable {
     this.address = address;
     this.timeout = timeout;
     this.shared = shared;
+  }
+
+  /** Whether this session is on a Redis Cluster. */
+  public boolean isCluster() {
+    return client instanceof RedisClusterClient;
   }
 
   /**
@@ -146,9 +189,98 @@ public final class RedisSession implements AutoCloseable {
     RedisClient client = RedisClient.create(used, target);
     ClientOptions enforced = enforced(options, timeout, connectTimeout);
     client.setOptions(enforced);
-    StatefulRedisConnection<byte[], byte[]> connected;
+    return connected(used, ownsResources, client, address, timeout, target, enforced, inBackground,
+        () -> connectOnce(() -> client.connect(ByteArrayCodec.INSTANCE)));
+  }
+
+  /**
+   * Connects to a Redis Cluster through {@code seeds}, any of its nodes: Lettuce asks them for the
+   * topology, then connects to the nodes it needs. Otherwise as
+   * {@link #open(RedisURI, Duration, Duration, ClientResources, ClientOptions)}; the options are
+   * the cluster's with the topology refreshed every {@link #TOPOLOGY_REFRESH_PERIOD} and on every
+   * redirection and persistent reconnection.
+   *
+   * @throws IllegalArgumentException if there is no seed, or a seed is a Sentinel or socket URI or
+   *     names a database other than 0 (a cluster has only database 0)
+   * @throws CacheUnavailableException if no seed can be reached within the connect timeout
+   * @throws StowageException if Redis refuses the credentials or the connection's setup
+   */
+  public static RedisSession openCluster(List<RedisURI> seeds, Duration timeout, Duration connectTimeout,
+                                         @Nullable ClientResources resources, @Nullable ClientOptions options,
+                                         boolean inBackground) {
+    requireNonNull(seeds, "seeds");
+    requireNonNull(timeout, "timeout");
+    requireNonNull(connectTimeout, "connectTimeout");
+    List<RedisURI> targets = clusterSeeds(seeds, timeout);
+    String address = describeCluster(targets);
+    boolean ownsResources = resources == null;
+    ClientResources used = resources == null
+        ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
+        : resources;
+    RedisClusterClient client = RedisClusterClient.create(used, targets);
+    ClusterClientOptions enforced = enforcedForCluster(options, timeout, connectTimeout);
+    client.setOptions(enforced);
+    return connected(used, ownsResources, client, address, timeout, targets.get(0), enforced, inBackground,
+        () -> connectOnce(() -> client.connect(ByteArrayCodec.INSTANCE)));
+  }
+
+  /**
+   * Copies of the seeds with the command timeout, checked.
+   *
+   * @throws IllegalArgumentException if there is none, or one is not a plain {@code redis://} or
+   *     {@code rediss://} URI of database 0
+   */
+  static List<RedisURI> clusterSeeds(List<RedisURI> seeds, Duration timeout) {
+    if (seeds.isEmpty()) {
+      throw new IllegalArgumentException("a Redis Cluster needs at least one seed URI, such as redis://host:6379");
+    }
+    List<RedisURI> copies = new ArrayList<>();
+    for (RedisURI seed : seeds) {
+      requireNonNull(seed, "seed");
+      if (seed.getHost() == null || !seed.getSentinels().isEmpty()) {
+        throw new IllegalArgumentException("a Redis Cluster seed is a redis:// or rediss:// URI of a node, not "
+            + seed);
+      }
+      if (seed.getDatabase() != 0) {
+        throw new IllegalArgumentException("a Redis Cluster has only database 0; the seed " + describe(seed)
+            + " names database " + seed.getDatabase());
+      }
+      copies.add(withTimeout(seed, timeout));
+    }
+    return List.copyOf(copies);
+  }
+
+  /** What a cluster is called in messages: {@code cluster 10.0.0.1:6379, 10.0.0.2:6379} (its seeds). */
+  static String describeCluster(List<RedisURI> seeds) {
+    return "cluster " + seeds.stream().map(RedisSession::describe).collect(Collectors.joining(", "));
+  }
+
+  /** The cluster's options: {@code given} as {@link #enforced}, with the topology refreshed. */
+  static ClusterClientOptions enforcedForCluster(@Nullable ClientOptions given, Duration timeout,
+                                                 Duration connectTimeout) {
+    ClientOptions base = enforced(given, timeout, connectTimeout);
+    ClusterClientOptions.Builder builder = base instanceof ClusterClientOptions cluster ? cluster.mutate()
+        : ClusterClientOptions.builder(base);
+    return builder
+        .autoReconnect(true)
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.enabled(timeout))
+        .socketOptions(base.getSocketOptions())
+        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+            .enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD)
+            .enableAllAdaptiveRefreshTriggers()
+            .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_LIMIT)
+            .build())
+        .build();
+  }
+
+  /** The session once {@code connect} has connected; see {@link #connect}. */
+  private static RedisSession connected(ClientResources used, boolean ownsResources, AbstractRedisClient client,
+                                        String address, Duration timeout, RedisURI target, ClientOptions enforced,
+                                        boolean inBackground, Supplier<StatefulConnection<byte[], byte[]>> connect) {
+    StatefulConnection<byte[], byte[]> connected;
     try {
-      connected = connectOnce(client);
+      connected = connect.get();
     } catch (RuntimeException e) {
       StowageException failure = connectFailure(address, e);
       if (!inBackground || !(failure instanceof CacheUnavailableException)) {
@@ -172,14 +304,15 @@ public final class RedisSession implements AutoCloseable {
    * instead of Redis's reply (one test run in four here), and a second attempt
    * reports the reply, so a wrong password is told apart from an unreachable server.
    */
-  private static StatefulRedisConnection<byte[], byte[]> connectOnce(RedisClient client) {
+  private static StatefulConnection<byte[], byte[]> connectOnce(
+      Supplier<? extends StatefulConnection<byte[], byte[]>> connect) {
     try {
-      return client.connect(ByteArrayCodec.INSTANCE);
+      return connect.get();
     } catch (RuntimeException e) {
       if (!causeChain(e).contains(LOST_HANDSHAKE)) {
         throw e;
       }
-      return client.connect(ByteArrayCodec.INSTANCE);
+      return connect.get();
     }
   }
 
@@ -292,20 +425,74 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
-   * The shared, auto-flushing connection.
+   * The shared, auto-flushing connection: a {@link StatefulRedisConnection}, or a
+   * {@link StatefulRedisClusterConnection} on a cluster ({@link SharedCommands} sends commands on
+   * either).
    *
    * @throws CacheUnavailableException if a session {@linkplain #openInBackground opened in the
    *     background} has not reached Redis yet
    */
-  public StatefulRedisConnection<byte[], byte[]> shared() {
+  public StatefulConnection<byte[], byte[]> shared() {
     checkOpen();
-    StatefulRedisConnection<byte[], byte[]> current = shared;
+    StatefulConnection<byte[], byte[]> current = shared;
     if (current == null) {
       throw new CacheUnavailableException("Redis at " + address + " has not been reached yet; trying again every "
           + BACKGROUND_RETRY.toMillis() + " ms");
     }
     return current;
   }
+
+  /**
+   * How a bulk operation over {@code keys} travels ({@link SlotPlan}): on one server, chunks of
+   * consecutive keys; on a cluster, groups of one slot, in a lane per master as the topology known
+   * now says.
+   */
+  SlotPlan plan(byte[][] keys, int chunkSize) {
+    if (!isCluster()) {
+      return SlotPlan.consecutive(keys.length, chunkSize);
+    }
+    if (!(shared instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
+      return SlotPlan.bySlot(keys, chunkSize, slot -> null);
+    }
+    Partitions partitions = cluster.getPartitions();
+    return SlotPlan.bySlot(keys, chunkSize, slot -> {
+      RedisClusterNode master = partitions.getMasterBySlot(slot);
+      return master == null ? null : master.getNodeId();
+    });
+  }
+
+  /**
+   * The commands of each master's own connection, for what must run on every master, such as
+   * {@code SCAN}: on a cluster the connections to the masters that serve slots now, which the
+   * shared connection keeps (connecting where it has none yet, without blocking); on one server
+   * the shared connection alone. Each is named as messages name it.
+   *
+   * @throws CacheUnavailableException if a session opened in the background has not reached Redis yet
+   */
+  List<Node> masters() {
+    StatefulConnection<byte[], byte[]> current = shared();
+    if (!(current instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
+      return List.of(new Node(address, CompletableFuture.completedFuture(SharedCommands.async(current))));
+    }
+    List<Node> masters = new ArrayList<>();
+    for (RedisClusterNode node : cluster.getPartitions()) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+        String host = node.getUri().getHost();
+        int port = node.getUri().getPort();
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands;
+        try {
+          commands = cluster.getConnectionAsync(host, port).thenApply(StatefulRedisConnection::async);
+        } catch (RuntimeException e) {
+          commands = CompletableFuture.failedFuture(e);
+        }
+        masters.add(new Node(host + ":" + port, commands));
+      }
+    }
+    return masters;
+  }
+
+  /** A master and the commands of its own connection. */
+  record Node(String address, CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands) {}
 
   /** Whether the shared connection exists (always, unless opened in the background and not connected yet). */
   public boolean isConnected() {
@@ -334,7 +521,10 @@ public final class RedisSession implements AutoCloseable {
       if (closed || shared != null) {
         return;
       }
-      client.connectAsync(ByteArrayCodec.INSTANCE, target).whenComplete((connection, failure) -> {
+      CompletableFuture<? extends StatefulConnection<byte[], byte[]>> attempt =
+          client instanceof RedisClusterClient cluster ? cluster.connectAsync(ByteArrayCodec.INSTANCE)
+              : ((RedisClient) client).connectAsync(ByteArrayCodec.INSTANCE, target).toCompletableFuture();
+      attempt.whenComplete((connection, failure) -> {
         if (connection == null) {
           retryInBackground();
           return;
@@ -359,24 +549,55 @@ public final class RedisSession implements AutoCloseable {
    * that a new master lacks. Other connections, such as those that ask sentinels for the master or
    * those of the application on shared resources, do not run it. A session opened in the
    * background also runs it when it first connects. Tasks are kept in the order added.
+   *
+   * <p>On a cluster, the shared connection is many: the tasks run when a connection to a node
+   * reconnects, and when the topology changed (after a failover, a promoted replica may lack what
+   * was written to its master just before it failed). The connections that only ask the nodes for
+   * the topology connect once each and never run them.
    */
   public void onActivation(Runnable task) {
     requireNonNull(task, "task");
     activationTasks.add(task);
     synchronized (closeLock) {
       if (activations == null) {
-        RedisConnectionStateListener listener = new RedisConnectionStateListener() {
+        RedisConnectionStateListener listener = isCluster() ? nodeReconnections() : new RedisConnectionStateListener() {
           @Override
           public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
             if (connection == shared && !closed) {
-              activationTasks.forEach(each -> ForkJoinPool.commonPool().execute(each));
+              runActivationTasks();
             }
           }
         };
         activations = listener;
         client.addListener(listener);
+        if (isCluster()) {
+          topologyChanges = resources.eventBus().get()
+              .filter(event -> event instanceof ClusterTopologyChangedEvent)
+              .subscribe(event -> {
+                if (!closed && shared != null) {
+                  runActivationTasks();
+                }
+              });
+        }
       }
     }
+  }
+
+  private void runActivationTasks() {
+    activationTasks.forEach(each -> ForkJoinPool.commonPool().execute(each));
+  }
+
+  /** Runs the activation tasks when a connection this cluster client connected before connects again. */
+  private RedisConnectionStateListener nodeReconnections() {
+    Map<RedisChannelHandler<?, ?>, Boolean> seen = Collections.synchronizedMap(new WeakHashMap<>());
+    return new RedisConnectionStateListener() {
+      @Override
+      public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
+        if (seen.put(connection, Boolean.TRUE) != null && !closed && shared != null) {
+          runActivationTasks();
+        }
+      }
+    };
   }
 
   /**
@@ -389,6 +610,10 @@ public final class RedisSession implements AutoCloseable {
    */
   public StatefulRedisConnection<byte[], byte[]> connectResp3(RedisConnectionStateListener listener) {
     checkOpen();
+    if (isCluster()) {
+      throw new UnsupportedOperationException("client tracking on a Redis Cluster needs a connection per master;"
+          + " Stowage does not open them");
+    }
     RedisClient resp3 = RedisClient.create(resources, target);
     resp3.setOptions(options.mutate().protocolVersion(ProtocolVersion.RESP3).build());
     resp3.addListener(requireNonNull(listener, "listener"));
@@ -407,7 +632,7 @@ public final class RedisSession implements AutoCloseable {
    * exception, never a Lettuce one.
    */
   public <T> CompletableFuture<T> call(String what,
-                                       Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+                                       Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
     return translated(dispatch(command), what);
   }
 
@@ -415,10 +640,23 @@ public final class RedisSession implements AutoCloseable {
    * Dispatches one command on the shared connection, untranslated: the caller translates failures
    * with {@link #translate} once it has looked at them. A failure to dispatch fails the future.
    */
-  public <T> CompletableFuture<T> dispatch(Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+  public <T> CompletableFuture<T> dispatch(
+      Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+    RedisClusterAsyncCommands<byte[], byte[]> commands;
+    try {
+      commands = SharedCommands.async(shared());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return dispatchOn(commands, command);
+  }
+
+  /** As {@link #dispatch}, on {@code commands}: those of the shared connection, or of one master's ({@link #masters}). */
+  <T> CompletableFuture<T> dispatchOn(RedisClusterAsyncCommands<byte[], byte[]> commands,
+                                      Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
     RedisFuture<T> sent;
     try {
-      sent = command.apply(shared().async());
+      sent = command.apply(commands);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -431,6 +669,29 @@ public final class RedisSession implements AutoCloseable {
         e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOPERM")
             ? new PermissionRefused(redisCommand.getType().toString(), (RedisCommandExecutionException) e)
             : e));
+  }
+
+  /**
+   * The replies that say Redis cannot serve the command now, not that it refuses it: a cluster
+   * that lost a master's slots ({@code CLUSTERDOWN}), keys of a slot caught mid-migration
+   * ({@code TRYAGAIN}), a replica cut off from its master ({@code MASTERDOWN}), a server loading
+   * its data ({@code LOADING}), and redirections still unresolved after Lettuce's retries
+   * ({@code MOVED}, {@code ASK}: the topology is changing). Callers see them as
+   * {@link CacheUnavailableException}, as they see an unreachable server.
+   */
+  static boolean isUnavailableReply(@Nullable String reply) {
+    if (reply == null) {
+      return false;
+    }
+    return reply.startsWith("CLUSTERDOWN") || reply.startsWith("TRYAGAIN") || reply.startsWith("MASTERDOWN")
+        || reply.startsWith("LOADING") || reply.startsWith("MOVED ") || reply.startsWith("ASK ");
+  }
+
+  /** Whether {@code error} is Redis's TRYAGAIN reply to a multi-key command on a slot being migrated. */
+  static boolean isTryAgain(Throwable error) {
+    Throwable e = unwrap(error);
+    return e instanceof RedisCommandExecutionException && e.getMessage() != null
+        && e.getMessage().startsWith("TRYAGAIN");
   }
 
   /** Whether {@code error} is Redis's WRONGTYPE reply: the key holds another type than expected. */
@@ -462,13 +723,18 @@ public final class RedisSession implements AutoCloseable {
       return new StowageException("Redis at " + address + " refused " + refused.command + " (" + what + "): "
           + e.getMessage(), e.getCause());
     }
+    if (e instanceof RedisCommandExecutionException && isUnavailableReply(e.getMessage())) {
+      return new CacheUnavailableException("Redis at " + address + " is unavailable (" + what + "): "
+          + e.getMessage(), e);
+    }
     if (e instanceof RedisCommandExecutionException) {
       return new StowageException("Redis at " + address + " refused " + what + ": " + e.getMessage(), e);
     }
     if (e instanceof RedisCommandInterruptedException) {
       return new StowageException("interrupted while waiting for Redis at " + address + " (" + what + ")", e);
     }
-    if (e instanceof RedisException) {
+    if (e instanceof RedisException || e instanceof IOException) {
+      // IOException: a command in flight when its connection broke (a reset, a closed channel).
       if (closed) {
         return new IllegalStateException("this Stowage is closed");
       }
@@ -561,7 +827,11 @@ public final class RedisSession implements AutoCloseable {
     if (listener != null) {
       client.removeListener(listener);
     }
-    StatefulRedisConnection<byte[], byte[]> current = shared;
+    Disposable changes = topologyChanges;
+    if (changes != null) {
+      changes.dispose();
+    }
+    StatefulConnection<byte[], byte[]> current = shared;
     if (current != null) {
       current.close();
     }
@@ -572,7 +842,7 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** Shuts the client down, and {@code ownResources} too unless it is {@code null}. */
-  private static void shutdown(RedisClient client, @Nullable ClientResources ownResources) {
+  private static void shutdown(AbstractRedisClient client, @Nullable ClientResources ownResources) {
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     if (ownResources != null) {
       ownResources.shutdown(0, 2, TimeUnit.SECONDS);

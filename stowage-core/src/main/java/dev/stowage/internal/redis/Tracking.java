@@ -10,6 +10,7 @@ import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.push.PushMessage;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -95,7 +96,8 @@ public final class Tracking implements AutoCloseable {
      * Dispatches a read that Redis must track: on the tracking connection in the default mode while
      * it is up, else on the shared connection (broadcast mode tracks whatever connection reads).
      */
-    <T> CompletableFuture<T> dispatch(Function<RedisAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+    <T> CompletableFuture<T> dispatch(
+        Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
       StatefulRedisConnection<byte[], byte[]> connection = channel.prefix == null ? channel.connection : null;
       if (connection == null || !connection.isOpen()) {
         return channel.session().dispatch(command);

@@ -8,9 +8,10 @@ import dev.stowage.SchemaResolver;
 import dev.stowage.Schemas;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
+import dev.stowage.internal.redis.SharedCommands;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.StatefulConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -32,12 +33,13 @@ public final class SchemaStore implements SchemaResolver {
   /** How long a fingerprint that Redis did not hold is answered as missing without asking again. */
   public static final Duration MISSING_RECHECK = Duration.ofSeconds(1);
 
-  private final Supplier<StatefulRedisConnection<byte[], byte[]>> connection;
+  private final Supplier<? extends StatefulConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Integer, String> cache = new ConcurrentHashMap<>();
   private final RecentlyMissing<Integer> missing =
       new RecentlyMissing<>(MISSING_RECHECK);
 
-  public SchemaStore(Supplier<StatefulRedisConnection<byte[], byte[]>> connection) {
+  /** A store over the connection {@code connection} gives at each use, to one server or a cluster. */
+  public SchemaStore(Supplier<? extends StatefulConnection<byte[], byte[]>> connection) {
     this.connection = requireNonNull(connection, "connection");
   }
 
@@ -51,7 +53,7 @@ public final class SchemaStore implements SchemaResolver {
     requireNonNull(schema, "schema");
     int fingerprint = Schemas.fingerprint(schema);
     try {
-      connection.get().sync().set(key(fingerprint), schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx());
+      SharedCommands.sync(connection.get()).set(key(fingerprint), schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx());
     } catch (RedisException e) {
       throw new StowageException("could not save schema " + Schemas.hex(fingerprint) + " to Redis: "
           + e.getMessage(), e);
@@ -80,7 +82,7 @@ public final class SchemaStore implements SchemaResolver {
       return known;
     }
     try {
-      return loaded(fingerprint, connection.get().sync().get(key(fingerprint)));
+      return loaded(fingerprint, SharedCommands.sync(connection.get()).get(key(fingerprint)));
     } catch (RedisException e) {
       throw new StowageException("could not load schema " + Schemas.hex(fingerprint) + " from Redis: "
           + e.getMessage(), e);
@@ -94,7 +96,7 @@ public final class SchemaStore implements SchemaResolver {
       if (known != null) {
         return CompletableFuture.completedFuture(known);
       }
-      return connection.get().async().get(key(fingerprint)).toCompletableFuture().handle((bytes, error) -> {
+      return SharedCommands.async(connection.get()).get(key(fingerprint)).toCompletableFuture().handle((bytes, error) -> {
         if (error != null) {
           throw new StowageException("could not load schema " + Schemas.hex(fingerprint) + " from Redis: "
               + error.getMessage(), error);
