@@ -118,9 +118,7 @@ public final class ClusterBench {
     List<String> names = new ArrayList<>();
     for (String topology : List.of(Topology.SINGLE, Topology.CLUSTER)) {
       for (String client : clientNames()) {
-        if (supported(client, topology)) {
-          names.add(rowName(client, topology));
-        }
+        names.add(rowName(client, topology));
       }
     }
     return names;
@@ -129,11 +127,6 @@ public final class ClusterBench {
   /** A row's name: {@code client@topology}. */
   public static String rowName(String client, String topology) {
     return client + "@" + topology;
-  }
-
-  /** Whether this client runs on this topology. Stowage does not run on a cluster yet. */
-  static boolean supported(String client, String topology) {
-    return !(client.equals(StowageBulkClient.NAME) && topology.equals(Topology.CLUSTER));
   }
 
   /**

@@ -6,6 +6,8 @@ import dev.stowage.StowageKeys;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Stowage's bulk calls: {@code cache.putAll(map)} and {@code cache.getAll(ids)} on a cache with every
+ * Stowage's bulk calls, on one server ({@code Stowage.builder().redis}) or on a cluster ({@code
+ * redisCluster}, which groups a bulk call's keys by slot and master): {@code cache.putAll(map)} and {@code cache.getAll(ids)} on a cache with every
  * default (compact MessagePack, the standard compression then a learned dictionary, chunks of 1,000
  * keys) but {@code noExpiry()}, as the other rows write, one cache per key prefix; single reads are
  * {@code cache.get(id)}. The command timeout is a minute so that a busy shared machine slows the row
@@ -30,11 +33,10 @@ final class StowageBulkClient implements BulkClient {
   private final Map<String, RedisCache<Long, Item>> caches = new ConcurrentHashMap<>();
 
   StowageBulkClient(Topology topology) {
-    if (topology.isCluster()) {
-      throw new IllegalArgumentException("Stowage cannot be built on a Redis Cluster yet");
-    }
     this.topology = topology;
-    this.stowage = Stowage.builder().redis(topology.singleUri()).commandTimeout(Duration.ofSeconds(60)).build();
+    Stowage.Builder builder = topology.isCluster() ? Stowage.builder().redisCluster(topology.seedUris().toArray(String[]::new))
+        : Stowage.builder().redis(topology.seedUris().get(0));
+    this.stowage = builder.commandTimeout(Duration.ofSeconds(60)).build();
   }
 
   @Override
@@ -50,7 +52,8 @@ final class StowageBulkClient implements BulkClient {
   @Override
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("client", "Stowage RedisCache.putAll/getAll (defaults but noExpiry(), as the other rows write)");
+    params.put("client", "Stowage RedisCache.putAll/getAll (defaults but noExpiry(), as the other rows write)"
+        + (topology.isCluster() ? ", Stowage.builder().redisCluster" : ""));
     params.put("serializer", "envelope, compact MessagePack, standard compression then a learned dictionary (defaults)");
     return params;
   }
@@ -81,7 +84,8 @@ final class StowageBulkClient implements BulkClient {
 
   /**
    * Closes the connection, after removing the dictionary the cache learned and its record from a
-   * borrowed server, so that it keeps no key of the bench's outside {@code stowage-bench:}.
+   * borrowed server or cluster, so that it keeps no key of the bench's outside {@code
+   * stowage-bench:}.
    */
   @Override
   public void close() {
@@ -95,17 +99,31 @@ final class StowageBulkClient implements BulkClient {
   }
 
   private void forgetLearnedDictionary() {
-    // Where core records the dictionary a cache learned (RedisCache.Builder#learnDictionary).
+    // Where core records the dictionary a cache learned (RedisCache.Builder#learnDictionary); each
+    // key is one command, so a cluster connection sends it to its master.
     String learned = StowageKeys.learnedByCache(NAME);
-    RedisClient client = RedisClient.create(topology.singleUri());
-    try (var connection = client.connect()) {
-      for (String hexId : connection.sync().hvals(learned)) {
-        connection.sync().del(StowageKeys.dictionary(Long.parseLong(hexId, 16)));
+    if (topology.isCluster()) {
+      RedisClusterClient client = RedisClusterClient.create(topology.seeds());
+      try (var connection = client.connect()) {
+        forget(learned, connection.sync());
+      } finally {
+        client.shutdown();
       }
-      connection.sync().del(learned);
-    } finally {
-      client.shutdown();
+    } else {
+      RedisClient client = RedisClient.create(topology.seeds().get(0));
+      try (var connection = client.connect()) {
+        forget(learned, connection.sync());
+      } finally {
+        client.shutdown();
+      }
     }
+  }
+
+  private static void forget(String learned, RedisClusterCommands<String, String> redis) {
+    for (String hexId : redis.hvals(learned)) {
+      redis.del(StowageKeys.dictionary(Long.parseLong(hexId, 16)));
+    }
+    redis.del(learned);
   }
 
   private RedisCache<Long, Item> cache(String keyPrefix) {

@@ -36,14 +36,24 @@ public final class Topology implements AutoCloseable {
 
   private final String name;
   private final List<RedisURI> seeds;
+  private final List<String> seedUris;
   private final @Nullable BenchRedis single;
   private final @Nullable RedisClusterSet embeddedCluster;
   private final @Nullable RedisClusterClient clusterClient;
   private final @Nullable StatefulRedisClusterConnection<String, String> clusterAdmin;
 
-  private Topology(String name, List<RedisURI> seeds, @Nullable BenchRedis single, @Nullable RedisClusterSet embeddedCluster) {
+  private Topology(String name, List<String> seedUris, @Nullable BenchRedis single, @Nullable RedisClusterSet embeddedCluster) {
     this.name = name;
-    this.seeds = List.copyOf(seeds);
+    this.seedUris = List.copyOf(seedUris);
+    List<RedisURI> parsed = new ArrayList<>();
+    for (String uri : seedUris) {
+      try {
+        parsed.add(RedisURI.create(uri));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("not a Redis URI: '" + uri + "' (" + e.getMessage() + ")", e);
+      }
+    }
+    this.seeds = List.copyOf(parsed);
     this.single = single;
     this.embeddedCluster = embeddedCluster;
     if (single == null) {
@@ -62,14 +72,14 @@ public final class Topology implements AutoCloseable {
 
   /** One server; closing the topology closes {@code redis} (and stops it if it is embedded). */
   public static Topology single(BenchRedis redis) {
-    return new Topology(SINGLE, List.of(redis.redisUri()), Objects.requireNonNull(redis, "redis"), null);
+    return new Topology(SINGLE, List.of(redis.uri()), Objects.requireNonNull(redis, "redis"), null);
   }
 
   /** An embedded cluster that the topology owns: closing it stops the cluster. */
   public static Topology cluster(RedisClusterSet cluster) {
     Objects.requireNonNull(cluster, "cluster");
     try {
-      return new Topology(CLUSTER, cluster.masters().stream().map(node -> RedisURI.create(node.uri())).toList(), null, cluster);
+      return new Topology(CLUSTER, cluster.masters().stream().map(node -> node.uri()).toList(), null, cluster);
     } catch (RuntimeException e) {
       cluster.close();
       throw e;
@@ -86,15 +96,7 @@ public final class Topology implements AutoCloseable {
     if (seedUris.isEmpty()) {
       throw new IllegalArgumentException("a cluster needs at least one seed URI");
     }
-    List<RedisURI> seeds = new ArrayList<>();
-    for (String uri : seedUris) {
-      try {
-        seeds.add(RedisURI.create(uri));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("not a Redis URI: '" + uri + "' (" + e.getMessage() + ")", e);
-      }
-    }
-    return new Topology(CLUSTER, seeds, null, null);
+    return new Topology(CLUSTER, seedUris, null, null);
   }
 
   /** {@link #SINGLE} or {@link #CLUSTER}. */
@@ -112,9 +114,9 @@ public final class Topology implements AutoCloseable {
     return seeds;
   }
 
-  /** The server's URI as text; only for one server. */
-  String singleUri() {
-    return Objects.requireNonNull(single, "not a single server").uri();
+  /** {@link #seeds()} as the text they were given in. */
+  List<String> seedUris() {
+    return seedUris;
   }
 
   /** Whether the bench started this Redis (and so may flush it). */

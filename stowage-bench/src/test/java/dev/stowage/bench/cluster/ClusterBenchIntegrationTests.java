@@ -44,7 +44,7 @@ class ClusterBenchIntegrationTests {
 
     assertThat(results.bench()).isEqualTo("cluster");
     assertThat(results.rows()).extracting(ResultRow::name).containsExactlyElementsOf(ClusterBench.rowNames())
-        .contains("stowage@single", "redisson-RBatch@single", "redisson-RBatch@cluster", "spring-pipelined@single",
+        .contains("stowage@single", "stowage@cluster", "redisson-RBatch@single", "redisson-RBatch@cluster", "spring-pipelined@single",
             "lettuce-raw@cluster");
     assertThat(results.rows()).extracting(ResultRow::role).contains(RowRole.STOWAGE, RowRole.PEER, RowRole.LIMIT);
     for (ResultRow row : results.rows()) {
