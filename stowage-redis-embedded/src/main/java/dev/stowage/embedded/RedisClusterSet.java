@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A real Redis Cluster on ephemeral loopback ports: six {@link RedisServer} nodes with {@code
  * cluster-enabled yes}, three masters serving slots 0-5460, 5461-10922 and 10923-16383, and one
- * replica of each. Every port and its cluster bus port (the port plus 10000) was found free; none
+ * replica of each ({@link #start()}); or the three masters alone ({@link #start(int) start(0)}),
+ * which a benchmark compares with one server like for like. Every port and its cluster bus port (the port plus 10000) was found free; none
  * is 6379.
  *
  * <pre>{@code
@@ -29,12 +30,12 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>The nodes are joined from Java ({@code CLUSTER MEET}, {@code ADDSLOTS}, {@code REPLICATE}),
- * so no {@code redis-cli} is needed. {@link #start} returns once every node knows the six, reports
+ * so no {@code redis-cli} is needed. {@link #start} returns once every node knows the others, reports
  * {@code cluster_state:ok}, names the same owner for every slot, and every replica's link to its
  * master is up. The nodes run with {@code cluster-node-timeout} {@value #NODE_TIMEOUT_MILLIS} ms
  * and {@code cluster-replica-validity-factor 0} (a replica always stands for election), so a
  * failover after {@link #killMaster} takes a few seconds; replicas never migrate to another
- * master. Starting, failing over or migrating fails loudly with an {@link IllegalStateException}
+ * master (and a killed master without one never comes back). Starting, failing over or migrating fails loudly with an {@link IllegalStateException}
  * that carries the nodes' view of the cluster and their own logs.
  *
  * <p>{@link #masters()}, {@link #replicas()} and {@link #nodeForSlot} ask the nodes each time, so
@@ -63,14 +64,17 @@ public final class RedisClusterSet implements AutoCloseable {
       "--loglevel", "notice"};
   private static final int LOG_LINES = 40;
 
-  /** In the order they started: the three first masters, then their replicas in the same order. */
+  /** In the order they started: the three first masters, then their replicas (if any) in the same order. */
   private final List<RedisServer> nodes;
   /** Each node's cluster id, by index in {@link #nodes}; kept across restarts in its nodes.conf. */
   private final List<String> ids;
+  /** 0 or 1. */
+  private final int replicasPerMaster;
 
-  private RedisClusterSet(List<RedisServer> nodes, List<String> ids) {
+  private RedisClusterSet(List<RedisServer> nodes, List<String> ids, int replicasPerMaster) {
     this.nodes = nodes;
     this.ids = ids;
+    this.replicasPerMaster = replicasPerMaster;
   }
 
   /**
@@ -81,16 +85,31 @@ public final class RedisClusterSet implements AutoCloseable {
    *     minute; every node started is stopped again
    */
   public static RedisClusterSet start() {
+    return start(1);
+  }
+
+  /**
+   * Starts three masters covering all 16384 slots, each with {@code replicasPerMaster} replicas: 1
+   * is {@link #start()}; 0 makes a cluster of three masters alone, which cannot fail over.
+   *
+   * @throws IllegalArgumentException if {@code replicasPerMaster} is neither 0 nor 1
+   * @throws IllegalStateException if a node does not start, or the cluster does not form within a
+   *     minute; every node started is stopped again
+   */
+  public static RedisClusterSet start(int replicasPerMaster) {
+    if (replicasPerMaster != 0 && replicasPerMaster != 1) {
+      throw new IllegalArgumentException("replicasPerMaster must be 0 or 1, not " + replicasPerMaster);
+    }
     List<RedisServer> started = new ArrayList<>();
     try {
-      for (int i = 0; i < 2 * SLOT_RANGES.length; i++) {
+      for (int i = 0; i < (1 + replicasPerMaster) * SLOT_RANGES.length; i++) {
         started.add(RedisServer.startClusterNode(NODE_ARGS));
       }
       List<String> ids = new ArrayList<>();
       for (RedisServer node : started) {
         ids.add(String.valueOf(node.reply("CLUSTER", "MYID")));
       }
-      RedisClusterSet cluster = new RedisClusterSet(List.copyOf(started), List.copyOf(ids));
+      RedisClusterSet cluster = new RedisClusterSet(List.copyOf(started), List.copyOf(ids), replicasPerMaster);
       cluster.form();
       return cluster;
     } catch (RuntimeException e) {
@@ -127,11 +146,12 @@ public final class RedisClusterSet implements AutoCloseable {
       }
       return true;
     });
-    for (int r = 0; r < SLOT_RANGES.length; r++) {
-      nodes.get(SLOT_RANGES.length + r).reply("CLUSTER", "REPLICATE", ids.get(r));
+    for (int r = SLOT_RANGES.length; r < nodes.size(); r++) {
+      nodes.get(r).reply("CLUSTER", "REPLICATE", ids.get(r - SLOT_RANGES.length));
     }
-    waitUntil("the cluster forms: three masters serving all " + SLOTS + " slots, one replica of each in sync,"
-        + " and cluster_state:ok on every node", this::isFormed);
+    waitUntil("the cluster forms: three masters serving all " + SLOTS + " slots, "
+        + (replicasPerMaster == 0 ? "no replicas" : "one replica of each in sync") + ", and cluster_state:ok on every node",
+        this::isFormed);
   }
 
   private boolean isFormed() {
@@ -164,14 +184,17 @@ public final class RedisClusterSet implements AutoCloseable {
           return false;
         }
       }
-      if (!linkUp(nodes.get(SLOT_RANGES.length + m), nodes.get(m))) {
+      if (replicasPerMaster > 0 && !linkUp(nodes.get(SLOT_RANGES.length + m), nodes.get(m))) {
         return false;
       }
     }
     return true;
   }
 
-  /** All six nodes in the order they started, whether running or not and whatever their role now. */
+  /**
+   * Every node (six, or three without replicas) in the order they started, whether running or not
+   * and whatever their role now.
+   */
   public List<RedisServer> nodes() {
     return nodes;
   }

@@ -246,6 +246,37 @@ class RedisClusterSetIntegrationTests {
   }
 
   @Test
+  void threeMastersWithoutReplicasServeAllSlots() {
+    assertThatThrownBy(() -> RedisClusterSet.start(2)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0 or 1");
+    try (RedisClusterSet own = RedisClusterSet.start(0)) {
+      assertThat(own.nodes()).hasSize(3);
+      assertThat(own.masters()).containsExactlyElementsOf(own.nodes());
+      assertThat(own.replicas()).isEmpty();
+      for (RedisServer node : own.nodes()) {
+        assertThat(String.valueOf(node.reply("CLUSTER", "INFO"))).contains("cluster_state:ok",
+            "cluster_slots_assigned:16384", "cluster_slots_ok:16384", "cluster_known_nodes:3", "cluster_size:3");
+      }
+      RedisClusterClient client = RedisClusterClient.create(own.seedUri());
+      try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
+        RedisAdvancedClusterCommands<String, String> redis = connection.sync();
+        for (int i = 0; i < 300; i++) {
+          redis.set("bare:" + i, "value " + i);
+        }
+        for (int i = 0; i < 300; i += 7) {
+          String key = "bare:" + i;
+          assertThat(own.masterOf(key).reply("GET", key)).isEqualTo("value " + i);
+        }
+      } finally {
+        client.shutdown();
+      }
+      for (RedisServer master : own.masters()) {
+        assertThat((Long) master.reply("DBSIZE")).as("keys on %s", master).isGreaterThan(50L);
+      }
+    }
+  }
+
+  @Test
   void closeLeavesNoProcessRunning() {
     RedisClusterSet own = RedisClusterSet.start();
     List<RedisServer> nodes = own.nodes();

@@ -5,6 +5,7 @@ import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.RowRole;
 import dev.stowage.bench.app.AppBench;
 import dev.stowage.bench.clients.ClientsBench;
+import dev.stowage.bench.cluster.ClusterBench;
 import dev.stowage.bench.codecs.CodecsBench;
 import dev.stowage.bench.http.HttpBench;
 import dev.stowage.bench.memory.MemoryBench;
@@ -180,7 +181,21 @@ public record TableSpec(
             List.of(
                 new ChartSpec("reads_per_s", "reads per second", "/s", MetricKind.THROUGHPUT),
                 new ChartSpec("p50_us", "p50 latency", "\u00b5s", MetricKind.LATENCY),
-                new ChartSpec("p99_us", "p99 latency", "\u00b5s", MetricKind.LATENCY))));
+                new ChartSpec("p99_us", "p99 latency", "\u00b5s", MetricKind.LATENCY))),
+        new TableSpec(
+            ClusterBench.BENCH_NAME,
+            "Bulk and single reads and writes on one server and on a three-master cluster",
+            List.of(),
+            List.of(ClusterBench.BASELINE_ROW),
+            List.of("topology"),
+            "topology",
+            true,
+            List.of(
+                new ChartSpec("putall_ms", "putAll of N items", "ms", MetricKind.TIME),
+                new ChartSpec("getall_ms", "getAll of N items", "ms", MetricKind.TIME),
+                new ChartSpec("get_ops_per_s", "random GETs per second", "/s", MetricKind.THROUGHPUT),
+                new ChartSpec("get_p50_ms", "GET p50 latency", "ms", MetricKind.LATENCY),
+                new ChartSpec("get_p99_ms", "GET p99 latency", "ms", MetricKind.LATENCY))));
   }
 
   /** The known table of this bench, if the report knows it. */

@@ -51,7 +51,7 @@ class ReportCommandUnitTests {
     Path page = results.resolve("report.html");
     assertThat(exit).as(err.toString()).isZero();
     assertThat(out.toString().strip()).isEqualTo(page.toString());
-    assertThat(err.toString()).contains("1 table(s) charted [pipeline], not run [memory, http, codecs, clients, app, transport, nearcache]");
+    assertThat(err.toString()).contains("1 table(s) charted [pipeline], not run [memory, http, codecs, clients, app, transport, nearcache, cluster]");
     assertThat(Files.readString(page)).contains("\u00d70.25").contains("./stowage bench pipeline --quick");
   }
 

@@ -45,7 +45,7 @@ class ReportBrowserIntegrationTests {
     assertThat(built.exit()).as(built.err()).isZero();
     Path page = results.resolve(ReportBuilder.FILE_NAME);
     assertThat(built.out().strip()).isEqualTo(page.toString());
-    assertThat(built.err()).contains("cannot read " + results.resolve("app.json")).contains("not run [memory, http, transport, nearcache]");
+    assertThat(built.err()).contains("cannot read " + results.resolve("app.json")).contains("not run [memory, http, transport, nearcache, cluster]");
 
     Run dump = chromium(List.of("--dump-dom", page.toUri().toString()));
     assertNoConsoleMessages(dump);
@@ -59,7 +59,7 @@ class ReportBrowserIntegrationTests {
       charted.add(section.attr("data-bench"));
     }
     assertThat(charted).containsExactly("pipeline", "codecs", "clients", "spring");
-    assertThat(dom.select("section.table.missing").eachAttr("data-bench")).containsExactly("memory", "http", "transport", "nearcache");
+    assertThat(dom.select("section.table.missing").eachAttr("data-bench")).containsExactly("memory", "http", "transport", "nearcache", "cluster");
     assertThat(dom.select("section.table.failed").eachAttr("data-bench")).containsExactly("app");
     assertThat(dom.select("script")).isEmpty();
 

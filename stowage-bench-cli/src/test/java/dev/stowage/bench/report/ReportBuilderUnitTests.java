@@ -54,9 +54,9 @@ class ReportBuilderUnitTests {
     assertThat(report.tables()).containsExactly("pipeline", "codecs", "clients", "spring");
     // What ran first, then the unreadable file, then what was not run.
     assertThat(page.select("section.table").eachAttr("data-bench"))
-        .containsExactly("pipeline", "codecs", "clients", "spring", "app", "memory", "http", "transport", "nearcache");
+        .containsExactly("pipeline", "codecs", "clients", "spring", "app", "memory", "http", "transport", "nearcache", "cluster");
     assertThat(page.select("#headline tbody tr").eachAttr("data-bench"))
-        .containsExactly("pipeline", "codecs", "clients", "spring", "app", "memory", "http", "transport", "nearcache");
+        .containsExactly("pipeline", "codecs", "clients", "spring", "app", "memory", "http", "transport", "nearcache", "cluster");
     for (String bench : report.tables()) {
       Element section = section(bench);
       int rows = Integer.parseInt(section.attr("data-rows"));
@@ -139,7 +139,7 @@ class ReportBuilderUnitTests {
 
   @Test
   void missingTablesSayHowToRunThemAndStillShowTheSeedsFigures() {
-    assertThat(report.notRun()).containsExactly("memory", "http", "transport", "nearcache");
+    assertThat(report.notRun()).containsExactly("memory", "http", "transport", "nearcache", "cluster");
     for (String bench : report.notRun()) {
       Element section = section(bench);
       assertThat(section.classNames()).contains("missing");
@@ -203,9 +203,9 @@ class ReportBuilderUnitTests {
   void withoutAResultsDirectoryEveryTableIsNotRun() {
     Report empty = new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(temp.resolve("nothing"));
     assertThat(empty.tables()).isEmpty();
-    assertThat(empty.notRun()).containsExactly("memory", "http", "pipeline", "codecs", "clients", "app", "transport", "nearcache");
+    assertThat(empty.notRun()).containsExactly("memory", "http", "pipeline", "codecs", "clients", "app", "transport", "nearcache", "cluster");
     assertThat(empty.problems()).containsExactly("no results directory " + temp.resolve("nothing") + ": run ./stowage bench <name> first");
-    assertThat(Jsoup.parse(empty.html()).select("#headline td.none")).hasSize(8);
+    assertThat(Jsoup.parse(empty.html()).select("#headline td.none")).hasSize(9);
   }
 
   @Test

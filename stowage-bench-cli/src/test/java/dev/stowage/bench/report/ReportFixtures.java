@@ -10,8 +10,8 @@ import java.util.List;
 /**
  * The hand-written results in {@code src/test/resources/report-fixtures}: pipeline, clients (with a
  * failed row), codecs (two data shapes, a row name with markup), app (malformed), spring (a bench
- * the report does not know, with a request error count). memory, http, transport and nearcache are
- * missing.
+ * the report does not know, with a request error count). memory, http, transport, nearcache and
+ * cluster are missing.
  */
 final class ReportFixtures {
 
