@@ -172,12 +172,12 @@ public final class EnvelopeCodec<T> {
     }
     int codecId = writeCodec.id();
     if (compressor != null && payload.length >= compression.minSize()) {
-      byte[] compressed = compressor.compress(payload);
-      int extraHeader = EnvelopeWriter.headerSize(compressor.compressionId(), compressor.dictionaryId(), schemaField)
-          - EnvelopeWriter.headerSize(CompressionIds.NONE, -1, schemaField);
-      if (compressed.length + extraHeader < payload.length) {
-        return EnvelopeWriter.write(codecId, compressor.compressionId(), compressor.dictionaryId(),
-            schemaField, compressed);
+      int header = EnvelopeWriter.headerSize(compressor.compressionId(), compressor.dictionaryId(), schemaField);
+      int extraHeader = header - EnvelopeWriter.headerSize(CompressionIds.NONE, -1, schemaField);
+      byte[] value = compressor.compressAfter(header, payload, payload.length - extraHeader);
+      if (value != null) {
+        EnvelopeWriter.writeHeader(value, codecId, compressor.compressionId(), compressor.dictionaryId(), schemaField);
+        return value;
       }
     }
     return EnvelopeWriter.write(codecId, CompressionIds.NONE, -1, schemaField, payload);
@@ -257,7 +257,7 @@ public final class EnvelopeCodec<T> {
       byte[] payload;
       try {
         payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
-            length, maxDecodedSize);
+            length, maxDecodedSize, declared);
       } catch (StowageException e) {
         throw e.addContext(header.describe());
       }

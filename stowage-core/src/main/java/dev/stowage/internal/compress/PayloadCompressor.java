@@ -1,5 +1,7 @@
 package dev.stowage.internal.compress;
 
+import org.jspecify.annotations.Nullable;
+
 /** Compresses payloads for one {@link dev.stowage.compress.Compression}. Thread-safe. */
 public interface PayloadCompressor {
 
@@ -11,4 +13,19 @@ public interface PayloadCompressor {
 
   /** Compresses {@code data} into the payload format of {@link #compressionId()}. */
   byte[] compress(byte[] data);
+
+  /**
+   * Compresses {@code data} into a new array that starts with {@code room} unwritten bytes (for a
+   * header) followed by the compressed bytes, or returns {@code null}, allocating nothing, when the
+   * compressed bytes take {@code limit} or more.
+   */
+  default byte @Nullable [] compressAfter(int room, byte[] data, int limit) {
+    byte[] compressed = compress(data);
+    if (compressed.length >= limit) {
+      return null;
+    }
+    byte[] out = new byte[room + compressed.length];
+    System.arraycopy(compressed, 0, out, room, compressed.length);
+    return out;
+  }
 }

@@ -34,18 +34,27 @@ public final class PayloadDecompressor {
    */
   public byte[] decompress(int compressionId, long dictionaryId, byte[] source, int offset, int length,
                            int maxDecodedSize) {
+    return decompress(compressionId, dictionaryId, source, offset, length, maxDecodedSize, -1);
+  }
+
+  /**
+   * As {@link #decompress(int, long, byte[], int, int, int)}, for a payload whose
+   * {@link #declaredSize} was read already: {@code declared}, or -1 to read it again.
+   */
+  public byte[] decompress(int compressionId, long dictionaryId, byte[] source, int offset, int length,
+                           int maxDecodedSize, int declared) {
     switch (compressionId) {
       case CompressionIds.LZ4:
         OptionalLibrary.LZ4.require();
         return Lz4BlockCodec.instance().decompress(source, offset, length, maxDecodedSize);
       case CompressionIds.ZSTD:
-        return zstd().decompress(source, offset, length, maxDecodedSize, -1);
+        return zstdFrame(zstd(), source, offset, length, maxDecodedSize, declared, -1);
       case CompressionIds.ZSTD_DICT:
         ZstdFrameDecompressor frames = zstd();
         if (!frames.hasDictionary(dictionaryId)) {
           frames.addDictionary(resolve(dictionaryId));
         }
-        return frames.decompress(source, offset, length, maxDecodedSize, dictionaryId);
+        return zstdFrame(frames, source, offset, length, maxDecodedSize, declared, dictionaryId);
       default:
         throw new EnvelopeException("unknown compression id " + compressionId);
     }
@@ -70,6 +79,13 @@ public final class PayloadDecompressor {
       default:
         throw new EnvelopeException("unknown compression id " + compressionId);
     }
+  }
+
+  private static byte[] zstdFrame(ZstdFrameDecompressor frames, byte[] source, int offset, int length,
+                                  int maxDecodedSize, int declared, long dictionaryId) {
+    return declared < 0
+        ? frames.decompress(source, offset, length, maxDecodedSize, dictionaryId)
+        : frames.decompressDeclared(source, offset, length, declared, dictionaryId);
   }
 
   private ZstdDictionary resolve(long id) {

@@ -1,5 +1,6 @@
 package dev.stowage.internal.compress;
 
+import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDictCompress;
 import dev.stowage.StowageException;
@@ -10,14 +11,41 @@ import org.jspecify.annotations.Nullable;
 /**
  * Writes one zstd frame per payload, with its content size and without a checksum or zstd's own
  * dictionary id (the envelope carries the id). With a dictionary, its digested form is built once
- * and shared by every context. Load this class only after {@link OptionalLibrary#ZSTD} is present.
- * Thread-safe.
+ * and shared by every context. Each pooled context comes with a buffer of its own that frames are
+ * written into, so a frame is copied once, into the array that is stored. Load this class only after
+ * {@link OptionalLibrary#ZSTD} is present. Thread-safe.
  */
 public final class ZstdFrameCompressor implements PayloadCompressor {
+  /** A context's buffer grows to fit the frames it writes, and is dropped after one larger than this. */
+  static final int MAX_KEPT_BUFFER = 64 * 1024;
+
   private final int level;
   private final @Nullable ZstdDictionary dictionary;
   private final @Nullable ZstdDictCompress digestedDictionary;
-  private final ContextPool<ZstdCompressCtx> contexts;
+  private final ContextPool<Worker> workers;
+
+  /** A context and the buffer it writes into; used by one thread at a time. */
+  private static final class Worker {
+    final ZstdCompressCtx context;
+    byte[] buffer = new byte[0];
+
+    Worker(ZstdCompressCtx context) {
+      this.context = context;
+    }
+
+    /** Compresses {@code data} into {@link #buffer}, grown first if needed, and returns the frame's size. */
+    int compress(byte[] data) {
+      int bound = (int) Math.min(Zstd.compressBound(data.length), Integer.MAX_VALUE - 16);
+      if (buffer.length < bound) {
+        buffer = new byte[bound];
+      }
+      return context.compressByteArray(buffer, 0, buffer.length, data, 0, data.length);
+    }
+
+    void close() {
+      context.close();
+    }
+  }
 
   /**
    * @param dictionary the dictionary, or {@code null} for plain zstd
@@ -26,10 +54,10 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
     this.level = level;
     this.dictionary = dictionary;
     this.digestedDictionary = dictionary == null ? null : new ZstdDictCompress(dictionary.bytes(), level);
-    this.contexts = new ContextPool<>(this::newContext, ZstdCompressCtx::close);
+    this.workers = new ContextPool<>(this::newWorker, Worker::close);
   }
 
-  private ZstdCompressCtx newContext() {
+  private Worker newWorker() {
     ZstdCompressCtx context = new ZstdCompressCtx();
     context.setLevel(level);
     context.setChecksum(false);
@@ -38,7 +66,7 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
     if (digestedDictionary != null) {
       context.loadDict(digestedDictionary);
     }
-    return context;
+    return new Worker(context);
   }
 
   @Override
@@ -53,15 +81,36 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
 
   @Override
   public byte[] compress(byte[] data) {
-    ZstdCompressCtx context = contexts.take();
-    byte[] frame;
+    byte[] frame = compressAfter(0, data, Integer.MAX_VALUE);
+    if (frame == null) {
+      throw new IllegalStateException("a zstd frame cannot be longer than Integer.MAX_VALUE bytes");
+    }
+    return frame;
+  }
+
+  @Override
+  public byte @Nullable [] compressAfter(int room, byte[] data, int limit) {
+    Worker worker = workers.take();
+    byte[] out = null;
     try {
-      frame = context.compress(data);
+      int size = worker.compress(data);
+      if (size < limit) {
+        out = new byte[room + size];
+        System.arraycopy(worker.buffer, 0, out, room, size);
+      }
     } catch (RuntimeException e) {
-      contexts.discard(context);
+      workers.discard(worker);
       throw new StowageException("zstd compression failed: " + e.getMessage(), e);
     }
-    contexts.give(context);
-    return frame;
+    if (worker.buffer.length > MAX_KEPT_BUFFER) {
+      worker.buffer = new byte[0];
+    }
+    workers.give(worker);
+    return out;
+  }
+
+  /** How many contexts wait idle for reuse; for tests. */
+  int idleContexts() {
+    return workers.idleCount();
   }
 }

@@ -83,7 +83,18 @@ public final class ZstdFrameDecompressor {
    * @throws IllegalStateException if a dictionary id is given that was not added first
    */
   public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId) {
-    long declared = declaredSize(source, offset, length, maxDecodedSize);
+    return decompressDeclared(source, offset, length, (int) declaredSize(source, offset, length, maxDecodedSize),
+        dictionaryId);
+  }
+
+  /**
+   * Decompresses a frame whose content size {@link #declaredSize} returned already, with the cached
+   * dictionary {@code dictionaryId} or -1 for none, into an array of exactly that size.
+   *
+   * @throws EnvelopeException if the frame is corrupt or decodes to another size than {@code declared}
+   * @throws IllegalStateException if a dictionary id is given that was not added first
+   */
+  public byte[] decompressDeclared(byte[] source, int offset, int length, int declared, long dictionaryId) {
     ContextPool<ZstdDecompressCtx> pool = plainContexts;
     if (dictionaryId >= 0) {
       DictionaryContexts dictionary = digested.get(dictionaryId);
@@ -93,7 +104,7 @@ public final class ZstdFrameDecompressor {
       pool = dictionary.contexts;
     }
     ZstdDecompressCtx context = pool.take();
-    byte[] out = new byte[(int) declared];
+    byte[] out = new byte[declared];
     int produced;
     try {
       produced = context.decompressByteArray(out, 0, out.length, source, offset, length);

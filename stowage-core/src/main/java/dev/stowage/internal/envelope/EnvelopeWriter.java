@@ -27,14 +27,27 @@ public final class EnvelopeWriter {
    */
   public static byte[] write(int codecId, int compressionId, long dictionaryId, int schemaVersion,
                              byte[] payload) {
+    int headerSize = headerSize(compressionId, dictionaryId, schemaVersion);
+    byte[] value = new byte[headerSize + payload.length];
+    writeHeader(value, codecId, compressionId, dictionaryId, schemaVersion);
+    System.arraycopy(payload, 0, value, headerSize, payload.length);
+    return value;
+  }
+
+  /**
+   * Writes the header into the first {@link #headerSize} bytes of {@code value}, whose payload
+   * follows it already.
+   *
+   * @param dictionaryId written only when the compression id is zstd-dict
+   * @param schemaVersion written, with its flag, when it is 0 or more; -1 for none
+   */
+  public static void writeHeader(byte[] value, int codecId, int compressionId, long dictionaryId, int schemaVersion) {
     if (codecId < 1 || codecId > 255) {
       throw new IllegalArgumentException("codec id must be 1 to 255, got " + codecId);
     }
     if (!CompressionIds.isKnown(compressionId)) {
       throw new IllegalArgumentException("unknown compression id " + compressionId);
     }
-    int headerSize = headerSize(compressionId, dictionaryId, schemaVersion);
-    byte[] value = new byte[headerSize + payload.length];
     value[0] = (byte) Envelope.MAGIC;
     int flags = schemaVersion >= 0 ? Envelope.FLAG_SCHEMA_VERSION : 0;
     value[1] = (byte) (Envelope.VERSION << 4 | flags);
@@ -45,9 +58,7 @@ public final class EnvelopeWriter {
       offset = UnsignedVarint.write(dictionaryId, value, offset);
     }
     if (schemaVersion >= 0) {
-      offset = UnsignedVarint.write(schemaVersion, value, offset);
+      UnsignedVarint.write(schemaVersion, value, offset);
     }
-    System.arraycopy(payload, 0, value, offset, payload.length);
-    return value;
   }
 }
