@@ -52,7 +52,7 @@ public class StowageEndpoint {
    * @param compression the compression setting: {@code learned}, {@code standard}, {@code zstd},
    *     {@code lz4} or {@code none}
    * @param writtenWith the compression values are written with now, such as
-   *     {@code zstd-dict(level 3, dictionary 1a2b3c4d) from 64 bytes}
+   *     {@code zstd-dict(level 2, dictionary 1a2b3c4d) from 64 bytes}
    * @param dictionary the id of the zstd dictionary values are written with, or {@code null}
    * @param nearCache the near cache's limits, or {@code null} without one
    * @param stats the cache's counters since it was made
