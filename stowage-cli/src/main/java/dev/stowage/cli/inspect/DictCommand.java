@@ -15,8 +15,8 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -76,7 +76,7 @@ public final class DictCommand implements Runnable {
   }
 
   /** Scans {@code match} page by page, handing each page's keys to {@code page}. */
-  private static void scan(RedisCommands<byte[], byte[]> redis, String match, int count,
+  private static void scan(RedisClusterCommands<byte[], byte[]> redis, String match, int count,
                            Predicate<List<byte[]>> page) {
     ScanCursor cursor = ScanCursor.INITIAL;
     ScanArgs args = ScanArgs.Builder.matches(match).limit(count);
@@ -100,7 +100,7 @@ public final class DictCommand implements Runnable {
   }
 
   /** Counts the dictionaries a list's elements name, 500 elements a round trip; returns the elements read. */
-  private static long countListElements(RedisCommands<byte[], byte[]> redis, byte[] key, Map<Long, Long> uses) {
+  private static long countListElements(RedisClusterCommands<byte[], byte[]> redis, byte[] key, Map<Long, Long> uses) {
     long read = 0;
     for (long from = 0; ; from += 500) {
       List<byte[]> elements = redis.lrange(key, from, from + 499);
@@ -154,8 +154,8 @@ public final class DictCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       try (RedisOption.RedisSession session = redis.connect(spec)) {
-        RedisCommands<byte[], byte[]> sync = session.connection().sync();
-        RedisAsyncCommands<byte[], byte[]> async = session.connection().async();
+        RedisClusterCommands<byte[], byte[]> sync = session.sync();
+        RedisClusterAsyncCommands<byte[], byte[]> async = session.async();
         DictionaryStore store = new DictionaryStore(session.connection());
         EnvelopePayloads payloads = new EnvelopePayloads(store);
         List<byte[]> collected = new ArrayList<>();
@@ -242,8 +242,8 @@ public final class DictCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       try (RedisOption.RedisSession session = redis.connect(spec)) {
-        RedisCommands<byte[], byte[]> sync = session.connection().sync();
-        RedisAsyncCommands<byte[], byte[]> async = session.connection().async();
+        RedisClusterCommands<byte[], byte[]> sync = session.sync();
+        RedisClusterAsyncCommands<byte[], byte[]> async = session.async();
         List<Long> ids = new DictionaryStore(session.connection()).list();
         Map<Long, Long> uses = new TreeMap<>();
         long[] scanned = new long[1];
@@ -328,7 +328,7 @@ public final class DictCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       try (RedisOption.RedisSession session = redis.connect(spec)) {
-        RedisCommands<byte[], byte[]> sync = session.connection().sync();
+        RedisClusterCommands<byte[], byte[]> sync = session.sync();
         String key = StowageKeys.dictionary(dictionaryId);
         byte[] stored = sync.get(bytes(key));
         if (stored == null) {

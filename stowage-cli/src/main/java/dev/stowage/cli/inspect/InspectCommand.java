@@ -14,9 +14,8 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ValueScanCursor;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -75,7 +74,7 @@ public final class InspectCommand implements Callable<Integer> {
 
   // Opened by call() before anything reads a key with it.
   @SuppressWarnings("NullAway.Init")
-  private StatefulRedisConnection<byte[], byte[]> connection;
+  private RedisOption.RedisSession connection;
 
   @Override
   public Integer call() {
@@ -95,8 +94,8 @@ public final class InspectCommand implements Callable<Integer> {
       return 1;
     }
     try (RedisOption.RedisSession session = redis.connect(spec)) {
-      connection = session.connection();
-      RedisCommands<byte[], byte[]> commands = connection.sync();
+      connection = session;
+      RedisClusterCommands<byte[], byte[]> commands = session.sync();
       ValueReader reader = new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
       ArrayNode all = NODES.arrayNode();
       int missing = 0;
@@ -123,7 +122,7 @@ public final class InspectCommand implements Callable<Integer> {
     }
   }
 
-  ObjectNode describeKey(RedisCommands<byte[], byte[]> commands, ValueReader reader, String key) {
+  ObjectNode describeKey(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader, String key) {
     byte[] k = key.getBytes(StandardCharsets.UTF_8);
     ObjectNode node = NODES.objectNode();
     node.put("key", key);
@@ -210,7 +209,7 @@ public final class InspectCommand implements Callable<Integer> {
   }
 
   /** Whether a sorted set is a feed's index: see {@link FeedLayout#looksLikeIndex}, and its first bucket is a list. */
-  private static boolean isFeedIndex(RedisCommands<byte[], byte[]> commands, byte[] key) {
+  private static boolean isFeedIndex(RedisClusterCommands<byte[], byte[]> commands, byte[] key) {
     List<ScoredValue<byte[]>> first = commands.zrangeWithScores(key, 0, 9);
     return FeedLayout.looksLikeIndex(first)
         && "list".equals(commands.type(FeedLayout.bucketKey(key, text(first.get(0).getValue()))));
@@ -221,8 +220,8 @@ public final class InspectCommand implements Callable<Integer> {
    * bucket, pipelined), the memory of the index and the buckets, and its newest entries, walking
    * the buckets from the newest as the feed's own pages do.
    */
-  private void describeFeed(RedisCommands<byte[], byte[]> commands, ValueReader reader, byte[] key, ObjectNode node) {
-    RedisAsyncCommands<byte[], byte[]> async = connection.async();
+  private void describeFeed(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader, byte[] key, ObjectNode node) {
+    RedisClusterAsyncCommands<byte[], byte[]> async = connection.async();
     node.put("type", "feed");
     long indexMemory = node.path("memoryUsage").asLong(0);
     long buckets = commands.zcard(key);

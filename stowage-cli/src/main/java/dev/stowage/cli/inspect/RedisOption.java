@@ -1,19 +1,29 @@
 package dev.stowage.cli.inspect;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * {@code --redis URL}, shared by every command that reads Redis. There is no default server: the
- * URL comes from the option or from the {@value #ENVIRONMENT_VARIABLE} environment variable, so a
- * command never reads a server nobody named.
+ * {@code --redis URL}, shared by every command that reads Redis, or {@code --redis-cluster URL,...}
+ * for a Redis Cluster (any of its nodes). There is no default server: the URL comes from an option
+ * or from the {@value #ENVIRONMENT_VARIABLE} environment variable, so a command never reads a
+ * server nobody named. On a cluster, {@code SCAN} and {@code DBSIZE} run on every master (Lettuce's
+ * cluster commands), and a command on a key goes to the master that serves the key's slot.
  */
 public final class RedisOption {
   /** The environment variable read when {@code --redis} is absent. */
@@ -23,6 +33,11 @@ public final class RedisOption {
       description = "Redis to read, such as redis://127.0.0.1:6379/0 (default: the "
           + ENVIRONMENT_VARIABLE + " environment variable; there is no built-in default).")
   String url;
+
+  @Option(names = "--redis-cluster", paramLabel = "URL", split = ",",
+      description = "A Redis Cluster to read instead, through one or more of its nodes, such as "
+          + "redis://10.0.0.1:6379,redis://10.0.0.2:6379: scans walk every master, keys are read from their node.")
+  List<String> clusterUrls;
 
   /**
    * The URL to use.
@@ -39,17 +54,27 @@ public final class RedisOption {
     return chosen.strip();
   }
 
-  /** Connects to the server with byte-array keys and values; the caller closes the result. */
+  /** Connects to the server, or the cluster, with byte-array keys and values; the caller closes the result. */
   RedisSession connect(CommandSpec spec) {
-    String chosen = url(spec);
-    RedisURI uri;
-    try {
-      uri = RedisURI.create(chosen);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--redis: not a Redis URL: '" + chosen + "' ("
-          + e.getMessage() + ")");
+    if (clusterUrls != null && !clusterUrls.isEmpty()) {
+      if (url != null) {
+        throw new ParameterException(spec.commandLine(), "--redis and --redis-cluster name two servers; pass one");
+      }
+      List<RedisURI> seeds = new ArrayList<>();
+      for (String seed : clusterUrls) {
+        seeds.add(parse(spec, "--redis-cluster", seed.strip()));
+      }
+      String chosen = String.join(",", clusterUrls);
+      RedisClusterClient client = RedisClusterClient.create(seeds);
+      try {
+        return new RedisSession(chosen, client, client.connect(ByteArrayCodec.INSTANCE));
+      } catch (RuntimeException e) {
+        client.shutdown(0, 2, TimeUnit.SECONDS);
+        throw new InspectException("could not connect to the cluster " + chosen + ": " + causeChain(e), e);
+      }
     }
-    uri.setTimeout(Duration.ofSeconds(30));
+    String chosen = url(spec);
+    RedisURI uri = parse(spec, "--redis", chosen);
     RedisClient client = RedisClient.create(uri);
     try {
       return new RedisSession(chosen, client, client.connect(ByteArrayCodec.INSTANCE));
@@ -57,6 +82,18 @@ public final class RedisOption {
       client.shutdown(0, 2, TimeUnit.SECONDS);
       throw new InspectException("could not connect to " + chosen + ": " + causeChain(e), e);
     }
+  }
+
+  private static RedisURI parse(CommandSpec spec, String option, String text) {
+    RedisURI uri;
+    try {
+      uri = RedisURI.create(text);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), option + ": not a Redis URL: '" + text + "' ("
+          + e.getMessage() + ")");
+    }
+    uri.setTimeout(Duration.ofSeconds(30));
+    return uri;
   }
 
   /**
@@ -75,9 +112,24 @@ public final class RedisOption {
     return text.length() == 0 ? error.toString() : text.toString();
   }
 
-  /** A client and its one connection. */
-  record RedisSession(String url, RedisClient client, StatefulRedisConnection<byte[], byte[]> connection)
+  /**
+   * A client and its one connection: a {@link StatefulRedisConnection}, or a
+   * {@link StatefulRedisClusterConnection} for a cluster.
+   */
+  record RedisSession(String url, AbstractRedisClient client, StatefulConnection<byte[], byte[]> connection)
       implements AutoCloseable {
+    /** The blocking commands, on one server or across the cluster. */
+    RedisClusterCommands<byte[], byte[]> sync() {
+      return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.sync()
+          : ((StatefulRedisConnection<byte[], byte[]>) connection).sync();
+    }
+
+    /** The asynchronous commands, on one server or across the cluster. */
+    RedisClusterAsyncCommands<byte[], byte[]> async() {
+      return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.async()
+          : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
+    }
+
     @Override
     public void close() {
       connection.close();

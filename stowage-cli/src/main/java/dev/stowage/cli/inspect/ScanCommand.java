@@ -17,8 +17,8 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ValueScanCursor;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -129,8 +129,8 @@ public final class ScanCommand implements Callable<Integer> {
   }
 
   private ObjectNode scan(RedisOption.RedisSession session, PrintWriter err) {
-    RedisCommands<byte[], byte[]> sync = session.connection().sync();
-    RedisAsyncCommands<byte[], byte[]> async = session.connection().async();
+    RedisClusterCommands<byte[], byte[]> sync = session.sync();
+    RedisClusterAsyncCommands<byte[], byte[]> async = session.async();
     ValueReader reader = new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
     boolean terminal = Terminal.stderrIsTerminal();
     ScanProgress progress = new ScanProgress(databaseSize(sync), limit, System::nanoTime);
@@ -318,7 +318,7 @@ public final class ScanCommand implements Callable<Integer> {
    * Up to {@value #MEMBERS_SAMPLED} members of a list (the first), a hash (the values of one
    * {@code HSCAN} page from the start) or a set (one {@code SSCAN} page); null for other types.
    */
-  private static @Nullable CompletableFuture<List<byte[]>> sample(RedisAsyncCommands<byte[], byte[]> async, byte[] key, String type) {
+  private static @Nullable CompletableFuture<List<byte[]>> sample(RedisClusterAsyncCommands<byte[], byte[]> async, byte[] key, String type) {
     ScanArgs page = ScanArgs.Builder.limit(MEMBERS_SAMPLED);
     return switch (type) {
       case "list" -> async.lrange(key, 0, MEMBERS_SAMPLED - 1).toCompletableFuture();
@@ -334,7 +334,7 @@ public final class ScanCommand implements Callable<Integer> {
   }
 
   /** {@code DBSIZE}, or -1 when the server refuses it (an ACL, say): only the progress line needs it. */
-  private static long databaseSize(RedisCommands<byte[], byte[]> sync) {
+  private static long databaseSize(RedisClusterCommands<byte[], byte[]> sync) {
     try {
       Long size = sync.dbsize();
       return size == null ? -1 : size;
