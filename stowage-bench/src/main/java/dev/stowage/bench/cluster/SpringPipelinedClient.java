@@ -85,7 +85,8 @@ final class SpringPipelinedClient implements BulkClient {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
+  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it non-null).
+  @SuppressWarnings({"unchecked", "NullAway"})
   public void putAll(List<Item> items, String keyPrefix) {
     RedisSerializer<String> keys = (RedisSerializer<String>) template.getKeySerializer();
     RedisSerializer<Object> values = (RedisSerializer<Object>) template.getValueSerializer();
@@ -98,7 +99,8 @@ final class SpringPipelinedClient implements BulkClient {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
+  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it non-null).
+  @SuppressWarnings({"unchecked", "NullAway"})
   public List<@Nullable Item> getAll(List<Long> ids, String keyPrefix) {
     RedisSerializer<String> keys = (RedisSerializer<String>) template.getKeySerializer();
     List<Object> replies = template.executePipelined((RedisCallback<Object>) connection -> {
