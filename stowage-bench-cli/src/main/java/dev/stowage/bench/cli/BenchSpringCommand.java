@@ -47,7 +47,7 @@ final class BenchSpringCommand implements Callable<Integer> {
   @Option(names = "--warmup", paramLabel = "SECONDS", description = "Seconds of hits in each row's warm-up (default: 10, quick 5).")
   Integer warmup;
 
-  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows (default: all): spring-redis-cache-manager, stowage-cache-manager, in-process-map.")
+  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows (default: all): spring-redis-cache-manager, stowage-cache-manager, stowage-near-cache, in-process-map.")
   List<String> rows;
 
   /** The plan these options describe. */

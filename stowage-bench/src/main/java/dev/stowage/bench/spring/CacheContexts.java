@@ -38,12 +38,14 @@ import org.springframework.data.redis.serializer.RedisSerializationContext.Seria
  *       with every default (compact MessagePack with the class named, zstd with a dictionary learned
  *       from the cache's values); {@code stowage.allowed-packages} names the samples' package, which
  *       an application's own records would not need;
+ *   <li>{@link SpringCacheBench#STOWAGE_NEAR}: the same with the cache's near cache on, sized to
+ *       hold every record;
  *   <li>{@link SpringCacheBench#IN_PROCESS}: Spring's {@code ConcurrentMapCacheManager}, no Redis:
  *       what the cache abstraction and the bench's callers cost alone.
  * </ul>
  *
- * <p>Both Redis rows keep an entry for an hour ({@code RedisCacheManager}'s TTL set to Stowage's
- * default), so both write keys with an expiry.
+ * <p>The Redis rows keep an entry for an hour ({@code RedisCacheManager}'s TTL set to Stowage's
+ * default), so all write keys with an expiry.
  */
 final class CacheContexts {
 
@@ -56,7 +58,7 @@ final class CacheContexts {
   static ConfigurableApplicationContext start(String row, String redisUri, List<BoardRecord> records) {
     Class<?> source = switch (row) {
       case SpringCacheBench.SPRING -> SpringRedisApplication.class;
-      case SpringCacheBench.STOWAGE -> StowageApplication.class;
+      case SpringCacheBench.STOWAGE, SpringCacheBench.STOWAGE_NEAR -> StowageApplication.class;
       case SpringCacheBench.IN_PROCESS -> InProcessApplication.class;
       default -> throw new IllegalArgumentException("no application for row '" + row + "'");
     };
@@ -67,6 +69,11 @@ final class CacheContexts {
     Map<String, Object> properties = new LinkedHashMap<>();
     properties.put("spring.data.redis.url", redisUri);
     properties.put("stowage.allowed-packages", BoardRecord.class.getPackageName());
+    if (row.equals(SpringCacheBench.STOWAGE_NEAR)) {
+      String cache = "stowage.caches[" + SpringCacheBench.CACHE + "].near-cache.";
+      properties.put(cache + "enabled", "true");
+      properties.put(cache + "maximum-size", Long.toString(records.size()));
+    }
     return new SpringApplicationBuilder(source)
         .web(WebApplicationType.NONE)
         .bannerMode(Banner.Mode.OFF)

@@ -62,6 +62,13 @@ public final class SpringCacheBench {
   /** Stowage's {@code StowageCacheManager} with its defaults. */
   public static final String STOWAGE = "stowage-cache-manager";
 
+  /**
+   * {@code StowageCacheManager} with the cache's near cache turned on
+   * ({@code stowage.caches.<name>.near-cache.enabled}): hits answered in the process while Redis says
+   * the value has not changed.
+   */
+  public static final String STOWAGE_NEAR = "stowage-near-cache";
+
   /** Spring's {@code ConcurrentMapCacheManager}: no Redis. */
   public static final String IN_PROCESS = "in-process-map";
 
@@ -108,7 +115,7 @@ public final class SpringCacheBench {
 
   /** The rows, in table order. */
   public static List<String> rowNames() {
-    return List.of(SPRING, STOWAGE, IN_PROCESS);
+    return List.of(SPRING, STOWAGE, STOWAGE_NEAR, IN_PROCESS);
   }
 
   /**
@@ -206,6 +213,8 @@ public final class SpringCacheBench {
         case SPRING -> "RedisCacheManager, GenericJackson2JsonRedisSerializer (with JavaTimeModule), TTL 1 h,"
             + " writes asynchronous (Spring Data Redis 4's default)";
         case STOWAGE -> "StowageCacheManager, defaults (Stowage's Spring Boot auto-configuration), writes acknowledged";
+        case STOWAGE_NEAR -> "StowageCacheManager, defaults and the cache's near cache (one entry per record),"
+            + " writes acknowledged";
         default -> "ConcurrentMapCacheManager (no Redis)";
       });
       params.put("record", "BoardRecord");
@@ -247,7 +256,7 @@ public final class SpringCacheBench {
       throw new BenchmarkRunException(name + ": no value under " + KEY_PREFIX + 0, null);
     }
     metrics.put("sample_value_bytes", value.length);
-    if (name.equals(STOWAGE)) {
+    if (name.equals(STOWAGE) || name.equals(STOWAGE_NEAR)) {
       if (!Envelope.isEnvelope(value)) {
         throw new BenchmarkRunException(name + ": the value under " + KEY_PREFIX + 0 + " is not in Stowage's envelope", null);
       }
@@ -301,7 +310,7 @@ public final class SpringCacheBench {
   private static RowRole role(String name) {
     return switch (name) {
       case SPRING -> RowRole.SEED;
-      case STOWAGE -> RowRole.STOWAGE;
+      case STOWAGE, STOWAGE_NEAR -> RowRole.STOWAGE;
       default -> RowRole.LIMIT;
     };
   }

@@ -53,7 +53,7 @@ class SpringCacheBenchIntegrationTests {
 
     assertThat(results.bench()).isEqualTo("spring");
     assertThat(results.rows()).extracting(ResultRow::name).containsExactlyElementsOf(SpringCacheBench.rowNames());
-    assertThat(results.rows()).extracting(ResultRow::role).containsExactly(RowRole.SEED, RowRole.STOWAGE, RowRole.LIMIT);
+    assertThat(results.rows()).extracting(ResultRow::role).containsExactly(RowRole.SEED, RowRole.STOWAGE, RowRole.STOWAGE, RowRole.LIMIT);
     for (ResultRow row : results.rows()) {
       assertThat(row.metric("miss_ops")).as(row.name()).hasValue(RECORDS);
       assertThat(row.metric("hit_ops").getAsDouble()).as(row.name()).isPositive();
@@ -63,7 +63,7 @@ class SpringCacheBenchIntegrationTests {
       assertThat(row.metric("hit_p99_ms").getAsDouble()).as(row.name()).isGreaterThanOrEqualTo(row.metric("hit_p50_ms").getAsDouble());
       assertThat(row.params()).containsEntry("records", RECORDS).containsEntry("concurrency", 8).containsKey("cache_manager");
     }
-    for (String name : List.of(SpringCacheBench.SPRING, SpringCacheBench.STOWAGE)) {
+    for (String name : List.of(SpringCacheBench.SPRING, SpringCacheBench.STOWAGE, SpringCacheBench.STOWAGE_NEAR)) {
       ResultRow row = row(results, name);
       assertThat(row.metric("keys_stored")).as(name).hasValue(RECORDS);
       assertThat(row.metric("bytes_per_record").getAsDouble()).as(name).isPositive();
@@ -71,6 +71,8 @@ class SpringCacheBenchIntegrationTests {
     }
     assertThat(row(results, SpringCacheBench.SPRING).param("value_format")).isEqualTo("JSON with @class");
     assertThat(row(results, SpringCacheBench.STOWAGE).param("value_format")).startsWith("envelope: ");
+    assertThat(row(results, SpringCacheBench.STOWAGE_NEAR).param("value_format")).startsWith("envelope: ");
+    assertThat(row(results, SpringCacheBench.STOWAGE_NEAR).param("cache_manager")).contains("near cache");
     assertThat(row(results, SpringCacheBench.IN_PROCESS).metric("bytes_per_record")).isEmpty();
     // Nothing of the bench is left on a server it does not own: neither keys nor Stowage's learned dictionary.
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
