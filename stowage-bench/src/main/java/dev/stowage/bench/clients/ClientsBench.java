@@ -5,6 +5,7 @@ import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.BulkLoader;
 import dev.stowage.bench.ClosedLoop;
+import dev.stowage.bench.Figures;
 import dev.stowage.bench.ProgressReporter;
 import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.ResultRow;
@@ -246,12 +247,12 @@ public final class ClientsBench {
       params.put("concurrency", plan.concurrency());
       Map<String, Number> metrics = new LinkedHashMap<>();
       metrics.put("ops", result.operations());
-      metrics.put("ops_per_s", round(result.opsPerSecond(), 1));
-      metrics.put("p50_ms", round(result.percentileMillis(50), 3));
-      metrics.put("p99_ms", round(result.percentileMillis(99), 3));
+      metrics.put("ops_per_s", Figures.round(result.opsPerSecond(), 1));
+      metrics.put("p50_ms", Figures.round(result.percentileMillis(50), 3));
+      metrics.put("p99_ms", Figures.round(result.percentileMillis(99), 3));
       metrics.put("connections_opened", connections);
-      metrics.put("client_cpu_pct", round(result.cpuPercentOfOneCore(), 1));
-      metrics.put("client_cpu_us_per_op", result.operations() == 0 ? 0 : round(result.processCpuNanos() / 1e3 / result.operations(), 2));
+      metrics.put("client_cpu_pct", Figures.round(result.cpuPercentOfOneCore(), 1));
+      metrics.put("client_cpu_us_per_op", result.operations() == 0 ? 0 : Figures.round(result.processCpuNanos() / 1e3 / result.operations(), 2));
       metrics.put("misses", misses.get());
       return new ResultRow(name, client.role(), params, metrics);
     } finally {
@@ -324,10 +325,5 @@ public final class ClientsBench {
       }
     }
     return Optional.empty();
-  }
-
-  private static double round(double value, int decimals) {
-    double scale = Math.pow(10, decimals);
-    return Math.round(value * scale) / scale;
   }
 }

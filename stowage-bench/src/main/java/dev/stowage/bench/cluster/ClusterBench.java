@@ -2,6 +2,7 @@ package dev.stowage.bench.cluster;
 
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ClosedLoop;
+import dev.stowage.bench.Figures;
 import dev.stowage.bench.ProgressReporter;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
@@ -14,7 +15,6 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -176,7 +176,7 @@ public final class ClusterBench {
           row.check(items, ids);
         }
         progress.finished(row.name + "  " + (row.live()
-            ? String.format(Locale.ROOT, "putAll %.1f ms, getAll %.1f ms", median(row.putMillis), median(row.getMillis))
+            ? String.format(Locale.ROOT, "putAll %.1f ms, getAll %.1f ms", Figures.median(row.putMillis), Figures.median(row.getMillis))
             : "failed: " + row.error));
         if (row.live()) {
           row.getLoop(plan, items);
@@ -276,25 +276,13 @@ public final class ClusterBench {
         continue;
       }
       Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
-      ResultTable.ratio(row, single, "putall_ms").ifPresent(ratio -> metrics.put("putall_x_single", round(ratio, 3)));
-      ResultTable.ratio(row, single, "getall_ms").ifPresent(ratio -> metrics.put("getall_x_single", round(ratio, 3)));
+      ResultTable.ratio(row, single, "putall_ms").ifPresent(ratio -> metrics.put("putall_x_single", Figures.round(ratio, 3)));
+      ResultTable.ratio(row, single, "getall_ms").ifPresent(ratio -> metrics.put("getall_x_single", Figures.round(ratio, 3)));
       // The time per GET is the inverse of the rate at the same number of callers.
-      ResultTable.ratio(single, row, "get_ops_per_s").ifPresent(ratio -> metrics.put("get_x_single", round(ratio, 3)));
+      ResultTable.ratio(single, row, "get_ops_per_s").ifPresent(ratio -> metrics.put("get_x_single", Figures.round(ratio, 3)));
       out.add(new ResultRow(row.name(), row.role(), row.params(), metrics));
     }
     return out;
-  }
-
-  static double median(double[] values) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    int mid = sorted.length / 2;
-    return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  }
-
-  private static double round(double value, int decimals) {
-    double scale = Math.pow(10, decimals);
-    return Math.round(value * scale) / scale;
   }
 
   /** One row while it runs: its client, its timings, and its failure if it failed. */
@@ -417,12 +405,12 @@ public final class ClusterBench {
       }
       ClosedLoop.Result get = Objects.requireNonNull(loop);
       params.put("keys_per_master", keysPerMaster);
-      metrics.put("putall_ms", round(median(putMillis), 3));
-      metrics.put("getall_ms", round(median(getMillis), 3));
+      metrics.put("putall_ms", Figures.round(Figures.median(putMillis), 3));
+      metrics.put("getall_ms", Figures.round(Figures.median(getMillis), 3));
       metrics.put("runs", putMillis.length);
-      metrics.put("get_ops_per_s", round(get.opsPerSecond(), 1));
-      metrics.put("get_p50_ms", round(get.percentileMillis(50), 3));
-      metrics.put("get_p99_ms", round(get.percentileMillis(99), 3));
+      metrics.put("get_ops_per_s", Figures.round(get.opsPerSecond(), 1));
+      metrics.put("get_p50_ms", Figures.round(get.percentileMillis(50), 3));
+      metrics.put("get_p99_ms", Figures.round(get.percentileMillis(99), 3));
       metrics.put("keys", keysPerMaster.stream().mapToLong(Long::longValue).sum());
       metrics.put("verified", verified);
       return new ResultRow(name, role, params, metrics);

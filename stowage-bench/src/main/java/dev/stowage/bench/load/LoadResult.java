@@ -1,5 +1,6 @@
 package dev.stowage.bench.load;
 
+import dev.stowage.bench.Figures;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -97,22 +98,17 @@ public record LoadResult(String label, int usersStarted, long succeeded, Map<Str
    */
   public Map<String, Number> metrics() {
     Map<String, Number> metrics = new LinkedHashMap<>();
-    metrics.put("rps", round(requestsPerSecond(), 1));
+    metrics.put("rps", Figures.round(requestsPerSecond(), 1));
     metrics.put("requests", succeeded);
     metrics.put("errors", errors());
     metrics.put("users", usersStarted);
-    metrics.put("mean_ms", round(meanMillis(), 2));
-    metrics.put("p50_ms", round(latencyMillis(50), 2));
-    metrics.put("p95_ms", round(latencyMillis(95), 2));
-    metrics.put("p99_ms", round(latencyMillis(99), 2));
-    metrics.put("max_ms", round(maxMillis(), 2));
+    metrics.put("mean_ms", Figures.round(meanMillis(), 2));
+    metrics.put("p50_ms", Figures.round(latencyMillis(50), 2));
+    metrics.put("p95_ms", Figures.round(latencyMillis(95), 2));
+    metrics.put("p99_ms", Figures.round(latencyMillis(99), 2));
+    metrics.put("max_ms", Figures.round(maxMillis(), 2));
     metrics.put("bytes_per_request", succeeded == 0 ? 0 : bytes / succeeded);
-    metrics.put("seconds", round(elapsed.toNanos() / 1e9, 2));
+    metrics.put("seconds", Figures.round(elapsed.toNanos() / 1e9, 2));
     return metrics;
-  }
-
-  private static double round(double value, int decimals) {
-    double scale = Math.pow(10, decimals);
-    return Math.round(value * scale) / scale;
   }
 }

@@ -4,6 +4,7 @@ import dev.stowage.EnvelopeCodec;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ClosedLoop;
+import dev.stowage.bench.Figures;
 import dev.stowage.bench.ProgressReporter;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
@@ -224,7 +225,7 @@ public final class NearCacheBench {
     for (ResultRow row : rows) {
       OptionalDouble ratio = ResultTable.ratio(row, baseline.get(), "reads_per_s");
       Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
-      ratio.ifPresent(value -> metrics.put(RATIO_METRIC, round(value, 2)));
+      ratio.ifPresent(value -> metrics.put(RATIO_METRIC, Figures.round(value, 2)));
       out.add(new ResultRow(row.name(), row.role(), row.params(), metrics));
     }
     return out;
@@ -352,24 +353,24 @@ public final class NearCacheBench {
         params.put("visibility_timeout_ms", plan.visibilityTimeout().toMillis());
         Map<String, Number> metrics = new LinkedHashMap<>();
         metrics.put("reads", result.operations());
-        metrics.put("reads_per_s", round(result.opsPerSecond(), 1));
-        metrics.put("p50_us", round(result.percentileMillis(50) * 1e3, 2));
-        metrics.put("p99_us", round(result.percentileMillis(99) * 1e3, 2));
+        metrics.put("reads_per_s", Figures.round(result.opsPerSecond(), 1));
+        metrics.put("p50_us", Figures.round(result.percentileMillis(50) * 1e3, 2));
+        metrics.put("p99_us", Figures.round(result.percentileMillis(99) * 1e3, 2));
         if (redisReadsBefore.isPresent() && redisReadsAfter.isPresent()) {
           // Every read through the client meanwhile: the callers' and the writer's confirming reads.
           long reads = result.operations() + confirming;
           long nearMisses = redisReadsAfter.getAsLong() - redisReadsBefore.getAsLong();
-          metrics.put("near_hit_ratio", reads == 0 ? 0 : round(1 - (double) nearMisses / reads, 5));
+          metrics.put("near_hit_ratio", reads == 0 ? 0 : Figures.round(1 - (double) nearMisses / reads, 5));
         }
         metrics.put("stale_reads", floors.staleReads());
         metrics.put("stale_reads_after_timeout", floors.staleReadsAfterTimeout());
         metrics.put("invalidation_timeouts", written.timeouts());
         metrics.put("stale_keys_at_end", staleKeysAtEnd(client, versions, atStart, plan.visibilityTimeout()));
         metrics.put("writes", written.writes());
-        metrics.put("writes_per_s", round(written.writesPerSecond(), 1));
-        metrics.put("visible_p50_ms", round(written.visibleP50Millis(), 3));
-        metrics.put("visible_p99_ms", round(written.visibleP99Millis(), 3));
-        metrics.put("client_cpu_pct", round(result.cpuPercentOfOneCore(), 1));
+        metrics.put("writes_per_s", Figures.round(written.writesPerSecond(), 1));
+        metrics.put("visible_p50_ms", Figures.round(written.visibleP50Millis(), 3));
+        metrics.put("visible_p99_ms", Figures.round(written.visibleP99Millis(), 3));
+        metrics.put("client_cpu_pct", Figures.round(result.cpuPercentOfOneCore(), 1));
         metrics.put("misses", misses.sum());
         return new ResultRow(name, client.role(), params, metrics);
       } finally {
@@ -405,10 +406,5 @@ public final class NearCacheBench {
       }
       LockSupport.parkNanos(UpdateLoop.POLL_INTERVAL.toNanos());
     }
-  }
-
-  private static double round(double value, int decimals) {
-    double scale = Math.pow(10, decimals);
-    return Math.round(value * scale) / scale;
   }
 }

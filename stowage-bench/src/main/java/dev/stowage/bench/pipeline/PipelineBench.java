@@ -2,6 +2,7 @@ package dev.stowage.bench.pipeline;
 
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
+import dev.stowage.bench.Figures;
 import dev.stowage.bench.ProgressReporter;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
@@ -138,7 +139,7 @@ public final class PipelineBench {
           long keys = redis.countKeys(prefix);
           int verified = verify(writer, items, prefix);
           sizeRows.add(row(writer, n, millis[w], keys, verified));
-          progress.finished(writer.name() + " N=" + n + "  " + String.format(Locale.ROOT, "%.1f ms", median(millis[w])));
+          progress.finished(writer.name() + " N=" + n + "  " + String.format(Locale.ROOT, "%.1f ms", Figures.median(millis[w])));
         }
         rows.addAll(withLimitRatio(sizeRows));
       }
@@ -221,7 +222,7 @@ public final class PipelineBench {
     Map<String, Number> metrics = new LinkedHashMap<>();
     double[] sorted = millis.clone();
     Arrays.sort(sorted);
-    metrics.put("median_ms", round(median(millis)));
+    metrics.put("median_ms", round(Figures.median(millis)));
     metrics.put("min_ms", round(sorted[0]));
     metrics.put("max_ms", round(sorted[sorted.length - 1]));
     metrics.put("runs", millis.length);
@@ -242,13 +243,6 @@ public final class PipelineBench {
       out.add(new ResultRow(row.name(), row.role(), row.params(), metrics));
     }
     return out;
-  }
-
-  static double median(double[] values) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    int mid = sorted.length / 2;
-    return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   }
 
   private static double round(double value) {
