@@ -55,9 +55,7 @@ class BenchHttpCommandIntegrationTests {
     assertThat(reads).allSatisfy(row -> assertThat(row.metric("bytes_per_request").getAsDouble())
         .isCloseTo(row.metric("page_bytes").getAsDouble(), Percentage.withPercentage(20)));
     assertThat(stdout.toString()).contains("load: write").contains("load: read").contains("rps/json");
-    // Each board's output goes to a log file of its own: warnings and errors only (simplelogger.properties),
-    // which a clean run on Spring Boot 4 may not have.
-    assertThat(out.resolve("logs").resolve("board-seed-msgpack.log")).isRegularFile();
+    assertThat(out.resolve("logs").resolve("board-seed-msgpack.log")).isNotEmptyFile();
   }
 
   @Test

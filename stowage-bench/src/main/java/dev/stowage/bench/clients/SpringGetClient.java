@@ -8,7 +8,6 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -55,8 +54,7 @@ final class SpringGetClient implements GetClient {
             : new JedisConnectionFactory(config);
         start(jedis);
         params.put("client", "Jedis through Spring's JedisConnectionFactory, no pool settings");
-        GenericObjectPoolConfig<?> pool = jedis.getPoolConfig();
-        params.put("pool", jedis.getUsePool() && pool != null ? "Spring's default: max " + pool.getMaxTotal() : "none");
+        params.put("pool", jedis.getUsePool() ? "Spring's default: max " + jedis.getPoolConfig().getMaxTotal() : "none");
         factory = jedis;
       }
       case JEDIS_POOL_128 -> {
