@@ -36,7 +36,7 @@ public final class RedisClusterExtension implements BeforeAllCallback, Parameter
       classContext = classContext.getParent().get();
     }
     return classContext.getStore(NAMESPACE)
-        .computeIfAbsent("cluster", key -> new Resource(RedisClusterSet.start()), Resource.class)
+        .getOrComputeIfAbsent("cluster", key -> new Resource(RedisClusterSet.start()), Resource.class)
         .cluster;
   }
 
