@@ -51,7 +51,8 @@ final class BenchAllCommand implements Callable<Integer> {
       "http", new int[] {180, 900},
       "transport", new int[] {140, 600},
       "nearcache", new int[] {50, 300},
-      "cluster", new int[] {75, 240});
+      "cluster", new int[] {75, 240},
+      "spring", new int[] {60, 300});
   private static final int UNKNOWN_SECONDS = 60;
 
   @Spec CommandSpec spec;
