@@ -35,7 +35,7 @@ public final class PostgresExtension implements BeforeAllCallback, ParameterReso
       classContext = classContext.getParent().get();
     }
     return classContext.getStore(NAMESPACE)
-        .getOrComputeIfAbsent("database", key -> new Resource(PostgresDatabase.create()),
+        .computeIfAbsent("database", key -> new Resource(PostgresDatabase.create()),
             Resource.class)
         .database;
   }

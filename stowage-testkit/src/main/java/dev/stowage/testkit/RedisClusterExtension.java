@@ -36,7 +36,7 @@ public final class RedisClusterExtension implements BeforeAllCallback, Parameter
       classContext = classContext.getParent().get();
     }
     return classContext.getStore(NAMESPACE)
-        .getOrComputeIfAbsent("cluster", key -> new Resource(RedisClusterSet.start()), Resource.class)
+        .computeIfAbsent("cluster", key -> new Resource(RedisClusterSet.start()), Resource.class)
         .cluster;
   }
 

@@ -35,7 +35,7 @@ public final class RedisExtension implements BeforeAllCallback, ParameterResolve
       classContext = classContext.getParent().get();
     }
     return classContext.getStore(NAMESPACE)
-        .getOrComputeIfAbsent("server", key -> new Resource(RedisServer.start()), Resource.class)
+        .computeIfAbsent("server", key -> new Resource(RedisServer.start()), Resource.class)
         .server;
   }
 

@@ -36,7 +36,7 @@ public final class RedisSentinelExtension implements BeforeAllCallback, Paramete
       classContext = classContext.getParent().get();
     }
     return classContext.getStore(NAMESPACE)
-        .getOrComputeIfAbsent("sentinels", key -> new Resource(RedisSentinelSet.start()), Resource.class)
+        .computeIfAbsent("sentinels", key -> new Resource(RedisSentinelSet.start()), Resource.class)
         .sentinels;
   }
 
