@@ -2,9 +2,9 @@ package dev.stowage.board;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
-import org.springframework.boot.autoconfigure.data.redis.RedisReactiveAutoConfiguration;
-import org.springframework.boot.autoconfigure.data.redis.RedisRepositoriesAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisRepositoriesAutoConfiguration;
 
 /**
  * The board service's Spring Boot application. Run it with Spring properties as arguments:
@@ -18,8 +18,8 @@ import org.springframework.boot.autoconfigure.data.redis.RedisRepositoriesAutoCo
  *
  * <p>or start it in-process with {@link BoardServer#start}.
  */
-@SpringBootApplication(exclude = {RedisAutoConfiguration.class,
-    RedisReactiveAutoConfiguration.class, RedisRepositoriesAutoConfiguration.class})
+@SpringBootApplication(exclude = {DataRedisAutoConfiguration.class,
+    DataRedisReactiveAutoConfiguration.class, DataRedisRepositoriesAutoConfiguration.class})
 public class BoardApplication {
   /** Starts the service; the arguments are Spring properties ({@code --name=value}). */
   public static void main(String[] args) {

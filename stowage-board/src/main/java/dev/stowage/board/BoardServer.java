@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -30,7 +30,8 @@ public final class BoardServer implements AutoCloseable {
 
   private BoardServer(ConfigurableApplicationContext context) {
     this.context = context;
-    this.port = ((WebServerApplicationContext) context).getWebServer().getPort();
+    this.port = Objects.requireNonNull(((WebServerApplicationContext) context).getWebServer(),
+        "the board's web server").getPort();
     this.settings = context.getBean(BoardSettings.class);
     this.tcp = context.getBean(BoardConfiguration.TcpEndpoint.class).server();
     this.httpLimits = context.getBean(HttpServerLimits.class);

@@ -2,6 +2,7 @@ package dev.stowage.board;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -21,7 +22,7 @@ final class MsgpackEncoder extends AbstractJackson2Encoder {
 
   @Override
   public Flux<DataBuffer> encode(Publisher<?> inputStream, DataBufferFactory bufferFactory,
-      ResolvableType elementType, MimeType mimeType, Map<String, Object> hints) {
+      ResolvableType elementType, @Nullable MimeType mimeType, @Nullable Map<String, Object> hints) {
     return Flux.from(inputStream).map(value ->
         encodeValue(value, bufferFactory, elementType, mimeType, hints));
   }

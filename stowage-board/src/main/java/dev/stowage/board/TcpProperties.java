@@ -23,22 +23,22 @@ final class TcpProperties {
 
   /** The options the environment configures, or null when it names no TCP port. */
   static @Nullable TcpOptions read(Environment env) {
-    String port = env.getProperty(PREFIX + "port");
-    String tlsPort = env.getProperty(PREFIX + "tls-port");
-    if (blank(port) && blank(tlsPort)) {
+    String port = nonBlank(env.getProperty(PREFIX + "port"));
+    String tlsPort = nonBlank(env.getProperty(PREFIX + "tls-port"));
+    if (port == null && tlsPort == null) {
       return null;
     }
     TcpOptions.Builder b = TcpOptions.builder();
-    if (!blank(port)) {
+    if (port != null) {
       b.port(Integer.parseInt(port.trim()));
     }
-    if (!blank(tlsPort)) {
+    if (tlsPort != null) {
       b.tlsPort(Integer.parseInt(tlsPort.trim()));
     }
-    String cert = env.getProperty(PREFIX + "tls-cert");
-    String key = env.getProperty(PREFIX + "tls-key");
-    if (!blank(cert) || !blank(key)) {
-      if (blank(cert) || blank(key)) {
+    String cert = nonBlank(env.getProperty(PREFIX + "tls-cert"));
+    String key = nonBlank(env.getProperty(PREFIX + "tls-key"));
+    if (cert != null || key != null) {
+      if (cert == null || key == null) {
         throw new IllegalArgumentException("give both " + PREFIX + "tls-cert and " + PREFIX
             + "tls-key (--tls-cert and --tls-key)");
       }
@@ -47,8 +47,8 @@ final class TcpProperties {
     if (Boolean.parseBoolean(env.getProperty(PREFIX + "tls-self-signed", "false"))) {
       b.tlsSelfSigned();
     }
-    String host = env.getProperty(PREFIX + "host");
-    if (!blank(host)) {
+    String host = nonBlank(env.getProperty(PREFIX + "host"));
+    if (host != null) {
       b.host(host.trim());
     }
     Integer maxFrame = env.getProperty(PREFIX + "max-frame-bytes", Integer.class);
@@ -107,7 +107,7 @@ final class TcpProperties {
     return properties;
   }
 
-  private static boolean blank(String value) {
-    return value == null || value.isBlank();
+  private static @Nullable String nonBlank(@Nullable String value) {
+    return value == null || value.isBlank() ? null : value;
   }
 }

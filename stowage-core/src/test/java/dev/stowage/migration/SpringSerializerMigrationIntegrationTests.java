@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.cache.Cache;
 import org.springframework.data.redis.cache.RedisCacheConfiguration;
 import org.springframework.data.redis.cache.RedisCacheManager;
+import org.springframework.data.redis.cache.RedisCacheWriter;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -109,10 +110,18 @@ class SpringSerializerMigrationIntegrationTests {
   }
 
   private static RedisCacheManager springCaches(RedisSerializer<?> values) {
-    RedisCacheManager manager = RedisCacheManager.builder(connections)
+    // Spring Data Redis 4 writes a cache's values asynchronously by default; these tests read them right after.
+    RedisCacheManager manager = RedisCacheManager.builder(RedisCacheWriter.create(connections, writer -> writer.immediateWrites()))
         .cacheDefaults(RedisCacheConfiguration.defaultCacheConfig()
             .serializeValuesWith(SerializationPair.fromSerializer(values)))
         .build();
+    manager.afterPropertiesSet();
+    return manager;
+  }
+
+  /** Spring's default cache manager (JDK serialization), its writes acknowledged as in {@link #springCaches}. */
+  private static RedisCacheManager springDefaults() {
+    RedisCacheManager manager = RedisCacheManager.builder(RedisCacheWriter.create(connections, writer -> writer.immediateWrites())).build();
     manager.afterPropertiesSet();
     return manager;
   }
@@ -258,7 +267,7 @@ class SpringSerializerMigrationIntegrationTests {
     assertThat(articles.getOrLoad("9", key -> plain(9, "loaded"))).isEqualTo(plain(9, "loaded"));
     assertThat(Envelope.isEnvelope(raw("articles::9"))).isTrue();
 
-    RedisCacheManager.create(connections).getCache("accounts").put("none", null);
+    springDefaults().getCache("accounts").put("none", null);
     RedisCache<String, Account> accounts = stowage.cache("accounts", Account.class)
         .keyPrefix("accounts::")
         .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
@@ -284,7 +293,7 @@ class SpringSerializerMigrationIntegrationTests {
   @Test
   void jdkValuesOfSpringsDefaultCacheManagerReadThroughTheJdkCodecAndItsAllowlist() {
     Account account = new Account("kim", 120, new ArrayList<>(List.of("open", "deposit")), "vip");
-    RedisCacheManager defaults = RedisCacheManager.create(connections);
+    RedisCacheManager defaults = springDefaults();
     defaults.afterPropertiesSet();
     defaults.getCache("accounts").put("kim", account);
     defaults.getCache("accounts").put("gadget", new Account("eve", 0, List.of(), new JdkTrap()));
@@ -368,6 +377,6 @@ class SpringSerializerMigrationIntegrationTests {
         .build();
     compatible.put("kim", account);
     assertThat(new JdkSerializationRedisSerializer().deserialize(raw("accounts::kim"))).isEqualTo(account);
-    assertThat(RedisCacheManager.create(connections).getCache("accounts").get("kim", Account.class)).isEqualTo(account);
+    assertThat(springDefaults().getCache("accounts").get("kim", Account.class)).isEqualTo(account);
   }
 }

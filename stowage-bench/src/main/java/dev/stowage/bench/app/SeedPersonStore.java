@@ -153,12 +153,12 @@ final class SeedPersonStore implements PersonStore {
   /** The seed's Kryo value serializer for Spring. */
   private static final class KryoRedisSerializer implements RedisSerializer<Object> {
     @Override
-    public byte[] serialize(Object value) throws SerializationException {
+    public byte[] serialize(@Nullable Object value) throws SerializationException {
       return value == null ? new byte[0] : PersonSerializers.toKryo(value);
     }
 
     @Override
-    public @Nullable Object deserialize(byte[] bytes) throws SerializationException {
+    public @Nullable Object deserialize(byte @Nullable [] bytes) throws SerializationException {
       return bytes == null || bytes.length == 0 ? null : PersonSerializers.fromKryo(bytes);
     }
   }

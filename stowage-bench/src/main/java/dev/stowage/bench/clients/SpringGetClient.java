@@ -8,6 +8,7 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -54,7 +55,8 @@ final class SpringGetClient implements GetClient {
             : new JedisConnectionFactory(config);
         start(jedis);
         params.put("client", "Jedis through Spring's JedisConnectionFactory, no pool settings");
-        params.put("pool", jedis.getUsePool() ? "Spring's default: max " + jedis.getPoolConfig().getMaxTotal() : "none");
+        GenericObjectPoolConfig<?> pool = jedis.getPoolConfig();
+        params.put("pool", jedis.getUsePool() && pool != null ? "Spring's default: max " + pool.getMaxTotal() : "none");
         factory = jedis;
       }
       case JEDIS_POOL_128 -> {

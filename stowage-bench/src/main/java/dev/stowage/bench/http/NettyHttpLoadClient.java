@@ -11,11 +11,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -79,7 +80,8 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
     this.port = uri.getPort();
     this.hostHeader = host + ":" + port;
     boolean epoll = Epoll.isAvailable();
-    this.loops = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
+    this.loops = new MultiThreadIoEventLoopGroup(ioThreads,
+        epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     this.bootstrap = new Bootstrap().group(loops)
         .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)

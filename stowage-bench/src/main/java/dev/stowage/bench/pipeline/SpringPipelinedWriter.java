@@ -50,7 +50,8 @@ final class SpringPipelinedWriter implements BulkWriter {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
+  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it non-null).
+  @SuppressWarnings({"unchecked", "NullAway"})
   public void write(List<Item> items, String keyPrefix) {
     RedisSerializer<String> keySerializer = (RedisSerializer<String>) template.getKeySerializer();
     RedisSerializer<Object> valueSerializer = (RedisSerializer<Object>) template.getValueSerializer();

@@ -15,7 +15,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
@@ -105,7 +106,8 @@ public final class StowageBoardClient implements AutoCloseable {
     }
     this.mapper = b.json ? BoardMappers.json() : BoardMappers.msgpack();
     this.boardList = mapper.getTypeFactory().constructCollectionType(List.class, Board.class);
-    this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("stowage-board-client", true));
+    this.group = new MultiThreadIoEventLoopGroup(1,
+        new DefaultThreadFactory("stowage-board-client", true), NioIoHandler.newFactory());
   }
 
   /** A builder for a client of the server at {@code host:port}. */

@@ -300,7 +300,7 @@ public final class RedisSession implements AutoCloseable {
 
   /**
    * Connects, once more when Lettuce lost the reason of a failed handshake: when Redis refuses the
-   * credentials, Lettuce 6.5 sometimes reports that its handshake handler was already removed
+   * credentials, Lettuce (seen with 6.5) sometimes reports that its handshake handler was already removed
    * instead of Redis's reply (one test run in four here), and a second attempt
    * reports the reply, so a wrong password is told apart from an unreachable server.
    */
