@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
       "Reproduce a seed's table on this machine: the seed's configuration, its peers and Stowage side by side.",
       "Each subcommand prints a table and writes results/<name>.json."
     },
-    subcommands = {BenchAllCommand.class, BenchCodecsCommand.class, BenchPipelineCommand.class, BenchClientsCommand.class, BenchMemoryCommand.class, BenchAppCommand.class, BenchHttpCommand.class, BenchTransportCommand.class, BenchNearCacheCommand.class, BenchClusterCommand.class})
+    subcommands = {BenchAllCommand.class, BenchCodecsCommand.class, BenchPipelineCommand.class, BenchClientsCommand.class, BenchMemoryCommand.class, BenchAppCommand.class, BenchHttpCommand.class, BenchTransportCommand.class, BenchNearCacheCommand.class, BenchSpringCommand.class, BenchClusterCommand.class})
 final class BenchCommand implements Runnable {
 
   /** The system property that sets java.util.logging's one-line format. */
