@@ -8,6 +8,8 @@ import io.r2dbc.spi.ConnectionFactory;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
@@ -22,7 +24,11 @@ import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
-/** Wires the service for the mode in {@code stowage.board.mode}. */
+/**
+ * Wires the service for the mode in {@code stowage.board.mode}, on the Redis in {@code
+ * stowage.board.redis}: one server, or the nodes of a Redis Cluster with {@code
+ * stowage.board.redis-cluster=true}.
+ */
 @Configuration(proxyBeanMethods = false)
 class BoardConfiguration implements WebFluxConfigurer {
   private final BoardFormats formats = new BoardFormats();
@@ -35,12 +41,15 @@ class BoardConfiguration implements WebFluxConfigurer {
   @Bean
   BoardSettings boardSettings(@Value("${stowage.board.mode:stowage}") String mode,
       @Value("${stowage.board.redis:}") String redis,
+      @Value("${stowage.board.redis-cluster:false}") boolean redisCluster,
       @Value("${stowage.board.compression:zstd-dict}") String compression,
       @Value("${spring.r2dbc.url}") String db,
-      @Value("${stowage.board.near-cache:true}") boolean nearCache, Environment environment) {
+      @Value("${stowage.board.near-cache:#{null}}") @Nullable Boolean nearCache,
+      Environment environment) {
     if (redis.isBlank()) {
       throw new IllegalStateException("no Redis given: set stowage.board.redis"
-          + " (stowage serve --redis URL), such as redis://127.0.0.1:6390");
+          + " (stowage serve --redis URL), such as redis://127.0.0.1:6390, or the nodes of a"
+          + " Redis Cluster with stowage.board.redis-cluster=true (serve --redis-cluster URL,...)");
     }
     BoardMode boardMode = BoardMode.parse(mode);
     TcpOptions tcp = TcpProperties.read(environment);
@@ -48,8 +57,54 @@ class BoardConfiguration implements WebFluxConfigurer {
       throw new IllegalStateException("the TCP endpoint serves stowage mode only, not "
           + boardMode.label() + "; drop the TCP port or use --mode stowage");
     }
-    return new BoardSettings(boardMode, redis, db, FeedCompression.parse(compression), tcp,
-        HttpProperties.read(environment), nearCache);
+    if (redisCluster) {
+      refuseOnCluster(boardMode, nearCache);
+      clusterSeeds(redis);
+    }
+    // The near cache is on by default on one server; core keeps none on a cluster.
+    boolean near = nearCache != null ? nearCache : !redisCluster;
+    return new BoardSettings(boardMode, redis, redisCluster, db, FeedCompression.parse(compression),
+        tcp, HttpProperties.read(environment), near);
+  }
+
+  /**
+   * Refuses what cannot run on a Redis Cluster: the seed modes, and the near cache.
+   *
+   * @param nearCache {@code stowage.board.near-cache} as given, or null when it was not
+   * @throws IllegalStateException saying what to change
+   */
+  static void refuseOnCluster(BoardMode mode, @Nullable Boolean nearCache) {
+    if (mode != BoardMode.STOWAGE) {
+      throw new IllegalStateException("the seed modes run on one Redis server only, not on a"
+          + " Redis Cluster: " + mode.label() + " keeps the seed's single-server commands (a"
+          + " ReactiveRedisTemplate on one connection, the sorted set and counter in two slots);"
+          + " use --mode stowage on a cluster, or --redis URL for " + mode.label());
+    }
+    if (Boolean.TRUE.equals(nearCache)) {
+      throw new IllegalStateException("stowage mode keeps no near cache on a Redis Cluster (core"
+          + " supports none there); drop stowage.board.near-cache=true: every page is read from"
+          + " the cluster");
+    }
+  }
+
+  /**
+   * The seed URIs of a Redis Cluster, from {@code stowage.board.redis} holding them joined by
+   * commas, such as {@code redis://10.0.0.1:6379,redis://10.0.0.2:6379}; blanks around each are
+   * dropped. Core parses each when the service connects.
+   *
+   * @throws IllegalArgumentException if the list is empty or holds an empty entry
+   */
+  static List<String> clusterSeeds(String joined) {
+    List<String> seeds = new ArrayList<>();
+    for (String seed : joined.split(",", -1)) {
+      if (seed.isBlank()) {
+        throw new IllegalArgumentException("the Redis Cluster's seed URIs are joined by commas, such"
+            + " as redis://10.0.0.1:6379,redis://10.0.0.2:6379, with no empty one; got '" + joined
+            + "'");
+      }
+      seeds.add(seed.strip());
+    }
+    return List.copyOf(seeds);
   }
 
   /** The HTTP API's connection limits and request read timeout, applied to Reactor Netty. */
@@ -68,8 +123,11 @@ class BoardConfiguration implements WebFluxConfigurer {
   @Bean(destroyMethod = "close")
   BoardHandlerHolder boardHandler(BoardSettings settings, BoardRepository repository) {
     if (settings.mode() == BoardMode.STOWAGE) {
-      StowageBoardService service = new StowageBoardService(settings.redis(), repository, formats,
-          settings.compression(), settings.nearCache());
+      StowageBoardService service = settings.redisCluster()
+          ? StowageBoardService.onCluster(clusterSeeds(settings.redis()), repository, formats,
+              settings.compression())
+          : new StowageBoardService(settings.redis(), repository, formats, settings.compression(),
+              settings.nearCache());
       return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, service);
     }
     LettuceConnectionFactory connections = seedConnectionFactory(settings.redis());

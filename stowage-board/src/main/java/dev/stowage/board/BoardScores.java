@@ -58,6 +58,11 @@ final class BoardScores {
 
     /** Raises the counter to at least {@code atLeast}, as {@link #RAISE_SCRIPT} does. */
     Mono<Long> raise(long atLeast);
+
+    /** The counter's hash and field, for messages: {@code counter/board} unless it lives elsewhere. */
+    default String name() {
+      return BoardKeys.COUNTER + "/" + BoardKeys.COUNTER_FIELD;
+    }
   }
 
   /** The counter was missing again right after it was restored: Redis keeps losing it. */
@@ -89,8 +94,7 @@ final class BoardScores {
         .switchIfEmpty(Mono.defer(() -> restoreCounter()
             .then(Mono.defer(() -> counter.reserve(count, highest.get())))))
         .switchIfEmpty(Mono.error(() -> new CounterLostException("the score counter ("
-            + BoardKeys.COUNTER + "/" + BoardKeys.COUNTER_FIELD + ") vanished again right after"
-            + " it was restored")))
+            + counter.name() + ") vanished again right after it was restored")))
         .map(last -> {
           highest.accumulateAndGet(last, Math::max);
           return last - count + 1;

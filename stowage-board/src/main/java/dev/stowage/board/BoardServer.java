@@ -3,6 +3,7 @@ package dev.stowage.board;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -93,14 +94,58 @@ public final class BoardServer implements AutoCloseable {
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
       FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache) {
     Objects.requireNonNull(redisUri, "redisUri");
+    Objects.requireNonNull(mode, "mode");
+    Map<String, Object> properties = properties(port, dbUrl, compression, tcp, http);
+    properties.put("stowage.board.redis", redisUri);
+    properties.put("stowage.board.mode", mode.label());
+    properties.put("stowage.board.near-cache", nearCache);
+    return run(properties);
+  }
+
+  /**
+   * Starts the service in stowage mode on a Redis Cluster, reached through {@code seeds} (any of
+   * its nodes): the feed, its counter and its mark share the hash tag {@code {board}} (see {@link
+   * BoardKeys}), and there is no near cache (core keeps none on a cluster). The seed modes run on
+   * one server only.
+   *
+   * <pre>{@code
+   * try (BoardServer board = BoardServer.startOnCluster(0, cluster.uris(), null,
+   *     FeedCompression.ZSTD_DICT, null, HttpOptions.defaults())) { ... }
+   * }</pre>
+   *
+   * @param seeds URIs of the cluster's nodes, such as {@code redis://10.0.0.1:6379}; not empty
+   * @throws IllegalArgumentException if {@code seeds} is empty or holds a blank URI or one with a
+   *     comma
+   * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions, HttpOptions, boolean)
+   */
+  public static BoardServer startOnCluster(int port, List<String> seeds, @Nullable String dbUrl,
+      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http) {
+    Objects.requireNonNull(seeds, "seeds");
+    if (seeds.isEmpty()) {
+      throw new IllegalArgumentException("a Redis Cluster needs at least one seed URI, such as"
+          + " redis://10.0.0.1:6379");
+    }
+    for (String seed : seeds) {
+      if (seed == null || seed.isBlank() || seed.contains(",")) {
+        throw new IllegalArgumentException("a seed is the URI of one node, such as"
+            + " redis://10.0.0.1:6379, not '" + seed + "'");
+      }
+    }
+    Map<String, Object> properties = properties(port, dbUrl, compression, tcp, http);
+    properties.put("stowage.board.redis", String.join(",", seeds));
+    properties.put("stowage.board.redis-cluster", true);
+    properties.put("stowage.board.mode", BoardMode.STOWAGE.label());
+    return run(properties);
+  }
+
+  /** The properties every mode and topology shares. */
+  private static Map<String, Object> properties(int port, @Nullable String dbUrl,
+      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http) {
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(compression, "compression");
-    Objects.requireNonNull(mode, "mode");
     Map<String, Object> properties = new LinkedHashMap<>();
     properties.put("server.port", port);
     properties.put("server.address", "127.0.0.1");
-    properties.put("stowage.board.redis", redisUri);
-    properties.put("stowage.board.mode", mode.label());
     properties.put("stowage.board.compression", compression.label());
     if (dbUrl != null) {
       properties.put("stowage.board.db", dbUrl);
@@ -109,7 +154,10 @@ public final class BoardServer implements AutoCloseable {
       properties.putAll(TcpProperties.of(tcp));
     }
     properties.putAll(HttpProperties.of(http));
-    properties.put("stowage.board.near-cache", nearCache);
+    return properties;
+  }
+
+  private static BoardServer run(Map<String, Object> properties) {
     return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
         .properties(properties).run());
   }

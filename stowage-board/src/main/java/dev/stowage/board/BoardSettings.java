@@ -7,13 +7,16 @@ import org.jspecify.annotations.Nullable;
  * What the service was started with.
  *
  * @param mode the read/write path
- * @param redis the Redis URI, such as {@code redis://127.0.0.1:6390}
+ * @param redis the Redis URI, such as {@code redis://127.0.0.1:6390}; with {@code redisCluster},
+ *     the URIs of some of the cluster's nodes, joined by commas
+ * @param redisCluster whether {@code redis} names a Redis Cluster ({@code
+ *     stowage.board.redis-cluster}); stowage mode only, without the near cache
  * @param db the R2DBC URL of the database of record
  * @param compression how stowage mode compresses the posts in its feed
  * @param tcp the TCP endpoint's options, or null when the service opens no TCP port
  * @param http the limits of the HTTP API's connections
  * @param nearCache whether stowage mode keeps pages in the process while Redis says they are unchanged
  */
-public record BoardSettings(BoardMode mode, String redis, String db,
+public record BoardSettings(BoardMode mode, String redis, boolean redisCluster, String db,
     FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
     boolean nearCache) {}

@@ -44,7 +44,8 @@ import reactor.core.scheduler.Schedulers;
  * FeedCompression} says. The feed is trusted only while the entry {@value BoardKeys#COMPLETE} of a
  * core {@link RedisCache} exists: its {@code getOrLoad} loader refills the feed from the database,
  * so concurrent readers share one refill (and processes too, through the cache's distributed load
- * lock), and its presence is the mark that the feed is complete.
+ * lock), and its presence is the mark that the feed is complete. On a Redis Cluster ({@link
+ * #onCluster}) the same keys carry the hash tag {@code {board}} ({@link BoardKeys}).
  *
  * <p><b>Writes</b> go to the database first; only then to the feed. When the feed write fails, the
  * post is still acknowledged, this process counts the feed stale and deletes the mark, so the next
@@ -78,6 +79,7 @@ public final class StowageBoardService implements AutoCloseable {
   private static final int INSERT_ATTEMPTS = 8;
 
   private final Stowage stowage;
+  private final Placement placement;
   private final Feed<byte[]> feed;
   private final RedisCache<String, Long> complete;
   private final BoardRepository repository;
@@ -94,6 +96,18 @@ public final class StowageBoardService implements AutoCloseable {
   /** A page the feed keeps, with the response bodies made from it. */
   private record KeptPage(List<Feed.Entry<byte[]>> entries, Page page) {}
 
+  /** Where the feed, its counter and its mark live: the seed's keys, or under one hash tag. */
+  private record Placement(String feed, String counter, String completePrefix) {
+    static final Placement ONE_SERVER =
+        new Placement(BoardKeys.FEED, BoardKeys.COUNTER, BoardKeys.COMPLETE_PREFIX);
+    static final Placement CLUSTER = new Placement(BoardKeys.CLUSTER_FEED,
+        BoardKeys.CLUSTER_COUNTER, BoardKeys.CLUSTER_COMPLETE_PREFIX);
+
+    String complete() {
+      return completePrefix + BoardKeys.COMPLETE_ENTRY;
+    }
+  }
+
   /**
    * Connects to Redis (in the background: the service answers from the database until Redis does)
    * and builds the feed and its mark of completeness.
@@ -106,10 +120,37 @@ public final class StowageBoardService implements AutoCloseable {
    */
   public StowageBoardService(String redisUri, BoardRepository repository, BoardFormats formats,
       FeedCompression compression, boolean nearCache) {
+    this(Stowage.builder().redis(redisUri).commandTimeout(COMMAND_TIMEOUT).connectInBackground()
+        .build(), Placement.ONE_SERVER, repository, formats, compression, nearCache);
+  }
+
+  /**
+   * Connects to a Redis Cluster through {@code seeds} (any of its nodes; in the background, as on
+   * one server) and builds the feed and its mark under the hash tag {@code {board}} ({@link
+   * BoardKeys#CLUSTER_FEED}, {@link BoardKeys#CLUSTER_COUNTER}, {@link BoardKeys#CLUSTER_COMPLETE}),
+   * so that every script of the feed touches one slot and the mark and the page are read from the
+   * same master, one after the other. Core keeps no near cache on a cluster, so every page is read
+   * from Redis. While the master of that slot is down, the service behaves as while Redis is
+   * unreachable: it serves from the database, counts scores in the process, and refills the feed
+   * once a replica has taken over.
+   *
+   * @param seeds URIs of the cluster's nodes, such as {@code redis://10.0.0.1:6379}; at least one
+   * @throws IllegalArgumentException if there is no seed, or one is malformed
+   */
+  public static StowageBoardService onCluster(List<String> seeds, BoardRepository repository,
+      BoardFormats formats, FeedCompression compression) {
+    Stowage stowage = Stowage.builder().redisCluster(seeds.toArray(String[]::new))
+        .commandTimeout(COMMAND_TIMEOUT).connectInBackground().build();
+    return new StowageBoardService(stowage, Placement.CLUSTER, repository, formats, compression,
+        false);
+  }
+
+  private StowageBoardService(Stowage stowage, Placement placement, BoardRepository repository,
+      BoardFormats formats, FeedCompression compression, boolean nearCache) {
     this.repository = repository;
     this.formats = formats;
-    this.stowage = Stowage.builder().redis(redisUri).commandTimeout(COMMAND_TIMEOUT)
-        .connectInBackground().build();
+    this.stowage = stowage;
+    this.placement = placement;
     AtomicInteger threads = new AtomicInteger();
     this.refills = Executors.newCachedThreadPool(task -> {
       Thread thread = new Thread(task, "board-refill-" + threads.incrementAndGet());
@@ -118,10 +159,11 @@ public final class StowageBoardService implements AutoCloseable {
     });
     try {
       Feed.Builder<byte[]> posts = stowage.feed(BoardKeys.FEED, byte[].class)
+          .key(placement.feed())
           .encoding(compression.apply(Encoding.of(Codecs.jsonBytes())))
-          .counter(BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD);
+          .counter(placement.counter(), BoardKeys.COUNTER_FIELD);
       RedisCache.Builder<String, Long> mark = stowage.cache("board-complete", Long.class)
-          .keyPrefix(BoardKeys.COMPLETE_PREFIX)
+          .keyPrefix(placement.completePrefix())
           .encoding(Encoding.of(Codecs.json(Long.class)).compression(Compression.none()))
           .noExpiry()
           .distributedLoadLock(REFILL_LOCK)
@@ -150,6 +192,11 @@ public final class StowageBoardService implements AutoCloseable {
       @Override
       public Mono<Long> raise(long atLeast) {
         return Mono.fromFuture(() -> feed.async().raiseCounter(atLeast));
+      }
+
+      @Override
+      public String name() {
+        return placement.counter() + "/" + BoardKeys.COUNTER_FIELD;
       }
     }, repository);
   }
@@ -217,7 +264,7 @@ public final class StowageBoardService implements AutoCloseable {
         unwrap(failure).toString());
     complete.async().delete(BoardKeys.COMPLETE_ENTRY).whenComplete((deleted, e) -> {
       if (e != null) {
-        log.debug("could not delete {} now: {}", BoardKeys.COMPLETE, unwrap(e).toString());
+        log.debug("could not delete {} now: {}", placement.complete(), unwrap(e).toString());
       }
     });
   }
@@ -228,7 +275,8 @@ public final class StowageBoardService implements AutoCloseable {
    *
    * <p>The feed is read after its mark was found, in this order: the mark's {@code GET} and the
    * page's script go out one after the other on the one connection that every cache and feed of
-   * the {@link Stowage} shares, so a page read in one round trip was read while the mark existed.
+   * the {@link Stowage} shares (on a cluster, on the connection to the master of the slot that the
+   * mark and the feed share), so a page read in one round trip was read while the mark existed.
    * With the near cache, a page the feed keeps (the same list again) whose reading this service
    * found so is answered at once with the bodies it made; any other list is only taken once the
    * mark has been found after it was read.
