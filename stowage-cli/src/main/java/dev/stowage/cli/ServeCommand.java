@@ -6,10 +6,14 @@ import dev.stowage.board.FeedCompression;
 import dev.stowage.board.HttpOptions;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
+import dev.stowage.embedded.RedisClusterSet;
 import dev.stowage.embedded.RedisServer;
+import io.lettuce.core.RedisURI;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
@@ -20,7 +24,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code stowage serve}: runs the board service until interrupted. Without {@code --redis} it
- * starts an embedded {@code redis-server} on an ephemeral port; without {@code --db} the database
+ * starts an embedded {@code redis-server} on an ephemeral port; {@code --redis-cluster} runs it on
+ * a Redis Cluster instead, the one its URLs name or, alone, an embedded one of six nodes, closed
+ * with the service. Without {@code --db} the database
  * of record is an in-memory H2. Prints one line {@code stowage board listening on http://…} that
  * scripts (and {@code stowage bench http}) can wait for.
  */
@@ -36,6 +42,12 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--redis", paramLabel = "URL",
       description = "Redis to use, such as redis://127.0.0.1:6379 (default: start an embedded one).")
   String redis;
+
+  @Option(names = "--redis-cluster", arity = "0..1", fallbackValue = "", paramLabel = "URL[,URL...]",
+      description = "A Redis Cluster to use instead, through one or more of its nodes joined by"
+          + " commas, such as redis://10.0.0.1:6379,redis://10.0.0.2:6379; alone, start an embedded"
+          + " one (three masters with a replica each). Stowage mode only, with no near cache.")
+  String redisCluster;
 
   @Option(names = "--db", paramLabel = "R2DBC_URL",
       description = "Database of record, such as r2dbc:postgresql://postgres@127.0.0.1:5432/board"
@@ -200,13 +212,48 @@ public final class ServeCommand implements Callable<Integer> {
     return Duration.ofNanos(Math.round(value * 1e9));
   }
 
-  /** A started service and the embedded Redis it owns, if any. */
-  record Running(BoardServer board, @Nullable RedisServer embeddedRedis) implements AutoCloseable {
+  /**
+   * The seed URIs that {@code --redis-cluster} names, or an empty list when it names none (an
+   * embedded cluster is started then).
+   *
+   * @throws IllegalArgumentException if an entry is empty or not a Redis URL
+   */
+  List<String> clusterSeeds() {
+    List<String> seeds = new ArrayList<>();
+    if (redisCluster == null || redisCluster.isBlank()) {
+      return seeds;
+    }
+    for (String seed : redisCluster.split(",", -1)) {
+      if (seed.isBlank()) {
+        throw new IllegalArgumentException("--redis-cluster takes node URLs joined by commas, such"
+            + " as redis://10.0.0.1:6379,redis://10.0.0.2:6379, with no empty one; got '"
+            + redisCluster + "'");
+      }
+      try {
+        RedisURI.create(seed.strip());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--redis-cluster: not a Redis URL: '" + seed.strip()
+            + "' (" + e.getMessage() + ")", e);
+      }
+      seeds.add(seed.strip());
+    }
+    return seeds;
+  }
+
+  /** A started service and the embedded Redis or Redis Cluster it owns, if any. */
+  record Running(BoardServer board, @Nullable RedisServer embeddedRedis,
+      @Nullable RedisClusterSet embeddedCluster) implements AutoCloseable {
     @Override
     public void close() {
-      board.close();
-      if (embeddedRedis != null) {
-        embeddedRedis.close();
+      try {
+        board.close();
+      } finally {
+        if (embeddedRedis != null) {
+          embeddedRedis.close();
+        }
+        if (embeddedCluster != null) {
+          embeddedCluster.close();
+        }
       }
     }
   }
@@ -221,30 +268,66 @@ public final class ServeCommand implements Callable<Integer> {
       throw new IllegalArgumentException("the TCP endpoint serves stowage mode only, not "
           + boardMode.label() + "; drop --tcp-port/--tls-port or use --mode stowage");
     }
+    if (redisCluster != null) {
+      return startOnCluster(out, boardMode, feedCompression, tcp, http);
+    }
     RedisServer embedded = redis == null ? RedisServer.start() : null;
     String redisUri = embedded != null ? embedded.uri() : redis;
     try {
       BoardServer board = BoardServer.start(port, redisUri, db, boardMode, feedCompression, tcp, http,
           !noNearCache);
-      out.printf("stowage board listening on %s (mode %s, redis %s%s, db %s)%n", board.url(),
-          boardMode.label(), redisUri, embedded != null ? " embedded" : "",
-          db != null ? db : "in-memory H2");
-      BoardTcpServer endpoint = board.tcp();
-      if (tcp != null && endpoint != null && endpoint.port() > 0) {
-        out.printf("stowage board protocol on tcp://%s:%d%n", tcp.host(), endpoint.port());
-      }
-      if (tcp != null && endpoint != null && endpoint.tlsPort() > 0) {
-        out.printf("stowage board protocol on tls://%s:%d (certificate %s)%n", tcp.host(),
-            endpoint.tlsPort(), endpoint.tlsCertificate());
-      }
-      out.flush();
-      return new Running(board, embedded);
+      printListening(out, board, boardMode, "redis " + redisUri + (embedded != null ? " embedded" : ""),
+          tcp);
+      return new Running(board, embedded, null);
     } catch (RuntimeException e) {
       if (embedded != null) {
         embedded.close();
       }
       throw e;
     }
+  }
+
+  /** {@code --redis-cluster}: on the cluster it names, or on an embedded one started here. */
+  private Running startOnCluster(PrintWriter out, BoardMode boardMode, FeedCompression feedCompression,
+      @Nullable TcpOptions tcp, HttpOptions http) {
+    if (redis != null) {
+      throw new IllegalArgumentException("--redis and --redis-cluster name two Redis deployments;"
+          + " pass one (--redis-cluster alone starts an embedded cluster)");
+    }
+    if (boardMode != BoardMode.STOWAGE) {
+      throw new IllegalArgumentException("--redis-cluster serves stowage mode only, not "
+          + boardMode.label() + ": the seed modes keep the seed's single-server commands; drop"
+          + " --redis-cluster or use --mode stowage");
+    }
+    List<String> seeds = clusterSeeds();
+    RedisClusterSet embedded = seeds.isEmpty() ? RedisClusterSet.start() : null;
+    try {
+      List<String> used = embedded != null ? embedded.uris() : seeds;
+      BoardServer board = BoardServer.startOnCluster(port, used, db, feedCompression, tcp, http);
+      printListening(out, board, boardMode, "redis cluster " + String.join(",", used)
+          + (embedded != null ? " embedded" : ""), tcp);
+      return new Running(board, null, embedded);
+    } catch (RuntimeException e) {
+      if (embedded != null) {
+        embedded.close();
+      }
+      throw e;
+    }
+  }
+
+  private void printListening(PrintWriter out, BoardServer board, BoardMode boardMode, String redisUsed,
+      @Nullable TcpOptions tcp) {
+    out.printf("stowage board listening on %s (mode %s, %s, db %s)%n", board.url(), boardMode.label(),
+        redisUsed, db != null ? db : "in-memory H2");
+    BoardTcpServer endpoint = board.tcp();
+    if (tcp != null && endpoint != null && endpoint.port() > 0) {
+      out.printf("stowage board protocol on tcp://%s:%d%n", tcp.host(), endpoint.port());
+    }
+    if (tcp != null && endpoint != null && endpoint.tlsPort() > 0) {
+      out.printf("stowage board protocol on tls://%s:%d (certificate %s)%n", tcp.host(),
+          endpoint.tlsPort(), endpoint.tlsCertificate());
+    }
+    out.flush();
   }
 
   @Override

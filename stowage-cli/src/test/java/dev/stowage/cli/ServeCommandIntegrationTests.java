@@ -2,12 +2,14 @@ package dev.stowage.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.board.HttpOptions;
 import dev.stowage.board.client.StowageBoardClient;
 import dev.stowage.board.protocol.Board;
 import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
+import dev.stowage.embedded.RedisClusterSet;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -114,5 +116,84 @@ class ServeCommandIntegrationTests {
     assertThat(line.execute("serve", "--port", "0", "--tcp-port", "0",
         "--tcp-max-connections-per-address", "0")).isEqualTo(2);
     assertThat(err.toString()).contains("maxConnectionsPerAddress must be at least 1, got 0");
+  }
+
+  @Test
+  void redisClusterAloneStartsAnEmbeddedClusterAndClosesItWithTheService() throws Exception {
+    ServeCommand command = new ServeCommand();
+    new CommandLine(command).parseArgs("--port", "0", "--redis-cluster");
+    StringWriter printed = new StringWriter();
+    RedisClusterSet cluster;
+    try (ServeCommand.Running running = command.start(new PrintWriter(printed))) {
+      cluster = running.embeddedCluster();
+      assertThat(cluster).isNotNull();
+      assertThat(running.embeddedRedis()).isNull();
+      assertThat(cluster.nodes()).hasSize(6).allSatisfy(node -> assertThat(node.port()).isNotEqualTo(6379));
+      assertThat(cluster.masters()).hasSize(3);
+      assertThat(printed.toString()).startsWith("stowage board listening on " + running.board().url()
+          + " (mode stowage, redis cluster " + String.join(",", cluster.uris()) + " embedded, db in-memory H2)");
+      assertThat(running.board().settings().redisCluster()).isTrue();
+      assertThat(postThenFirstTitle(running.board().url(), "on the embedded cluster"))
+          .isEqualTo("on the embedded cluster");
+      assertThat(cluster.masterOf("{board}").reply("EXISTS", "{board}")).isEqualTo(1L);
+    }
+    assertThat(cluster.nodes()).as("closed with the service").noneSatisfy(node ->
+        assertThat(node.isRunning()).isTrue());
+  }
+
+  @Test
+  void redisClusterWithUrlsUsesThatClusterAndLeavesItRunning() throws Exception {
+    try (RedisClusterSet cluster = RedisClusterSet.start(0)) {
+      String seeds = cluster.uris().get(1) + "," + cluster.uris().get(2);
+      ServeCommand command = new ServeCommand();
+      new CommandLine(command).parseArgs("--port", "0", "--redis-cluster", seeds, "--compression", "none");
+      StringWriter printed = new StringWriter();
+      try (ServeCommand.Running running = command.start(new PrintWriter(printed))) {
+        assertThat(running.embeddedCluster()).isNull();
+        assertThat(running.embeddedRedis()).isNull();
+        assertThat(printed.toString()).startsWith("stowage board listening on " + running.board().url()
+            + " (mode stowage, redis cluster " + seeds + ", db in-memory H2)");
+        assertThat(postThenFirstTitle(running.board().url(), "on a given cluster")).isEqualTo("on a given cluster");
+        assertThat(cluster.masterOf("{board}").reply("EXISTS", "{board}:counter")).isEqualTo(1L);
+      }
+      assertThat(cluster.masters()).as("a cluster the command was given stays up").hasSize(3);
+    }
+  }
+
+  @Test
+  void redisClusterUsageErrorsSayWhatIsWrong() {
+    StringWriter err = new StringWriter();
+    CommandLine line = StowageCli.commandLine().setErr(new PrintWriter(err));
+    assertThat(line.execute("serve", "--port", "0", "--redis", "redis://127.0.0.1:1", "--redis-cluster"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("serve: --redis and --redis-cluster name two Redis deployments;"
+        + " pass one (--redis-cluster alone starts an embedded cluster)");
+    assertThat(line.execute("serve", "--port", "0", "--redis-cluster", "--mode", "seed-json")).isEqualTo(2);
+    assertThat(err.toString()).contains("serve: --redis-cluster serves stowage mode only, not seed-json:"
+        + " the seed modes keep the seed's single-server commands; drop --redis-cluster or use --mode stowage");
+    assertThat(line.execute("serve", "--port", "0", "--redis-cluster", "redis://127.0.0.1:1,,redis://127.0.0.1:2"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("serve: --redis-cluster takes node URLs joined by commas, such as"
+        + " redis://10.0.0.1:6379,redis://10.0.0.2:6379, with no empty one; got"
+        + " 'redis://127.0.0.1:1,,redis://127.0.0.1:2'");
+    assertThat(line.execute("serve", "--port", "0", "--redis-cluster", "not a url"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("serve: --redis-cluster: not a Redis URL: 'not a url' (");
+  }
+
+  /** Posts one board titled {@code title}, then returns the title of the newest on the first page. */
+  private static String postThenFirstTitle(String url, String title) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(url + "/boards"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"member_id\":1,\"title\":\"" + title + "\",\"body\":\"b\","
+            + "\"address\":\"a\",\"country\":\"c\",\"job\":\"j\",\"credit\":\"1\",\"ssn\":\"s\","
+            + "\"company\":\"co\",\"phone_number\":\"p\"}"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+    HttpResponse<String> page = http.send(HttpRequest.newBuilder(URI.create(url + "/boards?page=1&size=1")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+    return new ObjectMapper().readTree(page.body()).get("data").get(0).get("title").asText();
   }
 }
