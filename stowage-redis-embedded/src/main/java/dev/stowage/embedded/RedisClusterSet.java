@@ -97,13 +97,31 @@ public final class RedisClusterSet implements AutoCloseable {
    *     minute; every node started is stopped again
    */
   public static RedisClusterSet start(int replicasPerMaster) {
+    return start(null, replicasPerMaster);
+  }
+
+  /**
+   * Starts a cluster like {@link #start(int)} whose nodes speak only TLS, with {@code
+   * certificates}' server certificate, to clients, to each other and to their replicas, and want a
+   * client certificate signed by their authority ({@link RedisServer#startTls}). Every one of
+   * {@link #uris()} is {@code rediss://}.
+   *
+   * @throws IllegalArgumentException if {@code replicasPerMaster} is neither 0 nor 1
+   * @throws IllegalStateException as {@link #start(int)}, and for a {@code redis-server} built
+   *     without TLS
+   */
+  public static RedisClusterSet startTls(TlsCertificates certificates, int replicasPerMaster) {
+    return start(Objects.requireNonNull(certificates, "certificates"), replicasPerMaster);
+  }
+
+  private static RedisClusterSet start(@Nullable TlsCertificates tls, int replicasPerMaster) {
     if (replicasPerMaster != 0 && replicasPerMaster != 1) {
       throw new IllegalArgumentException("replicasPerMaster must be 0 or 1, not " + replicasPerMaster);
     }
     List<RedisServer> started = new ArrayList<>();
     try {
       for (int i = 0; i < (1 + replicasPerMaster) * SLOT_RANGES.length; i++) {
-        started.add(RedisServer.startClusterNode(NODE_ARGS));
+        started.add(RedisServer.startClusterNode(tls, NODE_ARGS));
       }
       List<String> ids = new ArrayList<>();
       for (RedisServer node : started) {

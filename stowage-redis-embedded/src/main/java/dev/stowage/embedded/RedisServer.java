@@ -111,10 +111,12 @@ public final class RedisServer implements AutoCloseable {
    * Starts a cluster node: {@code --cluster-enabled yes} with its {@code nodes.conf} in the
    * server's directory (kept across {@link #restart()}, so a restarted node rejoins as itself), on
    * a free port whose cluster bus port (the port plus 10000) is free too. It knows no other node
-   * and serves no slot until {@link RedisClusterSet} joins it.
+   * and serves no slot until {@link RedisClusterSet} joins it. With {@code tls}, the node speaks
+   * only TLS to clients, to the other nodes on the cluster bus ({@code --tls-cluster yes}) and to
+   * its replicas ({@code --tls-replication yes}).
    */
-  static RedisServer startClusterNode(String... extraArgs) {
-    return start(null, null, true, extraArgs);
+  static RedisServer startClusterNode(@Nullable TlsCertificates tls, String... extraArgs) {
+    return start(tls, null, true, extraArgs);
   }
 
   private static RedisServer start(@Nullable TlsCertificates tls, @Nullable String sentinelConfig, boolean cluster,
@@ -419,6 +421,13 @@ public final class RedisServer implements AutoCloseable {
     if (cluster) {
       command.addAll(List.of("--cluster-enabled", "yes",
           "--cluster-config-file", dir.resolve("nodes.conf").toString()));
+      if (tls != null) {
+        // A node connects to the others (bus, replication) as a client: with the client
+        // certificate, since the server's is for server authentication only.
+        command.addAll(List.of("--tls-cluster", "yes", "--tls-replication", "yes",
+            "--tls-client-cert-file", tls.clientCertificate().toString(),
+            "--tls-client-key-file", tls.clientKey().toString()));
+      }
     }
     command.addAll(extraArgs);
     Path log = dir.resolve("redis.log");

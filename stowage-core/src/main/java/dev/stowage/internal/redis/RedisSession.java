@@ -38,8 +38,10 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -405,13 +407,30 @@ public final class RedisSession implements AutoCloseable {
         || reply.startsWith("ERR invalid password");
   }
 
+  /**
+   * The first {@code type} among {@code error}, its causes and what they suppressed: a cluster
+   * client that reached no seed reports each seed's failure as a suppressed exception.
+   */
   private static <T extends Throwable> @Nullable T cause(Throwable error, Class<T> type) {
-    for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
-      if (type.isInstance(e)) {
-        return type.cast(e);
-      }
+    return cause(error, type, Collections.newSetFromMap(new IdentityHashMap<>()));
+  }
+
+  private static <T extends Throwable> @Nullable T cause(@Nullable Throwable error, Class<T> type,
+                                                         Set<Throwable> seen) {
+    if (error == null || !seen.add(error)) {
+      return null;
     }
-    return null;
+    if (type.isInstance(error)) {
+      return type.cast(error);
+    }
+    T found = cause(error.getCause(), type, seen);
+    for (Throwable suppressed : error.getSuppressed()) {
+      if (found != null) {
+        break;
+      }
+      found = cause(suppressed, type, seen);
+    }
+    return found;
   }
 
   /** The address for messages, such as {@code 127.0.0.1:6380}. */

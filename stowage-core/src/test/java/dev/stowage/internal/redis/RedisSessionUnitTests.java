@@ -100,4 +100,23 @@ class RedisSessionUnitTests {
     assertThat(unreachable).isInstanceOf(CacheUnavailableException.class)
         .hasMessage("cannot connect to Redis at 127.0.0.1:7000: Unable to connect to 127.0.0.1:7000: Connection refused");
   }
+
+  @Test
+  void onAClusterTheSeedsFailuresAreFoundAmongTheSuppressedExceptions() {
+    // Lettuce's cluster client reports each seed it could not use as a suppressed exception.
+    RedisConnectionException wrongPassword = new RedisConnectionException("Unable to establish a connection to Redis Cluster");
+    wrongPassword.addSuppressed(new RedisConnectionException("Unable to connect to [127.0.0.1:7000]",
+        new RedisCommandExecutionException("WRONGPASS invalid username-password pair")));
+    assertThat(RedisSession.connectFailure("cluster 127.0.0.1:7000", wrongPassword))
+        .isNotInstanceOf(CacheUnavailableException.class)
+        .hasMessage("Redis at cluster 127.0.0.1:7000 refused the credentials: WRONGPASS invalid username-password pair");
+
+    RedisConnectionException noCertificate = new RedisConnectionException("Unable to establish a connection to Redis Cluster");
+    noCertificate.addSuppressed(new RedisConnectionException("Unable to connect to [127.0.0.1:7000]",
+        new SSLHandshakeException("Received fatal alert: certificate_required")));
+    assertThat(RedisSession.connectFailure("cluster 127.0.0.1:7000", noCertificate))
+        .isInstanceOf(CacheUnavailableException.class)
+        .hasMessage("cannot connect to Redis at cluster 127.0.0.1:7000: the TLS handshake failed"
+            + " (Received fatal alert: certificate_required)");
+  }
 }
