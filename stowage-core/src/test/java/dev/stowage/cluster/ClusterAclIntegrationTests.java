@@ -114,10 +114,10 @@ class ClusterAclIntegrationTests {
   }
 
   /**
-   * Unlike one server, where a refused password is a {@link StowageException} of its own, Lettuce's
-   * cluster client reports it while reading the topology: {@code build()} fails with {@link
-   * CacheUnavailableException}, whose message carries the node's {@code WRONGPASS} reply and not
-   * the password.
+   * As on one server, a refused password is a {@link StowageException} of its own (not {@link
+   * CacheUnavailableException}: trying again will not help), although Lettuce's cluster client
+   * reports it as one seed's failure while reading the topology; the message carries the node's
+   * {@code WRONGPASS} reply and not the password.
    */
   @Test
   void aWrongPasswordFailsBuildWithTheNodesWrongpassReply(RedisClusterSet cluster) {
@@ -125,11 +125,10 @@ class ClusterAclIntegrationTests {
     int port = cluster.nodes().get(0).port();
 
     assertThatThrownBy(() -> Stowage.builder().redisCluster(seed(cluster, 0, "checked", "not-the-password")).build())
-        .isInstanceOf(CacheUnavailableException.class)
-        .hasMessageStartingWith("cannot connect to Redis at cluster 127.0.0.1:" + port
-            + ": Unable to establish a connection to Redis Cluster: Cannot retrieve cluster partitions from"
-            + " [redis://checked:*")
-        .hasMessageContaining("WRONGPASS invalid username-password pair or user is disabled")
+        .isInstanceOf(StowageException.class)
+        .isNotInstanceOf(CacheUnavailableException.class)
+        .hasMessage("Redis at cluster 127.0.0.1:" + port
+            + " refused the credentials: WRONGPASS invalid username-password pair or user is disabled.")
         .hasMessageNotContaining("not-the-password");
     try (Stowage stowage = Stowage.builder().redisCluster(seed(cluster, 0, "checked", "right-password")).build()) {
       stowage.cache("acl-checked", Item.class).build().put("1", Samples.item(1));
@@ -185,9 +184,11 @@ class ClusterAclIntegrationTests {
         "+@scripting", "+@connection");
     userOnEveryNode(cluster, "narrow", oneServer);
     assertThatThrownBy(() -> Stowage.builder().redisCluster(seed(cluster, 0, "narrow", "narrow-secret")).build())
-        .isInstanceOf(CacheUnavailableException.class)
-        .hasMessageContaining("Cannot retrieve cluster partitions")
-        .hasMessageContaining("NOPERM");
+        .isInstanceOf(StowageException.class)
+        .isNotInstanceOf(CacheUnavailableException.class)
+        .hasMessageStartingWith("Redis at cluster 127.0.0.1:" + cluster.nodes().get(0).port()
+            + " refused to set up the connection: NOPERM")
+        .hasMessageContaining("cluster|nodes");
 
     List<String> withNodes = new ArrayList<>(oneServer);
     withNodes.add("+cluster|nodes");
