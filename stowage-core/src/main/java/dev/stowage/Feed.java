@@ -201,7 +201,6 @@ public interface Feed<V> {
      *     1 to {@link RedisCache#MAX_CHUNK_SIZE}; on a Redis Cluster, a key without a hash tag or
      *     a counter hash in another slot than the key
      * @throws MissingLibraryException if the codec's or compression's library is absent
-     * @throws UnsupportedOperationException with a {@linkplain #nearCache near cache}, on a Redis Cluster
      */
     public Feed<V> build() {
       boolean cluster = owner.isCluster();
@@ -223,9 +222,6 @@ public interface Feed<V> {
         throw new IllegalArgumentException("feed '" + name + "': on a Redis Cluster the counter hash must be in the"
             + " slot of the key '" + key + "' (carry its hash tag), such as " + key + ":counter; got '" + counterKey
             + "'");
-      }
-      if (nearCache != null) {
-        owner.requireNearCacheSupported("feed '" + name + "'");
       }
       WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
           .writeCodec(owner, StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool(), "feed '" + name + "'");

@@ -26,6 +26,15 @@ import org.jspecify.annotations.Nullable;
  * The process's own writes drop the local copy before they return. Values that fail to decode are
  * never kept. A kept value is shared by every caller that reads it: keep values immutable.
  *
+ * <p>On a Redis Cluster a near cache always tracks in {@linkplain #broadcast() broadcast mode}, on a
+ * connection of its own to every master, and keeps values only while every master that serves slots
+ * tracks; a connection lost to any of them empties it until all are back, and so does every change
+ * of the topology. <b>Warning:</b> a new master (a replica promoted after a failover, a node added)
+ * is tracked only once a topology refresh has found it, at most
+ * 30 seconds later (sooner when a redirection or a reconnection triggers the refresh); if a master is
+ * cut off by a network split rather than killed, writes to its replacement are not heard until then,
+ * and a stale value may be served for that long.
+ *
  * <p>Needs Caffeine ({@code com.github.ben-manes.caffeine:caffeine}) on the classpath.
  */
 public final class NearCache {

@@ -345,7 +345,6 @@ public interface RedisCache<K, V> {
      * default.
      *
      * @throws MissingLibraryException at {@link #build()}, without Caffeine
-     * @throws UnsupportedOperationException at {@link #build()}, on a Redis Cluster
      */
     public Builder<K, V> nearCache(NearCache options) {
       this.nearCache = requireNonNull(options, "options");
@@ -360,12 +359,8 @@ public interface RedisCache<K, V> {
      *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
      *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond
      * @throws MissingLibraryException if the codec's or compression's library is absent
-     * @throws UnsupportedOperationException with a {@linkplain #nearCache near cache}, on a Redis Cluster
      */
     public RedisCache<K, V> build() {
-      if (nearCache != null) {
-        owner.requireNearCacheSupported("cache '" + name + "'");
-      }
       if (ttl != null && outsideMillisToMaxTtl(ttl)) {
         throw new IllegalArgumentException("cache '" + name + "': ttl must be from 1 ms to " + MAX_TTL.toDays()
             + " days (RedisCache.MAX_TTL), got " + ttl + "; noExpiry() makes entries that never expire");

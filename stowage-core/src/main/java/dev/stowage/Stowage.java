@@ -199,24 +199,11 @@ public final class Stowage implements AutoCloseable {
    * @throws MissingLibraryException without Caffeine
    */
   synchronized Tracking.Reader nearCaches(NearCache options, String prefix, boolean pages, String owner) {
-    requireNearCacheSupported(owner);
     CodecLibraries.CAFFEINE.require();
     if (tracking == null) {
       tracking = new Tracking(session);
     }
     return tracking.register(options, prefix, pages, owner);
-  }
-
-  /**
-   * Refuses a near cache on a cluster.
-   *
-   * @throws UnsupportedOperationException on a Redis Cluster
-   */
-  void requireNearCacheSupported(String owner) {
-    if (session.isCluster()) {
-      throw new UnsupportedOperationException(owner + ": a near cache is not supported on a Redis Cluster (client"
-          + " tracking would have to listen on every master and follow failovers); build it without nearCache(...)");
-    }
   }
 
   EnvelopePreload preload() {
@@ -334,8 +321,9 @@ public final class Stowage implements AutoCloseable {
      * masters in parallel. A feed's key is {@code {name}} by default, a hash tag, so that its
      * scripts touch one slot. While a master is down, calls for its slots fail fast with
      * {@link CacheUnavailableException} until a replica replaces it; writes it acknowledged but
-     * had not replicated yet are lost then. Near caches are not supported on a cluster
-     * ({@link RedisCache.Builder#build()} throws {@link UnsupportedOperationException}).
+     * had not replicated yet are lost then. A near cache on a cluster tracks in broadcast mode on a
+     * connection of its own to every master, and is used only while every master tracks; a master
+     * promoted or added is tracked once a topology refresh has found it (see {@link NearCache}).
      * Timeouts, {@linkplain #clientOptions client options} (TLS),
      * {@linkplain #clientResources resources} and {@link #connectInBackground()} apply as for one
      * server.

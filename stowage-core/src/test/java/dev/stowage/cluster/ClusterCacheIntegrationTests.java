@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.stowage.Feed;
-import dev.stowage.NearCache;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.compress.CompressionIds;
@@ -248,16 +247,6 @@ class ClusterCacheIntegrationTests {
     }
     assertThat(calls).hasValue(1);
     assertThat(first.get("k")).isEqualTo(Samples.item(3));
-  }
-
-  @Test
-  void aNearCacheIsRefusedOnACluster() {
-    assertThatThrownBy(() -> stowage.cache("near", Item.class).nearCache(NearCache.defaults()).build())
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageStartingWith("cache 'near': a near cache is not supported on a Redis Cluster");
-    assertThatThrownBy(() -> stowage.feed("nearFeed", Item.class).nearCache(NearCache.defaults()).build())
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageStartingWith("feed 'nearFeed': a near cache is not supported on a Redis Cluster");
   }
 
   @Test

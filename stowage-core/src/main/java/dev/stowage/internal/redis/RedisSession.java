@@ -39,6 +39,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,12 +47,14 @@ import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -646,6 +649,118 @@ public final class RedisSession implements AutoCloseable {
     }
   }
 
+  // ---------------------------------------------------------------- tracking on a cluster's masters
+
+  /** The RESP3 clients of {@link #connectResp3(RedisURI, RedisConnectionStateListener)}, by their connection. */
+  private final Map<StatefulRedisConnection<byte[], byte[]>, RedisClient> nodeResp3Clients = new ConcurrentHashMap<>();
+  /** The subscriptions of {@link #onTopologyChange}, disposed on close. */
+  private final List<Disposable> topologyListeners = new CopyOnWriteArrayList<>();
+
+  /**
+   * The masters that serve slots now, as the shared cluster connection knows the topology, by node
+   * id; each URI is the seed's (credentials, TLS, client name, timeout) with the node's host and
+   * port. Empty before a session opened in the background first reaches Redis; on one server, the
+   * server alone.
+   */
+  public Map<String, RedisURI> topology() {
+    StatefulConnection<byte[], byte[]> current = shared;
+    if (current == null || closed) {
+      return Map.of();
+    }
+    if (!(current instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
+      return Map.of(address, target);
+    }
+    return mastersOf(cluster.getPartitions());
+  }
+
+  /**
+   * Calls {@code listener} with the masters that serve slots (as {@link #topology()} gives them)
+   * each time a refresh finds that the cluster's topology changed: a replica promoted, a slot
+   * moved, a node added or gone. It runs on one of Lettuce's threads and should not block. Nothing
+   * happens on one server. Dispose the result to stop; closing the session stops it too.
+   */
+  public Disposable onTopologyChange(Consumer<Map<String, RedisURI>> listener) {
+    requireNonNull(listener, "listener");
+    checkOpen();
+    if (!isCluster()) {
+      return () -> { };
+    }
+    // The event comes before Lettuce reloads its partitions, so the new masters are taken from it.
+    Disposable subscription = resources.eventBus().get()
+        .filter(event -> event instanceof ClusterTopologyChangedEvent)
+        .subscribe(event -> {
+          if (!closed) {
+            listener.accept(mastersOf(((ClusterTopologyChangedEvent) event).after()));
+          }
+        });
+    topologyListeners.add(subscription);
+    return () -> {
+      subscription.dispose();
+      topologyListeners.remove(subscription);
+    };
+  }
+
+  private Map<String, RedisURI> mastersOf(Iterable<RedisClusterNode> nodes) {
+    Map<String, RedisURI> masters = new LinkedHashMap<>();
+    for (RedisClusterNode node : nodes) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty() && node.getUri() != null) {
+        masters.put(node.getNodeId(), RedisURI.builder(target)
+            .withHost(node.getUri().getHost())
+            .withPort(node.getUri().getPort())
+            .build());
+      }
+    }
+    return Collections.unmodifiableMap(masters);
+  }
+
+  /**
+   * A RESP3 connection of its own to {@code node}, one of {@link #topology()}'s, with this
+   * session's resources and options, for tracking one master of a cluster; as
+   * {@link #connectResp3(RedisConnectionStateListener)}, but without waiting. The future fails with
+   * a {@link CacheUnavailableException} (or a {@link StowageException} if Redis refused the
+   * credentials or the setup). Give the connection back with {@link #releaseResp3}; closing the
+   * session closes it too.
+   */
+  public CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connectResp3(RedisURI node,
+                                                                                RedisConnectionStateListener listener) {
+    requireNonNull(node, "node");
+    requireNonNull(listener, "listener");
+    checkOpen();
+    RedisClient resp3 = RedisClient.create(resources, node);
+    resp3.setOptions(ClientOptions.copyOf(options).mutate().protocolVersion(ProtocolVersion.RESP3).build());
+    resp3.addListener(listener);
+    resp3Clients.add(resp3);
+    CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connecting;
+    try {
+      connecting = resp3.connectAsync(ByteArrayCodec.INSTANCE, node).toCompletableFuture();
+    } catch (RuntimeException e) {
+      connecting = CompletableFuture.failedFuture(e);
+    }
+    return connecting.handle((connection, failure) -> {
+      if (failure != null) {
+        resp3Clients.remove(resp3);
+        resp3.shutdownAsync(0, 2, TimeUnit.SECONDS);
+        throw connectFailure(describe(node), unwrap(failure));
+      }
+      nodeResp3Clients.put(connection, resp3);
+      if (closed) {
+        releaseResp3(connection);
+      }
+      return connection;
+    });
+  }
+
+  /** Closes a connection that {@link #connectResp3(RedisURI, RedisConnectionStateListener)} made, without waiting. */
+  public void releaseResp3(StatefulRedisConnection<byte[], byte[]> connection) {
+    RedisClient resp3 = nodeResp3Clients.remove(requireNonNull(connection, "connection"));
+    if (resp3 == null) {
+      connection.closeAsync();
+      return;
+    }
+    resp3Clients.remove(resp3);
+    resp3.shutdownAsync(0, 2, TimeUnit.SECONDS);
+  }
+
   /**
    * Dispatches one command on the shared connection. The future fails with the translated
    * exception, never a Lettuce one.
@@ -850,6 +965,7 @@ public final class RedisSession implements AutoCloseable {
     if (changes != null) {
       changes.dispose();
     }
+    topologyListeners.forEach(Disposable::dispose);
     StatefulConnection<byte[], byte[]> current = shared;
     if (current != null) {
       current.close();

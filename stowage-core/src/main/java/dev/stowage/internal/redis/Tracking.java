@@ -36,20 +36,27 @@ import org.jspecify.annotations.Nullable;
  * <p>A channel's reads and its invalidations share one connection in the default mode, so Redis
  * sends them in order; in broadcast mode they travel on two, and the stamps of {@link NearStore}
  * keep a reply that an invalidation overtook from being kept.
+ *
+ * <p>On a Redis Cluster every near cache tracks in broadcast mode, whatever its options say (its
+ * reads go over the cluster connection, to whichever master serves the key), with a connection of
+ * its own to every master: {@link MasterTracking}.
  */
 public final class Tracking implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("dev.stowage.nearcache");
 
   private final RedisSession session;
   private final List<Channel> channels = new CopyOnWriteArrayList<>();
+  private final List<MasterTracking> clusterChannels = new CopyOnWriteArrayList<>();
   private @Nullable Channel shared;
   private volatile boolean closed;
 
   public Tracking(RedisSession session) {
     this.session = requireNonNull(session, "session");
     // A channel that could not connect (Redis not reached yet) tries again when the session connects.
-    session.onActivation(() -> channels.stream().filter(channel -> channel.connection == null && !closed)
-        .forEach(Channel::connect));
+    session.onActivation(() -> {
+      channels.stream().filter(channel -> channel.connection == null && !closed).forEach(Channel::connect);
+      clusterChannels.forEach(MasterTracking::sessionConnected);
+    });
   }
 
   /**
@@ -58,6 +65,12 @@ public final class Tracking implements AutoCloseable {
    */
   public synchronized Reader register(NearCache options, String prefix, boolean pages, String owner) {
     NearStore store = new NearStore(options, prefix, pages);
+    if (session.isCluster()) {
+      MasterTracking masters = new MasterTracking(session, store, owner);
+      clusterChannels.add(masters);
+      masters.start();
+      return new Reader(store, session, null);
+    }
     Channel channel;
     if (options.isBroadcast() || pages) {
       channel = new Channel(prefix, owner);
@@ -75,17 +88,20 @@ public final class Tracking implements AutoCloseable {
     if (channel.isTracking()) {
       store.tracking(true);
     }
-    return new Reader(store, channel);
+    return new Reader(store, session, channel.prefix == null ? channel : null);
   }
 
   /** What a cache or feed reads its near-cached keys through: its store and its connection. */
   public static final class Reader {
     private final NearStore store;
-    private final Channel channel;
+    private final RedisSession session;
+    /** The default-mode channel whose connection the reads go over, or null when they use the shared one. */
+    private final @Nullable Channel readsOver;
 
-    private Reader(NearStore store, Channel channel) {
+    private Reader(NearStore store, RedisSession session, @Nullable Channel readsOver) {
       this.store = store;
-      this.channel = channel;
+      this.session = session;
+      this.readsOver = readsOver;
     }
 
     NearStore store() {
@@ -98,9 +114,9 @@ public final class Tracking implements AutoCloseable {
      */
     <T> CompletableFuture<T> dispatch(
         Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
-      StatefulRedisConnection<byte[], byte[]> connection = channel.prefix == null ? channel.connection : null;
+      StatefulRedisConnection<byte[], byte[]> connection = readsOver == null ? null : readsOver.connection;
       if (connection == null || !connection.isOpen()) {
-        return channel.session().dispatch(command);
+        return session.dispatch(command);
       }
       try {
         return command.apply(connection.async()).toCompletableFuture();
@@ -123,10 +139,6 @@ public final class Tracking implements AutoCloseable {
     Channel(@Nullable String prefix, String owner) {
       this.prefix = prefix;
       this.owner = owner;
-    }
-
-    RedisSession session() {
-      return session;
     }
 
     boolean isTracking() {
@@ -228,5 +240,6 @@ public final class Tracking implements AutoCloseable {
   public void close() {
     closed = true;
     channels.forEach(Channel::close);
+    clusterChannels.forEach(MasterTracking::close);
   }
 }
