@@ -46,9 +46,11 @@ final class ChunkWindow {
 
   /**
    * Sends the chunks of {@code plan}, a window per lane; each chunk is its groups' commands, sent
-   * together. In a lane whose owner is a master ({@link MasterBatch.Address}) a chunk is written to
-   * that master's own connection in one batch ({@link MasterBatch}); in any other lane (one server,
-   * or slots with no known master) each command goes through the shared connection. A group of
+   * together. In a lane whose owner is a master ({@link MasterBatch.Address}) a chunk of a
+   * {@linkplain GroupCommand#batchable() batchable} command is written to that master's own
+   * connection in one batch ({@link MasterBatch}); otherwise (one server, slots with no known
+   * master, or a command that must use its own connection) each command goes through the shared
+   * connection. A group of
    * several keys that Redis answers with {@code TRYAGAIN} there (a slot being migrated holds some
    * of them and not the others) is sent again one command per key, which Redis redirects key by key.
    */
@@ -57,7 +59,7 @@ final class ChunkWindow {
     for (int i = 0; i < plan.lanes().size(); i++) {
       List<SlotPlan.Chunk> chunks = plan.lanes().get(i);
       Object owner = plan.owners().get(i).orElse(null);
-      IntFunction<CompletableFuture<?>> send = owner instanceof MasterBatch.Address master
+      IntFunction<CompletableFuture<?>> send = owner instanceof MasterBatch.Address master && command.batchable()
           ? index -> MasterBatch.send(session, master, chunks.get(index), command)
           : index -> sendChunk(chunks.get(index), command);
       lanes.add(new Lane(chunks.size(), send, new AtomicInteger()));

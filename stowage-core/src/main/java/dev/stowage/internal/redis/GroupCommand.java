@@ -6,6 +6,7 @@ import io.lettuce.core.protocol.RedisCommand;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The command a bulk operation sends over one group of its keys (consecutive keys, or on a cluster
@@ -14,19 +15,24 @@ import java.util.function.Function;
  * sent through the shared connection, which routes it by its key and follows redirections.
  * {@code replied} takes the reply of either, once per command that Redis answered.
  *
- * @param built the command over a group, not yet sent
+ * @param built the command over a group, not yet sent; {@code null} for a command that must go
+ *     through its own connection, such as a read of a near cache's, which tracks what it reads
  * @param shared sends the command over a group through the shared connection, untranslated
  * @param replied what to do with the reply to the command over a group; runs on the thread that
  *     completes the command, often a connection's I/O thread, so it only stores or counts
  * @param <T> the type of the reply
  */
-record GroupCommand<T>(Function<int[], RedisCommand<byte[], byte[], T>> built,
+record GroupCommand<T>(@Nullable Function<int[], RedisCommand<byte[], byte[], T>> built,
                        Function<int[], CompletableFuture<T>> shared,
                        BiConsumer<int[], T> replied) {
   GroupCommand {
-    requireNonNull(built, "built");
     requireNonNull(shared, "shared");
     requireNonNull(replied, "replied");
+  }
+
+  /** Whether the command can be written to a master in a batch: whether it can be {@link #built}. */
+  boolean batchable() {
+    return built != null;
   }
 
   /** Sends the command over {@code group} through the shared connection and takes its reply. */

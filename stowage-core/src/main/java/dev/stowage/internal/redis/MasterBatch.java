@@ -1,12 +1,16 @@
 package dev.stowage.internal.redis;
 
+import static java.util.Objects.requireNonNull;
+
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.RedisCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * Writes the commands of one chunk of a bulk operation on a Redis Cluster to the master that
@@ -49,9 +53,10 @@ final class MasterBatch {
     if (groups.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
+    Function<int[], RedisCommand<byte[], byte[], T>> build = requireNonNull(command.built(), "built");
     List<AsyncCommand<byte[], byte[], T>> built = new ArrayList<>(groups.size());
     for (int[] group : groups) {
-      built.add(new AsyncCommand<>(command.built().apply(group)));
+      built.add(new AsyncCommand<>(build.apply(group)));
     }
     CompletableFuture<Void> done = new CompletableFuture<>();
     AtomicInteger unanswered = new AtomicInteger(groups.size());

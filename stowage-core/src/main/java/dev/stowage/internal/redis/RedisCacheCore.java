@@ -468,7 +468,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     byte[][] redisKeys = batch.redisKeys();
     CompletableFuture<Void> all = ChunkWindow.run(session.plan(redisKeys, settings.chunkSize()), session,
         new GroupCommand<List<KeyValue<byte[], byte[]>>>(
-            group -> BuiltCommands.mget(select(redisKeys, group)),
+            // A near cache's reads go through its own connection, which tracks the keys they read.
+            near == null ? group -> BuiltCommands.mget(select(redisKeys, group)) : null,
             group -> {
               byte[][] keys = select(redisKeys, group);
               return near == null ? session.dispatch(c -> c.mget(keys)) : near.dispatch(c -> c.mget(keys));
