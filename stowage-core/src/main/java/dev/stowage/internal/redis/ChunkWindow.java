@@ -1,16 +1,16 @@
 package dev.stowage.internal.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
  * Sends the chunks of a bulk operation with at most {@value #IN_FLIGHT} chunks in flight per lane:
  * a lane's next chunk is sent when one of its earlier ones completes. On one server there is one
  * lane; on a cluster, one per master ({@link SlotPlan}), so that every master stays busy and none
- * waits behind another's chunks. Redis stays busy, since the next chunks are already on the wire,
+ * waits behind another's chunks, and each chunk goes to its master as one batch ({@link MasterBatch}). Redis stays busy, since the next chunks are already on the wire,
  * yet no command waits behind more than a few chunks, so every command's timeout keeps its meaning
  * however many keys the operation has. The first failure fails the whole operation, and no chunk
  * is sent after it, in any lane.
@@ -46,18 +46,28 @@ final class ChunkWindow {
 
   /**
    * Sends the chunks of {@code plan}, a window per lane; each chunk is its groups' commands, sent
-   * together, each through {@code command} (which dispatches one command over the keys at the
-   * indexes it is given, and returns its future). A group of several keys that Redis answers with
-   * {@code TRYAGAIN} (a slot being migrated holds some of them and not the others) is sent again
-   * one command per key, which Redis redirects key by key.
+   * together. In a lane whose owner is a master ({@link MasterBatch.Address}) a chunk of a
+   * {@linkplain GroupCommand#batchable() batchable} command is written to that master's own
+   * connection in one batch ({@link MasterBatch}); otherwise (one server, slots with no known
+   * master, or a command that must use its own connection) each command goes through the shared
+   * connection. A group of
+   * several keys that Redis answers with {@code TRYAGAIN} there (a slot being migrated holds some
+   * of them and not the others) is sent again one command per key, which Redis redirects key by key.
    */
-  static CompletableFuture<Void> run(SlotPlan plan, Function<int[], CompletableFuture<?>> command) {
-    List<Lane> lanes = plan.lanes().stream().map(chunks -> new Lane(chunks.size(),
-        index -> sendChunk(chunks.get(index), command), new AtomicInteger())).toList();
+  static <T> CompletableFuture<Void> run(SlotPlan plan, RedisSession session, GroupCommand<T> command) {
+    List<Lane> lanes = new ArrayList<>(plan.lanes().size());
+    for (int i = 0; i < plan.lanes().size(); i++) {
+      List<SlotPlan.Chunk> chunks = plan.lanes().get(i);
+      Object owner = plan.owners().get(i).orElse(null);
+      IntFunction<CompletableFuture<?>> send = owner instanceof MasterBatch.Address master && command.batchable()
+          ? index -> MasterBatch.send(session, master, chunks.get(index), command)
+          : index -> sendChunk(chunks.get(index), command);
+      lanes.add(new Lane(chunks.size(), send, new AtomicInteger()));
+    }
     return start(lanes);
   }
 
-  private static CompletableFuture<?> sendChunk(SlotPlan.Chunk chunk, Function<int[], CompletableFuture<?>> command) {
+  private static CompletableFuture<?> sendChunk(SlotPlan.Chunk chunk, GroupCommand<?> command) {
     List<int[]> groups = chunk.groups();
     if (groups.size() == 1) {
       return sendGroup(groups.get(0), command);
@@ -69,22 +79,21 @@ final class ChunkWindow {
     return CompletableFuture.allOf(sent);
   }
 
-  private static CompletableFuture<?> sendGroup(int[] group, Function<int[], CompletableFuture<?>> command) {
-    CompletableFuture<?> sent;
-    try {
-      sent = command.apply(group);
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+  /**
+   * Sends the command over {@code group} through the shared connection, and again key by key if
+   * Redis answers a group of several keys with {@code TRYAGAIN}.
+   */
+  static CompletableFuture<Void> sendGroup(int[] group, GroupCommand<?> command) {
+    CompletableFuture<Void> sent = command.sendShared(group);
     if (group.length == 1) {
       return sent;
     }
     return sent.handle((result, failure) -> {
       if (failure == null) {
-        return CompletableFuture.completedFuture(result);
+        return CompletableFuture.<Void>completedFuture(null);
       }
       if (!RedisSession.isTryAgain(failure)) {
-        return CompletableFuture.failedFuture(failure);
+        return CompletableFuture.<Void>failedFuture(failure);
       }
       CompletableFuture<?>[] each = new CompletableFuture<?>[group.length];
       for (int i = 0; i < group.length; i++) {

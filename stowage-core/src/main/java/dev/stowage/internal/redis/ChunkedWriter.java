@@ -162,7 +162,7 @@ final class ChunkedWriter<K, V> {
 
   /** Sends prepared entries as {@link #send} does, untranslated. */
   private CompletableFuture<Void> dispatchAll(Prepared prepared) {
-    return ChunkWindow.run(session.plan(prepared.keys(), chunkSize), group -> dispatchGroup(prepared, group));
+    return ChunkWindow.run(session.plan(prepared.keys(), chunkSize), session, writeCommand(prepared));
   }
 
   /**
@@ -355,34 +355,53 @@ final class ChunkedWriter<K, V> {
   }
 
   /**
-   * The one command that writes the entries of {@code prepared} at the indexes {@code group} holds
-   * (consecutive ones, or on a cluster those of one slot), untranslated; counts them once Redis
-   * confirms.
+   * The one command that writes the entries of {@code prepared} at the indexes a group holds
+   * (consecutive ones, or on a cluster those of one slot): {@code MSET}, or the script that sets
+   * each with its TTL; counts them once Redis confirms.
    */
-  private CompletableFuture<?> dispatchGroup(Prepared prepared, int[] group) {
-    return sendGroup(prepared, group).thenRun(() -> {
-      for (int i : group) {
-        stored(prepared.payloadSizes()[i], prepared.values()[i].length);
-      }
-    });
+  private GroupCommand<?> writeCommand(Prepared prepared) {
+    if (ttl == null) {
+      return new GroupCommand<String>(
+          group -> BuiltCommands.mset(select(prepared.keys(), group), select(prepared.values(), group)),
+          group -> {
+            Map<byte[], byte[]> entries = new LinkedHashMap<>();
+            for (int i : group) {
+              entries.put(prepared.keys()[i], prepared.values()[i]);
+            }
+            return session.dispatch(c -> c.mset(entries));
+          },
+          (group, ok) -> storedAll(prepared, group));
+    }
+    return new GroupCommand<Long>(
+        group -> SET_WITH_TTLS.builtInteger(select(prepared.keys(), group), valuesAndTtls(prepared, group)),
+        group -> SET_WITH_TTLS.run(session, select(prepared.keys(), group), valuesAndTtls(prepared, group)),
+        (group, count) -> storedAll(prepared, group));
   }
 
-  private CompletableFuture<?> sendGroup(Prepared prepared, int[] group) {
-    if (ttl == null) {
-      Map<byte[], byte[]> entries = new LinkedHashMap<>();
-      for (int i : group) {
-        entries.put(prepared.keys()[i], prepared.values()[i]);
-      }
-      return session.dispatch(c -> c.mset(entries));
+  /** Counts the entries at {@code group}'s indexes as stored. */
+  private void storedAll(Prepared prepared, int[] group) {
+    for (int i : group) {
+      stored(prepared.payloadSizes()[i], prepared.values()[i].length);
     }
-    byte[][] keys = new byte[group.length][];
+  }
+
+  /** The script's arguments for the entries at {@code group}'s indexes: value and jittered TTL, entry by entry. */
+  private byte[][] valuesAndTtls(Prepared prepared, int[] group) {
     byte[][] valuesAndTtls = new byte[2 * group.length][];
     for (int j = 0; j < group.length; j++) {
-      keys[j] = prepared.keys()[group[j]];
       valuesAndTtls[2 * j] = prepared.values()[group[j]];
       valuesAndTtls[2 * j + 1] = Long.toString(ttlMillis()).getBytes(StandardCharsets.US_ASCII);
     }
-    return SET_WITH_TTLS.run(session, keys, valuesAndTtls);
+    return valuesAndTtls;
+  }
+
+  /** The elements of {@code all} at the indexes {@code group} holds. */
+  static byte[][] select(byte[][] all, int[] group) {
+    byte[][] selected = new byte[group.length][];
+    for (int j = 0; j < group.length; j++) {
+      selected[j] = all[group[j]];
+    }
+    return selected;
   }
 
   String describeWrite(int n) {
@@ -407,16 +426,18 @@ final class ChunkedWriter<K, V> {
     for (int i = 0; i < n; i++) {
       allKeys[i] = utf8(keyTexts.get(i));
     }
-    CompletableFuture<Void> all = ChunkWindow.run(session.plan(allKeys, chunkSize), group -> {
-      byte[][] keys = new byte[group.length][];
+    Function<int[], byte[][]> markersAndTtls = group -> {
       byte[][] valuesAndTtls = new byte[2 * group.length][];
       for (int j = 0; j < group.length; j++) {
-        keys[j] = allKeys[group[j]];
         valuesAndTtls[2 * j] = marker;
         valuesAndTtls[2 * j + 1] = absentMillis;
       }
-      return SET_WITH_TTLS.run(session, keys, valuesAndTtls);
-    });
+      return valuesAndTtls;
+    };
+    CompletableFuture<Void> all = ChunkWindow.run(session.plan(allKeys, chunkSize), session, new GroupCommand<Long>(
+        group -> SET_WITH_TTLS.builtInteger(select(allKeys, group), markersAndTtls.apply(group)),
+        group -> SET_WITH_TTLS.run(session, select(allKeys, group), markersAndTtls.apply(group)),
+        (group, count) -> { }));
     return session.translated(all, "SET PX of " + n + " absent keys of " + owner);
   }
 }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.protocol.Command;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -36,6 +37,20 @@ final class LuaScript {
         .exceptionallyCompose(error -> isNoScript(error)
             ? session.<T>dispatch(c -> c.eval(body, output, keys, args))
             : CompletableFuture.failedFuture(error));
+  }
+
+  /**
+   * The script's {@code EVALSHA} over {@code keys} and {@code args} as a command not yet sent, for
+   * a batch ({@link MasterBatch}); one that Redis answers with {@code NOSCRIPT} is sent again
+   * through {@link #run}, which loads the script.
+   *
+   * @throws IllegalStateException if the script does not answer an integer
+   */
+  Command<byte[], byte[], Long> builtInteger(byte[][] keys, byte[]... args) {
+    if (output != ScriptOutputType.INTEGER) {
+      throw new IllegalStateException(this + " answers " + output + ", not an integer");
+    }
+    return BuiltCommands.evalshaInteger(sha, keys, args);
   }
 
   private static boolean isNoScript(Throwable error) {

@@ -459,24 +459,28 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /**
-   * MGET, one command per chunk (and slot), a few chunks in flight at once (per master); values
-   * aligned with the batch.
+   * MGET, one command per chunk (and slot), a few chunks in flight at once (per master, each chunk
+   * one batch to its master); values aligned with the batch, each command's stored as it arrives.
    */
   private CompletableFuture<byte[][]> fetchAll(KeyBatch batch) {
     int n = batch.size();
     byte[][] values = new byte[n][];
     byte[][] redisKeys = batch.redisKeys();
-    CompletableFuture<Void> all = ChunkWindow.run(session.plan(redisKeys, settings.chunkSize()), group -> {
-      byte[][] keys = select(redisKeys, group);
-      CompletableFuture<List<KeyValue<byte[], byte[]>>> read = near == null ? session.dispatch(c -> c.mget(keys))
-          : near.dispatch(c -> c.mget(keys));
-      return read.thenAccept(found -> {
-        int j = 0;
-        for (KeyValue<byte[], byte[]> entry : found) {
-          values[group[j++]] = entry.hasValue() ? entry.getValue() : null;
-        }
-      });
-    });
+    CompletableFuture<Void> all = ChunkWindow.run(session.plan(redisKeys, settings.chunkSize()), session,
+        new GroupCommand<List<KeyValue<byte[], byte[]>>>(
+            // A near cache in the default mode reads through its own connection, which tracks the
+            // keys it reads; in broadcast mode (on a cluster) reads are batched like any other.
+            near == null || near.readsAnywhere() ? group -> BuiltCommands.mget(select(redisKeys, group)) : null,
+            group -> {
+              byte[][] keys = select(redisKeys, group);
+              return near == null ? session.dispatch(c -> c.mget(keys)) : near.dispatch(c -> c.mget(keys));
+            },
+            (group, found) -> {
+              int j = 0;
+              for (KeyValue<byte[], byte[]> entry : found) {
+                values[group[j++]] = entry.hasValue() ? entry.getValue() : null;
+              }
+            }));
     return session.translated(all.thenApply(done -> values), "MGET of " + n + " keys of " + owner)
         .thenCompose(this::withDictionaries);
   }
@@ -547,13 +551,17 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     int n = batch.size();
     LongAdder deleted = new LongAdder();
     byte[][] allKeys = batch.redisKeys();
-    CompletableFuture<Void> all = ChunkWindow.run(session.plan(allKeys, settings.chunkSize()), group -> {
-      byte[][] redisKeys = select(allKeys, group);
-      return session.dispatch(c -> c.del(redisKeys)).thenAccept(removed -> {
-        deleted.add(removed);
-        deletes.add(removed);
-      });
-    });
+    CompletableFuture<Void> all = ChunkWindow.run(session.plan(allKeys, settings.chunkSize()), session,
+        new GroupCommand<Long>(
+            group -> BuiltCommands.del(select(allKeys, group)),
+            group -> {
+              byte[][] redisKeys = select(allKeys, group);
+              return session.dispatch(c -> c.del(redisKeys));
+            },
+            (group, removed) -> {
+              deleted.add(removed);
+              deletes.add(removed);
+            }));
     CompletableFuture<Long> deletedAll =
         counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner));
     return droppingNear(deletedAll, () -> batch.texts);
@@ -562,7 +570,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   /**
    * {@code SCAN} with the prefix's pattern, then an {@code UNLINK} of each page found. On a
    * cluster, every master is scanned on its own connection, in parallel, and each page's keys are
-   * unlinked one command per slot through the shared connection (which follows a key that moved);
+   * unlinked one command per slot, the page's commands for a master written to it as one batch
+   * (what a master redirects is sent again through the shared connection, which follows a key that
+   * moved);
    * the pages are handled on Lettuce's computation threads, not on a connection's I/O thread.
    */
   @Override
@@ -595,13 +605,17 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
                                             ScanArgs match, LongAdder removed) {
     return session.<KeyScanCursor<byte[]>>dispatchOn(master, c -> c.scan(cursor, match)).thenComposeAsync(page -> {
       byte[][] keys = page.getKeys().toArray(new byte[0][]);
-      CompletableFuture<Void> unlinked = ChunkWindow.run(session.plan(keys, settings.chunkSize()), group -> {
-        byte[][] unlinking = select(keys, group);
-        return session.dispatch(c -> c.unlink(unlinking)).thenAccept(n -> {
-          removed.add(n);
-          deletes.add(n);
-        });
-      });
+      CompletableFuture<Void> unlinked = ChunkWindow.run(session.plan(keys, settings.chunkSize()), session,
+          new GroupCommand<Long>(
+              group -> BuiltCommands.unlink(select(keys, group)),
+              group -> {
+                byte[][] unlinking = select(keys, group);
+                return session.dispatch(c -> c.unlink(unlinking));
+              },
+              (group, n) -> {
+                removed.add(n);
+                deletes.add(n);
+              }));
       return page.isFinished() ? unlinked
           : unlinked.thenCompose(done -> clearFrom(master, page, match, removed));
     }, session.decodeExecutor());

@@ -74,7 +74,10 @@ import reactor.core.Disposable;
  * key's slot, {@code MOVED} and {@code ASK} redirections followed, and the topology (which master
  * serves which slots) refreshed every {@link #TOPOLOGY_REFRESH_PERIOD} and whenever a redirection
  * or a node's persistent reconnection says it changed. Bulk operations are planned by slot
- * ({@link #plan}): a multi-key command may only touch one slot.
+ * ({@link #plan}): a multi-key command may only touch one slot. Each chunk of one goes to its
+ * master as one batch on that master's own connection ({@link #masterConnection}), since the
+ * cluster connection flushes every command on its own; what the master redirects is sent again
+ * through the cluster connection ({@link MasterBatch}).
  *
  * <p>Bulk operations need no connection of their own. Each chunk of one is a single command
  * ({@code MGET}, {@code MSET}, {@code DEL}, {@code ZADD}, or a script that sets a chunk of keys
@@ -479,8 +482,23 @@ public final class RedisSession implements AutoCloseable {
     Partitions partitions = cluster.getPartitions();
     return SlotPlan.bySlot(keys, chunkSize, slot -> {
       RedisClusterNode master = partitions.getMasterBySlot(slot);
-      return master == null ? null : master.getNodeId();
+      return master == null || master.getUri() == null ? null
+          : new MasterBatch.Address(master.getUri().getHost(), master.getUri().getPort());
     });
+  }
+
+  /**
+   * The connection to the master at {@code host:port} that the shared cluster connection keeps
+   * (connecting, without blocking, where it has none yet). It follows no redirection.
+   *
+   * @throws IllegalStateException if this session is not on a cluster
+   * @throws CacheUnavailableException if a session opened in the background has not reached Redis yet
+   */
+  CompletableFuture<StatefulRedisConnection<byte[], byte[]>> masterConnection(String host, int port) {
+    if (!(shared() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
+      throw new IllegalStateException("a master's own connection exists only on a Redis Cluster");
+    }
+    return cluster.getConnectionAsync(host, port);
   }
 
   /**
@@ -819,6 +837,18 @@ public final class RedisSession implements AutoCloseable {
     }
     return reply.startsWith("CLUSTERDOWN") || reply.startsWith("TRYAGAIN") || reply.startsWith("MASTERDOWN")
         || reply.startsWith("LOADING") || reply.startsWith("MOVED ") || reply.startsWith("ASK ");
+  }
+
+  /**
+   * Whether {@code error} is a reply that sends the command elsewhere or later: {@code MOVED} or
+   * {@code ASK} (another master serves, or is being given, the slot) or {@code TRYAGAIN} (the slot
+   * is being migrated). A command sent on a master's own connection, which follows no redirection,
+   * is sent again through the shared connection when it gets one.
+   */
+  static boolean isRedirection(Throwable error) {
+    Throwable e = unwrap(error);
+    String reply = e instanceof RedisCommandExecutionException ? e.getMessage() : null;
+    return reply != null && (reply.startsWith("MOVED ") || reply.startsWith("ASK ") || reply.startsWith("TRYAGAIN"));
   }
 
   /** Whether {@code error} is Redis's TRYAGAIN reply to a multi-key command on a slot being migrated. */

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * serves their slot, and each lane's groups, in slot order, are packed into chunks of at most the
  * chunk size of keys (a slot with more keys than that is cut into several groups). Each lane gets
  * its own window of chunks in flight ({@link ChunkWindow}), so the masters work in parallel and
- * none waits behind another's chunks. Immutable.
+ * none waits behind another's chunks. Each lane knows its {@linkplain #owners() owner}, so that a
+ * chunk's commands can be written to that master together, in one flush. Immutable.
  */
 final class SlotPlan {
   /**
@@ -43,9 +45,12 @@ final class SlotPlan {
   }
 
   private final List<List<Chunk>> lanes;
+  /** The owner of each lane, aligned with {@link #lanes}; empty where none is known. */
+  private final List<Optional<Object>> owners;
 
-  private SlotPlan(List<List<Chunk>> lanes) {
+  private SlotPlan(List<List<Chunk>> lanes, List<Optional<Object>> owners) {
     this.lanes = lanes;
+    this.owners = owners;
   }
 
   /** The plan on one server: chunks of {@code chunkSize} consecutive keys, each one command. */
@@ -59,7 +64,8 @@ final class SlotPlan {
       }
       chunks.add(new Chunk(List.of(group)));
     }
-    return new SlotPlan(chunks.isEmpty() ? List.of() : List.of(chunks));
+    return chunks.isEmpty() ? new SlotPlan(List.of(), List.of())
+        : new SlotPlan(List.of(chunks), List.of(Optional.empty()));
   }
 
   /**
@@ -100,15 +106,26 @@ final class SlotPlan {
       }
     }
     List<List<Chunk>> lanes = new ArrayList<>();
-    for (LaneBuilder lane : byOwner.values()) {
-      lanes.add(lane.build());
+    List<Optional<Object>> owners = new ArrayList<>();
+    for (Map.Entry<Object, LaneBuilder> lane : byOwner.entrySet()) {
+      lanes.add(lane.getValue().build());
+      owners.add(lane.getKey() == unknown ? Optional.empty() : Optional.of(lane.getKey()));
     }
-    return new SlotPlan(List.copyOf(lanes));
+    return new SlotPlan(List.copyOf(lanes), List.copyOf(owners));
   }
 
   /** The lanes, each the chunks that one master is sent, in order. */
   List<List<Chunk>> lanes() {
     return lanes;
+  }
+
+  /**
+   * Who serves each lane, aligned with {@link #lanes()}: the owner {@link #bySlot} was told for the
+   * lane's slots, or empty for the lane of slots with no known owner and for the one lane of
+   * {@link #consecutive}.
+   */
+  List<Optional<Object>> owners() {
+    return owners;
   }
 
   /** The number of chunks over every lane. */

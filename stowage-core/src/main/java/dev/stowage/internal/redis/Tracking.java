@@ -109,6 +109,14 @@ public final class Tracking implements AutoCloseable {
     }
 
     /**
+     * Whether reads may go over any connection: in broadcast mode (every near cache on a cluster)
+     * Redis invalidates the prefix's keys whoever read them, so reads need no connection of their own.
+     */
+    boolean readsAnywhere() {
+      return readsOver == null;
+    }
+
+    /**
      * Dispatches a read that Redis must track: on the tracking connection in the default mode while
      * it is up, else on the shared connection (broadcast mode tracks whatever connection reads).
      */

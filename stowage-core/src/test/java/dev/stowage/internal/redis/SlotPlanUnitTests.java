@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
@@ -125,6 +126,43 @@ class SlotPlanUnitTests {
     int total = plan.lanes().stream().flatMap(List::stream).mapToInt(SlotPlan.Chunk::keys).sum();
     assertThat(total).isEqualTo(300);
     assertThat(Arrays.stream(keys).mapToInt(SlotHash::getSlot).distinct().count()).isEqualTo(plan.commands());
+  }
+
+  @Test
+  void eachLaneIsNamedByTheMasterThatServesEveryKeyOfItsChunks() {
+    List<String> texts = numbered("user:", 5_000);
+    byte[][] keys = keys(texts);
+
+    SlotPlan plan = SlotPlan.bySlot(keys, 700, THREE_MASTERS);
+
+    assertThat(plan.owners()).hasSameSizeAs(plan.lanes());
+    assertThat(plan.owners()).extracting(owner -> owner.orElseThrow()).containsExactlyInAnyOrder("a", "b", "c");
+    for (int lane = 0; lane < plan.lanes().size(); lane++) {
+      Object owner = plan.owners().get(lane).orElseThrow();
+      for (SlotPlan.Chunk chunk : plan.lanes().get(lane)) {
+        assertThat(chunk.keys()).isLessThanOrEqualTo(700);
+        for (int[] group : chunk.groups()) {
+          for (int i : group) {
+            assertThat(THREE_MASTERS.apply(SlotHash.getSlot(keys[i]))).as(texts.get(i)).isEqualTo(owner);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void slotsWithoutAKnownMasterHaveNoOwnerAndOneServerNone() {
+    SlotPlan plan = SlotPlan.bySlot(keys(numbered("k", 300)), 1_000, slot -> slot < 8_192 ? "known" : null);
+
+    assertThat(plan.owners()).containsExactlyInAnyOrder(Optional.of("known"), Optional.empty());
+    int unknownLane = plan.owners().indexOf(Optional.empty());
+    assertThat(plan.lanes().get(unknownLane)).allSatisfy(chunk -> chunk.groups().forEach(group -> {
+      for (int i : group) {
+        assertThat(SlotHash.getSlot(("k" + i).getBytes(StandardCharsets.UTF_8))).isGreaterThanOrEqualTo(8_192);
+      }
+    }));
+    assertThat(SlotPlan.consecutive(10, 4).owners()).containsExactly(Optional.empty());
+    assertThat(SlotPlan.consecutive(0, 4).owners()).isEmpty();
   }
 
   @Test
