@@ -58,32 +58,26 @@ class BoardConfiguration implements WebFluxConfigurer {
           + boardMode.label() + "; drop the TCP port or use --mode stowage");
     }
     if (redisCluster) {
-      refuseOnCluster(boardMode, nearCache);
+      refuseOnCluster(boardMode);
       clusterSeeds(redis);
     }
-    // The near cache is on by default on one server; core keeps none on a cluster.
-    boolean near = nearCache != null ? nearCache : !redisCluster;
+    // The near cache is on by default, on one server and on a cluster alike.
+    boolean near = nearCache == null || nearCache;
     return new BoardSettings(boardMode, redis, redisCluster, db, FeedCompression.parse(compression),
         tcp, HttpProperties.read(environment), near);
   }
 
   /**
-   * Refuses what cannot run on a Redis Cluster: the seed modes, and the near cache.
+   * Refuses what cannot run on a Redis Cluster: the seed modes.
    *
-   * @param nearCache {@code stowage.board.near-cache} as given, or null when it was not
    * @throws IllegalStateException saying what to change
    */
-  static void refuseOnCluster(BoardMode mode, @Nullable Boolean nearCache) {
+  static void refuseOnCluster(BoardMode mode) {
     if (mode != BoardMode.STOWAGE) {
       throw new IllegalStateException("the seed modes run on one Redis server only, not on a"
           + " Redis Cluster: " + mode.label() + " keeps the seed's single-server commands (a"
           + " ReactiveRedisTemplate on one connection, the sorted set and counter in two slots);"
           + " use --mode stowage on a cluster, or --redis URL for " + mode.label());
-    }
-    if (Boolean.TRUE.equals(nearCache)) {
-      throw new IllegalStateException("stowage mode keeps no near cache on a Redis Cluster (core"
-          + " supports none there); drop stowage.board.near-cache=true: every page is read from"
-          + " the cluster");
     }
   }
 
@@ -125,7 +119,7 @@ class BoardConfiguration implements WebFluxConfigurer {
     if (settings.mode() == BoardMode.STOWAGE) {
       StowageBoardService service = settings.redisCluster()
           ? StowageBoardService.onCluster(clusterSeeds(settings.redis()), repository, formats,
-              settings.compression())
+              settings.compression(), settings.nearCache())
           : new StowageBoardService(settings.redis(), repository, formats, settings.compression(),
               settings.nearCache());
       return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, service);

@@ -105,12 +105,12 @@ public final class BoardServer implements AutoCloseable {
   /**
    * Starts the service in stowage mode on a Redis Cluster, reached through {@code seeds} (any of
    * its nodes): the feed, its counter and its mark share the hash tag {@code {board}} (see {@link
-   * BoardKeys}), and there is no near cache (core keeps none on a cluster). The seed modes run on
-   * one server only.
+   * BoardKeys}), and with {@code nearCache} pages are kept in memory, as on one server. The seed
+   * modes run on one server only.
    *
    * <pre>{@code
    * try (BoardServer board = BoardServer.startOnCluster(0, cluster.uris(), null,
-   *     FeedCompression.ZSTD_DICT, null, HttpOptions.defaults())) { ... }
+   *     FeedCompression.ZSTD_DICT, null, HttpOptions.defaults(), true)) { ... }
    * }</pre>
    *
    * @param seeds URIs of the cluster's nodes, such as {@code redis://10.0.0.1:6379}; not empty
@@ -119,7 +119,7 @@ public final class BoardServer implements AutoCloseable {
    * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions, HttpOptions, boolean)
    */
   public static BoardServer startOnCluster(int port, List<String> seeds, @Nullable String dbUrl,
-      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http) {
+      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache) {
     Objects.requireNonNull(seeds, "seeds");
     if (seeds.isEmpty()) {
       throw new IllegalArgumentException("a Redis Cluster needs at least one seed URI, such as"
@@ -135,6 +135,7 @@ public final class BoardServer implements AutoCloseable {
     properties.put("stowage.board.redis", String.join(",", seeds));
     properties.put("stowage.board.redis-cluster", true);
     properties.put("stowage.board.mode", BoardMode.STOWAGE.label());
+    properties.put("stowage.board.near-cache", nearCache);
     return run(properties);
   }
 

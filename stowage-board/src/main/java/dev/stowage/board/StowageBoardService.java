@@ -129,8 +129,8 @@ public final class StowageBoardService implements AutoCloseable {
    * one server) and builds the feed and its mark under the hash tag {@code {board}} ({@link
    * BoardKeys#CLUSTER_FEED}, {@link BoardKeys#CLUSTER_COUNTER}, {@link BoardKeys#CLUSTER_COMPLETE}),
    * so that every script of the feed touches one slot and the mark and the page are read from the
-   * same master, one after the other. Core keeps no near cache on a cluster, so every page is read
-   * from Redis. While the master of that slot is down, the service behaves as while Redis is
+   * same master, one after the other. With {@code nearCache}, pages are kept in memory as on one
+   * server; core's near cache on a cluster tracks the feed's keys on every master. While the master of that slot is down, the service behaves as while Redis is
    * unreachable: it serves from the database, counts scores in the process, and refills the feed
    * once a replica has taken over.
    *
@@ -138,11 +138,11 @@ public final class StowageBoardService implements AutoCloseable {
    * @throws IllegalArgumentException if there is no seed, or one is malformed
    */
   public static StowageBoardService onCluster(List<String> seeds, BoardRepository repository,
-      BoardFormats formats, FeedCompression compression) {
+      BoardFormats formats, FeedCompression compression, boolean nearCache) {
     Stowage stowage = Stowage.builder().redisCluster(seeds.toArray(String[]::new))
         .commandTimeout(COMMAND_TIMEOUT).connectInBackground().build();
     return new StowageBoardService(stowage, Placement.CLUSTER, repository, formats, compression,
-        false);
+        nearCache);
   }
 
   private StowageBoardService(Stowage stowage, Placement placement, BoardRepository repository,

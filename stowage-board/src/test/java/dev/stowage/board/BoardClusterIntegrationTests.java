@@ -61,9 +61,9 @@ class BoardClusterIntegrationTests {
   void theFeedItsCounterAndItsMarkShareTheSlotOfBoard(RedisClusterSet cluster) throws Exception {
     try (PostgresDatabase db = PostgresDatabase.create();
         BoardServer board = BoardServer.startOnCluster(0, cluster.uris(), db.r2dbcUrl(),
-            FeedCompression.ZSTD_DICT, null, HttpOptions.defaults())) {
+            FeedCompression.ZSTD_DICT, null, HttpOptions.defaults(), true)) {
       assertThat(board.settings().redisCluster()).isTrue();
-      assertThat(board.settings().nearCache()).as("core keeps no near cache on a cluster").isFalse();
+      assertThat(board.settings().nearCache()).as("the near cache is on by default, as on one server").isTrue();
       List<Long> scores = new ArrayList<>();
       for (int i = 0; i < 70; i++) {
         scores.add(create(board, i).get("score").asLong());
@@ -113,7 +113,7 @@ class BoardClusterIntegrationTests {
       throws Exception {
     try (PostgresDatabase db = PostgresDatabase.create();
         BoardServer board = BoardServer.startOnCluster(0, List.of(cluster.seedUri()), db.r2dbcUrl(),
-            FeedCompression.ZSTD_DICT, null, HttpOptions.defaults())) {
+            FeedCompression.ZSTD_DICT, null, HttpOptions.defaults(), true)) {
       page(board, 1, 1);
       RedisServer victim = cluster.masterOf(BoardKeys.CLUSTER_FEED);
       Map<String, Long> acknowledged = new ConcurrentHashMap<>();
@@ -182,7 +182,7 @@ class BoardClusterIntegrationTests {
   }
 
   @Test
-  void theSeedModesAndTheNearCacheAreRefusedOnACluster(RedisClusterSet cluster) {
+  void theSeedModesAreRefusedOnACluster(RedisClusterSet cluster) {
     assertThatThrownBy(() -> startWith(cluster.seedUri(), Map.of("stowage.board.mode", "seed-json")))
         .rootCause().isInstanceOf(IllegalStateException.class)
         .hasMessage("the seed modes run on one Redis server only, not on a Redis Cluster: seed-json"
@@ -191,24 +191,70 @@ class BoardClusterIntegrationTests {
             + " --redis URL for seed-json");
     assertThatThrownBy(() -> startWith(cluster.seedUri(), Map.of("stowage.board.mode", "seed-msgpack")))
         .rootCause().hasMessageStartingWith("the seed modes run on one Redis server only");
-    assertThatThrownBy(() -> startWith(cluster.seedUri(), Map.of("stowage.board.near-cache", "true")))
-        .rootCause().isInstanceOf(IllegalStateException.class)
-        .hasMessage("stowage mode keeps no near cache on a Redis Cluster (core supports none there);"
-            + " drop stowage.board.near-cache=true: every page is read from the cluster");
     assertThatThrownBy(() -> startWith(cluster.seedUri() + ",,", Map.of()))
         .rootCause().isInstanceOf(IllegalArgumentException.class)
         .hasMessage("the Redis Cluster's seed URIs are joined by commas, such as"
             + " redis://10.0.0.1:6379,redis://10.0.0.2:6379, with no empty one; got '"
             + cluster.seedUri() + ",,'");
     assertThatThrownBy(() -> BoardServer.startOnCluster(0, List.of(), null, FeedCompression.NONE,
-        null, HttpOptions.defaults())).isInstanceOf(IllegalArgumentException.class)
+        null, HttpOptions.defaults(), true)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a Redis Cluster needs at least one seed URI, such as redis://10.0.0.1:6379");
     assertThatThrownBy(() -> BoardServer.startOnCluster(0, List.of("redis://a:1,redis://b:2"), null,
-        FeedCompression.NONE, null, HttpOptions.defaults())).isInstanceOf(IllegalArgumentException.class)
+        FeedCompression.NONE, null, HttpOptions.defaults(), true)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a seed is the URI of one node, such as redis://10.0.0.1:6379, not"
             + " 'redis://a:1,redis://b:2'");
     assertThat(cluster.masters()).allSatisfy(master ->
         assertThat(master.reply("DBSIZE")).as("nothing was written").isEqualTo(0L));
+  }
+
+  /**
+   * Two services on the cluster, each with its near cache: a page read twice is served from memory
+   * (no feed script reaches the master of {@code {board}}), and a post through one service is listed
+   * by the other once the master's invalidation has reached it.
+   */
+  @Test
+  void withTheNearCacheAPostThroughOneServiceIsListedByTheOther(RedisClusterSet cluster)
+      throws Exception {
+    try (PostgresDatabase db = PostgresDatabase.create();
+        BoardServer one = BoardServer.startOnCluster(0, cluster.uris(), db.r2dbcUrl(),
+            FeedCompression.NONE, null, HttpOptions.defaults(), true);
+        BoardServer other = BoardServer.startOnCluster(0, List.of(cluster.seedUri()), db.r2dbcUrl(),
+            FeedCompression.NONE, null, HttpOptions.defaults(), true)) {
+      long first = create(one, 1).get("score").asLong();
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(page(other, 1, 10).get(0).get("score").asLong()).isEqualTo(first));
+      RedisServer owner = cluster.masterOf(BoardKeys.CLUSTER_FEED);
+      // Once the page is kept (the invalidation of the write itself may still be on its way),
+      // reading it again sends nothing to the feed's master.
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        owner.reply("CONFIG", "RESETSTAT");
+        assertThat(page(other, 1, 10).get(0).get("score").asLong()).isEqualTo(first);
+        assertThat(feedReads(owner)).isZero();
+      });
+      owner.reply("CONFIG", "RESETSTAT");
+      for (int i = 0; i < 10; i++) {
+        assertThat(page(other, 1, 10)).hasSize(1);
+      }
+      assertThat(feedReads(owner)).as("pages served from the near cache").isZero();
+
+      long second = create(one, 2).get("score").asLong();
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(page(other, 1, 10).get(0).get("score").asLong()).isEqualTo(second));
+      assertThat(page(other, 1, 10)).hasSize(2);
+    }
+  }
+
+  /** The reads (a page is a script, the feed's mark a GET) the master served since its statistics were reset. */
+  private static long feedReads(RedisServer master) {
+    long calls = 0;
+    for (String line : String.valueOf(master.reply("INFO", "commandstats")).split("\r\n")) {
+      if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")
+          || line.startsWith("cmdstat_get:")) {
+        String rest = line.substring(line.indexOf("calls=") + "calls=".length());
+        calls += Long.parseLong(rest.substring(0, rest.indexOf(',')));
+      }
+    }
+    return calls;
   }
 
   /** The service as {@code BoardApplication} starts it from properties, on the cluster {@code redis} names. */

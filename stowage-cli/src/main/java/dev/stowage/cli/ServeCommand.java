@@ -46,7 +46,7 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--redis-cluster", arity = "0..1", fallbackValue = "", paramLabel = "URL[,URL...]",
       description = "A Redis Cluster to use instead, through one or more of its nodes joined by"
           + " commas, such as redis://10.0.0.1:6379,redis://10.0.0.2:6379; alone, start an embedded"
-          + " one (three masters with a replica each). Stowage mode only, with no near cache.")
+          + " one (three masters with a replica each). Stowage mode only.")
   String redisCluster;
 
   @Option(names = "--db", paramLabel = "R2DBC_URL",
@@ -303,7 +303,8 @@ public final class ServeCommand implements Callable<Integer> {
     RedisClusterSet embedded = seeds.isEmpty() ? RedisClusterSet.start() : null;
     try {
       List<String> used = embedded != null ? embedded.uris() : seeds;
-      BoardServer board = BoardServer.startOnCluster(port, used, db, feedCompression, tcp, http);
+      BoardServer board = BoardServer.startOnCluster(port, used, db, feedCompression, tcp, http,
+          !noNearCache);
       printListening(out, board, boardMode, "redis cluster " + String.join(",", used)
           + (embedded != null ? " embedded" : ""), tcp);
       return new Running(board, null, embedded);
