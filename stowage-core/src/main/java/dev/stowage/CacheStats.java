@@ -27,10 +27,14 @@ package dev.stowage;
  * @param bytesWritten the sizes of the same values as stored in Redis, compressed when that made
  *     them smaller and with the envelope's header (none for legacy writes), added up; below
  *     {@code bytesBeforeCompression} when compression pays
+ * @param oversizedValues on a {@linkplain CacheLayout#packed(long) packed} cache, the entries
+ *     stored whose value (or key) was longer than the server's {@code hash-max-listpack-value}, each
+ *     of which made its bucket a hashtable instead of a listpack; 0 on the key-per-value layout
  */
 public record CacheStats(long hits, long misses, long decodeFailures, long loads, long loadFailures,
                          long absentHits, long redisErrors, long loadNanos, long nearHits, long nearMisses,
-                         long puts, long deletes, long bytesBeforeCompression, long bytesWritten) {
+                         long puts, long deletes, long bytesBeforeCompression, long bytesWritten,
+                         long oversizedValues) {
 
   /** The mean time a loader call took, in nanoseconds, or 0 before the first. */
   public double averageLoadNanos() {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.Compression;
 import dev.stowage.internal.redis.CacheSettings;
+import dev.stowage.internal.redis.PackedRedisCache;
 import dev.stowage.internal.redis.RedisCacheCore;
 import dev.stowage.internal.redis.WriteCodec;
 import java.time.Duration;
@@ -16,9 +17,10 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A cache of values in Redis, one Redis string per key, written inside an {@link Envelope} so that
- * readers pick the codec and compression from the value itself. Caches come from
- * {@link Stowage#cache(String, Class)}.
+ * A cache of values in Redis, one Redis string per key (or, with a
+ * {@linkplain CacheLayout#packed(long) packed layout}, many entries per Redis hash), written inside
+ * an {@link Envelope} so that readers pick the codec and compression from the value itself. Caches
+ * come from {@link Stowage#cache(String, Class)}.
  *
  * <pre>{@code
  * RedisCache<String, User> users = stowage.cache("users", User.class).ttl(Duration.ofMinutes(10)).build();
@@ -222,6 +224,7 @@ public interface RedisCache<K, V> {
     private @Nullable Duration absentTtl;
     private boolean loadWhenUnavailable;
     private @Nullable NearCache nearCache;
+    private CacheLayout layout = CacheLayout.keyPerValue();
 
     Builder(Stowage owner, String name, TypeRef<V> type, Function<? super K, String> keyToString) {
       this.owner = owner;
@@ -352,6 +355,18 @@ public interface RedisCache<K, V> {
     }
 
     /**
+     * How entries are laid out in Redis: {@link CacheLayout#keyPerValue()} (one string per entry) by
+     * default, or {@link CacheLayout#packed(long)} for many small values, packed into hashes. On
+     * the packed layout the TTL applies per bucket, and {@link #cacheAbsent},
+     * {@link #distributedLoadLock} and {@link #nearCache} are refused at {@link #build()}; see
+     * {@link CacheLayout}.
+     */
+    public Builder<K, V> layout(CacheLayout layout) {
+      this.layout = requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /**
      * Builds the cache. A dictionary of the {@linkplain #encoding encoding}'s is trained and saved in
      * Redis here.
      *
@@ -359,8 +374,18 @@ public interface RedisCache<K, V> {
      *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
      *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond
      * @throws MissingLibraryException if the codec's or compression's library is absent
+     * @throws UnsupportedOperationException on the {@linkplain #layout packed layout}, with a near
+     *     cache, a distributed load lock or {@link #cacheAbsent}
      */
     public RedisCache<K, V> build() {
+      if (layout.isPacked()) {
+        refuseOnPacked(nearCache != null, "nearCache(...)", "client tracking invalidates whole keys, and a"
+            + " write to one entry would drop every entry of its bucket from every process");
+        refuseOnPacked(loadLock != null, "distributedLoadLock(...)", "loads are shared within this process only"
+            + " (single-flight), not across processes");
+        refuseOnPacked(absentTtl != null, "cacheAbsent(...)", "an absent marker needs a TTL of its own, and"
+            + " Redis 7.0 has no expiry per hash field");
+      }
       if (ttl != null && outsideMillisToMaxTtl(ttl)) {
         throw new IllegalArgumentException("cache '" + name + "': ttl must be from 1 ms to " + MAX_TTL.toDays()
             + " days (RedisCache.MAX_TTL), got " + ttl + "; noExpiry() makes entries that never expire");
@@ -385,7 +410,16 @@ public interface RedisCache<K, V> {
       CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.preload(), ttl, ttlJitter,
           chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable,
           nearCache == null ? null : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));
-      return new RedisCacheCore<>(owner.session(), settings).blocking();
+      return layout.isPacked() ? new PackedRedisCache<>(owner.session(), settings, layout).blocking()
+          : new RedisCacheCore<>(owner.session(), settings).blocking();
+    }
+
+    private void refuseOnPacked(boolean given, String setting, String why) {
+      if (given) {
+        throw new UnsupportedOperationException("cache '" + name + "': " + setting + " is not supported on the"
+            + " packed layout (" + layout + "): " + why + "; build it without " + setting + " or with"
+            + " CacheLayout.keyPerValue()");
+      }
     }
 
     /** Compared, not converted: {@code toMillis()} overflows past 292 million years. */

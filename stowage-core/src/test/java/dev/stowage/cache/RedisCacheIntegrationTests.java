@@ -78,7 +78,7 @@ class RedisCacheIntegrationTests {
     assertThat(redis.command("EXISTS", "items:7")).isEqualTo(":1");
     CacheStats stats = cache.stats();
     assertThat(stats).isEqualTo(new CacheStats(1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, stats.bytesBeforeCompression(),
-        (Long) redis.reply("STRLEN", "items:7")));
+        (Long) redis.reply("STRLEN", "items:7"), 0));
   }
 
   @Test

@@ -41,7 +41,7 @@ final class BenchAppCommand implements Callable<Integer> {
   @Option(names = "--concurrency", paramLabel = "C", description = "Concurrent callers (default: the seed's 200).")
   Integer concurrency;
 
-  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows (default: all): fastjson-string, kryo, stowage.")
+  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows (default: all): fastjson-string, kryo, stowage, stowage-packed.")
   List<String> rows;
 
   @Option(names = "--records", paramLabel = "N", description = "Also load N people per row in bulk and report Redis memory per person "

@@ -42,7 +42,7 @@ final class BenchMemoryCommand implements Callable<Integer> {
   @Option(names = "--count", paramLabel = "N", description = "How many records (default: see --records).")
   Integer count;
 
-  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows, such as zset/json,feed/default+zstd-dict (default: all).")
+  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows, such as zset/json,feed/default+zstd-dict,packed/default (default: all).")
   List<String> rows;
 
   /** The plan these options describe. */

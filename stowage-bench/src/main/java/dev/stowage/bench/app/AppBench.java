@@ -106,7 +106,7 @@ public final class AppBench {
 
   /** The rows, in table order. */
   public static List<String> rowNames() {
-    return List.of(SeedPersonStore.FASTJSON, SeedPersonStore.KRYO, StowagePersonStore.NAME);
+    return List.of(SeedPersonStore.FASTJSON, SeedPersonStore.KRYO, StowagePersonStore.NAME, StowagePersonStore.PACKED);
   }
 
   /** The person with this id: fields from one of 10,000 sample people, the id, and its checksum. */
@@ -175,8 +175,9 @@ public final class AppBench {
   private static ResultRow measure(String name, Plan plan, BenchRedis redis, String prefix, List<Person> templates,
                                    PrintStream progressOut) {
     redis.clear(prefix);
-    PersonStore store = name.equals(StowagePersonStore.NAME)
-        ? new StowagePersonStore(redis.uri(), prefix)
+    PersonStore store = name.equals(StowagePersonStore.NAME) ? new StowagePersonStore(redis.uri(), prefix, 0)
+        : name.equals(StowagePersonStore.PACKED)
+        ? new StowagePersonStore(redis.uri(), prefix, Math.max(plan.records(), (long) plan.requests() * PEOPLE_PER_OPERATION))
         : new SeedPersonStore(name, redis, prefix);
     try {
       AtomicLong addIds = new AtomicLong();
@@ -194,7 +195,7 @@ public final class AppBench {
       long after = redis.usedMemory();
       ClosedLoop.Result checks = ClosedLoop.run(name + "-check", plan.concurrency(), plan.requests(), Duration.ofHours(1), (t, s) -> check(store, checkIds, templates, name));
       long people = (long) plan.requests() * PEOPLE_PER_OPERATION;
-      long stored = redis.countKeys(prefix);
+      long stored = store.stored(redis, prefix);
       if (stored != people) {
         throw new BenchmarkRunException(name + " left " + stored + " people in Redis, not " + people, null);
       }
@@ -246,7 +247,7 @@ public final class AppBench {
           return store.load(people);
         });
     long used = redis.usedMemory() - before;
-    long stored = redis.countKeys(prefix);
+    long stored = store.stored(redis, prefix);
     if (stored != records) {
       throw new BenchmarkRunException(name + " left " + stored + " people in Redis after loading " + records, null);
     }

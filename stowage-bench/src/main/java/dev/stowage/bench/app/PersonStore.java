@@ -1,5 +1,6 @@
 package dev.stowage.bench.app;
 
+import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Person;
 import java.util.List;
@@ -28,6 +29,11 @@ interface PersonStore extends AutoCloseable {
 
   /** The seed's {@code /check}: reads the people with these ids back; a missing one is {@code null}. */
   List<Person> read(long[] ids);
+
+  /** How many people Redis holds under {@code prefix}: by default, the keys there. */
+  default long stored(BenchRedis redis, String prefix) {
+    return redis.countKeys(prefix);
+  }
 
   @Override
   void close();

@@ -1,7 +1,9 @@
 package dev.stowage.bench.app;
 
+import dev.stowage.CacheLayout;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Person;
 import java.time.Duration;
@@ -10,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Stowage: {@code /add} is one {@code putAll} of the 100 people and {@code /check} one
@@ -19,18 +22,39 @@ import java.util.concurrent.CompletionStage;
 final class StowagePersonStore implements PersonStore {
 
   static final String NAME = "stowage";
+  /** The same with {@link CacheLayout#packed(long)}: people as fields of hashes. */
+  static final String PACKED = "stowage-packed";
 
   private final Stowage stowage;
   private final RedisCache<Long, Person> cache;
+  private final @Nullable CacheLayout layout;
 
-  StowagePersonStore(String uri, String keyPrefix) {
+  /**
+   * @param packedFor with the packed layout, the people it is sized for; 0 for a key per person
+   */
+  StowagePersonStore(String uri, String keyPrefix, long packedFor) {
     this.stowage = Stowage.builder().redis(uri).commandTimeout(Duration.ofSeconds(60)).build();
-    this.cache = stowage.cache("person", Person.class).<Long>keys(String::valueOf).keyPrefix(keyPrefix).noExpiry().build();
+    this.layout = packedFor > 0 ? CacheLayout.packed(packedFor) : null;
+    this.cache = stowage.cache("person", Person.class).<Long>keys(String::valueOf).keyPrefix(keyPrefix).noExpiry()
+        .layout(layout == null ? CacheLayout.keyPerValue() : layout).build();
   }
 
   @Override
   public String name() {
-    return NAME;
+    return layout == null ? NAME : PACKED;
+  }
+
+  /** People stored: keys under the prefix, or with the packed layout the fields of its buckets. */
+  @Override
+  public long stored(BenchRedis redis, String prefix) {
+    if (layout == null) {
+      return redis.countKeys(prefix);
+    }
+    long fields = 0;
+    for (int bucket = 0; bucket < layout.buckets(); bucket++) {
+      fields += redis.admin().hlen(CacheLayout.bucketKey(prefix, bucket));
+    }
+    return fields;
   }
 
   @Override
@@ -43,7 +67,8 @@ final class StowagePersonStore implements PersonStore {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("client", "Stowage RedisCache putAll / getAll, one shared Lettuce connection");
     params.put("serializer", "envelope, compact MessagePack, zstd (Stowage's defaults)");
-    params.put("commands", "one round trip per 100 people");
+    params.put("commands", layout == null ? "one round trip per 100 people"
+        : "one HMGET / HSET per bucket, " + layout.buckets() + " buckets, one flush per 100 people");
     return params;
   }
 

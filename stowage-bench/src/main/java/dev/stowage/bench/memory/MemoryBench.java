@@ -43,7 +43,8 @@ import java.util.function.ToLongFunction;
  *
  * <p>Layouts: {@code zset}, the whole record as a member of one sorted set scored by its position
  * (the first seed's); {@code keys}, one string key per record (the fifth seed's); and {@code feed},
- * Stowage's feed. Value forms: the seeds' bare codecs and Stowage's envelope with each codec and
+ * Stowage's feed; and Stowage's cache with its defaults, a key per value and packed into hashes
+ * ({@link CacheRows}). Value forms: the seeds' bare codecs and Stowage's envelope with each codec and
  * compression. A zstd dictionary is trained on the run's own records (encoded by the row's codec)
  * and stored in Redis beside them, so its size is counted.
  *
@@ -145,6 +146,7 @@ public final class MemoryBench {
       }
     }
     names.addAll(FeedRows.names());
+    names.addAll(CacheRows.names());
     return names;
   }
 
@@ -170,8 +172,10 @@ public final class MemoryBench {
     specs.removeIf(spec -> !plan.rows().isEmpty() && !plan.rows().contains(spec.name()));
     List<FeedRows.FeedSpec> feeds = FeedRows.specs(plan.kind(), records);
     feeds.removeIf(spec -> !plan.rows().isEmpty() && !plan.rows().contains(spec.name()));
+    List<CacheRows.CacheSpec> caches = new ArrayList<>(CacheRows.specs());
+    caches.removeIf(spec -> !plan.rows().isEmpty() && !plan.rows().contains(spec.name()));
     String prefix = redis.owned() ? "" : BORROWED_PREFIX;
-    ProgressReporter progress = new ProgressReporter(specs.size() + feeds.size(), progressOut);
+    ProgressReporter progress = new ProgressReporter(specs.size() + feeds.size() + caches.size(), progressOut);
     List<ResultRow> rows = new ArrayList<>();
     try {
       for (RowSpec spec : specs) {
@@ -181,6 +185,10 @@ public final class MemoryBench {
       for (FeedRows.FeedSpec feed : feeds) {
         rows.add(FeedRows.measure(feed, plan, records, redis, prefix));
         progress.finished(feed.name() + "  " + String.format(Locale.ROOT, "%.1f MB", rows.get(rows.size() - 1).metric("used_memory_bytes").orElse(0) / 1e6));
+      }
+      for (CacheRows.CacheSpec cache : caches) {
+        rows.add(CacheRows.measure(cache, plan, records, redis, prefix));
+        progress.finished(cache.name() + "  " + String.format(Locale.ROOT, "%.1f MB", rows.get(rows.size() - 1).metric("used_memory_bytes").orElse(0) / 1e6));
       }
       if (!plan.keepKeys()) {
         clear(redis, prefix, plan.kind());

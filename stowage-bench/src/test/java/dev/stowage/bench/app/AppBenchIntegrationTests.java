@@ -2,6 +2,7 @@ package dev.stowage.bench.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stowage.CacheLayout;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.bench.BenchRedis;
@@ -35,8 +36,9 @@ class AppBenchIntegrationTests {
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
       results = AppBench.run(new AppBench.Plan(REQUESTS, 2, 3, true, List.of(), true, 0), redis, new PrintStream(new ByteArrayOutputStream()));
     }
-    assertThat(results.rows()).extracting(ResultRow::name).containsExactly("fastjson-string", "kryo", "stowage");
-    assertThat(results.rows()).extracting(ResultRow::role).containsExactly(RowRole.SEED, RowRole.SEED, RowRole.STOWAGE);
+    assertThat(results.rows()).extracting(ResultRow::name).containsExactly("fastjson-string", "kryo", "stowage", "stowage-packed");
+    assertThat(results.rows()).extracting(ResultRow::role)
+        .containsExactly(RowRole.SEED, RowRole.SEED, RowRole.STOWAGE, RowRole.STOWAGE);
     for (ResultRow row : results.rows()) {
       assertThat(row.metric("add_ops")).as(row.name()).hasValue(REQUESTS);
       assertThat(row.metric("check_ops")).as(row.name()).hasValue(REQUESTS);
@@ -46,11 +48,13 @@ class AppBenchIntegrationTests {
       assertThat(row.metric("add_p99_ms").getAsDouble()).isGreaterThanOrEqualTo(row.metric("add_p50_ms").getAsDouble());
     }
 
-    // The last row (Stowage) left its people: ids 1..600, readable through a cache of its own.
+    // The last row (Stowage, packed) left its people: ids 1..600, in buckets sized for 600, readable
+    // through a cache of its own with the same layout.
     List<Person> templates = Samples.people(10_000);
     String prefix = AppBench.BORROWED_PREFIX + "person_";
     try (Stowage stowage = Stowage.builder().redis(server.uri()).build()) {
-      RedisCache<Long, Person> cache = stowage.cache("check", Person.class).<Long>keys(String::valueOf).keyPrefix(prefix).build();
+      RedisCache<Long, Person> cache = stowage.cache("check", Person.class).<Long>keys(String::valueOf).keyPrefix(prefix)
+          .layout(CacheLayout.packed(REQUESTS * 100)).build();
       for (long id : new long[] {1, 2, 300, REQUESTS * 100}) {
         Person person = cache.get(id);
         assertThat(person).isEqualTo(AppBench.person(templates, id));
@@ -60,7 +64,8 @@ class AppBenchIntegrationTests {
     }
     RedisClient client = RedisClient.create(server.uri());
     try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
-      assertThat(connection.sync().ttl((prefix + 1).getBytes(StandardCharsets.UTF_8))).isEqualTo(-1L);
+      String bucket = CacheLayout.bucketKey(prefix, CacheLayout.packed(REQUESTS * 100).bucketOf("1"));
+      assertThat(connection.sync().ttl(bucket.getBytes(StandardCharsets.UTF_8))).isEqualTo(-1L);
     } finally {
       client.shutdown();
     }
@@ -82,7 +87,8 @@ class AppBenchIntegrationTests {
           new PrintStream(printed, true, StandardCharsets.UTF_8));
       assertThat(redis.countKeys(AppBench.BORROWED_PREFIX)).as("every row's people were removed").isZero();
     }
-    assertThat(results.rows()).extracting(ResultRow::name).containsExactly("fastjson-string", "kryo", "stowage");
+    assertThat(results.rows()).extracting(ResultRow::name)
+        .containsExactly("fastjson-string", "kryo", "stowage", "stowage-packed");
     for (ResultRow row : results.rows()) {
       assertThat(row.metric("scale_people")).as(row.name()).hasValue(records);
       assertThat(row.metric("scale_people_checked")).as(row.name()).hasValue(1_000);

@@ -138,7 +138,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return new CacheStats(hits.sum(), misses.sum(), decodeFailures.sum(), loads.sum(), loadFailures.sum(),
         absentHits.sum(), redisErrors.sum(), loadNanos.sum(), store == null ? 0 : store.hits(),
         store == null ? 0 : store.misses(), writer.puts(), deletes.sum(), writer.bytesBeforeCompression(),
-        writer.bytesWritten());
+        writer.bytesWritten(), 0);
   }
 
   /** The compression values are written with now. */
