@@ -6,12 +6,7 @@ import dev.stowage.AsyncRedisCache;
 import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
-import dev.stowage.CodecException;
-import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.EnvelopeException;
-import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
-import dev.stowage.SchemaNotFoundException;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
 import io.lettuce.core.RedisException;
@@ -75,13 +70,12 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
   private final String owner;
   private final byte[] prefixBytes;
   private final int listpackValue;
-  private final DecodeFailureLog failureLog;
+  private final QuietDecoder<V> decoder;
   private final SingleFlight<V> flights = new SingleFlight<>();
   private final RedisCacheCore<K, V> prefixClearer;
   private final AtomicBoolean warnedOversized = new AtomicBoolean();
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
-  private final LongAdder decodeFailures = new LongAdder();
   private final LongAdder loads = new LongAdder();
   private final LongAdder loadFailures = new LongAdder();
   private final LongAdder redisErrors = new LongAdder();
@@ -103,7 +97,7 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
     this.codec = settings.codec();
     this.owner = "cache '" + settings.name() + "'";
     this.prefixBytes = utf8(settings.keyPrefix());
-    this.failureLog = new DecodeFailureLog(owner);
+    this.decoder = new QuietDecoder<>(codec, session, owner);
     this.prefixClearer = new RedisCacheCore<>(session, settings);
     this.listpackValue = listpackLimits(session, owner, layout);
   }
@@ -161,7 +155,7 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
 
   CacheStats stats() {
     CacheStats cleared = prefixClearer.stats();
-    return new CacheStats(hits.sum(), misses.sum(), decodeFailures.sum(), loads.sum(), loadFailures.sum(), 0,
+    return new CacheStats(hits.sum(), misses.sum(), decoder.failures(), loads.sum(), loadFailures.sum(), 0,
         redisErrors.sum() + cleared.redisErrors(), loadNanos.sum(), 0, 0, puts.sum(), deletes.sum(),
         bytesBeforeCompression.sum(), bytesWritten.sum(), oversized.sum());
   }
@@ -320,23 +314,10 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
       return null;
     }
     if (bytes == WRONG_TYPE) {
-      decodeFailures.increment();
-      failureLog.report(keyText, "its bucket holds another Redis type than a hash");
+      decoder.fail(keyText, "its bucket holds another Redis type than a hash");
       return null;
     }
-    try {
-      return codec.current().decode(bytes);
-    } catch (CodecException | EnvelopeException | DictionaryNotFoundException | SchemaNotFoundException
-             | MissingLibraryException e) {
-      decodeFailures.increment();
-      failureLog.report(keyText, e.getMessage());
-      return null;
-    } catch (StowageException e) {
-      if (e.getCause() instanceof RedisException redis) {
-        throw session.translate(redis, "loading the dictionary of " + keyText);
-      }
-      throw e;
-    }
+    return decoder.decode(keyText, bytes);
   }
 
   /** Decodes a read and counts it as a hit or a miss. */

@@ -5,13 +5,8 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.AsyncRedisCache;
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
-import dev.stowage.CodecException;
-import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.Envelope;
-import dev.stowage.EnvelopeException;
-import dev.stowage.MissingLibraryException;
 import dev.stowage.RedisCache;
-import dev.stowage.SchemaNotFoundException;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
 import io.lettuce.core.KeyScanCursor;
@@ -76,10 +71,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private final CacheSettings<K, V> settings;
   private final WriteCodec<V> codec;
   private final String owner;
-  private final DecodeFailureLog failureLog;
+  private final QuietDecoder<V> decoder;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
-  private final LongAdder decodeFailures = new LongAdder();
   private final LongAdder loads = new LongAdder();
   private final LongAdder loadFailures = new LongAdder();
   private final LongAdder absentHits = new LongAdder();
@@ -98,7 +92,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     this.settings = settings;
     this.codec = settings.codec();
     this.owner = "cache '" + settings.name() + "'";
-    this.failureLog = new DecodeFailureLog(owner);
+    this.decoder = new QuietDecoder<>(codec, session, owner);
     this.near = settings.near();
     this.writer = new ChunkedWriter<>(session, settings, this::keyText, owner);
     this.lock = settings.loadLock() == null ? null : new LoadLock(session, settings.loadLock(), owner);
@@ -135,7 +129,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   CacheStats stats() {
     NearStore store = near == null ? null : near.store();
-    return new CacheStats(hits.sum(), misses.sum(), decodeFailures.sum(), loads.sum(), loadFailures.sum(),
+    return new CacheStats(hits.sum(), misses.sum(), decoder.failures(), loads.sum(), loadFailures.sum(),
         absentHits.sum(), redisErrors.sum(), loadNanos.sum(), store == null ? 0 : store.hits(),
         store == null ? 0 : store.misses(), writer.puts(), deletes.sum(), writer.bytesBeforeCompression(),
         writer.bytesWritten(), 0);
@@ -325,28 +319,14 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       return null;
     }
     if (bytes == WRONG_TYPE) {
-      decodeFailures.increment();
-      failureLog.report(keyText, "the key holds another Redis type than a string");
+      decoder.fail(keyText, "the key holds another Redis type than a string");
       return null;
     }
-    try {
-      return codec.current().decode(bytes);
-    } catch (CodecException | EnvelopeException | DictionaryNotFoundException | SchemaNotFoundException
-             | MissingLibraryException e) {
-      decodeFailures.increment();
-      failureLog.report(keyText, e.getMessage());
-      return null;
-    } catch (StowageException e) {
-      if (e.getCause() instanceof RedisException redis) {
-        // Loading the value's dictionary failed: Redis is the problem, not the value.
-        throw session.translate(redis, "loading the dictionary of " + keyText);
-      }
-      throw e;
-    }
+    return decoder.decode(keyText, bytes);
   }
 
   boolean hasLoggedFailure(String keyText) {
-    return failureLog.hasLogged(keyText);
+    return decoder.hasLogged(keyText);
   }
 
   /** Reads a key again for a load, uncounted: the value, null for a key cached as absent, or nothing. */
