@@ -40,7 +40,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -71,15 +70,13 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
   private final byte[] prefixBytes;
   private final int listpackValue;
   private final QuietDecoder<V> decoder;
+  private final LoadCounters loadCounters = new LoadCounters();
   private final SingleFlight<V> flights = new SingleFlight<>();
   private final RedisCacheCore<K, V> prefixClearer;
   private final AtomicBoolean warnedOversized = new AtomicBoolean();
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
-  private final LongAdder loads = new LongAdder();
-  private final LongAdder loadFailures = new LongAdder();
   private final LongAdder redisErrors = new LongAdder();
-  private final LongAdder loadNanos = new LongAdder();
   private final LongAdder puts = new LongAdder();
   private final LongAdder deletes = new LongAdder();
   private final LongAdder bytesBeforeCompression = new LongAdder();
@@ -155,8 +152,9 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
 
   CacheStats stats() {
     CacheStats cleared = prefixClearer.stats();
-    return new CacheStats(hits.sum(), misses.sum(), decoder.failures(), loads.sum(), loadFailures.sum(), 0,
-        redisErrors.sum() + cleared.redisErrors(), loadNanos.sum(), 0, 0, puts.sum(), deletes.sum(),
+    return new CacheStats(hits.sum(), misses.sum(), decoder.failures(), loadCounters.loads(),
+        loadCounters.failures(), 0,
+        redisErrors.sum() + cleared.redisErrors(), loadCounters.nanos(), 0, 0, puts.sum(), deletes.sum(),
         bytesBeforeCompression.sum(), bytesWritten.sum(), oversized.sum());
   }
 
@@ -605,7 +603,8 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
 
   CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader, Executor work, Executor loadOn) {
     requireNonNull(loader, "loader");
-    return load(key, (k, executor) -> CompletableFuture.supplyAsync(() -> timed(() -> loader.apply(k)), executor),
+    return load(key,
+        (k, executor) -> CompletableFuture.supplyAsync(() -> loadCounters.timed(() -> loader.apply(k)), executor),
         work, loadOn);
   }
 
@@ -615,17 +614,9 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
     requireNonNull(loader, "loader");
     return load(key, (k, executor) -> {
       long start = System.nanoTime();
-      return CompletableFuture.supplyAsync(() -> requireNonNull(loader.apply(k),
+      return loadCounters.timedAsync(start, CompletableFuture.supplyAsync(() -> requireNonNull(loader.apply(k),
               () -> owner + ": the loader of " + fieldText(k) + " returned null instead of a stage"), executor)
-          .thenCompose(stage -> stage.<V>thenApply(value -> value))
-          .whenComplete((value, failure) -> {
-            loadNanos.add(System.nanoTime() - start);
-            if (failure != null) {
-              loadFailures.increment();
-            } else {
-              loads.increment();
-            }
-          });
+          .thenCompose(stage -> stage.<V>thenApply(value -> value)));
     }, DIRECT, settings.loadExecutor());
   }
 
@@ -670,22 +661,6 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
     }, work).thenCompose(Function.identity());
   }
 
-  /** Runs a loader, counting the load or its failure and its time. */
-  private <T> T timed(Supplier<T> load) {
-    long start = System.nanoTime();
-    T value;
-    try {
-      value = load.get();
-    } catch (RuntimeException | Error e) {
-      loadFailures.increment();
-      throw e;
-    } finally {
-      loadNanos.add(System.nanoTime() - start);
-    }
-    loads.increment();
-    return value;
-  }
-
   /** {@code store}, with Redis being unavailable logged instead of failed: the caller has its value. */
   private CompletableFuture<Void> notStoredIfUnavailable(CompletableFuture<Void> store, String what) {
     return store.exceptionallyCompose(failure -> {
@@ -727,7 +702,8 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
         Set<K> mine = new LinkedHashSet<>();
         led.keySet().forEach(text -> mine.add(wanted.get(text)));
         CompletableFuture<Map<K, V>> loading = CompletableFuture
-            .supplyAsync(() -> timed(() -> loaded(loader.apply(Collections.unmodifiableSet(mine)), mine)), loadOn)
+            .supplyAsync(
+                () -> loadCounters.timed(() -> loaded(loader.apply(Collections.unmodifiableSet(mine)), mine)), loadOn)
             .thenCompose(loaded -> notStoredIfUnavailable(putAll(loaded),
                 "loaded " + loaded.size() + " keys but could not store them").thenApply(stored -> loaded));
         loading.whenComplete((loaded, failure) -> led.forEach((text, future) ->

@@ -72,13 +72,11 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private final WriteCodec<V> codec;
   private final String owner;
   private final QuietDecoder<V> decoder;
+  private final LoadCounters loadCounters = new LoadCounters();
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
-  private final LongAdder loads = new LongAdder();
-  private final LongAdder loadFailures = new LongAdder();
   private final LongAdder absentHits = new LongAdder();
   private final LongAdder redisErrors = new LongAdder();
-  private final LongAdder loadNanos = new LongAdder();
   private final LongAdder deletes = new LongAdder();
   private final ChunkedWriter<K, V> writer;
   private final SingleFlight<V> flights = new SingleFlight<>();
@@ -129,8 +127,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   CacheStats stats() {
     NearStore store = near == null ? null : near.store();
-    return new CacheStats(hits.sum(), misses.sum(), decoder.failures(), loads.sum(), loadFailures.sum(),
-        absentHits.sum(), redisErrors.sum(), loadNanos.sum(), store == null ? 0 : store.hits(),
+    return new CacheStats(hits.sum(), misses.sum(), decoder.failures(), loadCounters.loads(),
+        loadCounters.failures(),
+        absentHits.sum(), redisErrors.sum(), loadCounters.nanos(), store == null ? 0 : store.hits(),
         store == null ? 0 : store.misses(), writer.puts(), deletes.sum(), writer.bytesBeforeCompression(),
         writer.bytesWritten(), 0);
   }
@@ -623,7 +622,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader, Threads threads) {
     requireNonNull(loader, "loader");
-    return load(key, (k, executor) -> CompletableFuture.supplyAsync(() -> timed(() -> loader.apply(k)), executor),
+    return load(key,
+        (k, executor) -> CompletableFuture.supplyAsync(() -> loadCounters.timed(() -> loader.apply(k)), executor),
         threads);
   }
 
@@ -633,17 +633,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     requireNonNull(loader, "loader");
     return load(key, (k, executor) -> {
       long start = System.nanoTime();
-      return CompletableFuture.supplyAsync(() -> requireNonNull(loader.apply(k),
+      return loadCounters.timedAsync(start, CompletableFuture.supplyAsync(() -> requireNonNull(loader.apply(k),
               () -> owner + ": the loader of " + keyText(k) + " returned null instead of a stage"), executor)
-          .thenCompose(stage -> stage.<V>thenApply(value -> value))
-          .whenComplete((value, failure) -> {
-            loadNanos.add(System.nanoTime() - start);
-            if (failure != null) {
-              loadFailures.increment();
-            } else {
-              loads.increment();
-            }
-          });
+          .thenCompose(stage -> stage.<V>thenApply(value -> value)));
     }, asyncThreads);
   }
 
@@ -702,22 +694,6 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       return load.start(key, threads.loads())
           .thenCompose(value -> storeLoaded(keyText, value).thenApply(stored -> value));
     }).thenCompose(Function.identity());
-  }
-
-  /** Runs a loader, counting the load or its failure and its time. */
-  private <T> T timed(Supplier<T> load) {
-    long start = System.nanoTime();
-    T value;
-    try {
-      value = load.get();
-    } catch (RuntimeException | Error e) {
-      loadFailures.increment();
-      throw e;
-    } finally {
-      loadNanos.add(System.nanoTime() - start);
-    }
-    loads.increment();
-    return value;
   }
 
   /**
@@ -841,7 +817,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       if (missing.isEmpty()) {
         return CompletableFuture.completedFuture(reread.found());
       }
-      return CompletableFuture.supplyAsync(() -> timed(() -> loaded(loader.apply(Collections.unmodifiableSet(missing)))),
+      return CompletableFuture.supplyAsync(
+              () -> loadCounters.timed(() -> loaded(loader.apply(Collections.unmodifiableSet(missing)))),
               threads.loads())
           .thenCompose(loaded -> storeBulkLoaded(missing, loaded))
           .thenApply(stored -> {
