@@ -1,6 +1,10 @@
 package dev.stowage.internal.redis;
 
+import static java.util.Objects.requireNonNull;
+
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -26,16 +30,24 @@ final class LoadCounters {
     return value;
   }
 
-  /** {@code load}, an asynchronous load begun at {@code startNanos}, counted once it completes. */
-  <T> CompletableFuture<T> timedAsync(long startNanos, CompletableFuture<T> load) {
-    return load.whenComplete((value, failure) -> {
-      nanos.add(System.nanoTime() - startNanos);
-      if (failure != null) {
-        failures.increment();
-      } else {
-        loads.increment();
-      }
-    });
+  /**
+   * Starts an asynchronous loader on {@code executor} and counts the load, its failure and its time
+   * once the stage it returns completes; a loader that returns null instead of a stage fails the
+   * load with {@code whenNull}'s message.
+   */
+  <T> CompletableFuture<T> timedAsync(Supplier<? extends CompletionStage<? extends T>> loader, Executor executor,
+                                      Supplier<String> whenNull) {
+    long start = System.nanoTime();
+    return CompletableFuture.supplyAsync(() -> requireNonNull(loader.get(), whenNull), executor)
+        .thenCompose(stage -> stage.<T>thenApply(value -> value))
+        .whenComplete((value, failure) -> {
+          nanos.add(System.nanoTime() - start);
+          if (failure != null) {
+            failures.increment();
+          } else {
+            loads.increment();
+          }
+        });
   }
 
   long loads() {

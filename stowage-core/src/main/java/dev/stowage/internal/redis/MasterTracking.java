@@ -249,19 +249,8 @@ final class MasterTracking {
     }
 
     private void pushed(PushMessage message) {
-      if (!"invalidate".equals(message.getType())) {
-        return;
-      }
-      List<Object> content = message.getContent(buffer -> StandardCharsets.UTF_8.decode(buffer).toString());
-      Object keys = content.size() > 1 ? content.get(1) : null;
-      if (keys instanceof List<?> list) {
-        for (Object key : list) {
-          store.invalidate(String.valueOf(key));
-        }
-      } else {
-        // A null key list: this master's data was flushed.
-        store.invalidateAll();
-      }
+      // A null key list: this master's data was flushed.
+      Tracking.invalidations(message, store::invalidate, store::invalidateAll);
     }
 
     private synchronized @Nullable StatefulRedisConnection<byte[], byte[]> current() {

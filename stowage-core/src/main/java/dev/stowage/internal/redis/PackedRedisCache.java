@@ -612,12 +612,8 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
   public CompletableFuture<V> getOrLoadAsync(K key,
                                              Function<? super K, ? extends CompletionStage<? extends V>> loader) {
     requireNonNull(loader, "loader");
-    return load(key, (k, executor) -> {
-      long start = System.nanoTime();
-      return loadCounters.timedAsync(start, CompletableFuture.supplyAsync(() -> requireNonNull(loader.apply(k),
-              () -> owner + ": the loader of " + fieldText(k) + " returned null instead of a stage"), executor)
-          .thenCompose(stage -> stage.<V>thenApply(value -> value)));
-    }, DIRECT, settings.loadExecutor());
+    return load(key, (k, executor) -> loadCounters.timedAsync(() -> loader.apply(k), executor,
+        () -> owner + ": the loader of " + fieldText(k) + " returned null instead of a stage"), DIRECT, settings.loadExecutor());
   }
 
   private CompletableFuture<V> load(K key, Load<K, V> load, Executor work, Executor loadOn) {

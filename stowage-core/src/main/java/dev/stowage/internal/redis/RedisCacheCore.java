@@ -631,12 +631,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   public CompletableFuture<V> getOrLoadAsync(K key,
                                              Function<? super K, ? extends CompletionStage<? extends V>> loader) {
     requireNonNull(loader, "loader");
-    return load(key, (k, executor) -> {
-      long start = System.nanoTime();
-      return loadCounters.timedAsync(start, CompletableFuture.supplyAsync(() -> requireNonNull(loader.apply(k),
-              () -> owner + ": the loader of " + keyText(k) + " returned null instead of a stage"), executor)
-          .thenCompose(stage -> stage.<V>thenApply(value -> value)));
-    }, asyncThreads);
+    return load(key, (k, executor) -> loadCounters.timedAsync(() -> loader.apply(k), executor,
+        () -> owner + ": the loader of " + keyText(k) + " returned null instead of a stage"), asyncThreads);
   }
 
   /** A loader's call, started on the executor: its value when it completes, counted and timed. */

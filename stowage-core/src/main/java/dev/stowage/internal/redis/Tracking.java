@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -220,20 +221,9 @@ public final class Tracking implements AutoCloseable {
     }
 
     private void pushed(PushMessage message) {
-      if (!"invalidate".equals(message.getType())) {
-        return;
-      }
-      List<Object> content = message.getContent(buffer -> StandardCharsets.UTF_8.decode(buffer).toString());
-      Object keys = content.size() > 1 ? content.get(1) : null;
-      if (keys instanceof List<?> list) {
-        for (Object key : list) {
-          String text = String.valueOf(key);
-          stores.forEach(store -> store.invalidate(text));
-        }
-      } else {
-        // A null key list: the database was flushed.
-        stores.forEach(NearStore::invalidateAll);
-      }
+      // A null key list: the database was flushed.
+      invalidations(message, key -> stores.forEach(store -> store.invalidate(key)),
+          () -> stores.forEach(NearStore::invalidateAll));
     }
 
     void close() {
@@ -249,5 +239,24 @@ public final class Tracking implements AutoCloseable {
     closed = true;
     channels.forEach(Channel::close);
     clusterChannels.forEach(MasterTracking::close);
+  }
+
+  /**
+   * Hands an {@code invalidate} push's keys to {@code invalidate}, one by one, or calls {@code
+   * invalidateAll} when it names none (the server's data was flushed); other pushes are ignored.
+   */
+  static void invalidations(PushMessage message, Consumer<String> invalidate, Runnable invalidateAll) {
+    if (!"invalidate".equals(message.getType())) {
+      return;
+    }
+    List<Object> content = message.getContent(buffer -> StandardCharsets.UTF_8.decode(buffer).toString());
+    Object keys = content.size() > 1 ? content.get(1) : null;
+    if (keys instanceof List<?> list) {
+      for (Object key : list) {
+        invalidate.accept(String.valueOf(key));
+      }
+    } else {
+      invalidateAll.run();
+    }
   }
 }
