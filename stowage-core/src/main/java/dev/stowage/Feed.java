@@ -28,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  * scores: entry {@code s} is an element of the Redis list {@code <key>:b:<s / 64>}, and the sorted
  * set {@code <key>} indexes the buckets that hold entries. An element is the score as an unsigned
  * varint followed by the value's {@linkplain Envelope envelope} (encoded and compressed), so a page
- * decodes from the elements alone, and two equal values are two entries. A short list is stored
+ * decodes from the elements alone, and two equal values are two entries. A bucket that holds all its
+ * 64 scores is <em>sealed</em> ({@link Builder#sealFullBuckets}): its entries are compressed
+ * together, as one frame, into one string, which a page decompresses whole. A short list is stored
  * packed, a few bytes per element, where a sorted set costs about a hundred bytes per member: for
  * the seed's 120,000 board records this layout takes about 30% less Redis memory than a sorted set
  * of the same members ({@code stowage bench memory}; figures in {@code docs/ARCHITECTURE.md}). A
@@ -130,6 +132,7 @@ public interface Feed<V> {
     private String counterField;
     private int chunkSize = RedisCache.DEFAULT_CHUNK_SIZE;
     private @Nullable NearCache nearCache;
+    private boolean sealFullBuckets = true;
 
     Builder(Stowage owner, String name, TypeRef<V> type) {
       this.owner = owner;
@@ -195,6 +198,21 @@ public interface Feed<V> {
     }
 
     /**
+     * Whether a bucket is sealed once it holds all its scores (64; 63 for bucket 0, since scores start at 1): its entries stored together,
+     * compressed as one frame with the feed's encoding, in one Redis string ({@link FeedLayout}).
+     * On by default: for the board's records a sealed bucket takes about half the memory of its
+     * entries compressed one by one ({@code stowage bench memory}), and a page reads at most two
+     * of them. The write that fills a bucket seals it: {@code add} after its reply, in the
+     * background; {@code addAll} and {@code putAll} before they complete. A write into a sealed
+     * bucket opens it first. Versions before sealed buckets do not see sealed entries: turn this
+     * off until every process that reads the feed runs a version that reads them.
+     */
+    public Builder<V> sealFullBuckets(boolean seal) {
+      this.sealFullBuckets = seal;
+      return this;
+    }
+
+    /**
      * Builds the feed.
      *
      * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside
@@ -227,7 +245,8 @@ public interface Feed<V> {
           .writeCodec(owner, StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool(), "feed '" + name + "'");
       return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
           owner.preload(), chunkSize,
-          nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"))).blocking();
+          nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"),
+          sealFullBuckets)).blocking();
     }
 
     /**

@@ -1,7 +1,9 @@
 package dev.stowage;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,6 +18,17 @@ import org.jspecify.annotations.Nullable;
  * ascending order. Each element of a list is a <em>member</em>: the entry's score as an unsigned
  * LEB128 varint (seven bits per byte, low group first, the high bit set on all bytes but the last;
  * minimal, 1 to 8 bytes, at most 2<sup>53</sup>), followed at once by the value's envelope.
+ *
+ * <p><b>Sealed buckets.</b> Once a bucket holds all its scores (64, or 63 for bucket 0, as no entry has score 0), a writer may <em>seal</em>
+ * it: its members are stored together in one envelope, compressed as one frame, in the string
+ * {@code K:s:<n>} ({@link StowageKeys#feedSealedBucket}), its list is deleted, and its index member
+ * becomes {@code <n>:<count>} (score still {@code n}), so that a page can skip it without reading
+ * it. The envelope's payload ({@link #sealedPayload}) is, for each member in ascending score order,
+ * the member's length as an unsigned LEB128 varint followed by the member; each member's own
+ * envelope is usually uncompressed, since the frame around them compresses better than each value
+ * alone. The outer envelope's codec and schema fields are those of the writer and say nothing
+ * about the payload. A write into a sealed bucket opens it again first: its members go back into
+ * the list, uncompressed, and the string and the {@code :<count>} member go.
  */
 public final class FeedLayout {
   /** Consecutive scores per bucket. */
@@ -90,6 +103,100 @@ public final class FeedLayout {
   public static byte @Nullable [] envelope(byte[] member) {
     long score = score(member);
     return score < 0 ? null : Arrays.copyOfRange(member, prefixSize(score), member.length);
+  }
+
+  /**
+   * The key of sealed bucket {@code bucket} of the feed under {@code feedKey}:
+   * {@code feedKey:s:bucket}, as {@link StowageKeys#feedSealedBucket} names it.
+   */
+  public static String sealedKey(String feedKey, long bucket) {
+    return StowageKeys.feedSealedBucket(feedKey, bucket);
+  }
+
+  /** The index member of a sealed bucket: {@code <bucket>:<count>}. */
+  public static String sealedIndexMember(long bucket, int count) {
+    return bucket + ":" + count;
+  }
+
+  /**
+   * The number of entries an index member says a sealed bucket holds, or -1 when the member names
+   * an open bucket (a plain bucket number) or is not a feed's index member.
+   */
+  public static int sealedCount(String indexMember) {
+    int colon = indexMember.indexOf(':');
+    if (colon <= 0 || colon == indexMember.length() - 1 || indexMember.length() - colon > 3) {
+      return -1;
+    }
+    int count = 0;
+    for (int i = colon + 1; i < indexMember.length(); i++) {
+      char c = indexMember.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      count = count * 10 + (c - '0');
+    }
+    return count >= 1 && count <= BUCKET_SIZE ? count : -1;
+  }
+
+  /**
+   * The payload of a sealed bucket's envelope: each member's length as an unsigned varint, then the
+   * member, in the order given (ascending scores).
+   */
+  public static byte[] sealedPayload(List<byte[]> members) {
+    int size = 0;
+    for (byte[] member : members) {
+      size += prefixSize(member.length) + member.length;
+    }
+    byte[] payload = new byte[size];
+    int offset = 0;
+    for (byte[] member : members) {
+      long rest = member.length;
+      while ((rest & ~0x7FL) != 0) {
+        payload[offset++] = (byte) ((rest & 0x7F) | 0x80);
+        rest >>>= 7;
+      }
+      payload[offset++] = (byte) rest;
+      System.arraycopy(member, 0, payload, offset, member.length);
+      offset += member.length;
+    }
+    return payload;
+  }
+
+  /**
+   * The members of a sealed bucket's payload ({@link #sealedPayload}), in their order.
+   *
+   * @throws IllegalArgumentException if the payload is not a sequence of length-prefixed members
+   *     (a truncated or overlong length, or more than {@link #BUCKET_SIZE} members)
+   */
+  public static List<byte[]> sealedMembers(byte[] payload) {
+    List<byte[]> members = new ArrayList<>(BUCKET_SIZE);
+    int offset = 0;
+    while (offset < payload.length) {
+      long length = 0;
+      int shift = 0;
+      while (true) {
+        if (offset >= payload.length || shift > 28) {
+          throw new IllegalArgumentException("a sealed bucket's member length is truncated or too long at byte "
+              + offset);
+        }
+        int b = payload[offset++] & 0xFF;
+        length |= (long) (b & 0x7F) << shift;
+        if ((b & 0x80) == 0) {
+          break;
+        }
+        shift += 7;
+      }
+      if (length > payload.length - offset) {
+        throw new IllegalArgumentException("a sealed bucket's member of " + length + " bytes runs past the end, at byte "
+            + offset);
+      }
+      if (members.size() == BUCKET_SIZE) {
+        throw new IllegalArgumentException("a sealed bucket holds more than " + BUCKET_SIZE + " members");
+      }
+      members.add(Arrays.copyOfRange(payload, offset, offset + (int) length));
+      offset += (int) length;
+    }
+    return members;
   }
 
   /** {@code text} as UTF-8 bytes, for keys. */

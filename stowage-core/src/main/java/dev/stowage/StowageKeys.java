@@ -74,6 +74,8 @@ public final class StowageKeys {
   public static final String LOCK_PREFIX = NAMESPACE + "lock:";
   /** What joins a feed's key and a bucket's number in the bucket's key; see {@link #feedBucket}. */
   public static final String FEED_BUCKET_INFIX = ":b:";
+  /** What joins a feed's key and a sealed bucket's number in its key; see {@link #feedSealedBucket}. */
+  public static final String FEED_SEALED_INFIX = ":s:";
 
   private StowageKeys() {}
 
@@ -133,5 +135,13 @@ public final class StowageKeys {
    */
   public static String feedBucket(String feedKey, long bucket) {
     return requireNonNull(feedKey, "feedKey") + FEED_BUCKET_INFIX + bucket;
+  }
+
+  /**
+   * The string that holds bucket {@code bucket} of the feed under {@code feedKey} once it is sealed:
+   * {@code <feedKey>:s:<bucket>}, the bucket in decimal ({@link FeedLayout#sealedPayload}).
+   */
+  public static String feedSealedBucket(String feedKey, long bucket) {
+    return requireNonNull(feedKey, "feedKey") + FEED_SEALED_INFIX + bucket;
   }
 }

@@ -6,4 +6,4 @@ import org.jspecify.annotations.Nullable;
 /** A feed's validated settings, from {@link dev.stowage.Feed.Builder}. */
 public record FeedSettings<V>(String name, String key, String counterKey, String counterField,
                               WriteCodec<V> codec, EnvelopePreload preload, int chunkSize,
-                              Tracking.@Nullable Reader near) {}
+                              Tracking.@Nullable Reader near, boolean seal) {}

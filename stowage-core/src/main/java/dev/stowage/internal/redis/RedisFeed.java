@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.AsyncFeed;
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
 import dev.stowage.Feed;
 import dev.stowage.Feed.Entry;
@@ -12,14 +13,21 @@ import dev.stowage.FeedLayout;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.StowageException;
 import dev.stowage.StowageKeys;
+import dev.stowage.compress.CompressionIds;
+import dev.stowage.internal.envelope.EnvelopeWriter;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -44,7 +52,8 @@ import org.jspecify.annotations.Nullable;
 public final class RedisFeed<V> implements AsyncFeed<V> {
   /** A script of this feed, with {@link StowageKeys#FEED_BUCKET_INFIX} where it says {@code {bucket}}. */
   private static LuaScript script(String text, ScriptOutputType type) {
-    return new LuaScript(text.replace("{bucket}", StowageKeys.FEED_BUCKET_INFIX), type);
+    return new LuaScript(text.replace("{bucket}", StowageKeys.FEED_BUCKET_INFIX)
+        .replace("{sealed}", StowageKeys.FEED_SEALED_INFIX), type);
   }
 
   /** Scores per bucket: {@link FeedLayout#BUCKET_SIZE}. */
@@ -75,27 +84,85 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       end
       """;
 
-  /** Appends members with new scores from the counter: KEYS index, counter; ARGV field, envelopes. */
+  /**
+   * Appends members with new scores from the counter: KEYS index, counter; ARGV field, whether to
+   * return full buckets ({@code 1} or {@code 0}), envelopes. Returns the first score, then, for each
+   * bucket the append filled, its number and its members. Refuses, before changing anything, scores
+   * in a sealed bucket, which only a counter lowered by hand can give.
+   */
   private static final LuaScript APPEND = script(SCORE_OF + """
-      local n = #ARGV - 1
+      local n = #ARGV - 2
+      local c = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+      if c then
+        for b = math.floor((c + 1) / %1$d), math.floor((c + n) / %1$d) do
+          if redis.call('EXISTS', KEYS[1] .. '{sealed}' .. b) == 1 then
+            return redis.error_reply('ERR bucket ' .. b .. ' of feed ' .. KEYS[1] .. ' is sealed, but the counter '
+                .. c .. ' is below its scores: was the counter lowered?')
+          end
+        end
+      end
       local last = redis.call('HINCRBY', KEYS[2], ARGV[1], n)
       local first = last - n + 1
+      local out = {first}
       for i = 1, n do
         local s = first + i - 1
         local b = math.floor(s / %1$d)
-        if redis.call('RPUSH', KEYS[1] .. '{bucket}' .. b, prefix(s) .. ARGV[i + 1]) == 1 then
+        local bk = KEYS[1] .. '{bucket}' .. b
+        local len = redis.call('RPUSH', bk, prefix(s) .. ARGV[i + 2])
+        if len == 1 then
           redis.call('ZADD', KEYS[1], b, b)
+        elseif ARGV[2] == '1' and len == (b == 0 and %1$d - 1 or %1$d) then
+          out[#out + 1] = b
+          out[#out + 1] = redis.call('LRANGE', bk, 0, -1)
         end
       end
-      return first""".formatted(BUCKET), ScriptOutputType.INTEGER);
+      return out""".formatted(BUCKET), ScriptOutputType.MULTI);
 
   /**
    * Stores members at given scores, replacing one already there, then raises the counter to the
-   * largest: KEYS index, counter; ARGV field, then score and member pairs.
+   * largest: KEYS index, counter; ARGV field, whether to return full buckets ({@code 1} or
+   * {@code 0}), the number of sealed buckets to open, and for each its number, the SHA-1 of its
+   * sealed value as read, its member count and its members; then score and member pairs. A sealed
+   * bucket a pair falls in is opened first, with the members given, if its value is still the one
+   * read. Returns {@code 1}, then, for each bucket written that now holds all its scores, its number
+   * and its members; or, changing nothing, {@code 0} and the sealed buckets to open (again).
    */
   private static final LuaScript PUT = script(SCORE_OF + """
+      local opening = {}
+      local i = 4
+      for k = 1, tonumber(ARGV[3]) do
+        opening[ARGV[i]] = {ARGV[i + 1], i + 3, tonumber(ARGV[i + 2])}
+        i = i + 3 + tonumber(ARGV[i + 2])
+      end
+      local first = i
+      local touched, seen, sealed, open = {}, {}, {}, {}
+      for i = first, #ARGV, 2 do
+        local b = math.floor(tonumber(ARGV[i]) / %1$d)
+        if not seen[b] then
+          seen[b] = true
+          touched[#touched + 1] = b
+          local v = redis.call('GET', KEYS[1] .. '{sealed}' .. b)
+          if v then
+            local o = opening[tostring(b)]
+            if o and redis.sha1hex(v) == o[1] then open[#open + 1] = {b, o} else sealed[#sealed + 1] = b end
+          end
+        end
+      end
+      if #sealed > 0 then
+        local out = {0}
+        for _, b in ipairs(sealed) do out[#out + 1] = b end
+        return out
+      end
+      for _, bo in ipairs(open) do
+        local b, o = bo[1], bo[2]
+        local bk = KEYS[1] .. '{bucket}' .. b
+        redis.call('DEL', bk, KEYS[1] .. '{sealed}' .. b)
+        for j = o[2], o[2] + o[3] - 1 do redis.call('RPUSH', bk, ARGV[j]) end
+        for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], b, b)) do redis.call('ZREM', KEYS[1], m) end
+        if o[3] > 0 then redis.call('ZADD', KEYS[1], b, b) end
+      end
       local top = 0
-      for i = 2, #ARGV, 2 do
+      for i = first, #ARGV, 2 do
         local s = tonumber(ARGV[i])
         local m = ARGV[i + 1]
         local b = math.floor(s / %1$d)
@@ -123,7 +190,17 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       end
       local c = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
       if c < top then redis.call('HSET', KEYS[2], ARGV[1], string.format('%%.0f', top)) end
-      return 1""".formatted(BUCKET), ScriptOutputType.BOOLEAN);
+      local out = {1}
+      if ARGV[2] == '1' then
+        for _, b in ipairs(touched) do
+          local bk = KEYS[1] .. '{bucket}' .. b
+          if redis.call('LLEN', bk) == (b == 0 and %1$d - 1 or %1$d) then
+            out[#out + 1] = b
+            out[#out + 1] = redis.call('LRANGE', bk, 0, -1)
+          end
+        end
+      end
+      return out""".formatted(BUCKET), ScriptOutputType.MULTI);
 
   /**
    * Reserves scores above a floor: KEYS counter hash; ARGV field, count, floor. -1 when the counter
@@ -144,7 +221,13 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       end
       return tonumber(c)""", ScriptOutputType.INTEGER);
 
-  /** Members from the newest: KEYS index; ARGV entries to skip, entries wanted. */
+  /**
+   * Members from the newest: KEYS index; ARGV entries to skip, entries wanted. An open bucket's
+   * members come as they are, newest first; a sealed bucket comes as one element, an array of its
+   * stored value (nil if it is missing) and the first and last index, from 0 in ascending order, of
+   * the entries of the page it holds. A sealed bucket is skipped by the count its index member gives,
+   * without reading it.
+   */
   private static final LuaScript PAGE = script("""
       local skip = tonumber(ARGV[1])
       local want = tonumber(ARGV[2])
@@ -154,16 +237,21 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         local buckets = redis.call('ZREVRANGE', KEYS[1], from, from + 63)
         if #buckets == 0 then break end
         for _, b in ipairs(buckets) do
-          local bk = KEYS[1] .. '{bucket}' .. b
-          local len = redis.call('LLEN', bk)
+          local n, count = string.match(b, '^(%d+):(%d+)$')
+          local len
+          if n then len = tonumber(count) else len = redis.call('LLEN', KEYS[1] .. '{bucket}' .. b) end
           if skip >= len then
             skip = skip - len
           else
             local hi = len - 1 - skip
             local lo = math.max(0, hi - want + 1)
-            local items = redis.call('LRANGE', bk, lo, hi)
-            for i = #items, 1, -1 do out[#out + 1] = items[i] end
-            want = want - #items
+            if n then
+              out[#out + 1] = {redis.call('GET', KEYS[1] .. '{sealed}' .. n), lo, hi}
+            else
+              local items = redis.call('LRANGE', KEYS[1] .. '{bucket}' .. b, lo, hi)
+              for i = #items, 1, -1 do out[#out + 1] = items[i] end
+            end
+            want = want - (hi - lo + 1)
             skip = 0
             if want <= 0 then break end
           end
@@ -172,10 +260,11 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       end
       return out""", ScriptOutputType.MULTI);
 
-  /** Removes the entry at a score: KEYS index; ARGV score. */
+  /** Removes the entry at a score: KEYS index; ARGV score. -1, changing nothing, when its bucket is sealed. */
   private static final LuaScript REMOVE = script(SCORE_OF + """
       local s = tonumber(ARGV[1])
       local b = math.floor(s / %1$d)
+      if redis.call('EXISTS', KEYS[1] .. '{sealed}' .. b) == 1 then return -1 end
       local bk = KEYS[1] .. '{bucket}' .. b
       local items = redis.call('LRANGE', bk, 0, -1)
       for j = 1, #items do
@@ -191,16 +280,59 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private static final LuaScript SIZE = script("""
       local n = 0
       for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-        n = n + redis.call('LLEN', KEYS[1] .. '{bucket}' .. b)
+        local count = string.match(b, '^%d+:(%d+)$')
+        n = n + (count and tonumber(count) or redis.call('LLEN', KEYS[1] .. '{bucket}' .. b))
       end
       return n""", ScriptOutputType.INTEGER);
 
-  /** Removes every bucket and the index: KEYS index. */
+  /** Removes every bucket, open or sealed, and the index: KEYS index. */
   private static final LuaScript CLEAR = script("""
       for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-        redis.call('UNLINK', KEYS[1] .. '{bucket}' .. b)
+        local n = string.match(b, '^(%d+):%d+$')
+        if n then
+          redis.call('UNLINK', KEYS[1] .. '{sealed}' .. n)
+        else
+          redis.call('UNLINK', KEYS[1] .. '{bucket}' .. b)
+        end
       end
       return redis.call('UNLINK', KEYS[1])""", ScriptOutputType.INTEGER);
+
+  /**
+   * Seals a full bucket: KEYS index; ARGV bucket, its member count, the SHA-1 of its members as read
+   * ({@link #digest}), the sealed value. Only while the list still holds exactly those members and
+   * the bucket is not sealed: 1 when sealed, else 0.
+   */
+  private static final LuaScript SEAL = script("""
+      local b = ARGV[1]
+      local bk = KEYS[1] .. '{bucket}' .. b
+      local sk = KEYS[1] .. '{sealed}' .. b
+      local items = redis.call('LRANGE', bk, 0, -1)
+      if #items ~= tonumber(ARGV[2]) or redis.call('EXISTS', sk) == 1 then return 0 end
+      local parts = {}
+      for i = 1, #items do parts[i] = #items[i] .. ':' .. items[i] end
+      if redis.sha1hex(table.concat(parts)) ~= ARGV[3] then return 0 end
+      redis.call('SET', sk, ARGV[4])
+      redis.call('DEL', bk)
+      redis.call('ZREM', KEYS[1], b)
+      redis.call('ZADD', KEYS[1], b, b .. ':' .. #items)
+      return 1""", ScriptOutputType.INTEGER);
+
+  /**
+   * Opens a sealed bucket again: KEYS index; ARGV bucket, the SHA-1 of the sealed value as read, then
+   * its members. Only while the sealed value is unchanged: 1 when opened, else 0.
+   */
+  private static final LuaScript UNSEAL = script("""
+      local b = ARGV[1]
+      local bk = KEYS[1] .. '{bucket}' .. b
+      local sk = KEYS[1] .. '{sealed}' .. b
+      local v = redis.call('GET', sk)
+      if not v or redis.sha1hex(v) ~= ARGV[2] then return 0 end
+      redis.call('DEL', bk)
+      for i = 3, #ARGV do redis.call('RPUSH', bk, ARGV[i]) end
+      redis.call('DEL', sk)
+      for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], b, b)) do redis.call('ZREM', KEYS[1], m) end
+      if #ARGV > 2 then redis.call('ZADD', KEYS[1], b, b) end
+      return 1""", ScriptOutputType.INTEGER);
 
   private final RedisSession session;
   private final FeedSettings<V> settings;
@@ -299,8 +431,15 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private CompletableFuture<Long> addAsync(V value) {
     byte[] envelope = encode(value);
     String what = "adding to " + owner;
-    return session.translated(APPEND.<Long>run(session, new byte[][] {key, counterKey}, counterField, envelope), what)
-        .thenApply(first -> check(first, 1));
+    return session.translated(APPEND.<List<Object>>run(session, new byte[][] {key, counterKey}, counterField,
+        sealFlag(), envelope), what).thenApply(reply -> {
+          long first = check((Long) reply.get(0), 1);
+          List<FullBucket> full = fullBuckets(reply);
+          if (!full.isEmpty()) {
+            inBackground(seal(full));
+          }
+          return first;
+        });
   }
 
   private long check(long first, int n) {
@@ -343,14 +482,13 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
         int from = index * chunk;
         int to = Math.min(n, from + chunk);
-        byte[][] argv = new byte[2 * (to - from) + 1][];
-        argv[0] = counterField;
+        List<byte[]> pairs = new ArrayList<>(2 * (to - from));
         for (int i = from; i < to; i++) {
           long score = first + i;
-          argv[2 * (i - from) + 1] = utf8(Long.toString(score));
-          argv[2 * (i - from) + 2] = FeedLayout.member(score, envelopes.get(i));
+          pairs.add(utf8(Long.toString(score)));
+          pairs.add(FeedLayout.member(score, envelopes.get(i)));
         }
-        return PUT.run(session, new byte[][] {key, counterKey}, argv);
+        return put(pairs, List.of(), 1);
       });
       return session.translated(all, describeAddAll(n)).thenApply(done -> {
         List<Long> scores = new ArrayList<>(n);
@@ -389,12 +527,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     int chunks = (args.size() + perChunk - 1) / perChunk;
     CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
       List<byte[]> chunk = args.subList(index * perChunk, Math.min(args.size(), (index + 1) * perChunk));
-      byte[][] argv = new byte[chunk.size() + 1][];
-      argv[0] = counterField;
-      for (int i = 0; i < chunk.size(); i++) {
-        argv[i + 1] = chunk.get(i);
-      }
-      return PUT.run(session, new byte[][] {key, counterKey}, argv);
+      return put(chunk, List.of(), 1);
     });
     return session.translated(all, describePutAll(valuesByScore.size()));
   }
@@ -410,9 +543,10 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     return new long[] {start, start + size - 1};
   }
 
-  private CompletableFuture<List<byte[]>> members(int page, int size) {
+  /** The page script's reply: open buckets' members, and sealed buckets' parts ({@link #PAGE}). */
+  private CompletableFuture<List<Object>> members(int page, int size) {
     long[] range = range(page, size);
-    return session.translated(PAGE.<List<byte[]>>run(session, new byte[][] {key},
+    return session.translated(PAGE.<List<Object>>run(session, new byte[][] {key},
         utf8(Long.toString(range[0])), utf8(Integer.toString(size))), describePage(page, size));
   }
 
@@ -447,18 +581,35 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       return CompletableFuture.completedFuture(kept);
     }
     long stamp = stamp(pageKey);
-    return members(page, size).thenCompose(members -> {
-      CompletableFuture<Void> loaded = settings.preload().load(members, member -> {
-        long score = FeedLayout.score(member);
-        return score < 0 ? -1 : FeedLayout.prefixSize(score);
-      });
-      Function<Void, List<Entry<V>>> decodeAndKeep = done -> keep(pageKey, stamp, members, decode(members));
+    return members(page, size).thenCompose(parts -> {
+      List<byte[]> members = new ArrayList<>(parts.size());
+      List<byte[]> sealed = new ArrayList<>(0);
+      for (Object part : parts) {
+        if (part instanceof byte[] member) {
+          members.add(member);
+        } else if (part instanceof List<?> sealedPart && sealedPart.get(0) instanceof byte[] value) {
+          sealed.add(value);
+        }
+      }
+      CompletableFuture<Void> loaded = settings.preload().load(members, RedisFeed::envelopeStart);
+      if (!sealed.isEmpty()) {
+        loaded = CompletableFuture.allOf(loaded, settings.preload().load(sealed, value -> 0));
+      }
+      Function<Void, List<Entry<V>>> decodeAndKeep = done -> keep(pageKey, stamp, decode(parts));
       if (decodeOn != null) {
         return loaded.thenApplyAsync(decodeAndKeep, decodeOn);
       }
-      return storedBytes(members) < DECODE_ELSEWHERE_BYTES ? loaded.thenApply(decodeAndKeep)
+      // A sealed bucket's entries may name schemas that only its decompressed payload shows, which
+      // could only be looked up by blocking: never on the I/O thread.
+      return sealed.isEmpty() && storedBytes(members) < DECODE_ELSEWHERE_BYTES ? loaded.thenApply(decodeAndKeep)
           : loaded.thenApplyAsync(decodeAndKeep, session.decodeExecutor());
     });
+  }
+
+  /** Where a member's envelope starts, after its score; -1 when the score is malformed. */
+  private static int envelopeStart(byte[] member) {
+    long score = FeedLayout.score(member);
+    return score < 0 ? -1 : FeedLayout.prefixSize(score);
   }
 
   private static long storedBytes(List<byte[]> members) {
@@ -467,6 +618,235 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       bytes += member.length;
     }
     return bytes;
+  }
+
+  // ---------------------------------------------------------------- sealed buckets
+
+  /**
+   * A bucket is sealed only while its members, uncompressed, take at most this many bytes: a
+   * page decompresses a sealed bucket whole to read a few of its entries, and values this large
+   * gain little from sharing a frame.
+   */
+  static final int SEAL_MAX_BYTES = 256 * 1024;
+
+  /** Times a write finds its buckets sealed and opens them before it gives up. */
+  static final int MAX_ATTEMPTS = 10;
+
+  private static final byte[] SEAL_ON = {'1'};
+  private static final byte[] SEAL_OFF = {'0'};
+
+  /** A bucket a write filled, with its members as they were then. */
+  private record FullBucket(long bucket, List<byte[]> members) {}
+
+  private byte[] sealFlag() {
+    return settings.seal() ? SEAL_ON : SEAL_OFF;
+  }
+
+  /** The full buckets a write's reply lists after its first element: bucket, members, ... */
+  @SuppressWarnings("unchecked")
+  private static List<FullBucket> fullBuckets(List<Object> reply) {
+    if (reply.size() < 3) {
+      return List.of();
+    }
+    List<FullBucket> full = new ArrayList<>((reply.size() - 1) / 2);
+    for (int i = 1; i + 1 < reply.size(); i += 2) {
+      full.add(new FullBucket((Long) reply.get(i), (List<byte[]>) reply.get(i + 1)));
+    }
+    return full;
+  }
+
+  /** A sealed bucket as read, for {@link #PUT} to open: its number, the SHA-1 of its value, its members. */
+  private record Opening(long bucket, String digest, List<byte[]> members) {}
+
+  /**
+   * Runs {@link #PUT} with score and member {@code pairs}, opening the sealed buckets of
+   * {@code openings} in the same script; when it finds other sealed buckets (or these sealed
+   * again), reads them and runs it again. Completes once the buckets it filled are sealed (or left
+   * open, when they cannot be).
+   */
+  private CompletableFuture<Void> put(List<byte[]> pairs, List<Opening> openings, int attempt) {
+    List<byte[]> argv = new ArrayList<>(pairs.size() + 3);
+    argv.add(counterField);
+    argv.add(sealFlag());
+    argv.add(utf8(Integer.toString(openings.size())));
+    for (Opening opening : openings) {
+      argv.add(utf8(Long.toString(opening.bucket())));
+      argv.add(utf8(opening.digest()));
+      argv.add(utf8(Integer.toString(opening.members().size())));
+      argv.addAll(opening.members());
+    }
+    argv.addAll(pairs);
+    return PUT.<List<Object>>run(session, new byte[][] {key, counterKey}, argv.toArray(byte[][]::new))
+        .thenCompose(reply -> {
+          if ((Long) reply.get(0) == 1) {
+            return seal(fullBuckets(reply));
+          }
+          List<Long> sealed = new ArrayList<>(reply.size() - 1);
+          for (int i = 1; i < reply.size(); i++) {
+            sealed.add((Long) reply.get(i));
+          }
+          checkAttempts(attempt, sealed);
+          List<CompletableFuture<@Nullable Opening>> reads = sealed.stream().map(this::readSealed).toList();
+          return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenCompose(done -> {
+            List<Opening> next = new ArrayList<>(reads.size());
+            for (CompletableFuture<@Nullable Opening> read : reads) {
+              Opening opening = read.join();
+              if (opening != null) {
+                next.add(opening);
+              }
+            }
+            return put(pairs, next, attempt + 1);
+          });
+        });
+  }
+
+  private void checkAttempts(int attempt, List<Long> buckets) {
+    if (attempt >= MAX_ATTEMPTS) {
+      throw new StowageException(owner + ": buckets " + buckets + " were sealed again each of the " + attempt
+          + " times they were opened for this write; nothing was written");
+    }
+  }
+
+  /**
+   * Seals full buckets; never fails: a bucket that cannot be sealed stays an open list, which
+   * every reader reads, and the reason is logged once.
+   */
+  private CompletableFuture<Void> seal(List<FullBucket> full) {
+    if (full.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<?>[] seals = new CompletableFuture<?>[full.size()];
+    for (int i = 0; i < full.size(); i++) {
+      FullBucket bucket = full.get(i);
+      seals[i] = settings.preload().load(bucket.members(), RedisFeed::envelopeStart)
+          .thenApplyAsync(done -> sealedValue(bucket.members()), session.decodeExecutor())
+          .thenCompose(value -> value == null ? CompletableFuture.completedFuture(0L)
+              : SEAL.<Long>run(session, new byte[][] {key}, utf8(Long.toString(bucket.bucket())),
+                  utf8(Integer.toString(bucket.members().size())), utf8(digest(bucket.members())), value))
+          .handle((sealed, failure) -> {
+            if (failure != null) {
+              failureLog.report(settings.key() + " bucket " + bucket.bucket(), "left open, not sealed: "
+                  + session.translate(failure, "sealing bucket " + bucket.bucket() + " of " + owner).getMessage());
+            }
+            return null;
+          });
+    }
+    return CompletableFuture.allOf(seals);
+  }
+
+  /**
+   * The sealed value of a bucket's members: each member's envelope uncompressed, the lot as one
+   * envelope of the feed's current encoding. Null when sealing would not make the bucket smaller
+   * (the encoding does not compress it) or the bucket is too large to seal.
+   */
+  byte @Nullable [] sealedValue(List<byte[]> members) {
+    List<byte[]> plain = new ArrayList<>(members.size());
+    long stored = 0;
+    for (byte[] member : members) {
+      stored += member.length;
+      long score = FeedLayout.score(member);
+      if (score < 0) {
+        return null;
+      }
+      int offset = FeedLayout.prefixSize(score);
+      byte[] envelope = Arrays.copyOfRange(member, offset, member.length);
+      if (!Envelope.isEnvelope(envelope)) {
+        plain.add(member);
+        continue;
+      }
+      Envelope.Header header = Envelope.readHeader(envelope);
+      if (header.compressionId() != CompressionIds.NONE) {
+        envelope = EnvelopeWriter.write(header.codecId(), CompressionIds.NONE, -1,
+            header.hasSchemaVersion() ? header.schemaVersion() : -1, codec.current().decodePayload(envelope));
+      }
+      plain.add(FeedLayout.member(score, envelope));
+    }
+    byte[] payload = FeedLayout.sealedPayload(plain);
+    if (payload.length > SEAL_MAX_BYTES || payload.length > codec.current().maxDecodedSize()) {
+      return null;
+    }
+    byte[] value = codec.current().wrap(payload);
+    return Envelope.readHeader(value).compressionId() == CompressionIds.NONE || value.length >= stored ? null : value;
+  }
+
+  /** The SHA-1, in lower-case hex, that {@link #SEAL} computes over a bucket's members. */
+  static String digest(List<byte[]> members) {
+    MessageDigest sha1;
+    try {
+      sha1 = MessageDigest.getInstance("SHA-1");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-1", e);
+    }
+    for (byte[] member : members) {
+      sha1.update((member.length + ":").getBytes(StandardCharsets.US_ASCII));
+      sha1.update(member);
+    }
+    return HexFormat.of().formatHex(sha1.digest());
+  }
+
+  /**
+   * Opens a sealed bucket: its members back into its list, uncompressed. Completes when it is open,
+   * also when another writer opened it first; fails when the sealed value cannot be read, since a
+   * write into it would otherwise lose its entries.
+   */
+  private CompletableFuture<Void> unseal(long bucket) {
+    String what = "opening sealed bucket " + bucket + " of " + owner;
+    return readSealed(bucket).thenCompose(opening -> {
+      if (opening == null) {
+        return CompletableFuture.completedFuture(null);
+      }
+      byte[][] argv = new byte[opening.members().size() + 2][];
+      argv[0] = utf8(Long.toString(bucket));
+      argv[1] = utf8(opening.digest());
+      for (int i = 0; i < opening.members().size(); i++) {
+        argv[i + 2] = opening.members().get(i);
+      }
+      return session.translated(UNSEAL.<Long>run(session, new byte[][] {key}, argv), what).thenApply(opened -> null);
+    });
+  }
+
+  /**
+   * Reads a sealed bucket's members, to open it; null when it is not sealed any more. Fails when the
+   * sealed value cannot be read, since a write into the bucket would otherwise lose its entries.
+   */
+  private CompletableFuture<@Nullable Opening> readSealed(long bucket) {
+    byte[] sealedKey = utf8(FeedLayout.sealedKey(settings.key(), bucket));
+    String what = "opening sealed bucket " + bucket + " of " + owner;
+    return session.<byte @Nullable []>call(what, c -> c.get(sealedKey)).thenCompose(value -> {
+      if (value == null) {
+        return CompletableFuture.completedFuture(null);
+      }
+      return settings.preload().load(List.of(value), v -> 0).thenApplyAsync(done -> {
+        try {
+          return new Opening(bucket, sha1Hex(value), FeedLayout.sealedMembers(codec.current().decodePayload(value)));
+        } catch (IllegalArgumentException e) {
+          throw new EnvelopeException(String.valueOf(e.getMessage())).addContext(what);
+        } catch (StowageException e) {
+          throw e.addContext(what);
+        }
+      }, session.decodeExecutor());
+    });
+  }
+
+  private static String sha1Hex(byte[] value) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(value));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-1", e);
+    }
+  }
+
+  /** Seals an {@code add} started and did not wait for. */
+  private final Set<CompletableFuture<Void>> background = ConcurrentHashMap.newKeySet();
+
+  private void inBackground(CompletableFuture<Void> work) {
+    background.add(work);
+    work.whenComplete((done, failure) -> background.remove(work));
+  }
+
+  /** Completes once the seals that {@code add}s started before this call have finished; for tests and benchmarks. */
+  public CompletableFuture<Void> sealsSettled() {
+    return CompletableFuture.allOf(background.toArray(CompletableFuture[]::new));
   }
 
   // ---------------------------------------------------------------- near cache
@@ -492,13 +872,16 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * could not be decoded; returns it, unmodifiable.
    */
   @SuppressWarnings("NullAway") // as keptPage
-  private List<Entry<V>> keep(@Nullable String pageKey, long stamp, List<byte[]> members, List<Entry<V>> entries) {
-    List<Entry<V>> page = List.copyOf(entries);
-    if (near != null && page.size() == members.size()) {
-      near.store().keep(pageKey, stamp, page, (int) Math.min(Integer.MAX_VALUE, storedBytes(members)));
+  private List<Entry<V>> keep(@Nullable String pageKey, long stamp, Decoded<V> decoded) {
+    List<Entry<V>> page = List.copyOf(decoded.entries());
+    if (near != null && page.size() == decoded.expected()) {
+      near.store().keep(pageKey, stamp, page, (int) Math.min(Integer.MAX_VALUE, decoded.storedBytes()));
     }
     return page;
   }
+
+  /** A page decoded: its entries, how many the reply held, and their stored size. */
+  private record Decoded<V>(List<Entry<V>> entries, int expected, long storedBytes) {}
 
   /** After a write through this feed: no kept page may be older than it. */
   private <T> CompletableFuture<T> dropPages(CompletableFuture<T> write) {
@@ -510,22 +893,63 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     return near == null ? new long[2] : new long[] {near.store().hits(), near.store().misses()};
   }
 
-  private List<Entry<V>> decode(List<byte[]> members) {
-    List<Entry<V>> entries = new ArrayList<>(members.size());
-    for (byte[] member : members) {
-      long score = FeedLayout.score(member);
-      if (score < 0) {
-        skip(member, "its score prefix is malformed");
+  /** Decodes the page script's reply, newest first: open members, and sealed buckets' parts. */
+  private Decoded<V> decode(List<Object> parts) {
+    List<Entry<V>> entries = new ArrayList<>(parts.size());
+    int expected = 0;
+    long stored = 0;
+    for (Object part : parts) {
+      if (part instanceof byte[] member) {
+        expected++;
+        stored += member.length;
+        decodeMember(member, entries);
         continue;
       }
-      int offset = FeedLayout.prefixSize(score);
+      List<?> sealed = (List<?>) part;
+      int lo = ((Long) sealed.get(1)).intValue();
+      int hi = ((Long) sealed.get(2)).intValue();
+      expected += hi - lo + 1;
+      if (!(sealed.get(0) instanceof byte[] value)) {
+        skipSealed(hi - lo + 1, "its sealed bucket is missing from Redis");
+        continue;
+      }
+      stored += value.length;
+      List<byte[]> members;
       try {
-        entries.add(new Entry<>(score, codec.current().decode(Arrays.copyOfRange(member, offset, member.length))));
-      } catch (CodecException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
-        skip(member, "score " + score + ": " + e.getMessage());
+        members = FeedLayout.sealedMembers(codec.current().decodePayload(value));
+      } catch (IllegalArgumentException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
+        skipSealed(hi - lo + 1, "a sealed bucket of " + value.length + " bytes: " + e.getMessage());
+        continue;
+      }
+      if (members.size() <= hi) {
+        skipSealed(hi - lo + 1, "a sealed bucket holds " + members.size() + " members where its index says " + (hi + 1)
+            + " or more");
+        continue;
+      }
+      for (int i = hi; i >= lo; i--) {
+        decodeMember(members.get(i), entries);
       }
     }
-    return entries;
+    return new Decoded<>(entries, expected, stored);
+  }
+
+  private void decodeMember(byte[] member, List<Entry<V>> into) {
+    long score = FeedLayout.score(member);
+    if (score < 0) {
+      skip(member, "its score prefix is malformed");
+      return;
+    }
+    int offset = FeedLayout.prefixSize(score);
+    try {
+      into.add(new Entry<>(score, codec.current().decode(Arrays.copyOfRange(member, offset, member.length))));
+    } catch (CodecException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
+      skip(member, "score " + score + ": " + e.getMessage());
+    }
+  }
+
+  private void skipSealed(int entries, String reason) {
+    decodeFailures.add(entries);
+    failureLog.report(settings.key() + " (" + entries + " entries of a sealed bucket)", reason);
   }
 
   private void skip(byte[] member, String reason) {
@@ -537,8 +961,19 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
 
   @Override
   public CompletableFuture<Boolean> remove(long score) {
-    return dropPages(session.translated(REMOVE.<Long>run(session, new byte[][] {key}, utf8(Long.toString(score))),
-        describeRemove(score)).thenApply(removed -> removed > 0));
+    return dropPages(remove(score, 1));
+  }
+
+  private CompletableFuture<Boolean> remove(long score, int attempt) {
+    return session.translated(REMOVE.<Long>run(session, new byte[][] {key}, utf8(Long.toString(score))),
+        describeRemove(score)).thenCompose(removed -> {
+          if (removed >= 0) {
+            return CompletableFuture.completedFuture(removed > 0);
+          }
+          long bucket = FeedLayout.bucketOf(score);
+          checkAttempts(attempt, List.of(bucket));
+          return unseal(bucket).thenCompose(opened -> remove(score, attempt + 1));
+        });
   }
 
   @Override
