@@ -204,7 +204,8 @@ public interface Feed<V> {
      * entries compressed one by one ({@code stowage bench memory}), and a page reads at most two
      * of them. The write that fills a bucket seals it: {@code add} after its reply, in the
      * background; {@code addAll} and {@code putAll} before they complete. A write into a sealed
-     * bucket opens it first. Versions before sealed buckets do not see sealed entries: turn this
+     * bucket opens it first, in the same script (its entries back in its list, uncompressed), and
+     * seals it again a second later, so that a burst of writes into old entries opens it once. Versions before sealed buckets do not see sealed entries: turn this
      * off until every process that reads the feed runs a version that reads them.
      */
     public Builder<V> sealFullBuckets(boolean seal) {

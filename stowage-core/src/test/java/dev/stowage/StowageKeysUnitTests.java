@@ -30,6 +30,7 @@ class StowageKeysUnitTests {
     assertThat(StowageKeys.loadLock("users:42")).isEqualTo("stowage:lock:users:42");
     assertThat(StowageKeys.feedBucket("board", 0)).isEqualTo("board:b:0");
     assertThat(StowageKeys.feedBucket("board", 140_737_488_355_328L)).isEqualTo("board:b:140737488355328");
+    assertThat(StowageKeys.feedSealedBucket("board", 3)).isEqualTo("board:s:3");
   }
 
   @Test
@@ -42,6 +43,7 @@ class StowageKeysUnitTests {
     assertThat(StowageKeys.LEARNED_BY_FEED_PREFIX).isEqualTo("stowage:learned:feed:");
     assertThat(StowageKeys.LOCK_PREFIX).isEqualTo("stowage:lock:");
     assertThat(StowageKeys.FEED_BUCKET_INFIX).isEqualTo(":b:");
+    assertThat(StowageKeys.FEED_SEALED_INFIX).isEqualTo(":s:");
   }
 
   @Test
@@ -53,6 +55,7 @@ class StowageKeysUnitTests {
     assertThat(Schemas.key(fingerprint)).isEqualTo(StowageKeys.schema(fingerprint))
         .isEqualTo("stowage:schema:" + Schemas.hex(fingerprint));
     assertThat(FeedLayout.bucketKey("board", 7)).isEqualTo(StowageKeys.feedBucket("board", 7));
+    assertThat(FeedLayout.sealedKey("board", 7)).isEqualTo(StowageKeys.feedSealedBucket("board", 7));
   }
 
   /** No prefix has a brace, so a key built on an application's key keeps its Redis Cluster hash tag. */
@@ -64,10 +67,11 @@ class StowageKeysUnitTests {
         names.add((String) field.get(null));
       }
     }
-    assertThat(names).hasSize(8).noneMatch(name -> name.contains("{") || name.contains("}"));
+    assertThat(names).hasSize(9).noneMatch(name -> name.contains("{") || name.contains("}"));
 
     assertThat(hashTag(StowageKeys.loadLock("{user:42}:profile"))).isEqualTo("user:42");
     assertThat(hashTag(StowageKeys.feedBucket("{board}", 7))).isEqualTo("board");
+    assertThat(hashTag(StowageKeys.feedSealedBucket("{board}", 7))).isEqualTo("board");
     assertThat(hashTag(StowageKeys.learnedByFeed("{board}"))).isEqualTo("board");
     assertThat(hashTag(StowageKeys.learnedByCache("{users}"))).isEqualTo("users");
   }

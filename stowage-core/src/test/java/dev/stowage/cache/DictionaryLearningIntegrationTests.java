@@ -165,7 +165,8 @@ class DictionaryLearningIntegrationTests {
 
   @Test
   void aFeedsBulkAddTrainsBeforeItEncodesTheRestOfItsValues(RedisServer redis) {
-    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class)
+    // Unsealed, so that every entry is stored as it was encoded.
+    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).sealFullBuckets(false)
         .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
     List<BoardRecord> boards = Samples.boards(500);
     List<Long> scores = feed.addAll(boards);

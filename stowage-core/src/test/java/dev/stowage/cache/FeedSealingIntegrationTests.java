@@ -167,6 +167,9 @@ class FeedSealingIntegrationTests {
 
     feed.putAll(Map.of(70L, replacement, 5L, replacement));
 
+    assertThat(index("board")).as("open until the burst of writes is over").containsExactly("0", "1", "2");
+    assertThat(feed.page(3, 30)).extracting(Feed.Entry::value).contains(replacement);
+    awaitSeals(feed);
     assertThat(index("board")).containsExactly("0:63", "1:64", "2");
     List<Feed.Entry<BoardRecord>> expected = new ArrayList<>(expectedNewestFirst(140));
     expected.set(140 - 70, new Feed.Entry<>(70, replacement));

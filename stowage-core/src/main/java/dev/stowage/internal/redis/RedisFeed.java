@@ -19,6 +19,7 @@ import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -29,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -679,7 +681,15 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     return PUT.<List<Object>>run(session, new byte[][] {key, counterKey}, argv.toArray(byte[][]::new))
         .thenCompose(reply -> {
           if ((Long) reply.get(0) == 1) {
-            return seal(fullBuckets(reply));
+            List<FullBucket> now = new ArrayList<>();
+            for (FullBucket full : fullBuckets(reply)) {
+              if (openings.stream().anyMatch(opening -> opening.bucket() == full.bucket())) {
+                inBackground(sealLater(full.bucket()));
+              } else {
+                now.add(full);
+              }
+            }
+            return seal(now);
           }
           List<Long> sealed = new ArrayList<>(reply.size() - 1);
           for (int i = 1; i < reply.size(); i++) {
@@ -767,6 +777,32 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     }
     byte[] value = codec.current().wrap(payload);
     return Envelope.readHeader(value).compressionId() == CompressionIds.NONE || value.length >= stored ? null : value;
+  }
+
+  /**
+   * How long a bucket a write opened stays open before it is sealed again. Writes into old buckets
+   * come in bursts (a refill, a batch of edits): sealing at once would make every other write of
+   * the burst open it again, and concurrent writers could keep opening it for each other.
+   */
+  static final Duration RESEAL_AFTER = Duration.ofSeconds(1);
+
+  /** Seals a bucket that a write opened, {@link #RESEAL_AFTER} later, if it is still full and open. */
+  private CompletableFuture<Void> sealLater(long bucket) {
+    byte[] bucketKey = utf8(FeedLayout.bucketKey(settings.key(), bucket));
+    Executor later = CompletableFuture.delayedExecutor(RESEAL_AFTER.toMillis(), TimeUnit.MILLISECONDS,
+        session.decodeExecutor());
+    return CompletableFuture.runAsync(() -> { }, later)
+        .thenCompose(ready -> session.<List<byte[]>>call("reading bucket " + bucket + " of " + owner + " to seal it",
+            c -> c.lrange(bucketKey, 0, -1)))
+        .thenCompose(members -> members.size() == (bucket == 0 ? BUCKET - 1 : BUCKET)
+            ? seal(List.of(new FullBucket(bucket, members))) : CompletableFuture.<Void>completedFuture(null))
+        .handle((done, failure) -> {
+          if (failure != null) {
+            failureLog.report(settings.key() + " bucket " + bucket, "left open, not sealed again: "
+                + session.translate(failure, "sealing bucket " + bucket + " of " + owner).getMessage());
+          }
+          return null;
+        });
   }
 
   /** The SHA-1, in lower-case hex, that {@link #SEAL} computes over a bucket's members. */
