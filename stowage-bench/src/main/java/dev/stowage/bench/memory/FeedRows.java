@@ -2,6 +2,7 @@ package dev.stowage.bench.memory;
 
 import dev.stowage.Encoding;
 import dev.stowage.Feed;
+import dev.stowage.FeedLayout;
 import dev.stowage.Stowage;
 import dev.stowage.StowageKeys;
 import dev.stowage.bench.BenchRedis;
@@ -17,8 +18,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * The rows that store the records in a Stowage {@link Feed}: one sorted set whose members are the
@@ -27,26 +30,40 @@ import java.util.Map;
  * learns a dictionary from the feed's first values (the bulk load trains before it encodes the
  * rest); the dictionary and its record are in Redis beside the records, and so are counted.
  * {@code feed/default+zstd} turns learning off; {@code feed/default+zstd-dict} trains on a sample
- * of the whole run up front, the best a dictionary can do on these records.
+ * of the whole run up front, the best a dictionary can do on these records. Every feed seals its
+ * full buckets (their entries compressed together, {@link dev.stowage.FeedLayout}) but
+ * {@code feed/default+unsealed}, the defaults with {@link Feed.Builder#sealFullBuckets} off, as
+ * feeds were stored before sealing. Each feed row also times page reads
+ * ({@link #PAGE_READS} pages of {@link #PAGE_SIZE} at random, one at a time): {@code page_us}.
  */
 final class FeedRows {
   /** The default layout's row. */
   static final String DEFAULT_ROW = "feed/default";
 
-  record FeedSpec(String name, RowRole role, String codec, String compression) {}
+  /** The row of the defaults without sealing. */
+  static final String UNSEALED_ROW = "feed/default+unsealed";
+
+  /** Page reads timed per feed row, after as many untimed. */
+  static final int PAGE_READS = 2_000;
+
+  /** Entries per page read: the board's page. */
+  static final int PAGE_SIZE = 20;
+
+  record FeedSpec(String name, RowRole role, String codec, String compression, boolean seal) {}
 
   private FeedRows() {}
 
   static List<String> names() {
-    return List.of(DEFAULT_ROW, "feed/default+zstd", "feed/default+zstd-dict", "feed/kryo+zstd-dict");
+    return List.of(DEFAULT_ROW, UNSEALED_ROW, "feed/default+zstd", "feed/default+zstd-dict", "feed/kryo+zstd-dict");
   }
 
   static List<FeedSpec> specs(RecordKind kind, List<?> records) {
     List<FeedSpec> specs = new ArrayList<>();
-    specs.add(new FeedSpec(DEFAULT_ROW, RowRole.STOWAGE, "default", "default"));
-    specs.add(new FeedSpec("feed/default+zstd", RowRole.STOWAGE, "default", "zstd"));
-    specs.add(new FeedSpec("feed/default+zstd-dict", RowRole.STOWAGE, "default", "zstd-dict"));
-    specs.add(new FeedSpec("feed/kryo+zstd-dict", RowRole.STOWAGE, "kryo", "zstd-dict"));
+    specs.add(new FeedSpec(DEFAULT_ROW, RowRole.STOWAGE, "default", "default", true));
+    specs.add(new FeedSpec(UNSEALED_ROW, RowRole.STOWAGE, "default", "default", false));
+    specs.add(new FeedSpec("feed/default+zstd", RowRole.STOWAGE, "default", "zstd", true));
+    specs.add(new FeedSpec("feed/default+zstd-dict", RowRole.STOWAGE, "default", "zstd-dict", true));
+    specs.add(new FeedSpec("feed/kryo+zstd-dict", RowRole.STOWAGE, "kryo", "zstd-dict", true));
     return specs;
   }
 
@@ -72,12 +89,13 @@ final class FeedRows {
         encoding = encoding.compression(spec.compression().equals("zstd") ? Compression.zstd() : Compression.none());
       }
       Feed<Object> feed = stowage.feed(kind.cliName(), type).key(key).counter(prefix + "counter", kind.cliName())
-          .encoding(encoding).build();
+          .encoding(encoding).sealFullBuckets(spec.seal()).build();
       List<Long> scores = feed.addAll((List<Object>) records);
       long after = redis.usedMemory();
       long stored = feed.size();
       int verified = verify(spec, feed, records, scores);
       long valueBytes = meanMemberBytes(redis, key) * records.size();
+      double pageMicros = pageReadMicros(feed, records.size());
       for (Long id : stowage.dictionaries().list()) {
         dictionaryId = id;
       }
@@ -87,7 +105,11 @@ final class FeedRows {
         }
         redis.admin().unlink(StowageKeys.learnedByFeed(key));
       }
-      return MemoryBench.row(spec.name(), spec.role(), "feed", codecName, spec.compression(), plan, after - before, valueBytes, stored, verified);
+      ResultRow row = MemoryBench.row(spec.name(), spec.role(), "feed", codecName, spec.compression(), plan,
+          after - before, valueBytes, stored, verified);
+      Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
+      metrics.put("page_us", Math.round(pageMicros * 10) / 10.0);
+      return new ResultRow(row.name(), row.role(), row.params(), metrics);
     }
   }
 
@@ -125,8 +147,31 @@ final class FeedRows {
   }
 
   /**
-   * The mean length of the entries of up to 20 buckets drawn at random (the feed keeps entries in
-   * lists {@code <key>:b:<n>}, {@link StowageKeys#feedBucket}, indexed by the sorted set {@code <key>}).
+   * The mean time of a page read, in microseconds: {@link #PAGE_READS} pages of {@link #PAGE_SIZE}
+   * at random positions, read one after the other after as many untimed (the JIT's warm-up).
+   */
+  private static double pageReadMicros(Feed<Object> feed, int records) {
+    int pages = Math.max(1, records / PAGE_SIZE);
+    Random random = new Random(42);
+    long entries = 0;
+    long start = 0;
+    for (int i = 0; i < 2 * PAGE_READS; i++) {
+      if (i == PAGE_READS) {
+        start = System.nanoTime();
+      }
+      entries += feed.page(1 + random.nextInt(pages), PAGE_SIZE).size();
+    }
+    if (entries == 0) {
+      throw new BenchmarkRunException("the feed's pages read back empty", null);
+    }
+    return (System.nanoTime() - start) / 1e3 / PAGE_READS;
+  }
+
+  /**
+   * The mean stored size of an entry, over up to 20 buckets drawn at random: the length of an open
+   * bucket's members (lists {@code <key>:b:<n>}, {@link StowageKeys#feedBucket}, indexed by the
+   * sorted set {@code <key>}), or a sealed bucket's value over its count
+   * ({@link StowageKeys#feedSealedBucket}).
    */
   private static long meanMemberBytes(BenchRedis redis, String key) {
     RedisClient client = RedisClient.create(redis.redisUri());
@@ -134,8 +179,15 @@ final class FeedRows {
       long bytes = 0;
       long count = 0;
       for (byte[] bucket : connection.sync().zrandmember(MemoryBench.bytes(key), 20)) {
-        long number = Long.parseLong(new String(bucket, StandardCharsets.US_ASCII));
-        String bucketKey = StowageKeys.feedBucket(key, number);
+        String member = new String(bucket, StandardCharsets.US_ASCII);
+        int sealed = FeedLayout.sealedCount(member);
+        if (sealed > 0) {
+          long number = Long.parseLong(member.substring(0, member.indexOf(':')));
+          bytes += connection.sync().strlen(MemoryBench.bytes(StowageKeys.feedSealedBucket(key, number)));
+          count += sealed;
+          continue;
+        }
+        String bucketKey = StowageKeys.feedBucket(key, Long.parseLong(member));
         for (byte[] entry : connection.sync().lrange(MemoryBench.bytes(bucketKey), 0, -1)) {
           bytes += entry.length;
           count++;
