@@ -34,7 +34,8 @@ import java.util.Random;
  * full buckets (their entries compressed together, {@link dev.stowage.FeedLayout}) but
  * {@code feed/default+unsealed}, the defaults with {@link Feed.Builder#sealFullBuckets} off, as
  * feeds were stored before sealing. Each feed row also times page reads
- * ({@link #PAGE_READS} pages of {@link #PAGE_SIZE} at random, one at a time): {@code page_us}.
+ * ({@link #PAGE_READS} pages of {@link #PAGE_SIZE} at random, one at a time): among all pages,
+ * {@code page_us}, and among the newest {@link #RECENT_PAGES}, {@code recent_page_us}.
  */
 final class FeedRows {
   /** The default layout's row. */
@@ -45,6 +46,9 @@ final class FeedRows {
 
   /** Page reads timed per feed row, after as many untimed. */
   static final int PAGE_READS = 2_000;
+
+  /** The newest pages, which a board reads most: {@code recent_page_us} reads among these. */
+  static final int RECENT_PAGES = 50;
 
   /** Entries per page read: the board's page. */
   static final int PAGE_SIZE = 20;
@@ -95,7 +99,9 @@ final class FeedRows {
       long stored = feed.size();
       int verified = verify(spec, feed, records, scores);
       long valueBytes = meanMemberBytes(redis, key) * records.size();
-      double pageMicros = pageReadMicros(feed, records.size());
+      int pages = Math.max(1, records.size() / PAGE_SIZE);
+      double pageMicros = pageReadMicros(feed, pages);
+      double recentPageMicros = pageReadMicros(feed, Math.min(pages, RECENT_PAGES));
       for (Long id : stowage.dictionaries().list()) {
         dictionaryId = id;
       }
@@ -109,6 +115,7 @@ final class FeedRows {
           after - before, valueBytes, stored, verified);
       Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
       metrics.put("page_us", Math.round(pageMicros * 10) / 10.0);
+      metrics.put("recent_page_us", Math.round(recentPageMicros * 10) / 10.0);
       return new ResultRow(row.name(), row.role(), row.params(), metrics);
     }
   }
@@ -148,10 +155,10 @@ final class FeedRows {
 
   /**
    * The mean time of a page read, in microseconds: {@link #PAGE_READS} pages of {@link #PAGE_SIZE}
-   * at random positions, read one after the other after as many untimed (the JIT's warm-up).
+   * drawn at random among the first {@code pages}, read one after the other after as many untimed
+   * (the JIT's warm-up). Reaching page {@code p} walks the buckets before it, so deep pages cost more.
    */
-  private static double pageReadMicros(Feed<Object> feed, int records) {
-    int pages = Math.max(1, records / PAGE_SIZE);
+  private static double pageReadMicros(Feed<Object> feed, int pages) {
     Random random = new Random(42);
     long entries = 0;
     long start = 0;
