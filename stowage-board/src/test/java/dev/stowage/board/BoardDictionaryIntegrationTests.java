@@ -79,8 +79,10 @@ class BoardDictionaryIntegrationTests {
         assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
         return StoredFeed.size(redis) == 1100;
       });
-      assertThat(Envelope.readHeader(StoredFeed.envelope(redis, 1)).dictionaryId())
-          .isEqualTo(dictionaryId);
+      // The refill wrote the old posts with the dictionary, and sealed their buckets with it.
+      assertThat(StoredFeed.envelope(redis, 1)).isNotNull();
+      await().atMost(WAIT).until(() -> StoredFeed.sealed(redis, 0) != null);
+      assertThat(Envelope.readHeader(StoredFeed.sealed(redis, 0)).dictionaryId()).isEqualTo(dictionaryId);
 
       // A restarted (empty) Redis gets the feed and the dictionary back on the next read.
       redis.restart();
@@ -89,7 +91,9 @@ class BoardDictionaryIntegrationTests {
         return StoredFeed.size(redis) == 1100;
       });
       assertThat(redis.command("EXISTS", DictionaryStore.key(dictionaryId))).isEqualTo(":1");
-      Envelope.Header oldest = Envelope.readHeader(StoredFeed.envelope(redis, 1));
+      assertThat(StoredFeed.envelope(redis, 1)).isNotNull();
+      await().atMost(WAIT).until(() -> StoredFeed.sealed(redis, 0) != null);
+      Envelope.Header oldest = Envelope.readHeader(StoredFeed.sealed(redis, 0));
       assertThat(oldest.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
       assertThat(oldest.dictionaryId()).isEqualTo(dictionaryId);
     }
