@@ -11,6 +11,7 @@ import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.Range;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
@@ -29,6 +30,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -56,6 +58,10 @@ public final class DictCommand implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
+  }
+
+  private static <T> List<T> orEmpty(@Nullable List<T> list) {
+    return list == null ? List.of() : list;
   }
 
   private static byte[] bytes(String text) {
@@ -122,7 +128,8 @@ public final class DictCommand implements Runnable {
 
   /** {@code stowage dict train}. */
   @Command(name = "train", mixinStandardHelpOptions = true,
-      description = "Train a zstd dictionary on the decompressed payloads of the values matching a pattern, and store it.")
+      description = {"Train a zstd dictionary on the decompressed payloads of the values matching a pattern, and store it.",
+          "A feed's entries are values too: the elements of its bucket lists and the members of its sealed buckets."})
   static final class Train implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin RedisOption redis;
@@ -135,7 +142,7 @@ public final class DictCommand implements Runnable {
     int size;
 
     @Option(names = "--samples", paramLabel = "N", defaultValue = "5000",
-        description = "Use at most N values (default: ${DEFAULT-VALUE}).")
+        description = "Use at most N values, strings or feed entries (default: ${DEFAULT-VALUE}).")
     int samples;
 
     @Option(names = "--json", description = "Print the result as JSON.")
@@ -161,28 +168,70 @@ public final class DictCommand implements Runnable {
         List<byte[]> collected = new ArrayList<>();
         long[] skipped = new long[1];
         long[] sampleBytes = new long[1];
-        scan(sync, match, 1000, keys -> {
-          List<RedisFuture<byte[]>> values = new ArrayList<>();
-          for (byte[] key : keys) {
-            values.add(isDictionaryKey(key) ? null : async.get(key));
+        Consumer<byte[]> sample = value -> {
+          try {
+            byte[] payload = Envelope.isEnvelope(value) ? payloads.payload(value) : value;
+            collected.add(payload);
+            sampleBytes[0] += payload.length;
+          } catch (StowageException e) {
+            skipped[0]++;
           }
-          for (RedisFuture<byte[]> future : values) {
-            byte[] value = future == null ? null : await(future);
-            if (value == null || value.length == 0 || collected.size() >= samples) {
+        };
+        scan(sync, match, 1000, keys -> {
+          List<RedisFuture<String>> types = new ArrayList<>();
+          List<RedisFuture<byte[]>> values = new ArrayList<>();
+          List<RedisFuture<List<byte[]>>> sealedIndex = new ArrayList<>();
+          for (byte[] key : keys) {
+            boolean dictionary = isDictionaryKey(key);
+            types.add(dictionary ? null : async.type(key));
+            values.add(dictionary ? null : async.get(key));
+            FeedLayout.SealedKey sealed = dictionary ? null : FeedLayout.parseSealedKey(key);
+            sealedIndex.add(sealed == null ? null
+                : async.zrangebyscore(sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket())));
+          }
+          for (int i = 0; i < keys.size() && collected.size() < samples; i++) {
+            String type = types.get(i) == null ? null : await(types.get(i));
+            if ("list".equals(type)) {
+              // A feed's open bucket: its entries' envelopes, after their scores; other lists hold no samples.
+              int wanted = Math.min(samples - collected.size(), 1000);
+              for (byte[] element : orEmpty(sync.lrange(keys.get(i), 0, wanted - 1))) {
+                byte[] envelope = FeedLayout.envelope(element);
+                if (envelope != null && collected.size() < samples) {
+                  sample.accept(envelope);
+                }
+              }
               continue;
             }
-            try {
-              byte[] payload = Envelope.isEnvelope(value) ? payloads.payload(value) : value;
-              collected.add(payload);
-              sampleBytes[0] += payload.length;
-            } catch (StowageException e) {
-              skipped[0]++;
+            byte[] value = values.get(i) == null ? null : await(values.get(i));
+            if (value == null || value.length == 0) {
+              continue;
             }
+            FeedLayout.SealedKey sealed = sealedIndex.get(i) == null ? null : FeedLayout.parseSealedKey(keys.get(i));
+            if (sealed != null && FeedLayout.indexSaysSealed(await(sealedIndex.get(i)), sealed.bucket())) {
+              // A feed's sealed bucket: each entry's envelope, as an open bucket's; the bucket as a whole is no sample.
+              List<byte[]> members;
+              try {
+                members = dev.stowage.FeedLayout.sealedMembers(payloads.payload(value));
+              } catch (StowageException | IllegalArgumentException e) {
+                skipped[0]++;
+                continue;
+              }
+              for (byte[] member : members) {
+                byte[] envelope = FeedLayout.envelope(member);
+                if (envelope == null) {
+                  skipped[0]++;
+                } else if (collected.size() < samples) {
+                  sample.accept(envelope);
+                }
+              }
+              continue;
+            }
+            sample.accept(value);
           }
           return collected.size() < samples;
         });
         if (collected.size() < ZstdDictionary.MIN_SAMPLES) {
-          err.println("stowage dict train: found " + collected.size() + " string values under '" + match
+          err.println("stowage dict train: found " + collected.size() + " values (strings and feed entries) under '" + match
               + "'; training needs at least " + ZstdDictionary.MIN_SAMPLES + " (a few thousand work best)");
           return 1;
         }
@@ -231,7 +280,8 @@ public final class DictCommand implements Runnable {
 
     @Option(names = "--match", paramLabel = "PATTERN", defaultValue = "*",
         description = "Count the values among these keys (default: ${DEFAULT-VALUE}): strings by their first bytes,"
-            + " and every element of a list (a feed's buckets).")
+            + " and every element of a list (a feed's buckets); a feed's sealed bucket is one string, whose entries"
+            + " inside are stored uncompressed.")
     String match;
 
     @Option(names = "--json", description = "Print the list as JSON.")

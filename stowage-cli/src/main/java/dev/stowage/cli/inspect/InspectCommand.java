@@ -1,5 +1,7 @@
 package dev.stowage.cli.inspect;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -8,6 +10,8 @@ import dev.stowage.StowageException;
 import dev.stowage.cli.json.JsonLayout;
 import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.MapScanCursor;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
@@ -26,6 +30,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -147,7 +152,12 @@ public final class InspectCommand implements Callable<Integer> {
           node.put("type", "none");
           return node;
         }
-        node.setAll(reader.describe(value));
+        FeedLayout.SealedKey sealed = FeedLayout.parseSealedKey(k);
+        if (sealed != null && FeedLayout.indexSaysSealed(membersAtScore(commands, sealed), sealed.bucket())) {
+          describeSealedBucket(reader, sealed, value, node);
+        } else {
+          node.setAll(reader.describe(value));
+        }
       }
       case "hash" -> {
         node.put("length", commands.hlen(k));
@@ -208,17 +218,57 @@ public final class InspectCommand implements Callable<Integer> {
     return node;
   }
 
-  /** Whether a sorted set is a feed's index: see {@link FeedLayout#looksLikeIndex}, and its first bucket is a list. */
+  /** The members of the index a sealed bucket's key names, at the bucket's score; null when that key is no sorted set. */
+  private static @Nullable List<byte[]> membersAtScore(RedisClusterCommands<byte[], byte[]> commands, FeedLayout.SealedKey sealed) {
+    try {
+      return commands.zrangebyscore(sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket()));
+    } catch (RedisCommandExecutionException e) {
+      return null; // WRONGTYPE: a key of another type, so no feed's index
+    }
+  }
+
+  /**
+   * Whether a sorted set is a feed's index: see {@link FeedLayout#looksLikeIndex}, and its first
+   * bucket is a list, or a string when the index says it is sealed.
+   */
   private static boolean isFeedIndex(RedisClusterCommands<byte[], byte[]> commands, byte[] key) {
     List<ScoredValue<byte[]>> first = commands.zrangeWithScores(key, 0, 9);
-    return FeedLayout.looksLikeIndex(first)
-        && "list".equals(commands.type(FeedLayout.bucketKey(key, text(first.get(0).getValue()))));
+    if (!FeedLayout.looksLikeIndex(first)) {
+      return false;
+    }
+    byte[] member = first.get(0).getValue();
+    return FeedLayout.typeOf(member).equals(commands.type(FeedLayout.keyOf(key, member)));
+  }
+
+  /**
+   * A sealed bucket read as a key of its own: its envelope (header and sizes) and its entries,
+   * oldest first, each with its index, its score and its value, as a bucket's list is shown; or
+   * why it cannot be read.
+   */
+  private void describeSealedBucket(ValueReader reader, FeedLayout.SealedKey sealed, byte[] value, ObjectNode node) {
+    node.put("type", "sealed bucket");
+    node.put("feed", text(sealed.feedKey()));
+    node.put("bucket", sealed.bucket());
+    ValueReader.Sealed read = reader.readSealed(value);
+    node.setAll(read.description());
+    List<byte[]> stored = read.members();
+    if (stored == null) {
+      return;
+    }
+    node.put("length", stored.size());
+    ArrayNode entries = node.putArray("entries");
+    for (int i = 0; i < stored.size() && i < members; i++) {
+      entries.addObject().put("index", i).setAll(feedEntry(reader, stored.get(i)));
+    }
   }
 
   /**
    * The feed indexed by {@code key}: the number of its buckets and entries (an {@code LLEN} per
-   * bucket, pipelined), the memory of the index and the buckets, and its newest entries, walking
-   * the buckets from the newest as the feed's own pages do.
+   * open bucket, pipelined; a sealed bucket's count is in its index member), the memory of the
+   * index and the buckets, and its newest entries, walking the buckets from the newest as the
+   * feed's own pages do. A sealed bucket's entries are shown as an open bucket's are; one that
+   * cannot be read is shown as one entry with the bucket's number, its count and the error, and
+   * stands for its count of entries.
    */
   private void describeFeed(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader, byte[] key, ObjectNode node) {
     RedisClusterAsyncCommands<byte[], byte[]> async = connection.async();
@@ -226,14 +276,27 @@ public final class InspectCommand implements Callable<Integer> {
     long indexMemory = node.path("memoryUsage").asLong(0);
     long buckets = commands.zcard(key);
     long entries = 0;
+    long sealedBuckets = 0;
     long bucketMemory = 0;
     for (long from = 0; from < buckets; from += 1000) {
       List<byte[]> page = commands.zrange(key, from, from + 999);
       List<RedisFuture<Long>> lengths = new ArrayList<>(page.size());
       List<RedisFuture<Long>> memory = new ArrayList<>(page.size());
       for (byte[] bucket : page) {
-        byte[] bucketKey = FeedLayout.bucketKey(key, text(bucket));
-        lengths.add(async.llen(bucketKey));
+        if (FeedLayout.bucketNumber(bucket) == null) {
+          lengths.add(null); // not a bucket: a member a feed does not write
+          memory.add(null);
+          continue;
+        }
+        byte[] bucketKey = FeedLayout.keyOf(key, bucket);
+        int sealed = FeedLayout.sealedCount(bucket);
+        if (sealed > 0) {
+          entries += sealed;
+          sealedBuckets++;
+          lengths.add(null);
+        } else {
+          lengths.add(async.llen(bucketKey));
+        }
         memory.add(async.memoryUsage(bucketKey));
       }
       for (int i = 0; i < page.size(); i++) {
@@ -244,19 +307,70 @@ public final class InspectCommand implements Callable<Integer> {
     node.put("memoryUsage", indexMemory + bucketMemory);
     node.put("indexMemoryUsage", indexMemory);
     node.put("buckets", buckets);
+    node.put("sealedBuckets", sealedBuckets);
     node.put("length", entries);
     ArrayNode shown = node.putArray("entries");
-    for (long from = 0; from < buckets && shown.size() < members; from += 64) {
+    long covered = 0; // entries shown, and those of sealed buckets that could not be read
+    for (long from = 0; from < buckets && covered < members; from += 64) {
       for (byte[] bucket : commands.zrevrange(key, from, from + 63)) {
-        List<byte[]> elements = commands.lrange(FeedLayout.bucketKey(key, text(bucket)), 0, -1);
-        for (int i = elements.size() - 1; i >= 0 && shown.size() < members; i--) {
-          shown.add(feedEntry(reader, elements.get(i)));
+        if (FeedLayout.bucketNumber(bucket) == null) {
+          continue;
         }
-        if (shown.size() >= members) {
+        byte[] bucketKey = FeedLayout.keyOf(key, bucket);
+        int sealed = FeedLayout.sealedCount(bucket);
+        List<byte[]> elements;
+        if (sealed > 0) {
+          elements = sealedMembers(commands, reader, bucketKey, bucket, sealed, shown);
+          if (elements == null) {
+            covered += sealed;
+            if (covered >= members) {
+              break;
+            }
+            continue;
+          }
+        } else {
+          elements = commands.lrange(bucketKey, 0, -1);
+        }
+        for (int i = elements.size() - 1; i >= 0 && covered < members; i--) {
+          shown.add(feedEntry(reader, elements.get(i)));
+          covered++;
+        }
+        if (covered >= members) {
           break;
         }
       }
     }
+  }
+
+  /**
+   * The members of a sealed bucket, oldest first; null, with an entry saying why added to
+   * {@code shown}, when it is missing or cannot be read. A bucket that holds another number of
+   * members than its index member says is read all the same, after an entry saying so.
+   */
+  private static @Nullable List<byte[]> sealedMembers(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader,
+                                                      byte[] sealedKey, byte[] indexMember, int count, ArrayNode shown) {
+    long bucket = requireNonNull(FeedLayout.bucketNumber(indexMember));
+    byte[] value = commands.get(sealedKey);
+    if (value == null) {
+      shown.addObject().put("bucket", bucket).put("sealedEntries", count)
+          .put("error", "sealed bucket " + bucket + " is missing: no key " + text(sealedKey) + ", though the index"
+              + " says it holds " + count + " entries");
+      return null;
+    }
+    ValueReader.Sealed read = reader.readSealed(value);
+    List<byte[]> members = read.members();
+    if (members == null) {
+      ObjectNode failed = shown.addObject().put("bucket", bucket).put("sealedEntries", count);
+      failed.setAll(read.description());
+      failed.put("error", "sealed bucket " + bucket + " (" + count + " entries, " + text(sealedKey)
+          + ") cannot be read: " + read.description().path("error").asText());
+      return null;
+    }
+    if (members.size() != count) {
+      shown.addObject().put("bucket", bucket).put("sealedEntries", count)
+          .put("error", "sealed bucket " + bucket + " holds " + members.size() + " entries where its index says " + count);
+    }
+    return members;
   }
 
   private static ObjectNode feedEntry(ValueReader reader, byte[] element) {
@@ -272,7 +386,10 @@ public final class InspectCommand implements Callable<Integer> {
     return entry;
   }
 
-  private static long orZero(RedisFuture<Long> future) {
+  private static long orZero(@Nullable RedisFuture<Long> future) {
+    if (future == null) {
+      return 0;
+    }
     try {
       Long value = future.get(60, TimeUnit.SECONDS);
       return value == null ? 0 : value;
@@ -297,14 +414,29 @@ public final class InspectCommand implements Callable<Integer> {
     if (key.has("buckets")) {
       title.append(" · ").append(key.get("length").asLong()).append(" entries in ")
           .append(key.get("buckets").asLong()).append(" buckets");
+      if (key.path("sealedBuckets").asLong() > 0) {
+        title.append(" (").append(key.get("sealedBuckets").asLong()).append(" sealed)");
+      }
+    } else if (key.has("bucket")) {
+      title.append(" · bucket ").append(key.get("bucket").asLong()).append(" of feed ").append(key.path("feed").asText());
+      if (key.has("length")) {
+        title.append(" · ").append(key.get("length").asLong()).append(" entries");
+      }
     } else if (key.has("length")) {
       title.append(" · ").append(key.get("length").asLong()).append(" members");
     }
     out.println(title);
+    if (key.has("entries") && key.has("format")) {
+      printValue(out, terminal, key, "  "); // a sealed bucket's own envelope
+    }
     if (key.has("entries")) {
       for (JsonNode entry : key.get("entries")) {
         out.println("  " + terminal.bold(label(entry)));
-        printValue(out, terminal, entry, "    ");
+        if (entry.has("bucket") && !entry.has("format")) {
+          out.println("    " + terminal.error("error: " + entry.path("error").asText()));
+        } else {
+          printValue(out, terminal, entry, "    ");
+        }
       }
       if (key.has("truncated")) {
         out.println("  " + terminal.dim(key.get("truncated").asText()));
@@ -317,9 +449,17 @@ public final class InspectCommand implements Callable<Integer> {
     out.println();
   }
 
-  /** {@code field f}, {@code index 3}, {@code score 20}, {@code entry score 7}, joined by dots; {@code member} if none. */
+  /**
+   * {@code field f}, {@code index 3}, {@code score 20}, {@code entry score 7}, joined by dots;
+   * {@code sealed bucket 2 · 64 entries} for a sealed bucket a feed's entries could not be read
+   * from; {@code member} if none.
+   */
   private static String label(JsonNode entry) {
     List<String> parts = new ArrayList<>();
+    if (entry.has("bucket")) {
+      parts.add("sealed bucket " + entry.get("bucket").asLong());
+      parts.add(entry.path("sealedEntries").asLong() + " entries");
+    }
     if (entry.has("field")) {
       parts.add("field " + entry.get("field").asText());
     }

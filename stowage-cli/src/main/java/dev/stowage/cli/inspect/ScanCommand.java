@@ -11,6 +11,7 @@ import dev.stowage.StowageKeys;
 import dev.stowage.cli.json.JsonLayout;
 import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.Range;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
@@ -50,7 +51,10 @@ import picocli.CommandLine.Spec;
  * and reports them by type, string values by codec and compression, and a sample of the members
  * of hashes, lists, sets and sorted sets (the first {@value #MEMBERS_SAMPLED} of each key) by codec
  * and compression too, reading a feed's entries by their envelopes; the sorted sets that index a
- * {@linkplain FeedLayout feed} are counted as feeds, their members not sampled. Then their
+ * {@linkplain FeedLayout feed} are counted as feeds, their members not sampled. A feed's sealed
+ * bucket (a string {@code <feed>:s:<n>} its index names as sealed) is counted among the strings as
+ * {@code sealed feed bucket+<compression>}, and the first members of its decompressed payload
+ * are sampled as a bucket list's elements are; one that cannot be read is a failure. Then their
  * {@code MEMORY USAGE} (total and percentiles), the biggest keys (with the format of a string, of
  * a collection's sampled members or {@code mixed} when they differ, or {@code feed index}), and
  * the values and sampled members that fail to decode. Each page of keys is read with a few
@@ -65,6 +69,8 @@ public final class ScanCommand implements Callable<Integer> {
   private static final int FAILURES_LISTED = 100;
   /** Members sampled from each hash, list, set and sorted set. */
   static final int MEMBERS_SAMPLED = 10;
+  /** What a sealed feed bucket is counted as among the strings, before {@code +<compression>}. */
+  static final String SEALED_FORMAT = "sealed feed bucket";
 
   @Spec CommandSpec spec;
   @Mixin RedisOption redis;
@@ -172,11 +178,17 @@ public final class ScanCommand implements Callable<Integer> {
         scored.add("zset".equals(type) ? async.zrangeWithScores(key, 0, MEMBERS_SAMPLED - 1) : null);
       }
       List<RedisFuture<String>> firstBuckets = new ArrayList<>(pageKeys.size());
+      List<String> firstBucketTypes = new ArrayList<>(pageKeys.size());
+      List<RedisFuture<List<byte[]>>> sealedIndex = new ArrayList<>(pageKeys.size());
       for (int i = 0; i < pageKeys.size(); i++) {
         List<ScoredValue<byte[]>> first = scored.get(i) == null ? null : await(scored.get(i));
-        firstBuckets.add(first != null && FeedLayout.looksLikeIndex(first)
-            ? async.type(FeedLayout.bucketKey(pageKeys.get(i), new String(first.get(0).getValue(), StandardCharsets.US_ASCII)))
-            : null);
+        byte[] firstMember = first != null && FeedLayout.looksLikeIndex(first) ? first.get(0).getValue() : null;
+        firstBuckets.add(firstMember == null ? null : async.type(FeedLayout.keyOf(pageKeys.get(i), firstMember)));
+        firstBucketTypes.add(firstMember == null ? "" : FeedLayout.typeOf(firstMember));
+        // a string named <feed>:s:<n> is a sealed bucket when its feed's index says so
+        FeedLayout.SealedKey sealed = values.get(i) == null ? null : FeedLayout.parseSealedKey(pageKeys.get(i));
+        sealedIndex.add(sealed == null ? null
+            : async.zrangebyscore(sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket())));
       }
       for (int i = 0; i < pageKeys.size(); i++) {
         String key = new String(pageKeys.get(i), StandardCharsets.UTF_8);
@@ -196,12 +208,18 @@ public final class ScanCommand implements Callable<Integer> {
           await(values.get(i));
           format = "value schema";
           tally.byFormat.merge(format, 1L, Long::sum);
+        } else if (values.get(i) != null && sealedIndex.get(i) != null && FeedLayout.indexSaysSealed(
+            awaitOrNull(sealedIndex.get(i)), requireNonNull(FeedLayout.parseSealedKey(pageKeys.get(i))).bucket())) {
+          byte[] value = await(values.get(i));
+          if (value != null) {
+            format = tally.sealed(key, reader, reader.readSealed(value));
+          }
         } else if (values.get(i) != null) {
           byte[] value = await(values.get(i));
           if (value != null) {
             format = tally.count(tally.byFormat, key, null, reader.describe(value));
           }
-        } else if (firstBuckets.get(i) != null && "list".equals(await(firstBuckets.get(i)))) {
+        } else if (firstBuckets.get(i) != null && firstBucketTypes.get(i).equals(await(firstBuckets.get(i)))) {
           feeds++;
           format = "feed index";
         } else {
@@ -285,6 +303,33 @@ public final class ScanCommand implements Callable<Integer> {
     final ArrayNode failures = NODES.arrayNode();
     long failureCount;
     long membersSampled;
+
+    /**
+     * Counts a sealed feed bucket: under {@code sealed feed bucket+<compression>} among the
+     * strings, and its first {@value #MEMBERS_SAMPLED} members among the collection members, as a
+     * bucket list's elements are; a bucket that cannot be read counts as a failure.
+     *
+     * @return the bucket's format, {@code sealed feed bucket+<compression>}
+     */
+    String sealed(String key, ValueReader reader, ValueReader.Sealed read) {
+      ObjectNode envelope = read.description();
+      String format = SEALED_FORMAT + "+" + envelope.path("compression").asText("?");
+      byFormat.merge(format, 1L, Long::sum);
+      List<byte[]> members = read.members();
+      if (members == null) {
+        failureCount++;
+        if (failures.size() < FAILURES_LISTED) {
+          failures.addObject().put("key", key).put("format", format)
+              .put("reason", "sealed bucket cannot be read: " + envelope.path("error").asText());
+        }
+        return format;
+      }
+      for (byte[] member : members.subList(0, Math.min(MEMBERS_SAMPLED, members.size()))) {
+        membersSampled++;
+        count(membersByFormat, key, "a member", reader.describeElement(member, "score"));
+      }
+      return format;
+    }
 
     /**
      * Counts a described value (or member, when {@code member} says which) under its format in
@@ -372,6 +417,18 @@ public final class ScanCommand implements Callable<Integer> {
     }
   }
 
+  /** As {@link #await}, but null when Redis answers with an error: a key of another type than the command's. */
+  private static <T> @Nullable T awaitOrNull(Future<T> future) {
+    try {
+      return await(future);
+    } catch (InspectException e) {
+      if (e.getCause() instanceof RedisException) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
   private static String text(ObjectNode report, Terminal terminal) {
     StringBuilder text = new StringBuilder();
     text.append(terminal.bold(report.get("keys").asLong() + " keys match " + report.get("match").asText()))
@@ -383,7 +440,7 @@ public final class ScanCommand implements Callable<Integer> {
           + " sampled, at most " + MEMBERS_SAMPLED + " per key)", report.get("membersByFormat"));
     }
     if (report.get("feeds").asLong() > 0) {
-      text.append(terminal.bold("feeds")).append(String.format("  %,d (sorted sets indexing bucket lists, whose entries are sampled above)%n",
+      text.append(terminal.bold("feeds")).append(String.format("  %,d (sorted sets indexing bucket lists and sealed buckets, whose entries are sampled above)%n",
           report.get("feeds").asLong()));
     }
     ObjectNode memory = (ObjectNode) report.get("memoryUsage");

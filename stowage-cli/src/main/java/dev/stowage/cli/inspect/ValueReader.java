@@ -23,6 +23,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -87,7 +88,52 @@ final class ValueReader {
     return out;
   }
 
+  /** A sealed feed bucket's value as read: its envelope described, and its members, or null when they cannot be read. */
+  record Sealed(ObjectNode description, @Nullable List<byte[]> members) {}
+
+  /**
+   * Reads the value of a sealed feed bucket ({@link dev.stowage.FeedLayout}): describes its
+   * envelope (header and sizes, as {@link #describe} does), decompresses it and splits its payload
+   * into members. A value that cannot be read (not an envelope, a missing dictionary, a truncated
+   * frame, a payload that is not a sequence of members) is described with an {@code error} and its
+   * bytes, and has no members.
+   */
+  Sealed readSealed(byte[] value) {
+    ObjectNode out = NODES.objectNode();
+    if (!Envelope.isEnvelope(value)) {
+      out.put("format", "legacy");
+      out.put("storedSize", value.length);
+      out.put("error", "a sealed bucket is an envelope, but this value has none");
+      showBytes(value, out);
+      return new Sealed(out, null);
+    }
+    byte[] payload = envelopePayload(value, out);
+    if (payload == null) {
+      return new Sealed(out, null);
+    }
+    try {
+      return new Sealed(out, dev.stowage.FeedLayout.sealedMembers(payload));
+    } catch (IllegalArgumentException e) {
+      out.put("error", "the payload is not a sealed bucket's members: " + e.getMessage());
+      showBytes(payload, out);
+      return new Sealed(out, null);
+    }
+  }
+
   private void describeEnvelope(byte[] value, ObjectNode out) {
+    byte[] payload = envelopePayload(value, out);
+    if (payload == null) {
+      return;
+    }
+    Envelope.Header header = Envelope.readHeader(value);
+    describePayload(header, payload, out);
+  }
+
+  /**
+   * Describes an envelope's header and sizes into {@code out} and returns its payload,
+   * decompressed; null, with {@code error} and the bytes described, when it cannot be read.
+   */
+  private byte @Nullable [] envelopePayload(byte[] value, ObjectNode out) {
     out.put("format", "envelope");
     Envelope.Header header;
     try {
@@ -96,7 +142,7 @@ final class ValueReader {
       out.put("storedSize", value.length);
       out.put("error", "malformed envelope: " + e.getMessage());
       showBytes(value, out);
-      return;
+      return null;
     }
     out.put("header", header.describe());
     out.put("codec", header.codecName());
@@ -117,13 +163,17 @@ final class ValueReader {
           + StowageKeys.dictionary(e.dictionaryId()) + " in Redis, or its bytes do not match the id ("
           + e.getMessage() + ")");
       showBytes(Arrays.copyOfRange(value, header.payloadOffset(), value.length), out);
-      return;
+      return null;
     } catch (StowageException e) {
       out.put("error", "cannot decompress: " + e.getMessage());
       showBytes(value, out);
-      return;
+      return null;
     }
     out.put("decodedSize", payload.length);
+    return payload;
+  }
+
+  private void describePayload(Envelope.Header header, byte[] payload, ObjectNode out) {
     int codecId = header.codecId();
     try {
       switch (codecId) {

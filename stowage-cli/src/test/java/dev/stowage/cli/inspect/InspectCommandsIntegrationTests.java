@@ -10,6 +10,7 @@ import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.EvolvingCodec;
 import dev.stowage.Feed;
+import dev.stowage.FeedLayout;
 import dev.stowage.Schemas;
 import dev.stowage.Stowage;
 import dev.stowage.cli.StowageCli;
@@ -549,7 +550,8 @@ class InspectCommandsIntegrationTests {
     List<BoardRecord> records = Samples.boards(150);
     List<Long> scores;
     try (Stowage stowage = Stowage.builder().redis(server.uri()).build()) {
-      Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).build();
+      // open buckets only: aFeedWithSealedBucketsIsShownAsTheSameFeedWithItsBucketsOpen has sealed ones
+      Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).sealFullBuckets(false).build();
       scores = feed.addAll(records);
     }
     Map<Long, BoardRecord> byScore = new TreeMap<>();
@@ -633,6 +635,252 @@ class InspectCommandsIntegrationTests {
     report.get("biggest").forEach(row -> formats.put(row.get("key").asText(), row.path("format").asText()));
     assertThat(formats.get("board")).isEqualTo("feed index");
     assertThat(formats.get(bucketKeys.get(0))).isEqualTo(expected.size() == 1 ? expected.keySet().iterator().next() : "mixed");
+  }
+
+  /** The members of a sealed bucket's value: its payload, decompressed, split as {@link FeedLayout#sealedMembers} does. */
+  private static List<byte[]> sealedMembers(byte[] value) {
+    return FeedLayout.sealedMembers(EnvelopeCodec.builder(Codecs.string()).build().decodePayload(value));
+  }
+
+  private static List<String> index(String key) {
+    return redis.zrange(bytes(key), 0, -1).stream().map(m -> new String(m, StandardCharsets.US_ASCII)).toList();
+  }
+
+  /**
+   * Two feeds of the same 200 records, one with its full buckets sealed (0 to 2, each one
+   * string) and one without: the inspector shows them alike, entry by entry (score and value,
+   * newest first), and scan counts both as feeds, the sealed buckets as such, sampling their
+   * entries as it samples a bucket list's.
+   */
+  @Test
+  void aFeedWithSealedBucketsIsShownAsTheSameFeedWithItsBucketsOpen(RedisServer server) throws Exception {
+    List<BoardRecord> records = Samples.boards(200);
+    try (Stowage stowage = Stowage.builder().redis(server.uri()).build()) {
+      assertThat(stowage.feed("sealed", BoardRecord.class).build().addAll(records)).first().isEqualTo(1L);
+      assertThat(stowage.feed("unsealed", BoardRecord.class).sealFullBuckets(false).build().addAll(records))
+          .last().isEqualTo(200L);
+    }
+    assertThat(index("sealed")).containsExactly("0:63", "1:64", "2:64", "3");
+    assertThat(index("unsealed")).containsExactly("0", "1", "2", "3");
+
+    String type = BoardRecord.class.getName();
+    JsonNode sealed = inspect(server, "sealed", "--members", "200", "--type", type);
+    JsonNode open = inspect(server, "unsealed", "--members", "200", "--type", type);
+    assertThat(sealed.get("type").asText()).isEqualTo("feed");
+    assertThat(sealed.get("length").asInt()).isEqualTo(200);
+    assertThat(sealed.get("buckets").asInt()).isEqualTo(4);
+    assertThat(sealed.get("sealedBuckets").asInt()).isEqualTo(3);
+    assertThat(open.get("sealedBuckets").asInt()).isZero();
+    assertThat(sealed.has("truncated")).isFalse();
+    long memory = redis.memoryUsage(bytes("sealed"));
+    assertThat(sealed.get("indexMemoryUsage").asLong()).isEqualTo(memory);
+    for (int bucket = 0; bucket < 3; bucket++) {
+      memory += redis.memoryUsage(bytes(FeedLayout.sealedKey("sealed", bucket)));
+    }
+    memory += redis.memoryUsage(bytes(FeedLayout.bucketKey("sealed", 3)));
+    assertThat(sealed.get("memoryUsage").asLong()).isEqualTo(memory);
+    JsonNode entries = sealed.get("entries");
+    assertThat(entries).hasSize(200);
+    for (int i = 0; i < 200; i++) {
+      JsonNode entry = entries.get(i);
+      long score = 200L - i;
+      assertThat(entry.get("score").asLong()).as("entry %d", i).isEqualTo(score);
+      assertThat(entry.get("format").asText()).isEqualTo("envelope");
+      assertThat(entry.has("error")).as(entry.toString()).isFalse();
+      assertThat(entry.get("value")).as("score %d", score).isEqualTo(open.get("entries").get(i).get("value"));
+      assertThat(entry.get("value").get("title").asText()).isEqualTo(records.get((int) score - 1).title());
+      assertThat(entry.get("value").get("member_id").asLong()).isEqualTo(records.get((int) score - 1).memberId());
+    }
+    // a sealed bucket's entries keep their own envelopes, uncompressed inside the bucket's frame
+    List<byte[]> members = sealedMembers(redis.get(bytes(FeedLayout.sealedKey("sealed", 2))));
+    Envelope.Header member = Envelope.readHeader(FeedLayout.envelope(members.get(members.size() - 1)));
+    assertThat(entries.get(9).get("header").asText()).isEqualTo(member.describe());
+    assertThat(entries.get(9).get("storedSize").asInt()).isEqualTo(FeedLayout.envelope(members.get(63)).length);
+
+    // pages across an open bucket into a sealed one, and the newest entries of a sealed bucket first
+    JsonNode across = inspect(server, "sealed", "--members", "12");
+    assertThat(across.get("entries")).extracting(entry -> entry.get("score").asLong())
+        .containsExactly(200L, 199L, 198L, 197L, 196L, 195L, 194L, 193L, 192L, 191L, 190L, 189L);
+    assertThat(across.get("truncated").asText()).isEqualTo("newest 12 of 200 entries shown (--members)");
+    assertThat(run("inspect", "--redis", server.uri(), "--members", "10", "sealed")).isZero();
+    assertThat(out.toString()).startsWith("sealed  feed · " + memory
+        + " bytes in Redis memory · 200 entries in 4 buckets (3 sealed)\n  score 200\n")
+        .contains("\n  score 191\n    " + member.describe() + " · ");
+
+    // a feed whose buckets are all sealed is still a feed
+    redis.del(bytes("sealed:b:3"));
+    redis.zrem(bytes("sealed"), bytes("3"));
+    JsonNode allSealed = inspect(server, "sealed", "--members", "3");
+    assertThat(allSealed.get("type").asText()).isEqualTo("feed");
+    assertThat(allSealed.get("length").asInt()).isEqualTo(191);
+    assertThat(allSealed.get("entries")).extracting(entry -> entry.get("score").asLong()).containsExactly(191L, 190L, 189L);
+
+    // a sealed bucket read as a key: its envelope, then its entries, oldest first, as a bucket's list is shown
+    JsonNode bucket = inspect(server, "sealed:s:1", "--members", "3", "--type", type);
+    Envelope.Header header = Envelope.readHeader(redis.get(bytes("sealed:s:1")));
+    assertThat(bucket.get("type").asText()).isEqualTo("sealed bucket");
+    assertThat(bucket.get("feed").asText()).isEqualTo("sealed");
+    assertThat(bucket.get("bucket").asInt()).isEqualTo(1);
+    assertThat(bucket.get("header").asText()).isEqualTo(header.describe());
+    assertThat(bucket.get("compression").asText()).isNotEqualTo("none");
+    assertThat(bucket.get("length").asInt()).isEqualTo(64);
+    assertThat(bucket.get("truncated").asText()).isEqualTo("first 3 of 64 members shown (--members)");
+    for (int i = 0; i < 3; i++) {
+      JsonNode element = bucket.get("entries").get(i);
+      assertThat(element.get("index").asInt()).isEqualTo(i);
+      assertThat(element.get("score").asLong()).isEqualTo(64 + i);
+      assertThat(element.get("value").get("title").asText()).isEqualTo(records.get(63 + i).title());
+    }
+    assertThat(run("inspect", "--redis", server.uri(), "--members", "1", "sealed:s:1")).isZero();
+    assertThat(out.toString()).startsWith("sealed:s:1  sealed bucket · " + redis.memoryUsage(bytes("sealed:s:1"))
+        + " bytes in Redis memory · bucket 1 of feed sealed · 64 entries\n  " + header.describe() + " · "
+        + redis.strlen(bytes("sealed:s:1")) + " bytes stored, ").contains("\n  index 0 · score 64\n");
+    // a string named like one whose index does not say so is a string
+    redis.set(bytes("sealed:s:7"), bytes("just text"));
+    assertThat(inspect(server, "sealed:s:7").get("type").asText()).isEqualTo("string");
+    redis.set(bytes("plain"), bytes("not an index"));
+    redis.set(bytes("plain:s:1"), bytes("nor a sealed bucket"));
+    assertThat(inspect(server, "plain:s:1").get("value").asText()).isEqualTo("nor a sealed bucket");
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "plain*")).as(err.toString()).isZero();
+    assertThat(MAPPER.readTree(out.toString()).get("byFormat")).isEqualTo(MAPPER.readTree("{\"legacy text\":2}"));
+
+    // scan: both feeds, the sealed buckets among the strings, ten entries of each bucket sampled
+    Map<String, Integer> expected = new TreeMap<>();
+    for (int b = 0; b < 3; b++) {
+      for (byte[] m : sealedMembers(redis.get(bytes(FeedLayout.sealedKey("sealed", b)))).subList(0, 10)) {
+        Envelope.Header h = Envelope.readHeader(FeedLayout.envelope(m));
+        expected.merge(h.codecName() + "+" + h.compressionName(), 1, Integer::sum);
+      }
+    }
+    String sealedFormat = "sealed feed bucket+" + header.compressionName();
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "sealed*")).as(err.toString()).isZero();
+    JsonNode report = MAPPER.readTree(out.toString());
+    assertThat(report.get("byType")).isEqualTo(MAPPER.readTree("{\"string\":4,\"zset\":1}"));
+    assertThat(report.get("feeds").asInt()).isEqualTo(1);
+    assertThat(report.get("byFormat")).isEqualTo(MAPPER.readTree("{\"" + sealedFormat + "\":3,\"legacy text\":1}"));
+    assertThat(report.get("membersSampled").asInt()).isEqualTo(30);
+    assertThat(report.get("membersByFormat")).isEqualTo(tree(expected));
+    assertThat(report.get("failureCount").asInt()).isZero();
+    Map<String, String> formats = new TreeMap<>();
+    report.get("biggest").forEach(row -> formats.put(row.get("key").asText(), row.path("format").asText()));
+    assertThat(formats).containsEntry("sealed", "feed index").containsEntry("sealed:s:0", sealedFormat)
+        .containsEntry("sealed:s:2", sealedFormat);
+    assertThat(run("scan", "--redis", server.uri(), "--match", "sealed*")).isZero();
+    assertThat(out.toString()).contains("feeds  1 (sorted sets indexing bucket lists and sealed buckets")
+        .contains("failed to decode: 0");
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "unsealed*")).isZero();
+    assertThat(MAPPER.readTree(out.toString()).get("feeds").asInt()).isEqualTo(1);
+  }
+
+  /**
+   * A sealed bucket cut short and one whose dictionary is gone: inspect shows each as one entry
+   * saying why it cannot be read, in its place, and the other entries around it; scan counts them
+   * as failures; dict train skips them. Nothing stops.
+   */
+  @Test
+  void undecodableSealedBucketsAreReportedAndTheRestOfTheFeedRead(RedisServer server) throws Exception {
+    List<BoardRecord> records = Samples.boards(200);
+    try (Stowage stowage = Stowage.builder().redis(server.uri()).build()) {
+      stowage.feed("cut", BoardRecord.class).build().addAll(records);
+    }
+    assertThat(index("cut")).containsExactly("0:63", "1:64", "2:64", "3");
+    byte[] whole = redis.get(bytes("cut:s:1"));
+    redis.set(bytes("cut:s:1"), Arrays.copyOf(whole, whole.length - 20));
+    ZstdDictionary unsaved = ZstdDictionary.of(bytes("a dictionary nobody stored: title member_id body score"));
+    byte[] payload = EnvelopeCodec.builder(Codecs.string()).build().decodePayload(redis.get(bytes("cut:s:0")));
+    redis.set(bytes("cut:s:0"), EnvelopeCodec.builder(Codecs.string()).compression(Compression.zstd(unsaved).minSize(0))
+        .build().wrap(payload));
+
+    JsonNode shown = inspect(server, "cut", "--members", "200");
+    assertThat(shown.get("length").asInt()).isEqualTo(200);
+    JsonNode entries = shown.get("entries");
+    assertThat(entries).hasSize(9 + 64 + 2);
+    for (int i = 0; i < 73; i++) {
+      assertThat(entries.get(i).get("score").asLong()).isEqualTo(200 - i);
+      assertThat(entries.get(i).has("error")).isFalse();
+    }
+    JsonNode truncated = entries.get(73);
+    assertThat(truncated.get("bucket").asInt()).isEqualTo(1);
+    assertThat(truncated.get("sealedEntries").asInt()).isEqualTo(64);
+    assertThat(truncated.get("error").asText()).startsWith("sealed bucket 1 (64 entries, cut:s:1) cannot be read: ");
+    assertThat(truncated.get("hex").asText()).isNotBlank();
+    JsonNode nodict = entries.get(74);
+    assertThat(nodict.get("bucket").asInt()).isZero();
+    assertThat(nodict.get("sealedEntries").asInt()).isEqualTo(63);
+    assertThat(nodict.get("dictionaryId").asText()).isEqualTo(unsaved.hexId());
+    assertThat(nodict.get("error").asText()).startsWith("sealed bucket 0 (63 entries, cut:s:0) cannot be read: zstd dictionary "
+        + unsaved.hexId() + " is missing: no key stowage:dict:" + unsaved.hexId() + " in Redis");
+    // --members counts the entries a bucket that cannot be read stands for
+    JsonNode few = inspect(server, "cut", "--members", "80");
+    assertThat(few.get("entries")).hasSize(74);
+    assertThat(few.get("entries").get(73).get("bucket").asInt()).isEqualTo(1);
+
+    assertThat(run("inspect", "--redis", server.uri(), "--members", "200", "cut", "cut:s:0")).as(err.toString()).isZero();
+    assertThat(out.toString()).contains("\n  score 128\n").contains("\n  sealed bucket 1 · 64 entries\n")
+        .contains("\n    error: sealed bucket 1 (64 entries, cut:s:1) cannot be read: ")
+        .contains("\n  sealed bucket 0 · 63 entries\n").contains("cut:s:0  sealed bucket · ")
+        .contains("error: zstd dictionary " + unsaved.hexId() + " is missing").doesNotContain("Exception");
+    JsonNode alone = inspect(server, "cut:s:0");
+    assertThat(alone.get("type").asText()).isEqualTo("sealed bucket");
+    assertThat(alone.has("entries")).isFalse();
+    assertThat(alone.get("error").asText()).startsWith("zstd dictionary " + unsaved.hexId() + " is missing");
+
+    // a bucket the index says is sealed but is gone
+    redis.zadd(bytes("cut"), 5, bytes("5:64"));
+    JsonNode gone = inspect(server, "cut", "--members", "1");
+    assertThat(gone.get("entries").get(0).get("error").asText())
+        .isEqualTo("sealed bucket 5 is missing: no key cut:s:5, though the index says it holds 64 entries");
+    redis.zrem(bytes("cut"), bytes("5:64"));
+
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "cut*")).as(err.toString()).isZero();
+    JsonNode report = MAPPER.readTree(out.toString());
+    assertThat(report.get("feeds").asInt()).isEqualTo(1);
+    assertThat(report.get("membersSampled").asInt()).isEqualTo(10 + 9);
+    assertThat(report.get("failureCount").asInt()).isEqualTo(2);
+    Map<String, String> reasons = new TreeMap<>();
+    report.get("failures").forEach(row -> reasons.put(row.get("key").asText(), row.get("reason").asText()));
+    assertThat(reasons).containsOnlyKeys("cut:s:0", "cut:s:1");
+    assertThat(reasons.get("cut:s:0")).startsWith("sealed bucket cannot be read: zstd dictionary " + unsaved.hexId() + " is missing");
+    assertThat(reasons.get("cut:s:1")).startsWith("sealed bucket cannot be read: ");
+
+    assertThat(run("dict", "train", "--json", "--redis", server.uri(), "--match", "cut*", "--size", "2048"))
+        .as(err.toString()).isZero();
+    JsonNode trained = MAPPER.readTree(out.toString());
+    assertThat(trained.get("samples").asInt()).isEqualTo(64 + 9);
+    assertThat(trained.get("skipped").asInt()).isEqualTo(2);
+  }
+
+  /** dict train samples a feed's entries, open and sealed alike: each entry's payload, decompressed. */
+  @Test
+  void dictTrainSamplesTheEntriesOfOpenAndSealedBuckets(RedisServer server) throws Exception {
+    List<BoardRecord> records = Samples.boards(200);
+    try (Stowage stowage = Stowage.builder().redis(server.uri()).build()) {
+      stowage.feed("dtfeed", BoardRecord.class).build().addAll(records);
+    }
+    assertThat(index("dtfeed")).containsExactly("0:63", "1:64", "2:64", "3");
+    EnvelopeCodec<String> payloads = EnvelopeCodec.builder(Codecs.string()).build();
+    long sampleBytes = 0;
+    for (int b = 0; b < 3; b++) {
+      for (byte[] m : sealedMembers(redis.get(bytes(FeedLayout.sealedKey("dtfeed", b))))) {
+        sampleBytes += payloads.decodePayload(FeedLayout.envelope(m)).length;
+      }
+    }
+    for (byte[] m : redis.lrange(bytes(FeedLayout.bucketKey("dtfeed", 3)), 0, -1)) {
+      sampleBytes += payloads.decodePayload(FeedLayout.envelope(m)).length;
+    }
+
+    assertThat(run("dict", "train", "--json", "--redis", server.uri(), "--match", "dtfeed*", "--size", "2048"))
+        .as(err.toString()).isZero();
+    JsonNode trained = MAPPER.readTree(out.toString());
+    assertThat(trained.get("samples").asInt()).isEqualTo(200);
+    assertThat(trained.get("sampleBytes").asLong()).isEqualTo(sampleBytes);
+    assertThat(trained.get("skipped").asInt()).isZero();
+    assertThat(trained.get("stored").asBoolean()).isTrue();
+
+    // --samples stops inside a bucket
+    assertThat(run("dict", "train", "--json", "--redis", server.uri(), "--match", "dtfeed*", "--size", "2048",
+        "--samples", "100")).as(err.toString()).isZero();
+    assertThat(MAPPER.readTree(out.toString()).get("samples").asInt()).isEqualTo(100);
   }
 
   /** The envelope of a feed bucket's element: the bytes after its score's varint. */
