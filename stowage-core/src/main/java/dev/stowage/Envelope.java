@@ -16,7 +16,8 @@ import java.util.Arrays;
  * byte 1   version (high 4 bits, 1) | flags (low 4 bits; bit 0: a schema version follows)
  * byte 2   codec id, see {@link CodecIds}
  * byte 3   compression id, see {@link CompressionIds}
- * varint   dictionary id, only when the compression id is {@link CompressionIds#ZSTD_DICT}
+ * varint   dictionary id, only when the compression id is {@link CompressionIds#ZSTD_DICT} or
+ *          {@link CompressionIds#ZSTD_DICT_MAGICLESS}
  * varint   schema version, only when flag bit 0 is set
  * ...      payload
  * </pre>
@@ -98,11 +99,11 @@ public final class Envelope {
     int compressionId = value[3] & 0xFF;
     if (!CompressionIds.isKnown(compressionId)) {
       throw new EnvelopeException("unknown compression id " + compressionId
-          + "; version 1 defines 0 (none), 1 (lz4), 2 (zstd) and 3 (zstd-dict)");
+          + "; version 1 defines 0 (none), 1 (lz4), 2 (zstd), 3 (zstd-dict) and 4 (zstd-dict-magicless)");
     }
     int offset = FIXED_HEADER_SIZE;
     long dictionaryId = -1;
-    if (compressionId == CompressionIds.ZSTD_DICT) {
+    if (CompressionIds.hasDictionary(compressionId)) {
       dictionaryId = UnsignedVarint.read(value, offset, value.length, MAX_DICTIONARY_ID, "dictionary id");
       offset += UnsignedVarint.size(dictionaryId);
     }
@@ -132,7 +133,8 @@ public final class Envelope {
    * @param flags the flag bits, 0 or {@link #FLAG_SCHEMA_VERSION}
    * @param codecId the codec that wrote the payload, 1 to 255
    * @param compressionId the compression of the payload, one of {@link CompressionIds}
-   * @param dictionaryId the zstd dictionary id, or -1 unless the compression is zstd-dict
+   * @param dictionaryId the zstd dictionary id, or -1 unless the compression is zstd-dict or
+   *     zstd-dict-magicless
    * @param schemaVersion the schema version, or -1 when the flag is not set
    * @param payloadOffset the index of the payload's first byte in the value
    */

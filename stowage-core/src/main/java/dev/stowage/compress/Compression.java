@@ -110,13 +110,40 @@ public final class Compression {
 
   /**
    * zstd with a dictionary, at {@code level}. Values record the dictionary's id; readers find the
-   * dictionary through a {@link DictionaryResolver}.
+   * dictionary through a {@link DictionaryResolver}. Frames are written without zstd's magic number
+   * ({@link CompressionIds#ZSTD_DICT_MAGICLESS}), 4 bytes less per value; {@link #magicless(boolean)
+   * magicless(false)} writes them whole, for readers older than that id.
    *
    * @throws IllegalArgumentException if the level is outside {@link #MIN_ZSTD_LEVEL} to {@link #MAX_ZSTD_LEVEL}
    */
   public static Compression zstd(ZstdDictionary dictionary, int level) {
     requireNonNull(dictionary, "dictionary");
-    return new Compression(CompressionIds.ZSTD_DICT, checkLevel(level), dictionary, DEFAULT_MIN_SIZE);
+    return new Compression(CompressionIds.ZSTD_DICT_MAGICLESS, checkLevel(level), dictionary, DEFAULT_MIN_SIZE);
+  }
+
+  /**
+   * A copy of this dictionary compression that writes its zstd frames without zstd's 4-byte magic
+   * number ({@link CompressionIds#ZSTD_DICT_MAGICLESS}, the default) or with it
+   * ({@link CompressionIds#ZSTD_DICT}). The envelope already says the payload is a zstd frame, so
+   * the magic tells a reader nothing; a value of a few hundred bytes is 1 to 5% smaller without it.
+   * Every reader of this version reads both; readers that predate the magicless id read only frames
+   * with the magic, so a rolling deploy that keeps such readers writes with {@code magicless(false)}
+   * until they are gone.
+   *
+   * @throws IllegalStateException if this compression has no dictionary
+   */
+  public Compression magicless(boolean magicless) {
+    if (dictionary == null) {
+      throw new IllegalStateException("only a zstd compression with a dictionary can drop the frame's magic number; "
+          + this + " has none");
+    }
+    return new Compression(magicless ? CompressionIds.ZSTD_DICT_MAGICLESS : CompressionIds.ZSTD_DICT, level,
+        dictionary, minSize);
+  }
+
+  /** Whether zstd frames are written without their magic number: true for a dictionary compression unless told otherwise. */
+  public boolean isMagicless() {
+    return id == CompressionIds.ZSTD_DICT_MAGICLESS;
   }
 
   /**
@@ -141,7 +168,7 @@ public final class Compression {
     return id;
   }
 
-  /** The name, such as {@code "zstd-dict"}. */
+  /** The name, such as {@code "zstd-dict-magicless"}. */
   public String name() {
     return CompressionIds.name(id);
   }
@@ -151,7 +178,7 @@ public final class Compression {
     return level;
   }
 
-  /** The zstd dictionary, present only for zstd-dict. */
+  /** The zstd dictionary, present only for zstd-dict and zstd-dict-magicless. */
   public Optional<ZstdDictionary> dictionary() {
     return Optional.ofNullable(dictionary);
   }
@@ -178,7 +205,7 @@ public final class Compression {
   @Override
   public String toString() {
     StringBuilder text = new StringBuilder(name());
-    if (id == CompressionIds.ZSTD || id == CompressionIds.ZSTD_DICT) {
+    if (id == CompressionIds.ZSTD || CompressionIds.hasDictionary(id)) {
       text.append("(level ").append(level);
       if (dictionary != null) {
         text.append(", dictionary ").append(dictionary.hexId());

@@ -16,14 +16,25 @@ public final class CompressionIds {
    * varint after the compression id.
    */
   public static final int ZSTD_DICT = 3;
+  /**
+   * As {@link #ZSTD_DICT}, but the frame is written without zstd's 4-byte magic number (zstd's
+   * magicless format): the bytes after the magic of a standard frame. What a dictionary compression
+   * writes unless told otherwise ({@link Compression#magicless(boolean)}).
+   */
+  public static final int ZSTD_DICT_MAGICLESS = 4;
 
-  private static final String[] NAMES = {"none", "lz4", "zstd", "zstd-dict"};
+  private static final String[] NAMES = {"none", "lz4", "zstd", "zstd-dict", "zstd-dict-magicless"};
 
   private CompressionIds() {}
 
   /** Whether {@code id} is one of the ids above. */
   public static boolean isKnown(int id) {
     return id >= 0 && id < NAMES.length;
+  }
+
+  /** Whether values of compression {@code id} carry a dictionary id in their header. */
+  public static boolean hasDictionary(int id) {
+    return id == ZSTD_DICT || id == ZSTD_DICT_MAGICLESS;
   }
 
   /** The name of an id, such as {@code "zstd-dict"}, or {@code "unknown-<id>"}. */

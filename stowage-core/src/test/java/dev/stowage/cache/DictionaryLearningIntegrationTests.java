@@ -105,7 +105,7 @@ class DictionaryLearningIntegrationTests {
       BoardRecord board = Samples.board(5000);
       cache.put(board.id(), board);
       Envelope.Header header = header(redis, "boards:" + board.id());
-      assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+      assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
       assertThat(header.dictionaryId()).isEqualTo(Long.parseLong(hexId, 16));
     }
   }
@@ -181,7 +181,7 @@ class DictionaryLearningIntegrationTests {
       if (index < SAMPLES) {
         assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.NONE);
       } else {
-        assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.ZSTD_DICT);
+        assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
         assertThat(ZstdHex.of(header.dictionaryId())).isEqualTo(hexId);
       }
     }
@@ -225,7 +225,7 @@ class DictionaryLearningIntegrationTests {
     Map<String, BoardRecord> boards = boards(0, 3 * SAMPLES);
     writer.putAll(boards);
     String last = boards.keySet().stream().reduce((a, b) -> b).orElseThrow();
-    assertThat(header(redis, "boards:" + last).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+    assertThat(header(redis, "boards:" + last).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
 
     try (Stowage reader = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(5)).build()) {
       // No learning: this cache does not load the dictionary when it is built.
@@ -263,7 +263,7 @@ class DictionaryLearningIntegrationTests {
     cache.put("1", Samples.board(1));
     feed.add(Samples.board(2));
     Envelope.Header cached = header(redis, "boards:1");
-    assertThat(cached.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+    assertThat(cached.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(cached.dictionaryId()).isEqualTo(saved.get(0));
     assertThat(cache.get("1")).isEqualTo(Samples.board(1));
     assertThat(feed.page(1, 10)).extracting(Feed.Entry::value).containsExactly(Samples.board(2));
@@ -297,7 +297,7 @@ class DictionaryLearningIntegrationTests {
         .until(() -> {
           boards.forEach(cache::put);
           return header(redis, first);
-        }, written -> written.compressionId() == CompressionIds.ZSTD_DICT);
+        }, written -> written.compressionId() == CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(header.dictionaryId()).isEqualTo(id);
   }
 

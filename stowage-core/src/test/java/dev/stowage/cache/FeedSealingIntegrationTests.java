@@ -3,6 +3,7 @@ package dev.stowage.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stowage.Encoding;
 import dev.stowage.Envelope;
 import dev.stowage.Feed;
 import dev.stowage.FeedLayout;
@@ -145,6 +146,17 @@ class FeedSealingIntegrationTests {
     }
     assertThat(index("sealed")).containsExactly("0:63", "1:64", "2:64", "3:64");
     assertThat(sealed).as("sealed bytes against %d open", open).isLessThan(open * 6 / 10);
+  }
+
+  @Test
+  void aFeedWithADictionarySealsWithItAndStillReads() {
+    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).chunkSize(50)
+        .encoding(Encoding.defaultFor(BoardRecord.class).trainDictionary(RECORDS.subList(0, 200), 16 * 1024)).build();
+    feed.addAll(RECORDS.subList(0, 140));
+
+    Envelope.Header header = Envelope.readHeader(redis().get(bytes(FeedLayout.sealedKey("board", 1))));
+    assertThat(CompressionIds.hasDictionary(header.compressionId())).as(header.describe()).isTrue();
+    assertThat(everything(feed, 30)).isEqualTo(expectedNewestFirst(140));
   }
 
   @Test

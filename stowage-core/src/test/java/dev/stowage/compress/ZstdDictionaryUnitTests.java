@@ -96,6 +96,8 @@ class ZstdDictionaryUnitTests {
     assertThat(Compression.none().toString()).isEqualTo("none");
     assertThat(Compression.lz4().toString()).isEqualTo("lz4 from 64 bytes");
     assertThat(Compression.zstd(TestDictionaries.TINY, 5).minSize(10).toString())
+        .isEqualTo("zstd-dict-magicless(level 5, dictionary e43d0dee) from 10 bytes");
+    assertThat(Compression.zstd(TestDictionaries.TINY, 5).magicless(false).minSize(10).toString())
         .isEqualTo("zstd-dict(level 5, dictionary e43d0dee) from 10 bytes");
     assertThat(Compression.zstd()).isEqualTo(Compression.zstd(Compression.DEFAULT_ZSTD_LEVEL));
     assertThat(Compression.zstd().minSize(1)).isNotEqualTo(Compression.zstd());

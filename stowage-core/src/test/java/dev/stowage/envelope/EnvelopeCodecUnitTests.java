@@ -115,7 +115,7 @@ class EnvelopeCodecUnitTests {
     byte[] fromUtf16Dict = utf16Dict.encode(value);
     assertThat(Envelope.readHeader(fromUtf8Zstd).describe()).isEqualTo("string+zstd");
     assertThat(Envelope.readHeader(fromUtf16Lz4).describe()).isEqualTo("user-128+lz4");
-    assertThat(Envelope.readHeader(fromUtf16Dict).describe()).isEqualTo("user-128+zstd-dict(" + dictionary.hexId() + ")");
+    assertThat(Envelope.readHeader(fromUtf16Dict).describe()).isEqualTo("user-128+zstd-dict-magicless(" + dictionary.hexId() + ")");
 
     assertThat(utf16Lz4.decode(fromUtf8Zstd)).isEqualTo(value);
     assertThat(utf8Zstd.decode(fromUtf16Lz4)).isEqualTo(value);
@@ -230,7 +230,7 @@ class EnvelopeCodecUnitTests {
         .isInstanceOfSatisfying(DictionaryNotFoundException.class,
             e -> assertThat(e.dictionaryId()).isEqualTo(absent.id()))
         .hasMessageContaining(absent.hexId())
-        .hasMessageContaining("string+zstd-dict(" + absent.hexId() + ")");
+        .hasMessageContaining("string+zstd-dict-magicless(" + absent.hexId() + ")");
 
     EnvelopeCodec<String> failingResolver = EnvelopeCodec.builder(TestCodecs.UTF8)
         .dictionaries(id -> { throw new IllegalStateException("store offline"); }).build();

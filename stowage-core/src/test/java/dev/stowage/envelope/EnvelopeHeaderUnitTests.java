@@ -50,6 +50,11 @@ class EnvelopeHeaderUnitTests {
     assertThat(header.describe()).isEqualTo("kryo+zstd-dict(ffffffff)");
 
     assertThat(Envelope.readHeader(hex("c1 10 03 02 ff ff")).dictionaryId()).isEqualTo(-1);
+
+    Envelope.Header magicless = Envelope.readHeader(hex("c1 10 03 04 ff ff ff ff 0f 20"));
+    assertThat(magicless.dictionaryId()).isEqualTo(0xFFFF_FFFFL);
+    assertThat(magicless.payloadOffset()).isEqualTo(9);
+    assertThat(magicless.describe()).isEqualTo("kryo+zstd-dict-magicless(ffffffff)");
   }
 
   @Test
@@ -86,7 +91,9 @@ class EnvelopeHeaderUnitTests {
       "c1 18 0a 00 00            | unknown envelope flags 0x8",
       "c1 1f 0a 00               | unknown envelope flags 0xf",
       "c1 10 00 00               | codec id 0 is reserved",
-      "c1 10 0a 04               | unknown compression id 4",
+      "c1 10 0a 05               | unknown compression id 5",
+      "c1 10 0a 04               | truncated dictionary id varint",
+      "c1 10 0a 04 80 00         | dictionary id varint is not minimally encoded",
       "c1 10 0a ff               | unknown compression id 255",
       "c1 10 0a 03               | truncated dictionary id varint",
       "c1 10 0a 03 80            | truncated dictionary id varint",

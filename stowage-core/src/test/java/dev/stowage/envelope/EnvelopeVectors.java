@@ -50,11 +50,15 @@ public final class EnvelopeVectors {
         new Vector("string-lz4", "codec string (10), lz4", writer(TestCodecs.UTF8, Compression.lz4().minSize(0), -1), REPEATED),
         new Vector("string-zstd", "codec string (10), zstd level 3",
             writer(TestCodecs.UTF8, Compression.zstd(3).minSize(0), -1), REPEATED),
-        new Vector("string-zstd-dict", "codec string (10), zstd level 3 with the tiny dictionary",
-            writer(TestCodecs.UTF8, Compression.zstd(TestDictionaries.TINY, 3).minSize(0), -1), BOARD),
+        new Vector("string-zstd-dict", "codec string (10), zstd level 3 with the tiny dictionary, frame with its magic",
+            writer(TestCodecs.UTF8, Compression.zstd(TestDictionaries.TINY, 3).magicless(false).minSize(0), -1), BOARD),
         new Vector("utf16-zstd-dict-schema",
-            "codec user-128 (UTF-16BE, a user codec), zstd level 3 with the tiny dictionary, schema version 2",
-            writer(TestCodecs.UTF16, Compression.zstd(TestDictionaries.TINY, 3).minSize(0), 2), BOARD));
+            "codec user-128 (UTF-16BE, a user codec), zstd level 3 with the tiny dictionary, frame with its magic,"
+                + " schema version 2",
+            writer(TestCodecs.UTF16, Compression.zstd(TestDictionaries.TINY, 3).magicless(false).minSize(0), 2), BOARD),
+        new Vector("string-zstd-dict-magicless",
+            "codec string (10), zstd level 3 with the tiny dictionary, frame without its magic",
+            writer(TestCodecs.UTF8, Compression.zstd(TestDictionaries.TINY, 3).minSize(0), -1), BOARD));
   }
 
   /** A reader of every vector. */

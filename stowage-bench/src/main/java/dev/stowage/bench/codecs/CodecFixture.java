@@ -1,6 +1,7 @@
 package dev.stowage.bench.codecs;
 
 import dev.stowage.Codec;
+import dev.stowage.Encoding;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryResolver;
@@ -26,11 +27,18 @@ public final class CodecFixture<S, T> {
   /** How many distinct records a batch cycles through. */
   public static final int RECORDS = 64;
 
-  /** How many other records of the same shape train the zstd dictionary. */
-  public static final int DICTIONARY_SAMPLES = 2000;
+  /**
+   * How many other records of the same shape train the zstd dictionary: as many as a cache or feed
+   * learns its dictionary from ({@link Encoding#DEFAULT_LEARNING_SAMPLES}).
+   */
+  public static final int DICTIONARY_SAMPLES = Encoding.DEFAULT_LEARNING_SAMPLES;
 
-  /** The size of the trained zstd dictionary, in bytes. */
-  public static final int DICTIONARY_SIZE = 16 * 1024;
+  /**
+   * The most the trained zstd dictionary takes, in bytes, as a learned one
+   * ({@link Encoding#DEFAULT_LEARNED_DICTIONARY_SIZE}); like a cache, the bench asks for at most a
+   * quarter of the samples' bytes.
+   */
+  public static final int DICTIONARY_SIZE = Encoding.DEFAULT_LEARNED_DICTIONARY_SIZE;
 
   private final String description;
   private final List<S> sources;
@@ -88,10 +96,14 @@ public final class CodecFixture<S, T> {
       case ZSTD -> builder.compression(Compression.zstd());
       case ZSTD_DICT -> {
         List<byte[]> samples = new ArrayList<>(trainingSamples.size());
+        long total = 0;
         for (T sample : trainingSamples) {
-          samples.add(codec.encode(sample));
+          byte[] encoded = codec.encode(sample);
+          samples.add(encoded);
+          total += encoded.length;
         }
-        ZstdDictionary dictionary = ZstdDictionary.train(samples, DICTIONARY_SIZE);
+        int size = (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(DICTIONARY_SIZE, total / 4));
+        ZstdDictionary dictionary = ZstdDictionary.train(samples, size);
         builder.compression(Compression.zstd(dictionary)).dictionaries(DictionaryResolver.of(dictionary));
       }
       default -> throw new IllegalArgumentException("not an envelope variant: " + variant);

@@ -96,7 +96,7 @@ public final class DictCommand implements Runnable {
 
   /** Counts the dictionary {@code value} (an envelope or its first bytes) names, if any. */
   private static void count(byte[] value, Map<Long, Long> uses) {
-    if (Envelope.isEnvelope(value) && value.length > 4 && (value[3] & 0xFF) == CompressionIds.ZSTD_DICT) {
+    if (Envelope.isEnvelope(value) && value.length > 4 && CompressionIds.hasDictionary(value[3] & 0xFF)) {
       try {
         uses.merge(Envelope.readHeader(value).dictionaryId(), 1L, Long::sum);
       } catch (StowageException e) {

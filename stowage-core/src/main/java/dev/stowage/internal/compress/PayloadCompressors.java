@@ -22,8 +22,10 @@ public final class PayloadCompressors {
         return Lz4BlockCodec.instance();
       case CompressionIds.ZSTD:
       case CompressionIds.ZSTD_DICT:
+      case CompressionIds.ZSTD_DICT_MAGICLESS:
         OptionalLibrary.ZSTD.require();
-        return new ZstdFrameCompressor(compression.level(), compression.dictionary().orElse(null));
+        return new ZstdFrameCompressor(compression.level(), compression.dictionary().orElse(null),
+            compression.isMagicless());
       default:
         throw new IllegalArgumentException("unknown compression id " + compression.id());
     }

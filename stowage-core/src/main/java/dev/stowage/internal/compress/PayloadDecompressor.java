@@ -26,7 +26,7 @@ public final class PayloadDecompressor {
 
   /**
    * Decompresses {@code length} bytes at {@code offset}, written with {@code compressionId} (not
-   * none) and, for zstd-dict, the dictionary {@code dictionaryId}.
+   * none) and, for zstd-dict and zstd-dict-magicless, the dictionary {@code dictionaryId}.
    *
    * @throws EnvelopeException for a corrupt payload or one that exceeds {@code maxDecodedSize}
    * @throws DictionaryNotFoundException when the dictionary cannot be resolved
@@ -48,13 +48,15 @@ public final class PayloadDecompressor {
         OptionalLibrary.LZ4.require();
         return Lz4BlockCodec.instance().decompress(source, offset, length, maxDecodedSize);
       case CompressionIds.ZSTD:
-        return zstdFrame(zstd(), source, offset, length, maxDecodedSize, declared, -1);
+        return zstdFrame(zstd(), source, offset, length, maxDecodedSize, declared, -1, false);
       case CompressionIds.ZSTD_DICT:
+      case CompressionIds.ZSTD_DICT_MAGICLESS:
         ZstdFrameDecompressor frames = zstd();
         if (!frames.hasDictionary(dictionaryId)) {
           frames.addDictionary(resolve(dictionaryId));
         }
-        return zstdFrame(frames, source, offset, length, maxDecodedSize, declared, dictionaryId);
+        return zstdFrame(frames, source, offset, length, maxDecodedSize, declared, dictionaryId,
+            compressionId == CompressionIds.ZSTD_DICT_MAGICLESS);
       default:
         throw new EnvelopeException("unknown compression id " + compressionId);
     }
@@ -74,18 +76,20 @@ public final class PayloadDecompressor {
         return (int) Lz4BlockCodec.declaredSize(source, offset, length, maxDecodedSize);
       case CompressionIds.ZSTD:
       case CompressionIds.ZSTD_DICT:
+      case CompressionIds.ZSTD_DICT_MAGICLESS:
         OptionalLibrary.ZSTD.require();
-        return (int) ZstdFrameDecompressor.declaredSize(source, offset, length, maxDecodedSize);
+        return (int) ZstdFrameDecompressor.declaredSize(source, offset, length, maxDecodedSize,
+            compressionId == CompressionIds.ZSTD_DICT_MAGICLESS);
       default:
         throw new EnvelopeException("unknown compression id " + compressionId);
     }
   }
 
   private static byte[] zstdFrame(ZstdFrameDecompressor frames, byte[] source, int offset, int length,
-                                  int maxDecodedSize, int declared, long dictionaryId) {
+                                  int maxDecodedSize, int declared, long dictionaryId, boolean magicless) {
     return declared < 0
-        ? frames.decompress(source, offset, length, maxDecodedSize, dictionaryId)
-        : frames.decompressDeclared(source, offset, length, declared, dictionaryId);
+        ? frames.decompress(source, offset, length, maxDecodedSize, dictionaryId, magicless)
+        : frames.decompressDeclared(source, offset, length, declared, dictionaryId, magicless);
   }
 
   private ZstdDictionary resolve(long id) {

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Writes one zstd frame per payload, with its content size and without a checksum or zstd's own
- * dictionary id (the envelope carries the id). With a dictionary, its digested form is built once
+ * dictionary id (the envelope carries the id); with a dictionary, optionally without the frame's
+ * 4-byte magic number (zstd's magicless format, {@link CompressionIds#ZSTD_DICT_MAGICLESS}). With a dictionary, its digested form is built once
  * and shared by every context. Each pooled context comes with a buffer of its own that frames are
  * written into, so a frame is copied once, into the array that is stored. Load this class only after
  * {@link OptionalLibrary#ZSTD} is present. Thread-safe.
@@ -20,6 +21,7 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
   static final int MAX_KEPT_BUFFER = 64 * 1024;
 
   private final int level;
+  private final boolean magicless;
   private final @Nullable ZstdDictionary dictionary;
   private final @Nullable ZstdDictCompress digestedDictionary;
   private final ContextPool<Worker> workers;
@@ -51,7 +53,20 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
    * @param dictionary the dictionary, or {@code null} for plain zstd
    */
   public ZstdFrameCompressor(int level, @Nullable ZstdDictionary dictionary) {
+    this(level, dictionary, false);
+  }
+
+  /**
+   * @param dictionary the dictionary, or {@code null} for plain zstd
+   * @param magicless whether frames are written without zstd's magic number; only with a dictionary
+   * @throws IllegalArgumentException if {@code magicless} is asked without a dictionary
+   */
+  public ZstdFrameCompressor(int level, @Nullable ZstdDictionary dictionary, boolean magicless) {
+    if (magicless && dictionary == null) {
+      throw new IllegalArgumentException("magicless zstd frames have a compression id only with a dictionary");
+    }
     this.level = level;
+    this.magicless = magicless;
     this.dictionary = dictionary;
     this.digestedDictionary = dictionary == null ? null : new ZstdDictCompress(dictionary.bytes(), level);
     this.workers = new ContextPool<>(this::newWorker, Worker::close);
@@ -63,6 +78,7 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
     context.setChecksum(false);
     context.setContentSize(true);
     context.setDictID(false);
+    context.setMagicless(magicless);
     if (digestedDictionary != null) {
       context.loadDict(digestedDictionary);
     }
@@ -71,7 +87,10 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
 
   @Override
   public int compressionId() {
-    return dictionary == null ? CompressionIds.ZSTD : CompressionIds.ZSTD_DICT;
+    if (dictionary == null) {
+      return CompressionIds.ZSTD;
+    }
+    return magicless ? CompressionIds.ZSTD_DICT_MAGICLESS : CompressionIds.ZSTD_DICT;
   }
 
   @Override

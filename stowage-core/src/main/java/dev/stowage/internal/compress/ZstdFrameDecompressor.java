@@ -21,15 +21,25 @@ public final class ZstdFrameDecompressor {
   /** Per dictionary: its digested form, and contexts that reference it from their creation. */
   private final ConcurrentMap<Long, DictionaryContexts> digested = new ConcurrentHashMap<>();
 
-  /** A digested dictionary and a pool of contexts with it loaded once, not at every call. */
+  /**
+   * A digested dictionary and pools of contexts with it loaded once, not at every call: one for
+   * frames with zstd's magic number, one for frames without it.
+   */
   private static final class DictionaryContexts {
     final ZstdDictDecompress dictionary;
     final ContextPool<ZstdDecompressCtx> contexts;
+    final ContextPool<ZstdDecompressCtx> magiclessContexts;
 
     DictionaryContexts(ZstdDictDecompress dictionary) {
       this.dictionary = dictionary;
-      this.contexts = new ContextPool<>(() -> {
+      this.contexts = pool(dictionary, false);
+      this.magiclessContexts = pool(dictionary, true);
+    }
+
+    private static ContextPool<ZstdDecompressCtx> pool(ZstdDictDecompress dictionary, boolean magicless) {
+      return new ContextPool<>(() -> {
         ZstdDecompressCtx context = new ZstdDecompressCtx();
+        context.setMagicless(magicless);
         context.loadDict(dictionary);
         return context;
       }, ZstdDecompressCtx::close);
@@ -53,12 +63,23 @@ public final class ZstdFrameDecompressor {
    *     more than {@code maxDecodedSize}
    */
   public static long declaredSize(byte[] source, int offset, int length, int maxDecodedSize) {
+    return declaredSize(source, offset, length, maxDecodedSize, false);
+  }
+
+  /**
+   * The content size the frame at {@code offset} declares; a magicless frame is one written without
+   * zstd's 4-byte magic number.
+   *
+   * @throws EnvelopeException if the frame is empty or corrupt, lacks its content size, or declares
+   *     more than {@code maxDecodedSize}
+   */
+  public static long declaredSize(byte[] source, int offset, int length, int maxDecodedSize, boolean magicless) {
     if (length == 0) {
       throw new EnvelopeException("empty zstd payload");
     }
     long declared;
     try {
-      declared = Zstd.getFrameContentSize(source, offset, length);
+      declared = Zstd.getFrameContentSize(source, offset, length, magicless);
     } catch (RuntimeException e) {
       throw new EnvelopeException("corrupt zstd frame header: " + e.getMessage(), e);
     }
@@ -83,8 +104,19 @@ public final class ZstdFrameDecompressor {
    * @throws IllegalStateException if a dictionary id is given that was not added first
    */
   public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId) {
-    return decompressDeclared(source, offset, length, (int) declaredSize(source, offset, length, maxDecodedSize),
-        dictionaryId);
+    return decompress(source, offset, length, maxDecodedSize, dictionaryId, false);
+  }
+
+  /**
+   * As {@link #decompress(byte[], int, int, int, long)}, for a frame with zstd's magic number or,
+   * with a dictionary, one without it.
+   *
+   * @throws IllegalArgumentException if a magicless frame is given without a dictionary
+   */
+  public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId,
+                           boolean magicless) {
+    return decompressDeclared(source, offset, length,
+        (int) declaredSize(source, offset, length, maxDecodedSize, magicless), dictionaryId, magicless);
   }
 
   /**
@@ -95,13 +127,26 @@ public final class ZstdFrameDecompressor {
    * @throws IllegalStateException if a dictionary id is given that was not added first
    */
   public byte[] decompressDeclared(byte[] source, int offset, int length, int declared, long dictionaryId) {
+    return decompressDeclared(source, offset, length, declared, dictionaryId, false);
+  }
+
+  /**
+   * As {@link #decompressDeclared(byte[], int, int, int, long)}, for a frame with zstd's magic
+   * number or, with a dictionary, one without it.
+   *
+   * @throws IllegalArgumentException if a magicless frame is given without a dictionary
+   */
+  public byte[] decompressDeclared(byte[] source, int offset, int length, int declared, long dictionaryId,
+                                   boolean magicless) {
     ContextPool<ZstdDecompressCtx> pool = plainContexts;
     if (dictionaryId >= 0) {
       DictionaryContexts dictionary = digested.get(dictionaryId);
       if (dictionary == null) {
         throw new IllegalStateException("dictionary " + dictionaryId + " was not added");
       }
-      pool = dictionary.contexts;
+      pool = magicless ? dictionary.magiclessContexts : dictionary.contexts;
+    } else if (magicless) {
+      throw new IllegalArgumentException("magicless zstd frames are read only with a dictionary");
     }
     ZstdDecompressCtx context = pool.take();
     byte[] out = new byte[declared];

@@ -10,7 +10,7 @@ public final class EnvelopeWriter {
   /** The size of the header for these fields. */
   public static int headerSize(int compressionId, long dictionaryId, int schemaVersion) {
     int size = Envelope.FIXED_HEADER_SIZE;
-    if (compressionId == CompressionIds.ZSTD_DICT) {
+    if (CompressionIds.hasDictionary(compressionId)) {
       size += UnsignedVarint.size(dictionaryId);
     }
     if (schemaVersion >= 0) {
@@ -22,7 +22,7 @@ public final class EnvelopeWriter {
   /**
    * Returns header and payload as one array.
    *
-   * @param dictionaryId written only when the compression id is zstd-dict
+   * @param dictionaryId written only when the compression id is zstd-dict or zstd-dict-magicless
    * @param schemaVersion written, with its flag, when it is 0 or more; -1 for none
    */
   public static byte[] write(int codecId, int compressionId, long dictionaryId, int schemaVersion,
@@ -38,7 +38,7 @@ public final class EnvelopeWriter {
    * Writes the header into the first {@link #headerSize} bytes of {@code value}, whose payload
    * follows it already.
    *
-   * @param dictionaryId written only when the compression id is zstd-dict
+   * @param dictionaryId written only when the compression id is zstd-dict or zstd-dict-magicless
    * @param schemaVersion written, with its flag, when it is 0 or more; -1 for none
    */
   public static void writeHeader(byte[] value, int codecId, int compressionId, long dictionaryId, int schemaVersion) {
@@ -54,7 +54,7 @@ public final class EnvelopeWriter {
     value[2] = (byte) codecId;
     value[3] = (byte) compressionId;
     int offset = Envelope.FIXED_HEADER_SIZE;
-    if (compressionId == CompressionIds.ZSTD_DICT) {
+    if (CompressionIds.hasDictionary(compressionId)) {
       offset = UnsignedVarint.write(dictionaryId, value, offset);
     }
     if (schemaVersion >= 0) {

@@ -72,7 +72,7 @@ public final class EnvelopePreload {
   private static Envelope.@Nullable Header header(byte[] value, int start) {
     if (value == null || start < 0 || value.length < start + Envelope.FIXED_HEADER_SIZE + 1
         || (value[start] & 0xFF) != Envelope.MAGIC
-        || (value[start + 3] != CompressionIds.ZSTD_DICT && (value[start + 1] & Envelope.FLAG_SCHEMA_VERSION) == 0)) {
+        || (!CompressionIds.hasDictionary(value[start + 3]) && (value[start + 1] & Envelope.FLAG_SCHEMA_VERSION) == 0)) {
       return null;
     }
     try {

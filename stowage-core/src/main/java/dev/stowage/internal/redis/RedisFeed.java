@@ -835,8 +835,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     Sealer<V> made = sealer;
     if (made == null || made.from() != current) {
       Compression compression = current.compression();
-      Compression sealing = compression.id() == CompressionIds.ZSTD_DICT
-          ? Compression.zstd(compression.dictionary().orElseThrow(), SEAL_ZSTD_LEVEL)
+      Compression sealing = CompressionIds.hasDictionary(compression.id())
+          ? Compression.zstd(compression.dictionary().orElseThrow(), SEAL_ZSTD_LEVEL).magicless(compression.isMagicless())
           : compression.id() == CompressionIds.ZSTD ? Compression.zstd(SEAL_ZSTD_LEVEL) : null;
       made = new Sealer<>(current, sealing == null ? null : EnvelopeCodec.builder(current.writeCodec())
           .compression(sealing).maxDecodedSize(current.maxDecodedSize()).build());

@@ -1,11 +1,14 @@
 package dev.stowage.internal.compress;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDictDecompress;
 import dev.stowage.Codec;
+import dev.stowage.Envelope;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.EnvelopeException;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
@@ -58,6 +61,52 @@ class ZstdFrameCompressorUnitTests {
     }
     assertThat(compressor.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
     assertThat(compressor.idleContexts()).isEqualTo(1);
+  }
+
+  @Test
+  void magiclessFramesAreStockFramesWithoutTheirFirstFourBytes() {
+    ZstdFrameCompressor whole = new ZstdFrameCompressor(2, dictionary);
+    ZstdFrameCompressor magicless = new ZstdFrameCompressor(2, dictionary, true);
+    ZstdDictDecompress stock = new ZstdDictDecompress(dictionary.bytes());
+    ZstdFrameDecompressor decompressor = new ZstdFrameDecompressor();
+    decompressor.addDictionary(dictionary);
+    byte[] magic = {0x28, (byte) 0xb5, 0x2f, (byte) 0xfd};
+    for (byte[] payload : payloads) {
+      byte[] value = magicless.compressAfter(7, payload, payload.length);
+      assertThat(value).isNotNull();
+      byte[] frame = Arrays.copyOfRange(value, 7, value.length);
+      byte[] withMagic = whole.compress(payload);
+      assertThat(Arrays.copyOf(withMagic, 4)).isEqualTo(magic);
+      assertThat(frame).isEqualTo(Arrays.copyOfRange(withMagic, 4, withMagic.length));
+
+      byte[] restored = new byte[4 + frame.length];
+      System.arraycopy(magic, 0, restored, 0, 4);
+      System.arraycopy(frame, 0, restored, 4, frame.length);
+      assertThat(Zstd.decompress(restored, stock, payload.length)).as("stock zstd, the magic put back").isEqualTo(payload);
+
+      assertThat(ZstdFrameDecompressor.declaredSize(frame, 0, frame.length, 1 << 20, true)).isEqualTo(payload.length);
+      assertThat(decompressor.decompress(frame, 0, frame.length, 1 << 20, dictionary.id(), true)).isEqualTo(payload);
+      assertThat(decompressor.decompress(withMagic, 0, withMagic.length, 1 << 20, dictionary.id(), false))
+          .isEqualTo(payload);
+    }
+    assertThat(magicless.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    assertThat(whole.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+  }
+
+  @Test
+  void aMagiclessFrameIsNotReadAsAWholeOneNorTheOtherWayRound() {
+    ZstdFrameDecompressor decompressor = new ZstdFrameDecompressor();
+    decompressor.addDictionary(dictionary);
+    byte[] payload = payloads.get(0);
+    byte[] magicless = new ZstdFrameCompressor(2, dictionary, true).compress(payload);
+    byte[] whole = new ZstdFrameCompressor(2, dictionary).compress(payload);
+    assertThatThrownBy(() -> decompressor.decompress(magicless, 0, magicless.length, 1 << 20, dictionary.id(), false))
+        .isInstanceOf(EnvelopeException.class);
+    assertThatThrownBy(() -> decompressor.decompress(whole, 0, whole.length, 1 << 20, dictionary.id(), true))
+        .isInstanceOf(EnvelopeException.class);
+    assertThatThrownBy(() -> new ZstdFrameCompressor(2, null, true)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> decompressor.decompressDeclared(magicless, 0, magicless.length, payload.length, -1, true))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -115,6 +164,40 @@ class ZstdFrameCompressorUnitTests {
       assertThat(former.decode(now)).isEqualTo(record);
       assertThat(current.decodePayload(now)).isEqualTo(CODEC.encode(record));
     }
+  }
+
+  @Test
+  void valuesWrittenWithTheFrameMagicReadWithTheDefaultCodecAndBackAndTheDefaultIsFourBytesSmaller() {
+    EnvelopeCodec<BoardRecord> whole = EnvelopeCodec.builder(CODEC)
+        .compression(Compression.zstd(dictionary).magicless(false))
+        .dictionaries(DictionaryResolver.of(dictionary)).build();
+    EnvelopeCodec<BoardRecord> current = EnvelopeCodec.builder(CODEC).compression(Compression.zstd(dictionary))
+        .dictionaries(DictionaryResolver.of(dictionary)).build();
+    assertThat(current.compression().id()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    assertThat(whole.compression().id()).isEqualTo(CompressionIds.ZSTD_DICT);
+    EnvelopeCodec<BoardRecord> reader = EnvelopeCodec.builder(CODEC).dictionaries(DictionaryResolver.of(dictionary)).build();
+    for (BoardRecord record : Samples.boards(0, 50)) {
+      byte[] old = whole.encode(record);
+      byte[] now = current.encode(record);
+      assertThat(Envelope.readHeader(old).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
+      assertThat(Envelope.readHeader(now).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+      assertThat(now).hasSize(old.length - 4);
+      assertThat(current.decode(old)).isEqualTo(record);
+      assertThat(whole.decode(now)).isEqualTo(record);
+      assertThat(reader.decode(old)).isEqualTo(record);
+      assertThat(reader.decode(now)).isEqualTo(record);
+      assertThat(reader.decodePayload(now)).isEqualTo(CODEC.encode(record));
+    }
+  }
+
+  @Test
+  void onlyADictionaryCompressionDropsTheMagic() {
+    assertThat(Compression.zstd(dictionary).isMagicless()).isTrue();
+    assertThat(Compression.zstd(dictionary).magicless(false).magicless(true)).isEqualTo(Compression.zstd(dictionary));
+    assertThat(Compression.zstd(dictionary).magicless(false).minSize(10).isMagicless()).isFalse();
+    assertThat(Compression.zstd().isMagicless()).isFalse();
+    assertThatThrownBy(() -> Compression.zstd().magicless(true)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Compression.none().magicless(false)).isInstanceOf(IllegalStateException.class);
   }
 
   @Test
