@@ -160,6 +160,25 @@ class FeedSealingIntegrationTests {
   }
 
   @Test
+  void aSealedBucketKeptDecompressedIsNeverUsedForAnotherStoredValue() {
+    Feed<BoardRecord> feed = feed("board", true);
+    feed.addAll(RECORDS.subList(0, 140));
+    Feed<BoardRecord> other = feed("other", true);
+    other.addAll(RECORDS.subList(140, 280));
+    assertThat(feed.page(3, 20)).extracting(Feed.Entry::value).containsExactlyElementsOf(
+        expectedNewestFirst(140).subList(40, 60).stream().map(Feed.Entry::value).toList());
+
+    // Behind the feed's back, bucket 1 gets the other feed's bucket 1: its scores are the same.
+    redis().set(bytes(FeedLayout.sealedKey("board", 1)), redis().get(bytes(FeedLayout.sealedKey("other", 1))));
+
+    List<BoardRecord> others = new ArrayList<>();
+    for (int score = 100; score > 80; score--) {
+      others.add(RECORDS.get(140 + score - 1));
+    }
+    assertThat(feed.page(3, 20)).extracting(Feed.Entry::value).containsExactlyElementsOf(others);
+  }
+
+  @Test
   void addSealsTheBucketItFillsAfterItsReply() {
     Feed<BoardRecord> feed = feed("board", true);
     for (BoardRecord record : RECORDS.subList(0, 130)) {

@@ -24,7 +24,9 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -234,8 +236,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   /**
    * Members from the newest: KEYS index; ARGV entries to skip, entries wanted. An open bucket's
    * members come as they are, newest first; a sealed bucket comes as one element, an array of its
-   * stored value (nil if it is missing) and the first and last index, from 0 in ascending order, of
-   * the entries of the page it holds. A sealed bucket is skipped by the count its index member gives,
+   * stored value (nil if it is missing), the first and last index, from 0 in ascending order, of
+   * the entries of the page it holds, and its number. A sealed bucket is skipped by the count its index member gives,
    * without reading it.
    */
   private static final LuaScript PAGE = script("""
@@ -256,7 +258,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
             local hi = len - 1 - skip
             local lo = math.max(0, hi - want + 1)
             if n then
-              out[#out + 1] = {redis.call('GET', KEYS[1] .. '{sealed}' .. n), lo, hi}
+              out[#out + 1] = {redis.call('GET', KEYS[1] .. '{sealed}' .. n), lo, hi, tonumber(n)}
             else
               local items = redis.call('LRANGE', KEYS[1] .. '{bucket}' .. b, lo, hi)
               for i = #items, 1, -1 do out[#out + 1] = items[i] end
@@ -992,7 +994,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       stored += value.length;
       List<byte[]> members;
       try {
-        members = FeedLayout.sealedMembers(codec.current().decodePayload(value));
+        members = sealedMembers(((Long) sealed.get(3)).longValue(), value);
       } catch (IllegalArgumentException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
         skipSealed(hi - lo + 1, "a sealed bucket of " + value.length + " bytes: " + e.getMessage());
         continue;
@@ -1007,6 +1009,36 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       }
     }
     return new Decoded<>(entries, expected, stored);
+  }
+
+  /**
+   * Sealed buckets read lately, decompressed and split, by bucket number: pages near the newest come
+   * back to the same one or two. Each is reused only for a stored value equal, byte for byte, to the
+   * one it was made from.
+   */
+  private final Map<Long, ReadBucket> readBuckets = Collections.synchronizedMap(
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, ReadBucket> eldest) {
+          return size() > READ_BUCKETS;
+        }
+      });
+
+  /** Sealed buckets kept decompressed per feed: a few hundred KB for the board's records. */
+  static final int READ_BUCKETS = 8;
+
+  /** A sealed bucket's stored value and its members. */
+  private record ReadBucket(byte[] value, List<byte[]> members) {}
+
+  /** The members of a sealed bucket's stored value, decompressed now or kept from a page before. */
+  private List<byte[]> sealedMembers(long bucket, byte[] value) {
+    ReadBucket read = readBuckets.get(bucket);
+    if (read != null && Arrays.equals(read.value(), value)) {
+      return read.members();
+    }
+    List<byte[]> members = List.copyOf(FeedLayout.sealedMembers(codec.current().decodePayload(value)));
+    readBuckets.put(bucket, new ReadBucket(value, members));
+    return members;
   }
 
   private void decodeMember(byte[] member, List<Entry<V>> into) {
