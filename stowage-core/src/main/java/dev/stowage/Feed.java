@@ -200,7 +200,7 @@ public interface Feed<V> {
     /**
      * Whether a bucket is sealed once it holds all its scores (64; 63 for bucket 0, since scores start at 1): its entries stored together,
      * compressed as one frame with the feed's encoding, in one Redis string ({@link FeedLayout}).
-     * On by default: for the board's records a sealed bucket takes about half the memory of its
+     * On by default: for the board's records a sealed bucket takes about three quarters of the memory of its
      * entries compressed one by one ({@code stowage bench memory}), and a page reads at most two
      * of them. The write that fills a bucket seals it: {@code add} after its reply, in the
      * background; {@code addAll} and {@code putAll} before they complete. A write into a sealed
