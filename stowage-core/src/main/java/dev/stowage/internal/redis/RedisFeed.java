@@ -733,18 +733,12 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     CompletableFuture<?>[] seals = new CompletableFuture<?>[full.size()];
     for (int i = 0; i < full.size(); i++) {
       FullBucket bucket = full.get(i);
-      seals[i] = settings.preload().load(bucket.members(), RedisFeed::envelopeStart)
-          .thenApplyAsync(done -> sealedValue(bucket.members()), session.decodeExecutor())
-          .thenCompose(value -> value == null ? CompletableFuture.completedFuture(0L)
-              : SEAL.<Long>run(session, new byte[][] {key}, utf8(Long.toString(bucket.bucket())),
-                  utf8(Integer.toString(bucket.members().size())), utf8(digest(bucket.members())), value))
-          .handle((sealed, failure) -> {
-            if (failure != null) {
-              failureLog.report(settings.key() + " bucket " + bucket.bucket(), "left open, not sealed: "
-                  + session.translate(failure, "sealing bucket " + bucket.bucket() + " of " + owner).getMessage());
-            }
-            return null;
-          });
+      seals[i] = leftOpenOnFailure(bucket.bucket(), "not sealed",
+          settings.preload().load(bucket.members(), RedisFeed::envelopeStart)
+              .thenApplyAsync(done -> sealedValue(bucket.members()), session.decodeExecutor())
+              .thenCompose(value -> value == null ? CompletableFuture.completedFuture(0L)
+                  : SEAL.<Long>run(session, new byte[][] {key}, utf8(Long.toString(bucket.bucket())),
+                      utf8(Integer.toString(bucket.members().size())), utf8(digest(bucket.members())), value)));
     }
     return CompletableFuture.allOf(seals);
   }
@@ -800,18 +794,25 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     byte[] bucketKey = utf8(FeedLayout.bucketKey(settings.key(), bucket));
     Executor later = CompletableFuture.delayedExecutor(RESEAL_AFTER.toMillis(), TimeUnit.MILLISECONDS,
         session.decodeExecutor());
-    return CompletableFuture.runAsync(() -> { }, later)
+    return leftOpenOnFailure(bucket, "not sealed again", CompletableFuture.runAsync(() -> { }, later)
         .thenCompose(ready -> session.<List<byte[]>>call("reading bucket " + bucket + " of " + owner + " to seal it",
             c -> c.lrange(bucketKey, 0, -1)))
         .thenCompose(members -> members.size() == (bucket == 0 ? BUCKET - 1 : BUCKET)
-            ? seal(List.of(new FullBucket(bucket, members))) : CompletableFuture.<Void>completedFuture(null))
-        .handle((done, failure) -> {
-          if (failure != null) {
-            failureLog.report(settings.key() + " bucket " + bucket, "left open, not sealed again: "
-                + session.translate(failure, "sealing bucket " + bucket + " of " + owner).getMessage());
-          }
-          return null;
-        });
+            ? seal(List.of(new FullBucket(bucket, members))) : CompletableFuture.<Void>completedFuture(null)));
+  }
+
+  /**
+   * Sealing's work, which never fails: a failure leaves the bucket an open list, which every reader
+   * reads, and is logged once.
+   */
+  private CompletableFuture<Void> leftOpenOnFailure(long bucket, String outcome, CompletableFuture<?> work) {
+    return work.handle((done, failure) -> {
+      if (failure != null) {
+        failureLog.report(settings.key() + " bucket " + bucket, "left open, " + outcome + ": "
+            + session.translate(failure, "sealing bucket " + bucket + " of " + owner).getMessage());
+      }
+      return null;
+    });
   }
 
   /**
@@ -849,12 +850,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
 
   /** The SHA-1, in lower-case hex, that {@link #SEAL} computes over a bucket's members. */
   static String digest(List<byte[]> members) {
-    MessageDigest sha1;
-    try {
-      sha1 = MessageDigest.getInstance("SHA-1");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform has SHA-1", e);
-    }
+    MessageDigest sha1 = sha1();
     for (byte[] member : members) {
       sha1.update((member.length + ":").getBytes(StandardCharsets.US_ASCII));
       sha1.update(member);
@@ -906,9 +902,14 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     });
   }
 
+  /** The SHA-1, in lower-case hex, that {@link #PUT} and {@link #UNSEAL} compute over a sealed value. */
   private static String sha1Hex(byte[] value) {
+    return HexFormat.of().formatHex(sha1().digest(value));
+  }
+
+  private static MessageDigest sha1() {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(value));
+      return MessageDigest.getInstance("SHA-1");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-1", e);
     }
