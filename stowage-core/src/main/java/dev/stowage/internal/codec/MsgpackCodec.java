@@ -117,11 +117,15 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
   }
 
   /**
-   * Reads a value written with another schema of the type. A map-shaped value is read by name as
-   * usual; a positional one is turned into names through the writer's schema first.
+   * Reads a value written with another schema of the type. The writer's schema is resolved
+   * against this codec's first, whatever the value's shape: a property whose type changed other
+   * than by an exact widening is refused. A map-shaped value is then read by name as usual; a
+   * positional one, or any value of a pre-0.1 schema (whose kinds are checked value by value), is
+   * turned into names through the writer's schema first.
    *
    * @throws CodecException if the writer's schema cannot be read into this type correctly (a
-   *     property changed to an incompatible kind, or a rename without an alias), naming the property
+   *     property changed other than by an exact widening, or a rename without an alias), naming the
+   *     property
    */
   @Override
   public T decode(byte[] data, int offset, int length, String writerSchema) {
@@ -130,17 +134,17 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     if (length == 0) {
       throw CodecFailures.decodedNothing(NAME, type, length);
     }
-    if (!isPositional(data, offset, length)) {
+    PositionalSchema.Resolution resolution = resolution(writerSchema);
+    if (resolution.failure() != null) {
+      throw new CodecException(NAME + " codec cannot read a value written with another shape of "
+          + CodecFailures.name(type) + ": " + resolution.failure());
+    }
+    if (!isPositional(data, offset, length) && !resolution.checksValues()) {
       return decode(data, offset, length);
     }
     String problem = MsgpackBounds.problem(data, offset, length);
     if (problem != null) {
       throw CodecFailures.refused(NAME, type, length, problem);
-    }
-    PositionalSchema.Resolution resolution = resolution(writerSchema);
-    if (resolution.failure() != null) {
-      throw new CodecException(NAME + " codec cannot read a value written with another shape of "
-          + CodecFailures.name(type) + ": " + resolution.failure());
     }
     T value;
     try {
