@@ -56,6 +56,8 @@ import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every pair of field types the default codec supports: a record {@code Holder(T f)} is compiled
@@ -64,8 +66,8 @@ import org.junit.jupiter.api.Test;
  * either a miss (refused, with a message that names the field) or exactly the value written
  * (numbers by their exact decimal value, text by its string, temporal values by their value, enums
  * by name, lists and maps element by element). Checked at the codec (every pair, with the
- * refusal's message) and through real caches on a real Redis, where the reader finds the writer's
- * schema in Redis and a refusal is a counted decode failure.
+ * refusal's message, in both MessagePack shapes) and through real caches on a real Redis, where
+ * the reader finds the writer's schema in Redis and a refusal is a counted decode failure.
  *
  * <p>The variants are compiled in one run of the compiler, each in a package of its own
  * ({@code evo.v<n>.Holder}): schemas never name the application's classes, so the package changes
@@ -172,9 +174,12 @@ class FieldTypeEvolutionIntegrationTests {
     readerProcess.close();
   }
 
-  @Test
-  void everyPairOfFieldTypesReadsExactlyOrIsRefusedNamingTheField() {
-    List<Codec<Object>> codecs = holders.stream().map(holder -> Codecs.defaultFor(raw(holder))).toList();
+  @ParameterizedTest
+  @ValueSource(strings = {"default (compact msgpack)", "named msgpack"})
+  void everyPairOfFieldTypesReadsExactlyOrIsRefusedNamingTheField(String codec) {
+    List<Codec<Object>> codecs = holders.stream()
+        .map(holder -> codec.startsWith("named") ? Codecs.msgpack(raw(holder)) : Codecs.defaultFor(raw(holder)))
+        .toList();
     Set<List<String>> hits = new HashSet<>();
     List<String> wrong = new ArrayList<>();
     for (int w = 0; w < TYPES.size(); w++) {
