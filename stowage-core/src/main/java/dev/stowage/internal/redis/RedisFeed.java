@@ -798,7 +798,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         .thenCompose(reply -> {
           if ((Long) reply.get(0) == 1) {
             for (Opening opening : openings) {
-              inBackground(sealLater(opening.bucket(), RESEAL_AFTER));
+              sealLater(opening.bucket(), RESEAL_AFTER);
             }
             return seal(fullBuckets(reply));
           }
@@ -854,7 +854,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
               .thenApply(sealed -> {
                 if (sealed < 0) {
                   // A write holds the bucket: seal it once the hold is over, if it is still full.
-                  inBackground(sealLater(bucket.bucket(), Duration.ofMillis(-sealed)));
+                  sealLater(bucket.bucket(), Duration.ofMillis(-sealed));
                 }
                 return sealed;
               }));
@@ -908,16 +908,26 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    */
   static final Duration RESEAL_AFTER = Duration.ofMillis(HOLD_MILLIS);
 
-  /** Seals a bucket, {@code delay} later, if it is then full and open. */
-  private CompletableFuture<Void> sealLater(long bucket, Duration delay) {
+  /** Buckets that a {@link #sealLater} waits to seal: a burst of writes into one bucket schedules one. */
+  private final Set<Long> sealingLater = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Seals a bucket in the background, {@code delay} later, if it is then full and open; nothing
+   * when a seal of that bucket is already waiting.
+   */
+  private void sealLater(long bucket, Duration delay) {
+    if (!sealingLater.add(bucket)) {
+      return;
+    }
     byte[] bucketKey = utf8(FeedLayout.bucketKey(settings.key(), bucket));
     Executor later = CompletableFuture.delayedExecutor(delay.toMillis() + 5, TimeUnit.MILLISECONDS,
         session.decodeExecutor());
-    return leftOpenOnFailure(bucket, "not sealed again", CompletableFuture.runAsync(() -> { }, later)
+    inBackground(leftOpenOnFailure(bucket, "not sealed again", CompletableFuture.runAsync(
+            () -> sealingLater.remove(bucket), later)
         .thenCompose(ready -> session.<List<byte[]>>call("reading bucket " + bucket + " of " + owner + " to seal it",
             c -> c.lrange(bucketKey, 0, -1)))
         .thenCompose(members -> members.size() == (bucket == 0 ? BUCKET - 1 : BUCKET)
-            ? seal(List.of(new FullBucket(bucket, members))) : CompletableFuture.<Void>completedFuture(null)));
+            ? seal(List.of(new FullBucket(bucket, members))) : CompletableFuture.<Void>completedFuture(null))));
   }
 
   /**
