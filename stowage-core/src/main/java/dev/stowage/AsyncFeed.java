@@ -34,7 +34,11 @@ public interface AsyncFeed<V> {
    */
   CompletableFuture<List<Feed.Entry<V>>> page(int page, int size);
 
-  /** See {@link Feed#remove}. */
+  /**
+   * See {@link Feed#remove}.
+   *
+   * @throws IllegalArgumentException at once, for a score below 1 or above 2<sup>53</sup>
+   */
   CompletableFuture<Boolean> remove(long score);
 
   /** See {@link Feed#size}. */

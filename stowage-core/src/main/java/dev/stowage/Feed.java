@@ -93,6 +93,8 @@ public interface Feed<V> {
    * entries) and drops the bucket once it is empty.
    *
    * @return whether there was one
+   * @throws IllegalArgumentException if the score is below 1 or above 2<sup>53</sup>, as for
+   *     {@link #putAll}
    */
   boolean remove(long score);
 
@@ -205,7 +207,11 @@ public interface Feed<V> {
      * of them. The write that fills a bucket seals it: {@code add} after its reply, in the
      * background; {@code addAll} and {@code putAll} before they complete. A write into a sealed
      * bucket opens it first, in the same script (its entries back in its list, uncompressed), and
-     * seals it again a second later, so that a burst of writes into old entries opens it once. Versions before sealed buckets do not see sealed entries: turn this
+     * holds it for a second, during which no writer seals it: a burst of writes into old entries
+     * opens it once, and concurrent writes into the same buckets never fail because of sealing (a
+     * bucket they keep writing into stays open meanwhile). A sealed bucket whose Redis string was
+     * deleted or evicted leaves the index the first time a page, {@code size()} or a write finds it,
+     * and its entries are counted once in {@link Feed#decodeFailures()}. Versions before sealed buckets do not see sealed entries: turn this
      * off until every process that reads the feed runs a version that reads them.
      */
     public Builder<V> sealFullBuckets(boolean seal) {

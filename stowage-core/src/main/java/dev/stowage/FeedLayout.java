@@ -28,7 +28,10 @@ import org.jspecify.annotations.Nullable;
  * envelope is usually uncompressed, since the frame around them compresses better than each value
  * alone. The outer envelope's codec and schema fields are those of the writer and say nothing
  * about the payload. A write into a sealed bucket opens it again first: its members go back into
- * the list, uncompressed, and the string and the {@code :<count>} member go.
+ * the list, uncompressed, and the string and the {@code :<count>} member go. A writer that finds
+ * bucket {@code n} sealed also sets {@code K:h:<n>} ({@link StowageKeys#feedSealHold}), a string
+ * that expires a second later, while which no writer seals that bucket; readers never read it. A
+ * sealed payload is at most 256 KiB, and readers refuse a larger one without decompressing it.
  */
 public final class FeedLayout {
   /** Consecutive scores per bucket. */

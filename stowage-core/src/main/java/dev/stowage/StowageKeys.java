@@ -30,6 +30,11 @@ import dev.stowage.compress.ZstdDictionary;
  *     released by a compare-and-delete script</td></tr>
  * <tr><td>{@code <feed key>:b:<bucket>}</td><td>list</td><td>a bucket of a feed, beside the feed's
  *     index under the feed's own key (see {@link FeedLayout})</td><td>the feed's scripts</td></tr>
+ * <tr><td>{@code <feed key>:s:<bucket>}</td><td>string</td><td>a sealed bucket of a feed (see
+ *     {@link FeedLayout})</td><td>the feed's scripts</td></tr>
+ * <tr><td>{@code <feed key>:h:<bucket>}</td><td>string</td><td>a hold that keeps a bucket a write
+ *     just opened from being sealed again for a second; readers never read it</td><td>the feed's
+ *     scripts, {@code SET PX}</td></tr>
  * </table>
  *
  * <p><b>Redis Cluster.</b> Under Cluster, every key that one script or one multi-key command
@@ -76,6 +81,8 @@ public final class StowageKeys {
   public static final String FEED_BUCKET_INFIX = ":b:";
   /** What joins a feed's key and a sealed bucket's number in its key; see {@link #feedSealedBucket}. */
   public static final String FEED_SEALED_INFIX = ":s:";
+  /** What joins a feed's key and a bucket's number in the key of its hold; see {@link #feedSealHold}. */
+  public static final String FEED_HOLD_INFIX = ":h:";
 
   private StowageKeys() {}
 
@@ -143,5 +150,15 @@ public final class StowageKeys {
    */
   public static String feedSealedBucket(String feedKey, long bucket) {
     return requireNonNull(feedKey, "feedKey") + FEED_SEALED_INFIX + bucket;
+  }
+
+  /**
+   * The hold on bucket {@code bucket} of the feed under {@code feedKey}: {@code <feedKey>:h:<bucket>},
+   * a short-lived string (it expires a second after a write set it) that a write sets when it finds
+   * the bucket sealed, and while which no writer seals the bucket again, so that concurrent writes
+   * into a sealed bucket never keep opening it for each other. No reader reads it.
+   */
+  public static String feedSealHold(String feedKey, long bucket) {
+    return requireNonNull(feedKey, "feedKey") + FEED_HOLD_INFIX + bucket;
   }
 }

@@ -31,6 +31,7 @@ class StowageKeysUnitTests {
     assertThat(StowageKeys.feedBucket("board", 0)).isEqualTo("board:b:0");
     assertThat(StowageKeys.feedBucket("board", 140_737_488_355_328L)).isEqualTo("board:b:140737488355328");
     assertThat(StowageKeys.feedSealedBucket("board", 3)).isEqualTo("board:s:3");
+    assertThat(StowageKeys.feedSealHold("board", 3)).isEqualTo("board:h:3");
   }
 
   @Test
@@ -44,6 +45,7 @@ class StowageKeysUnitTests {
     assertThat(StowageKeys.LOCK_PREFIX).isEqualTo("stowage:lock:");
     assertThat(StowageKeys.FEED_BUCKET_INFIX).isEqualTo(":b:");
     assertThat(StowageKeys.FEED_SEALED_INFIX).isEqualTo(":s:");
+    assertThat(StowageKeys.FEED_HOLD_INFIX).isEqualTo(":h:");
   }
 
   @Test
@@ -67,11 +69,12 @@ class StowageKeysUnitTests {
         names.add((String) field.get(null));
       }
     }
-    assertThat(names).hasSize(9).noneMatch(name -> name.contains("{") || name.contains("}"));
+    assertThat(names).hasSize(10).noneMatch(name -> name.contains("{") || name.contains("}"));
 
     assertThat(hashTag(StowageKeys.loadLock("{user:42}:profile"))).isEqualTo("user:42");
     assertThat(hashTag(StowageKeys.feedBucket("{board}", 7))).isEqualTo("board");
     assertThat(hashTag(StowageKeys.feedSealedBucket("{board}", 7))).isEqualTo("board");
+    assertThat(hashTag(StowageKeys.feedSealHold("{board}", 7))).isEqualTo("board");
     assertThat(hashTag(StowageKeys.learnedByFeed("{board}"))).isEqualTo("board");
     assertThat(hashTag(StowageKeys.learnedByCache("{users}"))).isEqualTo("users");
   }

@@ -203,6 +203,25 @@ class FeedIntegrationTests {
   }
 
   @Test
+  void everyOperationRefusesTheSameScoresOutOfRange() {
+    Feed<BoardRecord> feed = board();
+    feed.add(Samples.board(1));
+    for (long score : new long[] {-1, 0, FeedLayout.MAX_SCORE + 1, Long.MIN_VALUE, Long.MAX_VALUE}) {
+      String message = "scores must be 1 to 2^53, got " + score;
+      assertThatThrownBy(() -> feed.remove(score)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(message);
+      assertThatThrownBy(() -> feed.async().remove(score)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(message);
+      assertThatThrownBy(() -> feed.putAll(Map.of(score, Samples.board(2)))).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(message);
+      assertThatThrownBy(() -> feed.async().putAll(Map.of(score, Samples.board(2))))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+    }
+    assertThat(feed.remove(FeedLayout.MAX_SCORE)).isFalse();
+    assertThat(feed.page(1, 10)).extracting(Feed.Entry::score).containsExactly(1L);
+  }
+
+  @Test
   void undecodableMembersAreSkippedAndCounted() {
     Feed<BoardRecord> feed = board();
     feed.add(Samples.board(1));

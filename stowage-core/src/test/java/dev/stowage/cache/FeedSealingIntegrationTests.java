@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.Encoding;
 import dev.stowage.Envelope;
+import dev.stowage.EnvelopeCodec;
 import dev.stowage.Feed;
 import dev.stowage.FeedLayout;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
+import dev.stowage.codec.Codecs;
+import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.internal.redis.RedisFeed;
@@ -26,9 +29,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -225,6 +230,25 @@ class FeedSealingIntegrationTests {
   }
 
   @Test
+  void aBucketThatARemoveOpenedIsNotSealedAgainAtOnceByTheWriteThatRefillsIt() {
+    Feed<BoardRecord> feed = feed("board", true);
+    feed.addAll(RECORDS.subList(0, 140));
+
+    assertThat(feed.remove(70)).isTrue();
+    feed.putAll(Map.of(70L, RECORDS.get(299)));
+    assertThat(index("board")).as("held open for the writes that follow").containsExactly("0:63", "1", "2");
+    assertThat(feed.remove(71)).isTrue();
+    feed.putAll(Map.of(71L, RECORDS.get(298)));
+
+    awaitSeals(feed);
+    assertThat(index("board")).containsExactly("0:63", "1:64", "2");
+    List<Feed.Entry<BoardRecord>> expected = new ArrayList<>(expectedNewestFirst(140));
+    expected.set(140 - 70, new Feed.Entry<>(70, RECORDS.get(299)));
+    expected.set(140 - 71, new Feed.Entry<>(71, RECORDS.get(298)));
+    assertThat(everything(feed, 30)).isEqualTo(expected);
+  }
+
+  @Test
   void clearRemovesSealedBucketsToo() {
     Feed<BoardRecord> feed = feed("board", true);
     feed.addAll(RECORDS.subList(0, 140));
@@ -268,16 +292,133 @@ class FeedSealingIntegrationTests {
   }
 
   @Test
-  void aSealedBucketWhoseStringIsMissingIsCountedNotThrown() {
+  void aSealedBucketWhoseStringIsMissingIsCountedOnceAndLeavesTheIndex() {
+    Feed<BoardRecord> feed = feed("board", true);
+    feed.addAll(RECORDS.subList(0, 140));
+    redis().del(bytes(FeedLayout.sealedKey("board", 1)));
+    List<Long> left = expectedNewestFirst(140).stream().map(Feed.Entry::score).filter(s -> s < 64 || s > 127).toList();
+
+    assertThat(feed.page(1, 20)).extracting(Feed.Entry::score).isEqualTo(left.subList(0, 20));
+    assertThat(feed.decodeFailures()).as("its 64 entries, counted once").isEqualTo(64);
+    assertThat(index("board")).containsExactly("0:63", "2");
+    assertThat(pages(feed, 20, 8)).extracting(Feed.Entry::score).isEqualTo(left);
+    assertThat(feed.size()).isEqualTo(76);
+    assertThat(feed.decodeFailures()).isEqualTo(64);
+  }
+
+  @Test
+  void aWriteIntoASealedBucketWhoseStringIsGoneRepairsTheIndexOnceAndSizeAgreesWithPages() {
+    Feed<BoardRecord> feed = feed("board", true);
+    feed.addAll(RECORDS.subList(0, 140));
+    redis().del(bytes(FeedLayout.sealedKey("board", 1)));
+    BoardRecord replacement = RECORDS.get(299);
+
+    feed.putAll(Map.of(100L, replacement));
+
+    List<Feed.Entry<BoardRecord>> expected = new ArrayList<>(expectedNewestFirst(140));
+    expected.removeIf(entry -> entry.score() >= 64 && entry.score() < 128);
+    expected.add(13, new Feed.Entry<>(100, replacement));
+    for (int read = 0; read < 3; read++) {
+      assertThat(feed.size()).as("read %d", read).isEqualTo(expected.size());
+      assertThat(everything(feed, 20)).as("read %d", read).isEqualTo(expected);
+      assertThat(pages(feed, 7, 12)).as("read %d", read).isEqualTo(expected);
+    }
+    assertThat(feed.decodeFailures()).as("the lost entries, counted once").isEqualTo(64);
+    assertThat(index("board")).containsExactly("0:63", "1", "2");
+  }
+
+  @Test
+  void removingFromASealedBucketWhoseStringIsGoneRepairsTheIndex() {
     Feed<BoardRecord> feed = feed("board", true);
     feed.addAll(RECORDS.subList(0, 140));
     redis().del(bytes(FeedLayout.sealedKey("board", 1)));
 
-    assertThat(feed.page(1, 20)).extracting(Feed.Entry::score)
-        .isEqualTo(expectedNewestFirst(140).stream().map(Feed.Entry::score).limit(13).toList());
-    assertThat(pages(feed, 20, 8)).extracting(Feed.Entry::score)
-        .isEqualTo(expectedNewestFirst(140).stream().map(Feed.Entry::score).filter(s -> s < 64 || s > 127).toList());
-    assertThat(feed.decodeFailures()).isEqualTo(7 + 64);
+    assertThat(feed.remove(70)).isFalse();
+
+    assertThat(index("board")).containsExactly("0:63", "2");
+    assertThat(feed.size()).isEqualTo(76);
+    assertThat(feed.decodeFailures()).isEqualTo(64);
+  }
+
+  /** A sealed value of 64 members of {@code memberBytes} zeros each: small stored, large decompressed. */
+  private static byte[] sealedZeros(int memberBytes) {
+    List<byte[]> members = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      members.add(new byte[memberBytes]);
+    }
+    return EnvelopeCodec.builder(Codecs.string()).compression(Compression.zstd(3)).build()
+        .wrap(FeedLayout.sealedPayload(members));
+  }
+
+  @Test
+  void sealedValuesLargerThanAWriterSealsAreRefusedAndKeptBucketsAreBoundedInBytes() {
+    Feed<BoardRecord> feed = feed("board", true);
+    // Buckets 1 to 8 declare 8 MB each (under the feed's maxDecodedSize of 8 MiB), in a few hundred
+    // bytes each; buckets 9 to 16 some 256 KB, what a writer may seal at most.
+    for (int bucket = 1; bucket <= 16; bucket++) {
+      byte[] value = sealedZeros(bucket <= 8 ? 124_000 : 4_000);
+      assertThat(value.length).isLessThan(2_000);
+      redis().set(bytes(FeedLayout.sealedKey("board", bucket)), value);
+      redis().zadd(bytes("board"), bucket, bytes(FeedLayout.sealedIndexMember(bucket, 64)));
+    }
+    feed.async().raiseCounter(17 * 64 - 1).join();
+    long newest = feed.add(RECORDS.get(0));
+
+    for (int read = 0; read < 2; read++) {
+      assertThat(feed.page(1, 2_000)).containsExactly(new Feed.Entry<>(newest, RECORDS.get(0)));
+      assertThat(((RedisFeed<BoardRecord>) feed.async()).keptBucketBytes()).as("bytes kept decompressed")
+          .isLessThanOrEqualTo(1 << 20);
+    }
+    assertThat(feed.decodeFailures()).isEqualTo(2 * 16 * 64);
+  }
+
+  @Test
+  void concurrentRemovesPutsAndAddsIntoSealedBucketsNeverFailAndLoseNothing() throws Exception {
+    Feed<BoardRecord> feed = feed("board", true);
+    feed.addAll(RECORDS.subList(0, 192));
+    int writers = 6;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+    Map<Long, BoardRecord> expected = new ConcurrentHashMap<>();
+    for (long score = 1; score <= 192; score++) {
+      expected.put(score, RECORDS.get((int) score - 1));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      List<Future<?>> writes = new ArrayList<>();
+      for (int writer = 0; writer < writers; writer++) {
+        int w = writer;
+        writes.add(pool.submit(() -> {
+          // Writer w alone touches the scores 64 + w, 64 + w + 6, ... of buckets 1 and 2.
+          for (int round = 0; round < 2_000 && System.nanoTime() < deadline; round++) {
+            long score = 64 + w + writers * (round % 21);
+            BoardRecord value = RECORDS.get(192 + (w * 17 + round) % 108);
+            assertThat(feed.remove(score)).as("score %d", score).isTrue();
+            expected.remove(score);
+            feed.putAll(Map.of(score, value));
+            expected.put(score, value);
+            if (round % 4 == 0) {
+              BoardRecord added = RECORDS.get(w);
+              expected.put(feed.add(added), added);
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> write : writes) {
+        write.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    awaitSeals(feed);
+
+    List<Feed.Entry<BoardRecord>> all = everything(feed, 50);
+    List<Feed.Entry<BoardRecord>> wanted = expected.entrySet().stream()
+        .sorted(Map.Entry.<Long, BoardRecord>comparingByKey().reversed())
+        .map(entry -> new Feed.Entry<>(entry.getKey(), entry.getValue())).toList();
+    assertThat(all).isEqualTo(wanted);
+    assertThat(feed.size()).isEqualTo(wanted.size());
+    assertThat(feed.decodeFailures()).isZero();
   }
 
   @Test

@@ -16,6 +16,7 @@ import dev.stowage.StowageException;
 import dev.stowage.StowageKeys;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
+import dev.stowage.internal.compress.PayloadDecompressor;
 import dev.stowage.internal.envelope.EnvelopeWriter;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
@@ -24,8 +25,8 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,11 +60,19 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   /** A script of this feed, with {@link StowageKeys#FEED_BUCKET_INFIX} where it says {@code {bucket}}. */
   private static LuaScript script(String text, ScriptOutputType type) {
     return new LuaScript(text.replace("{bucket}", StowageKeys.FEED_BUCKET_INFIX)
-        .replace("{sealed}", StowageKeys.FEED_SEALED_INFIX), type);
+        .replace("{sealed}", StowageKeys.FEED_SEALED_INFIX).replace("{hold}", StowageKeys.FEED_HOLD_INFIX), type);
   }
 
   /** Scores per bucket: {@link FeedLayout#BUCKET_SIZE}. */
   static final int BUCKET = FeedLayout.BUCKET_SIZE;
+
+  /**
+   * How long a write that finds a bucket sealed holds it ({@link StowageKeys#feedSealHold}): no
+   * writer seals it meanwhile, so the write can read it and send itself again with its members
+   * (which opens it) without another writer sealing it again in between. Writers that keep writing
+   * into a bucket keep it open; sealing is an optimisation, and waits.
+   */
+  static final int HOLD_MILLIS = 1000;
 
   /** Lua: the score a member starts with (its varint prefix). */
   private static final String SCORE_OF = """
@@ -89,6 +98,38 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         return table.concat(p)
       end
       """;
+
+  /**
+   * Lua, over the index {@code KEYS[1]}: {@code hold(b)} keeps bucket {@code b} from being sealed
+   * for {@link #HOLD_MILLIS} ({@link StowageKeys#feedSealHold}); {@code open(b, from, count)} puts
+   * the members {@code ARGV[from]} to {@code ARGV[from + count - 1]} back into the list of sealed
+   * bucket {@code b}, deleting its string and its sealed index member; {@code drop_lost(b)}, for a
+   * bucket whose sealed string is missing (deleted or evicted), removes its sealed index member and
+   * returns the count that member claimed (0 when there is none).
+   */
+  private static final String SEALED_BUCKETS = """
+      local function hold(b)
+        redis.call('SET', KEYS[1] .. '{hold}' .. b, '1', 'PX', %d)
+      end
+      local function open(b, from, count)
+        local bk = KEYS[1] .. '{bucket}' .. b
+        redis.call('DEL', bk, KEYS[1] .. '{sealed}' .. b)
+        for j = from, from + count - 1 do redis.call('RPUSH', bk, ARGV[j]) end
+        for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], b, b)) do redis.call('ZREM', KEYS[1], m) end
+        if count > 0 then redis.call('ZADD', KEYS[1], b, b) end
+      end
+      local function drop_lost(b)
+        local lost = 0
+        for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], b, b)) do
+          local c = string.match(m, '^%%d+:(%%d+)$')
+          if c then
+            redis.call('ZREM', KEYS[1], m)
+            lost = lost + tonumber(c)
+          end
+        end
+        return lost
+      end
+      """.formatted(HOLD_MILLIS);
 
   /**
    * Appends members with new scores from the counter: KEYS index, counter; ARGV field, whether to
@@ -131,10 +172,13 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * sealed value as read, its member count and its members; then score and member pairs. A sealed
    * bucket a pair falls in is opened first, with the members given, if its value is still the one
    * read. Returns {@code 1}, then, for each bucket this write filled (it holds all its scores now and
-   * did not before), its number and its members; or, changing nothing, {@code 0} and the sealed
-   * buckets to open (again).
+   * did not before), its number and its members (an array), and for each bucket whose sealed string
+   * was missing, its number and the count of entries lost with it (an integer), its index repaired;
+   * or, changing nothing but holding them ({@code hold}), {@code 0} and the sealed buckets to open
+   * (again). Every sealed bucket the write finds is held, so that it is not sealed again before the
+   * write has read it and sent it again.
    */
-  private static final LuaScript PUT = script(SCORE_OF + """
+  private static final LuaScript PUT = script(SCORE_OF + SEALED_BUCKETS + """
       local opening = {}
       local i = 4
       for k = 1, tonumber(ARGV[3]) do
@@ -142,7 +186,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         i = i + 3 + tonumber(ARGV[i + 2])
       end
       local first = i
-      local touched, seen, sealed, open = {}, {}, {}, {}
+      local touched, seen, sealed, opened, unsealed = {}, {}, {}, {}, {}
       for i = first, #ARGV, 2 do
         local b = math.floor(tonumber(ARGV[i]) / %1$d)
         if not seen[b] then
@@ -150,8 +194,11 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
           touched[#touched + 1] = b
           local v = redis.call('GET', KEYS[1] .. '{sealed}' .. b)
           if v then
+            hold(b)
             local o = opening[tostring(b)]
-            if o and redis.sha1hex(v) == o[1] then open[#open + 1] = {b, o} else sealed[#sealed + 1] = b end
+            if o and redis.sha1hex(v) == o[1] then opened[#opened + 1] = {b, o} else sealed[#sealed + 1] = b end
+          else
+            unsealed[#unsealed + 1] = b
           end
         end
       end
@@ -160,14 +207,15 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         for _, b in ipairs(sealed) do out[#out + 1] = b end
         return out
       end
-      for _, bo in ipairs(open) do
-        local b, o = bo[1], bo[2]
-        local bk = KEYS[1] .. '{bucket}' .. b
-        redis.call('DEL', bk, KEYS[1] .. '{sealed}' .. b)
-        for j = o[2], o[2] + o[3] - 1 do redis.call('RPUSH', bk, ARGV[j]) end
-        for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], b, b)) do redis.call('ZREM', KEYS[1], m) end
-        if o[3] > 0 then redis.call('ZADD', KEYS[1], b, b) end
+      local lost = {}
+      for _, b in ipairs(unsealed) do
+        local n = drop_lost(b)
+        if n > 0 then
+          lost[#lost + 1] = b
+          lost[#lost + 1] = n
+        end
       end
+      for _, bo in ipairs(opened) do open(bo[1], bo[2][2], bo[2][3]) end
       local before = {}
       if ARGV[2] == '1' then
         for _, b in ipairs(touched) do before[b] = redis.call('LLEN', KEYS[1] .. '{bucket}' .. b) end
@@ -212,6 +260,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
           end
         end
       end
+      for _, x in ipairs(lost) do out[#out + 1] = x end
       return out""".formatted(BUCKET), ScriptOutputType.MULTI);
 
   /**
@@ -238,7 +287,9 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * members come as they are, newest first; a sealed bucket comes as one element, an array of its
    * stored value (nil if it is missing), the first and last index, from 0 in ascending order, of
    * the entries of the page it holds, and its number. A sealed bucket is skipped by the count its index member gives,
-   * without reading it.
+   * without reading it. A sealed bucket the page needs whose string is missing (deleted or evicted)
+   * leaves the index, as if it had no entries, and comes as an array of the count its index member
+   * claimed and its number, once: pages and {@link #SIZE} agree from then on.
    */
   private static final LuaScript PAGE = script("""
       local skip = tonumber(ARGV[1])
@@ -248,17 +299,27 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       while want > 0 do
         local buckets = redis.call('ZREVRANGE', KEYS[1], from, from + 63)
         if #buckets == 0 then break end
+        local dropped = 0
         for _, b in ipairs(buckets) do
           local n, count = string.match(b, '^(%d+):(%d+)$')
-          local len
+          local len, v
           if n then len = tonumber(count) else len = redis.call('LLEN', KEYS[1] .. '{bucket}' .. b) end
+          if n and skip < len then
+            v = redis.call('GET', KEYS[1] .. '{sealed}' .. n)
+            if not v then
+              redis.call('ZREM', KEYS[1], b)
+              dropped = dropped + 1
+              out[#out + 1] = {len, tonumber(n)}
+              len = 0
+            end
+          end
           if skip >= len then
             skip = skip - len
           else
             local hi = len - 1 - skip
             local lo = math.max(0, hi - want + 1)
             if n then
-              out[#out + 1] = {redis.call('GET', KEYS[1] .. '{sealed}' .. n), lo, hi, tonumber(n)}
+              out[#out + 1] = {v, lo, hi, tonumber(n)}
             else
               local items = redis.call('LRANGE', KEYS[1] .. '{bucket}' .. b, lo, hi)
               for i = #items, 1, -1 do out[#out + 1] = items[i] end
@@ -268,56 +329,88 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
             if want <= 0 then break end
           end
         end
-        from = from + 64
+        from = from + 64 - dropped
       end
       return out""", ScriptOutputType.MULTI);
 
-  /** Removes the entry at a score: KEYS index; ARGV score. -1, changing nothing, when its bucket is sealed. */
-  private static final LuaScript REMOVE = script(SCORE_OF + """
+  /**
+   * Removes the entry at a score: KEYS index; ARGV score, then, to open its bucket when it is sealed,
+   * the SHA-1 of the sealed value as read and its members. Returns whether there was an entry
+   * ({@code 1} or {@code 0}) and the count of entries lost with the bucket's sealed string, found
+   * missing and dropped from the index (usually 0); or, holding the bucket ({@code hold}) and
+   * changing nothing else, {@code -1} when the bucket is sealed and was not opened (no members given,
+   * or its value changed since they were read).
+   */
+  private static final LuaScript REMOVE = script(SCORE_OF + SEALED_BUCKETS + """
       local s = tonumber(ARGV[1])
       local b = math.floor(s / %1$d)
-      if redis.call('EXISTS', KEYS[1] .. '{sealed}' .. b) == 1 then return -1 end
+      local v = redis.call('GET', KEYS[1] .. '{sealed}' .. b)
+      local lost = 0
+      if v then
+        hold(b)
+        if not ARGV[2] or redis.sha1hex(v) ~= ARGV[2] then return {-1, 0} end
+        open(b, 3, #ARGV - 2)
+      else
+        lost = drop_lost(b)
+      end
       local bk = KEYS[1] .. '{bucket}' .. b
       local items = redis.call('LRANGE', bk, 0, -1)
       for j = 1, #items do
         if score_of(items[j]) == s then
           redis.call('LREM', bk, 1, items[j])
           if redis.call('LLEN', bk) == 0 then redis.call('ZREM', KEYS[1], b) end
-          return 1
+          return {1, lost}
         end
       end
-      return 0""".formatted(BUCKET), ScriptOutputType.INTEGER);
+      return {0, lost}""".formatted(BUCKET), ScriptOutputType.MULTI);
 
-  /** The number of entries: KEYS index. */
+  /**
+   * The number of entries: KEYS index. Returns it, then, for each sealed bucket whose string is
+   * missing (deleted or evicted), which leaves the index, its number and the count its index member
+   * claimed.
+   */
   private static final LuaScript SIZE = script("""
       local n = 0
+      local out = {0}
       for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-        local count = string.match(b, '^%d+:(%d+)$')
-        n = n + (count and tonumber(count) or redis.call('LLEN', KEYS[1] .. '{bucket}' .. b))
+        local id, count = string.match(b, '^(%d+):(%d+)$')
+        if not count then
+          n = n + redis.call('LLEN', KEYS[1] .. '{bucket}' .. b)
+        elseif redis.call('EXISTS', KEYS[1] .. '{sealed}' .. id) == 1 then
+          n = n + tonumber(count)
+        else
+          redis.call('ZREM', KEYS[1], b)
+          out[#out + 1] = tonumber(id)
+          out[#out + 1] = tonumber(count)
+        end
       end
-      return n""", ScriptOutputType.INTEGER);
+      out[1] = n
+      return out""", ScriptOutputType.MULTI);
 
   /** Removes every bucket, open or sealed, and the index: KEYS index. */
   private static final LuaScript CLEAR = script("""
       for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
         local n = string.match(b, '^(%d+):%d+$')
         if n then
-          redis.call('UNLINK', KEYS[1] .. '{sealed}' .. n)
+          redis.call('UNLINK', KEYS[1] .. '{sealed}' .. n, KEYS[1] .. '{hold}' .. n)
         else
-          redis.call('UNLINK', KEYS[1] .. '{bucket}' .. b)
+          redis.call('UNLINK', KEYS[1] .. '{bucket}' .. b, KEYS[1] .. '{hold}' .. b)
         end
       end
       return redis.call('UNLINK', KEYS[1])""", ScriptOutputType.INTEGER);
 
   /**
    * Seals a full bucket: KEYS index; ARGV bucket, its member count, the SHA-1 of its members as read
-   * ({@link #digest}), the sealed value. Only while the list still holds exactly those members and
-   * the bucket is not sealed: 1 when sealed, else 0.
+   * ({@link #digest}), the sealed value. Only while the list still holds exactly those members, the
+   * bucket is not sealed and no write holds it: 1 when sealed, 0 when not, and minus the milliseconds
+   * the hold has left when a write holds it.
    */
   private static final LuaScript SEAL = script("""
       local b = ARGV[1]
       local bk = KEYS[1] .. '{bucket}' .. b
       local sk = KEYS[1] .. '{sealed}' .. b
+      local held = redis.call('PTTL', KEYS[1] .. '{hold}' .. b)
+      if held > 0 then return -held end
       local items = redis.call('LRANGE', bk, 0, -1)
       if #items ~= tonumber(ARGV[2]) or redis.call('EXISTS', sk) == 1 then return 0 end
       local parts = {}
@@ -327,23 +420,6 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       redis.call('DEL', bk)
       redis.call('ZREM', KEYS[1], b)
       redis.call('ZADD', KEYS[1], b, b .. ':' .. #items)
-      return 1""", ScriptOutputType.INTEGER);
-
-  /**
-   * Opens a sealed bucket again: KEYS index; ARGV bucket, the SHA-1 of the sealed value as read, then
-   * its members. Only while the sealed value is unchanged: 1 when opened, else 0.
-   */
-  private static final LuaScript UNSEAL = script("""
-      local b = ARGV[1]
-      local bk = KEYS[1] .. '{bucket}' .. b
-      local sk = KEYS[1] .. '{sealed}' .. b
-      local v = redis.call('GET', sk)
-      if not v or redis.sha1hex(v) ~= ARGV[2] then return 0 end
-      redis.call('DEL', bk)
-      for i = 3, #ARGV do redis.call('RPUSH', bk, ARGV[i]) end
-      redis.call('DEL', sk)
-      for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], b, b)) do redis.call('ZREM', KEYS[1], m) end
-      if #ARGV > 2 then redis.call('ZADD', KEYS[1], b, b) end
       return 1""", ScriptOutputType.INTEGER);
 
   private final RedisSession session;
@@ -521,10 +597,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     requireNonNull(valuesByScore, "valuesByScore");
     List<Long> scores = new ArrayList<>(valuesByScore.size());
     for (Long score : valuesByScore.keySet()) {
-      if (requireNonNull(score, "scores contain null") < 1 || score > FeedLayout.MAX_SCORE) {
-        throw new IllegalArgumentException(owner + ": scores must be 1 to 2^53, got " + score);
-      }
-      scores.add(score);
+      scores.add(checkScore(requireNonNull(score, "scores contain null")));
     }
     List<byte[]> envelopes = codec.encodeAll(new ArrayList<>(valuesByScore.values()), i -> owner);
     List<byte[]> args = new ArrayList<>(valuesByScore.size() * 2);
@@ -542,6 +615,19 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       return put(chunk, List.of(), 1);
     });
     return session.translated(all, describePutAll(valuesByScore.size()));
+  }
+
+  /**
+   * {@code score}, if a feed can hold it: every operation that takes a score refuses the same ones,
+   * with the same message.
+   *
+   * @throws IllegalArgumentException if it is below 1 or above 2^53
+   */
+  private long checkScore(long score) {
+    if (score < 1 || score > FeedLayout.MAX_SCORE) {
+      throw new IllegalArgumentException(owner + ": scores must be 1 to 2^53, got " + score);
+    }
+    return score;
   }
 
   private static long[] range(int page, int size) {
@@ -654,17 +740,37 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     return settings.seal() ? SEAL_ON : SEAL_OFF;
   }
 
-  /** The full buckets a write's reply lists after its first element: bucket, members, ... */
+  /**
+   * The full buckets a write's reply lists after its first element (bucket, members, ...); the
+   * buckets it lists with a count instead of members had lost their sealed strings, which is
+   * reported.
+   */
   @SuppressWarnings("unchecked")
-  private static List<FullBucket> fullBuckets(List<Object> reply) {
+  private List<FullBucket> fullBuckets(List<Object> reply) {
     if (reply.size() < 3) {
       return List.of();
     }
     List<FullBucket> full = new ArrayList<>((reply.size() - 1) / 2);
     for (int i = 1; i + 1 < reply.size(); i += 2) {
-      full.add(new FullBucket((Long) reply.get(i), (List<byte[]>) reply.get(i + 1)));
+      long bucket = (Long) reply.get(i);
+      if (reply.get(i + 1) instanceof Long count) {
+        lostBucket(bucket, count);
+      } else {
+        full.add(new FullBucket(bucket, (List<byte[]>) reply.get(i + 1)));
+      }
     }
     return full;
+  }
+
+  /**
+   * Counts, once, the entries of a sealed bucket whose string was found missing from Redis (deleted,
+   * or evicted under {@code maxmemory}); the script that found it dropped it from the index, so that
+   * pages and {@link #size()} agree again and no later page fails on it.
+   */
+  private void lostBucket(long bucket, long count) {
+    decodeFailures.add(count);
+    failureLog.report(settings.key() + " bucket " + bucket, "its sealed value is missing from Redis (deleted or"
+        + " evicted), so its " + count + " entries are lost; the bucket was dropped from the feed's index");
   }
 
   /** A sealed bucket as read, for {@link #PUT} to open: its number, the SHA-1 of its value, its members. */
@@ -692,7 +798,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         .thenCompose(reply -> {
           if ((Long) reply.get(0) == 1) {
             for (Opening opening : openings) {
-              inBackground(sealLater(opening.bucket()));
+              sealLater(opening.bucket(), RESEAL_AFTER);
             }
             return seal(fullBuckets(reply));
           }
@@ -715,10 +821,16 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         });
   }
 
+  /**
+   * Gives up a write that found its buckets sealed again at each attempt. Each attempt holds the
+   * buckets it finds sealed for {@link #HOLD_MILLIS}, and no writer seals a held bucket, so this
+   * takes attempts that each took longer than the hold (or writers of a version before holds).
+   */
   private void checkAttempts(int attempt, List<Long> buckets) {
     if (attempt >= MAX_ATTEMPTS) {
       throw new StowageException(owner + ": buckets " + buckets + " were sealed again each of the " + attempt
-          + " times they were opened for this write; nothing was written");
+          + " times they were opened for this write, although each attempt held them for " + HOLD_MILLIS
+          + " ms; nothing was written");
     }
   }
 
@@ -738,7 +850,14 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
               .thenApplyAsync(done -> sealedValue(bucket.members()), session.decodeExecutor())
               .thenCompose(value -> value == null ? CompletableFuture.completedFuture(0L)
                   : SEAL.<Long>run(session, new byte[][] {key}, utf8(Long.toString(bucket.bucket())),
-                      utf8(Integer.toString(bucket.members().size())), utf8(digest(bucket.members())), value)));
+                      utf8(Integer.toString(bucket.members().size())), utf8(digest(bucket.members())), value))
+              .thenApply(sealed -> {
+                if (sealed < 0) {
+                  // A write holds the bucket: seal it once the hold is over, if it is still full.
+                  sealLater(bucket.bucket(), Duration.ofMillis(-sealed));
+                }
+                return sealed;
+              }));
     }
     return CompletableFuture.allOf(seals);
   }
@@ -787,18 +906,28 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * come in bursts (a refill, a batch of edits): sealing at once would make every other write of
    * the burst open it again, and concurrent writers could keep opening it for each other.
    */
-  static final Duration RESEAL_AFTER = Duration.ofSeconds(1);
+  static final Duration RESEAL_AFTER = Duration.ofMillis(HOLD_MILLIS);
 
-  /** Seals a bucket that a write opened, {@link #RESEAL_AFTER} later, if it is still full and open. */
-  private CompletableFuture<Void> sealLater(long bucket) {
+  /** Buckets that a {@link #sealLater} waits to seal: a burst of writes into one bucket schedules one. */
+  private final Set<Long> sealingLater = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Seals a bucket in the background, {@code delay} later, if it is then full and open; nothing
+   * when a seal of that bucket is already waiting.
+   */
+  private void sealLater(long bucket, Duration delay) {
+    if (!sealingLater.add(bucket)) {
+      return;
+    }
     byte[] bucketKey = utf8(FeedLayout.bucketKey(settings.key(), bucket));
-    Executor later = CompletableFuture.delayedExecutor(RESEAL_AFTER.toMillis(), TimeUnit.MILLISECONDS,
+    Executor later = CompletableFuture.delayedExecutor(delay.toMillis() + 5, TimeUnit.MILLISECONDS,
         session.decodeExecutor());
-    return leftOpenOnFailure(bucket, "not sealed again", CompletableFuture.runAsync(() -> { }, later)
+    inBackground(leftOpenOnFailure(bucket, "not sealed again", CompletableFuture.runAsync(
+            () -> sealingLater.remove(bucket), later)
         .thenCompose(ready -> session.<List<byte[]>>call("reading bucket " + bucket + " of " + owner + " to seal it",
             c -> c.lrange(bucketKey, 0, -1)))
         .thenCompose(members -> members.size() == (bucket == 0 ? BUCKET - 1 : BUCKET)
-            ? seal(List.of(new FullBucket(bucket, members))) : CompletableFuture.<Void>completedFuture(null)));
+            ? seal(List.of(new FullBucket(bucket, members))) : CompletableFuture.<Void>completedFuture(null))));
   }
 
   /**
@@ -859,27 +988,6 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   }
 
   /**
-   * Opens a sealed bucket: its members back into its list, uncompressed. Completes when it is open,
-   * also when another writer opened it first; fails when the sealed value cannot be read, since a
-   * write into it would otherwise lose its entries.
-   */
-  private CompletableFuture<Void> unseal(long bucket) {
-    String what = "opening sealed bucket " + bucket + " of " + owner;
-    return readSealed(bucket).thenCompose(opening -> {
-      if (opening == null) {
-        return CompletableFuture.completedFuture(null);
-      }
-      byte[][] argv = new byte[opening.members().size() + 2][];
-      argv[0] = utf8(Long.toString(bucket));
-      argv[1] = utf8(opening.digest());
-      for (int i = 0; i < opening.members().size(); i++) {
-        argv[i + 2] = opening.members().get(i);
-      }
-      return session.translated(UNSEAL.<Long>run(session, new byte[][] {key}, argv), what).thenApply(opened -> null);
-    });
-  }
-
-  /**
    * Reads a sealed bucket's members, to open it; null when it is not sealed any more. Fails when the
    * sealed value cannot be read, since a write into the bucket would otherwise lose its entries.
    */
@@ -892,7 +1000,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       }
       return settings.preload().load(List.of(value), v -> 0).thenApplyAsync(done -> {
         try {
-          return new Opening(bucket, sha1Hex(value), FeedLayout.sealedMembers(codec.current().decodePayload(value)));
+          return new Opening(bucket, sha1Hex(value), FeedLayout.sealedMembers(sealedPayload(value)));
         } catch (IllegalArgumentException e) {
           throw new EnvelopeException(String.valueOf(e.getMessage())).addContext(what);
         } catch (StowageException e) {
@@ -923,9 +1031,16 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     work.whenComplete((done, failure) -> background.remove(work));
   }
 
-  /** Completes once the seals that {@code add}s started before this call have finished; for tests and benchmarks. */
+  /**
+   * Completes once no seal runs in the background any more: those that {@code add}s and writes into
+   * sealed buckets started, and those they put off while a write held their bucket; for tests and
+   * benchmarks.
+   */
   public CompletableFuture<Void> sealsSettled() {
-    return CompletableFuture.allOf(background.toArray(CompletableFuture[]::new));
+    CompletableFuture<?>[] pending = background.stream().filter(work -> !work.isDone())
+        .toArray(CompletableFuture[]::new);
+    return pending.length == 0 ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.allOf(pending).handle((done, failure) -> null).thenCompose(done -> sealsSettled());
   }
 
   // ---------------------------------------------------------------- near cache
@@ -985,6 +1100,10 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         continue;
       }
       List<?> sealed = (List<?>) part;
+      if (sealed.size() == 2) {
+        lostBucket((Long) sealed.get(1), (Long) sealed.get(0));
+        continue;
+      }
       int lo = ((Long) sealed.get(1)).intValue();
       int hi = ((Long) sealed.get(2)).intValue();
       expected += hi - lo + 1;
@@ -1013,33 +1132,79 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   }
 
   /**
-   * Sealed buckets read lately, decompressed and split, by bucket number: pages near the newest come
-   * back to the same one or two. Each is reused only for a stored value equal, byte for byte, to the
-   * one it was made from.
+   * Sealed buckets read lately, decompressed and split, by bucket number, least recently used first:
+   * pages near the newest come back to the same one or two. Each is reused only for a stored value
+   * equal, byte for byte, to the one it was made from. At most {@link #READ_BUCKETS} of them, and
+   * {@link #READ_BUCKET_BYTES}.
    */
-  private final Map<Long, ReadBucket> readBuckets = Collections.synchronizedMap(
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, ReadBucket> eldest) {
-          return size() > READ_BUCKETS;
-        }
-      });
+  private final LinkedHashMap<Long, ReadBucket> readBuckets = new LinkedHashMap<>(16, 0.75f, true);
+
+  /** The bytes of {@link #readBuckets}; guarded by it. */
+  private long readBucketBytes;
 
   /** Sealed buckets kept decompressed per feed: a few hundred KB for the board's records. */
   static final int READ_BUCKETS = 8;
 
-  /** A sealed bucket's stored value and its members. */
-  private record ReadBucket(byte[] value, List<byte[]> members) {}
+  /**
+   * The most bytes of sealed buckets kept decompressed per feed (their stored values and members):
+   * four of the largest a writer seals ({@link #SEAL_MAX_BYTES}); the board's 8 buckets take about
+   * 300 KB.
+   */
+  static final int READ_BUCKET_BYTES = 4 * SEAL_MAX_BYTES;
+
+  /** A sealed bucket's stored value and its members, and the bytes they take. */
+  private record ReadBucket(byte[] value, List<byte[]> members, long bytes) {}
+
+  /** The bytes of the sealed buckets kept decompressed (stored values and members); for tests. */
+  public long keptBucketBytes() {
+    synchronized (readBuckets) {
+      return readBucketBytes;
+    }
+  }
 
   /** The members of a sealed bucket's stored value, decompressed now or kept from a page before. */
   private List<byte[]> sealedMembers(long bucket, byte[] value) {
-    ReadBucket read = readBuckets.get(bucket);
-    if (read != null && Arrays.equals(read.value(), value)) {
-      return read.members();
+    synchronized (readBuckets) {
+      ReadBucket read = readBuckets.get(bucket);
+      if (read != null && Arrays.equals(read.value(), value)) {
+        return read.members();
+      }
     }
-    List<byte[]> members = List.copyOf(FeedLayout.sealedMembers(codec.current().decodePayload(value)));
-    readBuckets.put(bucket, new ReadBucket(value, members));
+    List<byte[]> members = List.copyOf(FeedLayout.sealedMembers(sealedPayload(value)));
+    ReadBucket read = new ReadBucket(value, members, value.length + storedBytes(members));
+    synchronized (readBuckets) {
+      ReadBucket replaced = readBuckets.put(bucket, read);
+      readBucketBytes += read.bytes() - (replaced == null ? 0 : replaced.bytes());
+      Iterator<ReadBucket> eldest = readBuckets.values().iterator();
+      while ((readBuckets.size() > READ_BUCKETS || readBucketBytes > READ_BUCKET_BYTES) && eldest.hasNext()) {
+        readBucketBytes -= eldest.next().bytes();
+        eldest.remove();
+      }
+    }
     return members;
+  }
+
+  /** Reads the sizes of compressed payloads without decompressing them. */
+  private static final PayloadDecompressor SIZES = new PayloadDecompressor(null);
+
+  /**
+   * A sealed bucket's payload, decompressed once its size is known to be one that a writer could
+   * have sealed: at most {@link #SEAL_MAX_BYTES}, the size it declares read before anything is
+   * decompressed. A larger one was not written by a feed, and decompressing it would take memory
+   * for nothing.
+   *
+   * @throws EnvelopeException if the value is no envelope or declares a larger payload
+   */
+  private byte[] sealedPayload(byte[] value) {
+    Envelope.Header header = Envelope.readHeader(value);
+    int offset = header.payloadOffset();
+    long size = header.compressionId() == CompressionIds.NONE ? value.length - offset
+        : SIZES.declaredSize(header.compressionId(), value, offset, value.length - offset, Integer.MAX_VALUE);
+    if (size > SEAL_MAX_BYTES) {
+      throw new EnvelopeException("a sealed bucket's payload of " + size + " bytes is larger than a writer seals ("
+          + SEAL_MAX_BYTES + " bytes at most); it is not decompressed").addContext(header.describe());
+    }
+    return codec.current().decodePayload(value);
   }
 
   private void decodeMember(byte[] member, List<Entry<V>> into) {
@@ -1068,26 +1233,55 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         reason);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException at once, for a score below 1 or above 2^53
+   */
   @Override
   public CompletableFuture<Boolean> remove(long score) {
-    return dropPages(remove(score, 1));
+    checkScore(score);
+    return dropPages(remove(score, null, 1));
   }
 
-  private CompletableFuture<Boolean> remove(long score, int attempt) {
-    return session.translated(REMOVE.<Long>run(session, new byte[][] {key}, utf8(Long.toString(score))),
-        describeRemove(score)).thenCompose(removed -> {
+  /**
+   * Runs {@link #REMOVE}, opening the entry's sealed bucket in the same script when {@code opening}
+   * is its value as read; when the script finds the bucket sealed (or sealed again), reads it and
+   * runs it again.
+   */
+  private CompletableFuture<Boolean> remove(long score, @Nullable Opening opening, int attempt) {
+    byte[][] argv = new byte[opening == null ? 1 : opening.members().size() + 2][];
+    argv[0] = utf8(Long.toString(score));
+    if (opening != null) {
+      argv[1] = utf8(opening.digest());
+      for (int i = 0; i < opening.members().size(); i++) {
+        argv[i + 2] = opening.members().get(i);
+      }
+    }
+    long bucket = FeedLayout.bucketOf(score);
+    return session.translated(REMOVE.<List<Object>>run(session, new byte[][] {key}, argv), describeRemove(score))
+        .thenCompose(reply -> {
+          long removed = (Long) reply.get(0);
+          long lost = (Long) reply.get(1);
+          if (lost > 0) {
+            lostBucket(bucket, lost);
+          }
           if (removed >= 0) {
             return CompletableFuture.completedFuture(removed > 0);
           }
-          long bucket = FeedLayout.bucketOf(score);
           checkAttempts(attempt, List.of(bucket));
-          return unseal(bucket).thenCompose(opened -> remove(score, attempt + 1));
+          return readSealed(bucket).thenCompose(read -> remove(score, read, attempt + 1));
         });
   }
 
   @Override
   public CompletableFuture<Long> size() {
-    return session.translated(SIZE.<Long>run(session, new byte[][] {key}), describeSize());
+    return session.translated(SIZE.<List<Object>>run(session, new byte[][] {key}), describeSize()).thenApply(reply -> {
+      for (int i = 1; i + 1 < reply.size(); i += 2) {
+        lostBucket((Long) reply.get(i), (Long) reply.get(i + 1));
+      }
+      return (Long) reply.get(0);
+    });
   }
 
   @Override
