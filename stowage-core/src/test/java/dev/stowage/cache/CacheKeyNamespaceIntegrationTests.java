@@ -2,6 +2,7 @@ package dev.stowage.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.stowage.CacheLayout;
 import dev.stowage.Feed;
@@ -9,6 +10,7 @@ import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -171,6 +173,26 @@ class CacheKeyNamespaceIntegrationTests {
 
     assertThat(redis.reply("TYPE", "notes:h")).isEqualTo("hash");
     assertThat(redis.reply("TYPE", "notes:l")).isEqualTo("list");
+  }
+
+  @Test
+  void aCacheOrFeedNoLongerReachableGivesItsNamespaceBack(RedisServer redis) {
+    try (Stowage one = Stowage.builder().redis(redis.uri()).build()) {
+      RedisCache<String, String> kept = one.cache("kept", String.class).build();
+      one.cache("dropped", String.class).build().put("k", "v");
+      one.feed("dropped-feed", String.class).build().add("v");
+      assertThatThrownBy(() -> one.cache("under", String.class).keyPrefix("dropped:x:").build())
+          .isInstanceOf(IllegalArgumentException.class);
+
+      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+        System.gc();
+        one.cache("under", String.class).keyPrefix("dropped:x:").build();
+        one.cache("feeds", String.class).keyPrefix("dropped-feed:").build();
+      });
+      assertThatThrownBy(() -> one.cache("kept-too", String.class).keyPrefix("kept:x:").build())
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThat(kept.get("k")).isNull();
+    }
   }
 
   @Test
