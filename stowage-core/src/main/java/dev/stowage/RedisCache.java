@@ -266,8 +266,9 @@ public interface RedisCache<K, V> {
      * What every Redis key of the cache starts with; the cache's name and a colon by default. The
      * prefix is the cache's namespace: {@link RedisCache#clear()} removes every key under it that the
      * cache's layout could have written, whoever wrote it. So it should end with a separator (such as
-     * {@code ':'}), and must not be empty or blank, nor start or be the start of Stowage's own
-     * {@code stowage:} (see {@link StowageKeys}): {@link #build()} refuses those.
+     * {@code ':'}), and must not be empty or blank, nor cover the keys Stowage writes on its own
+     * account ({@code stowage:schema:}, {@code stowage:dict:}, ... as {@link StowageKeys} names them,
+     * and so {@code stowage:} itself): {@link #build()} refuses those.
      *
      * <p><b>Warning:</b> the namespaces of caches and feeds in different processes (or different
      * {@code Stowage}s) must not overlap either: no prefix may start with another cache's prefix or
@@ -390,8 +391,8 @@ public interface RedisCache<K, V> {
      * @throws IllegalArgumentException naming the setting at fault: a TTL or lock time outside 1 ms
      *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
      *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond, an empty or blank
-     *     {@linkplain #keyPrefix key prefix} or one that overlaps Stowage's own {@code stowage:*}
-     *     keys; or naming both, a prefix whose keys overlap those of another cache or feed of the
+     *     {@linkplain #keyPrefix key prefix} or one that overlaps the keys Stowage writes on its own
+     *     account ({@link StowageKeys}); or naming both, a prefix whose keys overlap those of another cache or feed of the
      *     same {@code Stowage} (the same cache, by name, prefix and layout, built again is allowed)
      * @throws MissingLibraryException if the codec's or compression's library is absent
      * @throws UnsupportedOperationException on the {@linkplain #layout packed layout}, with a near

@@ -63,16 +63,21 @@ class CacheKeyNamespaceIntegrationTests {
 
   @Test
   void aPrefixInsideOrAroundStowagesOwnKeysIsRefused() {
-    for (String prefix : List.of("stowage:", "stowage:dict:", "stowage:learned:cache:x:", "stow", "s")) {
+    for (String prefix : List.of("stowage:", "stowage:dict:", "stowage:learned:cache:x:", "stowage:lock:", "stowage:d",
+        "stow", "s")) {
       assertThatThrownBy(() -> stowage.cache("own", String.class).keyPrefix(prefix).build())
           .as(prefix)
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("cache 'own' (keys under '" + prefix + "') overlaps Stowage's own keys (stowage:*");
+          .hasMessageStartingWith("cache 'own' (keys under '" + prefix + "') overlaps Stowage's own keys"
+              + " (stowage:schema:*, stowage:dict:*, stowage:dict-info:*, stowage:learned:cache:*,"
+              + " stowage:learned:feed:*, stowage:lock:*");
     }
-    assertThatThrownBy(() -> stowage.feed("own", String.class).key("stowage:feed").build())
+    assertThatThrownBy(() -> stowage.feed("own", String.class).key("stowage:schema:feed").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("feed 'own' (key 'stowage:feed'")
-        .hasMessageContaining("overlaps Stowage's own keys (stowage:*");
+        .hasMessageStartingWith("feed 'own' (key 'stowage:schema:feed'")
+        .hasMessageContaining("overlaps Stowage's own keys (stowage:schema:*");
+    // Another name under stowage: is the application's (the board keeps a cache under stowage:board:).
+    stowage.cache("mark", String.class).keyPrefix("stowage:mark:").build().put("complete", "1");
   }
 
   /** Every key of the database and its type. */
@@ -199,12 +204,13 @@ class CacheKeyNamespaceIntegrationTests {
   @Test
   void oneStowageRefusesACacheOrFeedWhoseKeysOverlapAnothers(RedisServer redis) {
     try (Stowage one = Stowage.builder().redis(redis.uri()).build()) {
-      one.cache("items", String.class).build();
+      // Held to the end: a cache or feed no longer reachable gives its namespace back.
+      RedisCache<String, String> items = one.cache("items", String.class).build();
       assertThatThrownBy(() -> one.cache("sub", String.class).keyPrefix("items:x:").build())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("cache 'sub' (keys under 'items:x:') overlaps cache 'items' (keys under 'items:')"
               + " of the same Stowage");
-      one.cache("deep", String.class).keyPrefix("deep:x:").build();
+      RedisCache<String, String> deep = one.cache("deep", String.class).keyPrefix("deep:x:").build();
       assertThatThrownBy(() -> one.cache("shallow", String.class).keyPrefix("deep:").build())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("cache 'shallow' (keys under 'deep:') overlaps cache 'deep' (keys under 'deep:x:')");
@@ -217,7 +223,7 @@ class CacheKeyNamespaceIntegrationTests {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("overlaps cache 'items'");
 
-      one.feed("board", String.class).build();
+      Feed<String> board = one.feed("board", String.class).build();
       assertThatThrownBy(() -> one.cache("boards", String.class).keyPrefix("board:").build())
           .as("a prefix that covers the feed's buckets")
           .isInstanceOf(IllegalArgumentException.class)
@@ -239,6 +245,9 @@ class CacheKeyNamespaceIntegrationTests {
       // A refusal keeps nothing: what does not overlap still builds.
       one.cache("sub", String.class).keyPrefix("other:").build();
       one.cache("shallow", String.class).keyPrefix("shallow:").build();
+      Reference.reachabilityFence(items);
+      Reference.reachabilityFence(deep);
+      Reference.reachabilityFence(board);
     }
   }
 }

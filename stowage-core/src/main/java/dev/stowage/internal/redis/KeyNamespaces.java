@@ -11,16 +11,25 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis keys that the live caches and feeds of one {@code Stowage} own, so that none is built
- * whose keys overlap another's, or Stowage's own {@code stowage:*} keys: where two namespaces
+ * whose keys overlap another's, or the keys Stowage writes on its own account: where two namespaces
  * overlap, a key of one can be the other's, and {@code clear()} of one deletes it. A cache or feed
  * is live while the application can reach it (it is held weakly). The same cache or feed built again
  * (the same name, prefix and layout; the same feed key and counter) shares its keys and is allowed.
  * Thread-safe.
  */
 public final class KeyNamespaces {
-  private static final Namespace STOWAGE = new Namespace("Stowage's own keys (" + StowageKeys.NAMESPACE
-      + "*: dictionaries, schemas, learned-dictionary records, load locks)", "stowage",
-      List.of(StowageKeys.NAMESPACE), List.of(), List.of());
+  /**
+   * The key families that {@link StowageKeys} names and Stowage writes. Not the whole
+   * {@code stowage:} namespace: an application may keep a cache under another name there (the board
+   * keeps its mark of completeness under {@code stowage:board:}), and its {@code clear()} cannot
+   * reach these.
+   */
+  private static final List<String> OWN_PREFIXES = List.of(StowageKeys.SCHEMA_PREFIX, StowageKeys.DICTIONARY_PREFIX,
+      StowageKeys.DICTIONARY_INFO_PREFIX, StowageKeys.LEARNED_BY_CACHE_PREFIX, StowageKeys.LEARNED_BY_FEED_PREFIX,
+      StowageKeys.LOCK_PREFIX);
+  private static final Namespace STOWAGE = new Namespace("Stowage's own keys (" + String.join("*, ", OWN_PREFIXES)
+      + "*: schemas, dictionaries, their training records, learned-dictionary records, load locks)", "stowage",
+      OWN_PREFIXES, List.of(), List.of());
 
   private final List<Reservation> reserved = new ArrayList<>();
 
@@ -153,8 +162,8 @@ public final class KeyNamespaces {
   public synchronized Reservation reserve(Namespace namespace) {
     if (namespace.overlaps(STOWAGE)) {
       throw new IllegalArgumentException(namespace + " overlaps " + STOWAGE + ", which clear() or a write would"
-          + " delete or overwrite; choose a key prefix or key that neither starts with '" + StowageKeys.NAMESPACE
-          + "' nor is the start of it");
+          + " delete or overwrite; choose a key prefix or key that neither starts with one of them nor is the start"
+          + " of one, such as one outside '" + StowageKeys.NAMESPACE + "'");
     }
     for (Iterator<Reservation> it = reserved.iterator(); it.hasNext(); ) {
       Reservation other = it.next();

@@ -66,12 +66,16 @@ class KeyNamespacesUnitTests {
   @Test
   void nothingMayOverlapStowagesOwnKeys() {
     for (Namespace namespace : new Namespace[] {cache("own", "stowage:"), cache("own", "s"), cache("own", "stowage"),
-        cache("own", "stowage:dict:"), feed("own", "stowage:feed", "counter"), feed("own", "stowage", "counter"),
-        feed("own", "own", "stowage:counter")}) {
+        cache("own", "stowage:dict:"), cache("own", "stowage:dict-info:x:"), cache("own", "stowage:sch"),
+        cache("own", "stowage:learned:"), cache("own", "stowage:lock:users:"), feed("own", "stowage:dict:x", "counter"),
+        feed("own", "stowage:learned:feed:x", "counter"), feed("own", "own", "stowage:lock:counter")}) {
       assertThatThrownBy(() -> new KeyNamespaces().reserve(namespace)).as(namespace.toString())
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith(namespace + " overlaps Stowage's own keys (stowage:*");
+          .hasMessageStartingWith(namespace + " overlaps Stowage's own keys (stowage:schema:*");
     }
-    assertThatCode(() -> new KeyNamespaces().reserve(cache("bench", "stowage-bench:"))).doesNotThrowAnyException();
+    for (Namespace namespace : new Namespace[] {cache("bench", "stowage-bench:"), cache("board", "stowage:board:"),
+        feed("own", "stowage", "counter")}) {
+      assertThatCode(() -> new KeyNamespaces().reserve(namespace)).as(namespace.toString()).doesNotThrowAnyException();
+    }
   }
 }
