@@ -222,9 +222,10 @@ public interface Feed<V> {
      * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside
      *     1 to {@link RedisCache#MAX_CHUNK_SIZE}; on a Redis Cluster, a key without a hash tag or
      *     a counter hash in another slot than the key; a key, bucket or counter among the keys
-     *     Stowage writes on its own account ({@link StowageKeys}); or, naming both, keys that overlap those of another live cache or
-     *     feed of the same {@code Stowage} (a cache prefix that covers them; the same feed, by key and
-     *     counter, built again is allowed, and feeds share a counter hash)
+     *     Stowage writes on its own account ({@link StowageKeys}); or, naming both, keys that
+     *     overlap those of another live cache or feed of the same {@code Stowage} (a cache prefix
+     *     that covers them; the same feed, by key and counter, built again is allowed, and feeds
+     *     share a counter hash)
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public Feed<V> build() {

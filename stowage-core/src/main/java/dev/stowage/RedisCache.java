@@ -392,8 +392,9 @@ public interface RedisCache<K, V> {
      *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
      *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond, an empty or blank
      *     {@linkplain #keyPrefix key prefix} or one that overlaps the keys Stowage writes on its own
-     *     account ({@link StowageKeys}); or naming both, a prefix whose keys overlap those of another cache or feed of the
-     *     same {@code Stowage} (the same cache, by name, prefix and layout, built again is allowed)
+     *     account ({@link StowageKeys}); or, naming both, a prefix whose keys overlap those of
+     *     another live cache or feed of the same {@code Stowage} (the same cache, by name, prefix and
+     *     layout, built again is allowed)
      * @throws MissingLibraryException if the codec's or compression's library is absent
      * @throws UnsupportedOperationException on the {@linkplain #layout packed layout}, with a near
      *     cache, a distributed load lock or {@link #cacheAbsent}

@@ -65,7 +65,10 @@ public final class KeyNamespaces {
           "cache\0" + name + "\0" + keyPrefix + "\0" + layout, List.of(keyPrefix), List.of(), List.of());
     }
 
-    /** A feed's: its index, its buckets open ({@code <key>:b:*}) and sealed ({@code <key>:s:*}), and its counter hash. */
+    /**
+     * A feed's: its index, its buckets open ({@code <key>:b:*}) and sealed ({@code <key>:s:*}), and
+     * its counter hash, which other feeds may share.
+     */
     public static Namespace ofFeed(String name, String key, String counterKey, String counterField) {
       String buckets = StowageKeys.feedBucket(key, 0);
       String sealed = StowageKeys.feedSealedBucket(key, 0);
