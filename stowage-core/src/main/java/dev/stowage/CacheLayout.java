@@ -28,9 +28,13 @@ import org.jspecify.annotations.Nullable;
  * longer than the second are counted in {@link CacheStats#oversizedValues()}.
  *
  * <p><b>What the packed layout gives up.</b> Redis 7.0 has no expiry per hash field, so the TTL
- * applies to a bucket: a bucket is given the cache's (jittered) TTL when a write finds it without
- * one, and every entry in it goes when it expires. An entry therefore lives at most the TTL, and
- * less when it was written into a bucket that already had one. {@link RedisCache.Builder#cacheAbsent},
+ * applies to a bucket: each write gives its bucket the cache's (jittered) TTL unless the bucket
+ * already expires sooner ({@code PEXPIRE ... LT}), and every entry in it goes when it expires. An
+ * entry therefore lives at most the TTL, also after the TTL was shortened (the next write into a
+ * bucket brings the bucket's expiry down to it), and less when it was written into a bucket that
+ * expires sooner. A cache {@linkplain RedisCache.Builder#noExpiry() without a TTL} leaves a bucket's
+ * TTL as it finds it: its entries go with a bucket that a writer with a TTL gave one.
+ * {@link RedisCache.Builder#cacheAbsent},
  * {@link RedisCache.Builder#distributedLoadLock} and {@link RedisCache.Builder#nearCache} are refused.
  *
  * <p>Immutable and thread-safe.

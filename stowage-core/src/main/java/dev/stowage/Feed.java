@@ -3,6 +3,7 @@ package dev.stowage;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.internal.redis.FeedSettings;
+import dev.stowage.internal.redis.KeyNamespaces;
 import dev.stowage.internal.redis.RedisFeed;
 import dev.stowage.internal.redis.WriteCodec;
 import io.lettuce.core.cluster.SlotHash;
@@ -160,7 +161,9 @@ public interface Feed<V> {
      * The sorted set's key; the feed's name by default. On a Redis Cluster the feed's scripts touch
      * its index, its buckets ({@code <key>:b:<n>}) and its counter together, which must therefore
      * share a hash slot: the key must carry a hash tag ({@code {...}}, whose text alone is hashed),
-     * and is {@code {name}} by default (the name itself when it carries one).
+     * and is {@code {name}} by default (the name itself when it carries one). The feed owns the key
+     * and every key under {@code <key>:b:} and {@code <key>:s:}; a cache prefix of the same
+     * {@code Stowage} that covers them is refused, and in other processes none may.
      */
     public Builder<V> key(String key) {
       this.key = requireNonNull(key, "key");
@@ -224,7 +227,11 @@ public interface Feed<V> {
      *
      * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside
      *     1 to {@link RedisCache#MAX_CHUNK_SIZE}; on a Redis Cluster, a key without a hash tag or
-     *     a counter hash in another slot than the key
+     *     a counter hash in another slot than the key; a key, bucket or counter among the keys
+     *     Stowage writes on its own account ({@link StowageKeys}); or, naming both, keys that
+     *     overlap those of another live cache or feed of the same {@code Stowage} (a cache prefix
+     *     that covers them; the same feed, by key and counter, built again is allowed, and feeds
+     *     share a counter hash)
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public Feed<V> build() {
@@ -248,12 +255,19 @@ public interface Feed<V> {
             + " slot of the key '" + key + "' (carry its hash tag), such as " + key + ":counter; got '" + counterKey
             + "'");
       }
-      WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
-          .writeCodec(owner, StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool(), "feed '" + name + "'");
-      return new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField, codec,
-          owner.preload(), chunkSize,
-          nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"),
-          sealFullBuckets)).blocking();
+      KeyNamespaces.Reservation namespace = owner.keyNamespaces()
+          .reserve(KeyNamespaces.Namespace.ofFeed(name, key, counterKey, counterField));
+      try {
+        WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
+            .writeCodec(owner, StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool(), "feed '" + name + "'");
+        return namespace.heldBy(new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField,
+            codec, owner.preload(), chunkSize,
+            nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"),
+            sealFullBuckets)).blocking());
+      } catch (RuntimeException | Error e) {
+        namespace.release();
+        throw e;
+      }
     }
 
     /**

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.Compression;
 import dev.stowage.internal.redis.CacheSettings;
+import dev.stowage.internal.redis.KeyNamespaces;
 import dev.stowage.internal.redis.PackedRedisCache;
 import dev.stowage.internal.redis.RedisCacheCore;
 import dev.stowage.internal.redis.WriteCodec;
@@ -147,10 +148,14 @@ public interface RedisCache<K, V> {
   long deleteAll(Collection<? extends K> keys);
 
   /**
-   * Removes every key under the cache's {@linkplain Builder#keyPrefix key prefix}, whoever wrote
-   * it: {@code SCAN MATCH <prefix>* COUNT <chunk size>} (the prefix's glob characters escaped),
-   * then one {@code UNLINK} per page found, never {@code KEYS}. Not atomic: a key written while it
-   * runs may stay or go, and when it fails some keys are already gone. Empties the near cache.
+   * Removes every key under the cache's {@linkplain Builder#keyPrefix key prefix} that its layout
+   * could have written, whoever wrote it: on the key-per-value layout, every string
+   * {@code <prefix><anything>} ({@code SCAN MATCH <prefix>* TYPE string COUNT <chunk size>}, the
+   * prefix's glob characters escaped); on the packed layout, every hash {@code <prefix>{n}} whose
+   * {@code n} is one of its buckets ({@code SCAN MATCH <prefix>{*} TYPE hash}, each key checked);
+   * then one {@code UNLINK} per page found, never {@code KEYS}. Other types, and other keys under the
+   * prefix, stay. Not atomic: a key written while it runs may stay or go, and when it fails some keys
+   * are already gone. Empties the near cache.
    *
    * @return how many keys were removed
    * @throws CacheUnavailableException if Redis is unreachable or too slow
@@ -257,7 +262,20 @@ public interface RedisCache<K, V> {
       return this;
     }
 
-    /** What every Redis key starts with; the cache's name and a colon by default. */
+    /**
+     * What every Redis key of the cache starts with; the cache's name and a colon by default. The
+     * prefix is the cache's namespace: {@link RedisCache#clear()} removes every key under it that the
+     * cache's layout could have written, whoever wrote it. So it should end with a separator (such as
+     * {@code ':'}), and must not be empty or blank, nor cover the keys Stowage writes on its own
+     * account ({@code stowage:schema:}, {@code stowage:dict:}, ... as {@link StowageKeys} names them,
+     * and so {@code stowage:} itself): {@link #build()} refuses those.
+     *
+     * <p><b>Warning:</b> the namespaces of caches and feeds in different processes (or different
+     * {@code Stowage}s) must not overlap either: no prefix may start with another cache's prefix or
+     * cover a feed's keys. Within one {@code Stowage}, {@link #build()} refuses a cache whose
+     * namespace overlaps another live cache's or feed's; across processes nothing can check it, and
+     * {@code clear()} of {@code items:} removes the string keys of a cache under {@code items:x:}.
+     */
     public Builder<K, V> keyPrefix(String keyPrefix) {
       this.keyPrefix = requireNonNull(keyPrefix, "keyPrefix");
       return this;
@@ -372,7 +390,11 @@ public interface RedisCache<K, V> {
      *
      * @throws IllegalArgumentException naming the setting at fault: a TTL or lock time outside 1 ms
      *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
-     *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond
+     *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond, an empty or blank
+     *     {@linkplain #keyPrefix key prefix} or one that overlaps the keys Stowage writes on its own
+     *     account ({@link StowageKeys}); or, naming both, a prefix whose keys overlap those of
+     *     another live cache or feed of the same {@code Stowage} (the same cache, by name, prefix and
+     *     layout, built again is allowed)
      * @throws MissingLibraryException if the codec's or compression's library is absent
      * @throws UnsupportedOperationException on the {@linkplain #layout packed layout}, with a near
      *     cache, a distributed load lock or {@link #cacheAbsent}
@@ -405,13 +427,25 @@ public interface RedisCache<K, V> {
       if (absentTtl != null && (absentTtl.isNegative() || absentTtl.toMillis() < 1)) {
         throw new IllegalArgumentException("cache '" + name + "': cacheAbsent must be at least 1 ms, got " + absentTtl);
       }
-      WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
-          .writeCodec(owner, StowageKeys.learnedByCache(name), loadExecutor, "cache '" + name + "'");
-      CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.preload(), ttl, ttlJitter,
-          chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable,
-          nearCache == null ? null : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));
-      return layout.isPacked() ? new PackedRedisCache<>(owner.session(), settings, layout).blocking()
-          : new RedisCacheCore<>(owner.session(), settings).blocking();
+      if (keyPrefix.isBlank()) {
+        throw new IllegalArgumentException("cache '" + name + "': keyPrefix must not be empty or blank, got '"
+            + keyPrefix + "': clear() would remove the keys of the whole database; use one that ends with a"
+            + " separator, such as '" + name + ":'");
+      }
+      KeyNamespaces.Reservation namespace = owner.keyNamespaces()
+          .reserve(KeyNamespaces.Namespace.ofCache(name, keyPrefix, layout.toString(), layout.isPacked()));
+      try {
+        WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
+            .writeCodec(owner, StowageKeys.learnedByCache(name), loadExecutor, "cache '" + name + "'");
+        CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.preload(), ttl,
+            ttlJitter, chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable,
+            nearCache == null ? null : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));
+        return namespace.heldBy(layout.isPacked() ? new PackedRedisCache<>(owner.session(), settings, layout).blocking()
+            : new RedisCacheCore<>(owner.session(), settings).blocking());
+      } catch (RuntimeException | Error e) {
+        namespace.release();
+        throw e;
+      }
     }
 
     private void refuseOnPacked(boolean given, String setting, String why) {

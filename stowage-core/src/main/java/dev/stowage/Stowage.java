@@ -6,6 +6,7 @@ import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.codec.CodecLibraries;
 import dev.stowage.internal.redis.EnvelopePreload;
+import dev.stowage.internal.redis.KeyNamespaces;
 import dev.stowage.internal.redis.RedisSession;
 import dev.stowage.internal.redis.Tracking;
 import dev.stowage.internal.store.SchemaStore;
@@ -70,6 +71,7 @@ public final class Stowage implements AutoCloseable {
   private final EnvelopePreload preload;
   private final Set<ZstdDictionary> dictionariesInUse = ConcurrentHashMap.newKeySet();
   private final Set<String> schemasInUse = ConcurrentHashMap.newKeySet();
+  private final KeyNamespaces keyNamespaces = new KeyNamespaces();
   private @Nullable Tracking tracking;
 
   private Stowage(RedisSession session, DecompressionBudget decompressionBudget) {
@@ -88,7 +90,9 @@ public final class Stowage implements AutoCloseable {
 
   /**
    * Starts a cache named {@code name}, with string keys and values of {@code type}. The name is the
-   * default key prefix ({@code name + ":"}). Two caches with one name share their keys.
+   * default key prefix ({@code name + ":"}). Two caches with one name, prefix and layout share their
+   * keys; a cache whose keys would overlap those of another live cache or feed of this
+   * {@code Stowage} is refused at {@link RedisCache.Builder#build() build()}.
    *
    * @throws IllegalArgumentException if the name is blank
    */
@@ -172,6 +176,11 @@ public final class Stowage implements AutoCloseable {
 
   RedisSession session() {
     return session;
+  }
+
+  /** The key namespaces of the live caches and feeds made here, none overlapping another. */
+  KeyNamespaces keyNamespaces() {
+    return keyNamespaces;
   }
 
   /** Whether this Stowage is on a Redis Cluster. */

@@ -8,7 +8,9 @@ import dev.stowage.compress.ZstdDictionary;
  * The names of the Redis keys that Stowage writes on its own account: the one place they are
  * defined. A cache's and a feed's own keys are the application's (a cache's key prefix and keys,
  * a feed's key and its counter); every other key is named here. Part of the stored format: none
- * of these names ever changes, and each is guarded by a test.
+ * of these names ever changes, and each is guarded by a test. A cache's key prefix, or a feed's key,
+ * bucket or counter, that could cover one of the families below is refused when it is built
+ * ({@code stowage:} itself included); other names under {@code stowage:} stay the application's.
  *
  * <table>
  * <caption>The keys</caption>

@@ -79,7 +79,10 @@ class AclIntegrationTests {
       feed.addAll(Samples.boards(3));
       assertThat(feed.page(1, 10)).hasSize(3);
 
-      // A dictionary learned from 100 values, recorded under stowage:learned:… and stowage:dict:….
+    }
+    // A dictionary learned from 100 values, recorded under stowage:learned:… and stowage:dict:…, by
+    // another process (within one Stowage, readme-items:boards: would overlap readme-items:).
+    try (Stowage stowage = Stowage.builder().redis(uri(redis, "minimal", "secret")).build()) {
       RedisCache<String, BoardRecord> boards = stowage.cache("readme-items", BoardRecord.class)
           .keyPrefix("readme-items:boards:")
           .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024)).build();

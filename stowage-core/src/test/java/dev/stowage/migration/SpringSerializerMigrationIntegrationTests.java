@@ -330,12 +330,13 @@ class SpringSerializerMigrationIntegrationTests {
     Account account = new Account("kim", 5, List.of(), "x");
     template.opsForValue().set("kim", account);
 
-    RedisCache<String, Account> accounts = stowage.cache("accounts", Account.class)
+    // Not "accounts": its default prefix, accounts:, would overlap the other tests' accounts:: in this Stowage.
+    RedisCache<String, Account> accounts = stowage.cache("jdk-accounts", Account.class)
         .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
         .build();
     assertThat(accounts.get("kim")).isNull();
 
-    int renamed = JdkKeyMigration.renameJdkKeys(connections, key -> "accounts:" + key);
+    int renamed = JdkKeyMigration.renameJdkKeys(connections, key -> "jdk-accounts:" + key);
     assertThat(renamed).isEqualTo(1);
     assertThat(accounts.get("kim")).isEqualTo(account);
   }

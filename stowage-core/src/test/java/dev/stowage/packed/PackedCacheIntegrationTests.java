@@ -2,6 +2,7 @@ package dev.stowage.packed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
@@ -94,20 +95,62 @@ class PackedCacheIntegrationTests {
   }
 
   @Test
-  void aBucketKeepsTheTtlItWasFirstGivenAndNoExpiryGivesNone(RedisServer redis) {
+  void aBucketsTtlOnlyShortensToTheNewestEntrysAndNoExpiryGivesNone(RedisServer redis) {
     RedisCache<String, Entry> timed = stowage.cache("packed-ttl", Entry.class).layout(CacheLayout.packedBuckets(1))
         .ttl(Duration.ofMinutes(10)).ttlJitter(0).build();
     timed.put("a", new Entry("a", 1));
     redis.command("PEXPIRE", timed.redisKey("a"), "5000000");
-    timed.putAll(Map.of("b", new Entry("b", 2)));
     timed.put("c", new Entry("c", 3));
-    assertThat((Long) redis.reply("PTTL", timed.redisKey("a"))).as("NX: a later write leaves the bucket's TTL")
-        .isGreaterThan(Duration.ofMinutes(10).toMillis());
+    assertThat((Long) redis.reply("PTTL", timed.redisKey("a"))).as("LT: a write shortens a longer TTL to its own")
+        .isBetween(Duration.ofMinutes(10).toMillis() - 60_000, Duration.ofMinutes(10).toMillis());
+    redis.command("PEXPIRE", timed.redisKey("a"), "60000");
+    timed.putAll(Map.of("b", new Entry("b", 2)));
+    timed.put("c", new Entry("c", 4));
+    assertThat((Long) redis.reply("PTTL", timed.redisKey("a"))).as("LT: a later write leaves a shorter TTL")
+        .isBetween(1L, 60_000L);
+    redis.command("PERSIST", timed.redisKey("a"));
+    timed.putAll(Map.of("b", new Entry("b", 5)));
+    assertThat((Long) redis.reply("PTTL", timed.redisKey("a"))).as("a bucket without a TTL takes the cache's")
+        .isBetween(Duration.ofMinutes(10).toMillis() - 60_000, Duration.ofMinutes(10).toMillis());
 
     RedisCache<String, Entry> forever = stowage.cache("packed-forever", Entry.class)
         .layout(CacheLayout.packedBuckets(1)).noExpiry().build();
     forever.putAll(Map.of("a", new Entry("a", 1)));
     assertThat(redis.reply("PTTL", forever.redisKey("a"))).isEqualTo(-1L);
+  }
+
+  @Test
+  void afterADeployShortensTheTtlNewEntriesExpireWithTheNewTtl(RedisServer redis) {
+    RedisCache<String, Entry> before = stowage.cache("packed-deploy", Entry.class).layout(CacheLayout.packedBuckets(2))
+        .ttl(Duration.ofHours(1)).build();
+    before.putAll(entries(20));
+    Set<String> buckets = bucketsOf(before, entries(20).keySet());
+    assertThat(buckets).hasSize(2);
+    for (String bucket : buckets) {
+      assertThat((Long) redis.reply("PTTL", bucket)).isGreaterThan(Duration.ofMinutes(50).toMillis());
+    }
+
+    // The next version of the application, in another process, with a TTL of 2 s.
+    try (Stowage deployed = Stowage.builder().redis(redis.uri()).build()) {
+      RedisCache<String, Entry> after = deployed.cache("packed-deploy", Entry.class)
+          .layout(CacheLayout.packedBuckets(2)).ttl(Duration.ofSeconds(2)).build();
+      String single = "single";
+      after.put(single, new Entry(single, 1));
+      assertThat((Long) redis.reply("PTTL", after.redisKey(single))).as("put").isBetween(1L, 2_000L);
+      Map<String, Entry> fresh = new LinkedHashMap<>();
+      for (int i = 0; i < 10; i++) {
+        fresh.put("new" + i, new Entry("new" + i, i));
+      }
+      after.putAll(fresh);
+      for (String bucket : bucketsOf(after, fresh.keySet())) {
+        assertThat((Long) redis.reply("PTTL", bucket)).as("putAll into %s", bucket).isBetween(1L, 2_000L);
+      }
+      after.getOrLoad("loaded", key -> new Entry(key, 7));
+      assertThat((Long) redis.reply("PTTL", after.redisKey("loaded"))).as("getOrLoad").isBetween(1L, 2_000L);
+      // Every bucket expires within the new TTL of its last write (and a scheduling margin), not an hour later.
+      await().atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(100))
+          .until(() -> !after.exists(single) && !after.exists("loaded") && after.getAll(fresh.keySet()).isEmpty());
+    }
   }
 
   @Test

@@ -201,6 +201,11 @@ public class StowageCacheManager extends AbstractCacheManager {
     }
     Setting<String> prefix = setting(name, "key-prefix", StowageProperties.Cache::getKeyPrefix);
     String keyPrefix = prefix.value() == null ? cacheName + KEY_SEPARATOR : prefix.value();
+    if (keyPrefix.isBlank()) {
+      throw new IllegalArgumentException(prefix.property() + " must not be empty or blank, got '" + keyPrefix
+          + "': clear() (@CacheEvict(allEntries = true)) would remove the keys of the whole database; leave it out"
+          + " for '" + cacheName + KEY_SEPARATOR + "', or give one that ends with a separator");
+    }
     String compressionName = compression.value() == null ? "learned" : compression.value().strip().toLowerCase(Locale.ROOT);
     return new Settings(keyPrefix, ttlValue.isZero() ? null : ttlValue, jitterValue, encoding, compressionName,
         nearCache(name));

@@ -58,6 +58,18 @@ class StowagePropertiesIntegrationTests {
   }
 
   @Test
+  void anEmptyOrBlankKeyPrefixFailsTheStartNamingTheProperty() {
+    runner().withPropertyValues("stowage.caches.books.key-prefix=").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(rootCause(context.getStartupFailure())).hasMessageStartingWith(
+          "stowage.caches.books.key-prefix must not be empty or blank, got ''");
+    });
+    runner().withPropertyValues("stowage.defaults.key-prefix=").run(context ->
+        assertThat(rootCause(context.getStartupFailure())).hasMessageStartingWith(
+            "stowage.defaults.key-prefix must not be empty or blank, got ''"));
+  }
+
+  @Test
   void aBadDefaultFailsTheStartToo() {
     runner().withPropertyValues("stowage.defaults.ttl-jitter=1.5").run(context ->
         assertThat(rootCause(context.getStartupFailure())).hasMessage(

@@ -9,7 +9,9 @@ import dev.stowage.CacheUnavailableException;
 import dev.stowage.RedisCache;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
+import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.ScanArgs;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.BooleanOutput;
 import io.lettuce.core.output.CommandOutput;
@@ -50,8 +52,10 @@ import org.jspecify.annotations.Nullable;
  * {@code HSET}, {@code HDEL}); the commands of a batch of about {@code chunkSize} keys are written to
  * the shared connection together, with one flush, and a few batches are in flight at once. On a
  * cluster, Lettuce routes each command to the master of its bucket's slot. With a TTL, each
- * {@code HSET} is followed by {@code PEXPIRE bucket ttl NX}, which gives a bucket that has none
- * the (jittered) TTL and leaves one that has it alone.
+ * {@code HSET} is followed by {@code PEXPIRE bucket ttl LT}, which gives a bucket that has none
+ * the (jittered) TTL, shortens a longer one (a previous version's, or one set by hand) to it, and
+ * leaves a shorter one alone: no entry outlives its TTL. Without a TTL a write leaves the bucket's
+ * TTL as it is.
  */
 public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
   private static final System.Logger LOG = System.getLogger("dev.stowage.cache");
@@ -182,6 +186,24 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
     return key;
   }
 
+  /** Whether {@code key} is {@code <prefix>{n}}, {@code n} a bucket of this layout in decimal without leading zeros. */
+  private boolean isBucketKey(byte[] key) {
+    int p = prefixBytes.length;
+    int digits = key.length - p - 2;
+    if (digits < 1 || digits > 8 || key[p] != '{' || key[key.length - 1] != '}'
+        || !Arrays.equals(key, 0, p, prefixBytes, 0, p) || digits > 1 && key[p + 1] == '0') {
+      return false;
+    }
+    int bucket = 0;
+    for (int i = p + 1; i < key.length - 1; i++) {
+      if (key[i] < '0' || key[i] > '9') {
+        return false;
+      }
+      bucket = bucket * 10 + key[i] - '0';
+    }
+    return bucket < layout.buckets();
+  }
+
   private static byte[] utf8(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
   }
@@ -265,7 +287,11 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
     return ChunkWindow.run(batches.size(), i -> send.apply(batches.get(i)));
   }
 
-  /** The PEXPIRE NX that gives a bucket without a TTL the cache's, jittered; null without a TTL. */
+  /**
+   * The {@code PEXPIRE LT} that makes a bucket expire no later than the entry just written: the
+   * cache's TTL, jittered, for a bucket without one (Redis takes that as an infinite TTL) or with a
+   * longer one; null without a TTL.
+   */
   private @Nullable AsyncCommand<byte[], byte[], Boolean> expiry(byte[] bucket) {
     Duration ttl = settings.ttl();
     if (ttl == null) {
@@ -275,7 +301,7 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
     long millis = settings.ttlJitter() == 0 ? max
         : ThreadLocalRandom.current().nextLong(Math.max(1, max - (long) (max * settings.ttlJitter())), max + 1);
     return command(CommandType.PEXPIRE, new BooleanOutput<>(ByteArrayCodec.INSTANCE),
-        args(bucket).add(millis).add("NX"));
+        args(bucket).add(millis).add("LT"));
   }
 
   // ---------------------------------------------------------------- failures
@@ -507,7 +533,7 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
     return counted(send(prepared));
   }
 
-  /** One HSET per bucket (and its PEXPIRE NX), the commands of a batch flushed together. */
+  /** One HSET per bucket (and its PEXPIRE LT), the commands of a batch flushed together. */
   private CompletableFuture<Void> send(Prepared prepared) {
     Batch batch = prepared.batch();
     CompletableFuture<Void> all = inBatches(batch, range -> {
@@ -574,10 +600,16 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
         "HDEL of " + batch.size() + " keys of " + owner));
   }
 
-  /** {@code SCAN} of the key prefix and {@code UNLINK} of what it finds, as the key-per-value layout does: whole buckets. */
+  /**
+   * {@code SCAN} of the hashes {@code <prefix>{*}} and {@code UNLINK} of those that are this cache's
+   * buckets, {@code <prefix>{n}} with {@code n} from 0 to the bucket count, written as the layout
+   * writes it: whole buckets, and no other key under the prefix.
+   */
   @Override
   public CompletableFuture<Long> clear() {
-    return prefixClearer.clear().thenApply(n -> {
+    ScanArgs match = KeyScanArgs.Builder.matches(RedisCacheCore.globEscaped(settings.keyPrefix()) + "{*}").type("hash")
+        .limit(settings.chunkSize());
+    return prefixClearer.clear(match, this::isBucketKey).thenApply(n -> {
       deletes.add(n);
       return n;
     });

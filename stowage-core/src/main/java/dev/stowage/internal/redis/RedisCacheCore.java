@@ -9,6 +9,7 @@ import dev.stowage.Envelope;
 import dev.stowage.RedisCache;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
+import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
@@ -32,6 +33,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -547,7 +549,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /**
-   * {@code SCAN} with the prefix's pattern, then an {@code UNLINK} of each page found. On a
+   * {@code SCAN} of the strings under the prefix ({@code MATCH <prefix>* TYPE string}, the prefix's
+   * glob characters escaped: the only keys this layout writes), then an {@code UNLINK} of each page
+   * found. On a
    * cluster, every master is scanned on its own connection, in parallel, and each page's keys are
    * unlinked one command per slot, the page's commands for a master written to it as one batch
    * (what a master redirects is sent again through the shared connection, which follows a key that
@@ -556,7 +560,15 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    */
   @Override
   public CompletableFuture<Long> clear() {
-    ScanArgs match = ScanArgs.Builder.matches(globEscaped(settings.keyPrefix()) + "*").limit(settings.chunkSize());
+    return clear(KeyScanArgs.Builder.matches(globEscaped(settings.keyPrefix()) + "*").type("string")
+        .limit(settings.chunkSize()), key -> true);
+  }
+
+  /**
+   * {@link #clear()} of what {@code match} finds and {@code ours} accepts: how the packed layout
+   * removes its buckets and nothing else under its prefix.
+   */
+  CompletableFuture<Long> clear(ScanArgs match, Predicate<byte[]> ours) {
     LongAdder removed = new LongAdder();
     CompletableFuture<Void> all;
     try {
@@ -564,8 +576,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       CompletableFuture<?>[] each = new CompletableFuture<?>[masters.size()];
       for (int i = 0; i < each.length; i++) {
         RedisSession.Node master = masters.get(i);
-        each[i] = master.commands().thenComposeAsync(commands -> clearFrom(commands, ScanCursor.INITIAL, match, removed),
-            session.decodeExecutor());
+        each[i] = master.commands().thenComposeAsync(
+            commands -> clearFrom(commands, ScanCursor.INITIAL, match, ours, removed), session.decodeExecutor());
       }
       all = CompletableFuture.allOf(each);
     } catch (RuntimeException e) {
@@ -581,9 +593,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    * then the next, until the cursor ends.
    */
   private CompletableFuture<Void> clearFrom(RedisClusterAsyncCommands<byte[], byte[]> master, ScanCursor cursor,
-                                            ScanArgs match, LongAdder removed) {
+                                            ScanArgs match, Predicate<byte[]> ours, LongAdder removed) {
     return session.<KeyScanCursor<byte[]>>dispatchOn(master, c -> c.scan(cursor, match)).thenComposeAsync(page -> {
-      byte[][] keys = page.getKeys().toArray(new byte[0][]);
+      byte[][] keys = page.getKeys().stream().filter(ours).toArray(byte[][]::new);
       CompletableFuture<Void> unlinked = ChunkWindow.run(session.plan(keys, settings.chunkSize()), session,
           new GroupCommand<Long>(
               group -> BuiltCommands.unlink(select(keys, group)),
@@ -596,7 +608,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
                 deletes.add(n);
               }));
       return page.isFinished() ? unlinked
-          : unlinked.thenCompose(done -> clearFrom(master, page, match, removed));
+          : unlinked.thenCompose(done -> clearFrom(master, page, match, ours, removed));
     }, session.decodeExecutor());
   }
 
