@@ -66,17 +66,19 @@ public final class KeyNamespaces {
     }
 
     /**
-     * A feed's: its index, its buckets open ({@code <key>:b:*}) and sealed ({@code <key>:s:*}), and
-     * its counter hash, which other feeds may share.
+     * A feed's: its index, its buckets open ({@code <key>:b:*}) and sealed ({@code <key>:s:*}), the
+     * holds on its sealed buckets ({@code <key>:h:*}), and its counter hash, which other feeds may share.
      */
     public static Namespace ofFeed(String name, String key, String counterKey, String counterField) {
       String buckets = StowageKeys.feedBucket(key, 0);
       String sealed = StowageKeys.feedSealedBucket(key, 0);
+      String holds = StowageKeys.feedSealHold(key, 0);
       buckets = buckets.substring(0, buckets.length() - 1);
       sealed = sealed.substring(0, sealed.length() - 1);
+      holds = holds.substring(0, holds.length() - 1);
       return new Namespace("feed '" + name + "' (key '" + key + "', buckets '" + buckets + "*' and '" + sealed
           + "*', counter hash '" + counterKey + "')", "feed\0" + key + "\0" + counterKey + "\0" + counterField,
-          List.of(buckets, sealed), List.of(key), List.of(counterKey));
+          List.of(buckets, sealed, holds), List.of(key), List.of(counterKey));
     }
 
     /** Whether a key could be both this namespace's and {@code other}'s. */
