@@ -215,8 +215,9 @@ public final class EnvelopeCodec<T> {
             + ", and no legacy codec is configured");
       }
       if (value.length > maxDecodedSize) {
-        throw new EnvelopeException("a value without an envelope of " + value.length + " bytes, more than maxDecodedSize "
-            + maxDecodedSize + " (Encoding.maxDecodedSize raises it)").addContext("legacy codec " + legacy.name());
+        throw new EnvelopeException("a value without an envelope of " + value.length + " bytes, more than"
+            + " maxDecodedSize " + maxDecodedSize + " (Encoding.maxDecodedSize raises it)")
+            .addContext("legacy codec " + legacy.name());
       }
       Codec<T> legacyCodec = legacy;
       return withinLimits(0, value, 0, value.length,

@@ -98,8 +98,8 @@ public final class DecodeLimits {
 
   /** Why a value of {@code stringBytes} string bytes is refused: names the limit and how to raise it. */
   String tooManyStringBytes(String counted) {
-    return counted + ", more than the " + maxDecodedSize + " string and binary bytes a value may hold at maxDecodedSize "
-        + maxDecodedSize + " (Encoding.maxDecodedSize raises it)";
+    return counted + ", more than the " + maxDecodedSize + " string and binary bytes a value may hold at"
+        + " maxDecodedSize " + maxDecodedSize + " (Encoding.maxDecodedSize raises it)";
   }
 
   /** The scope of the decode running on this thread; its limits are {@link #DEFAULT} outside any. */
@@ -129,7 +129,7 @@ public final class DecodeLimits {
       return limits;
     }
 
-    /** The limits of the running decode, or {@link #DEFAULT}. */
+    /** The limits of the running decode, or {@link DecodeLimits#DEFAULT}. */
     public DecodeLimits limits() {
       DecodeLimits current = limits;
       return current == null ? DEFAULT : current;
@@ -148,8 +148,8 @@ public final class DecodeLimits {
 
     /**
      * Charges {@code heapEstimate} bytes to the running decode's budget, when there is one and the
-     * estimate reaches {@link #CHARGE_THRESHOLD}; the scope's owner gives them back when the decode
-     * ends.
+     * estimate reaches {@link DecodeLimits#CHARGE_THRESHOLD}; the scope's owner gives them back when
+     * the decode ends.
      *
      * @throws dev.stowage.StowageException if the budget had no room in time
      */

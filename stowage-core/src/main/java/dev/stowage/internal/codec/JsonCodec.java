@@ -15,7 +15,11 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
-/** Jackson JSON, UTF-8. Thread-safe: Jackson's readers and writers are immutable. */
+/**
+ * Jackson JSON, UTF-8. Values are read through a {@link BoundedJsonParser}, which holds them to the
+ * elements the decode's {@link DecodeLimits} allow. Thread-safe: Jackson's readers and writers are
+ * immutable.
+ */
 final class JsonCodec<T> implements Codec<T> {
   private static final String NAME = "json";
   private final Type type;
@@ -51,7 +55,8 @@ final class JsonCodec<T> implements Codec<T> {
     T value;
     try (JsonParser parser = new BoundedJsonParser(reader.createParser(data, offset, length), DecodeLimits.scope())) {
       value = reader.readValue(parser);
-      if (value != null && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS) && parser.nextToken() != null) {
+      if (value != null && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          && parser.nextToken() != null) {
         throw new IOException("trailing token found after the value"); // as readValue(byte[]) says it
       }
     } catch (IOException | RuntimeException e) {

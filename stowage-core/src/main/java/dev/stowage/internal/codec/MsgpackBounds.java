@@ -89,7 +89,8 @@ public final class MsgpackBounds {
       owed--;
       elements++;
       if (pos >= end) {
-        throw new Refusal("the value is cut short at byte " + (pos - offset) + ": " + (owed + 1) + " more values were declared");
+        throw new Refusal("the value is cut short at byte " + (pos - offset) + ": " + (owed + 1)
+            + " more values were declared");
       }
       int at = pos - offset;
       int b = data[pos++] & 0xff;
@@ -152,21 +153,23 @@ public final class MsgpackBounds {
         }
       }
       if (payload > end - pos) {
-        throw new Refusal(kind + " at byte " + at + " declares " + payload + " bytes, but " + (end - pos) + " are left");
+        throw new Refusal(kind + " at byte " + at + " declares " + payload + " bytes, but " + (end - pos)
+            + " are left");
       }
       pos += (int) payload;
       if (text) {
         stringBytes += payload;
         if (limits != null && stringBytes > maxStringBytes) {
-          throw new Refusal(limits.tooManyStringBytes(kind + " at byte " + at + " takes the value's strings and binaries to "
-              + stringBytes + " bytes"));
+          throw new Refusal(limits.tooManyStringBytes(kind + " at byte " + at
+              + " takes the value's strings and binaries to " + stringBytes + " bytes"));
         }
       }
       if (children > 0) {
         owed += children;
         if (owed > end - pos) {
           throw new Refusal(kind + " at byte " + at + " declares " + children + " elements, but " + (end - pos)
-              + " bytes are left" + (owed > children ? " for them and " + (owed - children) + " values declared before" : ""));
+              + " bytes are left"
+              + (owed > children ? " for them and " + (owed - children) + " values declared before" : ""));
         }
         if (limits != null && elements + owed > maxElements) {
           throw new Refusal(limits.tooManyElements(kind + " at byte " + at + " declares " + children

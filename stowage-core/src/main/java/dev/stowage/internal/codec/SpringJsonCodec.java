@@ -110,7 +110,8 @@ final class SpringJsonCodec<T> implements Codec<T> {
     Object value;
     try (JsonParser parser = new BoundedJsonParser(reader.createParser(data, offset, length), DecodeLimits.scope())) {
       value = reader.readValue(parser);
-      if (value != null && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS) && parser.nextToken() != null) {
+      if (value != null && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          && parser.nextToken() != null) {
         throw new IOException("trailing token found after the value"); // as readValue(byte[]) says it
       }
     } catch (IOException | RuntimeException e) {
