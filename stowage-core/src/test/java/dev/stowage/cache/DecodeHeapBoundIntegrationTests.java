@@ -190,6 +190,8 @@ class DecodeHeapBoundIntegrationTests {
       assertThat(exited).as("the child finished within 90 s; it printed:%n%s", log).isTrue();
       assertThat(child.exitValue()).as("the child's exit code (3: OutOfMemoryError); it printed:%n%s", log).isZero();
       assertThat(log).contains("hostile hits 0").contains("out of memory 0");
+      System.out.println("the child JVM (-Xmx512m, " + HostileValueReaders.THREADS + " threads): "
+          + log.lines().filter(line -> line.startsWith("hostile hits")).findFirst().orElse(log));
     } finally {
       Files.deleteIfExists(output);
     }
