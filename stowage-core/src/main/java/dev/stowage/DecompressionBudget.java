@@ -12,11 +12,15 @@ import java.util.concurrent.TimeUnit;
  * limit (a 2 KB zstd frame can declare 8 MiB of zeros) cannot multiply it.
  *
  * <p>A read takes its payload's declared size from the budget before the payload is allocated, and
- * gives it back once the codec has decoded it. When the budget is short it waits, at most
- * {@linkplain #maxWait() its wait}, for other reads to finish, and then fails with an
- * {@link EnvelopeException} (a cache counts that value as a decode failure, read as a miss). A
- * payload larger than the whole budget waits until the budget is unused and then goes alone. Values
- * stored without compression are not counted: their payload is the value already in memory.
+ * gives it back once the codec has decoded it. A codec that builds many objects takes their
+ * estimated heap as well while it decodes (the MessagePack and JSON codecs: 64 bytes an element and
+ * 2 a string byte, once that is 64 KiB or more; values of kilobytes never take any), since a payload
+ * within {@code maxDecodedSize} can build thirty times its size. When the budget is short a read
+ * waits, at most {@linkplain #maxWait() its wait}, for other reads to finish, and then fails with an
+ * {@link EnvelopeException} (a cache counts that value as a decode failure, read as a miss). A read
+ * that needs more than the whole budget waits until the budget is unused and then goes alone. The
+ * payload of a value stored without compression is not counted (it is the value already in memory),
+ * but what its codec builds is.
  *
  * <p><b>Warning:</b> {@link AsyncRedisCache} decodes a value on Lettuce's I/O thread when it arrives
  * there, so a read waiting for budget holds up that connection meanwhile; keep the budget well
@@ -88,7 +92,7 @@ public final class DecompressionBudget {
     return maxWait;
   }
 
-  /** The bytes taken now by payloads being decompressed and decoded. */
+  /** The bytes taken now by payloads being decompressed and decoded, and the objects decoded from them. */
   public synchronized long inUse() {
     return inUse;
   }
@@ -100,13 +104,40 @@ public final class DecompressionBudget {
    * @throws EnvelopeException if the bytes did not come free in time, or the thread was interrupted
    */
   synchronized void acquire(long amount) {
+    take(amount, "the payload declares " + amount + " bytes");
+  }
+
+  /**
+   * Takes {@code extra} bytes more for a read that holds {@code held} already: the heap its codec
+   * estimates it will build. When they are not free at once, the read gives back what it holds while
+   * it waits for the whole {@code held + extra} (so that reads holding bytes never wait for each
+   * other), at most {@link #maxWait()}. It holds {@code held + extra} afterwards, and {@code held}
+   * still when it fails.
+   *
+   * @throws EnvelopeException if the bytes did not come free in time, or the thread was interrupted
+   */
+  synchronized void grow(long held, long extra) {
+    if (inUse + extra <= bytes) {
+      inUse += extra;
+      return;
+    }
+    inUse -= held;
+    notifyAll();
+    try {
+      take(held + extra, "decoding the value would build about " + extra + " bytes of objects");
+    } catch (EnvelopeException e) {
+      inUse += held;
+      throw e;
+    }
+  }
+
+  private void take(long amount, String what) {
     long deadline = System.nanoTime() + maxWaitNanos;
     while (!fits(amount)) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        throw new EnvelopeException("the payload declares " + amount + " bytes and the decompression budget of "
-            + bytes + " bytes had " + Math.max(0, bytes - inUse) + " free for " + maxWait.toMillis()
-            + " ms: other reads were decompressing");
+        throw new EnvelopeException(what + " and the decompression budget of " + bytes + " bytes had "
+            + Math.max(0, bytes - inUse) + " free for " + maxWait.toMillis() + " ms: other reads were decoding");
       }
       try {
         TimeUnit.NANOSECONDS.timedWait(this, left);

@@ -190,9 +190,17 @@ public final class Encoding<V> {
   /**
    * The largest value, once decompressed, that is read or written, in bytes;
    * {@link RedisCache#DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more is
-   * a decode failure before anything is allocated for it; writing a value that encodes to more
-   * throws an {@link EnvelopeException}. Compressed values are also decompressed within the
-   * Stowage's {@linkplain Stowage.Builder#decompressionBudget decompression budget}.
+   * a decode failure before anything is allocated for it, as is a value stored without compression
+   * that is larger; writing a value that encodes to more throws an {@link EnvelopeException}.
+   * Compressed values are also decompressed within the Stowage's
+   * {@linkplain Stowage.Builder#decompressionBudget decompression budget}.
+   *
+   * <p>It also bounds what reading a value may build, since a payload within it can build thirty
+   * times its size in objects: the MessagePack and JSON codecs read values of at most
+   * {@code maxDecodedSize / 8} elements (every value and map key: 1,048,576 at the default; never
+   * fewer than 4,096) and {@code maxDecodedSize} bytes of strings, and a value with more is a
+   * decode failure, refused before its objects are built. The heap a large value builds is taken
+   * from the decompression budget while it is decoded. Raise the limit for values of more elements.
    *
    * @throws IllegalArgumentException if {@code maxDecodedSize} is below 1
    */

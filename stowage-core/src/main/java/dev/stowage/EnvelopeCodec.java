@@ -6,6 +6,7 @@ import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryResolver;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.codec.DecodeLimits;
 import dev.stowage.internal.compress.PayloadCompressor;
 import dev.stowage.internal.compress.PayloadCompressors;
 import dev.stowage.internal.compress.PayloadDecompressor;
@@ -38,9 +39,17 @@ import org.jspecify.annotations.Nullable;
  * unknown codec id, a corrupt payload, a payload past {@link #maxDecodedSize()}), a
  * {@link DictionaryNotFoundException}, a {@link CodecException} from the codec, or a
  * {@link MissingLibraryException} when the value's compression library is absent. Each carries the
- * header as {@linkplain StowageException#context() context}. A compressed payload's declared size
- * is checked against {@link #maxDecodedSize()} and taken from the {@link DecompressionBudget} before
- * it is allocated, and given back once the codec has decoded it.
+ * header as {@linkplain StowageException#context() context}. A payload larger than
+ * {@link #maxDecodedSize()}, compressed or not, is refused; a compressed payload's declared size is
+ * checked before it is allocated and taken from the {@link DecompressionBudget}, and given back once
+ * the codec has decoded it.
+ *
+ * <p>A payload within the limit can still build far more objects than its bytes. The built-in
+ * MessagePack and JSON codecs, and codecs that wrap them, hold a value to at most
+ * {@code maxDecodedSize / 8} elements (every value and map key; at least 4,096) and
+ * {@code maxDecodedSize} string bytes, counted before or while they build it, and a value past them
+ * is a {@link CodecException} naming the limit; the heap a large value builds is taken from the
+ * budget while it is decoded.
  *
  * <p>Instances are immutable and thread-safe.
  *
@@ -66,6 +75,7 @@ public final class EnvelopeCodec<T> {
   private final @Nullable SchemaResolver schemas;
   private final int maxDecodedSize;
   private final DecompressionBudget budget;
+  private final DecodeLimits limits;
 
   private EnvelopeCodec(Builder<T> builder, Codec<T>[] readers, @Nullable PayloadCompressor compressor,
                         @Nullable DictionaryResolver resolver, int[] readerFingerprints,
@@ -83,6 +93,7 @@ public final class EnvelopeCodec<T> {
     this.schemas = schemas;
     this.maxDecodedSize = builder.maxDecodedSize;
     this.budget = builder.budget;
+    this.limits = DecodeLimits.of(maxDecodedSize, budget::grow);
   }
 
   /** Starts a builder whose values are written with {@code writeCodec}, uncompressed by default. */
@@ -189,10 +200,11 @@ public final class EnvelopeCodec<T> {
    *
    * @throws EnvelopeException if the value has no magic byte and there is no legacy codec, or its
    *     header is malformed, names a codec this instance does not read, or its payload is corrupt,
-   *     would decode past {@link #maxDecodedSize()}, or found no room in the
+   *     is or would decode past {@link #maxDecodedSize()}, or found no room in the
    *     {@linkplain #decompressionBudget() decompression budget} in time
+   * @throws CodecException if the codec rejects the payload, or the value would build more elements
+   *     or string bytes than {@link #maxDecodedSize()} allows
    * @throws DictionaryNotFoundException if the value's zstd dictionary cannot be resolved
-   * @throws CodecException if the codec rejects the payload
    * @throws MissingLibraryException if the value's compression library is absent
    */
   public T decode(byte[] value) {
@@ -202,7 +214,14 @@ public final class EnvelopeCodec<T> {
         throw new EnvelopeException("not a Stowage value: " + Envelope.describeStart(value)
             + ", and no legacy codec is configured");
       }
-      return decodeWith(legacy, value, 0, value.length, null);
+      if (value.length > maxDecodedSize) {
+        throw new EnvelopeException("a value without an envelope of " + value.length + " bytes, more than"
+            + " maxDecodedSize " + maxDecodedSize + " (Encoding.maxDecodedSize raises it)")
+            .addContext("legacy codec " + legacy.name());
+      }
+      Codec<T> legacyCodec = legacy;
+      return withinLimits(0, value, 0, value.length,
+          (data, offset, length) -> decodeWith(legacyCodec, data, offset, length, null));
     }
     Envelope.Header header = Envelope.readHeader(value);
     Codec<T> codec = readers[header.codecId()];
@@ -239,12 +258,20 @@ public final class EnvelopeCodec<T> {
     R read(byte[] data, int offset, int length);
   }
 
-  /** Hands {@code then} the envelope's payload, decompressed within the limit and the budget. */
+  /**
+   * Hands {@code then} the envelope's payload, decompressed within the limit and the budget, inside
+   * this codec's {@linkplain #withinLimits decode limits}.
+   */
   private <R> R decompressed(Envelope.Header header, byte[] value, PayloadReader<R> then) {
     int offset = header.payloadOffset();
     int length = value.length - offset;
     if (header.compressionId() == CompressionIds.NONE) {
-      return then.read(value, offset, length);
+      if (length > maxDecodedSize) {
+        throw new EnvelopeException("the payload, stored without compression, is " + length
+            + " bytes, more than maxDecodedSize " + maxDecodedSize + " (Encoding.maxDecodedSize raises it)")
+            .addContext(header.describe());
+      }
+      return withinLimits(0, value, offset, length, then);
     }
     int declared;
     try {
@@ -253,17 +280,40 @@ public final class EnvelopeCodec<T> {
     } catch (StowageException e) {
       throw e.addContext(header.describe());
     }
+    byte[] payload;
     try {
-      byte[] payload;
-      try {
-        payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
-            length, maxDecodedSize, declared);
-      } catch (StowageException e) {
-        throw e.addContext(header.describe());
-      }
-      return then.read(payload, 0, payload.length);
-    } finally {
+      payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
+          length, maxDecodedSize, declared);
+    } catch (StowageException e) {
       budget.release(declared);
+      throw e.addContext(header.describe());
+    } catch (RuntimeException | Error e) {
+      budget.release(declared);
+      throw e;
+    }
+    return withinLimits(declared, payload, 0, payload.length, then);
+  }
+
+  /**
+   * Runs {@code then} on the payload as the decode of this thread's {@linkplain DecodeLimits.Scope
+   * scope}: codecs hold what they build to this codec's {@link DecodeLimits} and charge it to the
+   * budget, which already holds {@code held} bytes for this decode (its decompressed payload). Gives
+   * back all the decode held, and restores the scope it replaced (a codec may decode with another
+   * envelope codec inside its own decode).
+   */
+  private <R> R withinLimits(long held, byte[] data, int offset, int length, PayloadReader<R> then) {
+    DecodeLimits.Scope scope = DecodeLimits.scope();
+    DecodeLimits outer = scope.entered();
+    long outerHeld = scope.held();
+    scope.enter(limits, held);
+    try {
+      return then.read(data, offset, length);
+    } finally {
+      long taken = scope.held();
+      scope.enter(outer, outerHeld);
+      if (taken > 0) {
+        budget.release(taken);
+      }
     }
   }
 
@@ -484,7 +534,8 @@ public final class EnvelopeCodec<T> {
     /**
      * The largest decoded payload that decoding accepts, and encoding produces; by default
      * {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE}. Compressed payloads are checked before the
-     * output is allocated.
+     * output is allocated. It also bounds what a decode builds: the MessagePack and JSON codecs read
+     * values of at most {@code maxDecodedSize / 8} elements and {@code maxDecodedSize} string bytes.
      */
     public Builder<T> maxDecodedSize(int maxDecodedSize) {
       this.maxDecodedSize = maxDecodedSize;

@@ -1,6 +1,8 @@
 package dev.stowage.internal.codec;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -13,7 +15,11 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
-/** Jackson JSON, UTF-8. Thread-safe: Jackson's readers and writers are immutable. */
+/**
+ * Jackson JSON, UTF-8. Values are read through a {@link BoundedJsonParser}, which holds them to the
+ * elements the decode's {@link DecodeLimits} allow. Thread-safe: Jackson's readers and writers are
+ * immutable.
+ */
 final class JsonCodec<T> implements Codec<T> {
   private static final String NAME = "json";
   private final Type type;
@@ -47,10 +53,14 @@ final class JsonCodec<T> implements Codec<T> {
   public T decode(byte[] data, int offset, int length) {
     CodecFailures.checkRange(NAME, data, offset, length);
     T value;
-    try {
-      value = reader.readValue(data, offset, length);
+    try (JsonParser parser = new BoundedJsonParser(reader.createParser(data, offset, length), DecodeLimits.scope())) {
+      value = reader.readValue(parser);
+      if (value != null && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          && parser.nextToken() != null) {
+        throw new IOException("trailing token found after the value"); // as readValue(byte[]) says it
+      }
     } catch (IOException | RuntimeException e) {
-      throw CodecFailures.decode(NAME, type, length, e);
+      throw BoundedJsonParser.failure(NAME, type, length, e);
     }
     if (value == null) {
       throw CodecFailures.decodedNothing(NAME, type, length);

@@ -18,6 +18,13 @@ import org.jspecify.annotations.Nullable;
  *   <li>the value is cut short, or uses the byte {@code 0xc1}, which MessagePack never uses.
  * </ul>
  *
+ * <p>Given {@link DecodeLimits}, the walk also counts what the value would build, which its bytes
+ * alone do not bound (a one-letter string takes 2 bytes and about 60 of heap): every value and map
+ * key is an element, and a container whose declared elements take the value past
+ * {@link DecodeLimits#maxElements()} is refused at its header, before the walk goes further; string,
+ * binary and extension bytes are held to {@link DecodeLimits#maxStringBytes()}. The counts give the
+ * estimate of the heap the value builds ({@link DecodeLimits#heapEstimate}).
+ *
  * <p>Bytes after the first value are not looked at: the parser reads one value. Stateless and
  * thread-safe.
  */
@@ -34,6 +41,39 @@ public final class MsgpackBounds {
    * {@code offset}.
    */
   public static @Nullable String problem(byte[] data, int offset, int length) {
+    try {
+      walk(data, offset, length, null);
+      return null;
+    } catch (Refusal refusal) {
+      return refusal.getMessage();
+    }
+  }
+
+  /**
+   * The heap that the MessagePack value in {@code length} bytes of {@code data} at {@code offset}
+   * would build ({@link DecodeLimits#heapEstimate}), after checking its lengths, counts and depth as
+   * {@link #problem} does and its elements and string bytes against {@code limits}.
+   *
+   * @throws Refusal saying which bound the value breaks
+   */
+  static long heapEstimate(byte[] data, int offset, int length, DecodeLimits limits) throws Refusal {
+    return walk(data, offset, length, limits);
+  }
+
+  /** Why a value is not to be parsed: its message says which bound it breaks, and where. */
+  static final class Refusal extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Refusal(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  private static long walk(byte[] data, int offset, int length, @Nullable DecodeLimits limits) throws Refusal {
+    long maxElements = limits == null ? Long.MAX_VALUE : limits.maxElements();
+    long maxStringBytes = limits == null ? Long.MAX_VALUE : limits.maxStringBytes();
+    long elements = 0;
+    long stringBytes = 0;
     int end = offset + length;
     int pos = offset;
     long[] pending = new long[16];
@@ -47,13 +87,16 @@ public final class MsgpackBounds {
       }
       pending[depth]--;
       owed--;
+      elements++;
       if (pos >= end) {
-        return "the value is cut short at byte " + (pos - offset) + ": " + (owed + 1) + " more values were declared";
+        throw new Refusal("the value is cut short at byte " + (pos - offset) + ": " + (owed + 1)
+            + " more values were declared");
       }
       int at = pos - offset;
       int b = data[pos++] & 0xff;
       long payload = 0;
       long children = 0;
+      boolean text = false; // a string, binary or extension: bytes the parser copies out
       String kind = null;
       if (b <= 0x7f || b >= 0xe0) {
         // a fixint
@@ -65,6 +108,7 @@ public final class MsgpackBounds {
         kind = "a fixarray";
       } else if (b <= 0xbf) {
         payload = b & 0x1f;
+        text = true;
         kind = "a fixstr";
       } else {
         int lengthBytes = switch (b) {
@@ -74,7 +118,7 @@ public final class MsgpackBounds {
           default -> 0;
         };
         if (lengthBytes > end - pos) {
-          return kind(b) + " at byte " + at + " is cut short in its length";
+          throw new Refusal(kind(b) + " at byte " + at + " is cut short in its length");
         }
         long declared = 0;
         for (int i = 0; i < lengthBytes; i++) {
@@ -84,10 +128,16 @@ public final class MsgpackBounds {
         switch (b) {
           case 0xc0, 0xc2, 0xc3 -> { } // nil, false, true
           case 0xc1 -> {
-            return "byte " + at + " is 0xc1, which MessagePack never uses";
+            throw new Refusal("byte " + at + " is 0xc1, which MessagePack never uses");
           }
-          case 0xc4, 0xc5, 0xc6, 0xd9, 0xda, 0xdb -> payload = declared;
-          case 0xc7, 0xc8, 0xc9 -> payload = declared + 1; // the extension's type byte, then its data
+          case 0xc4, 0xc5, 0xc6, 0xd9, 0xda, 0xdb -> {
+            payload = declared;
+            text = true;
+          }
+          case 0xc7, 0xc8, 0xc9 -> { // the extension's type byte, then its data
+            payload = declared + 1;
+            text = true;
+          }
           case 0xca, 0xce, 0xd2 -> payload = 4;
           case 0xcb, 0xcf, 0xd3 -> payload = 8;
           case 0xcc, 0xd0 -> payload = 1;
@@ -103,17 +153,30 @@ public final class MsgpackBounds {
         }
       }
       if (payload > end - pos) {
-        return kind + " at byte " + at + " declares " + payload + " bytes, but " + (end - pos) + " are left";
+        throw new Refusal(kind + " at byte " + at + " declares " + payload + " bytes, but " + (end - pos)
+            + " are left");
       }
       pos += (int) payload;
+      if (text) {
+        stringBytes += payload;
+        if (limits != null && stringBytes > maxStringBytes) {
+          throw new Refusal(limits.tooManyStringBytes(kind + " at byte " + at
+              + " takes the value's strings and binaries to " + stringBytes + " bytes"));
+        }
+      }
       if (children > 0) {
         owed += children;
         if (owed > end - pos) {
-          return kind + " at byte " + at + " declares " + children + " elements, but " + (end - pos)
-              + " bytes are left" + (owed > children ? " for them and " + (owed - children) + " values declared before" : "");
+          throw new Refusal(kind + " at byte " + at + " declares " + children + " elements, but " + (end - pos)
+              + " bytes are left"
+              + (owed > children ? " for them and " + (owed - children) + " values declared before" : ""));
+        }
+        if (limits != null && elements + owed > maxElements) {
+          throw new Refusal(limits.tooManyElements(kind + " at byte " + at + " declares " + children
+              + " elements: the value would hold at least " + (elements + owed)));
         }
         if (depth + 1 > MAX_DEPTH) {
-          return kind + " at byte " + at + " nests deeper than " + MAX_DEPTH + " arrays and maps";
+          throw new Refusal(kind + " at byte " + at + " nests deeper than " + MAX_DEPTH + " arrays and maps");
         }
         depth++;
         if (depth == pending.length) {
@@ -122,7 +185,7 @@ public final class MsgpackBounds {
         pending[depth] = children;
       }
     }
-    return null;
+    return DecodeLimits.heapEstimate(elements, stringBytes);
   }
 
   private static String kind(int b) {

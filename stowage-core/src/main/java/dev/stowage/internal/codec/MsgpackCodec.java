@@ -26,7 +26,9 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
  * values by position. Either instance reads both shapes, picking by the first byte (a map header or
  * an array header), so a cache can move from one shape to the other without flushing. For an array
  * or collection type, whose values are arrays in both shapes, the first element's header decides.
- * Lengths, counts and depth are checked by {@link MsgpackBounds} before Jackson reads a byte.
+ * Lengths, counts and depth are checked by {@link MsgpackBounds} before Jackson reads a byte, and so
+ * are the elements and string bytes that the value would build, against the {@link DecodeLimits} of
+ * the decode.
  *
  * <p>Positional values are only as good as the reader's knowledge of the writer's field order, so
  * the codec is an {@link EvolvingCodec}: its schema is the positional shape of the type
@@ -99,10 +101,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     if (length == 0) {
       throw CodecFailures.decodedNothing(NAME, type, length);
     }
-    String problem = MsgpackBounds.problem(data, offset, length);
-    if (problem != null) {
-      throw CodecFailures.refused(NAME, type, length, problem);
-    }
+    bound(data, offset, length, 1);
     ObjectReader reader = isPositional(data, offset, length) ? positionalReader : namedReader;
     T value;
     try {
@@ -142,10 +141,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     if (!isPositional(data, offset, length) && !resolution.checksValues()) {
       return decode(data, offset, length);
     }
-    String problem = MsgpackBounds.problem(data, offset, length);
-    if (problem != null) {
-      throw CodecFailures.refused(NAME, type, length, problem);
-    }
+    bound(data, offset, length, 2); // the tree of the positional value, then the value read from it
     T value;
     try {
       JsonNode positional = positionalReader.readTree(new ByteArrayInputStream(data, offset, length));
@@ -157,6 +153,22 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
       throw CodecFailures.decodedNothing(NAME, type, length);
     }
     return value;
+  }
+
+  /**
+   * Checks the value's headers, elements and string bytes against the limits of the decode running
+   * on this thread ({@link DecodeLimits}), and charges {@code builds} times its estimated heap to
+   * that decode's budget, before Jackson reads a byte.
+   */
+  private void bound(byte[] data, int offset, int length, int builds) {
+    DecodeLimits.Scope scope = DecodeLimits.scope();
+    long heap;
+    try {
+      heap = MsgpackBounds.heapEstimate(data, offset, length, scope.limits());
+    } catch (MsgpackBounds.Refusal refusal) {
+      throw CodecFailures.refused(NAME, type, length, String.valueOf(refusal.getMessage()));
+    }
+    scope.charge(builds * heap);
   }
 
   private PositionalSchema.Resolution resolution(String writerSchema) {

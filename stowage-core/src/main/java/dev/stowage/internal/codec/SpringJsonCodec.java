@@ -1,6 +1,7 @@
 package dev.stowage.internal.codec;
 
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.TreeNode;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
@@ -107,10 +108,14 @@ final class SpringJsonCodec<T> implements Codec<T> {
   public T decode(byte[] data, int offset, int length) {
     CodecFailures.checkRange(NAME, data, offset, length);
     Object value;
-    try {
-      value = reader.readValue(data, offset, length);
+    try (JsonParser parser = new BoundedJsonParser(reader.createParser(data, offset, length), DecodeLimits.scope())) {
+      value = reader.readValue(parser);
+      if (value != null && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          && parser.nextToken() != null) {
+        throw new IOException("trailing token found after the value"); // as readValue(byte[]) says it
+      }
     } catch (IOException | RuntimeException e) {
-      throw CodecFailures.decode(NAME, type, length, e);
+      throw BoundedJsonParser.failure(NAME, type, length, e);
     }
     if (value == null) {
       throw CodecFailures.decodedNothing(NAME, type, length);
