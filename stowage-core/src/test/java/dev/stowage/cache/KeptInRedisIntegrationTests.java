@@ -224,4 +224,22 @@ class KeptInRedisIntegrationTests {
       }
     }
   }
+
+  @Test
+  void afterRedisRestartsEmptyAWriteWaitsUntilItsSchemaIsInRedisAgain(RedisServer redis) {
+    redis.flushAll();
+    try (Stowage writer = Stowage.builder().redis(redis.uri()).commandTimeout(TIMEOUT).build()) {
+      RedisCache<String, BoardRecord> cache = writer.cache("shaped", BoardRecord.class).encoding(READING).build();
+      cache.put("first", Samples.board(1));
+      String schemaKey = Schemas.key(header(redis, "shaped:first").schemaVersion());
+      for (int round = 0; round < 3; round++) {
+        redis.restart();
+        String key = "after" + round;
+        await("a write after the restart").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+            .ignoreExceptionsInstanceOf(CacheUnavailableException.class)
+            .untilAsserted(() -> cache.put(key, Samples.board(2)));
+        assertThat(redis.command("EXISTS", schemaKey)).as("the schema saved before the value").isEqualTo(":1");
+      }
+    }
+  }
 }

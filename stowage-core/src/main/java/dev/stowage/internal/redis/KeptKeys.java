@@ -47,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * are scheduled on the session's executor. {@link #close()} stops every retry.
  */
 public final class KeptKeys implements AutoCloseable {
-  /** The wait before a save is tried again after the first failure Redis may get over. */
+  /** The wait, in milliseconds, before a save is tried again after the first failure Redis may get over. */
   static final long FIRST_RETRY = 25;
   /** The longest wait, in milliseconds, between two tries of a save Redis may get over. */
   static final long LONGEST_RETRY = 500;
@@ -80,7 +80,7 @@ public final class KeptKeys implements AutoCloseable {
   public Kept dictionary(ZstdDictionary dictionary) {
     requireNonNull(dictionary, "dictionary");
     return settled(keep("zstd dictionary " + dictionary.hexId() + " (" + DictionaryStore.key(dictionary.id()) + ")",
-        () -> dictionaries.saveAsync(dictionary)));
+        "values are written with the standard compression instead", () -> dictionaries.saveAsync(dictionary)));
   }
 
   /** Keeps the schema this process writes with in Redis; waits as {@link #dictionary} does. */
@@ -89,7 +89,7 @@ public final class KeptKeys implements AutoCloseable {
     int fingerprint = Schemas.fingerprint(schema);
     schemas.remember(fingerprint, schema);
     return settled(keep("schema " + Schemas.hex(fingerprint) + " (" + Schemas.key(fingerprint) + ")",
-        () -> schemas.saveAsync(schema)));
+        "values written with it wait for it", () -> schemas.saveAsync(schema)));
   }
 
   private Kept settled(Kept key) {
@@ -101,14 +101,16 @@ public final class KeptKeys implements AutoCloseable {
    * Keeps a key that {@code save} stores unless it exists, and confirms: its future completes once
    * Redis holds it, and fails with Redis's error, or with a {@link StowageException} without cause
    * when the key holds something else. Keys are told apart by {@code what}, which names them in log
-   * lines; keeping one again adds a user. It is saved now, without waiting.
+   * lines, as {@code meanwhile} says what writes do until it is confirmed; keeping one again adds a
+   * user. It is saved now, without waiting.
    */
-  public Kept keep(String what, Supplier<? extends CompletableFuture<?>> save) {
+  public Kept keep(String what, String meanwhile, Supplier<? extends CompletableFuture<?>> save) {
     requireNonNull(what, "what");
+    requireNonNull(meanwhile, "meanwhile");
     requireNonNull(save, "save");
     Kept key;
     synchronized (kept) {
-      key = kept.computeIfAbsent(what, name -> new Kept(name, save));
+      key = kept.computeIfAbsent(what, name -> new Kept(name, meanwhile, save));
       synchronized (key) {
         key.users++;
       }
@@ -147,14 +149,22 @@ public final class KeptKeys implements AutoCloseable {
     all.forEach(this::kick);
   }
 
-  /** Starts a save of {@code key} now, unless one is under way or it is confirmed. */
+  /** Starts a save of {@code key} now, unless it is confirmed; after the one under way, if there is one. */
   private void kick(Kept key) {
+    kick(key, true);
+  }
+
+  /**
+   * Starts a save of {@code key} now, unless it is confirmed or one is under way; {@code again}:
+   * and if one is, another once it has ended.
+   */
+  private void kick(Kept key, boolean again) {
     synchronized (key) {
       if (closed || key.users == 0) {
         return;
       }
       if (key.inFlight) {
-        key.again = true;
+        key.again |= again;
         return;
       }
       cancelRetry(key);
@@ -190,6 +200,7 @@ public final class KeptKeys implements AutoCloseable {
       if (failure == null) {
         key.failures = 0;
         key.refusal = null;
+        key.failure = null;
         if (epoch.get() == started) {
           key.confirmedEpoch = started;
           if (key.logged != null) {
@@ -204,22 +215,21 @@ public final class KeptKeys implements AutoCloseable {
         Throwable cause = unwrap(failure);
         boolean retryable = isRetryable(cause);
         key.failures++;
-        String reason = RedisSession.causeChain(cause);
+        String reason = reason(cause);
+        key.failure = reason;
         if (retryable) {
           if (key.logged == null) {
             key.logged = "retrying";
             LOG.log(Level.WARNING, "could not save " + key.what + " to Redis at " + session.address() + " ("
-                + reason + "); trying again until Redis takes it, and writing meanwhile without what needs it"
-                + " (the standard compression for a dictionary; writes wait for a schema)");
+                + reason + "); trying again until Redis takes it; until then " + key.meanwhile);
           }
         } else {
           key.refusal = reason;
           if (!reason.equals(key.logged)) {
             key.logged = reason;
             LOG.log(Level.ERROR, "Redis at " + session.address() + " refused to save " + key.what + ": " + reason
-                + "; other processes cannot read values that need it, so writes go on without it (the standard"
-                + " compression for a dictionary; values with a schema are written, but readers of another shape"
-                + " cannot read them); trying again every " + REFUSED_RETRY / 1000 + " s");
+                + "; trying again every " + REFUSED_RETRY / 1000 + " s and after every reconnection; until then "
+                + key.refusedMeanwhile());
           }
         }
         long delay = retryable ? Math.min(LONGEST_RETRY, FIRST_RETRY << Math.min(10, key.failures - 1))
@@ -284,6 +294,17 @@ public final class KeptKeys implements AutoCloseable {
     return false;
   }
 
+  /** Redis's own words for a failure, without the layers that wrapped them. */
+  private static String reason(Throwable error) {
+    Throwable e = error;
+    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+      if (e instanceof RedisException && e.getMessage() != null) {
+        return e.getMessage();
+      }
+    }
+    return RedisSession.causeChain(error);
+  }
+
   private static Throwable unwrap(Throwable error) {
     Throwable e = error;
     while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
@@ -311,11 +332,14 @@ public final class KeptKeys implements AutoCloseable {
   /** One key kept in Redis. Its state is guarded by itself, but for the volatile fields. */
   public final class Kept {
     private final String what;
+    private final String meanwhile;
     private final Supplier<? extends CompletableFuture<?>> save;
     /** The epoch in which Redis last confirmed the key; -1 before. */
     private volatile long confirmedEpoch = -1;
     /** Why Redis refused the last save, if it did: a failure that waiting will not end. */
     private volatile @Nullable String refusal;
+    /** Why the last save failed, if it did. */
+    private volatile @Nullable String failure;
     private int users;
     private boolean inFlight;
     private boolean again;
@@ -325,9 +349,18 @@ public final class KeptKeys implements AutoCloseable {
     /** What was logged about the failures since the last confirmation, null if nothing. */
     private @Nullable String logged;
 
-    private Kept(String what, Supplier<? extends CompletableFuture<?>> save) {
+    private Kept(String what, String meanwhile, Supplier<? extends CompletableFuture<?>> save) {
       this.what = what;
+      this.meanwhile = meanwhile;
       this.save = save;
+    }
+
+    /** What writes do while Redis refuses the key: those that wait for it go on without it. */
+    private String refusedMeanwhile() {
+      return meanwhile.endsWith("wait for it")
+          ? "values are written with it all the same (waiting would not help), and readers of another shape"
+              + " cannot read them"
+          : meanwhile;
     }
 
     /** Whether Redis holds the key now, as far as this process knows: confirmed on this connection. */
@@ -385,30 +418,51 @@ public final class KeptKeys implements AutoCloseable {
 
     /**
      * Returns once a value that needs this key may be written: at once while it is confirmed, or
-     * when Redis refused it (logged; waiting would not help); otherwise after waiting for it at most
-     * the command timeout. Never waits on a Redis client's thread, where the save's own reply would
-     * wait behind it.
+     * when Redis refused it (logged; waiting would not help). While the connection is down it throws
+     * at once, as every command is rejected then. Otherwise it tries to save the key now, without the
+     * retries' wait, and waits for that try, at most the command timeout: if Redis cannot take it
+     * (still loading its data, say), it could not take the write either. Never waits on a Redis
+     * client's thread, where the save's own reply would wait behind it.
      *
-     * @throws CacheUnavailableException if it is not confirmed in time, naming {@code owner}
+     * @throws CacheUnavailableException if the key is not confirmed in time, naming {@code owner}
      */
     public void awaitForWrite(String owner) {
       if (isConfirmed() || refusal != null) {
         return;
       }
-      // Netty's threads (Lettuce's event loops among them) are FastThreadLocalThreads.
-      if (!(Thread.currentThread() instanceof FastThreadLocalThread)
-          && awaitConfirmed(session.timeout().toNanos())) {
-        return;
+      if (!session.isConnectedNow() && !closed) {
+        // Rejected here rather than by Lettuce, so that no reconnection can come between.
+        throw new CacheUnavailableException("Redis at " + session.address() + " is unavailable (" + owner
+            + "): not connected; " + what + " is saved again once it is");
       }
-      if (refusal != null) {
-        return;
+      // Netty's threads (Lettuce's event loops among them) are FastThreadLocalThreads.
+      if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
+        long next;
+        synchronized (this) {
+          // The try under way, or the one started here.
+          next = attempts + 1;
+        }
+        kick(this, false);
+        long deadline = System.nanoTime() + session.timeout().toNanos();
+        synchronized (this) {
+          while (!isConfirmed() && refusal == null && attempts < next && !closed && users > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !waitNanos(left)) {
+              break;
+            }
+          }
+        }
+        if (isConfirmed() || refusal != null) {
+          return;
+        }
       }
       if (closed) {
         throw new IllegalStateException("this Stowage is closed");
       }
+      String reason = failure;
       throw new CacheUnavailableException(owner + ": " + what + " is not saved in Redis at " + session.address()
-          + " yet (saving it again since the connection was lost or Redis restarted); the value was not written,"
-          + " since readers of another shape could not read it");
+          + " yet (" + (reason != null ? reason : "saving it again since the connection was lost") + "); the value"
+          + " was not written, since readers of another shape could not read it");
     }
 
     @Override

@@ -536,6 +536,15 @@ public final class RedisSession implements AutoCloseable {
   /** A master and the commands of its own connection. */
   record Node(String address, CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands) {}
 
+  /**
+   * Whether the shared connection is connected now: false while it reconnects (commands are then
+   * rejected at once), before a session opened in the background first connects, and once closed.
+   */
+  public boolean isConnectedNow() {
+    StatefulConnection<byte[], byte[]> current = shared;
+    return current != null && !closed && current.isOpen();
+  }
+
   /** Whether the shared connection exists (always, unless opened in the background and not connected yet). */
   public boolean isConnected() {
     return shared != null;

@@ -398,7 +398,7 @@ public final class WriteCodec<V> {
         // A restarted Redis has lost the record too: without it, a process starting then would
         // learn a second dictionary. Another process's record is never replaced.
         settings.kept().keep("the record of zstd dictionary " + dictionary.hexId() + " in " + keyText,
-            () -> record(dictionary));
+            "a process that starts learns a dictionary of its own", () -> record(dictionary));
       }
     }
 
