@@ -300,8 +300,10 @@ public final class Encoding<V> {
   }
 
   /**
-   * The codec a cache or feed of {@code owner} writes with: a dictionary given or trained here is
-   * saved through {@code owner} (and again after reconnections); with the learning policy, the
+   * The codec a cache or feed of {@code owner} writes with: the dictionary given, trained or learned
+   * and the schema are kept in Redis through {@code owner} (saved, and again after reconnections
+   * until Redis takes them; meanwhile the codec writes without the dictionary and waits for the
+   * schema); with the learning policy, the
    * dictionary learned is recorded in the hash {@code recordKey}, trained on {@code executor} after
    * a single write. {@code ownerName} names the cache or feed in messages.
    */
@@ -313,17 +315,14 @@ public final class Encoding<V> {
     if (trainingSamples != null) {
       fixed = trainedCompression(trainingSamples);
     }
-    WriteCodec<V> writeCodec;
     if (fixed != null) {
-      fixed.dictionary().ifPresent(owner::useDictionary);
-      writeCodec = WriteCodec.fixed(envelopeCodec(owner, fixed));
-    } else {
-      writeCodec = WriteCodec.learning(new WriteCodec.LearningSettings<>(policy -> envelopeCodec(owner, policy), codec,
-          owner.session(), owner.dictionaries(), recordKey, samples, dictionarySize, owner::useDictionary, executor,
-          ownerName));
+      EnvelopeCodec<V> fallback = fixed.dictionary().isPresent() ? envelopeCodec(owner, Compression.standard())
+          : envelopeCodec(owner, fixed);
+      return WriteCodec.kept(envelopeCodec(owner, fixed), fallback, owner.keptKeys(), ownerName);
     }
-    writeCodec.current().writeSchema().ifPresent(owner::useSchema);
-    return writeCodec;
+    return WriteCodec.learning(new WriteCodec.LearningSettings<>(policy -> envelopeCodec(owner, policy), codec,
+        owner.session(), owner.dictionaries(), owner.keptKeys(), recordKey, samples, dictionarySize, executor,
+        ownerName));
   }
 
   private EnvelopeCodec<V> envelopeCodec(Stowage owner, Compression writeCompression) {

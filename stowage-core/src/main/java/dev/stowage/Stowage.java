@@ -6,6 +6,7 @@ import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.codec.CodecLibraries;
 import dev.stowage.internal.redis.EnvelopePreload;
+import dev.stowage.internal.redis.KeptKeys;
 import dev.stowage.internal.redis.KeyNamespaces;
 import dev.stowage.internal.redis.RedisSession;
 import dev.stowage.internal.redis.Tracking;
@@ -13,12 +14,9 @@ import dev.stowage.internal.store.SchemaStore;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -47,8 +45,12 @@ import org.jspecify.annotations.Nullable;
  * connection per node beneath it, and bulk operations send one command per hash slot and chunk to
  * each master in parallel. It also owns a
  * {@link DictionaryStore} over the same connection, through which every cache reads the zstd
- * dictionaries that its values name; the dictionaries its caches and feeds write with are saved
- * again after each reconnection, in case Redis restarted empty.
+ * dictionaries that its values name. The dictionaries and schemas its caches and feeds write with
+ * are kept in Redis: saved again after each reconnection (Redis may have restarted empty or from an
+ * older snapshot, or failed over to a replica without them), and tried again until Redis takes them
+ * (a server still loading its data set answers {@code LOADING}); until then a cache or feed writes
+ * with the standard compression instead of its dictionary, and a write that needs its schema waits
+ * for it, so that other processes can read every value written.
  *
  * <p>Thread-safe. Create one per Redis and application, and close it on shutdown: caches and feeds
  * made from it stop working then.
@@ -62,15 +64,12 @@ public final class Stowage implements AutoCloseable {
    */
   public static final Duration MAX_COMMAND_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
-  private static final System.Logger LOG = System.getLogger("dev.stowage");
-
   private final RedisSession session;
   private final DecompressionBudget decompressionBudget;
   private final DictionaryStore dictionaries;
   private final SchemaStore schemas;
   private final EnvelopePreload preload;
-  private final Set<ZstdDictionary> dictionariesInUse = ConcurrentHashMap.newKeySet();
-  private final Set<String> schemasInUse = ConcurrentHashMap.newKeySet();
+  private final KeptKeys kept;
   private final KeyNamespaces keyNamespaces = new KeyNamespaces();
   private @Nullable Tracking tracking;
 
@@ -80,7 +79,7 @@ public final class Stowage implements AutoCloseable {
     this.dictionaries = DictionaryStore.over(session::shared);
     this.schemas = new SchemaStore(session::shared);
     this.preload = new EnvelopePreload(dictionaries, schemas);
-    session.onActivation(this::saveWhatIsInUse);
+    this.kept = new KeptKeys(session, dictionaries, schemas);
   }
 
   /** Starts a builder. */
@@ -194,12 +193,17 @@ public final class Stowage implements AutoCloseable {
   }
 
   /**
-   * Saves a dictionary that a cache or feed writes with, now and again after every reconnection,
-   * so that a restarted, empty Redis gets it back and other processes can read the values.
+   * Keeps a dictionary that a cache or feed writes with in Redis: saved now, and again after every
+   * reconnection until Redis takes it, so that a restarted, empty Redis gets it back and other
+   * processes can read the values.
    */
-  void useDictionary(ZstdDictionary dictionary) {
-    dictionaries.save(dictionary);
-    dictionariesInUse.add(dictionary);
+  KeptKeys.Kept useDictionary(ZstdDictionary dictionary) {
+    return kept.dictionary(dictionary);
+  }
+
+  /** What this Stowage's caches and feeds keep in Redis to be readable by other processes. */
+  KeptKeys keptKeys() {
+    return kept;
   }
 
   /**
@@ -220,37 +224,12 @@ public final class Stowage implements AutoCloseable {
   }
 
   /**
-   * Saves the schema a cache or feed writes with, now (or, if Redis is away, at the next
-   * connection) and again after every reconnection, so that readers of another shape find it.
+   * Keeps the schema a cache or feed writes with in Redis: saved now (or, if Redis is away, once it
+   * is back), and again after every reconnection until Redis takes it, so that readers of another
+   * shape find it.
    */
-  void useSchema(String schema) {
-    schemas.remember(Schemas.fingerprint(schema), schema);
-    schemasInUse.add(schema);
-    try {
-      schemas.save(schema);
-    } catch (StowageException e) {
-      LOG.log(Level.WARNING, "could not save schema " + Schemas.hex(Schemas.fingerprint(schema)) + " to Redis at "
-          + session.address() + " now (" + e.getMessage() + "); it is saved when the connection is back");
-    }
-  }
-
-  private void saveWhatIsInUse() {
-    for (String schema : schemasInUse) {
-      try {
-        schemas.save(schema);
-      } catch (StowageException | IllegalStateException e) {
-        LOG.log(Level.WARNING, "could not save schema " + Schemas.hex(Schemas.fingerprint(schema)) + " to Redis at "
-            + session.address() + " after reconnecting: " + e.getMessage());
-      }
-    }
-    for (ZstdDictionary dictionary : dictionariesInUse) {
-      try {
-        dictionaries.save(dictionary);
-      } catch (StowageException | IllegalStateException e) {
-        LOG.log(Level.WARNING, "could not save zstd dictionary " + dictionary.hexId() + " to Redis at "
-            + session.address() + " after reconnecting: " + e.getMessage());
-      }
-    }
+  KeptKeys.Kept useSchema(String schema) {
+    return kept.schema(schema);
   }
 
   static void requireName(String name) {
@@ -266,6 +245,7 @@ public final class Stowage implements AutoCloseable {
    */
   @Override
   public void close() {
+    kept.close();
     synchronized (this) {
       if (tracking != null) {
         tracking.close();

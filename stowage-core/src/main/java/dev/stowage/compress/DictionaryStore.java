@@ -13,6 +13,7 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
@@ -114,6 +116,46 @@ public final class DictionaryStore implements DictionaryResolver {
     cache.putIfAbsent(dictionary.id(), dictionary);
     missing.found(dictionary.id());
     return stored;
+  }
+
+  /**
+   * As {@link #save}, without blocking: stores the dictionary unless its key exists, then, if it
+   * existed, reads it back to check that it holds the same bytes. The dictionary is cached at once.
+   * The future completes with whether this call stored it, and fails as {@code save} throws, with
+   * Redis's own exception as the cause of a {@link StowageException} when Redis failed, and a
+   * {@code StowageException} without cause when the key holds other bytes (which are left as they
+   * are).
+   */
+  public CompletableFuture<Boolean> saveAsync(ZstdDictionary dictionary) {
+    requireNonNull(dictionary, "dictionary");
+    cache.putIfAbsent(dictionary.id(), dictionary);
+    missing.found(dictionary.id());
+    byte[] key = keyBytes(dictionary.id());
+    try {
+      RedisClusterAsyncCommands<byte[], byte[]> redis = SharedCommands.async(connection.get());
+      return redis.set(key, dictionary.bytes(), SetArgs.Builder.nx()).toCompletableFuture()
+          .thenCompose(reply -> "OK".equals(reply) ? CompletableFuture.completedFuture(true)
+              : redis.get(key).toCompletableFuture().thenCompose(existing -> {
+                if (existing == null) {
+                  // Deleted or expired between the two commands: store it again.
+                  return saveAsync(dictionary);
+                }
+                if (!Arrays.equals(existing, dictionary.bytes())) {
+                  throw new StowageException(key(dictionary.id()) + " already holds " + existing.length
+                      + " other bytes (hashing to " + ZstdDictionary.hexId(ZstdDictionary.idOf(existing))
+                      + "); the stored dictionary is corrupt and was left as it is");
+                }
+                return CompletableFuture.completedFuture(false);
+              }))
+          .exceptionallyCompose(error -> {
+            Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            return CompletableFuture.failedFuture(e instanceof StowageException ? e
+                : new StowageException("could not save zstd dictionary " + dictionary.hexId() + " to Redis: "
+                    + e.getMessage(), e));
+          });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**

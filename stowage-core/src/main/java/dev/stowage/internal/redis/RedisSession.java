@@ -52,6 +52,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -119,6 +120,7 @@ public final class RedisSession implements AutoCloseable {
    */
   private volatile @Nullable StatefulConnection<byte[], byte[]> shared;
   private final List<Runnable> activationTasks = new CopyOnWriteArrayList<>();
+  private final List<Runnable> deactivationTasks = new CopyOnWriteArrayList<>();
   /** The server, or the first seed of a cluster. */
   private final RedisURI target;
   private final ClientOptions options;
@@ -534,6 +536,15 @@ public final class RedisSession implements AutoCloseable {
   /** A master and the commands of its own connection. */
   record Node(String address, CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands) {}
 
+  /**
+   * Whether the shared connection is connected now: false while it reconnects (commands are then
+   * rejected at once), before a session opened in the background first connects, and once closed.
+   */
+  public boolean isConnectedNow() {
+    StatefulConnection<byte[], byte[]> current = shared;
+    return current != null && !closed && current.isOpen();
+  }
+
   /** Whether the shared connection exists (always, unless opened in the background and not connected yet). */
   public boolean isConnected() {
     return shared != null;
@@ -598,13 +609,48 @@ public final class RedisSession implements AutoCloseable {
   public void onActivation(Runnable task) {
     requireNonNull(task, "task");
     activationTasks.add(task);
+    listen();
+  }
+
+  /**
+   * Runs {@code task} at once, on the Lettuce thread that saw it, each time Redis may have lost what
+   * it held: when the shared connection drops, and before the {@linkplain #onActivation activation
+   * tasks} when it connects again or a cluster's topology changed. It must be quick and never block.
+   */
+  public void onDeactivation(Runnable task) {
+    requireNonNull(task, "task");
+    deactivationTasks.add(task);
+    listen();
+  }
+
+  /**
+   * Runs {@code task} once after {@code delayMillis} on this session's executor (Lettuce's
+   * computation threads); it should not block.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException if the executor is shut down
+   */
+  public ScheduledFuture<?> schedule(Runnable task, long delayMillis) {
+    requireNonNull(task, "task");
+    return resources.eventExecutorGroup().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Listens to the connection's events for the activation and deactivation tasks, once. */
+  private void listen() {
     synchronized (closeLock) {
       if (activations == null) {
         RedisConnectionStateListener listener = isCluster() ? nodeReconnections() : new RedisConnectionStateListener() {
           @Override
           public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
             if (connection == shared && !closed) {
+              runDeactivationTasks();
               runActivationTasks();
+            }
+          }
+
+          @Override
+          public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            if (connection == shared && !closed) {
+              runDeactivationTasks();
             }
           }
         };
@@ -615,6 +661,7 @@ public final class RedisSession implements AutoCloseable {
               .filter(event -> event instanceof ClusterTopologyChangedEvent)
               .subscribe(event -> {
                 if (!closed && shared != null) {
+                  runDeactivationTasks();
                   runActivationTasks();
                 }
               });
@@ -627,6 +674,17 @@ public final class RedisSession implements AutoCloseable {
     activationTasks.forEach(each -> ForkJoinPool.commonPool().execute(each));
   }
 
+  private void runDeactivationTasks() {
+    for (Runnable task : deactivationTasks) {
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        System.getLogger("dev.stowage").log(System.Logger.Level.WARNING, "a task run when the connection to Redis at "
+            + address + " changed failed", e);
+      }
+    }
+  }
+
   /** Runs the activation tasks when a connection this cluster client connected before connects again. */
   private RedisConnectionStateListener nodeReconnections() {
     Map<RedisChannelHandler<?, ?>, Boolean> seen = Collections.synchronizedMap(new WeakHashMap<>());
@@ -634,6 +692,8 @@ public final class RedisSession implements AutoCloseable {
       @Override
       public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
         if (seen.put(connection, Boolean.TRUE) != null && !closed && shared != null) {
+          // Only a reconnection: the connections that ask for the topology come and go all the time.
+          runDeactivationTasks();
           runActivationTasks();
         }
       }

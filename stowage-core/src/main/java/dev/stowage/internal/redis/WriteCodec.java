@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +37,12 @@ import org.jspecify.annotations.Nullable;
  * train on), the codec keeps writing with the standard compression and learns again from the next
  * values.
  *
+ * <p><b>Kept in Redis.</b> A codec made by {@link #kept} or {@link #learning} keeps the dictionary and
+ * the schema it writes with in Redis ({@link KeptKeys}), and never writes a value that another
+ * process could not read: while its dictionary is not confirmed in Redis (after a reconnection,
+ * until it is saved again) it writes with its fallback, the standard compression, and a value with
+ * a schema waits for the schema to be confirmed ({@link KeptKeys.Kept#awaitForWrite}).
+ *
  * <p><b>Legacy writes.</b> A codec made by {@link #legacyWrites} writes values as the legacy codec
  * encodes them, with no envelope and no compression, so that an application that does not run
  * Stowage yet reads them during a rolling migration; it never learns a dictionary.
@@ -55,19 +60,53 @@ public final class WriteCodec<V> {
 
   private static final System.Logger LOG = System.getLogger("dev.stowage.dictionary");
 
-  private volatile EnvelopeCodec<V> current;
+  private volatile Writing<V> writing;
   private final @Nullable Learning learning;
   private final @Nullable Codec<V> legacyWrites;
+  /** The schema values are written with, kept in Redis; null when they have none or it is not kept. */
+  private final KeptKeys.@Nullable Kept schema;
+  private final String owner;
 
-  private WriteCodec(EnvelopeCodec<V> start, @Nullable LearningSettings<V> settings, @Nullable Codec<V> legacyWrites) {
-    this.current = start;
-    this.learning = settings == null ? null : new Learning(settings);
-    this.legacyWrites = legacyWrites;
+  /**
+   * What values are written with: {@code codec} while its dictionary is confirmed in Redis (or it
+   * has none), else {@code fallback}, which has no dictionary.
+   */
+  private record Writing<V>(EnvelopeCodec<V> codec, KeptKeys.@Nullable Kept dictionary, EnvelopeCodec<V> fallback) {
+    EnvelopeCodec<V> now() {
+      KeptKeys.Kept kept = dictionary;
+      return kept == null || kept.isConfirmed() ? codec : fallback;
+    }
   }
 
-  /** A codec that never changes. */
+  private WriteCodec(Writing<V> start, @Nullable LearningSettings<V> settings, @Nullable Codec<V> legacyWrites,
+                     KeptKeys.@Nullable Kept schema, String owner) {
+    this.writing = start;
+    this.learning = settings == null ? null : new Learning(settings);
+    this.legacyWrites = legacyWrites;
+    this.schema = schema;
+    this.owner = owner;
+  }
+
+  /** A codec that never changes, and keeps nothing in Redis. */
   public static <V> WriteCodec<V> fixed(EnvelopeCodec<V> codec) {
-    return new WriteCodec<>(requireNonNull(codec, "codec"), null, null);
+    requireNonNull(codec, "codec");
+    return new WriteCodec<>(new Writing<>(codec, null, codec), null, null, null, "values");
+  }
+
+  /**
+   * A codec that writes with {@code codec} and keeps its dictionary and schema in Redis through
+   * {@code kept}; while the dictionary is not confirmed there it writes with {@code fallback}, which
+   * must have no dictionary. {@code owner} names the cache or feed in messages.
+   */
+  public static <V> WriteCodec<V> kept(EnvelopeCodec<V> codec, EnvelopeCodec<V> fallback, KeptKeys kept,
+                                       String owner) {
+    requireNonNull(codec, "codec");
+    requireNonNull(fallback, "fallback");
+    requireNonNull(kept, "kept");
+    KeptKeys.Kept dictionary = codec.compression().dictionary().map(kept::dictionary).orElse(null);
+    KeptKeys.Kept schema = codec.writeSchema().map(kept::schema).orElse(null);
+    return new WriteCodec<>(new Writing<>(codec, dictionary, dictionary == null ? codec : fallback), null, null,
+        schema, requireNonNull(owner, "owner"));
   }
 
   /**
@@ -76,7 +115,9 @@ public final class WriteCodec<V> {
    * envelopes alike.
    */
   public static <V> WriteCodec<V> legacyWrites(EnvelopeCodec<V> reader, Codec<V> legacy) {
-    return new WriteCodec<>(requireNonNull(reader, "reader"), null, requireNonNull(legacy, "legacy"));
+    requireNonNull(reader, "reader");
+    return new WriteCodec<>(new Writing<>(reader, null, reader), null, requireNonNull(legacy, "legacy"), null,
+        "values");
   }
 
   /**
@@ -86,32 +127,37 @@ public final class WriteCodec<V> {
    * @param codec the codec values are written with, whose name the record's field is
    * @param session the connection the learned dictionary is recorded through
    * @param store resolves a dictionary recorded by another process
+   * @param kept keeps the dictionary, the schema and the record in Redis
    * @param recordKey the hash that records the dictionary learned, such as
    *     {@code stowage:learned:cache:users} ({@link dev.stowage.StowageKeys#learnedByCache})
    * @param samples how many values to learn from, at least {@link ZstdDictionary#MIN_SAMPLES}
    * @param dictionarySize the dictionary's size in bytes, at most
-   * @param use saves a dictionary the codec writes with (and again after reconnections)
    * @param executor trains after a single write
    * @param owner names the cache or feed in log lines
    */
   public record LearningSettings<V>(Function<Compression, EnvelopeCodec<V>> withCompression, Codec<V> codec,
-                                    RedisSession session, DictionaryStore store, String recordKey, int samples,
-                                    int dictionarySize, Consumer<ZstdDictionary> use, Executor executor,
-                                    String owner) {}
+                                    RedisSession session, DictionaryStore store, KeptKeys kept, String recordKey,
+                                    int samples, int dictionarySize, Executor executor, String owner) {}
 
   /**
    * A codec that learns its dictionary, or adopts the one already recorded in its hash for its codec
    * (looked up here, blocking; if Redis cannot say, it learns).
    */
   public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
-    WriteCodec<V> codec = new WriteCodec<>(settings.withCompression().apply(Compression.standard()), settings, null);
+    EnvelopeCodec<V> standard = settings.withCompression().apply(Compression.standard());
+    KeptKeys.Kept schema = standard.writeSchema().map(settings.kept()::schema).orElse(null);
+    WriteCodec<V> codec = new WriteCodec<>(new Writing<>(standard, null, standard), settings, null, schema,
+        settings.owner());
     requireNonNull(codec.learning).adoptRecorded();
     return codec;
   }
 
-  /** The codec values are written with now; it reads every value, whatever wrote it. */
+  /**
+   * The codec values are written with now: without the dictionary while it is not confirmed in
+   * Redis. It reads every value, whatever wrote it.
+   */
   public EnvelopeCodec<V> current() {
-    return current;
+    return writing.now();
   }
 
   /**
@@ -161,6 +207,9 @@ public final class WriteCodec<V> {
 
   /** {@link #encodeAll}, with each payload's size before compression. */
   public List<Encoded> encodeAllMeasured(List<? extends V> values, IntFunction<String> context) {
+    if (!values.isEmpty()) {
+      awaitSchema();
+    }
     boolean trainHere = values.size() > 1;
     List<Encoded> encoded = new ArrayList<>(values.size());
     for (int i = 0; i < values.size(); i++) {
@@ -178,11 +227,14 @@ public final class WriteCodec<V> {
    * what is compressed and wrapped.
    */
   private Encoded encode(V value, boolean trainHere) {
-    EnvelopeCodec<V> codec = current;
+    EnvelopeCodec<V> codec = writing.now();
     Codec<V> legacy = legacyWrites;
     if (legacy != null) {
       byte[] bytes = codec.encodeLegacy(legacy, value);
       return new Encoded(bytes, bytes.length);
+    }
+    if (!trainHere) {
+      awaitSchema();
     }
     byte[] payload = codec.encodePayload(value);
     Encoded encoded = new Encoded(codec.wrap(payload), payload.length);
@@ -198,6 +250,18 @@ public final class WriteCodec<V> {
       }
     }
     return encoded;
+  }
+
+  /**
+   * Returns once the schema values are written with is confirmed in Redis (at once, nearly always).
+   *
+   * @throws dev.stowage.CacheUnavailableException if it is not within the command timeout
+   */
+  private void awaitSchema() {
+    KeptKeys.Kept kept = schema;
+    if (kept != null) {
+      kept.awaitForWrite(owner);
+    }
   }
 
   /** The learning state; all of it guarded by {@code this}, but for the volatile flags. */
@@ -263,6 +327,7 @@ public final class WriteCodec<V> {
 
     /** Trains, records and adopts a dictionary; on failure, starts sampling again. */
     void learn(List<byte[]> ready) {
+      KeptKeys.Kept trainedKept = null;
       try {
         byte[] recorded = recorded();
         ZstdDictionary chosen;
@@ -275,8 +340,14 @@ public final class WriteCodec<V> {
           }
           int size = (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(settings.dictionarySize(), total / 4));
           ZstdDictionary trained = ZstdDictionary.train(ready, size);
-          settings.use().accept(trained);
           RedisSession session = settings.session();
+          // Recorded only once Redis holds it, so that every process that adopts it can read it.
+          trainedKept = settings.kept().dictionary(trained);
+          if (!trainedKept.awaitConfirmed(session.awaitNanos(2))) {
+            String refusal = trainedKept.refusal();
+            throw new StowageException("could not save zstd dictionary " + trained.hexId() + " to Redis at "
+                + session.address() + (refusal != null ? ": " + refusal : " in time"));
+          }
           String what = "HSETNX " + keyText;
           byte[] hexId = trained.hexId().getBytes(StandardCharsets.US_ASCII);
           session.await(session.call(what, c -> c.hsetnx(key, field, hexId)), 1, what);
@@ -292,6 +363,10 @@ public final class WriteCodec<V> {
         LOG.log(Level.WARNING, settings.owner() + ": no dictionary learned this time (" + e.getMessage()
             + "); writing with the standard compression and learning again from the next values");
       } finally {
+        if (trainedKept != null) {
+          // adopt() keeps it for itself when it writes with it.
+          settings.kept().release(trainedKept);
+        }
         synchronized (this) {
           training = false;
         }
@@ -306,32 +381,35 @@ public final class WriteCodec<V> {
       } catch (NumberFormatException e) {
         throw new StowageException(keyText + " names dictionary '" + hex + "', which is no hex id");
       }
-      ZstdDictionary dictionary = settings.store().resolve(id);
-      settings.use().accept(dictionary);
-      return dictionary;
+      return settings.store().resolve(id);
     }
 
     private void adopt(ZstdDictionary dictionary) {
-      current = settings.withCompression().apply(Compression.zstd(dictionary));
+      KeptKeys.Kept kept = settings.kept().dictionary(dictionary);
+      Writing<V> before = writing;
+      writing = new Writing<>(settings.withCompression().apply(Compression.zstd(dictionary)), kept, before.fallback());
+      KeptKeys.Kept replaced = before.dictionary();
+      if (replaced != null) {
+        settings.kept().release(replaced);
+      }
       boolean first = !done;
       done = true;
       if (first) {
         // A restarted Redis has lost the record too: without it, a process starting then would
-        // learn a second dictionary. The dictionary itself is saved again by its Stowage.
-        settings.session().onActivation(() -> recordAgain(dictionary));
+        // learn a second dictionary. Another process's record is never replaced.
+        settings.kept().keep("the record of zstd dictionary " + dictionary.hexId() + " in " + keyText,
+            "a process that starts learns a dictionary of its own", () -> record(dictionary));
       }
     }
 
-    /** Records {@code dictionary} again, unless another process recorded one first. */
-    private void recordAgain(ZstdDictionary dictionary) {
+    /** Records {@code dictionary} unless a dictionary is recorded; completes once one is. */
+    private CompletableFuture<byte[]> record(ZstdDictionary dictionary) {
       RedisSession session = settings.session();
       byte[] hexId = dictionary.hexId().getBytes(StandardCharsets.US_ASCII);
-      session.call("HSETNX " + keyText, c -> c.hsetnx(key, field, hexId)).whenComplete((done, failure) -> {
-        if (failure != null) {
-          LOG.log(Level.WARNING, settings.owner() + ": could not record dictionary " + dictionary.hexId() + " in "
-              + keyText + " again after reconnecting: " + failure.getMessage());
-        }
-      });
+      return session.<Boolean>dispatch(c -> c.hsetnx(key, field, hexId)).thenCompose(set -> Boolean.TRUE.equals(set)
+          ? CompletableFuture.completedFuture(hexId)
+          : session.<byte[]>dispatch(c -> c.hget(key, field)).thenCompose(recorded -> recorded != null
+              ? CompletableFuture.<byte[]>completedFuture(recorded) : record(dictionary)));
     }
   }
 }

@@ -12,9 +12,11 @@ import dev.stowage.internal.redis.SharedCommands;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
@@ -24,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * Keeps the schemas of {@linkplain EvolvingCodec evolving codecs} in Redis, each under
  * {@code stowage:schema:<fingerprint>} as UTF-8 text, written once with {@code SET NX} and never
  * changed, and resolves them for readers. A schema is cached in this process once saved or loaded,
- * and loaded text is checked against its fingerprint. Every {@link Stowage} has one; its caches and feeds save the schema they write with when they are
- * built, and again after every reconnection.
+ * and loaded text is checked against its fingerprint. Every {@link Stowage} has one; its caches and feeds keep the schema they write with in Redis
+ * ({@link dev.stowage.internal.redis.KeptKeys}): saved when they are built, and again after every
+ * reconnection until Redis takes it.
  *
  * <p>Thread-safe. Redis failures are thrown as {@link StowageException}.
  */
@@ -60,6 +63,44 @@ public final class SchemaStore implements SchemaResolver {
     }
     remember(fingerprint, schema);
     return fingerprint;
+  }
+
+  /**
+   * As {@link #save}, without blocking, and confirmed: stores the schema unless its key exists,
+   * then, if it existed, reads it back to check that its text has the same fingerprint. The future
+   * completes with the fingerprint, and fails with Redis's own exception as the cause of a
+   * {@link StowageException} when Redis failed, and a {@code StowageException} without cause when the
+   * key holds text of another fingerprint (which is left as it is).
+   */
+  public CompletableFuture<Integer> saveAsync(String schema) {
+    requireNonNull(schema, "schema");
+    int fingerprint = Schemas.fingerprint(schema);
+    remember(fingerprint, schema);
+    byte[] key = key(fingerprint);
+    try {
+      RedisClusterAsyncCommands<byte[], byte[]> redis = SharedCommands.async(connection.get());
+      return redis.set(key, schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx()).toCompletableFuture()
+          .thenCompose(reply -> "OK".equals(reply) ? CompletableFuture.completedFuture(fingerprint)
+              : redis.get(key).toCompletableFuture().thenCompose(existing -> {
+                if (existing == null) {
+                  // Deleted or expired between the two commands: store it again.
+                  return saveAsync(schema);
+                }
+                if (Schemas.fingerprint(new String(existing, StandardCharsets.UTF_8)) != fingerprint) {
+                  throw new StowageException(Schemas.key(fingerprint) + " already holds " + existing.length
+                      + " bytes of another schema; they were left as they are");
+                }
+                return CompletableFuture.completedFuture(fingerprint);
+              }))
+          .exceptionallyCompose(error -> {
+            Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            return CompletableFuture.failedFuture(e instanceof StowageException ? e
+                : new StowageException("could not save schema " + Schemas.hex(fingerprint) + " to Redis: "
+                    + e.getMessage(), e));
+          });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Caches a schema in this process only, as if it had been loaded. */

@@ -1,0 +1,473 @@
+package dev.stowage.internal.redis;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.stowage.CacheUnavailableException;
+import dev.stowage.Schemas;
+import dev.stowage.StowageException;
+import dev.stowage.compress.DictionaryStore;
+import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.store.SchemaStore;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the values of one {@link dev.stowage.Stowage} cannot be read without, kept in Redis: the
+ * zstd dictionaries and writer schemas its caches and feeds write with, and the records of learned
+ * dictionaries. Each is a {@link Kept} saved with {@code SET NX} (or {@code HSETNX}) and then
+ * <em>confirmed</em>: Redis said it stored it, or holds the same bytes already.
+ *
+ * <p>A confirmation holds for one connection: when the shared connection drops, reconnects, or a
+ * cluster's topology changes (Redis may have restarted from an older snapshot, or a replica without
+ * the keys may have been promoted), every key is unconfirmed at once and saved again. A save that
+ * fails because Redis cannot take it now ({@code LOADING}, {@code BUSY}, {@code READONLY},
+ * {@code MASTERDOWN}, {@code CLUSTERDOWN}, {@code TRYAGAIN}, {@code OOM}, a lost connection, a
+ * timeout) is tried again after {@link #FIRST_RETRY}, doubling up to {@link #LONGEST_RETRY}, until
+ * it is confirmed; any other failure (a refusal such as {@code NOPERM}, or a key that holds other
+ * bytes, which is never overwritten) is logged once and tried again every {@link #REFUSED_RETRY}.
+ * Writers ask {@link Kept#isConfirmed()} before they write with a key: a cache or feed writes with
+ * its dictionary only while it is confirmed (the standard compression otherwise), and waits for its
+ * schema ({@link Kept#awaitForWrite}).
+ *
+ * <p>Thread-safe. Nothing here blocks a Redis client's thread: saves are asynchronous and retries
+ * are scheduled on the session's executor. {@link #close()} stops every retry.
+ */
+public final class KeptKeys implements AutoCloseable {
+  /** The wait, in milliseconds, before a save is tried again after the first failure Redis may get over. */
+  static final long FIRST_RETRY = 25;
+  /** The longest wait, in milliseconds, between two tries of a save Redis may get over. */
+  static final long LONGEST_RETRY = 500;
+  /** The wait, in milliseconds, before a save that Redis refused is tried again. */
+  static final long REFUSED_RETRY = 30_000;
+
+  private static final System.Logger LOG = System.getLogger("dev.stowage");
+
+  private final RedisSession session;
+  private final DictionaryStore dictionaries;
+  private final SchemaStore schemas;
+  /** Bumped whenever Redis may have lost what it held: a confirmation holds for one epoch. */
+  private final AtomicLong epoch = new AtomicLong();
+  private final Map<String, Kept> kept = new HashMap<>();
+  private volatile boolean closed;
+
+  /** Keeps keys through {@code session}, saving dictionaries and schemas through these stores. */
+  public KeptKeys(RedisSession session, DictionaryStore dictionaries, SchemaStore schemas) {
+    this.session = requireNonNull(session, "session");
+    this.dictionaries = requireNonNull(dictionaries, "dictionaries");
+    this.schemas = requireNonNull(schemas, "schemas");
+    session.onDeactivation(this::unconfirmAll);
+    session.onActivation(this::confirmAll);
+  }
+
+  /**
+   * Keeps a dictionary this process writes with in Redis; waits (at most two round trips) for the
+   * first try to save it, so that a cache built while Redis answers writes with it at once.
+   */
+  public Kept dictionary(ZstdDictionary dictionary) {
+    requireNonNull(dictionary, "dictionary");
+    return settled(keep("zstd dictionary " + dictionary.hexId() + " (" + DictionaryStore.key(dictionary.id()) + ")",
+        "values are written with the standard compression instead", () -> dictionaries.saveAsync(dictionary)));
+  }
+
+  /** Keeps the schema this process writes with in Redis; waits as {@link #dictionary} does. */
+  public Kept schema(String schema) {
+    requireNonNull(schema, "schema");
+    int fingerprint = Schemas.fingerprint(schema);
+    schemas.remember(fingerprint, schema);
+    return settled(keep("schema " + Schemas.hex(fingerprint) + " (" + Schemas.key(fingerprint) + ")",
+        "values written with it wait for it", () -> schemas.saveAsync(schema)));
+  }
+
+  private Kept settled(Kept key) {
+    key.awaitSettled(session.awaitNanos(2));
+    return key;
+  }
+
+  /**
+   * Keeps a key that {@code save} stores unless it exists, and confirms: its future completes once
+   * Redis holds it, and fails with Redis's error, or with a {@link StowageException} without cause
+   * when the key holds something else. Keys are told apart by {@code what}, which names them in log
+   * lines, as {@code meanwhile} says what writes do until it is confirmed; keeping one again adds a
+   * user. It is saved now, without waiting.
+   */
+  public Kept keep(String what, String meanwhile, Supplier<? extends CompletableFuture<?>> save) {
+    requireNonNull(what, "what");
+    requireNonNull(meanwhile, "meanwhile");
+    requireNonNull(save, "save");
+    Kept key;
+    synchronized (kept) {
+      key = kept.computeIfAbsent(what, name -> new Kept(name, meanwhile, save));
+      synchronized (key) {
+        key.users++;
+      }
+    }
+    kick(key);
+    return key;
+  }
+
+  /** Takes a user away from {@code key}; with none left it is no longer kept. */
+  public void release(Kept key) {
+    synchronized (kept) {
+      synchronized (key) {
+        if (key.users > 0 && --key.users == 0) {
+          kept.remove(key.what, key);
+          cancelRetry(key);
+          key.notifyAll();
+        }
+      }
+    }
+  }
+
+  /** Redis may have lost every key: none is confirmed until saved again. Runs on Lettuce's threads. */
+  void unconfirmAll() {
+    epoch.incrementAndGet();
+  }
+
+  /** Saves again, now, every key that is not confirmed. */
+  void confirmAll() {
+    if (closed) {
+      return;
+    }
+    List<Kept> all;
+    synchronized (kept) {
+      all = List.copyOf(kept.values());
+    }
+    all.forEach(this::kick);
+  }
+
+  /** Starts a save of {@code key} now, unless it is confirmed; after the one under way, if there is one. */
+  private void kick(Kept key) {
+    kick(key, true);
+  }
+
+  /**
+   * Starts a save of {@code key} now, unless it is confirmed or one is under way; {@code again}:
+   * and if one is, another once it has ended.
+   */
+  private void kick(Kept key, boolean again) {
+    synchronized (key) {
+      if (closed || key.users == 0) {
+        return;
+      }
+      if (key.inFlight) {
+        key.again |= again;
+        return;
+      }
+      cancelRetry(key);
+      if (key.isConfirmed()) {
+        return;
+      }
+      key.inFlight = true;
+    }
+    attempt(key);
+  }
+
+  private void attempt(Kept key) {
+    long started = epoch.get();
+    CompletableFuture<?> saving;
+    try {
+      saving = requireNonNull(key.save.get(), "a save's future");
+    } catch (RuntimeException e) {
+      saving = CompletableFuture.failedFuture(e);
+    }
+    saving.whenComplete((done, failure) -> settle(key, started, failure));
+  }
+
+  /** What follows a try: confirmed, or tried again (now, or after a wait). */
+  private void settle(Kept key, long started, @Nullable Throwable failure) {
+    boolean now = false;
+    synchronized (key) {
+      key.inFlight = false;
+      key.attempts++;
+      key.notifyAll();
+      if (closed || key.users == 0) {
+        return;
+      }
+      if (failure == null) {
+        key.failures = 0;
+        key.refusal = null;
+        key.failure = null;
+        if (epoch.get() == started) {
+          key.confirmedEpoch = started;
+          if (key.logged != null) {
+            key.logged = null;
+            LOG.log(Level.INFO, "saved " + key.what + " to Redis at " + session.address()
+                + " again; writes that need it use it again");
+          }
+        } else {
+          now = true;
+        }
+      } else {
+        Throwable cause = unwrap(failure);
+        boolean retryable = isRetryable(cause);
+        key.failures++;
+        String reason = reason(cause);
+        key.failure = reason;
+        if (retryable) {
+          if (key.logged == null) {
+            key.logged = "retrying";
+            LOG.log(Level.WARNING, "could not save " + key.what + " to Redis at " + session.address() + " ("
+                + reason + "); trying again until Redis takes it; until then " + key.meanwhile);
+          }
+        } else {
+          key.refusal = reason;
+          if (!reason.equals(key.logged)) {
+            key.logged = reason;
+            LOG.log(Level.ERROR, "Redis at " + session.address() + " refused to save " + key.what + ": " + reason
+                + "; trying again every " + REFUSED_RETRY / 1000 + " s and after every reconnection; until then "
+                + key.refusedMeanwhile());
+          }
+        }
+        long delay = retryable ? Math.min(LONGEST_RETRY, FIRST_RETRY << Math.min(10, key.failures - 1))
+            : REFUSED_RETRY;
+        if (!key.again) {
+          key.retry = schedule(key, delay);
+        }
+      }
+      if (key.again) {
+        key.again = false;
+        now = true;
+      }
+      if (now) {
+        cancelRetry(key);
+        key.inFlight = true;
+      }
+    }
+    if (now) {
+      attempt(key);
+    }
+  }
+
+  private @Nullable ScheduledFuture<?> schedule(Kept key, long delayMillis) {
+    try {
+      return session.schedule(() -> {
+        synchronized (key) {
+          key.retry = null;
+        }
+        kick(key);
+      }, delayMillis);
+    } catch (RuntimeException e) {
+      // The session's executor is shutting down: this Stowage is being closed.
+      return null;
+    }
+  }
+
+  private static void cancelRetry(Kept key) {
+    ScheduledFuture<?> retry = key.retry;
+    if (retry != null) {
+      retry.cancel(false);
+      key.retry = null;
+    }
+  }
+
+  /**
+   * Whether a save that failed with {@code error} may succeed later without anyone's help: Redis
+   * was unreachable, too slow, or could not take writes now (loading, busy with a script, a
+   * replica, a cluster without the slot's master, out of memory).
+   */
+  static boolean isRetryable(Throwable error) {
+    Throwable e = error;
+    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+      if (e instanceof RedisCommandExecutionException) {
+        String reply = String.valueOf(e.getMessage());
+        return RedisSession.isUnavailableReply(reply) || reply.startsWith("BUSY") || reply.startsWith("READONLY")
+            || reply.startsWith("OOM") || reply.startsWith("NOREPLICAS");
+      }
+      if (e instanceof CacheUnavailableException || e instanceof RedisException || e instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Redis's own words for a failure, without the layers that wrapped them. */
+  private static String reason(Throwable error) {
+    Throwable e = error;
+    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+      if (e instanceof RedisException && e.getMessage() != null) {
+        return e.getMessage();
+      }
+    }
+    return RedisSession.causeChain(error);
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable e = error;
+    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  /** Stops every retry and wakes every writer that waits. Idempotent. */
+  @Override
+  public void close() {
+    closed = true;
+    List<Kept> all;
+    synchronized (kept) {
+      all = List.copyOf(kept.values());
+    }
+    for (Kept key : all) {
+      synchronized (key) {
+        cancelRetry(key);
+        key.notifyAll();
+      }
+    }
+  }
+
+  /** One key kept in Redis. Its state is guarded by itself, but for the volatile fields. */
+  public final class Kept {
+    private final String what;
+    private final String meanwhile;
+    private final Supplier<? extends CompletableFuture<?>> save;
+    /** The epoch in which Redis last confirmed the key; -1 before. */
+    private volatile long confirmedEpoch = -1;
+    /** Why Redis refused the last save, if it did: a failure that waiting will not end. */
+    private volatile @Nullable String refusal;
+    /** Why the last save failed, if it did. */
+    private volatile @Nullable String failure;
+    private int users;
+    private boolean inFlight;
+    private boolean again;
+    private @Nullable ScheduledFuture<?> retry;
+    private int failures;
+    private long attempts;
+    /** What was logged about the failures since the last confirmation, null if nothing. */
+    private @Nullable String logged;
+
+    private Kept(String what, String meanwhile, Supplier<? extends CompletableFuture<?>> save) {
+      this.what = what;
+      this.meanwhile = meanwhile;
+      this.save = save;
+    }
+
+    /** What writes do while Redis refuses the key: those that wait for it go on without it. */
+    private String refusedMeanwhile() {
+      return meanwhile.endsWith("wait for it")
+          ? "values are written with it all the same (waiting would not help), and readers of another shape"
+              + " cannot read them"
+          : meanwhile;
+    }
+
+    /** Whether Redis holds the key now, as far as this process knows: confirmed on this connection. */
+    public boolean isConfirmed() {
+      return confirmedEpoch == epoch.get();
+    }
+
+    /** Why Redis refused to save the key (a failure that waiting will not end), or null. */
+    public @Nullable String refusal() {
+      return refusal;
+    }
+
+    /**
+     * Waits at most {@code nanos} until the key is confirmed, returning early when Redis refused it
+     * or the keys are closed.
+     *
+     * @return whether it is confirmed
+     */
+    public boolean awaitConfirmed(long nanos) {
+      long deadline = System.nanoTime() + nanos;
+      synchronized (this) {
+        while (!isConfirmed() && refusal == null && !closed && users > 0) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0 || !waitNanos(left)) {
+            break;
+          }
+        }
+        return isConfirmed();
+      }
+    }
+
+    /** Waits at most {@code nanos} until the key is confirmed or a first try to save it has ended. */
+    void awaitSettled(long nanos) {
+      long deadline = System.nanoTime() + nanos;
+      synchronized (this) {
+        while (!isConfirmed() && attempts == 0 && !closed && users > 0) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0 || !waitNanos(left)) {
+            return;
+          }
+        }
+      }
+    }
+
+    /** Waits on this monitor; false if interrupted (the interrupt is kept). */
+    private boolean waitNanos(long nanos) {
+      try {
+        TimeUnit.NANOSECONDS.timedWait(this, nanos);
+        return true;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+
+    /**
+     * Returns once a value that needs this key may be written: at once while it is confirmed, or
+     * when Redis refused it (logged; waiting would not help). While the connection is down it throws
+     * at once, as every command is rejected then. Otherwise it tries to save the key now, without the
+     * retries' wait, and waits for that try, at most the command timeout: if Redis cannot take it
+     * (still loading its data, say), it could not take the write either. Never waits on a Redis
+     * client's thread, where the save's own reply would wait behind it.
+     *
+     * @throws CacheUnavailableException if the key is not confirmed in time, naming {@code owner}
+     */
+    public void awaitForWrite(String owner) {
+      if (isConfirmed() || refusal != null) {
+        return;
+      }
+      if (!session.isConnectedNow() && !closed) {
+        // Rejected here rather than by Lettuce, so that no reconnection can come between.
+        throw new CacheUnavailableException("Redis at " + session.address() + " is unavailable (" + owner
+            + "): not connected; " + what + " is saved again once it is");
+      }
+      // Netty's threads (Lettuce's event loops among them) are FastThreadLocalThreads.
+      if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
+        long next;
+        synchronized (this) {
+          // The try under way, or the one started here.
+          next = attempts + 1;
+        }
+        kick(this, false);
+        long deadline = System.nanoTime() + session.timeout().toNanos();
+        synchronized (this) {
+          while (!isConfirmed() && refusal == null && attempts < next && !closed && users > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !waitNanos(left)) {
+              break;
+            }
+          }
+        }
+        if (isConfirmed() || refusal != null) {
+          return;
+        }
+      }
+      if (closed) {
+        throw new IllegalStateException("this Stowage is closed");
+      }
+      String reason = failure;
+      throw new CacheUnavailableException(owner + ": " + what + " is not saved in Redis at " + session.address()
+          + " yet (" + (reason != null ? reason : "saving it again since the connection was lost") + "); the value"
+          + " was not written, since readers of another shape could not read it");
+    }
+
+    @Override
+    public String toString() {
+      return what + (isConfirmed() ? ", confirmed" : refusal != null ? ", refused: " + refusal : ", not confirmed");
+    }
+  }
+}
