@@ -37,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  * prefix, which only listens (reads go over the shared connection). A connection that drops, or
  * one on which Redis refuses RESP3 or tracking, turns its near caches off (emptied, nothing kept)
  * with one log line; when a connection becomes active again, tracking is set up anew and the near
- * caches are turned back on once Redis has said yes. Thread-safe.
+ * caches are turned back on once Redis has said yes. Meanwhile, and for a read that the tracking
+ * connection fails without an answer from Redis (killed, reconnecting), reads go over the shared
+ * connection and are not kept: a tracking connection that breaks fails no read. Thread-safe.
  *
  * <p>A channel's reads and its invalidations share one connection in the default mode, so Redis
  * sends them in order; in broadcast mode they travel on two, and the stamps of {@link NearStore}
