@@ -26,6 +26,15 @@ import org.jspecify.annotations.Nullable;
  * The process's own writes drop the local copy before they return. Values that fail to decode are
  * never kept. A kept value is shared by every caller that reads it: keep values immutable.
  *
+ * <p>A copy never outlives its key in Redis: each read that may be kept also reads the key's
+ * remaining time to live ({@code PTTL}, in the same round trip), and the copy goes when that time,
+ * counted from before the read was sent, has passed, whoever gave the key its TTL (the cache's
+ * {@link RedisCache.Builder#ttl}, another process, an {@code EXPIRE}), with or without
+ * {@link #expireAfterWrite}, which bounds it further. (Redis tells a tracking client of an expired
+ * key only once it removes it, which may be minutes later.) An {@code EXPIRE}, {@code PERSIST} or
+ * any other change of a key's TTL drops the copy as a write does. A feed's pages are kept without
+ * a time bound: a feed's keys have no TTL.
+ *
  * <p>On a Redis Cluster a near cache always tracks in {@linkplain #broadcast() broadcast mode}, on a
  * connection of its own to every master, and keeps values only while every master that serves slots
  * tracks; a connection lost to any of them empties it until all are back, and so does every change
@@ -84,7 +93,8 @@ public final class NearCache {
   }
 
   /**
-   * The same, with each entry dropped {@code limit} after it was kept, whatever Redis says.
+   * The same, with each entry dropped {@code limit} after it was kept, whatever Redis says (and
+   * sooner if its key's time to live in Redis ends first).
    *
    * @throws IllegalArgumentException if {@code limit} is under a millisecond
    */

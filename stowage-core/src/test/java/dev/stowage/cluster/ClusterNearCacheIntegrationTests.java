@@ -117,6 +117,47 @@ class ClusterNearCacheIntegrationTests {
     assertThat(cache.getAll(keys)).isEmpty();
   }
 
+  /**
+   * Copies read by {@code get} (GET and PTTL through the cluster connection) and by {@code getAll}
+   * (a script per slot, batched to each master) on every master go when their keys' TTL has
+   * passed. The masters run their background expiry once a second here, so that it rarely removes
+   * the keys (and sends their invalidations) before the reads after the TTL.
+   */
+  @Test
+  void copiesGoWhenTheirKeysTtlHasPassedOnEveryMaster(RedisClusterSet cluster) {
+    cluster.masters().forEach(master -> master.command("CONFIG", "SET", "hz", "1"));
+    try {
+      RedisCache<String, Item> cache = readerProcess.cache("ttl", Item.class).ttl(Duration.ofMillis(1500)).ttlJitter(0)
+          .nearCache(NearCache.maximumSize(1000)).build();
+      List<String> keys = keysOnEveryMaster(cluster, "ttl", 30);
+      List<String> single = keys.subList(0, 15);
+      List<String> bulk = keys.subList(15, 30);
+      awaitTracking(cache);
+      long written = System.nanoTime();
+      cache.putAll(versions(keys, 1));
+      await().atMost(Duration.ofSeconds(1)).until(() -> {
+        single.forEach(cache::get);
+        cache.getAll(bulk);
+        long before = cache.stats().nearHits();
+        single.forEach(cache::get);
+        cache.getAll(bulk);
+        return cache.stats().nearHits() - before == keys.size();
+      });
+
+      long left = written + Duration.ofMillis(1600).toNanos() - System.nanoTime();
+      if (left > 0) {
+        Thread.sleep(Duration.ofNanos(left).toMillis() + 1);
+      }
+      single.forEach(key -> assertThat(cache.get(key)).as("expired copy of " + key).isNull());
+      assertThat(cache.getAll(bulk)).as("expired copies").isEmpty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } finally {
+      cluster.masters().forEach(master -> master.command("CONFIG", "SET", "hz", "10"));
+    }
+  }
+
   @Test
   void aFeedsPagesAreDroppedWhenAnotherProcessAdds() {
     Feed<Item> reader = readerProcess.feed("board", Item.class).nearCache(NearCache.maximumSize(50)).build();

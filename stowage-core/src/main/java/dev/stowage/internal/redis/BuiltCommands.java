@@ -4,6 +4,7 @@ import io.lettuce.core.KeyValue;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.KeyValueListOutput;
+import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
@@ -55,5 +56,12 @@ final class BuiltCommands {
     CommandArgs<byte[], byte[]> built = new CommandArgs<>(CODEC).add(sha).add(keys.length).addKeys(keys)
         .addValues(args);
     return new Command<>(CommandType.EVALSHA, new IntegerOutput<>(CODEC), built);
+  }
+
+  /** {@code EVALSHA sha numkeys k1 ... a1 ...} of a script that answers an array. */
+  static Command<byte[], byte[], List<Object>> evalshaMulti(String sha, byte[][] keys, byte[][] args) {
+    CommandArgs<byte[], byte[]> built = new CommandArgs<>(CODEC).add(sha).add(keys.length).addKeys(keys)
+        .addValues(args);
+    return new Command<>(CommandType.EVALSHA, new NestedMultiOutput<>(CODEC), built);
   }
 }

@@ -2,14 +2,18 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.protocol.Command;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * A Lua script sent by its SHA-1 ({@code EVALSHA}), and in full ({@code EVAL}, which also loads
@@ -33,9 +37,20 @@ final class LuaScript {
 
   /** Runs the script on the session's shared connection; failures are untranslated, as for dispatch. */
   <T> CompletableFuture<T> run(RedisSession session, byte[][] keys, byte[]... args) {
-    return session.<T>dispatch(c -> c.evalsha(sha, output, keys, args))
+    return run(session::dispatch, keys, args);
+  }
+
+  /** Sends a command on some connection, as {@link RedisSession#dispatch} does on the shared one. */
+  @FunctionalInterface
+  interface Dispatcher<T> {
+    CompletableFuture<T> dispatch(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command);
+  }
+
+  /** Runs the script through {@code dispatcher}, loading it there if Redis does not know it. */
+  <T> CompletableFuture<T> run(Dispatcher<T> dispatcher, byte[][] keys, byte[]... args) {
+    return dispatcher.dispatch(c -> c.<T>evalsha(sha, output, keys, args))
         .exceptionallyCompose(error -> isNoScript(error)
-            ? session.<T>dispatch(c -> c.eval(body, output, keys, args))
+            ? dispatcher.dispatch(c -> c.<T>eval(body, output, keys, args))
             : CompletableFuture.failedFuture(error));
   }
 
@@ -51,6 +66,19 @@ final class LuaScript {
       throw new IllegalStateException(this + " answers " + output + ", not an integer");
     }
     return BuiltCommands.evalshaInteger(sha, keys, args);
+  }
+
+  /**
+   * As {@link #builtInteger}, for a script that answers an array (nested arrays, strings as bytes,
+   * integers as {@code Long}, nil as null).
+   *
+   * @throws IllegalStateException if the script does not answer an array
+   */
+  Command<byte[], byte[], List<Object>> builtMulti(byte[][] keys, byte[]... args) {
+    if (output != ScriptOutputType.MULTI) {
+      throw new IllegalStateException(this + " answers " + output + ", not an array");
+    }
+    return BuiltCommands.evalshaMulti(sha, keys, args);
   }
 
   private static boolean isNoScript(Throwable error) {

@@ -2,7 +2,10 @@ package dev.stowage.internal.redis;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import dev.stowage.NearCache;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -19,9 +22,21 @@ import org.jspecify.annotations.Nullable;
  * run in, a value whose reply may be older than an invalidation never stays. While tracking is off
  * (not set up yet, a dropped connection, a server that cannot track) stamps are -1 and nothing is
  * kept. Thread-safe.
+ *
+ * <p><b>Time to live.</b> Redis tells a tracking client that a key expired only once it removes
+ * the key, which its background expiry may do minutes later. So a value is kept with the time to
+ * live its key had when it was read ({@code PTTL}, sent right after the {@code GET} on the same
+ * connection), counted from before the read was sent, and never longer: a near copy never outlives
+ * its key in Redis, whoever set the TTL. A change of the TTL ({@code EXPIRE}, {@code PERSIST})
+ * modifies the key, so Redis sends an invalidation for it as for a write. {@code expireAfterWrite}
+ * bounds each entry further.
  */
 final class NearStore {
   private static final int STRIPES = 1024;
+  /** The time to live of a key without one ({@code PTTL} answers -1). */
+  static final long NO_TTL = -1;
+  /** A time to live not known: the key was gone when {@code PTTL} ran, or it was not read with the value. */
+  static final long UNKNOWN_TTL = -2;
 
   private final Cache<String, Kept> entries;
   private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
@@ -31,8 +46,41 @@ final class NearStore {
   private final boolean wholeOnAnyChange;
   private volatile boolean tracking;
 
-  /** A kept value, with the stored size it is weighed by. */
-  private record Kept(Object value, int weight) {}
+  /**
+   * A kept value, with the stored size it is weighed by, and how long it may be kept counted from
+   * {@code readAt} (nanoseconds, {@link Long#MAX_VALUE} for as long as Redis says nothing).
+   */
+  private record Kept(Object value, int weight, long readAt, long lifeNanos) {}
+
+  /**
+   * Each entry lives what is left of its key's time to live, and no longer than {@code
+   * expireAfterWrite} (from when it was kept); a read does not extend it.
+   */
+  private static final class KeyLifetime implements Expiry<String, Kept> {
+    private final long limitNanos;
+
+    KeyLifetime(long limitNanos) {
+      this.limitNanos = limitNanos;
+    }
+
+    @Override
+    public long expireAfterCreate(String key, Kept kept, long currentTime) {
+      if (kept.lifeNanos() == Long.MAX_VALUE) {
+        return limitNanos;
+      }
+      return Math.min(limitNanos, kept.lifeNanos() - (currentTime - kept.readAt()));
+    }
+
+    @Override
+    public long expireAfterUpdate(String key, Kept kept, long currentTime, long currentDuration) {
+      return expireAfterCreate(key, kept, currentTime);
+    }
+
+    @Override
+    public long expireAfterRead(String key, Kept kept, long currentTime, long currentDuration) {
+      return currentDuration;
+    }
+  }
 
   /**
    * A store for keys under {@code prefix} (every invalidation outside it is ignored). With
@@ -49,8 +97,9 @@ final class NearStore {
       builder.maximumWeight(options.maximumBytes());
       builder.weigher((String key, Kept kept) -> kept.weight());
     }
-    options.timeLimit().ifPresent(builder::expireAfterWrite);
-    this.entries = builder.<String, Kept>build();
+    long limit = options.timeLimit().map(Duration::toNanos).orElse(Long.MAX_VALUE);
+    // The default ticker is System.nanoTime(), the clock of Kept.readAt.
+    this.entries = builder.expireAfter(new KeyLifetime(limit)).<String, Kept>build();
   }
 
   /** The value kept for {@code key}, or null, counting a near hit or miss. */
@@ -69,16 +118,31 @@ final class NearStore {
     return tracking ? stripes.get(stripe(key)) : -1;
   }
 
-  /** Keeps a decoded value read with {@code stamp}, unless an invalidation came since. */
+  /** Keeps a decoded value read with {@code stamp} from a key without a TTL, unless an invalidation came since. */
   void keep(String key, long stamp, Object value, int weight) {
-    if (stamp < 0 || value == null) {
+    keep(key, stamp, value, weight, 0, NO_TTL);
+  }
+
+  /**
+   * Keeps a decoded value read with {@code stamp}, unless an invalidation came since, for at most
+   * {@code ttlMillis} from {@code sentAt}: the key's time to live as {@code PTTL} answered it
+   * ({@link #NO_TTL} for none; below that, as {@link #UNKNOWN_TTL}, nothing is kept), and the
+   * {@link System#nanoTime()} taken before the read was sent, so that the copy goes no later than
+   * the key does in Redis.
+   */
+  void keep(String key, long stamp, Object value, int weight, long sentAt, long ttlMillis) {
+    if (stamp < 0 || value == null || ttlMillis < NO_TTL) {
+      return;
+    }
+    long lifeNanos = ttlMillis == NO_TTL ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+    if (lifeNanos != Long.MAX_VALUE && lifeNanos - (System.nanoTime() - sentAt) <= 0) {
       return;
     }
     int stripe = stripe(key);
     if (stripes.get(stripe) != stamp || !tracking) {
       return;
     }
-    Kept kept = new Kept(value, Math.max(1, weight));
+    Kept kept = new Kept(value, Math.max(1, weight), sentAt, lifeNanos);
     entries.put(key, kept);
     if (stripes.get(stripe) != stamp || !tracking) {
       entries.asMap().remove(key, kept);
@@ -96,6 +160,14 @@ final class NearStore {
     }
     stripes.incrementAndGet(stripe(key));
     entries.invalidate(key);
+  }
+
+  /**
+   * Fails the stamps of reads in flight of {@code key} without dropping its value: a read of it
+   * went over a connection that does not track it.
+   */
+  void untracked(String key) {
+    stripes.incrementAndGet(stripe(key));
   }
 
   /** Drops everything, and fails every read in flight's stamp. */

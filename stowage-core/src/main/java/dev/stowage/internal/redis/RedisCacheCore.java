@@ -15,6 +15,7 @@ import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -58,6 +59,23 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private static final Object ABSENT = new Object();
   /** Stands for a key that holds another Redis type than a string. */
   private static final byte[] WRONG_TYPE = new byte[0];
+  /**
+   * A near cache's bulk read: for each key, its value (nil when missing or not a string, as
+   * {@code MGET} answers) and then its {@code PTTL}. One command, so that it is batched as an
+   * {@code MGET} is; {@code MGET} in slices, as Lua unpacks only so many values at once.
+   */
+  private static final LuaScript MGET_WITH_TTLS = new LuaScript("""
+      local reply = {}
+      for first = 1, #KEYS, 1000 do
+        local last = math.min(first + 999, #KEYS)
+        local values = redis.call('MGET', unpack(KEYS, first, last))
+        for i = first, last do
+          reply[2 * i - 1] = values[i - first + 1]
+          reply[2 * i] = redis.call('PTTL', KEYS[i])
+        end
+      end
+      return reply
+      """, ScriptOutputType.MULTI);
   /** Runs a task in the thread that submits it. */
   private static final Executor DIRECT = Runnable::run;
 
@@ -160,11 +178,23 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return near == null ? -1 : near.store().stamp(keyText);
   }
 
-  /** Keeps a value just read and decoded, unless the key changed since {@code stamp}. */
-  void keep(String keyText, long stamp, @Nullable V value, byte[] bytes) {
+  /**
+   * Keeps a value just read and decoded, unless the key changed since {@code stamp}, for no longer
+   * than the key's time to live as read with it ({@code ttlMillis}, from {@code sentAt}).
+   */
+  void keep(String keyText, long stamp, @Nullable V value, byte[] bytes, long sentAt, long ttlMillis) {
     if (near != null && value != null) {
-      near.store().keep(keyText, stamp, value, bytes.length);
+      near.store().keep(keyText, stamp, value, bytes.length, sentAt, ttlMillis);
     }
+  }
+
+  /**
+   * What a near cache's read of one key learnt of its time to live: when the read was sent, and
+   * the answer of the {@code PTTL} sent right after its {@code GET}.
+   */
+  private static final class ReadTtl {
+    final long sentAt = System.nanoTime();
+    volatile long millis = NearStore.UNKNOWN_TTL;
   }
 
   /** Drops the near cache's copies of keys this process wrote. */
@@ -183,11 +213,16 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return near == null ? write : write.whenComplete((done, failure) -> dropNear(written.get()));
   }
 
-  /** A batch split by the near cache: the values it keeps, and the rest to read with their stamps. */
+  /**
+   * A batch split by the near cache: the values it keeps, and the rest to read with their stamps,
+   * when their read was sent and (once read) their times to live.
+   */
   final class NearSplit {
     final Map<K, V> kept = new LinkedHashMap<>();
     final KeyBatch rest;
     final long[] stamps;
+    final long[] ttls;
+    final long sentAt;
 
     NearSplit(KeyBatch batch) {
       List<K> toRead = new ArrayList<>();
@@ -204,13 +239,17 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       for (int i = 0; i < stamps.length; i++) {
         stamps[i] = stamp(rest.texts.get(i));
       }
+      this.ttls = new long[rest.size()];
+      Arrays.fill(ttls, NearStore.UNKNOWN_TTL);
+      // Before any chunk is sent: the earliest time a chunk's TTLs can be counted from.
+      this.sentAt = System.nanoTime();
     }
 
     /** Keeps what was read, and returns every value found, in the batch's order. */
     Map<K, V> found(KeyBatch batch, byte[][] values, Map<K, V> decoded) {
       for (int i = 0; i < values.length; i++) {
         V value = decoded.get(rest.keys.get(i));
-        keep(rest.texts.get(i), stamps[i], value, values[i]);
+        keep(rest.texts.get(i), stamps[i], value, values[i], sentAt, ttls[i]);
       }
       return kept.isEmpty() ? decoded : merge(batch, kept, decoded);
     }
@@ -277,11 +316,28 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   /**
    * GET, with a key of another type read as {@link #WRONG_TYPE}. Completes once the dictionary the
    * value names, if any, is loaded (or known to be missing), so that decoding never waits for Redis
-   * and may run on Lettuce's I/O thread.
+   * and may run on Lettuce's I/O thread. With {@code ttl} (a near cache's read that may be kept),
+   * a {@code PTTL} follows the {@code GET} on the same connection, in the same round trip, and its
+   * answer goes to {@code ttl}; a change of the key between the two is an invalidation, which
+   * fails the read's stamp.
    */
-  private CompletableFuture<byte[]> fetch(String keyText) {
+  private CompletableFuture<byte[]> fetch(String keyText, @Nullable ReadTtl ttl) {
     byte[] key = utf8(keyText);
-    CompletableFuture<byte[]> read = near == null ? session.dispatch(c -> c.get(key)) : near.dispatch(c -> c.get(key));
+    CompletableFuture<byte[]> read;
+    if (near == null) {
+      read = session.dispatch(c -> c.get(key));
+    } else {
+      NearStore store = near.store();
+      Runnable untracked = () -> store.untracked(keyText);
+      read = near.dispatch(c -> c.get(key), untracked);
+      if (ttl != null) {
+        CompletableFuture<Long> pttl = near.dispatch(c -> c.pttl(key), untracked);
+        read = read.thenCombine(pttl.exceptionally(e -> NearStore.UNKNOWN_TTL), (bytes, millis) -> {
+          ttl.millis = millis == null ? NearStore.UNKNOWN_TTL : millis;
+          return bytes;
+        });
+      }
+    }
     return read.exceptionallyCompose(e -> RedisSession.isWrongType(e)
         ? CompletableFuture.completedFuture(WRONG_TYPE)
         : CompletableFuture.failedFuture(session.translate(e, "GET " + keyText + " of " + owner)))
@@ -332,7 +388,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   /** Reads a key again for a load, uncounted: the value, null for a key cached as absent, or nothing. */
   private CompletableFuture<LoadLock.Found<V>> lookUp(String keyText, Threads threads) {
-    return fetch(keyText).thenApplyAsync(bytes -> {
+    return fetch(keyText, null).thenApplyAsync(bytes -> {
       if (Envelope.isAbsentMarker(bytes)) {
         return LoadLock.Found.value(null);
       }
@@ -355,12 +411,15 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       return CompletableFuture.completedFuture(kept);
     }
     long stamp = stamp(keyText);
-    return counted(fetch(keyText).thenApplyAsync(bytes -> {
+    ReadTtl ttl = near == null ? null : new ReadTtl();
+    return counted(fetch(keyText, ttl).thenApplyAsync(bytes -> {
       Object value = read(keyText, bytes);
       if (value == ABSENT) {
         return null;
       }
-      keep(keyText, stamp, cast(value), bytes);
+      if (ttl != null) {
+        keep(keyText, stamp, cast(value), bytes, ttl.sentAt, ttl.millis);
+      }
       return cast(value);
     }, threads.work()));
   }
@@ -442,26 +501,51 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   /**
    * MGET, one command per chunk (and slot), a few chunks in flight at once (per master, each chunk
    * one batch to its master); values aligned with the batch, each command's stored as it arrives.
+   * With {@code ttls} (a near cache's read), each key's {@code PTTL} is read with its value, in the
+   * same command ({@link #MGET_WITH_TTLS}), into {@code ttls}.
    */
-  private CompletableFuture<byte[][]> fetchAll(KeyBatch batch) {
+  private CompletableFuture<byte[][]> fetchAll(KeyBatch batch, long @Nullable [] ttls) {
     int n = batch.size();
     byte[][] values = new byte[n][];
     byte[][] redisKeys = batch.redisKeys();
-    CompletableFuture<Void> all = ChunkWindow.run(session.plan(redisKeys, settings.chunkSize()), session,
-        new GroupCommand<List<KeyValue<byte[], byte[]>>>(
-            // A near cache in the default mode reads through its own connection, which tracks the
-            // keys it reads; in broadcast mode (on a cluster) reads are batched like any other.
-            near == null || near.readsAnywhere() ? group -> BuiltCommands.mget(select(redisKeys, group)) : null,
-            group -> {
-              byte[][] keys = select(redisKeys, group);
-              return near == null ? session.dispatch(c -> c.mget(keys)) : near.dispatch(c -> c.mget(keys));
-            },
-            (group, found) -> {
-              int j = 0;
-              for (KeyValue<byte[], byte[]> entry : found) {
-                values[group[j++]] = entry.hasValue() ? entry.getValue() : null;
+    SlotPlan plan = session.plan(redisKeys, settings.chunkSize());
+    Tracking.Reader reader = near;
+    CompletableFuture<Void> all;
+    if (reader == null || ttls == null) {
+      all = ChunkWindow.run(plan, session, new GroupCommand<List<KeyValue<byte[], byte[]>>>(
+          group -> BuiltCommands.mget(select(redisKeys, group)),
+          group -> {
+            byte[][] keys = select(redisKeys, group);
+            return session.dispatch(c -> c.mget(keys));
+          },
+          (group, found) -> {
+            int j = 0;
+            for (KeyValue<byte[], byte[]> entry : found) {
+              values[group[j++]] = entry.hasValue() ? entry.getValue() : null;
+            }
+          }));
+    } else {
+      NearStore store = reader.store();
+      all = ChunkWindow.run(plan, session, new GroupCommand<List<Object>>(
+          // A near cache in the default mode reads through its own connection, which tracks the
+          // keys it reads; in broadcast mode (on a cluster) reads are batched like any other.
+          reader.readsAnywhere() ? group -> MGET_WITH_TTLS.builtMulti(select(redisKeys, group)) : null,
+          group -> {
+            byte[][] keys = select(redisKeys, group);
+            Runnable untracked = () -> {
+              for (int i : group) {
+                store.untracked(batch.texts.get(i));
               }
-            }));
+            };
+            return MGET_WITH_TTLS.<List<Object>>run(command -> reader.dispatch(command, untracked), keys);
+          },
+          (group, reply) -> {
+            for (int j = 0; j < group.length; j++) {
+              values[group[j]] = reply.get(2 * j) instanceof byte[] value ? value : null;
+              ttls[group[j]] = reply.get(2 * j + 1) instanceof Long millis ? millis : NearStore.UNKNOWN_TTL;
+            }
+          }));
+    }
     return session.translated(all.thenApply(done -> values), "MGET of " + n + " keys of " + owner)
         .thenCompose(this::withDictionaries);
   }
@@ -487,7 +571,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private CompletableFuture<BulkRead<K, V>> readAll(KeyBatch batch, Threads threads) {
     NearSplit split = near == null ? null : new NearSplit(batch);
     KeyBatch toRead = split == null ? batch : split.rest;
-    return fetchAll(toRead).thenApplyAsync(values -> {
+    return fetchAll(toRead, split == null ? null : split.ttls).thenApplyAsync(values -> {
       Set<K> absent = new LinkedHashSet<>();
       Map<K, V> decoded = decodeAll(toRead, values, absent);
       return new BulkRead<>(split == null ? decoded : split.found(batch, values, decoded), absent);
@@ -664,7 +748,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       return CompletableFuture.completedFuture(kept);
     }
     long stamp = stamp(keyText);
-    return counted(fetch(keyText).handleAsync((bytes, failure) -> {
+    ReadTtl ttl = near == null ? null : new ReadTtl();
+    return counted(fetch(keyText, ttl).handleAsync((bytes, failure) -> {
       if (failure != null) {
         if (!loadsDespite(failure)) {
           return CompletableFuture.<V>failedFuture(failure);
@@ -677,7 +762,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         return CompletableFuture.<V>completedFuture(null);
       }
       if (value != null) {
-        keep(keyText, stamp, cast(value), bytes);
+        if (ttl != null) {
+          keep(keyText, stamp, cast(value), bytes, ttl.sentAt, ttl.millis);
+        }
         return CompletableFuture.completedFuture(cast(value));
       }
       return flights.load(keyText, () -> lock == null ? readOrLoad(key, keyText, load, threads)
@@ -807,7 +894,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private CompletableFuture<Map<K, V>> bulkLoad(List<K> keys,
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Threads threads) {
     KeyBatch again = new KeyBatch(keys);
-    return fetchAll(again).thenApplyAsync(values -> {
+    return fetchAll(again, null).thenApplyAsync(values -> {
       Map<K, V> present = new LinkedHashMap<>();
       Set<K> missing = new LinkedHashSet<>();
       for (int i = 0; i < values.length; i++) {

@@ -4,17 +4,22 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.NearCache;
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.push.PushMessage;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -32,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  * prefix, which only listens (reads go over the shared connection). A connection that drops, or
  * one on which Redis refuses RESP3 or tracking, turns its near caches off (emptied, nothing kept)
  * with one log line; when a connection becomes active again, tracking is set up anew and the near
- * caches are turned back on once Redis has said yes. Thread-safe.
+ * caches are turned back on once Redis has said yes. Meanwhile, and for a read that the tracking
+ * connection fails without an answer from Redis (killed, reconnecting), reads go over the shared
+ * connection and are not kept: a tracking connection that breaks fails no read. Thread-safe.
  *
  * <p>A channel's reads and its invalidations share one connection in the default mode, so Redis
  * sends them in order; in broadcast mode they travel on two, and the stamps of {@link NearStore}
@@ -119,20 +126,48 @@ public final class Tracking implements AutoCloseable {
 
     /**
      * Dispatches a read that Redis must track: on the tracking connection in the default mode while
-     * it is up, else on the shared connection (broadcast mode tracks whatever connection reads).
+     * it tracks, else on the shared connection (broadcast mode tracks whatever connection reads).
+     * A read that goes to the shared connection in the default mode, because the tracking
+     * connection is not tracking or failed it without an answer from Redis (killed, reconnecting),
+     * runs {@code untracked} first, which must fail the stamps of its keys: Redis does not track
+     * what it reads, so nothing it reads may be kept. A tracking connection that breaks thus fails
+     * no read while the shared connection works.
      */
-    <T> CompletableFuture<T> dispatch(
-        Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
-      StatefulRedisConnection<byte[], byte[]> connection = readsOver == null ? null : readsOver.connection;
-      if (connection == null || !connection.isOpen()) {
+    <T> CompletableFuture<T> dispatch(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
+                                      Runnable untracked) {
+      if (readsOver == null) {
         return session.dispatch(command);
       }
-      try {
-        return command.apply(connection.async()).toCompletableFuture();
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
+      StatefulRedisConnection<byte[], byte[]> connection = readsOver.connection;
+      if (connection == null || !readsOver.tracking || !connection.isOpen()) {
+        untracked.run();
+        return session.dispatch(command);
       }
+      CompletableFuture<T> sent;
+      try {
+        sent = command.apply(connection.async()).toCompletableFuture();
+      } catch (RuntimeException e) {
+        sent = CompletableFuture.failedFuture(e);
+      }
+      return sent.exceptionallyCompose(failure -> {
+        if (!lostWithItsConnection(failure)) {
+          return CompletableFuture.failedFuture(failure);
+        }
+        untracked.run();
+        return session.dispatch(command);
+      });
     }
+  }
+
+  /**
+   * Whether a command failed without an answer from Redis or its time running out: its connection
+   * broke or was not connected (a reply, such as {@code WRONGTYPE} or {@code NOSCRIPT}, is the
+   * command's own; a timeout would only be waited for again).
+   */
+  static boolean lostWithItsConnection(Throwable failure) {
+    Throwable e = RedisCacheCore.unwrap(failure);
+    return !(e instanceof RedisCommandExecutionException) && !(e instanceof RedisCommandTimeoutException)
+        && (e instanceof RedisException || e instanceof IOException || e instanceof CancellationException);
   }
 
   /** One tracking connection and the stores it serves. */
