@@ -242,4 +242,30 @@ class KeptInRedisIntegrationTests {
       }
     }
   }
+
+  @Test
+  void aDictionaryRedisLostWhileTheConnectionStayedUpIsPutBackWhenACacheStartsUsingIt(RedisServer redis) {
+    redis.flushAll();
+    List<byte[]> payloads = new ArrayList<>();
+    for (BoardRecord board : Samples.boards(0, 200)) {
+      payloads.add(Codecs.defaultFor(BoardRecord.class).encode(board));
+    }
+    ZstdDictionary dictionary = ZstdDictionary.train(payloads, 4096);
+    Encoding<BoardRecord> fixed = Encoding.defaultFor(BoardRecord.class).compression(Compression.zstd(dictionary));
+    try (Stowage writer = Stowage.builder().redis(redis.uri()).build()) {
+      writer.cache("first", BoardRecord.class).encoding(fixed).build().put("a", Samples.board(1));
+      // An operator empties Redis; the writer's connection stays up, so nothing tells it.
+      redis.flushAll();
+      RedisCache<String, BoardRecord> second = writer.cache("second", BoardRecord.class).encoding(fixed).build();
+      second.put("b", Samples.board(2));
+      assertThat(header(redis, "second:b").dictionaryId()).isEqualTo(dictionary.id());
+      assertThat(Arrays.equals(RawValues.get(redis, DictionaryStore.key(dictionary.id())), dictionary.bytes()))
+          .as("the dictionary saved again").isTrue();
+      try (Stowage another = Stowage.builder().redis(redis.uri()).build()) {
+        RedisCache<String, BoardRecord> reader = another.cache("second", BoardRecord.class).encoding(READING).build();
+        assertThat(reader.get("b")).isEqualTo(Samples.board(2));
+        assertThat(reader.stats().decodeFailures()).isZero();
+      }
+    }
+  }
 }

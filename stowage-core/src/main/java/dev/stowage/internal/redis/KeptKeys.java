@@ -43,6 +43,11 @@ import org.jspecify.annotations.Nullable;
  * its dictionary only while it is confirmed (the standard compression otherwise), and waits for its
  * schema ({@link Kept#awaitForWrite}).
  *
+ * <p>A key Redis loses while the connection stays up ({@code FLUSHALL}, {@code DEL}, an eviction)
+ * is put back when a cache or feed starts using it again, and by a pass every
+ * {@link #VERIFY_PERIOD} that saves every key again; values written in between name a key that is
+ * missing until then, and are readable once it is back (a dictionary's id is its content's).
+ *
  * <p>Thread-safe. Nothing here blocks a Redis client's thread: saves are asynchronous and retries
  * are scheduled on the session's executor. {@link #close()} stops every retry.
  */
@@ -53,6 +58,11 @@ public final class KeptKeys implements AutoCloseable {
   static final long LONGEST_RETRY = 500;
   /** The wait, in milliseconds, before a save that Redis refused is tried again. */
   static final long REFUSED_RETRY = 30_000;
+  /**
+   * The time, in milliseconds, between two passes that save every kept key again, confirmed or
+   * not, in case Redis lost it without the connection dropping.
+   */
+  static final long VERIFY_PERIOD = 30_000;
 
   private static final System.Logger LOG = System.getLogger("dev.stowage");
 
@@ -71,6 +81,11 @@ public final class KeptKeys implements AutoCloseable {
     this.schemas = requireNonNull(schemas, "schemas");
     session.onDeactivation(this::unconfirmAll);
     session.onActivation(this::confirmAll);
+    try {
+      session.schedule(this::verifyAll, VERIFY_PERIOD);
+    } catch (RuntimeException e) {
+      // The session's executor is shutting down already.
+    }
   }
 
   /**
@@ -109,14 +124,62 @@ public final class KeptKeys implements AutoCloseable {
     requireNonNull(meanwhile, "meanwhile");
     requireNonNull(save, "save");
     Kept key;
+    boolean known;
     synchronized (kept) {
       key = kept.computeIfAbsent(what, name -> new Kept(name, meanwhile, save));
       synchronized (key) {
-        key.users++;
+        known = key.users++ > 0;
       }
     }
-    kick(key);
+    if (known) {
+      // Kept already, and perhaps confirmed long ago: Redis may have lost it since without a
+      // reconnection (FLUSHALL, DEL, eviction). A new user saves it again before it writes.
+      verify(key);
+    } else {
+      kick(key);
+    }
     return key;
+  }
+
+  /**
+   * Saves {@code key} again even while it is confirmed, so that a key Redis lost without the
+   * connection dropping (a {@code FLUSHALL}, a {@code DEL}, an eviction) is put back; the save is
+   * sent before this returns, so a write sent after it on the shared connection finds the key.
+   */
+  private void verify(Kept key) {
+    synchronized (key) {
+      if (closed || key.users == 0) {
+        return;
+      }
+      if (key.inFlight) {
+        key.again = true;
+        return;
+      }
+      cancelRetry(key);
+      key.inFlight = true;
+    }
+    attempt(key);
+  }
+
+  /**
+   * Saves every kept key again, confirmed or not, and schedules the next pass
+   * {@link #VERIFY_PERIOD} from now: the bound on how long values are written with a dictionary
+   * or schema that Redis lost while the connection stayed up.
+   */
+  private void verifyAll() {
+    if (closed) {
+      return;
+    }
+    List<Kept> all;
+    synchronized (kept) {
+      all = List.copyOf(kept.values());
+    }
+    all.forEach(this::verify);
+    try {
+      session.schedule(this::verifyAll, VERIFY_PERIOD);
+    } catch (RuntimeException e) {
+      // The session's executor is shutting down: this Stowage is being closed.
+    }
   }
 
   /** Takes a user away from {@code key}; with none left it is no longer kept. */
@@ -224,6 +287,8 @@ public final class KeptKeys implements AutoCloseable {
                 + reason + "); trying again until Redis takes it; until then " + key.meanwhile);
           }
         } else {
+          // Redis holds something else under the key now (or refuses it): no longer confirmed.
+          key.confirmedEpoch = -1;
           key.refusal = reason;
           if (!reason.equals(key.logged)) {
             key.logged = reason;
