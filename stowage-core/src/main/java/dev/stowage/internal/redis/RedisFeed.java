@@ -74,6 +74,17 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    */
   static final int HOLD_MILLIS = 1000;
 
+  /**
+   * Lua: {@code digits(n)}, an integral number in decimal, as {@link StowageKeys} and
+   * {@link Long#toString} write it. Every bucket number a script turns into a key, an index member or
+   * a table key goes through it: Lua's own {@code tostring} and {@code ..} write numbers with
+   * {@code %.14g}, so from bucket 10^14 (score 6.4e15, below 2^53) they wrote {@code 1e+14} and
+   * gave neighbouring buckets one name.
+   */
+  private static final String DIGITS = """
+      local function digits(n) return string.format('%.0f', n) end
+      """;
+
   /** Lua: the score a member starts with (its varint prefix). */
   private static final String SCORE_OF = """
       local function score_of(m)
@@ -105,18 +116,18 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * the members {@code ARGV[from]} to {@code ARGV[from + count - 1]} back into the list of sealed
    * bucket {@code b}, deleting its string and its sealed index member; {@code drop_lost(b)}, for a
    * bucket whose sealed string is missing (deleted or evicted), removes its sealed index member and
-   * returns the count that member claimed (0 when there is none).
+   * returns the count that member claimed (0 when there is none). Needs {@link #DIGITS} before it.
    */
   private static final String SEALED_BUCKETS = """
       local function hold(b)
-        redis.call('SET', KEYS[1] .. '{hold}' .. b, '1', 'PX', %d)
+        redis.call('SET', KEYS[1] .. '{hold}' .. digits(b), '1', 'PX', %d)
       end
       local function open(b, from, count)
-        local bk = KEYS[1] .. '{bucket}' .. b
-        redis.call('DEL', bk, KEYS[1] .. '{sealed}' .. b)
+        local bk = KEYS[1] .. '{bucket}' .. digits(b)
+        redis.call('DEL', bk, KEYS[1] .. '{sealed}' .. digits(b))
         for j = from, from + count - 1 do redis.call('RPUSH', bk, ARGV[j]) end
         for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], b, b)) do redis.call('ZREM', KEYS[1], m) end
-        if count > 0 then redis.call('ZADD', KEYS[1], b, b) end
+        if count > 0 then redis.call('ZADD', KEYS[1], b, digits(b)) end
       end
       local function drop_lost(b)
         local lost = 0
@@ -135,16 +146,21 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * Appends members with new scores from the counter: KEYS index, counter; ARGV field, whether to
    * return full buckets ({@code 1} or {@code 0}), envelopes. Returns the first score, then, for each
    * bucket the append filled, its number and its members. Refuses, before changing anything, scores
+   * above 2^53, which Lua (whose numbers are doubles) would round to a score already taken, and scores
    * in a sealed bucket, which only a counter lowered by hand can give.
    */
-  private static final LuaScript APPEND = script(SCORE_OF + """
+  private static final LuaScript APPEND = script(DIGITS + SCORE_OF + """
       local n = #ARGV - 2
       local c = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
       if c then
+        if c > %2$d - n then
+          return redis.error_reply('ERR the counter ' .. ARGV[1] .. ' of feed ' .. KEYS[1] .. ' is at ' .. digits(c)
+              .. ': adding ' .. n .. ' would give scores above 2^53')
+        end
         for b = math.floor((c + 1) / %1$d), math.floor((c + n) / %1$d) do
-          if redis.call('EXISTS', KEYS[1] .. '{sealed}' .. b) == 1 then
-            return redis.error_reply('ERR bucket ' .. b .. ' of feed ' .. KEYS[1] .. ' is sealed, but the counter '
-                .. c .. ' is below its scores: was the counter lowered?')
+          if redis.call('EXISTS', KEYS[1] .. '{sealed}' .. digits(b)) == 1 then
+            return redis.error_reply('ERR bucket ' .. digits(b) .. ' of feed ' .. KEYS[1] .. ' is sealed, but the counter '
+                .. digits(c) .. ' is below its scores: was the counter lowered?')
           end
         end
       end
@@ -154,16 +170,16 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       for i = 1, n do
         local s = first + i - 1
         local b = math.floor(s / %1$d)
-        local bk = KEYS[1] .. '{bucket}' .. b
+        local bk = KEYS[1] .. '{bucket}' .. digits(b)
         local len = redis.call('RPUSH', bk, prefix(s) .. ARGV[i + 2])
         if len == 1 then
-          redis.call('ZADD', KEYS[1], b, b)
+          redis.call('ZADD', KEYS[1], b, digits(b))
         elseif ARGV[2] == '1' and len == (b == 0 and %1$d - 1 or %1$d) then
           out[#out + 1] = b
           out[#out + 1] = redis.call('LRANGE', bk, 0, -1)
         end
       end
-      return out""".formatted(BUCKET), ScriptOutputType.MULTI);
+      return out""".formatted(BUCKET, FeedLayout.MAX_SCORE), ScriptOutputType.MULTI);
 
   /**
    * Stores members at given scores, replacing one already there, then raises the counter to the
@@ -178,7 +194,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * (again). Every sealed bucket the write finds is held, so that it is not sealed again before the
    * write has read it and sent it again.
    */
-  private static final LuaScript PUT = script(SCORE_OF + SEALED_BUCKETS + """
+  private static final LuaScript PUT = script(DIGITS + SCORE_OF + SEALED_BUCKETS + """
       local opening = {}
       local i = 4
       for k = 1, tonumber(ARGV[3]) do
@@ -192,10 +208,10 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         if not seen[b] then
           seen[b] = true
           touched[#touched + 1] = b
-          local v = redis.call('GET', KEYS[1] .. '{sealed}' .. b)
+          local v = redis.call('GET', KEYS[1] .. '{sealed}' .. digits(b))
           if v then
             hold(b)
-            local o = opening[tostring(b)]
+            local o = opening[digits(b)]
             if o and redis.sha1hex(v) == o[1] then opened[#opened + 1] = {b, o} else sealed[#sealed + 1] = b end
           else
             unsealed[#unsealed + 1] = b
@@ -218,18 +234,18 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       for _, bo in ipairs(opened) do open(bo[1], bo[2][2], bo[2][3]) end
       local before = {}
       if ARGV[2] == '1' then
-        for _, b in ipairs(touched) do before[b] = redis.call('LLEN', KEYS[1] .. '{bucket}' .. b) end
+        for _, b in ipairs(touched) do before[b] = redis.call('LLEN', KEYS[1] .. '{bucket}' .. digits(b)) end
       end
       local top = 0
       for i = first, #ARGV, 2 do
         local s = tonumber(ARGV[i])
         local m = ARGV[i + 1]
         local b = math.floor(s / %1$d)
-        local bk = KEYS[1] .. '{bucket}' .. b
+        local bk = KEYS[1] .. '{bucket}' .. digits(b)
         local tail = redis.call('LINDEX', bk, -1)
         if not tail then
           redis.call('RPUSH', bk, m)
-          redis.call('ZADD', KEYS[1], b, b)
+          redis.call('ZADD', KEYS[1], b, digits(b))
         elseif score_of(tail) < s then
           redis.call('RPUSH', bk, m)
         else
@@ -248,11 +264,11 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         if s > top then top = s end
       end
       local c = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
-      if c < top then redis.call('HSET', KEYS[2], ARGV[1], string.format('%%.0f', top)) end
+      if c < top then redis.call('HSET', KEYS[2], ARGV[1], digits(top)) end
       local out = {1}
       if ARGV[2] == '1' then
         for _, b in ipairs(touched) do
-          local bk = KEYS[1] .. '{bucket}' .. b
+          local bk = KEYS[1] .. '{bucket}' .. digits(b)
           local full = (b == 0 and %1$d - 1 or %1$d)
           if before[b] < full and redis.call('LLEN', bk) == full then
             out[#out + 1] = b
@@ -266,12 +282,19 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   /**
    * Reserves scores above a floor: KEYS counter hash; ARGV field, count, floor. -1 when the counter
    * is missing (an integer, not nil, which RESP3 would read as a boolean), else the last score.
+   * Refuses, changing nothing, scores above 2^53, which Lua (whose numbers are doubles) would
+   * return rounded to a score already taken.
    */
   private static final LuaScript RESERVE = script("""
       local c = redis.call('HGET', KEYS[1], ARGV[1])
       if not c then return -1 end
+      if math.max(tonumber(c) or 0, tonumber(ARGV[3])) > %d - tonumber(ARGV[2]) then
+        return redis.error_reply('ERR the counter ' .. ARGV[1] .. ' in ' .. KEYS[1] .. ' is at ' .. c .. ' (floor '
+            .. ARGV[3] .. '): reserving ' .. ARGV[2] .. ' scores would give scores above 2^53')
+      end
       if tonumber(c) < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
-      return redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])""", ScriptOutputType.INTEGER);
+      return redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])""".formatted(FeedLayout.MAX_SCORE),
+      ScriptOutputType.INTEGER);
 
   /** Raises the counter, never lowering it: KEYS counter hash; ARGV field, score. Returns the counter. */
   private static final LuaScript RAISE = script("""
@@ -341,10 +364,10 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * changing nothing else, {@code -1} when the bucket is sealed and was not opened (no members given,
    * or its value changed since they were read).
    */
-  private static final LuaScript REMOVE = script(SCORE_OF + SEALED_BUCKETS + """
+  private static final LuaScript REMOVE = script(DIGITS + SCORE_OF + SEALED_BUCKETS + """
       local s = tonumber(ARGV[1])
       local b = math.floor(s / %1$d)
-      local v = redis.call('GET', KEYS[1] .. '{sealed}' .. b)
+      local v = redis.call('GET', KEYS[1] .. '{sealed}' .. digits(b))
       local lost = 0
       if v then
         hold(b)
@@ -353,12 +376,12 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       else
         lost = drop_lost(b)
       end
-      local bk = KEYS[1] .. '{bucket}' .. b
+      local bk = KEYS[1] .. '{bucket}' .. digits(b)
       local items = redis.call('LRANGE', bk, 0, -1)
       for j = 1, #items do
         if score_of(items[j]) == s then
           redis.call('LREM', bk, 1, items[j])
-          if redis.call('LLEN', bk) == 0 then redis.call('ZREM', KEYS[1], b) end
+          if redis.call('LLEN', bk) == 0 then redis.call('ZREM', KEYS[1], digits(b)) end
           return {1, lost}
         end
       end
