@@ -95,7 +95,10 @@ class BoardClusterIntegrationTests {
         for (Object key : (List<?>) master.reply("KEYS", "*board*")) {
           assertThat(master).as("the master holding " + key).isSameAs(owner);
           assertThat(cluster.slotOf(String.valueOf(key))).as(String.valueOf(key)).isEqualTo(slot);
-          boardKeys.add(String.valueOf(key));
+          // A hold on a sealed bucket a write opened ({board}:h:<n>) lasts a second; its slot is checked above.
+          if (!String.valueOf(key).startsWith("{board}:h:")) {
+            boardKeys.add(String.valueOf(key));
+          }
         }
         assertThat((List<?>) master.reply("KEYS", "counter*")).as("no seed counter").isEmpty();
       }
