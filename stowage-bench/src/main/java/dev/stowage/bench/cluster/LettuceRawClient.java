@@ -12,6 +12,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,6 +50,15 @@ final class LettuceRawClient implements BulkClient {
     if (cluster) {
       RedisClusterClient clusterClient = RedisClusterClient.create(topology.seeds());
       StatefulRedisClusterConnection<byte[], byte[]> clusterConnection = clusterClient.connect(ByteArrayCodec.INSTANCE);
+      // Opens the connection to every master before automatic flushing is turned off: a command
+      // routed to a master whose connection Lettuce opens only then is queued on that connection
+      // after the one flush, and waits there for good (the run failed with no reply in a minute).
+      // Slot routing keys its connections by host and port, as getConnection(host, port) does.
+      for (RedisClusterNode node : clusterConnection.getPartitions()) {
+        if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+          clusterConnection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+        }
+      }
       this.client = clusterClient;
       this.connection = clusterConnection;
       this.async = clusterConnection.async();
