@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -22,6 +23,7 @@ import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.cache.interceptor.CacheAspectSupport;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Makes a {@link Stowage} from Spring's {@code spring.data.redis.*} settings (URL, host, port,
@@ -46,8 +48,9 @@ public class StowageAutoConfiguration {
    * {@code spring.data.redis.ssl.enabled} is true or the URL is {@code rediss://}, with the keys,
    * trusted certificates, protocols and ciphers of the SSL bundle that
    * {@code spring.data.redis.ssl.bundle} names; {@code spring.data.redis.timeout} as the command
-   * timeout, {@code connect-timeout} as the connect timeout and {@code client-name} as the
-   * connection's name.
+   * timeout (Stowage's 2 s, {@link Stowage#DEFAULT_COMMAND_TIMEOUT}, when it is not set),
+   * {@code connect-timeout} as the connect timeout and {@code client-name} as the connection's name.
+   * It starts while Redis cannot be reached unless {@code stowage.connect-in-background} is false.
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
@@ -80,17 +83,25 @@ public class StowageAutoConfiguration {
   /**
    * The cache manager; caches without a type read back classes of the application's
    * auto-configuration packages (those of its {@code @SpringBootApplication}) and of
-   * {@code stowage.allowed-packages}.
+   * {@code stowage.allowed-packages}. Spring's {@code spring.cache.redis.*} apply where Stowage has
+   * the same notion ({@link SpringCacheRedisSettings}); with {@code spring.cache.type} other than
+   * {@code redis}, it backs off for the cache manager of that type that Spring Boot then makes.
    */
   @Bean
   @ConditionalOnMissingBean(CacheManager.class)
-  StowageCacheManager cacheManager(Stowage stowage, StowageProperties properties, BeanFactory beanFactory) {
+  @ConditionalOnProperty(prefix = "spring.cache", name = "type", havingValue = "redis", matchIfMissing = true)
+  StowageCacheManager cacheManager(Stowage stowage, StowageProperties properties, BeanFactory beanFactory,
+                                   Environment environment) {
+    SpringCacheRedisSettings spring = SpringCacheRedisSettings.of(environment);
+    spring.applyTo(properties);
     List<String> packages = AutoConfigurationPackages.has(beanFactory) ? AutoConfigurationPackages.get(beanFactory)
         : List.of();
     ClassLoader classLoader = beanFactory instanceof ConfigurableBeanFactory configurable
         && configurable.getBeanClassLoader() != null ? configurable.getBeanClassLoader()
         : StowageAutoConfiguration.class.getClassLoader();
-    return new StowageCacheManager(stowage, properties, packages, classLoader);
+    StowageCacheManager manager = new StowageCacheManager(stowage, properties, packages, classLoader);
+    spring.applyTo(manager);
+    return manager;
   }
 
   /** Caching on, for an application that did not turn it on itself. */

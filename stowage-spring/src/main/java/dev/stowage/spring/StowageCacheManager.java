@@ -47,6 +47,8 @@ public class StowageCacheManager extends AbstractCacheManager {
   private final List<Consumer<? super StowageCache>> newCacheListeners = new CopyOnWriteArrayList<>();
   /** The names of the caches made on first use whose listeners were told. */
   private final Set<String> announced = ConcurrentHashMap.newKeySet();
+  /** What the default key prefix has before the cache's name: spring.cache.redis.key-prefix. */
+  private volatile String namePrefix = "";
 
   /**
    * A manager of caches made from {@code stowage} with {@code properties}, whose caches without a
@@ -119,6 +121,15 @@ public class StowageCacheManager extends AbstractCacheManager {
     return caches;
   }
 
+  /**
+   * Puts {@code prefix} before the name in the key prefix of every cache without one of its own
+   * ({@code <prefix><name>::}), as Spring's {@code spring.cache.redis.key-prefix} does; for the
+   * auto-configuration, before the manager makes its caches.
+   */
+  void prefixCacheNamesWith(String prefix) {
+    this.namePrefix = requireNonNull(prefix, "prefix");
+  }
+
   /** The packages whose classes caches without a type read back, besides the JDK value classes. */
   public List<String> allowedPackages() {
     return allowlist.packages();
@@ -138,6 +149,10 @@ public class StowageCacheManager extends AbstractCacheManager {
     }
     if (settings.nearCache != null) {
       builder.nearCache(settings.nearCache);
+    }
+    if (Boolean.TRUE.equals(setting(name, "load-when-unavailable", StowageProperties.Cache::getLoadWhenUnavailable)
+        .value())) {
+      builder.loadWhenUnavailable();
     }
     try {
       return new StowageCache(builder.build(), properties.isCacheNullValues(), settings);
@@ -200,7 +215,7 @@ public class StowageCacheManager extends AbstractCacheManager {
       };
     }
     Setting<String> prefix = setting(name, "key-prefix", StowageProperties.Cache::getKeyPrefix);
-    String keyPrefix = prefix.value() == null ? cacheName + KEY_SEPARATOR : prefix.value();
+    String keyPrefix = prefix.value() == null ? namePrefix + cacheName + KEY_SEPARATOR : prefix.value();
     if (keyPrefix.isBlank()) {
       throw new IllegalArgumentException(prefix.property() + " must not be empty or blank, got '" + keyPrefix
           + "': clear() (@CacheEvict(allEntries = true)) would remove the keys of the whole database; leave it out"

@@ -30,8 +30,14 @@ public class StowageProperties {
    */
   private List<String> allowedPackages = new ArrayList<>();
 
-  /** Whether the application starts while Redis cannot be reached; caches fail until it can. */
-  private boolean connectInBackground;
+  /**
+   * Whether the application starts while Redis cannot be reached, as Spring's RedisCacheManager
+   * does: the connection is tried again every second, the health indicator is DOWN and cache calls
+   * fail at once until Redis answers (a cache with load-when-unavailable then calls the method; a
+   * CachingConfigurer's errorHandler can let the others through). When false, the start fails
+   * while Redis cannot be reached. Refused credentials fail the start either way.
+   */
+  private boolean connectInBackground = true;
 
   /** The settings of every cache that its own entry under {@code stowage.caches} leaves out. */
   private Cache defaults = new Cache();
@@ -117,6 +123,13 @@ public class StowageProperties {
      */
     private @Nullable Class<?> type;
 
+    /**
+     * Whether a {@code @Cacheable(sync = true)} method is called when Redis is unreachable or slower
+     * than the command timeout (spring.data.redis.timeout, 2 s by default), instead of the call
+     * failing; nothing is stored meanwhile. False by default.
+     */
+    private @Nullable Boolean loadWhenUnavailable;
+
     /** The near cache: decoded values kept in the process while Redis says they have not changed. */
     private NearCacheSettings nearCache = new NearCacheSettings();
 
@@ -168,6 +181,14 @@ public class StowageProperties {
       this.type = type;
     }
 
+    public @Nullable Boolean getLoadWhenUnavailable() {
+      return loadWhenUnavailable;
+    }
+
+    public void setLoadWhenUnavailable(@Nullable Boolean loadWhenUnavailable) {
+      this.loadWhenUnavailable = loadWhenUnavailable;
+    }
+
     public NearCacheSettings getNearCache() {
       return nearCache;
     }
@@ -177,9 +198,12 @@ public class StowageProperties {
     }
   }
 
-  /** The near cache of one cache; needs Caffeine on the class path. */
+  /**
+   * The near cache of one cache; needs Caffeine (com.github.ben-manes.caffeine:caffeine) on the
+   * class path, which the starter brings.
+   */
   public static class NearCacheSettings {
-    /** Whether the cache keeps decoded values in the process. */
+    /** Whether the cache keeps decoded values in the process (with Caffeine). */
     private @Nullable Boolean enabled;
 
     /** The most entries kept; 10,000 by default. */

@@ -12,11 +12,16 @@ import dev.stowage.spring.StowageEndpoint.CacheDescriptor;
 import dev.stowage.spring.app.LibraryApplication;
 import dev.stowage.spring.app.LibraryService;
 import dev.stowage.testkit.WithRedis;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.RequiredSearch;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -86,7 +91,7 @@ class StowageMetricsIntegrationTests {
     double misses = gets("books", "miss");
     double hits = gets("books", "hit");
     double puts = count("cache.puts", "books");
-    double evictions = count("cache.evictions", "books");
+    double removals = count("cache.removals", "books");
 
     library.find(101);
     library.find(101);
@@ -96,7 +101,9 @@ class StowageMetricsIntegrationTests {
     assertThat(gets("books", "miss") - misses).isEqualTo(1);
     assertThat(gets("books", "hit") - hits).isEqualTo(1);
     assertThat(count("cache.puts", "books") - puts).isEqualTo(1);
-    assertThat(count("cache.evictions", "books") - evictions).as("the second evict removed nothing").isEqualTo(1);
+    assertThat(count("cache.removals", "books") - removals).as("the second evict removed nothing").isEqualTo(1);
+    assertThat(registry.find("cache.evictions").tag("cache", "books").meters())
+        .as("as Boot's Redis cache metrics: deletes are removals; Redis's own evictions are not counted").isEmpty();
     assertThat(registry.find("cache.size").tag("cache", "books").meters()).as("Redis cannot count a cache's keys")
         .isEmpty();
   }
@@ -114,15 +121,16 @@ class StowageMetricsIntegrationTests {
   }
 
   @Test
-  void theLoadTimerCountsTheLoadsOfSyncCacheable() throws InterruptedException {
+  void theLoadMetersCountTheLoadsOfSyncCacheable() throws InterruptedException {
     library.slow("timed");
     library.slow("timed");
 
-    assertThat(meter("stowage.cache.load", "slow").functionTimer().count()).isEqualTo(1);
-    assertThat(meter("stowage.cache.load", "slow").functionTimer().totalTime(TimeUnit.NANOSECONDS))
-        .as("the timer keeps seconds, so nanoseconds come back within rounding")
+    assertThat(meter("cache.load", "slow").tag("result", "success").functionCounter().count()).isEqualTo(1);
+    assertThat(meter("cache.load", "slow").tag("result", "failure").functionCounter().count()).isZero();
+    assertThat(meter("cache.load.duration", "slow").timeGauge().value(TimeUnit.NANOSECONDS))
+        .as("the gauge keeps seconds, so nanoseconds come back within rounding")
         .isCloseTo((double) stowageCache("slow").stats().loadNanos(), within(1.0));
-    assertThat(count("stowage.cache.load.failures", "slow")).isZero();
+    assertThat(registry.find("stowage.cache.load").meters()).isEmpty();
   }
 
   @Test
@@ -141,26 +149,64 @@ class StowageMetricsIntegrationTests {
     library.text(2);
 
     long stored = (Long) redis.reply("STRLEN", "texts::1") + (Long) redis.reply("STRLEN", "texts::2");
-    assertThat(count("stowage.cache.bytes.written", "texts")).isEqualTo((double) stored);
-    assertThat(meter("stowage.cache.bytes.written", "texts").functionCounter().getId().getBaseUnit()).isEqualTo("bytes");
+    assertThat(count("stowage.cache.written", "texts")).isEqualTo((double) stored);
+    assertThat(meter("stowage.cache.written", "texts").functionCounter().getId().getBaseUnit()).isEqualTo("bytes");
+    assertThat(meter("stowage.cache.encoded", "texts").functionCounter().getId().getBaseUnit()).isEqualTo("bytes");
     // zstd shrinks a sentence repeated fifty times to a small part of it.
-    assertThat(count("stowage.cache.bytes.encoded", "texts")).isGreaterThan(10.0 * stored);
+    assertThat(count("stowage.cache.encoded", "texts")).isGreaterThan(10.0 * stored);
   }
 
   @Test
-  void theDictionaryGaugeAndTheHealthNameTheDictionaryTheCacheLearned() {
+  void theDictionaryInfoGaugeAndTheHealthNameTheDictionaryTheCacheLearned() {
     Cache learned = cacheManager.getCache("learned");
-    assertThat(meter("stowage.cache.dictionary", "learned").gauge().value()).isZero();
+    publish();
+    assertThat(meter("stowage.cache.dictionary", "learned").tag("dictionary", "none").gauge().value()).isEqualTo(1);
 
     stowageCache("learned").putAll(visits(1_100)); // completes the samples: trains before it returns
 
     long id = stowageCache("learned").compression().dictionary().orElseThrow().id();
-    assertThat(meter("stowage.cache.dictionary", "learned").gauge().value()).isEqualTo((double) id);
+    publish();
+    assertThat(registry.find("stowage.cache.dictionary").tag("cache", "learned").gauges())
+        .as("one info gauge of 1, the dictionary as its tag").singleElement()
+        .satisfies(gauge -> {
+          assertThat(gauge.getId().getTag("dictionary")).isEqualTo(String.format("%08x", id));
+          assertThat(gauge.value()).isEqualTo(1);
+        });
     assertThat(learned.get("visit-7", String.class)).isEqualTo(visits(1_100).get("visit-7"));
     Health health = stowageHealthIndicator.health(true);
     assertThat(health.getStatus()).isEqualTo(Status.UP);
     assertThat(health.getDetails()).containsEntry("address", "127.0.0.1:" + redis.port());
     assertThat(health.getDetails()).containsEntry("dictionaries", Map.of("learned", String.format("%08x", id)));
+  }
+
+  /** Reads every meter, as a registry does when it publishes or Prometheus scrapes it. */
+  private void publish() {
+    registry.getMeters().forEach(meter -> meter.measure().forEach(Measurement::getValue));
+  }
+
+  @Test
+  void prometheusShowsBootsAndMicrometersNamesWithEachWordOnce() {
+    library.find(404_404);
+    cacheManager.getCache("near").put("scraped", "value");
+    publish();
+
+    Set<String> names = new TreeSet<>();
+    for (Meter meter : registry.getMeters()) {
+      if (meter.getId().getTag("cache") != null) {
+        names.addAll(PrometheusNames.of(meter));
+      }
+    }
+
+    assertThat(names).contains("cache_gets_total", "cache_puts_total", "cache_removals_total", "cache_load_total",
+        "cache_load_duration_seconds", "stowage_cache_decode_failures_total", "stowage_cache_redis_errors_total",
+        "stowage_cache_encoded_bytes_total", "stowage_cache_written_bytes_total", "stowage_cache_dictionary",
+        "stowage_cache_near_gets_total");
+    assertThat(names).doesNotContain("cache_evictions_total", "stowage_cache_load_seconds_count",
+        "stowage_cache_bytes_encoded_bytes_total", "stowage_cache_bytes_written_bytes_total");
+    for (String name : names) {
+      List<String> words = List.of(name.split("_"));
+      assertThat(words).as("each word of %s once", name).doesNotHaveDuplicates();
+    }
   }
 
   /** Texts alike but not the same, for a dictionary to learn from. */
