@@ -47,8 +47,9 @@ import picocli.CommandLine.Spec;
  * then an envelope) with its score ({@code score}; in a sorted set, {@code entryScore} beside the
  * set's own {@code score}). The index of a {@linkplain FeedLayout feed} is shown as the
  * feed: type {@code feed}, its number of entries and buckets, the memory of the index and its
- * buckets together, and its newest entries. Exit code 1 when a key does not exist, 2 for a usage
- * error.
+ * buckets together, and its newest entries. A binary key (one a default {@code RedisTemplate}
+ * wrote with JDK serialization, say) is given in hex with {@code --key-hex} and shown escaped
+ * ({@link KeyNames}). Exit code 1 when a key does not exist, 2 for a usage error.
  */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
     description = {"Show Redis values as JSON, whatever codec and compression wrote them.",

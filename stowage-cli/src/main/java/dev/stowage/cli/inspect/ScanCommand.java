@@ -58,7 +58,9 @@ import picocli.CommandLine.Spec;
  * a collection's sampled members or {@code mixed} when they differ, or {@code feed index}), and
  * the values and sampled members that fail to decode. Each page of keys is read with a few
  * pipelines. Progress goes to standard error: redrawn in place on a terminal, a plain line every
- * {@code --progress-every} keys otherwise (see {@link ScanProgress}).
+ * {@code --progress-every} keys otherwise (see {@link ScanProgress}). Keys that are not UTF-8
+ * text are printed escaped, and {@code --match} takes the same {@code \xNN} escapes
+ * ({@link KeyNames}).
  */
 @Command(name = "scan", mixinStandardHelpOptions = true,
     description = "Report the keys matching a pattern: types, codecs, compression, memory, failures (SCAN, never KEYS).")

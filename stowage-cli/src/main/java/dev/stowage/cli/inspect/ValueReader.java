@@ -42,8 +42,14 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
  * {@code schemaVersion}, {@code legacy} ({@code json}, {@code text}, {@code jdk} or
  * {@code binary} when guessed; the codec's name when {@code --legacy} names one), {@code writer},
  * {@code storedSize}, {@code decodedSize}, {@code class}, {@code fields}, {@code value},
- * {@code missing}, {@code error}, {@code hex}, {@code strings}; and for an element of a collection
- * that is a feed entry ({@link #describeElement}), the entry's score.
+ * {@code springNull}, {@code missing}, {@code error}, {@code hex}, {@code strings}; and for an
+ * element of a collection that is a feed entry ({@link #describeElement}), the entry's score.
+ *
+ * <p>Spring's cached null ({@code org.springframework.cache.support.NullValue}, JDK-serialized as
+ * Spring's {@code RedisCache} stores it, or as {@code {"@class":"…NullValue"}}) is described with
+ * {@code springNull: true} and a null {@code value}. Values of the Spring starter's caches without a
+ * type (codec id {@value #SPRING_CLASS_NAMED}) are described by the class they name and their value
+ * read as MessagePack or JSON, without loading the class.
  */
 final class ValueReader {
   private static final int HEX_BYTES = 256;
