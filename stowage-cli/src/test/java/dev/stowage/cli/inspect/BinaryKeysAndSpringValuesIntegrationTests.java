@@ -154,6 +154,16 @@ class BinaryKeysAndSpringValuesIntegrationTests {
   }
 
   @Test
+  void dictMatchesBinaryKeysWithEscapes() throws Exception {
+    redis.set(JDK_KIM, bytes("kim's value"));
+    redis.set(bytes("books::1"), bytes("text"));
+
+    assertThat(run("dict", "list", "--json", "--redis", server.uri(), "--match", "\\xac\\xed*")).as(err.toString())
+        .isZero();
+    assertThat(MAPPER.readTree(out.toString()).get("valuesScanned").asLong()).isEqualTo(1);
+  }
+
+  @Test
   void theStartersClassNamedValuesShowTheirClassAndValue() throws Exception {
     Map<String, Object> book = new LinkedHashMap<>();
     book.put("id", 7);
