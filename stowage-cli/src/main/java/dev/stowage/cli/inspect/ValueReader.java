@@ -208,7 +208,10 @@ final class ValueReader {
           }
         }
         case CodecIds.JDK -> describeJavaSerialization(payload, out, true);
-        case SPRING_CLASS_NAMED -> describeClassNamed(payload, out);
+        case SPRING_CLASS_NAMED -> {
+          out.put("header", header.describe().replace(header.codecName(), "spring class-named"));
+          describeClassNamed(payload, out);
+        }
         default -> {
           out.put("missing", "codec " + header.codecName() + " is not a built-in codec; only its bytes can be shown");
           showBytes(payload, out);

@@ -186,7 +186,7 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     assertThat(unknown.get("missing").asText()).contains("with tag 7, which this inspector does not know");
 
     assertThat(run("inspect", "--redis", server.uri(), "books::7")).isZero();
-    assertThat(out.toString()).contains("class com.example.Book").contains("\"title\": \"Dune\"");
+    assertThat(out.toString()).contains("spring class-named+none").contains("class com.example.Book").contains("\"title\": \"Dune\"");
   }
 
   @Test
