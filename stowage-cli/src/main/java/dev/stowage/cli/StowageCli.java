@@ -4,6 +4,7 @@ import dev.stowage.cli.inspect.DictCommand;
 import dev.stowage.cli.inspect.InspectCommand;
 import dev.stowage.cli.inspect.ScanCommand;
 import dev.stowage.cli.json.JsonCommand;
+import dev.stowage.cli.migrate.MigrateCommand;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -17,7 +18,8 @@ import picocli.CommandLine.Spec;
  * The {@code stowage} command. Its subcommands reproduce the seed tables ({@code bench}) and work
  * with the values Stowage stores.
  *
- * <p>{@code serve}, {@code inspect}, {@code scan}, {@code dict} and {@code json} are this module's.
+ * <p>{@code serve}, {@code inspect}, {@code scan}, {@code dict}, {@code json} and
+ * {@code migrate} are this module's.
  * {@code bench} lives in stowage-bench-cli, with JMH and the peers it measures, and is found at run
  * time through {@link SubcommandProvider}; without it on the class path, {@code bench} is a
  * stand-in that says where it is.
@@ -60,6 +62,7 @@ public final class StowageCli implements Runnable {
     cli.addSubcommand(new ScanCommand());
     cli.addSubcommand(new DictCommand());
     cli.addSubcommand(new JsonCommand());
+    cli.addSubcommand(new MigrateCommand());
     provided.values().forEach(cli::addSubcommand);
     // After the subcommands: picocli applies the setting to those already added.
     return cli.setCaseInsensitiveEnumValuesAllowed(true);

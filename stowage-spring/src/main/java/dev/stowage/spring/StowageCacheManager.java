@@ -214,6 +214,7 @@ public class StowageCacheManager extends AbstractCacheManager {
             + compression.value() + "'; choose from " + String.join(", ", COMPRESSIONS));
       };
     }
+    encoding = withLegacy(name, type.value(), encoding);
     Setting<String> prefix = setting(name, "key-prefix", StowageProperties.Cache::getKeyPrefix);
     String keyPrefix = prefix.value() == null ? namePrefix + cacheName + KEY_SEPARATOR : prefix.value();
     if (keyPrefix.isBlank()) {
@@ -250,6 +251,24 @@ public class StowageCacheManager extends AbstractCacheManager {
       throw new IllegalArgumentException(codecName.property() + " with type " + requireNonNull(type).getName() + ": "
           + e.getMessage(), e);
     }
+  }
+
+  /** {@code encoding} with the legacy codec of {@code legacy-codec}, written too with {@code write-legacy}. */
+  private Encoding<Object> withLegacy(@Nullable String name, @Nullable Class<?> type, Encoding<Object> encoding) {
+    Setting<String> legacyName = setting(name, "legacy-codec", StowageProperties.Cache::getLegacyCodec);
+    Setting<Boolean> writeLegacy = setting(name, "write-legacy", StowageProperties.Cache::getWriteLegacy);
+    boolean writes = Boolean.TRUE.equals(writeLegacy.value());
+    if (legacyName.value() == null) {
+      if (writes) {
+        throw new IllegalArgumentException(writeLegacy.property() + " is true, but no legacy codec is set to write"
+            + " with: set " + (name == null ? "stowage.defaults" : "stowage.caches." + name) + ".legacy-codec to what"
+            + " the old readers read (" + String.join(", ", SpringLegacyCodec.NAMES) + ")");
+      }
+      return encoding;
+    }
+    Codec<Object> legacy = SpringLegacyCodec.of(legacyName.value().strip().toLowerCase(Locale.ROOT),
+        legacyName.property(), type, allowlist);
+    return writes ? encoding.writeLegacy(legacy) : encoding.legacy(legacy);
   }
 
   private @Nullable NearCache nearCache(@Nullable String name) {

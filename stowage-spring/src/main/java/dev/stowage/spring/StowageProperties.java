@@ -133,6 +133,39 @@ public class StowageProperties {
     /** The near cache: decoded values kept in the process while Redis says they have not changed. */
     private NearCacheSettings nearCache = new NearCacheSettings();
 
+    /**
+     * The codec of the values stored without Stowage's envelope, such as those Spring's
+     * RedisCacheManager wrote, which the cache reads besides its own: spring-json
+     * (GenericJackson2JsonRedisSerializer's JSON, with "@class"; only classes the cache may read
+     * back are created), jackson-json (plain JSON of the cache's type), jdk (JDK serialization,
+     * behind the JDK codec's class filter and the cache's allowed classes) or string. Spring's
+     * cached null reads as a cached null. None by default: such values are misses.
+     */
+    private @Nullable String legacyCodec;
+
+    /**
+     * Whether new values are written with the legacy codec, as Spring wrote them, without the
+     * envelope, so that instances not yet running Stowage read them during a rolling deploy; false
+     * by default. Turn it off once no old reader runs (docs/MIGRATION.md).
+     */
+    private @Nullable Boolean writeLegacy;
+
+    public @Nullable String getLegacyCodec() {
+      return legacyCodec;
+    }
+
+    public void setLegacyCodec(@Nullable String legacyCodec) {
+      this.legacyCodec = legacyCodec;
+    }
+
+    public @Nullable Boolean getWriteLegacy() {
+      return writeLegacy;
+    }
+
+    public void setWriteLegacy(@Nullable Boolean writeLegacy) {
+      this.writeLegacy = writeLegacy;
+    }
+
     public @Nullable Duration getTtl() {
       return ttl;
     }

@@ -85,7 +85,7 @@ public final class DictCommand implements Runnable {
   private static void scan(RedisClusterCommands<byte[], byte[]> redis, String match, int count,
                            Predicate<List<byte[]>> page) {
     ScanCursor cursor = ScanCursor.INITIAL;
-    ScanArgs args = ScanArgs.Builder.matches(match).limit(count);
+    ScanArgs args = ScanArgs.Builder.matches(KeyNames.pattern(match)).limit(count);
     boolean more;
     do {
       KeyScanCursor<byte[]> scanned = redis.scan(cursor, args);
@@ -134,7 +134,7 @@ public final class DictCommand implements Runnable {
     @Spec CommandSpec spec;
     @Mixin RedisOption redis;
 
-    @Option(names = "--match", paramLabel = "PATTERN", required = true, description = "The keys to sample (SCAN pattern).")
+    @Option(names = "--match", paramLabel = "PATTERN", required = true, description = "The keys to sample (SCAN pattern; \\xNN for a byte of a binary key, as scan prints them).")
     String match;
 
     @Option(names = "--size", paramLabel = "BYTES", defaultValue = "16384",
@@ -281,7 +281,7 @@ public final class DictCommand implements Runnable {
     @Option(names = "--match", paramLabel = "PATTERN", defaultValue = "*",
         description = "Count the values among these keys (default: ${DEFAULT-VALUE}): strings by their first bytes,"
             + " and every element of a list (a feed's buckets); a feed's sealed bucket is one string, whose entries"
-            + " inside are stored uncompressed.")
+            + " inside are stored uncompressed; \\xNN for a byte of a binary key, as scan prints them.")
     String match;
 
     @Option(names = "--json", description = "Print the list as JSON.")

@@ -24,6 +24,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -46,8 +47,9 @@ import picocli.CommandLine.Spec;
  * then an envelope) with its score ({@code score}; in a sorted set, {@code entryScore} beside the
  * set's own {@code score}). The index of a {@linkplain FeedLayout feed} is shown as the
  * feed: type {@code feed}, its number of entries and buckets, the memory of the index and its
- * buckets together, and its newest entries. Exit code 1 when a key does not exist, 2 for a usage
- * error.
+ * buckets together, and its newest entries. A binary key (one a default {@code RedisTemplate}
+ * wrote with JDK serialization, say) is given in hex with {@code --key-hex} and shown escaped
+ * ({@link KeyNames}). Exit code 1 when a key does not exist, 2 for a usage error.
  */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
     description = {"Show Redis values as JSON, whatever codec and compression wrote them.",
@@ -59,8 +61,13 @@ public final class InspectCommand implements Callable<Integer> {
   @Mixin RedisOption redis;
   @Mixin ClassOptions classes;
 
-  @Parameters(arity = "1..*", paramLabel = "KEY", description = "The keys to show.")
-  List<String> keys;
+  @Parameters(arity = "0..*", paramLabel = "KEY", description = "The keys to show.")
+  List<String> keys = new ArrayList<>();
+
+  @Option(names = "--key-hex", paramLabel = "HEX",
+      description = {"A key to show, in hex: for binary keys, such as those a default RedisTemplate wrote with JDK"
+          + " serialization (aced0005...); repeatable.", "Binary keys are printed escaped, as scan prints them."})
+  List<String> hexKeys = new ArrayList<>();
 
   @Option(names = "--json", description = "Print one JSON array, an object per key, instead of text.")
   boolean json;
@@ -85,6 +92,18 @@ public final class InspectCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (keys.isEmpty() && hexKeys.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "Missing required parameter: 'KEY' (or --key-hex HEX)");
+    }
+    List<byte[]> named = new ArrayList<>();
+    keys.forEach(key -> named.add(key.getBytes(StandardCharsets.UTF_8)));
+    for (String hex : hexKeys) {
+      try {
+        named.add(KeyNames.hex("--key-hex", hex));
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+      }
+    }
     if (members < 1) {
       throw new ParameterException(spec.commandLine(), "--members must be at least 1, got " + members);
     }
@@ -104,11 +123,11 @@ public final class InspectCommand implements Callable<Integer> {
       ValueReader reader = new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
       ArrayNode all = NODES.arrayNode();
       int missing = 0;
-      for (String key : keys) {
+      for (byte[] key : named) {
         ObjectNode described = describeKey(commands, reader, key);
         if ("none".equals(described.path("type").asText())) {
           missing++;
-          err.println("stowage inspect: no key '" + key + "' in " + session.url());
+          err.println("stowage inspect: no key '" + KeyNames.show(key) + "' in " + session.url());
         }
         if (json) {
           all.add(described);
@@ -127,10 +146,12 @@ public final class InspectCommand implements Callable<Integer> {
     }
   }
 
-  ObjectNode describeKey(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader, String key) {
-    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+  ObjectNode describeKey(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader, byte[] k) {
     ObjectNode node = NODES.objectNode();
-    node.put("key", key);
+    node.put("key", KeyNames.show(k));
+    if (KeyNames.isBinary(k)) {
+      node.put("keyHex", HexFormat.of().formatHex(k));
+    }
     String type = commands.type(k);
     node.put("type", type);
     if ("none".equals(type)) {
@@ -402,7 +423,7 @@ public final class InspectCommand implements Callable<Integer> {
   }
 
   private static String text(byte[] bytes) {
-    return new String(bytes, StandardCharsets.UTF_8);
+    return KeyNames.show(bytes);
   }
 
   private void printKey(PrintWriter out, Terminal terminal, ObjectNode key) {
@@ -495,7 +516,9 @@ public final class InspectCommand implements Callable<Integer> {
       line.append(", ").append(value.get("decodedSize").asLong()).append(" decoded");
     }
     out.println(indent + line);
-    if (value.has("class")) {
+    if (value.path("springNull").asBoolean()) {
+      out.println(indent + "Spring's cached null (" + value.path("class").asText() + ")");
+    } else if (value.has("class")) {
       out.println(indent + "class " + value.get("class").asText());
     }
     if (value.has("fields")) {

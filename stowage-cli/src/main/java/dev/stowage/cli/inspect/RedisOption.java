@@ -55,7 +55,7 @@ public final class RedisOption {
   }
 
   /** Connects to the server, or the cluster, with byte-array keys and values; the caller closes the result. */
-  RedisSession connect(CommandSpec spec) {
+  public RedisSession connect(CommandSpec spec) {
     if (clusterUrls != null && !clusterUrls.isEmpty()) {
       if (url != null) {
         throw new ParameterException(spec.commandLine(), "--redis and --redis-cluster name two servers; pass one");
@@ -116,16 +116,16 @@ public final class RedisOption {
    * A client and its one connection: a {@link StatefulRedisConnection}, or a
    * {@link StatefulRedisClusterConnection} for a cluster.
    */
-  record RedisSession(String url, AbstractRedisClient client, StatefulConnection<byte[], byte[]> connection)
+  public record RedisSession(String url, AbstractRedisClient client, StatefulConnection<byte[], byte[]> connection)
       implements AutoCloseable {
     /** The blocking commands, on one server or across the cluster. */
-    RedisClusterCommands<byte[], byte[]> sync() {
+    public RedisClusterCommands<byte[], byte[]> sync() {
       return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.sync()
           : ((StatefulRedisConnection<byte[], byte[]>) connection).sync();
     }
 
     /** The asynchronous commands, on one server or across the cluster. */
-    RedisClusterAsyncCommands<byte[], byte[]> async() {
+    public RedisClusterAsyncCommands<byte[], byte[]> async() {
       return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.async()
           : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
     }

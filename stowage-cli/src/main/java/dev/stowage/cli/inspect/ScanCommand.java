@@ -22,7 +22,6 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -59,7 +58,9 @@ import picocli.CommandLine.Spec;
  * a collection's sampled members or {@code mixed} when they differ, or {@code feed index}), and
  * the values and sampled members that fail to decode. Each page of keys is read with a few
  * pipelines. Progress goes to standard error: redrawn in place on a terminal, a plain line every
- * {@code --progress-every} keys otherwise (see {@link ScanProgress}).
+ * {@code --progress-every} keys otherwise (see {@link ScanProgress}). Keys that are not UTF-8
+ * text are printed escaped, and {@code --match} takes the same {@code \xNN} escapes
+ * ({@link KeyNames}).
  */
 @Command(name = "scan", mixinStandardHelpOptions = true,
     description = "Report the keys matching a pattern: types, codecs, compression, memory, failures (SCAN, never KEYS).")
@@ -77,7 +78,8 @@ public final class ScanCommand implements Callable<Integer> {
   @Mixin ClassOptions classes;
 
   @Option(names = "--match", paramLabel = "PATTERN", required = true,
-      description = "The SCAN pattern, such as 'board:*' ('*' for every key).")
+      description = {"The SCAN pattern, such as 'board:*' ('*' for every key).",
+          "\\xNN stands for a byte, as binary keys are printed: '\\xac\\xed*' for JDK-serialized keys."})
   String match;
 
   @Option(names = "--count", paramLabel = "N", defaultValue = "1000",
@@ -149,7 +151,7 @@ public final class ScanCommand implements Callable<Integer> {
     long keys = 0;
     PriorityQueue<Sized> biggest = new PriorityQueue<>(Comparator.comparingLong(Sized::bytes));
     Set<ByteBuffer> seen = new HashSet<>();
-    ScanArgs args = ScanArgs.Builder.matches(match).limit(count);
+    ScanArgs args = ScanArgs.Builder.matches(KeyNames.pattern(match)).limit(count);
     ScanCursor cursor = ScanCursor.INITIAL;
     long nextProgress = progressEvery;
     do {
@@ -191,7 +193,7 @@ public final class ScanCommand implements Callable<Integer> {
             : async.zrangebyscore(sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket())));
       }
       for (int i = 0; i < pageKeys.size(); i++) {
-        String key = new String(pageKeys.get(i), StandardCharsets.UTF_8);
+        String key = KeyNames.show(pageKeys.get(i));
         String type = await(types.get(i));
         if ("none".equals(type)) {
           continue; // expired or deleted since SCAN returned it

@@ -42,14 +42,29 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
  * {@code schemaVersion}, {@code legacy} ({@code json}, {@code text}, {@code jdk} or
  * {@code binary} when guessed; the codec's name when {@code --legacy} names one), {@code writer},
  * {@code storedSize}, {@code decodedSize}, {@code class}, {@code fields}, {@code value},
- * {@code missing}, {@code error}, {@code hex}, {@code strings}; and for an element of a collection
- * that is a feed entry ({@link #describeElement}), the entry's score.
+ * {@code springNull}, {@code missing}, {@code error}, {@code hex}, {@code strings}; and for an
+ * element of a collection that is a feed entry ({@link #describeElement}), the entry's score.
+ *
+ * <p>Spring's cached null ({@code org.springframework.cache.support.NullValue}, JDK-serialized as
+ * Spring's {@code RedisCache} stores it, or as {@code {"@class":"…NullValue"}}) is described with
+ * {@code springNull: true} and a null {@code value}. Values of the Spring starter's caches without a
+ * type (codec id {@value #SPRING_CLASS_NAMED}) are described by the class they name and their value
+ * read as MessagePack or JSON, without loading the class.
  */
 final class ValueReader {
   private static final int HEX_BYTES = 256;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final ObjectMapper MSGPACK = new MessagePackMapper();
+  /**
+   * The codec id of the Spring starter's caches without a type (stowage-spring's class-naming
+   * codec, from the range left to applications): a tag byte, {@code 0} for a cached null,
+   * {@code 1} for a class name (two bytes of length, big-endian, then UTF-8) and the value in the
+   * per-class codec, MessagePack by default.
+   */
+  static final int SPRING_CLASS_NAMED = 200;
+  /** Spring's cached null, as Spring's caches and serializers store it. */
+  static final String SPRING_NULL = "org.springframework.cache.support.NullValue";
 
   private final EnvelopePayloads payloads;
   private final ClassOptions classes;
@@ -193,6 +208,10 @@ final class ValueReader {
           }
         }
         case CodecIds.JDK -> describeJavaSerialization(payload, out, true);
+        case SPRING_CLASS_NAMED -> {
+          out.put("header", header.describe().replace(header.codecName(), "spring class-named"));
+          describeClassNamed(payload, out);
+        }
         default -> {
           out.put("missing", "codec " + header.codecName() + " is not a built-in codec; only its bytes can be shown");
           showBytes(payload, out);
@@ -201,6 +220,60 @@ final class ValueReader {
     } catch (IOException | RuntimeException e) {
       out.put("error", header.codecName() + " payload could not be decoded: " + message(e));
       showBytes(payload, out);
+    }
+  }
+
+  /**
+   * A value of the Spring starter's class-naming codec ({@link #SPRING_CLASS_NAMED}): the class
+   * it names and the value as a tree, read as MessagePack (the default per-class codec) or JSON
+   * without loading the class; a cached null as Spring's null.
+   */
+  private static void describeClassNamed(byte[] payload, ObjectNode out) throws IOException {
+    out.put("codec", "spring class-named");
+    if (payload.length == 1 && payload[0] == 0) {
+      springNull(out);
+      return;
+    }
+    if (payload.length == 0 || payload[0] != 1) {
+      out.put("missing", "a value of a Spring cache without a type, but with tag "
+          + (payload.length == 0 ? "none" : Integer.toString(payload[0] & 0xff))
+          + ", which this inspector does not know (it reads 0, a cached null, and 1, a class name then the value);"
+          + " only its bytes are shown");
+      showBytes(payload, out);
+      return;
+    }
+    int nameLength = payload.length < 3 ? -1 : (payload[1] & 0xff) << 8 | payload[2] & 0xff;
+    if (nameLength < 1 || 3 + nameLength > payload.length) {
+      throw new IOException("a class name of " + nameLength + " bytes in a payload of " + payload.length);
+    }
+    out.put("class", new String(payload, 3, nameLength, StandardCharsets.UTF_8));
+    byte[] value = Arrays.copyOfRange(payload, 3 + nameLength, payload.length);
+    JsonNode json = tryParseJson(value);
+    if (Codecs.messagePackProblem(value, 0, value.length).isEmpty()) {
+      out.set("value", MSGPACK.readTree(value));
+    } else if (json != null) {
+      out.set("value", json);
+    } else {
+      out.put("missing", "the value of class " + out.get("class").asText() + " is neither MessagePack nor JSON (a"
+          + " cache whose stowage...codec names another codec); only its bytes are shown");
+      showBytes(value, out);
+    }
+  }
+
+  /** Describes Spring's cached null: no value, the class that stands for it. */
+  private static void springNull(ObjectNode out) {
+    out.put("class", SPRING_NULL);
+    out.put("springNull", true);
+    out.putNull("value");
+  }
+
+  /** Whether JDK serialization holds Spring's cached null. */
+  private static boolean isJdkSpringNull(byte[] data) {
+    try {
+      return JavaSerializationHeader.isJavaSerialization(data)
+          && SPRING_NULL.equals(JavaSerializationHeader.describe(data).className());
+    } catch (IllegalArgumentException e) {
+      return false;
     }
   }
 
@@ -268,12 +341,20 @@ final class ValueReader {
       out.put("class", type.asText());
       out.put("writer", "GenericJackson2JsonRedisSerializer, type in \"@class\"");
     }
+    if (type != null && SPRING_NULL.equals(type.asText()) && tree.size() == 1) {
+      springNull(out);
+      return;
+    }
     out.set("value", tree);
   }
 
   private void describeJavaSerialization(byte[] data, ObjectNode out, boolean enveloped) {
     if (!enveloped) {
       out.put("legacy", "jdk");
+    }
+    if (isJdkSpringNull(data)) {
+      springNull(out);
+      return;
     }
     if (classes.hasType()) {
       Codec<?> codec = enveloped ? typedCodec(CodecIds.JDK)
