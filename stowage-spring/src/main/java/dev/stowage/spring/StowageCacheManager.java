@@ -185,8 +185,9 @@ public class StowageCacheManager extends AbstractCacheManager {
       throw new IllegalArgumentException(jitter.property() + " must be from 0 up to but excluding 1, got " + jitterValue);
     }
     Setting<String> type = setting(name, "type", StowageProperties.Cache::getType);
+    TypeRef<Object> valueType = valueType(type);
     Setting<String> codecName = setting(name, "codec", StowageProperties.Cache::getCodec);
-    Codec<Object> codec = codec(cacheName, type, codecName);
+    Codec<Object> codec = codec(cacheName, valueType, type, codecName);
     Setting<String> compression = setting(name, "compression", StowageProperties.Cache::getCompression);
     Encoding<Object> encoding = Encoding.of(codec);
     if (compression.value() != null) {
@@ -212,25 +213,30 @@ public class StowageCacheManager extends AbstractCacheManager {
         nearCache(name));
   }
 
-  /**
-   * The codec of a cache: over the codec for {@code type} when one is set (parsed as a Java type,
-   * generics included), and otherwise naming each value's type.
-   */
+  /** The type {@code type} names as a Java type, generics included, or null when it is not set. */
   @SuppressWarnings("unchecked")
-  private Codec<Object> codec(String cacheName, Setting<String> type, Setting<String> codecName) {
+  private @Nullable TypeRef<Object> valueType(Setting<String> type) {
+    if (type.value() == null || type.value().isBlank()) {
+      return null;
+    }
+    try {
+      return (TypeRef<Object>) TypeRef.of(JavaTypeText.parse(type.value().strip(), classLoader, name -> true));
+    } catch (IllegalArgumentException e) {
+      // The parser's message is all there is to say: the property first, for the start's report.
+      throw new IllegalArgumentException(type.property() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * The codec of a cache: over the codec for {@code valueType} when {@code type} set one, and
+   * otherwise naming each value's type.
+   */
+  private Codec<Object> codec(String cacheName, @Nullable TypeRef<Object> valueType, Setting<String> type,
+                              Setting<String> codecName) {
     String chosen = codecName.value() == null ? null : codecName.value().strip().toLowerCase(Locale.ROOT);
     if (chosen != null && !Codecs.names().contains(chosen)) {
       throw new IllegalArgumentException(codecName.property() + ": unknown codec '" + codecName.value()
           + "'; choose from " + String.join(", ", Codecs.names()));
-    }
-    TypeRef<Object> valueType = null;
-    if (type.value() != null && !type.value().isBlank()) {
-      try {
-        valueType = (TypeRef<Object>) TypeRef.of(JavaTypeText.parse(type.value().strip(), classLoader, name -> true));
-      } catch (IllegalArgumentException e) {
-        // The parser's message is all there is to say: the property first, for the start's report.
-        throw new IllegalArgumentException(type.property() + ": " + e.getMessage());
-      }
     }
     try {
       if (valueType != null) {
