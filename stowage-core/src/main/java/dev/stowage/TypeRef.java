@@ -49,6 +49,25 @@ public abstract class TypeRef<T> {
     return new TypeRef<>(type) {};
   }
 
+  /**
+   * The type reference of a type built at run time, such as a {@code ParameterizedType} read from
+   * a method's generic return type or parsed from configuration text. Its arguments must be
+   * concrete, as for the anonymous subclass.
+   *
+   * @throws IllegalArgumentException if {@code type} is, or has as an argument, a type variable or a
+   *     wildcard, or is not a {@code Class}, a {@code ParameterizedType} or a {@code GenericArrayType}
+   */
+  public static TypeRef<?> of(Type type) {
+    requireNonNull(type, "type");
+    try {
+      requireConcrete(type);
+      rawOf(type);
+    } catch (IllegalStateException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    return new TypeRef<Object>(type) {};
+  }
+
   /** The type, a {@code Class} or a {@code ParameterizedType} (or an array of one). */
   public final Type type() {
     return type;

@@ -11,7 +11,10 @@ import java.util.Set;
  * text before any class is loaded, so a value naming another class is refused without loading it.
  */
 final class ClassAllowlist {
-  /** JDK classes a cached value may be, besides the packages. Collections are not among them: see {@link ClassNamingCodec}. */
+  /**
+   * JDK classes a cached value may be, besides the packages; lists, sets and maps of them are read as
+   * {@link ClassNamingCodec} says.
+   */
   static final Set<String> JDK_VALUES = Set.of(
       "java.lang.String", "java.lang.Boolean", "java.lang.Character", "java.lang.Byte", "java.lang.Short",
       "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.math.BigDecimal",

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.Codec;
 import dev.stowage.MissingLibraryException;
+import dev.stowage.TypeRef;
 import dev.stowage.codec.Codecs;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -50,28 +51,25 @@ final class SpringLegacyCodec implements Codec<Object> {
    *     cannot read the cache's type
    */
   @SuppressWarnings("unchecked")
-  static SpringLegacyCodec of(String name, String property, @Nullable Class<?> type, ClassAllowlist allowlist) {
+  static SpringLegacyCodec of(String name, String property, @Nullable TypeRef<Object> type, ClassAllowlist allowlist) {
     String[] patterns = allowlist.packages().stream().map(p -> p + ".**").toArray(String[]::new);
     try {
       Codec<?> codec = switch (name) {
-        case "spring-json" -> {
-          Class<?> root = type == null ? Object.class : type;
-          yield Codecs.springJson(root, patterns);
-        }
+        case "spring-json" -> type == null ? Codecs.springJson(Object.class, patterns) : Codecs.springJson(type, patterns);
         case "jackson-json" -> {
           if (type == null) {
             throw new IllegalArgumentException("jackson-json reads plain JSON of one class, which the value does not"
                 + " name: set the cache's type too, or use spring-json for values with \"@class\"");
           }
-          yield Codecs.json(type);
+          yield Codecs.json(type, null);
         }
         case "jdk" -> {
-          Class<?> root = type == null ? Serializable.class : type;
+          Class<?> root = type == null ? Serializable.class : type.rawType();
           yield Codecs.jdk(root, patterns);
         }
         case "string" -> {
-          if (type != null && type != String.class) {
-            throw new IllegalArgumentException("string reads text, but the cache's type is " + type.getName());
+          if (type != null && type.type() != String.class) {
+            throw new IllegalArgumentException("string reads text, but the cache's type is " + type);
           }
           yield Codecs.string();
         }

@@ -4,9 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.RedisCache;
 import java.time.temporal.TemporalAccessor;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Supplier;
@@ -38,6 +41,12 @@ import org.springframework.cache.support.AbstractValueAdaptingCache;
  * concurrent callers for one key in this process share one loader call. {@link #clear()} is {@link RedisCache#clear()}: {@code SCAN} and {@code UNLINK} under the
  * key prefix, never {@code KEYS}.
  *
+ * <p><b>Values without a type</b> ({@code stowage.caches.<name>.type} not set) record their type,
+ * a list's or map's found in its elements; a value whose type cannot be told from it (a list of
+ * elements of two classes, a class outside the allowlist) is not cached: {@code put} stores
+ * nothing, and a loading call returns the loaded value uncached; why, and the {@code type} setting
+ * to add, is logged once.
+ *
  * <p>A value that cannot be read (corrupt, of a class outside the allowlist, of a changed shape
  * that cannot be read correctly) is a miss, counted in {@link RedisCache#stats()}. Thread-safe.
  */
@@ -50,8 +59,11 @@ public final class StowageCache extends AbstractValueAdaptingCache {
    */
   private static final Executor COMPLETIONS = ForkJoinPool.commonPool();
 
+  private static final System.Logger LOG = System.getLogger(StowageCache.class.getName());
+
   private final RedisCache<Object, Object> cache;
   private final StowageCacheManager.Settings settings;
+  private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
 
   StowageCache(RedisCache<Object, Object> cache, boolean allowNullValues, StowageCacheManager.Settings settings) {
     super(allowNullValues);
@@ -101,16 +113,75 @@ public final class StowageCache extends AbstractValueAdaptingCache {
   @Override
   @SuppressWarnings("unchecked")
   public <T> @Nullable T get(Object key, Callable<T> valueLoader) {
-    Object stored = cache.getOrLoad(key, k -> {
-      T value;
-      try {
-        value = valueLoader.call();
-      } catch (Exception e) {
-        throw new ValueRetrievalException(key, valueLoader, e);
+    Object stored;
+    try {
+      stored = cache.getOrLoad(key, k -> {
+        T value;
+        try {
+          value = valueLoader.call();
+        } catch (Exception e) {
+          throw new ValueRetrievalException(key, valueLoader, e);
+        }
+        return value == null && !isAllowNullValues() ? null : cacheable(toStoreValue(value));
+      });
+    } catch (RuntimeException e) {
+      Uncached uncached = uncached(e);
+      if (uncached == null) {
+        throw e;
       }
-      return value == null && !isAllowNullValues() ? null : toStoreValue(value);
-    });
+      stored = uncached.value;
+    }
     return (T) fromStoreValue(stored);
+  }
+
+  /**
+   * {@code stored} if the cache's codec can write it; otherwise logs why, once per cache and
+   * reason, and throws {@link Uncached} holding it, so that the caller gets its value uncached.
+   */
+  private Object cacheable(Object stored) {
+    String refusal = refusal(stored);
+    if (refusal != null) {
+      throw new Uncached(stored);
+    }
+    return stored;
+  }
+
+  /** Why the cache's codec cannot write {@code stored}, logged once per reason; null when it can. */
+  private @Nullable String refusal(@Nullable Object stored) {
+    if (stored == null || !(settings.encoding().codec() instanceof ClassNamingCodec naming)) {
+      return null;
+    }
+    String refusal = naming.refusal(stored);
+    if (refusal != null) {
+      if (refusalsLogged.size() >= 256) {
+        refusalsLogged.clear();
+      }
+      if (refusalsLogged.add(refusal)) {
+        LOG.log(System.Logger.Level.WARNING, refusal + "; the value is returned uncached (logged once)");
+      }
+    }
+    return refusal;
+  }
+
+  private static @Nullable Uncached uncached(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof Uncached uncached) {
+        return uncached;
+      }
+    }
+    return null;
+  }
+
+  /** A loaded value the cache's codec cannot write, handed back to the caller uncached. */
+  private static final class Uncached extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    @SuppressWarnings("serial") // never serialized: it only travels from the loader to the caller
+    final transient Object value;
+
+    Uncached(Object value) {
+      super("a value that cannot be cached", null, false, false);
+      this.value = value;
+    }
   }
 
   @Override
@@ -124,13 +195,29 @@ public final class StowageCache extends AbstractValueAdaptingCache {
   @SuppressWarnings("unchecked")
   public <T> CompletableFuture<T> retrieve(Object key, Supplier<CompletableFuture<T>> valueLoader) {
     return cache.async().getOrLoadAsync(key, k -> valueLoader.get()
-            .thenApply(value -> value == null && !isAllowNullValues() ? null : toStoreValue(value)))
-        .thenApplyAsync(stored -> (T) fromStoreValue(stored), COMPLETIONS);
+            .thenApply(value -> value == null && !isAllowNullValues() ? null : cacheable(toStoreValue(value))))
+        .handleAsync((stored, failure) -> {
+          if (failure == null) {
+            return (T) fromStoreValue(stored);
+          }
+          Uncached uncached = uncached(failure);
+          if (uncached == null) {
+            throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+          }
+          return (T) fromStoreValue(uncached.value);
+        }, COMPLETIONS);
   }
 
+  /**
+   * Stores the value; a value the cache's codec cannot write without a type (a list of elements of
+   * two classes, a class outside the allowlist) is not stored, and why is logged once.
+   */
   @Override
   public void put(Object key, @Nullable Object value) {
-    cache.put(key, toStoreValue(value));
+    Object stored = toStoreValue(value);
+    if (refusal(stored) == null) {
+      cache.put(key, stored);
+    }
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.stowage.MissingLibraryException;
 import dev.stowage.NearCache;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.TypeRef;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import java.time.Duration;
@@ -198,9 +199,10 @@ public class StowageCacheManager extends AbstractCacheManager {
     if (!(jitterValue >= 0 && jitterValue < 1)) {
       throw new IllegalArgumentException(jitter.property() + " must be from 0 up to but excluding 1, got " + jitterValue);
     }
-    Setting<Class<?>> type = setting(name, "type", StowageProperties.Cache::getType);
+    Setting<String> type = setting(name, "type", StowageProperties.Cache::getType);
+    TypeRef<Object> valueType = valueType(type);
     Setting<String> codecName = setting(name, "codec", StowageProperties.Cache::getCodec);
-    Codec<Object> codec = codec(cacheName, type.value(), codecName);
+    Codec<Object> codec = codec(cacheName, valueType, type, codecName);
     Setting<String> compression = setting(name, "compression", StowageProperties.Cache::getCompression);
     Encoding<Object> encoding = Encoding.of(codec);
     if (compression.value() != null) {
@@ -214,7 +216,7 @@ public class StowageCacheManager extends AbstractCacheManager {
             + compression.value() + "'; choose from " + String.join(", ", COMPRESSIONS));
       };
     }
-    encoding = withLegacy(name, type.value(), encoding);
+    encoding = withLegacy(name, valueType, encoding);
     Setting<String> prefix = setting(name, "key-prefix", StowageProperties.Cache::getKeyPrefix);
     String keyPrefix = prefix.value() == null ? namePrefix + cacheName + KEY_SEPARATOR : prefix.value();
     if (keyPrefix.isBlank()) {
@@ -227,16 +229,35 @@ public class StowageCacheManager extends AbstractCacheManager {
         nearCache(name));
   }
 
+  /** The type {@code type} names as a Java type, generics included, or null when it is not set. */
   @SuppressWarnings("unchecked")
-  private Codec<Object> codec(String cacheName, @Nullable Class<?> type, Setting<String> codecName) {
+  private @Nullable TypeRef<Object> valueType(Setting<String> type) {
+    if (type.value() == null || type.value().isBlank()) {
+      return null;
+    }
+    try {
+      return (TypeRef<Object>) TypeRef.of(JavaTypeText.parse(type.value().strip(), classLoader, name -> true));
+    } catch (IllegalArgumentException e) {
+      // The parser's message is all there is to say: the property first, for the start's report.
+      throw new IllegalArgumentException(type.property() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * The codec of a cache: over the codec for {@code valueType} when {@code type} set one, and
+   * otherwise naming each value's type.
+   */
+  private Codec<Object> codec(String cacheName, @Nullable TypeRef<Object> valueType, Setting<String> type,
+                              Setting<String> codecName) {
     String chosen = codecName.value() == null ? null : codecName.value().strip().toLowerCase(Locale.ROOT);
     if (chosen != null && !Codecs.names().contains(chosen)) {
       throw new IllegalArgumentException(codecName.property() + ": unknown codec '" + codecName.value()
           + "'; choose from " + String.join(", ", Codecs.names()));
     }
     try {
-      if (type != null) {
-        return TypedCodec.of((Codec<Object>) Codecs.forName(chosen == null ? "msgpack-compact" : chosen, type));
+      if (valueType != null) {
+        String typedName = chosen == null ? "msgpack-compact" : chosen;
+        return TypedCodec.of(ShapedCodec.of(typedCodec(typedName, valueType), valueType));
       }
       String perClass = chosen == null ? "msgpack" : chosen;
       try {
@@ -244,17 +265,19 @@ public class StowageCacheManager extends AbstractCacheManager {
       } catch (IllegalArgumentException e) {
         // The library is there; this codec only takes other classes (generated messages, ...).
       }
-      return new ClassNamingCodec(cacheName, perClass, allowlist, classLoader);
+      return new ClassNamingCodec(cacheName, perClass, allowlist, classLoader,
+          perType -> Encoding.of(perType).compression(Compression.none()).envelopeCodec(stowage));
     } catch (MissingLibraryException e) {
       throw new IllegalStateException(codecName.property() + ": " + e.getMessage(), e);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(codecName.property() + " with type " + requireNonNull(type).getName() + ": "
-          + e.getMessage(), e);
+      throw new IllegalArgumentException(codecName.property() + " with " + type.property() + "=" + type.value()
+          + ": " + e.getMessage(), e);
     }
   }
 
   /** {@code encoding} with the legacy codec of {@code legacy-codec}, written too with {@code write-legacy}. */
-  private Encoding<Object> withLegacy(@Nullable String name, @Nullable Class<?> type, Encoding<Object> encoding) {
+  private Encoding<Object> withLegacy(@Nullable String name, @Nullable TypeRef<Object> type,
+                                      Encoding<Object> encoding) {
     Setting<String> legacyName = setting(name, "legacy-codec", StowageProperties.Cache::getLegacyCodec);
     Setting<Boolean> writeLegacy = setting(name, "write-legacy", StowageProperties.Cache::getWriteLegacy);
     boolean writes = Boolean.TRUE.equals(writeLegacy.value());
@@ -269,6 +292,21 @@ public class StowageCacheManager extends AbstractCacheManager {
     Codec<Object> legacy = SpringLegacyCodec.of(legacyName.value().strip().toLowerCase(Locale.ROOT),
         legacyName.property(), type, allowlist);
     return writes ? encoding.writeLegacy(legacy) : encoding.legacy(legacy);
+  }
+
+  /** The codec named {@code codecName} for values of {@code type}, which may have type arguments. */
+  @SuppressWarnings("unchecked")
+  private static Codec<Object> typedCodec(String codecName, TypeRef<Object> type) {
+    if (type.type() instanceof Class<?> plain) {
+      return (Codec<Object>) Codecs.forName(codecName, plain);
+    }
+    return switch (codecName) {
+      case "msgpack-compact" -> Codecs.msgpackCompact(type, null);
+      case "msgpack" -> Codecs.msgpack(type, null);
+      case "json" -> Codecs.json(type, null);
+      default -> throw new IllegalArgumentException("codec " + codecName + " takes a class, not " + type
+          + "; choose msgpack-compact (the default), msgpack or json");
+    };
   }
 
   private @Nullable NearCache nearCache(@Nullable String name) {

@@ -118,10 +118,13 @@ public class StowageProperties {
     private @Nullable String keyPrefix;
 
     /**
-     * The class of the cache's values, read with the codec for that class; by default each value
-     * records its class name, and only allowed classes are read back.
+     * The Java type of the cache's values, generics included, with every class named in full:
+     * com.example.Book, java.util.List<com.example.Book>,
+     * java.util.Map<java.lang.String, com.example.Book>. Values are read with the codec for that
+     * type. By default each value records its type (a list or map the type its elements share), and
+     * only allowed classes are read back.
      */
-    private @Nullable Class<?> type;
+    private @Nullable String type;
 
     /**
      * Whether a {@code @Cacheable(sync = true)} method is called when Redis is unreachable or slower
@@ -206,11 +209,11 @@ public class StowageProperties {
       this.keyPrefix = keyPrefix;
     }
 
-    public @Nullable Class<?> getType() {
+    public @Nullable String getType() {
       return type;
     }
 
-    public void setType(@Nullable Class<?> type) {
+    public void setType(@Nullable String type) {
       this.type = type;
     }
 

@@ -11,9 +11,11 @@ import dev.stowage.Codec;
 import dev.stowage.CodecIds;
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.Envelope;
+import dev.stowage.Schemas;
 import dev.stowage.StowageException;
 import dev.stowage.StowageKeys;
 import dev.stowage.codec.Codecs;
+import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.DictionaryResolver;
 import dev.stowage.compress.ZstdDictionary;
 import java.io.IOException;
@@ -193,8 +195,16 @@ final class ValueReader {
     try {
       switch (codecId) {
         case CodecIds.JSON, CodecIds.FASTJSON2 -> out.set("value", parseJson(payload));
-        case CodecIds.MSGPACK -> out.set("value", classes.hasType()
-            ? ObjectTrees.toTree(typedCodec(codecId).decode(payload)) : msgpackTree(payload));
+        case CodecIds.MSGPACK -> {
+          byte[] value = payload;
+          if (isSpringTyped(payload)) {
+            // A Spring cache with a type writes a tag byte (1) before the codec's bytes: the integer 1
+            // alone is one byte, so a payload that starts with it and goes on is no plain value.
+            out.put("springTyped", true);
+            value = Arrays.copyOfRange(payload, 1, payload.length);
+          }
+          out.set("value", classes.hasType() ? ObjectTrees.toTree(typedCodec(codecId).decode(value)) : msgpackTree(value));
+        }
         case CodecIds.STRING -> out.put("value", strictUtf8(payload));
         case CodecIds.KRYO, CodecIds.FORY, CodecIds.PROTOBUF, CodecIds.AVRO, CodecIds.THRIFT -> {
           if (classes.hasType()) {
@@ -234,11 +244,12 @@ final class ValueReader {
       springNull(out);
       return;
     }
-    if (payload.length == 0 || payload[0] != 1) {
+    int tag = payload.length == 0 ? -1 : payload[0] & 0xff;
+    if (tag != 1 && tag != 2) {
       out.put("missing", "a value of a Spring cache without a type, but with tag "
-          + (payload.length == 0 ? "none" : Integer.toString(payload[0] & 0xff))
-          + ", which this inspector does not know (it reads 0, a cached null, and 1, a class name then the value);"
-          + " only its bytes are shown");
+          + (tag < 0 ? "none" : Integer.toString(tag))
+          + ", which this inspector does not know (it reads 0, a cached null; 1, a class name then the value; and"
+          + " 2, a type name then the value in an envelope of its own); only its bytes are shown");
       showBytes(payload, out);
       return;
     }
@@ -248,13 +259,28 @@ final class ValueReader {
     }
     out.put("class", new String(payload, 3, nameLength, StandardCharsets.UTF_8));
     byte[] value = Arrays.copyOfRange(payload, 3 + nameLength, payload.length);
+    if (tag == 2) {
+      // The value in an envelope of its own, uncompressed, which records the type's shape.
+      Envelope.Header inner = Envelope.readHeader(value);
+      out.put("innerCodec", inner.codecName());
+      if (inner.hasSchemaVersion()) {
+        out.put("innerSchema", Schemas.hex(inner.schemaVersion()));
+      }
+      if (inner.compressionId() != CompressionIds.NONE) {
+        out.put("missing", "the value of " + out.get("class").asText() + " is compressed inside its envelope ("
+            + inner.describe() + "), which the starter never writes; only its bytes are shown");
+        showBytes(value, out);
+        return;
+      }
+      value = Arrays.copyOfRange(value, inner.payloadOffset(), value.length);
+    }
     JsonNode json = tryParseJson(value);
     if (Codecs.messagePackProblem(value, 0, value.length).isEmpty()) {
       out.set("value", MSGPACK.readTree(value));
     } else if (json != null) {
       out.set("value", json);
     } else {
-      out.put("missing", "the value of class " + out.get("class").asText() + " is neither MessagePack nor JSON (a"
+      out.put("missing", "the value of " + out.get("class").asText() + " is neither MessagePack nor JSON (a"
           + " cache whose stowage...codec names another codec); only its bytes are shown");
       showBytes(value, out);
     }
@@ -431,6 +457,11 @@ final class ValueReader {
   }
 
   /** MessagePack as a tree, once its lengths, counts and depth are known to fit the bytes. */
+  /** Whether a MessagePack payload is a Spring typed cache's: the tag byte 1, then a whole MessagePack value. */
+  private static boolean isSpringTyped(byte[] payload) {
+    return payload.length > 1 && payload[0] == 1 && Codecs.messagePackProblem(payload, 1, payload.length - 1).isEmpty();
+  }
+
   private static JsonNode msgpackTree(byte[] data) throws IOException {
     Optional<String> problem = Codecs.messagePackProblem(data, 0, data.length);
     if (problem.isPresent()) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.Codec;
 import dev.stowage.EnvelopeCodec;
 import dev.stowage.cli.StowageCli;
+import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
@@ -50,7 +51,7 @@ class BinaryKeysAndSpringValuesIntegrationTests {
   private final StringWriter err = new StringWriter();
 
   /** The class-named payload as the starter writes it, in an envelope of codec id 200. */
-  private static final class Passthrough implements Codec<byte[]> {
+  private static class Passthrough implements Codec<byte[]> {
     @Override
     public int id() {
       return 200;
@@ -187,6 +188,50 @@ class BinaryKeysAndSpringValuesIntegrationTests {
 
     assertThat(run("inspect", "--redis", server.uri(), "books::7")).isZero();
     assertThat(out.toString()).contains("spring class-named+none").contains("class com.example.Book").contains("\"title\": \"Dune\"");
+  }
+
+  @Test
+  void aTypedSpringCachesValueIsShownWithoutItsTagByte() throws Exception {
+    Map<String, Object> book = new LinkedHashMap<>();
+    book.put("id", 7);
+    book.put("title", "Dune");
+    byte[] value = new MessagePackMapper().writeValueAsBytes(book);
+    byte[] tagged = new byte[value.length + 1];
+    tagged[0] = 1; // the tag of a value, before the codec's bytes, in a cache with stowage.caches.<name>.type
+    System.arraycopy(value, 0, tagged, 1, value.length);
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    EnvelopeCodec<byte[]> raw = (EnvelopeCodec) EnvelopeCodec.builder(new Passthrough() {
+      @Override
+      public int id() {
+        return 2; // MessagePack's codec id, as the typed cache's envelope records its codec's
+      }
+    }).compression(Compression.none()).build();
+    redis.set(bytes("books::7"), raw.encode(tagged));
+
+    JsonNode shown = inspect("books::7");
+    assertThat(shown.get("springTyped").asBoolean()).isTrue();
+    assertThat(shown.get("value")).isEqualTo(MAPPER.readTree("{\"id\":7,\"title\":\"Dune\"}"));
+  }
+
+  @Test
+  void theStartersShapedValuesShowTheirTypeTheirShapeAndTheirValue() throws Exception {
+    Map<String, Object> book = new LinkedHashMap<>();
+    book.put("id", 7);
+    book.put("title", "Dune");
+    // Tag 2: the type's name, then the value in an uncompressed envelope of its own, with its shape.
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    EnvelopeCodec<Map<String, Object>> inner = (EnvelopeCodec) EnvelopeCodec.builder(Codecs.msgpack(Map.class))
+        .compression(Compression.none()).build();
+    byte[] innerEnvelope = inner.encode(book);
+    redis.set(bytes("books::7"), classNamed(2, "com.example.Book", innerEnvelope));
+
+    JsonNode shown = inspect("books::7");
+    assertThat(shown.get("class").asText()).isEqualTo("com.example.Book");
+    assertThat(shown.get("innerCodec").asText()).isEqualTo("msgpack");
+    assertThat(shown.get("innerSchema").asText()).isNotBlank();
+    assertThat(shown.get("value")).isEqualTo(MAPPER.readTree("{\"id\":7,\"title\":\"Dune\"}"));
+    assertThat(shown.has("missing")).isFalse();
+    assertThat(shown.has("error")).isFalse();
   }
 
   @Test

@@ -1,0 +1,59 @@
+package dev.stowage.spring;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Constructor;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+
+/**
+ * Versions of the same classes side by side: sources compiled at test time with the JDK's compiler,
+ * each version into its own directory and loaded by its own class loader, so that a class named
+ * {@code evolve.Book} exists once per version, with that version's fields.
+ */
+final class ClassVersions {
+  private ClassVersions() {}
+
+  /** Compiles {@code sources} (class name to source, in package {@code evolve}) into a class loader of their own. */
+  static ClassLoader compile(Map<String, String> sources) {
+    try {
+      Path root = Files.createTempDirectory("stowage-spring-evolve");
+      Path src = Files.createDirectories(root.resolve("src/evolve"));
+      Path out = Files.createDirectories(root.resolve("classes"));
+      List<String> args = new ArrayList<>(List.of("-d", out.toString(), "--release", "17",
+          "-classpath", System.getProperty("java.class.path")));
+      for (Map.Entry<String, String> source : sources.entrySet()) {
+        Path file = src.resolve(source.getKey() + ".java");
+        Files.writeString(file, "package evolve;\n" + source.getValue());
+        args.add(file.toString());
+      }
+      JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+      if (compiler == null) {
+        throw new IllegalStateException("these tests need a JDK, not a JRE: no system Java compiler");
+      }
+      if (compiler.run(null, null, null, args.toArray(String[]::new)) != 0) {
+        throw new IllegalStateException("the test sources did not compile: " + sources);
+      }
+      return new URLClassLoader(new URL[] {out.toUri().toURL()}, ClassVersions.class.getClassLoader());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A new {@code evolve.<name>} of one version, made with its only constructor. */
+  static Object create(ClassLoader version, String name, Object... arguments) {
+    try {
+      Constructor<?> constructor = Class.forName("evolve." + name, true, version).getDeclaredConstructors()[0];
+      return constructor.newInstance(arguments);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
