@@ -346,16 +346,6 @@ class NearCacheExpiryIntegrationTests {
 
   /** Waits until a read of a fresh key is kept: the tracking connection is set up. */
   private static void awaitTracking(RedisCache<String, Item> cache) {
-    String probe = "probe-" + System.nanoTime();
-    await().atMost(Duration.ofSeconds(5)).until(() -> {
-      long before = cache.stats().nearHits();
-      cache.get(probe);
-      cache.put(probe, version(-1, 0));
-      cache.get(probe);
-      cache.get(probe);
-      boolean kept = cache.stats().nearHits() > before;
-      cache.delete(probe);
-      return kept;
-    });
+    TrackingProbe.awaitTracking(cache, version(-1, 0));
   }
 }

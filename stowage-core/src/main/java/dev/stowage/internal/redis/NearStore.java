@@ -16,10 +16,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>The race with invalidations.</b> A read takes a {@linkplain #stamp stamp} of its key before
  * it is sent: the counter of the key's stripe, which every invalidation of a key of that stripe
- * moves. When the reply has been decoded, {@link #keep} stores the value and then checks the stamp
- * again; if an invalidation moved it meanwhile (before or after the store), the value is taken out
- * again. An invalidation moves the counter before it removes the entry, so whichever order the two
- * run in, a value whose reply may be older than an invalidation never stays. While tracking is off
+ * moves. When the reply has been decoded, {@link #keep} checks the stamp and stores the value in
+ * one step under the key's lock ({@code compute}). An invalidation moves the counter before it
+ * removes the entry, which takes the same lock, so whichever order the two run in, a value whose
+ * reply may be older than an invalidation is never stored after it, nor seen once it is done. While tracking is off
  * (not set up yet, a dropped connection, a server that cannot track) stamps are -1 and nothing is
  * kept. Thread-safe.
  *
@@ -143,10 +143,11 @@ final class NearStore {
       return;
     }
     Kept kept = new Kept(value, Math.max(1, weight), sentAt, lifeNanos);
-    entries.put(key, kept);
-    if (stripes.get(stripe) != stamp || !tracking) {
-      entries.asMap().remove(key, kept);
-    }
+    // The check and the store are one step under the key's lock, which the invalidation's removal
+    // takes too: either the store comes first and the removal takes it out, or the counter has moved
+    // and nothing is stored. A store followed by a check (as before) left the value visible between
+    // the two to readers that came after the invalidation.
+    entries.asMap().compute(key, (k, current) -> stripes.get(stripe) == stamp && tracking ? kept : current);
   }
 
   /** Drops the value of {@code key}: Redis said it changed, or this process wrote it. */
