@@ -14,6 +14,7 @@ import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.testkit.ClassVersions;
 import dev.stowage.testkit.WithRedis;
 import java.time.Instant;
 import java.util.Map;

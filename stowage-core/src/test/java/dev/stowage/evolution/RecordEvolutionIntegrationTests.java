@@ -12,6 +12,7 @@ import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.testkit.ClassVersions;
 import dev.stowage.testkit.WithRedis;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.RecordComponent;

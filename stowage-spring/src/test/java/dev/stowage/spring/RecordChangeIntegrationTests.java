@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stowage.CacheStats;
 import dev.stowage.RedisCache;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.testkit.ClassVersions;
 import dev.stowage.testkit.WithRedis;
 import java.util.Map;
 import java.util.function.Consumer;
