@@ -206,6 +206,9 @@ class BoardConfiguration implements WebFluxConfigurer {
         .POST("/boards", handler::create)
         .GET("/boards", handler::page)
         .GET("/boards/{id}", handler::get)
+        // HEAD wherever GET: the same answer's status and headers; Spring drops the body.
+        .HEAD("/boards", handler::page)
+        .HEAD("/boards/{id}", handler::get)
         .build();
   }
 

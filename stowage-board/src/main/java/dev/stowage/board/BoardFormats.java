@@ -2,11 +2,14 @@ package dev.stowage.board;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidDefinitionException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import dev.stowage.board.protocol.Board;
 import dev.stowage.board.protocol.BoardMappers;
@@ -100,7 +103,15 @@ public final class BoardFormats {
    * @throws BoardRequestException 415 for any other type
    */
   public static boolean isMsgpackBody(MediaType contentType) {
-    if (contentType == null || contentType.isCompatibleWith(MediaType.APPLICATION_JSON)) {
+    if (contentType == null) {
+      return false;
+    }
+    if (contentType.isCompatibleWith(MediaType.APPLICATION_JSON)) {
+      String charset = contentType.getParameter("charset");
+      if (charset != null && !"utf-8".equalsIgnoreCase(unquote(charset))) {
+        throw new BoardRequestException(415, "JSON bodies are UTF-8; Content-Type names the"
+            + " charset " + unquote(charset) + ": send UTF-8, with charset=utf-8 or no charset");
+      }
       return false;
     }
     if (contentType.isCompatibleWith(MSGPACK) || contentType.isCompatibleWith(X_MSGPACK)) {
@@ -108,6 +119,11 @@ public final class BoardFormats {
     }
     throw new BoardRequestException(415, "unsupported Content-Type " + contentType
         + "; send application/json or application/msgpack");
+  }
+
+  private static String unquote(String value) {
+    return value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
+        ? value.substring(1, value.length() - 1) : value;
   }
 
   /** Parses and validates one post. @throws BoardRequestException 400 saying what is wrong */
@@ -172,11 +188,24 @@ public final class BoardFormats {
       throw new BoardRequestException(400, "wrong shape of " + format + path + ": expected "
           + (e.getTargetType() == null ? "another type" : simpleName(e.getTargetType()))
           + (type.isCollectionLikeType() && e.getPath().isEmpty() ? " (an array of posts)" : ""));
+    } catch (InvalidDefinitionException e) {
+      // A post's fields are a record's: the one way to reach here is a field given again after
+      // all ten were read ("no fallback setter"), so the post was already built.
+      String path = e.getPath().isEmpty() ? "" : pathOf(e);
+      throw new BoardRequestException(400, "wrong shape of " + format
+          + (path.isEmpty() ? ": a field is given more than once"
+              : ": the field " + path + " is given more than once"));
     } catch (JsonProcessingException e) {
-      throw new BoardRequestException(400, "malformed " + format + ": " + e.getOriginalMessage());
+      if (msgpackBody && !(e instanceof JsonParseException)) {
+        throw new BoardRequestException(400, "malformed MessagePack: a value does not fit a post");
+      }
+      throw new BoardRequestException(400, "malformed " + format + ": "
+          + (msgpackBody ? "the bytes are not MessagePack" : e.getOriginalMessage()));
     } catch (IOException | MessagePackException e) {
-      // msgpack-core reports some malformed input with its own unchecked exceptions.
-      throw new BoardRequestException(400, "malformed " + format + ": " + e.getMessage());
+      // msgpack-core reports some malformed input with its own exceptions, whose messages name
+      // its internals (or are null): StrictInput has read the whole body, so this is rare.
+      throw new BoardRequestException(400, "malformed " + format + ": the bytes are not "
+          + format);
     }
   }
 
@@ -196,7 +225,7 @@ public final class BoardFormats {
     return type.getSimpleName();
   }
 
-  private static String pathOf(MismatchedInputException e) {
+  private static String pathOf(JsonMappingException e) {
     StringBuilder path = new StringBuilder();
     for (var ref : e.getPath()) {
       if (ref.getFieldName() != null) {
@@ -230,9 +259,13 @@ public final class BoardFormats {
           + board.memberId());
     }
     for (String[] text : texts) {
+      // Characters are code points: an emoji is one, not its two UTF-16 units.
       if (text[1].length() > BoardLimits.MAX_TEXT_CHARS) {
-        throw new BoardRequestException(400, where + text[0] + " is " + text[1].length()
-            + " characters; the limit is " + BoardLimits.MAX_TEXT_CHARS);
+        int characters = text[1].codePointCount(0, text[1].length());
+        if (characters > BoardLimits.MAX_TEXT_CHARS) {
+          throw new BoardRequestException(400, where + text[0] + " is " + characters
+              + " characters; the limit is " + BoardLimits.MAX_TEXT_CHARS);
+        }
       }
       checkCharacters(text[1], where + text[0]);
     }

@@ -18,15 +18,17 @@ public final class BoardRepository {
       + " credit, ssn, company, phone_number, modified_at, created_at, created_ts";
   private static final int COLUMN_COUNT = 15;
   private static final String INSERT_PREFIX = "INSERT INTO board (" + COLUMNS + ") VALUES ";
+  // Text columns hold BoardLimits.MAX_TEXT_CHARS code points, checked by the service: H2 counts
+  // UTF-16 units, two for a code point beyond the BMP, so the columns allow twice as many.
   private static final String SCHEMA = "CREATE TABLE IF NOT EXISTS board ("
       + " score BIGINT PRIMARY KEY,"
       + " id VARCHAR(24) NOT NULL UNIQUE,"
       + " member_id BIGINT NOT NULL,"
-      + " title VARCHAR(4000) NOT NULL, body VARCHAR(4000) NOT NULL,"
-      + " address VARCHAR(4000) NOT NULL, country VARCHAR(4000) NOT NULL,"
-      + " job VARCHAR(4000) NOT NULL, credit VARCHAR(4000) NOT NULL,"
-      + " ssn VARCHAR(4000) NOT NULL, company VARCHAR(4000) NOT NULL,"
-      + " phone_number VARCHAR(4000) NOT NULL,"
+      + " title VARCHAR(8000) NOT NULL, body VARCHAR(8000) NOT NULL,"
+      + " address VARCHAR(8000) NOT NULL, country VARCHAR(8000) NOT NULL,"
+      + " job VARCHAR(8000) NOT NULL, credit VARCHAR(8000) NOT NULL,"
+      + " ssn VARCHAR(8000) NOT NULL, company VARCHAR(8000) NOT NULL,"
+      + " phone_number VARCHAR(8000) NOT NULL,"
       + " modified_at TIMESTAMP NOT NULL, created_at TIMESTAMP NOT NULL,"
       + " created_ts BIGINT NOT NULL)";
 

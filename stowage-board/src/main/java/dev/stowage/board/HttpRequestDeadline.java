@@ -8,13 +8,17 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,29 +29,52 @@ import org.jspecify.annotations.Nullable;
  * the clock starts with a request's first byte, seen before the HTTP codec ({@link
  * #requestStart()}), and stops with its last content, seen after it ({@link #requestEnd()}).
  * When it runs out the connection is answered 408 (or, when a response was already begun, only
- * closed). Confined to the channel's event loop.
+ * closed). A request whose first bytes arrive in the read that ends the one before starts its
+ * clock then too: the codec holds them, and this handler sees them left in the buffer.
+ *
+ * <p>It also answers what the codec cannot decode (a malformed request line or header, a line or
+ * headers beyond their limits, Content-Length with Transfer-Encoding) with the service's JSON
+ * error, after the responses to the requests before, and closes the connection: Reactor Netty
+ * would answer those with an empty body. Confined to the channel's event loop.
  */
 final class HttpRequestDeadline {
   private final long timeoutNanos;
   private final byte[] timeoutResponse;
+  private final BiFunction<Throwable, @Nullable String, byte[]> codecFailure;
   // Set in handlerAdded, before any other event reaches this handler.
   @SuppressWarnings("NullAway.Init")
   private ChannelHandlerContext head;
   private @Nullable ScheduledFuture<?> timer;
   /** A request has begun and not all of it has arrived. */
   private boolean reading;
-  /** A response to the current request was begun. */
-  private boolean answering;
+  /** The current request's headers are in (its bytes went past the codec as a request). */
+  private boolean headersIn;
+  /** Requests passed on, and responses begun (not counting 1xx): in HTTP/1.1 order. */
+  private long requestsRead;
+  private long responsesBegun;
   /** The time ran out: the connection is closing. */
   private boolean expired;
+  /** The codec could not decode a request: the connection is closing, nothing more is read. */
+  private boolean rejected;
+  /** Requests passed on whose responses have not all been written. */
+  private int inFlight;
+  /** The response that ends the connection once the responses before it are written. */
+  private byte @Nullable [] closing;
+  /** {@link #inFlight} when {@link #closing} is written: 1 when it answers a request passed on. */
+  private int closingAt;
 
   /**
    * @param timeoutResponse the whole HTTP response written when the time runs out, ending with
    *     the connection's closing
+   * @param codecFailure the whole closing HTTP response to a request the codec could not decode,
+   *     from its failure and, when the request had both Content-Length and Transfer-Encoding, a
+   *     non-null second argument
    */
-  HttpRequestDeadline(HttpOptions options, byte[] timeoutResponse) {
+  HttpRequestDeadline(HttpOptions options, byte[] timeoutResponse,
+      BiFunction<Throwable, @Nullable String, byte[]> codecFailure) {
     this.timeoutNanos = options.requestReadTimeout().toNanos();
     this.timeoutResponse = timeoutResponse;
+    this.codecFailure = codecFailure;
   }
 
   /** The handler for the pipeline's head, before the HTTP codec: it sees a request's first byte. */
@@ -60,12 +87,26 @@ final class HttpRequestDeadline {
 
       @Override
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!reading && msg instanceof ByteBuf bytes && bytes.isReadable()) {
-          reading = true;
-          timer = ctx.executor().schedule(HttpRequestDeadline.this::expire, timeoutNanos,
-              TimeUnit.NANOSECONDS);
+        if (!(msg instanceof ByteBuf bytes) || !bytes.isReadable() || rejected) {
+          ctx.fireChannelRead(msg);
+          return;
         }
-        ctx.fireChannelRead(msg);
+        if (!reading) {
+          start();
+        }
+        // Kept to see, once the codec is done, whether it left bytes in this buffer (it decodes
+        // into the buffer itself when it held nothing before).
+        bytes.retain();
+        try {
+          ctx.fireChannelRead(msg);
+          if (!reading && !rejected && !expired && bytes.refCnt() > 1 && bytes.isReadable()) {
+            // A request ended within this read and the codec holds the beginning of the next,
+            // which arrived now: its clock starts now, not with the next read.
+            start();
+          }
+        } finally {
+          bytes.release();
+        }
       }
 
       @Override
@@ -76,18 +117,46 @@ final class HttpRequestDeadline {
     };
   }
 
-  /** The handler right after the HTTP codec: it sees a request's last content and the response. */
+  /**
+   * The handler right after the HTTP codec: it sees a request's beginning and last content, the
+   * codec's failures, and the responses.
+   */
   ChannelHandler requestEnd() {
     return new ChannelDuplexHandler() {
       @Override
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (expired && msg instanceof HttpObject cut && cut.decoderResult().isFailure()) {
-          // The codec's report of the request cut off when the time ran out: already answered.
+        if (rejected) {
           ReferenceCountUtil.release(msg);
           return;
         }
+        if (msg instanceof HttpObject http && http.decoderResult().isFailure()) {
+          // What the codec could not decode: answered here in the JSON error shape, then closed
+          // (or, when the time ran out, the codec's report of the request it cut off).
+          Throwable cause = http.decoderResult().cause();
+          String both = msg instanceof HttpMessage m
+              && m.headers().contains(HttpHeaderNames.CONTENT_LENGTH)
+              && m.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
+              ? "both" : null;
+          ReferenceCountUtil.release(msg);
+          if (!expired) {
+            if (!reading) {
+              // A new request, begun and failed within the read that ended the one before.
+              headersIn = false;
+            }
+            rejected = true;
+            stop();
+            finish(answering() ? null : codecFailure.apply(cause, both));
+          }
+          return;
+        }
         if (msg instanceof HttpRequest) {
-          answering = false;
+          requestsRead++;
+          inFlight++;
+          if (!reading) {
+            // Its first byte arrived within the read that ended the previous request.
+            start();
+          }
+          headersIn = true;
         }
         if (msg instanceof LastHttpContent) {
           stop();
@@ -97,12 +166,52 @@ final class HttpRequestDeadline {
 
       @Override
       public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse) {
-          answering = true;
+        boolean informational = false;
+        if (msg instanceof HttpResponse response) {
+          informational = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+          if (!informational) {
+            responsesBegun++;
+          }
         }
         ctx.write(msg, promise);
+        if (msg instanceof LastHttpContent && !informational && inFlight > 0) {
+          inFlight--;
+          if (closing != null && inFlight == closingAt) {
+            byte[] last = closing;
+            closing = null;
+            head.writeAndFlush(Unpooled.wrappedBuffer(last))
+                .addListener(ChannelFutureListener.CLOSE);
+          }
+        }
       }
     };
+  }
+
+  /** A response to the request being read was begun (so no other can be sent). */
+  private boolean answering() {
+    return headersIn && responsesBegun >= requestsRead;
+  }
+
+  private void start() {
+    reading = true;
+    headersIn = false;
+    timer = head.executor().schedule(this::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Ends the connection with {@code response} written from the head, past the codec, after the
+   * responses to the requests before (or at once, closing only, when it is null).
+   */
+  private void finish(byte @Nullable [] response) {
+    if (response == null) {
+      head.close();
+    } else if (inFlight > (headersIn ? 1 : 0)) {
+      closing = response;
+      closingAt = headersIn ? 1 : 0;
+    } else {
+      head.writeAndFlush(Unpooled.wrappedBuffer(response))
+          .addListener(ChannelFutureListener.CLOSE);
+    }
   }
 
   private void stop() {
@@ -120,12 +229,6 @@ final class HttpRequestDeadline {
     }
     reading = false;
     expired = true;
-    if (answering) {
-      head.close();
-    } else {
-      // Written from the head, past the codec: the connection ends with this response.
-      head.writeAndFlush(Unpooled.wrappedBuffer(timeoutResponse))
-          .addListener(ChannelFutureListener.CLOSE);
-    }
+    finish(answering() ? null : timeoutResponse);
   }
 }

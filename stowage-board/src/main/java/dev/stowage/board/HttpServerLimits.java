@@ -6,9 +6,14 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import reactor.netty.NettyPipeline;
 import reactor.netty.http.server.HttpServer;
@@ -25,9 +30,11 @@ final class HttpServerLimits implements NettyServerCustomizer {
   private final AtomicInteger kept = new AtomicInteger();
   private final byte[] fullResponse;
   private final byte[] timeoutResponse;
+  private final BoardFormats formats;
 
   HttpServerLimits(HttpOptions options, BoardFormats formats) {
     this.options = options;
+    this.formats = formats;
     this.fullResponse = closingResponse(503, "Service Unavailable", formats.error(503,
         "the server holds its maximum of " + options.maxConnections() + " HTTP connections;"
             + " try again later"));
@@ -57,10 +64,40 @@ final class HttpServerLimits implements NettyServerCustomizer {
     }
     channel.closeFuture().addListener(closed -> kept.decrementAndGet());
     if (pipeline.get(NettyPipeline.HttpCodec) != null) {
-      HttpRequestDeadline deadline = new HttpRequestDeadline(options, timeoutResponse);
+      HttpRequestDeadline deadline = new HttpRequestDeadline(options, timeoutResponse,
+          this::codecFailure);
       pipeline.addFirst("stowage.http.requestStart", deadline.requestStart());
       pipeline.addAfter(NettyPipeline.HttpCodec, "stowage.http.requestEnd", deadline.requestEnd());
     }
+  }
+
+  /**
+   * The closing response to a request the HTTP codec could not decode, in the service's words:
+   * 414 for a request line beyond its limit, 431 for headers beyond theirs, 400 for the rest.
+   */
+  private byte[] codecFailure(Throwable cause, @Nullable String bothLengths) {
+    String limit = cause.getMessage() == null ? "" : " (" + cause.getMessage().strip() + ")";
+    if (cause instanceof TooLongHttpLineException) {
+      return closingResponse(414, "URI Too Long", formats.error(414, "the request line (method,"
+          + " target and version) is longer than the server's limit" + limit));
+    }
+    if (cause instanceof TooLongHttpHeaderException) {
+      return closingResponse(431, "Request Header Fields Too Large", formats.error(431,
+          "the request's headers are larger than the server's limit" + limit));
+    }
+    String message;
+    if (bothLengths != null || cause.getMessage() != null
+        && cause.getMessage().toLowerCase(Locale.ROOT).contains("content-length")) {
+      message = "the request has both Content-Length and Transfer-Encoding, or a Content-Length"
+          + " that is not one whole number; send one length";
+    } else if (cause instanceof TooLongFrameException) {
+      message = "a line of the request (a header or a chunk's size) is longer than the server's"
+          + " limit" + limit;
+    } else {
+      message = "the request is not valid HTTP/1.1: its request line (method, target and"
+          + " version), a header or a chunk is malformed";
+    }
+    return closingResponse(400, "Bad Request", formats.error(400, message));
   }
 
   /** A whole HTTP/1.1 response with a JSON body, after which the connection closes. */

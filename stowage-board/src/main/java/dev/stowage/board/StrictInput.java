@@ -9,6 +9,8 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import org.jspecify.annotations.Nullable;
+import org.msgpack.core.MessageFormat;
+import org.msgpack.core.MessageInsufficientBufferException;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessagePackException;
 import org.msgpack.core.MessageUnpacker;
@@ -34,6 +36,14 @@ final class StrictInput {
    * @throws BoardRequestException 400 naming the offset of the first malformed bytes
    */
   static void checkJson(byte[] body) {
+    // JSON never holds a raw NUL byte (a NUL character is escaped), while UTF-16 and UTF-32
+    // put one beside every ASCII character: they are valid UTF-8 byte by byte, so look for it.
+    for (int i = 0; i < body.length; i++) {
+      if (body[i] == 0) {
+        throw new BoardRequestException(400, "malformed JSON: a NUL byte at offset " + i
+            + "; JSON bodies are UTF-8 (UTF-16 and UTF-32 are not accepted)");
+      }
+    }
     ByteBuffer in = ByteBuffer.wrap(body);
     String problem = malformedUtf8(in);
     if (problem != null) {
@@ -63,7 +73,12 @@ final class StrictInput {
         if (depth > 0) {
           left[depth - 1]--;
         }
-        ValueType type = unpacker.getNextFormat().getValueType();
+        MessageFormat format = unpacker.getNextFormat();
+        if (format == MessageFormat.NEVER_USED) {
+          throw new BoardRequestException(400, "malformed MessagePack: byte 0xc1 at offset "
+              + unpacker.getTotalReadBytes() + ", which MessagePack never uses");
+        }
+        ValueType type = format.getValueType();
         if (type == ValueType.STRING) {
           checkString(unpacker, body);
         } else if (type == ValueType.ARRAY || type == ValueType.MAP) {
@@ -78,8 +93,13 @@ final class StrictInput {
           unpacker.skipValue();
         }
       }
+    } catch (MessageInsufficientBufferException e) {
+      throw new BoardRequestException(400, "malformed MessagePack: the body ends in the middle"
+          + " of a value (" + body.length + " bytes)");
     } catch (MessagePackException | IOException e) {
-      throw new BoardRequestException(400, "malformed MessagePack: " + e.getMessage());
+      // msgpack-core's messages name its internals, or are null: say what is wrong instead.
+      throw new BoardRequestException(400, "malformed MessagePack: the body is not a sequence of"
+          + " MessagePack values");
     }
   }
 

@@ -47,6 +47,14 @@ public final class RawHttp implements AutoCloseable {
 
   /** The next response, read to the end of its body (by its content-length). */
   public Response readResponse() throws IOException {
+    Response head = readResponseHead();
+    byte[] body = new byte[Integer.parseInt(head.headers().getOrDefault("content-length", "0"))];
+    in.readFully(body);
+    return new Response(head.status(), head.headers(), body);
+  }
+
+  /** The status line and headers of the next response, with an empty body (a HEAD's answer). */
+  public Response readResponseHead() throws IOException {
     String statusLine = readLine();
     Map<String, String> headers = new LinkedHashMap<>();
     for (String line; !(line = readLine()).isEmpty(); ) {
@@ -54,9 +62,7 @@ public final class RawHttp implements AutoCloseable {
       headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
           line.substring(colon + 1).trim());
     }
-    byte[] body = new byte[Integer.parseInt(headers.getOrDefault("content-length", "0"))];
-    in.readFully(body);
-    return new Response(Integer.parseInt(statusLine.split(" ")[1]), headers, body);
+    return new Response(Integer.parseInt(statusLine.split(" ")[1]), headers, new byte[0]);
   }
 
   private String readLine() throws IOException {

@@ -366,8 +366,10 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     if (frameBytes().readableBytes() < BoardProtocol.LENGTH_BYTES) {
       return ", before its length was complete";
     }
-    return "; its length field announced " + frameBytes().getUnsignedInt(frameBytes().readerIndex())
-        + " more";
+    long announced = frameBytes().getUnsignedInt(frameBytes().readerIndex());
+    long arrived = frameBytes().readableBytes() - BoardProtocol.LENGTH_BYTES;
+    return "; its length field announced " + announced + " bytes after it, of which "
+        + (announced - arrived) + " are still expected";
   }
 
   private void schedule(long delayNanos) {

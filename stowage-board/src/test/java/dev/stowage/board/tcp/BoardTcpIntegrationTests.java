@@ -241,7 +241,7 @@ class BoardTcpIntegrationTests {
     assertClosedWith(HexFormat.of().parseHex("000000200300000007c110"), true,
         RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 0, 1005,
             "the connection's input ended 11 bytes into a frame; its length field announced 32"
-                + " more"));
+                + " bytes after it, of which 25 are still expected"));
   }
 
   @Test

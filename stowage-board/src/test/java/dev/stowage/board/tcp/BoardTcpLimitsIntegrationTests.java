@@ -156,7 +156,8 @@ class BoardTcpLimitsIntegrationTests {
         assertThat(closing).asHexString().contains(hex(BoardProtocol.REPLY_CLOSING, 0,
             BoardProtocol.CLOSE_READ_TIMEOUT));
         assertThat(message(closing)).matches("a frame begun \\d+ ms ago is not complete \\(frame"
-            + " timeout 1500 ms\\): \\d+ bytes of it arrived; its length field announced 64 more");
+            + " timeout 1500 ms\\): (\\d+) bytes of it arrived; its length field announced 64"
+            + " bytes after it, of which \\d+ are still expected");
         assertThat(elapsedMs).isBetween(FRAME.toMillis() - 50, FRAME.toMillis() + 1500);
       } finally {
         attacker.shutdownNow();
