@@ -150,6 +150,11 @@ public final class ServeCommand implements Callable<Integer> {
           + " (default: 4096).")
   Integer httpMaxConnections;
 
+  @Option(names = "--http-max-connections-per-address", paramLabel = "N",
+      description = "Most HTTP connections open at once from one remote address; each further one"
+          + " is answered 503 (default: 256).")
+  Integer httpMaxConnectionsPerAddress;
+
   /**
    * The HTTP API's connection limits.
    *
@@ -165,6 +170,9 @@ public final class ServeCommand implements Callable<Integer> {
     }
     if (httpMaxConnections != null) {
       http.maxConnections(httpMaxConnections);
+    }
+    if (httpMaxConnectionsPerAddress != null) {
+      http.maxConnectionsPerAddress(httpMaxConnectionsPerAddress);
     }
     return http.build();
   }
