@@ -26,17 +26,24 @@ public final class HttpOptions {
   public static final Duration DEFAULT_REQUEST_READ_TIMEOUT = Duration.ofSeconds(30);
   /** Most connections kept; each one beyond is answered 503 and closed at once: 4,096. */
   public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+  /**
+   * Most connections kept from one remote address; each one beyond is answered 503 and closed at
+   * once, so that one address cannot take every connection: 256.
+   */
+  public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
   private static final HttpOptions DEFAULTS = builder().build();
 
   private final Duration idleTimeout;
   private final Duration requestReadTimeout;
   private final int maxConnections;
+  private final int maxConnectionsPerAddress;
 
   private HttpOptions(Builder b) {
     this.idleTimeout = b.idleTimeout;
     this.requestReadTimeout = b.requestReadTimeout;
     this.maxConnections = b.maxConnections;
+    this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
   }
 
   /** The defaults. */
@@ -64,16 +71,22 @@ public final class HttpOptions {
     return maxConnections;
   }
 
+  /** The most connections kept at once from one remote address. */
+  public int maxConnectionsPerAddress() {
+    return maxConnectionsPerAddress;
+  }
+
   /** A builder holding these options, to change some of them. */
   public Builder mutate() {
     return new Builder().idleTimeout(idleTimeout).requestReadTimeout(requestReadTimeout)
-        .maxConnections(maxConnections);
+        .maxConnections(maxConnections).maxConnectionsPerAddress(maxConnectionsPerAddress);
   }
 
   @Override
   public String toString() {
     return "HttpOptions{idleTimeout=" + idleTimeout + ", requestReadTimeout=" + requestReadTimeout
-        + ", maxConnections=" + maxConnections + "}";
+        + ", maxConnections=" + maxConnections + ", maxConnectionsPerAddress="
+        + maxConnectionsPerAddress + "}";
   }
 
   /** Builds {@link HttpOptions}; not thread-safe. */
@@ -81,6 +94,7 @@ public final class HttpOptions {
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
     private Duration requestReadTimeout = DEFAULT_REQUEST_READ_TIMEOUT;
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+    private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
 
     private Builder() {}
 
@@ -99,6 +113,16 @@ public final class HttpOptions {
     /** The most connections kept at once; at least 1. */
     public Builder maxConnections(int maxConnections) {
       this.maxConnections = OptionBounds.atLeastOne(maxConnections, "maxConnections");
+      return this;
+    }
+
+    /**
+     * The most connections kept at once from one remote address; at least 1. {@link
+     * HttpOptions#DEFAULT_MAX_CONNECTIONS_PER_ADDRESS} by default.
+     */
+    public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
+      this.maxConnectionsPerAddress = OptionBounds.atLeastOne(maxConnectionsPerAddress,
+          "maxConnectionsPerAddress");
       return this;
     }
 

@@ -9,12 +9,15 @@ import org.springframework.core.env.Environment;
  * The properties of {@link HttpOptions}, each falling back to its {@code DEFAULT_*}: Spring Boot's
  * own {@code server.netty.idle-timeout} (a duration such as {@code 60s}), and beside the TCP
  * endpoint's {@code stowage.board.tcp.*}, {@code stowage.board.http.request-read-timeout-ms} and
- * {@code stowage.board.http.max-connections}.
+ * {@code stowage.board.http.max-connections} and {@code
+ * stowage.board.http.max-connections-per-address}.
  */
 final class HttpProperties {
   static final String IDLE_TIMEOUT = "server.netty.idle-timeout";
   static final String REQUEST_READ_TIMEOUT = "stowage.board.http.request-read-timeout-ms";
   static final String MAX_CONNECTIONS = "stowage.board.http.max-connections";
+  static final String MAX_CONNECTIONS_PER_ADDRESS =
+      "stowage.board.http.max-connections-per-address";
 
   private HttpProperties() {}
 
@@ -33,6 +36,10 @@ final class HttpProperties {
     if (maxConnections != null) {
       b.maxConnections(maxConnections);
     }
+    Integer perAddress = env.getProperty(MAX_CONNECTIONS_PER_ADDRESS, Integer.class);
+    if (perAddress != null) {
+      b.maxConnectionsPerAddress(perAddress);
+    }
     return b.build();
   }
 
@@ -42,6 +49,7 @@ final class HttpProperties {
     properties.put(IDLE_TIMEOUT, options.idleTimeout().toMillis() + "ms");
     properties.put(REQUEST_READ_TIMEOUT, options.requestReadTimeout().toMillis());
     properties.put(MAX_CONNECTIONS, options.maxConnections());
+    properties.put(MAX_CONNECTIONS_PER_ADDRESS, options.maxConnectionsPerAddress());
     return properties;
   }
 }

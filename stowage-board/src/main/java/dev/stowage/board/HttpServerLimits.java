@@ -10,8 +10,12 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -21,13 +25,16 @@ import reactor.netty.http.server.HttpServer;
 /**
  * Applies {@link HttpOptions} to the HTTP API's Reactor Netty server: its idle timeout (Reactor
  * Netty's own, as {@code server.netty.idle-timeout} sets it), a 503 and the close for every
- * connection beyond {@link HttpOptions#maxConnections()} as soon as it is accepted, so that the
+ * connection beyond {@link HttpOptions#maxConnections()}, or beyond {@link
+ * HttpOptions#maxConnectionsPerAddress()} from its remote address, as soon as it is accepted, so
+ * that one address cannot take every connection and the
  * connections kept go on being served, and the request read timeout ({@link HttpRequestDeadline})
  * on every connection kept. Thread-safe.
  */
 final class HttpServerLimits implements NettyServerCustomizer {
   private final HttpOptions options;
   private final AtomicInteger kept = new AtomicInteger();
+  private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
   private final byte[] fullResponse;
   private final byte[] timeoutResponse;
   private final BoardFormats formats;
@@ -47,7 +54,8 @@ final class HttpServerLimits implements NettyServerCustomizer {
   public HttpServer apply(HttpServer server) {
     // The value of server.netty.idle-timeout when it is set (Spring Boot then applies it too).
     return server.idleTimeout(options.idleTimeout())
-        .doOnChannelInit((observer, channel, remoteAddress) -> install(channel));
+        // The callback's address is the server's own: the client's is the channel's remote one.
+        .doOnChannelInit((observer, channel, address) -> install(channel, channel.remoteAddress()));
   }
 
   /** HTTP connections kept now. */
@@ -55,14 +63,28 @@ final class HttpServerLimits implements NettyServerCustomizer {
     return kept.get();
   }
 
-  private void install(Channel channel) {
+  private void install(Channel channel, @Nullable SocketAddress remoteAddress) {
     ChannelPipeline pipeline = channel.pipeline();
-    if (kept.incrementAndGet() > options.maxConnections()) {
-      kept.decrementAndGet();
-      pipeline.addFirst("stowage.http.shed", new Shed());
+    InetAddress address = remoteAddress instanceof InetSocketAddress remote
+        ? remote.getAddress() : InetAddress.getLoopbackAddress();
+    if (perAddress.merge(address, 1, Integer::sum) > options.maxConnectionsPerAddress()) {
+      release(address);
+      pipeline.addFirst("stowage.http.shed", new Shed(closingResponse(503, "Service Unavailable",
+          formats.error(503, "the server holds its maximum of "
+              + options.maxConnectionsPerAddress() + " HTTP connections from "
+              + address.getHostAddress() + "; close one first"))));
       return;
     }
-    channel.closeFuture().addListener(closed -> kept.decrementAndGet());
+    if (kept.incrementAndGet() > options.maxConnections()) {
+      kept.decrementAndGet();
+      release(address);
+      pipeline.addFirst("stowage.http.shed", new Shed(fullResponse));
+      return;
+    }
+    channel.closeFuture().addListener(closed -> {
+      kept.decrementAndGet();
+      release(address);
+    });
     if (pipeline.get(NettyPipeline.HttpCodec) != null) {
       HttpRequestDeadline deadline = new HttpRequestDeadline(options, timeoutResponse,
           this::codecFailure);
@@ -100,6 +122,10 @@ final class HttpServerLimits implements NettyServerCustomizer {
     return closingResponse(400, "Bad Request", formats.error(400, message));
   }
 
+  private void release(InetAddress address) {
+    perAddress.computeIfPresent(address, (key, count) -> count == 1 ? null : count - 1);
+  }
+
   /** A whole HTTP/1.1 response with a JSON body, after which the connection closes. */
   private static byte[] closingResponse(int status, String reason, byte[] json) {
     byte[] head = ("HTTP/1.1 " + status + " " + reason + "\r\ncontent-type: application/json\r\n"
@@ -112,10 +138,16 @@ final class HttpServerLimits implements NettyServerCustomizer {
   }
 
   /** Turns away a connection beyond the maximum: 503, then close; nothing it sends is read. */
-  private final class Shed extends ChannelInboundHandlerAdapter {
+  private static final class Shed extends ChannelInboundHandlerAdapter {
+    private final byte[] response;
+
+    Shed(byte[] response) {
+      this.response = response;
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-      ctx.writeAndFlush(Unpooled.wrappedBuffer(fullResponse))
+      ctx.writeAndFlush(Unpooled.wrappedBuffer(response))
           .addListener(ChannelFutureListener.CLOSE);
     }
 

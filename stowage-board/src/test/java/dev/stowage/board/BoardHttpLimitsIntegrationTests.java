@@ -92,6 +92,58 @@ class BoardHttpLimitsIntegrationTests {
   }
 
   @Test
+  void anAddressBeyondItsConnectionCapIsTurnedAwayWhileAnotherAddressIsServed(RedisServer redis)
+      throws Exception {
+    try (BoardServer board = start(redis, HttpOptions.builder().maxConnections(16)
+        .maxConnectionsPerAddress(4).build())) {
+      List<RawHttp> greedy = new ArrayList<>();
+      try {
+        for (int i = 0; i < 4; i++) {
+          greedy.add(new RawHttp(board.port(), WAIT, "127.0.0.2"));
+        }
+        await().atMost(WAIT).until(() -> board.httpConnections() == 4);
+        for (int i = 0; i < 3; i++) {
+          try (RawHttp extra = new RawHttp(board.port(), WAIT, "127.0.0.2")) {
+            RawHttp.Response refused = extra.readResponse();
+            assertThat(refused.status()).isEqualTo(503);
+            assertThat(refused.text()).isEqualTo("{\"code\":503,\"message\":\"the server holds its"
+                + " maximum of 4 HTTP connections from 127.0.0.2; close one first\"}");
+            assertThat(extra.endsNow()).isTrue();
+          }
+        }
+        // Another address is served, on as many connections as its own cap.
+        List<RawHttp> other = new ArrayList<>();
+        try {
+          for (int i = 0; i < 4; i++) {
+            RawHttp connection = new RawHttp(board.port(), WAIT, "127.0.0.3");
+            other.add(connection);
+            connection.get("/boards?page=1&size=1");
+            assertThat(connection.readResponse().status()).isEqualTo(200);
+          }
+        } finally {
+          for (RawHttp connection : other) {
+            connection.close();
+          }
+        }
+        // The greedy address's kept connections are served, and a closed one makes room.
+        greedy.get(0).get("/boards?page=1&size=1");
+        assertThat(greedy.get(0).readResponse().status()).isEqualTo(200);
+        greedy.remove(0).close();
+        await().atMost(WAIT).until(() -> board.httpConnections() == 3);
+        RawHttp again = new RawHttp(board.port(), WAIT, "127.0.0.2");
+        greedy.add(again);
+        again.get("/boards?page=1&size=1");
+        assertThat(again.readResponse().status()).isEqualTo(200);
+      } finally {
+        for (RawHttp connection : greedy) {
+          connection.close();
+        }
+      }
+      await().atMost(WAIT).until(() -> board.httpConnections() == 0);
+    }
+  }
+
+  @Test
   void connectionsBeyondTheMaximumAreTurnedAwayWhileTheKeptOnesAreServed(RedisServer redis)
       throws Exception {
     try (BoardServer board = start(redis, HttpOptions.builder().maxConnections(8).build());

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +19,15 @@ public final class RawHttp implements AutoCloseable {
   private final DataInputStream in;
 
   public RawHttp(int port, Duration readTimeout) throws IOException {
-    socket = new Socket("127.0.0.1", port);
+    this(port, readTimeout, "127.0.0.1");
+  }
+
+  /**
+   * Connects from {@code localAddress}, another loopback address such as {@code 127.0.0.2}, to
+   * stand for another client machine.
+   */
+  public RawHttp(int port, Duration readTimeout, String localAddress) throws IOException {
+    socket = new Socket("127.0.0.1", port, InetAddress.getByName(localAddress), 0);
     socket.setSoTimeout((int) readTimeout.toMillis());
     socket.setTcpNoDelay(true);
     in = new DataInputStream(socket.getInputStream());

@@ -125,6 +125,17 @@ public final class ServeCommand implements Callable<Integer> {
           + " (default: 1024).")
   Integer tcpMaxInFlight;
 
+  @Option(names = "--tcp-max-unsent", paramLabel = "BYTES",
+      description = "Most bytes of replies a TCP connection may hold unsent (its client not"
+          + " reading); reading it stops at half, and a reply past the bound closes it"
+          + " (default: 16777216).")
+  Integer tcpMaxUnsent;
+
+  @Option(names = "--tcp-write-timeout", paramLabel = "SECONDS",
+      description = "Close a TCP connection whose reply has not left the server this long after"
+          + " it was written (default: 30).")
+  Double tcpWriteTimeout;
+
   @Option(names = "--http-idle-timeout", paramLabel = "SECONDS",
       description = "Close an HTTP connection that waits this long for a request (default: 60).")
   Double httpIdleTimeout;
@@ -138,6 +149,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Most HTTP connections open at once; each further one is answered 503"
           + " (default: 4096).")
   Integer httpMaxConnections;
+
+  @Option(names = "--http-max-connections-per-address", paramLabel = "N",
+      description = "Most HTTP connections open at once from one remote address; each further one"
+          + " is answered 503 (default: 256).")
+  Integer httpMaxConnectionsPerAddress;
 
   /**
    * The HTTP API's connection limits.
@@ -154,6 +170,9 @@ public final class ServeCommand implements Callable<Integer> {
     }
     if (httpMaxConnections != null) {
       http.maxConnections(httpMaxConnections);
+    }
+    if (httpMaxConnectionsPerAddress != null) {
+      http.maxConnectionsPerAddress(httpMaxConnectionsPerAddress);
     }
     return http.build();
   }
@@ -201,6 +220,12 @@ public final class ServeCommand implements Callable<Integer> {
     }
     if (tcpMaxInFlight != null) {
       tcp.maxInFlight(tcpMaxInFlight);
+    }
+    if (tcpMaxUnsent != null) {
+      tcp.maxUnsentBytes(tcpMaxUnsent);
+    }
+    if (tcpWriteTimeout != null) {
+      tcp.writeTimeout(seconds(tcpWriteTimeout, "--tcp-write-timeout"));
     }
     return tcp.build();
   }

@@ -14,6 +14,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -41,6 +42,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   private final long idleNanos;
   private final long readNanos;
   private final long frameNanos;
+  private final long writeNanos;
   private final AtomicBoolean chosen = new AtomicBoolean();
   private volatile long idleSince = BUSY;
 
@@ -61,6 +63,11 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   private @Nullable ScheduledFuture<?> timer;
   private long timerAt;
   private long framesRead;
+  /** Bytes of replies written and not yet taken by the operating system. */
+  private long unsentBytes;
+  /** When each reply not yet taken by the operating system was written, oldest first. */
+  private final ArrayDeque<Long> unsentSince = new ArrayDeque<>();
+  private @Nullable ScheduledFuture<?> writeTimer;
 
   BoardConnection(BoardOperations operations, TcpOptions options, boolean plain,
       TcpConnections connections) {
@@ -71,6 +78,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     this.idleNanos = options.idleTimeout().toNanos();
     this.readNanos = options.readTimeout().toNanos();
     this.frameNanos = options.frameTimeout().toNanos();
+    this.writeNanos = options.writeTimeout().toNanos();
   }
 
   @Override
@@ -105,9 +113,13 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Whether frames are read: not at the in-flight limit, and not closing once answered. */
+  /**
+   * Whether frames are read: not at the in-flight limit, not closing once answered, and the
+   * channel writable (its unsent replies below the high water mark, half of {@link
+   * TcpOptions#maxUnsentBytes()}): a client that does not read its replies is not read either.
+   */
   private boolean reading() {
-    return inFlight < options.maxInFlight() && draining == null;
+    return inFlight < options.maxInFlight() && draining == null && ctx.channel().isWritable();
   }
 
   private void start() {
@@ -304,14 +316,44 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     });
   }
 
+  /**
+   * Writes a reply; its request stays in flight until the reply has left the server (see {@link
+   * #answered}). A reply that would take the connection's unsent bytes past {@link
+   * TcpOptions#maxUnsentBytes()} closes the connection instead.
+   */
   private void complete(ByteBuf frame) {
+    if (closing || !ctx.channel().isActive()) {
+      frame.release();
+      inFlight--;
+      return;
+    }
+    int size = frame.readableBytes();
+    if (unsentBytes > 0 && unsentBytes + size > options.maxUnsentBytes()) {
+      frame.release();
+      inFlight--;
+      connections.unsentOverflowed();
+      abandon("a reply of " + size + " bytes would take the connection's unsent replies from "
+          + unsentBytes + " bytes past the limit of " + options.maxUnsentBytes() + " bytes");
+      return;
+    }
+    unsentBytes += size;
+    connections.unsent(unsentBytes);
+    unsentSince.addLast(System.nanoTime());
+    if (writeTimer == null) {
+      scheduleWriteTimer(writeNanos);
+    }
+    ctx.writeAndFlush(frame).addListener(f -> answered(size));
+  }
+
+  /** A reply has left the server (or failed to, the connection closing): its request is done. */
+  private void answered(int size) {
+    unsentBytes -= size;
+    unsentSince.pollFirst();
     inFlight--;
     lastActivity = System.nanoTime();
     if (closing || !ctx.channel().isActive()) {
-      frame.release();
       return;
     }
-    ctx.writeAndFlush(frame, ctx.voidPromise());
     if (draining != null) {
       if (inFlight == 0) {
         closeWith(0, BoardProtocol.CLOSE_IDLE, draining);
@@ -319,19 +361,82 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     if (inFlight == options.maxInFlight() - 1) {
-      // Reading paused at the limit: run what is already buffered, then read on. The server
-      // stopped reading, not the client: a begun frame's clocks start again.
-      decodeFrames();
-      if (!closing && midFrame()) {
-        frameStart = lastRead = System.nanoTime();
-        watchFrame();
-      }
-      requestRead();
+      resumeReading();
     } else if (inputClosed && inFlight == 0) {
       afterInputClosed();
     }
     if (!closing) {
       publishIdleness();
+    }
+  }
+
+  /**
+   * Reading paused (at the in-flight limit or while the channel was not writable): runs what is
+   * already buffered, then reads on. The server stopped reading, not the client: a begun frame's
+   * clocks start again.
+   */
+  private void resumeReading() {
+    decodeFrames();
+    if (!closing && midFrame() && reading()) {
+      frameStart = lastRead = System.nanoTime();
+      watchFrame();
+    }
+    requestRead();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (!closing && ctx.channel().isActive() && ctx.channel().isWritable()) {
+      resumeReading();
+      if (!closing) {
+        publishIdleness();
+      }
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  private void scheduleWriteTimer(long delayNanos) {
+    writeTimer = ctx.executor().schedule(this::onWriteTimer, delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Closes the connection when its oldest unsent reply was written a write timeout ago. */
+  private void onWriteTimer() {
+    writeTimer = null;
+    Long oldest = unsentSince.peekFirst();
+    if (oldest == null || !ctx.channel().isActive()) {
+      return;
+    }
+    long age = System.nanoTime() - oldest;
+    if (age >= writeNanos) {
+      connections.writeTimedOut();
+      abandon("a reply written " + TimeUnit.NANOSECONDS.toMillis(age) + " ms ago has not left"
+          + " the server (write timeout " + options.writeTimeout().toMillis() + " ms); "
+          + unsentBytes + " bytes unsent");
+    } else {
+      scheduleWriteTimer(writeNanos - age);
+    }
+  }
+
+  /**
+   * Closes the connection at once, with no CLOSING frame (it would wait behind the replies the
+   * client does not read), releasing its unsent replies.
+   */
+  private void abandon(String reason) {
+    log.debug("closing {}: {}", ctx.channel().remoteAddress(), reason);
+    closing = true;
+    releaseCumulation();
+    cancelTimers();
+    ctx.close();
+  }
+
+  private void cancelTimers() {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+    if (writeTimer != null) {
+      writeTimer.cancel(false);
+      writeTimer = null;
     }
   }
 
@@ -426,12 +531,17 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     closing = true;
     log.debug("closing {}: {} {}", ctx.channel().remoteAddress(), code, message);
     releaseCumulation();
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
-    }
+    cancelTimers();
     ctx.writeAndFlush(BoardOperations.codeFrame(ctx.alloc(), BoardProtocol.REPLY_CLOSING,
         requestId, code, message)).addListener(ChannelFutureListener.CLOSE);
+    // The CLOSING frame may wait behind replies the client does not read: close by the write
+    // timeout at the latest.
+    ctx.executor().schedule(() -> {
+      if (ctx.channel().isActive()) {
+        connections.writeTimedOut();
+        ctx.close();
+      }
+    }, writeNanos, TimeUnit.NANOSECONDS);
   }
 
   private void releaseCumulation() {
@@ -445,10 +555,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) {
     closing = true;
     releaseCumulation();
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
-    }
+    cancelTimers();
     ctx.fireChannelInactive();
   }
 

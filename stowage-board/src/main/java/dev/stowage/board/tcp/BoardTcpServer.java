@@ -7,6 +7,7 @@ import dev.stowage.board.StowageBoardService;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.flush.FlushConsolidationHandler;
@@ -104,6 +105,9 @@ public final class BoardTcpServer implements AutoCloseable {
         .port(port)
         .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
+        // Reading stops at half the unsent bytes allowed (see BoardConnection.reading).
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+            options.maxUnsentBytes() / 4, options.maxUnsentBytes() / 2))
         .doOnChannelInit((observer, channel, address) -> install(channel, operations, isPlain))
         .handle((in, out) -> Mono.never());
     if (ssl != null) {
@@ -152,6 +156,11 @@ public final class BoardTcpServer implements AutoCloseable {
   /** Connections open now, plain and TLS together. */
   public int openConnections() {
     return connections.open();
+  }
+
+  /** The connections' bookkeeping, for tests in this package. */
+  TcpConnections connections() {
+    return connections;
   }
 
   /** Closes the ports and every open connection. */

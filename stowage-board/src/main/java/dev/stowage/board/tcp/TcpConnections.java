@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +23,9 @@ final class TcpConnections {
   private final AtomicInteger admitted = new AtomicInteger();
   private final Set<BoardConnection> kept = ConcurrentHashMap.newKeySet();
   private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+  private final AtomicLong peakUnsent = new AtomicLong();
+  private final AtomicInteger writeTimeouts = new AtomicInteger();
+  private final AtomicInteger unsentOverflows = new AtomicInteger();
 
   TcpConnections(TcpOptions options) {
     this.options = options;
@@ -76,6 +80,36 @@ final class TcpConnections {
   /** Connections open now, admitted or being turned away. */
   int open() {
     return open.get();
+  }
+
+  /** Notes that a connection now holds {@code bytes} of replies unsent. */
+  void unsent(long bytes) {
+    peakUnsent.accumulateAndGet(bytes, Math::max);
+  }
+
+  /** Notes a connection closed by the write timeout. */
+  void writeTimedOut() {
+    writeTimeouts.incrementAndGet();
+  }
+
+  /** Notes a connection closed because a reply would take it past the unsent bytes' limit. */
+  void unsentOverflowed() {
+    unsentOverflows.incrementAndGet();
+  }
+
+  /** The most bytes of replies any connection has held unsent at once. */
+  long peakUnsent() {
+    return peakUnsent.get();
+  }
+
+  /** Connections closed by the write timeout so far. */
+  int writeTimeouts() {
+    return writeTimeouts.get();
+  }
+
+  /** Connections closed because a reply would have taken them past the unsent bytes' limit. */
+  int unsentOverflows() {
+    return unsentOverflows.get();
   }
 
   /**

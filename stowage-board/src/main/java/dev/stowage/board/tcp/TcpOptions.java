@@ -43,6 +43,18 @@ public final class TcpOptions {
   public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
   /** Requests in flight per connection beyond which the server stops reading it: 1,024. */
   public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+  /**
+   * Most bytes of replies one connection may hold unsent (written by the server, not yet taken by
+   * the operating system because the client does not read): 16 MiB. The server stops reading a
+   * connection once half of it is unsent, and closes a connection whose next reply would take it
+   * past the bound (one reply larger than the bound alone is still sent).
+   */
+  public static final int DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
+  /**
+   * A connection holding a reply that has not left the server this long after it was written
+   * (its client does not read) is closed and its unsent replies released: 30 s.
+   */
+  public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(30);
   /** The address both ports bind to by default. */
   public static final String DEFAULT_HOST = "127.0.0.1";
 
@@ -59,6 +71,8 @@ public final class TcpOptions {
   private final int maxConnections;
   private final int maxConnectionsPerAddress;
   private final int maxInFlight;
+  private final int maxUnsentBytes;
+  private final Duration writeTimeout;
 
   private TcpOptions(Builder b) {
     this.host = b.host;
@@ -74,6 +88,8 @@ public final class TcpOptions {
     this.maxConnections = b.maxConnections;
     this.maxConnectionsPerAddress = b.maxConnectionsPerAddress;
     this.maxInFlight = b.maxInFlight;
+    this.maxUnsentBytes = b.maxUnsentBytes;
+    this.writeTimeout = b.writeTimeout;
   }
 
   /** A builder with the defaults and no port. */
@@ -146,6 +162,16 @@ public final class TcpOptions {
     return maxInFlight;
   }
 
+  /** Most bytes of replies one connection may hold unsent; see {@link #DEFAULT_MAX_UNSENT_BYTES}. */
+  public int maxUnsentBytes() {
+    return maxUnsentBytes;
+  }
+
+  /** How long a written reply may wait to leave the server before its connection is closed. */
+  public Duration writeTimeout() {
+    return writeTimeout;
+  }
+
   /** Whether any port is configured. */
   public boolean enabled() {
     return port != null || tlsPort != null;
@@ -167,6 +193,8 @@ public final class TcpOptions {
     b.maxConnections = maxConnections;
     b.maxConnectionsPerAddress = maxConnectionsPerAddress;
     b.maxInFlight = maxInFlight;
+    b.maxUnsentBytes = maxUnsentBytes;
+    b.writeTimeout = writeTimeout;
     return b;
   }
 
@@ -178,7 +206,8 @@ public final class TcpOptions {
         + ", maxFrameBytes=" + maxFrameBytes + ", idleTimeout=" + idleTimeout + ", readTimeout="
         + readTimeout + ", frameTimeout=" + frameTimeout + ", maxConnections=" + maxConnections
         + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxInFlight="
-        + maxInFlight + "}";
+        + maxInFlight + ", maxUnsentBytes=" + maxUnsentBytes + ", writeTimeout=" + writeTimeout
+        + "}";
   }
 
   /** Builds {@link TcpOptions}; not thread-safe. */
@@ -196,6 +225,8 @@ public final class TcpOptions {
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
     private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+    private int maxUnsentBytes = DEFAULT_MAX_UNSENT_BYTES;
+    private Duration writeTimeout = DEFAULT_WRITE_TIMEOUT;
 
     private Builder() {}
 
@@ -279,6 +310,28 @@ public final class TcpOptions {
     /** Requests in flight per connection before the server pauses reading it; at least 1. */
     public Builder maxInFlight(int maxInFlight) {
       this.maxInFlight = OptionBounds.atLeastOne(maxInFlight, "maxInFlight");
+      return this;
+    }
+
+    /**
+     * Most bytes of replies one connection may hold unsent, 64 KiB to 1 GiB; reading stops at half
+     * of it. {@link TcpOptions#DEFAULT_MAX_UNSENT_BYTES} by default.
+     */
+    public Builder maxUnsentBytes(int maxUnsentBytes) {
+      if (maxUnsentBytes < 64 * 1024 || maxUnsentBytes > 1024 * 1024 * 1024) {
+        throw new IllegalArgumentException("maxUnsentBytes must be from 65536 to 1073741824, got "
+            + maxUnsentBytes);
+      }
+      this.maxUnsentBytes = maxUnsentBytes;
+      return this;
+    }
+
+    /**
+     * How long a written reply may wait to leave the server before its connection is closed;
+     * positive. {@link TcpOptions#DEFAULT_WRITE_TIMEOUT} by default.
+     */
+    public Builder writeTimeout(Duration writeTimeout) {
+      this.writeTimeout = OptionBounds.positive(writeTimeout, "writeTimeout");
       return this;
     }
 
