@@ -54,9 +54,12 @@ class BoardHostileLoadIntegrationTests {
   void usersThatBehaveAreServedWhileIdleAndHalfOpenConnectionsPileUp(RedisServer redis)
       throws Exception {
     // Timeouts long enough that no attacking connection is closed before all are open, so that
-    // the connections turned away can be counted exactly.
+    // the connections turned away can be counted exactly. Users and attackers share 127.0.0.1 here,
+    // so the per-address cap is raised to the global limit: this test is about the global limit
+    // (BoardHttpLimitsIntegrationTests checks the per-address cap).
     HttpOptions http = HttpOptions.builder().idleTimeout(Duration.ofSeconds(6))
-        .requestReadTimeout(Duration.ofSeconds(5)).maxConnections(HTTP_MAX).build();
+        .requestReadTimeout(Duration.ofSeconds(5)).maxConnections(HTTP_MAX)
+        .maxConnectionsPerAddress(HTTP_MAX).build();
     TcpOptions tcp = TcpOptions.builder().port(0).idleTimeout(Duration.ofSeconds(8))
         .readTimeout(Duration.ofSeconds(5)).frameTimeout(Duration.ofSeconds(6))
         .maxConnections(TCP_MAX).maxConnectionsPerAddress(TCP_PER_ADDRESS).build();
