@@ -260,14 +260,14 @@ class NearCacheExpiryIntegrationTests {
     }
     int kills = 0;
     for (int i = 0; i < 8; i++) {
-      Thread.sleep(250);
-      Long id = trackingClientId();
-      if (id != null) {
-        redis.command("CLIENT", "KILL", "ID", Long.toString(id));
-        kills++;
-      }
+      // Each kill comes once the readers have gone on reading since the last one, and once a
+      // tracking connection is there again to kill.
+      awaitMoreReads(reads);
+      Long id = await().atMost(Duration.ofSeconds(5)).until(NearCacheExpiryIntegrationTests::trackingClientId, found -> found != null);
+      redis.command("CLIENT", "KILL", "ID", Long.toString(id));
+      kills++;
     }
-    Thread.sleep(250);
+    awaitMoreReads(reads);
     stop.set(true);
     for (Future<?> future : readers) {
       future.get(10, TimeUnit.SECONDS);
@@ -330,6 +330,12 @@ class NearCacheExpiryIntegrationTests {
       cache.get(key);
       return cache.stats().nearMisses() > before;
     });
+  }
+
+  /** Waits until the readers have read a few hundred more times, whatever the machine's speed. */
+  private static void awaitMoreReads(AtomicLong reads) {
+    long from = reads.get();
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> reads.get() >= from + 200);
   }
 
   private static void sleepUntil(long nanoTime) {
