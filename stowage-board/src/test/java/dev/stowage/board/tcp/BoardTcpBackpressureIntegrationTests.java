@@ -108,14 +108,15 @@ class BoardTcpBackpressureIntegrationTests {
       });
       try (StowageBoardClient other = StowageBoardClient.builder("127.0.0.1", tcp.port())
           .requestTimeout(WAIT).build()) {
-        while (tcp.connections().writeTimeouts() == writeTimeoutsBefore
-            && System.nanoTime() - started < WAIT.toNanos()) {
-          long asked = System.nanoTime();
-          assertThat(other.page(1, 5)).succeedsWithin(WAIT)
-              .satisfies(page -> assertThat(page).hasSize(5));
-          assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(2));
-          Thread.sleep(50);
-        }
+        // Another client is served throughout, until the slow connection is closed by the write timeout.
+        await("the slow connection closed by the write timeout").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+            .until(() -> {
+              long asked = System.nanoTime();
+              assertThat(other.page(1, 5)).succeedsWithin(WAIT)
+                  .satisfies(page -> assertThat(page).hasSize(5));
+              assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(2));
+              return tcp.connections().writeTimeouts() != writeTimeoutsBefore;
+            });
         assertThat(tcp.connections().writeTimeouts())
             .as("the slow connection is closed by the write timeout (%s requests sent, %s bytes"
                 + " unsent at most, %s closed past the bound)", sent.get(),
