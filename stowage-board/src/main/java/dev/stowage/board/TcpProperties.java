@@ -14,8 +14,8 @@ import org.springframework.core.env.Environment;
  * The {@code stowage.board.tcp.*} properties, to and from {@link TcpOptions}: {@code port}, {@code
  * tls-port}, {@code tls-cert}, {@code tls-key}, {@code tls-self-signed}, {@code host}, {@code
  * max-frame-bytes}, {@code idle-timeout-ms}, {@code read-timeout-ms}, {@code frame-timeout-ms},
- * {@code max-connections}, {@code max-connections-per-address}, {@code max-in-flight}, {@code max-unsent-bytes} and {@code
- * write-timeout-ms}.
+ * {@code max-connections}, {@code max-connections-per-address}, {@code max-in-flight}, {@code
+ * max-posts-in-flight}, {@code max-unsent-bytes} and {@code write-timeout-ms}.
  */
 final class TcpProperties {
   private static final String PREFIX = "stowage.board.tcp.";
@@ -80,6 +80,10 @@ final class TcpProperties {
     if (maxInFlight != null) {
       b.maxInFlight(maxInFlight);
     }
+    Integer maxPosts = env.getProperty(PREFIX + "max-posts-in-flight", Integer.class);
+    if (maxPosts != null) {
+      b.maxPostsInFlight(maxPosts);
+    }
     Integer maxUnsent = env.getProperty(PREFIX + "max-unsent-bytes", Integer.class);
     if (maxUnsent != null) {
       b.maxUnsentBytes(maxUnsent);
@@ -113,6 +117,7 @@ final class TcpProperties {
     properties.put(PREFIX + "max-connections", options.maxConnections());
     properties.put(PREFIX + "max-connections-per-address", options.maxConnectionsPerAddress());
     properties.put(PREFIX + "max-in-flight", options.maxInFlight());
+    properties.put(PREFIX + "max-posts-in-flight", options.maxPostsInFlight());
     properties.put(PREFIX + "max-unsent-bytes", options.maxUnsentBytes());
     properties.put(PREFIX + "write-timeout-ms", options.writeTimeout().toMillis());
     return properties;

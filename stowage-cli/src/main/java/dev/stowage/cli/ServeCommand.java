@@ -125,6 +125,12 @@ public final class ServeCommand implements Callable<Integer> {
           + " (default: 1024).")
   Integer tcpMaxInFlight;
 
+  @Option(names = "--tcp-max-posts-in-flight", paramLabel = "N",
+      description = "Posts a TCP connection's page requests may ask for at once, each until its"
+          + " reply has left the server, before the server pauses reading it; bounds the Redis and"
+          + " database reads behind its pages (default: 4000).")
+  Integer tcpMaxPostsInFlight;
+
   @Option(names = "--tcp-max-unsent", paramLabel = "BYTES",
       description = "Most bytes of replies a TCP connection may hold unsent (its client not"
           + " reading); reading it stops at half, and a reply past the bound closes it"
@@ -220,6 +226,9 @@ public final class ServeCommand implements Callable<Integer> {
     }
     if (tcpMaxInFlight != null) {
       tcp.maxInFlight(tcpMaxInFlight);
+    }
+    if (tcpMaxPostsInFlight != null) {
+      tcp.maxPostsInFlight(tcpMaxPostsInFlight);
     }
     if (tcpMaxUnsent != null) {
       tcp.maxUnsentBytes(tcpMaxUnsent);

@@ -51,6 +51,13 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   private @Nullable ByteBuf cumulation;
   private int inFlight;
+  /** Posts the page requests in flight ask for (see {@link TcpOptions#maxPostsInFlight()}). */
+  private int postsInFlight;
+  /**
+   * Whether a complete page request waits in the cumulation because it would take the posts in
+   * flight past their bound; it is run once enough replies have left.
+   */
+  private boolean held;
   private boolean counted;
   private boolean closing;
   /** Why the connection closes once its requests in flight are answered; null while it stays. */
@@ -114,12 +121,22 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Whether frames are read: not at the in-flight limit, not closing once answered, and the
-   * channel writable (its unsent replies below the high water mark, half of {@link
-   * TcpOptions#maxUnsentBytes()}): a client that does not read its replies is not read either.
+   * Whether frames are read: not at the in-flight limit, no page request held back by the posts in
+   * flight, not closing once answered, and the channel writable (its unsent replies below the high
+   * water mark, half of {@link TcpOptions#maxUnsentBytes()}): a client that does not read its
+   * replies is not read either.
    */
   private boolean reading() {
-    return inFlight < options.maxInFlight() && draining == null && ctx.channel().isWritable();
+    return !full() && draining == null && ctx.channel().isWritable();
+  }
+
+  /**
+   * Whether no further request may start until a reply has left: the requests in flight are at
+   * {@link TcpOptions#maxInFlight()}, or the next one is a page that would take the posts in flight
+   * past {@link TcpOptions#maxPostsInFlight()}.
+   */
+  private boolean full() {
+    return inFlight >= options.maxInFlight() || held;
   }
 
   private void start() {
@@ -225,8 +242,14 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     return cumulation != null && cumulation.isReadable();
   }
 
-  /** Runs every complete frame in the cumulation while fewer than the maximum are in flight. */
+  /**
+   * Runs every complete frame in the cumulation while fewer than the maximum are in flight and the
+   * posts they ask for fit: a page request that would take the posts in flight past their bound
+   * stays in the cumulation, {@link #held}, unless nothing is in flight (so that a page larger than
+   * the bound still runs, alone).
+   */
   private void decodeFrames() {
+    held = false;
     while (!closing && cumulation != null && reading()) {
       int readable = cumulation.readableBytes();
       if (readable < BoardProtocol.LENGTH_BYTES) {
@@ -256,9 +279,14 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       }
       byte[] body = new byte[(int) length - BoardProtocol.FRAME_HEADER_BYTES];
       cumulation.getBytes(at + 9, body);
+      int posts = operations.postsAsked(type, body);
+      if (postsInFlight > 0 && postsInFlight + posts > options.maxPostsInFlight()) {
+        held = true;
+        break;
+      }
       cumulation.skipBytes(BoardProtocol.LENGTH_BYTES + (int) length);
       framesRead++;
-      dispatch(type, requestId, body);
+      dispatch(type, requestId, body, posts);
     }
     if (cumulation != null && !cumulation.isReadable()) {
       cumulation.release();
@@ -266,7 +294,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     } else if (cumulation != null) {
       cumulation.discardSomeReadBytes();
     }
-    if (inFlight < options.maxInFlight() && inputClosed && !closing) {
+    if (!full() && inputClosed && !closing) {
       afterInputClosed();
     }
   }
@@ -305,13 +333,16 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     return false;
   }
 
-  private void dispatch(int type, int requestId, byte[] body) {
+  /** Runs a request that asks for {@code posts}, counting it in flight until its reply has left. */
+  private void dispatch(int type, int requestId, byte[] body, int posts) {
     inFlight++;
+    postsInFlight += posts;
+    connections.postsInFlight(postsInFlight);
     operations.run(type, requestId, body, ctx.alloc()).subscribe(frame -> {
       if (ctx.executor().inEventLoop()) {
-        complete(frame);
+        complete(frame, posts);
       } else {
-        ctx.executor().execute(() -> complete(frame));
+        ctx.executor().execute(() -> complete(frame, posts));
       }
     });
   }
@@ -321,16 +352,18 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
    * #answered}). A reply that would take the connection's unsent bytes past {@link
    * TcpOptions#maxUnsentBytes()} closes the connection instead.
    */
-  private void complete(ByteBuf frame) {
+  private void complete(ByteBuf frame, int posts) {
     if (closing || !ctx.channel().isActive()) {
       frame.release();
       inFlight--;
+      postsInFlight -= posts;
       return;
     }
     int size = frame.readableBytes();
     if (unsentBytes > 0 && unsentBytes + size > options.maxUnsentBytes()) {
       frame.release();
       inFlight--;
+      postsInFlight -= posts;
       connections.unsentOverflowed();
       abandon("a reply of " + size + " bytes would take the connection's unsent replies from "
           + unsentBytes + " bytes past the limit of " + options.maxUnsentBytes() + " bytes");
@@ -342,14 +375,19 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     if (writeTimer == null) {
       scheduleWriteTimer(writeNanos);
     }
-    ctx.writeAndFlush(frame).addListener(f -> answered(size));
+    ctx.writeAndFlush(frame).addListener(f -> answered(size, posts));
   }
 
-  /** A reply has left the server (or failed to, the connection closing): its request is done. */
-  private void answered(int size) {
+  /**
+   * A reply has left the server (or failed to, the connection closing): its request, which asked
+   * for {@code posts}, is done.
+   */
+  private void answered(int size, int posts) {
+    boolean wasFull = full();
     unsentBytes -= size;
     unsentSince.pollFirst();
     inFlight--;
+    postsInFlight -= posts;
     lastActivity = System.nanoTime();
     if (closing || !ctx.channel().isActive()) {
       return;
@@ -360,7 +398,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    if (inFlight == options.maxInFlight() - 1) {
+    if (wasFull) {
       resumeReading();
     } else if (inputClosed && inFlight == 0) {
       afterInputClosed();
@@ -371,7 +409,8 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Reading paused (at the in-flight limit or while the channel was not writable): runs what is
+   * Reading paused (at the in-flight limit, a page request held back by the posts in flight, or
+   * while the channel was not writable): runs what is
    * already buffered, then reads on. The server stopped reading, not the client: a begun frame's
    * clocks start again.
    */
@@ -444,7 +483,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
     if (event instanceof ChannelInputShutdownEvent) {
       inputClosed = true;
-      if (!closing && inFlight < options.maxInFlight()) {
+      if (!closing && !full()) {
         afterInputClosed();
       }
       return;

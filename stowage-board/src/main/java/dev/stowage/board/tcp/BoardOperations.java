@@ -42,6 +42,24 @@ final class BoardOperations {
   }
 
   /**
+   * The posts a request asks for, as {@link TcpOptions#maxPostsInFlight()} counts them: a page
+   * request's size; 0 for the other operations and for a page request that does not parse (it is
+   * answered with an ERROR frame at once). Parses on the caller's thread.
+   */
+  int postsAsked(int type, byte[] body) {
+    if (type != BoardProtocol.OP_PAGE) {
+      return 0;
+    }
+    try {
+      int codec = codecOf(body);
+      return readPage(Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length),
+          codec == BoardProtocol.CODEC_MSGPACK).size();
+    } catch (BoardRequestException e) {
+      return 0;
+    }
+  }
+
+  /**
    * Runs one request. The returned Mono emits the reply frame (OK or ERROR), never fails, and
    * emits a buffer the subscriber must write or release.
    */

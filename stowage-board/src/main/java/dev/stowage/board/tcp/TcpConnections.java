@@ -24,6 +24,7 @@ final class TcpConnections {
   private final Set<BoardConnection> kept = ConcurrentHashMap.newKeySet();
   private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
   private final AtomicLong peakUnsent = new AtomicLong();
+  private final AtomicInteger peakPostsInFlight = new AtomicInteger();
   private final AtomicInteger writeTimeouts = new AtomicInteger();
   private final AtomicInteger unsentOverflows = new AtomicInteger();
 
@@ -87,6 +88,11 @@ final class TcpConnections {
     peakUnsent.accumulateAndGet(bytes, Math::max);
   }
 
+  /** Notes that a connection's page requests in flight now ask for {@code posts}. */
+  void postsInFlight(int posts) {
+    peakPostsInFlight.accumulateAndGet(posts, Math::max);
+  }
+
   /** Notes a connection closed by the write timeout. */
   void writeTimedOut() {
     writeTimeouts.incrementAndGet();
@@ -100,6 +106,11 @@ final class TcpConnections {
   /** The most bytes of replies any connection has held unsent at once. */
   long peakUnsent() {
     return peakUnsent.get();
+  }
+
+  /** The most posts any connection's page requests in flight have asked for at once. */
+  int peakPostsInFlight() {
+    return peakPostsInFlight.get();
   }
 
   /** Connections closed by the write timeout so far. */
