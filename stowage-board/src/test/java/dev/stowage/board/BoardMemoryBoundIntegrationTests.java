@@ -61,7 +61,7 @@ class BoardMemoryBoundIntegrationTests {
   private static final int PAGE_SIZE = BoardLimits.MAX_PAGE_SIZE;
   /** Connections that never read, and the page requests each sends at once. */
   private static final int SLOW_CONNECTIONS = 4;
-  private static final int PAGES_PER_CONNECTION = 100;
+  private static final int PAGES_PER_CONNECTION = 250;
   /** The bound in posts given to the child: two pages of 500 per connection. */
   private static final int MAX_POSTS_IN_FLIGHT = 1000;
   private static final Duration WRITE_TIMEOUT = Duration.ofSeconds(2);
@@ -103,7 +103,7 @@ class BoardMemoryBoundIntegrationTests {
   }
 
   /**
-   * Four TCP connections send 100 page requests of 500 posts each at once and never read: each
+   * Four TCP connections send 250 page requests of 500 posts each at once and never read: each
    * runs two of them at a time (the bound of 1,000 posts), is not read further while they wait
    * unsent, and is closed by the write timeout; the Redis client buffers never hold more than the
    * pages in flight.
@@ -168,6 +168,7 @@ class BoardMemoryBoundIntegrationTests {
     AtomicLong redisBuffers = new AtomicLong();
     AtomicInteger served = new AtomicInteger();
     long started = System.nanoTime();
+    String outcome = "failed";
     try (StowageBoardClient reader = client()) {
       assertThat(reader.page(1, 25)).succeedsWithin(SERVED_WITHIN);
       slow.open(board.tcpPort());
@@ -184,20 +185,24 @@ class BoardMemoryBoundIntegrationTests {
               }
               return slow.closedByServer(board.command("status"));
             });
+        outcome = "closed";
       } finally {
         slow.close();
       }
+    } finally {
+      // Printed when the case fails too, so that a run against other code can be quoted.
+      if (board.isAlive()) {
+        Status after = board.command("status");
+        System.out.printf("%s: %d connections that never read %s after %d ms, %d pages served"
+            + " to the other client meanwhile; peaks in the child (%s): heap used %s, heap after a"
+            + " collection %s (%s before), direct %s (%s before)%s%n", label, SLOW_CONNECTIONS,
+            outcome, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), served.get(),
+            HEAP, mib(after.heap()), mib(after.heapAfterGc()), mib(before.heapAfterGc()),
+            mib(after.direct()), mib(before.direct()),
+            redis == null ? "" : ", Redis client buffers " + mib(redisBuffers.get()));
+      }
     }
-    Status after = board.command("status");
-    Peaks peaks = new Peaks(label, before, after, redisBuffers.get());
-    System.out.printf("%s: %d connections that never read closed in %d ms, %d pages served to the"
-        + " other client meanwhile; peaks in the child (%s): heap used %s, heap after a collection"
-        + " %s (%s before), direct %s (%s before)%s%n", label, SLOW_CONNECTIONS,
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), served.get(), HEAP,
-        mib(after.heap()), mib(after.heapAfterGc()), mib(before.heapAfterGc()),
-        mib(after.direct()), mib(before.direct()),
-        redis == null ? "" : ", Redis client buffers " + mib(redisBuffers.get()));
-    return peaks;
+    return new Peaks(label, before, board.command("status"), redisBuffers.get());
   }
 
   /** Redis's {@code mem_clients_normal}: the buffers it holds for its ordinary clients. */
@@ -348,6 +353,11 @@ class BoardMemoryBoundIntegrationTests {
 
     int tcpPort() {
       return tcpPort;
+    }
+
+    /** Whether the child still runs (it exits on an {@code OutOfMemoryError}). */
+    boolean isAlive() {
+      return process.isAlive();
     }
 
     /** Sends {@code command} ({@code status} or {@code reset}) and parses the answer. */

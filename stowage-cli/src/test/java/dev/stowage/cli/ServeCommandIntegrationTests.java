@@ -80,7 +80,7 @@ class ServeCommandIntegrationTests {
     new CommandLine(command).parseArgs("--port", "0", "--tcp-port", "0",
         "--http-idle-timeout", "5", "--http-request-read-timeout", "2.5",
         "--http-max-connections", "100", "--tcp-frame-timeout", "12",
-        "--tcp-max-connections-per-address", "7");
+        "--tcp-max-connections-per-address", "7", "--tcp-max-posts-in-flight", "600");
     try (ServeCommand.Running running = command.start(new PrintWriter(new StringWriter()))) {
       HttpOptions http = running.board().settings().http();
       assertThat(http.idleTimeout()).isEqualTo(Duration.ofSeconds(5));
@@ -89,6 +89,7 @@ class ServeCommandIntegrationTests {
       TcpOptions tcp = running.board().tcp().options();
       assertThat(tcp.frameTimeout()).isEqualTo(Duration.ofSeconds(12));
       assertThat(tcp.maxConnectionsPerAddress()).isEqualTo(7);
+      assertThat(tcp.maxPostsInFlight()).isEqualTo(600);
     }
     ServeCommand defaults = new ServeCommand();
     new CommandLine(defaults).parseArgs("--port", "0");
@@ -116,6 +117,9 @@ class ServeCommandIntegrationTests {
     assertThat(line.execute("serve", "--port", "0", "--tcp-port", "0",
         "--tcp-max-connections-per-address", "0")).isEqualTo(2);
     assertThat(err.toString()).contains("maxConnectionsPerAddress must be at least 1, got 0");
+    assertThat(line.execute("serve", "--port", "0", "--tcp-port", "0",
+        "--tcp-max-posts-in-flight", "0")).isEqualTo(2);
+    assertThat(err.toString()).contains("maxPostsInFlight must be at least 1, got 0");
   }
 
   @Test

@@ -158,6 +158,48 @@ class BoardTcpBackpressureIntegrationTests {
     }
   }
 
+  /**
+   * Pages of 100 posts under a bound of 150 posts in flight run one at a time, though all are sent
+   * at once; a page of 500, larger than the bound, runs once nothing else is in flight, and the
+   * requests behind it are answered too.
+   */
+  @Test
+  void pagesRunWithinThePostsInFlightAndOneLargerThanTheBoundRunsAlone() throws Exception {
+    // A Redis of its own: this service's refill would replace the feed of the class's service.
+    try (RedisServer redis = RedisServer.start();
+        BoardServer small = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE,
+            FeedCompression.NONE, TcpOptions.builder().port(0).maxPostsInFlight(150).build())) {
+      BoardTcpServer server = small.tcp();
+      try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", server.port())
+          .requestTimeout(WAIT).build()) {
+        assertThat(client.createAll(TestPosts.posts(0, 120))).succeedsWithin(WAIT);
+      }
+      try (RawConnection raw = new RawConnection(server.port(), WAIT)) {
+        ByteArrayOutputStream pages = new ByteArrayOutputStream();
+        for (int i = 1; i <= 5; i++) {
+          pages.write(pageFrame(i, 100));
+        }
+        raw.send(pages.toByteArray());
+        assertRepliesOk(raw, 5);
+        assertThat(server.connections().peakPostsInFlight()).isEqualTo(100);
+
+        raw.send(pageFrame(6, 100));
+        raw.send(pageFrame(7, 500));
+        raw.send(pageFrame(8, 100));
+        raw.sendFrame(BoardProtocol.OP_PING, 9, new byte[0]);
+        assertRepliesOk(raw, 4);
+        assertThat(server.connections().peakPostsInFlight()).isEqualTo(500);
+      }
+    }
+  }
+
+  private static void assertRepliesOk(RawConnection raw, int replies) throws IOException {
+    for (int i = 0; i < replies; i++) {
+      assertThat(raw.readFrame()[4]).as("reply %s of %s", i + 1, replies)
+          .isEqualTo((byte) BoardProtocol.REPLY_OK);
+    }
+  }
+
   /** A connection from 127.0.0.1 whose receive buffer is small, so that replies back up soon. */
   private Socket notReading() throws IOException {
     Socket socket = new Socket();
