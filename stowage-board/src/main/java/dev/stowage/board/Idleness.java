@@ -41,11 +41,6 @@ public final class Idleness {
     return chosen.get() ? BUSY : since;
   }
 
-  /** Whether this connection was chosen to make room for a newcomer. */
-  public boolean chosen() {
-    return chosen.get();
-  }
-
   /**
    * The connection of {@code kept} idle the longest, now marked as chosen so that no other
    * newcomer takes its place too; null when every connection is busy (or chosen already).
