@@ -183,6 +183,11 @@ public final class BoardServer implements AutoCloseable {
     return httpLimits.connections();
   }
 
+  /** The HTTP API's connection limits, and what they have counted, for tests. */
+  HttpServerLimits httpLimits() {
+    return httpLimits;
+  }
+
   /** What it was started with. */
   public BoardSettings settings() {
     return settings;

@@ -8,9 +8,10 @@ import org.springframework.core.env.Environment;
 /**
  * The properties of {@link HttpOptions}, each falling back to its {@code DEFAULT_*}: Spring Boot's
  * own {@code server.netty.idle-timeout} (a duration such as {@code 60s}), and beside the TCP
- * endpoint's {@code stowage.board.tcp.*}, {@code stowage.board.http.request-read-timeout-ms} and
- * {@code stowage.board.http.max-connections} and {@code
- * stowage.board.http.max-connections-per-address}.
+ * endpoint's {@code stowage.board.tcp.*}, {@code stowage.board.http.request-read-timeout-ms},
+ * {@code stowage.board.http.max-connections}, {@code
+ * stowage.board.http.max-connections-per-address}, {@code stowage.board.http.write-timeout-ms}
+ * and {@code stowage.board.http.max-unsent-bytes}.
  */
 final class HttpProperties {
   static final String IDLE_TIMEOUT = "server.netty.idle-timeout";
@@ -18,6 +19,8 @@ final class HttpProperties {
   static final String MAX_CONNECTIONS = "stowage.board.http.max-connections";
   static final String MAX_CONNECTIONS_PER_ADDRESS =
       "stowage.board.http.max-connections-per-address";
+  static final String WRITE_TIMEOUT = "stowage.board.http.write-timeout-ms";
+  static final String MAX_UNSENT_BYTES = "stowage.board.http.max-unsent-bytes";
 
   private HttpProperties() {}
 
@@ -40,6 +43,14 @@ final class HttpProperties {
     if (perAddress != null) {
       b.maxConnectionsPerAddress(perAddress);
     }
+    Long write = env.getProperty(WRITE_TIMEOUT, Long.class);
+    if (write != null) {
+      b.writeTimeout(Duration.ofMillis(write));
+    }
+    Integer unsent = env.getProperty(MAX_UNSENT_BYTES, Integer.class);
+    if (unsent != null) {
+      b.maxUnsentBytes(unsent);
+    }
     return b.build();
   }
 
@@ -50,6 +61,8 @@ final class HttpProperties {
     properties.put(REQUEST_READ_TIMEOUT, options.requestReadTimeout().toMillis());
     properties.put(MAX_CONNECTIONS, options.maxConnections());
     properties.put(MAX_CONNECTIONS_PER_ADDRESS, options.maxConnectionsPerAddress());
+    properties.put(WRITE_TIMEOUT, options.writeTimeout().toMillis());
+    properties.put(MAX_UNSENT_BYTES, options.maxUnsentBytes());
     return properties;
   }
 }

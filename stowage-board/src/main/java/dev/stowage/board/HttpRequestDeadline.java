@@ -41,6 +41,7 @@ final class HttpRequestDeadline {
   private final long timeoutNanos;
   private final byte[] timeoutResponse;
   private final BiFunction<Throwable, @Nullable String, byte[]> codecFailure;
+  private final Events events;
   // Set in handlerAdded, before any other event reaches this handler.
   @SuppressWarnings("NullAway.Init")
   private ChannelHandlerContext head;
@@ -69,12 +70,28 @@ final class HttpRequestDeadline {
    * @param codecFailure the whole closing HTTP response to a request the codec could not decode,
    *     from its failure and, when the request had both Content-Length and Transfer-Encoding, a
    *     non-null second argument
+   * @param events told when a request begins and when a response does
    */
   HttpRequestDeadline(HttpOptions options, byte[] timeoutResponse,
-      BiFunction<Throwable, @Nullable String, byte[]> codecFailure) {
+      BiFunction<Throwable, @Nullable String, byte[]> codecFailure, Events events) {
     this.timeoutNanos = options.requestReadTimeout().toNanos();
     this.timeoutResponse = timeoutResponse;
     this.codecFailure = codecFailure;
+    this.events = events;
+  }
+
+  /** What the deadline tells of its connection, on the connection's event loop. */
+  interface Events {
+    /** A request's first byte has arrived. */
+    void requestBegun();
+
+    /** A response (not an informational one) has begun to be written. */
+    void responseBegun();
+  }
+
+  /** Whether a request has begun to arrive and not all of it has yet. */
+  boolean reading() {
+    return reading;
   }
 
   /** The handler for the pipeline's head, before the HTTP codec: it sees a request's first byte. */
@@ -171,6 +188,7 @@ final class HttpRequestDeadline {
           informational = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
           if (!informational) {
             responsesBegun++;
+            events.responseBegun();
           }
         }
         ctx.write(msg, promise);
@@ -193,6 +211,7 @@ final class HttpRequestDeadline {
   }
 
   private void start() {
+    events.requestBegun();
     reading = true;
     headersIn = false;
     timer = head.executor().schedule(this::expire, timeoutNanos, TimeUnit.NANOSECONDS);

@@ -9,31 +9,44 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import reactor.netty.NettyPipeline;
 import reactor.netty.http.server.HttpServer;
 
 /**
  * Applies {@link HttpOptions} to the HTTP API's Reactor Netty server: its idle timeout (Reactor
- * Netty's own, as {@code server.netty.idle-timeout} sets it), a 503 and the close for every
- * connection beyond {@link HttpOptions#maxConnections()}, or beyond {@link
- * HttpOptions#maxConnectionsPerAddress()} from its remote address, as soon as it is accepted, so
- * that one address cannot take every connection and the
- * connections kept go on being served, and the request read timeout ({@link HttpRequestDeadline})
- * on every connection kept. Thread-safe.
+ * Netty's own, as {@code server.netty.idle-timeout} sets it); a 503 and the close for every
+ * connection beyond {@link HttpOptions#maxConnectionsPerAddress()} from its remote address, as
+ * soon as it is accepted, so that one address cannot take every connection; for a connection
+ * beyond {@link HttpOptions#maxConnections()}, the close of the longest idle connection kept to
+ * make room (see {@link Idleness}), or, when none is idle, the 503 and the close; and on every
+ * connection kept the request read timeout ({@link HttpRequestDeadline}), backpressure ({@link
+ * HttpBackpressure}) and the write timeout. Thread-safe.
  */
 final class HttpServerLimits implements NettyServerCustomizer {
+  private static final Logger log = LoggerFactory.getLogger(HttpServerLimits.class);
+
   private final HttpOptions options;
-  private final AtomicInteger kept = new AtomicInteger();
+  private final AtomicInteger admitted = new AtomicInteger();
+  private final Set<HttpBackpressure> kept = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger writeTimeouts = new AtomicInteger();
+  private final AtomicInteger evictions = new AtomicInteger();
+  private final LongAdder responsesBegun = new LongAdder();
   private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
   private final byte[] fullResponse;
   private final byte[] timeoutResponse;
@@ -43,8 +56,8 @@ final class HttpServerLimits implements NettyServerCustomizer {
     this.options = options;
     this.formats = formats;
     this.fullResponse = closingResponse(503, "Service Unavailable", formats.error(503,
-        "the server holds its maximum of " + options.maxConnections() + " HTTP connections;"
-            + " try again later"));
+        "the server holds its maximum of " + options.maxConnections() + " HTTP connections"
+            + " and none is idle; try again later"));
     this.timeoutResponse = closingResponse(408, "Request Timeout", formats.error(408,
         "the request did not arrive within the request read timeout of "
             + options.requestReadTimeout().toMillis() + " ms from its first byte"));
@@ -58,9 +71,37 @@ final class HttpServerLimits implements NettyServerCustomizer {
         .doOnChannelInit((observer, channel, address) -> install(channel, channel.remoteAddress()));
   }
 
-  /** HTTP connections kept now. */
+  /**
+   * HTTP connections kept now (one more for a moment while a newcomer takes an idle one's place).
+   */
   int connections() {
-    return kept.get();
+    return admitted.get();
+  }
+
+  /** HTTP connections kept now that are idle, waiting for their next request. */
+  int idleConnections() {
+    int idle = 0;
+    for (HttpBackpressure connection : kept) {
+      if (connection.idleness().since() != Idleness.BUSY) {
+        idle++;
+      }
+    }
+    return idle;
+  }
+
+  /** Connections closed by the write timeout so far. */
+  int writeTimeouts() {
+    return writeTimeouts.get();
+  }
+
+  /** Idle connections closed to make room for a newcomer so far. */
+  int evictions() {
+    return evictions.get();
+  }
+
+  /** Responses (not informational ones) begun on every connection so far. */
+  long responsesBegun() {
+    return responsesBegun.sum();
   }
 
   private void install(Channel channel, @Nullable SocketAddress remoteAddress) {
@@ -75,22 +116,48 @@ final class HttpServerLimits implements NettyServerCustomizer {
               + address.getHostAddress() + "; close one first"))));
       return;
     }
-    if (kept.incrementAndGet() > options.maxConnections()) {
-      kept.decrementAndGet();
-      release(address);
-      pipeline.addFirst("stowage.http.shed", new Shed(fullResponse));
-      return;
+    Idleness idleness = new Idleness();
+    idleness.idle();
+    HttpRequestDeadline deadline = new HttpRequestDeadline(options, timeoutResponse,
+        this::codecFailure, new HttpRequestDeadline.Events() {
+          @Override
+          public void requestBegun() {
+            idleness.busy();
+          }
+
+          @Override
+          public void responseBegun() {
+            responsesBegun.increment();
+          }
+        });
+    HttpBackpressure connection = new HttpBackpressure(idleness, deadline::reading,
+        options.maxUnsentBytes());
+    if (admitted.incrementAndGet() > options.maxConnections()) {
+      HttpBackpressure idlest = Idleness.chooseIdlest(kept, HttpBackpressure::idleness);
+      if (idlest == null) {
+        admitted.decrementAndGet();
+        release(address);
+        pipeline.addFirst("stowage.http.shed", new Shed(fullResponse));
+        return;
+      }
+      evictions.incrementAndGet();
+      idlest.evict();
     }
     channel.closeFuture().addListener(closed -> {
-      kept.decrementAndGet();
+      kept.remove(connection);
+      admitted.decrementAndGet();
       release(address);
     });
-    if (pipeline.get(NettyPipeline.HttpCodec) != null) {
-      HttpRequestDeadline deadline = new HttpRequestDeadline(options, timeoutResponse,
-          this::codecFailure);
-      pipeline.addFirst("stowage.http.requestStart", deadline.requestStart());
-      pipeline.addAfter(NettyPipeline.HttpCodec, "stowage.http.requestEnd", deadline.requestEnd());
+    if (pipeline.get(NettyPipeline.HttpCodec) == null) {
+      return; // not HTTP/1.1: never idle, so never closed to make room
     }
+    kept.add(connection);
+    pipeline.addFirst("stowage.http.requestStart", deadline.requestStart());
+    // Nearest the socket: it times every write, the deadline's own responses included.
+    pipeline.addFirst("stowage.http.writeTimeout", new WriteTimeout());
+    // The deadline sees each request as it arrives; the backpressure, behind it, holds it.
+    pipeline.addAfter(NettyPipeline.HttpCodec, "stowage.http.requestEnd", deadline.requestEnd());
+    pipeline.addAfter("stowage.http.requestEnd", "stowage.http.backpressure", connection);
   }
 
   /**
@@ -135,6 +202,33 @@ final class HttpServerLimits implements NettyServerCustomizer {
     System.arraycopy(head, 0, response, 0, head.length);
     System.arraycopy(json, 0, response, head.length, json.length);
     return response;
+  }
+
+  /**
+   * Closes the connection at once when a write has not completed within {@link
+   * HttpOptions#writeTimeout()} (its client does not read), releasing what it holds unsent:
+   * Netty's handler, counting the close and logging it in one debug line rather than passing
+   * Netty's {@code WriteTimeoutException} down the pipeline, where it would be logged as an error
+   * on every occurrence.
+   */
+  private final class WriteTimeout extends WriteTimeoutHandler {
+    private boolean closed;
+
+    WriteTimeout() {
+      super(options.writeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    protected void writeTimedOut(ChannelHandlerContext ctx) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      writeTimeouts.incrementAndGet();
+      log.debug("closing {}: a write has not left the server within the write timeout of {} ms",
+          ctx.channel().remoteAddress(), options.writeTimeout().toMillis());
+      ctx.close();
+    }
   }
 
   /** Turns away a connection beyond the maximum: 503, then close; nothing it sends is read. */

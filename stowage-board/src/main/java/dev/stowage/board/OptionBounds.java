@@ -31,4 +31,16 @@ public final class OptionBounds {
     }
     return value;
   }
+
+  /**
+   * {@code value}, a connection's bound of bytes unsent, which must be from 64 KiB to 1 GiB.
+   *
+   * @throws IllegalArgumentException naming the option, if it is outside that range
+   */
+  public static int unsentBytes(int value, String name) {
+    if (value < 64 * 1024 || value > 1024 * 1024 * 1024) {
+      throw new IllegalArgumentException(name + " must be from 65536 to 1073741824, got " + value);
+    }
+    return value;
+  }
 }

@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The HTTP API's connections are not kept forever: one that waits for a request longer than the
  * idle timeout is closed, a request that does not arrive within the request read timeout of its
- * first byte is answered 408 and its connection closed, and connections beyond the maximum are
- * answered 503 at once while the connections kept are served. Each test runs a service with short
- * limits of its own.
+ * first byte is answered 408 and its connection closed, a connection beyond the maximum takes
+ * the place of the longest idle one or, when none is idle, is answered 503 at once, while the
+ * connections kept are served, and one beyond its address's cap is answered 503. Each test runs a
+ * service with short limits of its own.
  */
 @WithRedis
 class BoardHttpLimitsIntegrationTests {
@@ -144,18 +145,62 @@ class BoardHttpLimitsIntegrationTests {
   }
 
   @Test
-  void connectionsBeyondTheMaximumAreTurnedAwayWhileTheKeptOnesAreServed(RedisServer redis)
+  void beyondTheMaximumTheLongestIdleConnectionIsClosedToMakeRoom(RedisServer redis)
       throws Exception {
-    try (BoardServer board = start(redis, HttpOptions.builder().maxConnections(8).build());
-        RawHttp kept = new RawHttp(board.port(), WAIT)) {
-      kept.get("/boards?page=1&size=1");
-      assertThat(kept.readResponse().status()).isEqualTo(200);
-      List<RawHttp> idle = new ArrayList<>();
+    try (BoardServer board = start(redis, HttpOptions.builder().maxConnections(8).build())) {
+      HttpServerLimits limits = board.httpLimits();
+      List<RawHttp> kept = new ArrayList<>();
       try {
-        for (int i = 0; i < 7; i++) {
-          idle.add(new RawHttp(board.port(), WAIT));
+        for (int i = 0; i < 8; i++) {
+          kept.add(new RawHttp(board.port(), WAIT));
+          int open = i + 1;
+          // One at a time, so that each is idle since later than the one before.
+          await().atMost(WAIT).until(() -> limits.connections() == open
+              && limits.idleConnections() == open);
         }
-        await().atMost(WAIT).until(() -> board.httpConnections() == 8);
+        // The first answers a request: idle since its response, so the second is the idlest.
+        kept.get(0).get("/boards?page=1&size=1");
+        assertThat(kept.get(0).readResponse().status()).isEqualTo(200);
+        await().atMost(WAIT).until(() -> limits.idleConnections() == 8);
+        try (RawHttp newcomer = new RawHttp(board.port(), WAIT)) {
+          newcomer.get("/boards?page=1&size=1");
+          assertThat(newcomer.readResponse().status()).isEqualTo(200);
+          assertThat(kept.get(1).endsNow()).as("the longest idle connection is closed").isTrue();
+          assertThat(limits.evictions()).isEqualTo(1);
+          await().atMost(WAIT).until(() -> limits.connections() == 8);
+          for (int i = 0; i < 8; i++) {
+            if (i != 1) {
+              kept.get(i).get("/boards?page=1&size=1");
+              assertThat(kept.get(i).readResponse().status()).as("connection %d", i)
+                  .isEqualTo(200);
+            }
+          }
+          assertThat(limits.evictions()).isEqualTo(1);
+        }
+      } finally {
+        for (RawHttp connection : kept) {
+          connection.close();
+        }
+      }
+      await().atMost(WAIT).until(() -> board.httpConnections() == 0);
+    }
+  }
+
+  @Test
+  void withEveryConnectionBusyANewcomerIsAnswered503WhileTheKeptOnesAreServed(RedisServer redis)
+      throws Exception {
+    try (BoardServer board = start(redis, HttpOptions.builder().maxConnections(8).build())) {
+      HttpServerLimits limits = board.httpLimits();
+      List<RawHttp> busy = new ArrayList<>();
+      try {
+        for (int i = 0; i < 8; i++) {
+          RawHttp connection = new RawHttp(board.port(), WAIT);
+          busy.add(connection);
+          // Half a request: its headers have begun and not ended.
+          connection.send("GET /boards?page=1&size=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        }
+        await().atMost(WAIT).until(() -> limits.connections() == 8
+            && limits.idleConnections() == 0);
         for (int i = 0; i < 3; i++) {
           try (RawHttp extra = new RawHttp(board.port(), WAIT)) {
             RawHttp.Response refused = extra.readResponse();
@@ -163,18 +208,21 @@ class BoardHttpLimitsIntegrationTests {
             assertThat(refused.headers()).containsEntry("content-type", "application/json")
                 .containsEntry("connection", "close");
             assertThat(refused.text()).isEqualTo("{\"code\":503,\"message\":\"the server holds its"
-                + " maximum of 8 HTTP connections; try again later\"}");
+                + " maximum of 8 HTTP connections and none is idle; try again later\"}");
             assertThat(extra.endsNow()).isTrue();
           }
         }
-        kept.get("/boards?page=1&size=1");
-        assertThat(kept.readResponse().status()).isEqualTo(200);
+        assertThat(limits.evictions()).isZero();
+        for (RawHttp connection : busy) {
+          connection.send("\r\n");
+          assertThat(connection.readResponse().status()).isEqualTo(200);
+        }
       } finally {
-        for (RawHttp connection : idle) {
+        for (RawHttp connection : busy) {
           connection.close();
         }
       }
-      await().atMost(WAIT).until(() -> board.httpConnections() == 1);
+      await().atMost(WAIT).until(() -> board.httpConnections() == 0);
       try (RawHttp later = new RawHttp(board.port(), WAIT)) {
         later.get("/boards?page=1&size=1");
         assertThat(later.readResponse().status()).isEqualTo(200);

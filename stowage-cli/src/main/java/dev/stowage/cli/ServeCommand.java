@@ -152,14 +152,25 @@ public final class ServeCommand implements Callable<Integer> {
   Double httpRequestReadTimeout;
 
   @Option(names = "--http-max-connections", paramLabel = "N",
-      description = "Most HTTP connections open at once; each further one is answered 503"
-          + " (default: 4096).")
+      description = "Most HTTP connections open at once; beyond them the longest idle one makes"
+          + " room, and when none is idle the newcomer is answered 503 (default: 4096).")
   Integer httpMaxConnections;
 
   @Option(names = "--http-max-connections-per-address", paramLabel = "N",
       description = "Most HTTP connections open at once from one remote address; each further one"
           + " is answered 503 (default: 256).")
   Integer httpMaxConnectionsPerAddress;
+
+  @Option(names = "--http-write-timeout", paramLabel = "SECONDS",
+      description = "Close an HTTP connection whose response has not left the server this long"
+          + " after it was written (default: 30).")
+  Double httpWriteTimeout;
+
+  @Option(names = "--http-max-unsent", paramLabel = "BYTES",
+      description = "Write-buffer bound of an HTTP connection: reading it stops at half unsent"
+          + " and resumes at a quarter; a connection holds one response unsent at most"
+          + " (default: 16777216).")
+  Integer httpMaxUnsent;
 
   /**
    * The HTTP API's connection limits.
@@ -179,6 +190,12 @@ public final class ServeCommand implements Callable<Integer> {
     }
     if (httpMaxConnectionsPerAddress != null) {
       http.maxConnectionsPerAddress(httpMaxConnectionsPerAddress);
+    }
+    if (httpWriteTimeout != null) {
+      http.writeTimeout(seconds(httpWriteTimeout, "--http-write-timeout"));
+    }
+    if (httpMaxUnsent != null) {
+      http.maxUnsentBytes(httpMaxUnsent);
     }
     return http.build();
   }

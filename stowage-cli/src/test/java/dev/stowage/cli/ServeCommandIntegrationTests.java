@@ -80,12 +80,15 @@ class ServeCommandIntegrationTests {
     new CommandLine(command).parseArgs("--port", "0", "--tcp-port", "0",
         "--http-idle-timeout", "5", "--http-request-read-timeout", "2.5",
         "--http-max-connections", "100", "--tcp-frame-timeout", "12",
-        "--tcp-max-connections-per-address", "7", "--tcp-max-posts-in-flight", "600");
+        "--tcp-max-connections-per-address", "7", "--tcp-max-posts-in-flight", "600",
+        "--http-write-timeout", "4", "--http-max-unsent", "1048576");
     try (ServeCommand.Running running = command.start(new PrintWriter(new StringWriter()))) {
       HttpOptions http = running.board().settings().http();
       assertThat(http.idleTimeout()).isEqualTo(Duration.ofSeconds(5));
       assertThat(http.requestReadTimeout()).isEqualTo(Duration.ofMillis(2500));
       assertThat(http.maxConnections()).isEqualTo(100);
+      assertThat(http.writeTimeout()).isEqualTo(Duration.ofSeconds(4));
+      assertThat(http.maxUnsentBytes()).isEqualTo(1048576);
       TcpOptions tcp = running.board().tcp().options();
       assertThat(tcp.frameTimeout()).isEqualTo(Duration.ofSeconds(12));
       assertThat(tcp.maxConnectionsPerAddress()).isEqualTo(7);
@@ -114,6 +117,12 @@ class ServeCommandIntegrationTests {
         .isEqualTo(2);
     assertThat(err.toString())
         .contains("--http-request-read-timeout must be from 0 to 86400 seconds, got 0.0");
+    assertThat(line.execute("serve", "--port", "0", "--http-write-timeout", "0")).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--http-write-timeout must be from 0 to 86400 seconds, got 0.0");
+    assertThat(line.execute("serve", "--port", "0", "--http-max-unsent", "1000")).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("maxUnsentBytes must be from 65536 to 1073741824, got 1000");
     assertThat(line.execute("serve", "--port", "0", "--tcp-port", "0",
         "--tcp-max-connections-per-address", "0")).isEqualTo(2);
     assertThat(err.toString()).contains("maxConnectionsPerAddress must be at least 1, got 0");

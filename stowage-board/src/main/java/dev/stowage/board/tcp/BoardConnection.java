@@ -2,6 +2,7 @@ package dev.stowage.board.tcp;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.board.Idleness;
 import dev.stowage.board.protocol.BoardProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -16,7 +17,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,13 +26,10 @@ import org.slf4j.LoggerFactory;
  * writes replies as they complete, and closes the connection (after a CLOSING frame) on a protocol
  * violation, an idle client, a client that stalls in a frame or takes too long over one, or too
  * many connections. Every field is confined to the channel's event loop, except what {@link
- * TcpConnections} reads from other threads ({@link #idleSince()}, {@link #choose()}); replies
+ * TcpConnections} reads from other threads ({@link #idleness()}); replies
  * computed elsewhere hop back onto the event loop.
  */
 final class BoardConnection extends ChannelInboundHandlerAdapter {
-  /** What {@link #idleSince()} returns while a request is in flight or a frame is begun. */
-  static final long BUSY = Long.MIN_VALUE;
-
   private static final Logger log = LoggerFactory.getLogger(BoardConnection.class);
 
   private final BoardOperations operations;
@@ -43,8 +40,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   private final long readNanos;
   private final long frameNanos;
   private final long writeNanos;
-  private final AtomicBoolean chosen = new AtomicBoolean();
-  private volatile long idleSince = BUSY;
+  private final Idleness idleness = new Idleness();
 
   // Set in handlerAdded, before any other event reaches this handler.
   @SuppressWarnings("NullAway.Init")
@@ -161,16 +157,11 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Since when (in {@link System#nanoTime()}) the connection has had no request in flight and no
-   * frame begun, or {@link #BUSY}; also busy once chosen for eviction. Read from any thread.
+   * Idle while the connection has no request in flight and no frame begun, since its last
+   * activity; busy once chosen for eviction. Read from any thread.
    */
-  long idleSince() {
-    return chosen.get() ? BUSY : idleSince;
-  }
-
-  /** Marks this connection as the one to close for a newcomer; false if another chose it first. */
-  boolean choose() {
-    return chosen.compareAndSet(false, true);
+  Idleness idleness() {
+    return idleness;
   }
 
   /**
@@ -195,7 +186,11 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void publishIdleness() {
-    idleSince = inFlight == 0 && !midFrame() && draining == null ? lastActivity : BUSY;
+    if (inFlight == 0 && !midFrame() && draining == null) {
+      idleness.idleSince(lastActivity);
+    } else {
+      idleness.busy();
+    }
   }
 
   @Override

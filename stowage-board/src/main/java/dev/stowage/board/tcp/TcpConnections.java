@@ -1,5 +1,6 @@
 package dev.stowage.board.tcp;
 
+import dev.stowage.board.Idleness;
 import dev.stowage.board.protocol.BoardProtocol;
 import java.net.InetAddress;
 import java.util.Set;
@@ -55,7 +56,7 @@ final class TcpConnections {
           + address.getHostAddress() + "; close one first");
     }
     if (admitted.incrementAndGet() > options.maxConnections()) {
-      BoardConnection idlest = chooseIdlest();
+      BoardConnection idlest = Idleness.chooseIdlest(kept, BoardConnection::idleness);
       if (idlest == null) {
         admitted.decrementAndGet();
         release(address);
@@ -121,27 +122,6 @@ final class TcpConnections {
   /** Connections closed because a reply would have taken them past the unsent bytes' limit. */
   int unsentOverflows() {
     return unsentOverflows.get();
-  }
-
-  /**
-   * The admitted connection idle the longest, now marked as chosen so that no other newcomer
-   * takes its place too; null when every connection is busy.
-   */
-  private @Nullable BoardConnection chooseIdlest() {
-    while (true) {
-      BoardConnection idlest = null;
-      long idlestSince = Long.MAX_VALUE;
-      for (BoardConnection candidate : kept) {
-        long since = candidate.idleSince();
-        if (since != BoardConnection.BUSY && since < idlestSince) {
-          idlest = candidate;
-          idlestSince = since;
-        }
-      }
-      if (idlest == null || idlest.choose()) {
-        return idlest;
-      }
-    }
   }
 
   private void release(InetAddress address) {

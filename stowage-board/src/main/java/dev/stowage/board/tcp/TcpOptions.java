@@ -351,11 +351,7 @@ public final class TcpOptions {
      * of it. {@link TcpOptions#DEFAULT_MAX_UNSENT_BYTES} by default.
      */
     public Builder maxUnsentBytes(int maxUnsentBytes) {
-      if (maxUnsentBytes < 64 * 1024 || maxUnsentBytes > 1024 * 1024 * 1024) {
-        throw new IllegalArgumentException("maxUnsentBytes must be from 65536 to 1073741824, got "
-            + maxUnsentBytes);
-      }
-      this.maxUnsentBytes = maxUnsentBytes;
+      this.maxUnsentBytes = OptionBounds.unsentBytes(maxUnsentBytes, "maxUnsentBytes");
       return this;
     }
 
