@@ -48,7 +48,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * limits (see {@link #assertWithinTheBound}) and are printed, to be quoted in the docs.
  *
  * <p>Each case is one method over the same child: {@link #measure} takes the clients that never
- * read as a {@link NonReadingClients}, so that another transport's case (HTTP) is one more method.
+ * read as a {@link NonReadingClients}, raw TCP frames or pipelined HTTP requests.
  */
 @WithRedis
 @WithPostgres
@@ -77,6 +77,7 @@ class BoardMemoryBoundIntegrationTests {
   void start(RedisServer redis, PostgresDatabase db) throws Exception {
     board = ChildBoard.start(redis.uri(), db.r2dbcUrl(), Map.of(
         "stowage.board.tcp.write-timeout-ms", WRITE_TIMEOUT.toMillis(),
+        "stowage.board.http.write-timeout-ms", WRITE_TIMEOUT.toMillis(),
         "stowage.board.tcp.max-posts-in-flight", MAX_POSTS_IN_FLIGHT));
     String text = "x".repeat(BoardLimits.MAX_TEXT_CHARS - 10);
     try (StowageBoardClient client = client()) {
@@ -130,6 +131,32 @@ class BoardMemoryBoundIntegrationTests {
   }
 
   /**
+   * Four HTTP connections pipeline 250 page requests of 500 posts each and never read: each has
+   * one response computed and unsent at a time (the next request waits until the previous
+   * response has left), is not read further, and is closed by the write timeout.
+   */
+  @Test
+  @Order(3)
+  void httpClientsThatNeverReadWithRedisUp(RedisServer redis) throws Exception {
+    Peaks peaks = measure("HTTP, Redis up", new NonReadingHttp(), redis);
+    assertWithinTheBound(peaks);
+    assertThat(peaks.redisClientBuffers()).as("Redis's buffers for its clients (mem_clients_normal)")
+        .isLessThanOrEqualTo(inFlightBytes() + (8L << 20));
+  }
+
+  /** The same over HTTP with Redis stopped: every page is read from the database. */
+  @Test
+  @Order(4)
+  void httpClientsThatNeverReadWithRedisDown(RedisServer redis) throws Exception {
+    redis.stop();
+    try {
+      assertWithinTheBound(measure("HTTP, Redis down", new NonReadingHttp(), null));
+    } finally {
+      redis.restart();
+    }
+  }
+
+  /**
    * The page data that the connections that never read may have in flight at once: each asks for
    * at most {@link #MAX_POSTS_IN_FLIGHT} posts (two pages of 500) until their replies have left.
    */
@@ -171,7 +198,7 @@ class BoardMemoryBoundIntegrationTests {
     String outcome = "failed";
     try (StowageBoardClient reader = client()) {
       assertThat(reader.page(1, 25)).succeedsWithin(SERVED_WITHIN);
-      slow.open(board.tcpPort());
+      slow.open(board);
       try {
         await(label + ": the server closes every connection that never reads").atMost(WAIT)
             .pollInterval(Duration.ofMillis(100)).until(() -> {
@@ -236,8 +263,8 @@ class BoardMemoryBoundIntegrationTests {
    * transport.
    */
   interface NonReadingClients extends AutoCloseable {
-    /** Connects to the child's TCP port {@code tcpPort} (or its HTTP port) and sends everything. */
-    void open(int tcpPort) throws IOException;
+    /** Connects to the child's TCP or HTTP port and sends everything. */
+    void open(ChildBoard board) throws IOException;
 
     /** Whether the server has closed every connection, as {@code status} reports. */
     boolean closedByServer(Status status);
@@ -255,20 +282,12 @@ class BoardMemoryBoundIntegrationTests {
     private final List<Socket> sockets = new ArrayList<>();
 
     @Override
-    public void open(int tcpPort) throws IOException {
+    public void open(ChildBoard board) throws IOException {
       ByteArrayOutputStream frames = new ByteArrayOutputStream();
       for (int i = 0; i < PAGES_PER_CONNECTION; i++) {
         frames.write(pageFrame(i + 1, i % (POSTS / PAGE_SIZE) + 1));
       }
-      for (int i = 0; i < SLOW_CONNECTIONS; i++) {
-        Socket socket = new Socket();
-        sockets.add(socket);
-        socket.setReceiveBufferSize(4096);
-        socket.connect(new InetSocketAddress("127.0.0.1", tcpPort));
-        OutputStream out = socket.getOutputStream();
-        out.write(frames.toByteArray());
-        out.flush();
-      }
+      sendFromEach(sockets, board.tcpPort(), frames.toByteArray());
     }
 
     /** Only the other client's connection is left. */
@@ -290,6 +309,55 @@ class BoardMemoryBoundIntegrationTests {
       return ByteBuffer.allocate(13 + json.length).putInt(9 + json.length)
           .put((byte) BoardProtocol.OP_PAGE).putInt(id)
           .put(new byte[] {(byte) 0xc1, 0x10, BoardProtocol.CODEC_JSON, 0}).put(json).array();
+    }
+  }
+
+  /**
+   * Opens {@link #SLOW_CONNECTIONS} sockets to {@code port}, each with a 4 KiB receive buffer, and
+   * writes {@code bytes} on each; nothing is read.
+   */
+  static void sendFromEach(List<Socket> sockets, int port, byte[] bytes) throws IOException {
+    for (int i = 0; i < SLOW_CONNECTIONS; i++) {
+      Socket socket = new Socket();
+      sockets.add(socket);
+      socket.setReceiveBufferSize(4096);
+      socket.connect(new InetSocketAddress("127.0.0.1", port));
+      OutputStream out = socket.getOutputStream();
+      out.write(bytes);
+      out.flush();
+    }
+  }
+
+  /**
+   * {@link #SLOW_CONNECTIONS} raw sockets to the HTTP API, each pipelining {@link
+   * #PAGES_PER_CONNECTION} requests {@code GET /boards?page=N&size=500} (pages 1 to 6 in turn) in
+   * one write, reading nothing, with a 4 KiB receive buffer.
+   */
+  private static final class NonReadingHttp implements NonReadingClients {
+    private final List<Socket> sockets = new ArrayList<>();
+
+    @Override
+    public void open(ChildBoard board) throws IOException {
+      StringBuilder requests = new StringBuilder();
+      for (int i = 0; i < PAGES_PER_CONNECTION; i++) {
+        requests.append("GET /boards?page=").append(i % (POSTS / PAGE_SIZE) + 1).append("&size=")
+            .append(PAGE_SIZE).append(" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      }
+      sendFromEach(sockets, board.httpPort(),
+          requests.toString().getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The other client reads over TCP: no HTTP connection is left. */
+    @Override
+    public boolean closedByServer(Status status) {
+      return status.httpOpen() == 0;
+    }
+
+    @Override
+    public void close() throws IOException {
+      for (Socket socket : sockets) {
+        socket.close();
+      }
     }
   }
 
@@ -318,6 +386,7 @@ class BoardMemoryBoundIntegrationTests {
     private final Path output;
     private final Writer commands;
     private final int tcpPort;
+    private final int httpPort;
     private int sent;
 
     private ChildBoard(Process process, Path output) {
@@ -326,6 +395,8 @@ class BoardMemoryBoundIntegrationTests {
       this.commands = process.outputWriter(StandardCharsets.UTF_8);
       String ready = awaitLine("ready");
       this.tcpPort = Integer.parseInt(ready.substring(ready.indexOf("tcp=") + 4).trim());
+      this.httpPort = Integer.parseInt(
+          ready.substring(ready.indexOf("http=") + 5, ready.indexOf(" tcp=")).trim());
     }
 
     /**
@@ -353,6 +424,10 @@ class BoardMemoryBoundIntegrationTests {
 
     int tcpPort() {
       return tcpPort;
+    }
+
+    int httpPort() {
+      return httpPort;
     }
 
     /** Whether the child still runs (it exits on an {@code OutOfMemoryError}). */
