@@ -12,9 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.http.codec.ServerCodecConfigurer;
@@ -23,6 +25,8 @@ import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Wires the service for the mode in {@code stowage.board.mode}, on the Redis in {@code
@@ -122,12 +126,28 @@ class BoardConfiguration implements WebFluxConfigurer {
               settings.compression(), settings.nearCache())
           : new StowageBoardService(settings.redis(), repository, formats, settings.compression(),
               settings.nearCache());
-      return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, service);
+      Mono<Void> ping = Mono.fromCallable(service::pingRedis)
+          .subscribeOn(Schedulers.boundedElastic()).then();
+      return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, service,
+          ping, service.redisAddress());
     }
     LettuceConnectionFactory connections = seedConnectionFactory(settings.redis());
+    Mono<Void> ping = Mono.usingWhen(
+        Mono.<ReactiveRedisConnection>fromSupplier(connections::getReactiveConnection),
+        connection -> connection.ping().then(), ReactiveRedisConnection::closeLater);
     return new BoardHandlerHolder(
         new SeedBoardHandler(settings.mode(), connections, repository, formats), null,
-        connections::destroy);
+        connections::destroy, ping, settings.redis());
+  }
+
+  /**
+   * The {@code redis} component of {@code /actuator/health}: {@code DEGRADED} in stowage mode when
+   * Redis does not answer (the service serves from the database), {@code DOWN} in the seed modes.
+   */
+  @Bean
+  ReactiveHealthIndicator redisHealthIndicator(BoardHandlerHolder holder, BoardSettings settings) {
+    return BoardHealth.redis(holder.redisAddress(), holder.redisPing(),
+        settings.mode() == BoardMode.STOWAGE, BoardHealth.REDIS_TIMEOUT);
   }
 
   /**
@@ -222,9 +242,13 @@ class BoardConfiguration implements WebFluxConfigurer {
     configurer.customCodecs().register(new MsgpackEncoder(formats.msgpack()));
   }
 
-  /** The mode's handler, with what must be closed at shutdown. */
+  /**
+   * The mode's handler, with what must be closed at shutdown, and a {@code PING} of its Redis (for
+   * the health endpoint) that completes when Redis answers.
+   */
   record BoardHandlerHolder(BoardHandler handler, @Nullable StowageBoardService stowage,
-      AutoCloseable resources) implements AutoCloseable {
+      AutoCloseable resources, Mono<Void> redisPing, String redisAddress)
+      implements AutoCloseable {
     @Override
     public void close() throws Exception {
       resources.close();

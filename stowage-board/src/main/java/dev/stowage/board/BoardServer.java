@@ -103,6 +103,29 @@ public final class BoardServer implements AutoCloseable {
   }
 
   /**
+   * Starts the service with Spring properties of its own besides (such as {@code
+   * spring.r2dbc.pool.max-size} or {@code stowage.board.db-watchdog.*}), which win over those of
+   * {@code application.properties}: for tests.
+   *
+   * @see #start(int, String, String, BoardMode)
+   */
+  static BoardServer start(int port, String redisUri, @Nullable String dbUrl, BoardMode mode,
+      Map<String, ?> extraProperties) {
+    Objects.requireNonNull(redisUri, "redisUri");
+    Objects.requireNonNull(mode, "mode");
+    Map<String, Object> properties = properties(port, dbUrl, FeedCompression.ZSTD_DICT, null,
+        HttpOptions.defaults());
+    properties.put("stowage.board.redis", redisUri);
+    properties.put("stowage.board.mode", mode.label());
+    // As command-line arguments, which win over application.properties (the others are defaults).
+    String[] args = extraProperties.entrySet().stream()
+        .map(property -> "--" + property.getKey() + "=" + property.getValue())
+        .toArray(String[]::new);
+    return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
+        .properties(properties).run(args));
+  }
+
+  /**
    * Starts the service in stowage mode on a Redis Cluster, reached through {@code seeds} (any of
    * its nodes): the feed, its counter and its mark share the hash tag {@code {board}} (see {@link
    * BoardKeys}), and with {@code nearCache} pages are kept in memory, as on one server. The seed
@@ -186,6 +209,11 @@ public final class BoardServer implements AutoCloseable {
   /** The HTTP API's connection limits, and what they have counted, for tests. */
   HttpServerLimits httpLimits() {
     return httpLimits;
+  }
+
+  /** The service's bean of {@code type}: for tests. */
+  <T> T bean(Class<T> type) {
+    return context.getBean(type);
   }
 
   /** What it was started with. */

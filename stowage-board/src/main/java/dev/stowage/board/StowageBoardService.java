@@ -428,6 +428,22 @@ public final class StowageBoardService implements AutoCloseable {
     }
   }
 
+  /**
+   * Sends {@code PING} to Redis and waits, at most {@link #COMMAND_TIMEOUT}: for the health
+   * endpoint. Blocks.
+   *
+   * @return how long the answer took
+   * @throws StowageException if Redis is unreachable, not reached yet, or does not answer in time
+   */
+  Duration pingRedis() {
+    return stowage.ping();
+  }
+
+  /** Redis as messages name it, such as {@code 127.0.0.1:6390}. */
+  String redisAddress() {
+    return stowage.address();
+  }
+
   static boolean isTakenScore(Throwable e) {
     return e instanceof DataIntegrityViolationException
         || e instanceof R2dbcDataIntegrityViolationException;
