@@ -133,7 +133,9 @@ class BoardConfiguration implements WebFluxConfigurer {
     }
     LettuceConnectionFactory connections = seedConnectionFactory(settings.redis());
     Mono<Void> ping = Mono.usingWhen(
-        Mono.<ReactiveRedisConnection>fromSupplier(connections::getReactiveConnection),
+        // A lambda, not a method reference: the method returns a class of Spring Data Redis that
+        // is not public, and a method reference's bootstrap refuses to link to it.
+        Mono.<ReactiveRedisConnection>fromSupplier(() -> connections.getReactiveConnection()),
         connection -> connection.ping().then(), ReactiveRedisConnection::closeLater);
     return new BoardHandlerHolder(
         new SeedBoardHandler(settings.mode(), connections, repository, formats), null,

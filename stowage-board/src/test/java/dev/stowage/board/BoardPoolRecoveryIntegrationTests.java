@@ -181,6 +181,37 @@ class BoardPoolRecoveryIntegrationTests {
     }
   }
 
+  /**
+   * In a seed mode, which fails without Redis as the seed did, a Redis outage makes the service
+   * DOWN (503), and UP again once Redis is back.
+   */
+  @Test
+  void inASeedModeARedisOutageMakesTheServiceDown(PostgresDatabase db) throws Exception {
+    try (RedisServer own = RedisServer.start();
+        BoardServer board = BoardServer.start(0, own.uri(), db.r2dbcUrl(), BoardMode.SEED_JSON)) {
+      WebTestClient http = client(board);
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        EntityExchangeResult<byte[]> up = health(http);
+        assertThat(up.getStatus().value()).isEqualTo(200);
+        assertThat(body(up).at("/components/redis/status").asText()).isEqualTo("UP");
+      });
+      own.stop();
+      try {
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+          EntityExchangeResult<byte[]> down = health(http);
+          assertThat(down.getStatus().value()).isEqualTo(503);
+          assertThat(body(down).get("status").asText()).isEqualTo("DOWN");
+          assertThat(body(down).at("/components/redis/status").asText()).isEqualTo("DOWN");
+          assertThat(body(down).at("/components/database/status").asText()).isEqualTo("UP");
+        });
+      } finally {
+        own.restart();
+      }
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(
+          health(http).getStatus().value()).isEqualTo(200));
+    }
+  }
+
   /** Makes PostgreSQL refuse new connections to {@code db} and ends those open, or allows them. */
   private static void allowConnections(PostgresDatabase db, boolean allow) throws Exception {
     String admin = "jdbc:postgresql://" + db.host() + ":" + db.port() + "/postgres?user="
