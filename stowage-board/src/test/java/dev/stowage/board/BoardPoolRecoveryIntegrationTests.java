@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Flux;
@@ -52,7 +51,7 @@ class BoardPoolRecoveryIntegrationTests {
     try (BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE,
         SMALL_POOL)) {
       WebTestClient http = client(board);
-      String id = create(http, 1).get("id").asText();
+      String id = BoardPosts.create(http, 1).get("id").asText();
       assertThat(health(http).getStatus().value()).isEqualTo(200);
       RecoveringConnectionFactory connections = board.bean(RecoveringConnectionFactory.class);
 
@@ -77,8 +76,8 @@ class BoardPoolRecoveryIntegrationTests {
             .isEqualTo(200);
         assertThat(body(recovered).at("/components/database/details/replacements").asInt())
             .isEqualTo(1);
-        assertThat(get(http, "/boards/" + id).at("/data/id").asText()).isEqualTo(id);
-        assertThat(create(http, 2).get("score").asLong()).isPositive();
+        assertThat(BoardPosts.get(http, "/boards/" + id).at("/data/id").asText()).isEqualTo(id);
+        assertThat(BoardPosts.create(http, 2).get("score").asLong()).isPositive();
         // The new pool answers, so it stays: one replacement, not one per check.
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(
             () -> connections.replacements() == 1);
@@ -101,7 +100,7 @@ class BoardPoolRecoveryIntegrationTests {
         BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE,
             SMALL_POOL)) {
       WebTestClient http = client(board);
-      String id = create(http, 1).get("id").asText();
+      String id = BoardPosts.create(http, 1).get("id").asText();
       RecoveringConnectionFactory connections = board.bean(RecoveringConnectionFactory.class);
       try {
         allowConnections(db, false);
@@ -122,7 +121,7 @@ class BoardPoolRecoveryIntegrationTests {
       }
       await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
           assertThat(health(http).getStatus().value()).isEqualTo(200));
-      assertThat(get(http, "/boards/" + id).at("/data/id").asText()).isEqualTo(id);
+      assertThat(BoardPosts.get(http, "/boards/" + id).at("/data/id").asText()).isEqualTo(id);
       assertThat(connections.replacements()).isZero();
     }
   }
@@ -172,7 +171,7 @@ class BoardPoolRecoveryIntegrationTests {
           assertThat(body.at("/components/redis/details/effect").asText())
               .contains("served from the database");
         });
-        get(http, "/boards?page=1&size=10");
+        BoardPosts.get(http, "/boards?page=1&size=10");
       } finally {
         redis.restart();
       }
@@ -245,16 +244,5 @@ class BoardPoolRecoveryIntegrationTests {
         .responseTimeout(Duration.ofSeconds(30)).build();
   }
 
-  private static JsonNode create(WebTestClient http, int i) throws Exception {
-    byte[] body = http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-        .bodyValue(BoardPosts.post(i)).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
-    return JSON.readTree(body).get("data");
-  }
 
-  private static JsonNode get(WebTestClient http, String path) throws Exception {
-    byte[] body = http.get().uri(path).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
-    return JSON.readTree(body);
-  }
 }

@@ -1,11 +1,36 @@
 package dev.stowage.board;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
-/** Request bodies shaped like the seed's posts, distinct per index. */
+/**
+ * Request bodies shaped like the seed's posts, distinct per index, and the HTTP calls the tests
+ * make with them.
+ */
 final class BoardPosts {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private BoardPosts() {}
+
+  /** Creates post {@code i} with {@code POST /boards}, expecting 200, and returns its data. */
+  static JsonNode create(WebTestClient http, int i) throws IOException {
+    byte[] body = http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
+        .bodyValue(post(i)).exchange().expectStatus().isOk()
+        .expectBody(byte[].class).returnResult().getResponseBody();
+    return JSON.readTree(body).get("data");
+  }
+
+  /** {@code GET path}, expecting 200; the whole JSON answer. */
+  static JsonNode get(WebTestClient http, String path) throws IOException {
+    byte[] body = http.get().uri(path).exchange().expectStatus().isOk()
+        .expectBody(byte[].class).returnResult().getResponseBody();
+    return JSON.readTree(body);
+  }
 
   static Map<String, Object> post(int i) {
     Map<String, Object> post = new LinkedHashMap<>();

@@ -44,18 +44,18 @@ class BoardRedisOutageIntegrationTests {
     try (BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(),
         BoardMode.STOWAGE)) {
       WebTestClient http = client(board);
-      long first = create(http, 1).get("score").asLong();
-      long second = create(http, 2).get("score").asLong();
+      long first = BoardPosts.create(http, 1).get("score").asLong();
+      long second = BoardPosts.create(http, 2).get("score").asLong();
       assertThat(second).isGreaterThan(first);
-      JsonNode page = get(http, "/boards?page=1&size=10").get("data");
+      JsonNode page = BoardPosts.get(http, "/boards?page=1&size=10").get("data");
       assertThat(page).hasSize((int) dbCount(db));
       assertThat(page.get(0).get("score").asLong()).isEqualTo(second);
 
       redis.restart();
       awaitRepaired(http, redis, db);
-      long third = create(http, 3).get("score").asLong();
+      long third = BoardPosts.create(http, 3).get("score").asLong();
       assertThat(third).isGreaterThan(second);
-      assertThat(get(http, "/boards?page=1&size=1").get("data").get(0).get("score").asLong())
+      assertThat(BoardPosts.get(http, "/boards?page=1&size=1").get("data").get(0).get("score").asLong())
           .isEqualTo(third);
     } finally {
       if (!redis.isRunning()) {
@@ -88,7 +88,7 @@ class BoardRedisOutageIntegrationTests {
       Mono<Void> load = Flux.range(0, 600)
           .flatMap(i -> Mono.fromCallable(() -> {
             long sent = System.nanoTime();
-            long score = create(http, 5000 + i).get("score").asLong();
+            long score = BoardPosts.create(http, 5000 + i).get("score").asLong();
             created.add(new Created(score, sent, System.nanoTime()));
             acknowledged.incrementAndGet();
             return score;
@@ -113,16 +113,16 @@ class BoardRedisOutageIntegrationTests {
       awaitRepaired(http, redis, db);
       Set<Long> listed = new HashSet<>();
       for (int page = 1; ; page++) {
-        JsonNode data = get(http, "/boards?page=" + page + "&size=500").get("data");
+        JsonNode data = BoardPosts.get(http, "/boards?page=" + page + "&size=500").get("data");
         if (data.isEmpty()) {
           break;
         }
         data.forEach(item -> listed.add(item.get("score").asLong()));
       }
       assertThat(listed).hasSize(600).containsAll(scores);
-      JsonNode newest = create(http, 9999);
+      JsonNode newest = BoardPosts.create(http, 9999);
       assertThat(newest.get("score").asLong()).isGreaterThan(Collections.max(scores));
-      assertThat(get(http, "/boards?page=1&size=25").get("data").get(0)).isEqualTo(newest);
+      assertThat(BoardPosts.get(http, "/boards?page=1&size=25").get("data").get(0)).isEqualTo(newest);
     }
   }
 
@@ -154,7 +154,7 @@ class BoardRedisOutageIntegrationTests {
 
   private static void awaitRepaired(WebTestClient http, RedisServer redis, PostgresDatabase db) {
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      get(http, "/boards?page=1&size=1");
+      BoardPosts.get(http, "/boards?page=1&size=1");
       assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
       assertThat(StoredFeed.size(redis)).isEqualTo(dbCount(db));
     });
@@ -166,18 +166,7 @@ class BoardRedisOutageIntegrationTests {
         .responseTimeout(Duration.ofSeconds(30)).build();
   }
 
-  private static JsonNode create(WebTestClient http, int i) throws Exception {
-    byte[] body = http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-        .bodyValue(BoardPosts.post(i)).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
-    return JSON.readTree(body).get("data");
-  }
 
-  private static JsonNode get(WebTestClient http, String path) throws Exception {
-    byte[] body = http.get().uri(path).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
-    return JSON.readTree(body);
-  }
 
   private static long dbCount(PostgresDatabase db) throws Exception {
     try (var connection = DriverManager.getConnection(db.jdbcUrl());

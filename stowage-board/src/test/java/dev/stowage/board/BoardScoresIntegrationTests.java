@@ -32,23 +32,23 @@ class BoardScoresIntegrationTests {
       WebTestClient http = client(board);
       rejected(http); // score 1: a gap below every post
       for (int i = 0; i < 5; i++) {
-        assertThat(create(http, i).get("score").asLong()).isEqualTo(2 + i);
+        assertThat(BoardPosts.create(http, i).get("score").asLong()).isEqualTo(2 + i);
       }
       rejected(http); // score 7: a gap above every post
 
       redis.restart();
-      JsonNode afterRestart = create(http, 10);
+      JsonNode afterRestart = BoardPosts.create(http, 10);
       assertThat(afterRestart.get("score").asLong()).isEqualTo(8);
       assertThat(firstOfFirstPage(http)).isEqualTo(afterRestart);
 
       rejected(http); // score 9
       redis.stop();
-      JsonNode whileDown = create(http, 11);
+      JsonNode whileDown = BoardPosts.create(http, 11);
       assertThat(whileDown.get("score").asLong()).isEqualTo(10);
       assertThat(firstOfFirstPage(http)).isEqualTo(whileDown);
 
       redis.restart();
-      JsonNode afterDown = create(http, 12);
+      JsonNode afterDown = BoardPosts.create(http, 12);
       assertThat(afterDown.get("score").asLong()).isEqualTo(11);
       Awaitility.await().atMost(WAIT)
           .untilAsserted(() -> assertThat(firstOfFirstPage(http)).isEqualTo(afterDown));
@@ -67,12 +67,12 @@ class BoardScoresIntegrationTests {
       WebTestClient http = client(board);
       rejected(http); // score 1
       for (int i = 0; i < 5; i++) {
-        assertThat(create(http, i).get("score").asLong()).isEqualTo(2 + i);
+        assertThat(BoardPosts.create(http, i).get("score").asLong()).isEqualTo(2 + i);
       }
       rejected(http); // score 7
 
       redis.restart();
-      JsonNode afterRestart = create(http, 10);
+      JsonNode afterRestart = BoardPosts.create(http, 10);
       assertThat(afterRestart.get("score").asLong()).isEqualTo(8);
       assertThat(firstOfFirstPage(http)).isEqualTo(afterRestart);
     }
@@ -90,12 +90,6 @@ class BoardScoresIntegrationTests {
         .value(error -> assertThat(error.get("code").asInt()).isEqualTo(500));
   }
 
-  private static JsonNode create(WebTestClient http, int i) throws Exception {
-    byte[] body = http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-        .bodyValue(BoardPosts.post(i)).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
-    return JSON.readTree(body).get("data");
-  }
 
   private static JsonNode firstOfFirstPage(WebTestClient http) throws Exception {
     byte[] body = http.get().uri("/boards?page=1&size=25").exchange().expectStatus().isOk()
