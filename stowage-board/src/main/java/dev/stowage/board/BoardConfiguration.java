@@ -2,6 +2,8 @@ package dev.stowage.board;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.board.events.BoardEventOptions;
+import dev.stowage.board.events.BoardEvents;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
 import io.r2dbc.spi.ConnectionFactory;
@@ -12,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -31,7 +34,9 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Wires the service for the mode in {@code stowage.board.mode}, on the Redis in {@code
  * stowage.board.redis}: one server, or the nodes of a Redis Cluster with {@code
- * stowage.board.redis-cluster=true}.
+ * stowage.board.redis-cluster=true}; with {@code stowage.board.kafka.bootstrap-servers}, a Kafka
+ * event for every created post through an outbox ({@code stowage.board.kafka.topic}, {@code
+ * stowage.board.kafka.backlog-limit}).
  */
 @Configuration(proxyBeanMethods = false)
 class BoardConfiguration implements WebFluxConfigurer {
@@ -49,6 +54,10 @@ class BoardConfiguration implements WebFluxConfigurer {
       @Value("${stowage.board.compression:zstd-dict}") String compression,
       @Value("${spring.r2dbc.url}") String db,
       @Value("${stowage.board.near-cache:#{null}}") @Nullable Boolean nearCache,
+      @Value("${stowage.board.kafka.bootstrap-servers:}") String kafka,
+      @Value("${stowage.board.kafka.topic:" + BoardEventOptions.DEFAULT_TOPIC + "}") String topic,
+      @Value("${stowage.board.kafka.backlog-limit:" + BoardEventOptions.DEFAULT_BACKLOG_LIMIT
+          + "}") long backlogLimit,
       Environment environment) {
     if (redis.isBlank()) {
       throw new IllegalStateException("no Redis given: set stowage.board.redis"
@@ -67,8 +76,10 @@ class BoardConfiguration implements WebFluxConfigurer {
     }
     // The near cache is on by default, on one server and on a cluster alike.
     boolean near = nearCache == null || nearCache;
+    BoardEventOptions events = kafka.isBlank() ? null
+        : BoardEventOptions.builder(kafka).topic(topic).backlogLimit(backlogLimit).build();
     return new BoardSettings(boardMode, redis, redisCluster, db, FeedCompression.parse(compression),
-        tcp, HttpProperties.read(environment), near);
+        tcp, HttpProperties.read(environment), near, events);
   }
 
   /**
@@ -111,11 +122,32 @@ class BoardConfiguration implements WebFluxConfigurer {
     return new HttpServerLimits(settings.http(), formats);
   }
 
+  /** The database of record; with events, also their outbox. */
   @Bean
-  BoardRepository boardRepository(ConnectionFactory connectionFactory) {
-    BoardRepository repository = new BoardRepository(DatabaseClient.create(connectionFactory));
+  BoardRepository boardRepository(ConnectionFactory connectionFactory, BoardSettings settings) {
+    BoardRepository repository = settings.events() != null
+        ? BoardRepository.withOutbox(connectionFactory)
+        : new BoardRepository(DatabaseClient.create(connectionFactory));
     repository.createSchema().block(Duration.ofSeconds(60));
     return repository;
+  }
+
+  /** The events' relay when {@code stowage.board.kafka.bootstrap-servers} is set; else a placeholder. */
+  @Bean(destroyMethod = "close")
+  EventRelay boardEvents(BoardSettings settings, BoardRepository repository) {
+    BoardEventOptions options = settings.events();
+    return new EventRelay(options == null ? null
+        : BoardEvents.start(repository, repository.gate(), options, formats::toJson));
+  }
+
+  /** Holds the relay, or null when there are no events. */
+  record EventRelay(@Nullable BoardEvents events) implements AutoCloseable {
+    @Override
+    public void close() {
+      if (events != null) {
+        events.close();
+      }
+    }
   }
 
   @Bean(destroyMethod = "close")
@@ -150,6 +182,13 @@ class BoardConfiguration implements WebFluxConfigurer {
   ReactiveHealthIndicator redisHealthIndicator(BoardHandlerHolder holder, BoardSettings settings) {
     return BoardHealth.redis(holder.redisAddress(), holder.redisPing(),
         settings.mode() == BoardMode.STOWAGE, BoardHealth.REDIS_TIMEOUT);
+  }
+
+  /** The {@code events} component of {@code /actuator/health}, when events are on. */
+  @Bean
+  @ConditionalOnExpression("!'${stowage.board.kafka.bootstrap-servers:}'.isBlank()")
+  ReactiveHealthIndicator eventsHealthIndicator(EventRelay relay) {
+    return BoardHealth.events(requireNonNull(relay.events(), "the events' relay"));
   }
 
   /**

@@ -2,6 +2,8 @@ package dev.stowage.board;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.board.events.BoardEvents;
+import dev.stowage.board.events.EventStatus;
 import io.r2dbc.pool.PoolMetrics;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -106,6 +108,33 @@ final class BoardHealth {
             }
             return Mono.just(health.build());
           });
+    });
+  }
+
+  /**
+   * {@code events}, when the service publishes events: how far behind the relay is. {@code UP}
+   * while the broker takes events; {@link #DEGRADED} while the relay fails (the broker away) or the
+   * backlog has reached its limit: posts are still accepted and their events wait in the outbox,
+   * so the service stays {@code UP}. The details say how many wait and for how long.
+   */
+  static ReactiveHealthIndicator events(BoardEvents events) {
+    requireNonNull(events, "events");
+    return () -> Mono.fromSupplier(() -> {
+      EventStatus status = events.status();
+      boolean behind = status.lastError() != null || status.overLimit();
+      Health.Builder health = Health.status(behind ? DEGRADED : Status.UP)
+          .withDetail("pending", status.pending())
+          .withDetail("oldestPendingMs", status.oldestPendingAge().toMillis())
+          .withDetail("backlogLimit", status.backlogLimit())
+          .withDetail("published", status.published());
+      if (status.lastError() != null) {
+        health.withDetail("error", status.lastError());
+      }
+      if (behind) {
+        health.withDetail("effect", "posts are accepted; their events wait in the outbox and are"
+            + " published, in order, once the broker takes them");
+      }
+      return health.build();
     });
   }
 }

@@ -1,19 +1,32 @@
 package dev.stowage.board;
 
+import dev.stowage.board.events.EventOutbox;
+import dev.stowage.board.events.ScoreGate;
 import dev.stowage.board.protocol.Board;
+import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Readable;
 import io.r2dbc.spi.Statement;
 import java.time.LocalDateTime;
 import java.util.List;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * The database of record, through R2DBC: table {@code board}, keyed by score, with the id unique.
- * Works on H2 and PostgreSQL with the same SQL. Thread-safe.
+ * Works on H2 and PostgreSQL with the same SQL.
+ *
+ * <p>With events ({@link #withOutbox}), it is also the {@link EventOutbox}: every insert writes
+ * its posts and one row per post in {@code board_outbox} in one transaction, so that a post is
+ * stored with its pending event or not at all; an insert the database rejects writes neither.
+ * Without events nothing is written to {@code board_outbox}, and an insert is the one statement it
+ * always was. Thread-safe.
  */
-public final class BoardRepository {
+public final class BoardRepository implements EventOutbox {
   private static final String COLUMNS = "score, id, member_id, title, body, address, country, job,"
       + " credit, ssn, company, phone_number, modified_at, created_at, created_ts";
   private static final int COLUMN_COUNT = 15;
@@ -32,15 +45,60 @@ public final class BoardRepository {
       + " modified_at TIMESTAMP NOT NULL, created_at TIMESTAMP NOT NULL,"
       + " created_ts BIGINT NOT NULL)";
 
-  private final DatabaseClient client;
+  private static final String OUTBOX_SCHEMA = "CREATE TABLE IF NOT EXISTS board_outbox ("
+      + " score BIGINT PRIMARY KEY, created_ts BIGINT NOT NULL)";
+  private static final String OUTBOX_INSERT_PREFIX =
+      "INSERT INTO board_outbox (score, created_ts) VALUES ";
+  private static final String PENDING = "SELECT b." + COLUMNS.replace(", ", ", b.")
+      + " FROM board_outbox o JOIN board b ON b.score = o.score WHERE o.score < $1"
+      + " ORDER BY o.score LIMIT $2";
 
+  private final DatabaseClient client;
+  /** Null without events. */
+  private final @Nullable TransactionalOperator transactions;
+  private final ScoreGate gate = new ScoreGate();
+
+  /** A repository without events. */
   public BoardRepository(DatabaseClient client) {
     this.client = client;
+    this.transactions = null;
   }
 
-  /** Creates the table when it does not exist. */
+  private BoardRepository(ConnectionFactory connections) {
+    this.client = DatabaseClient.create(connections);
+    this.transactions = TransactionalOperator.create(new R2dbcTransactionManager(connections));
+  }
+
+  /**
+   * A repository that writes every post's event to the outbox table {@code board_outbox}, in the
+   * post's transaction.
+   */
+  public static BoardRepository withOutbox(ConnectionFactory connections) {
+    return new BoardRepository(connections);
+  }
+
+  /** Whether inserts write events. */
+  public boolean events() {
+    return transactions != null;
+  }
+
+  /** Creates the tables when they do not exist: {@code board}, and with events {@code board_outbox}. */
   public Mono<Void> createSchema() {
-    return client.sql(SCHEMA).then();
+    Mono<Void> board = client.sql(SCHEMA).then();
+    return transactions == null ? board : board.then(client.sql(OUTBOX_SCHEMA).then());
+  }
+
+  /**
+   * Runs a write that reserves scores and then inserts through the {@link ScoreGate} that keeps
+   * events in score order (see there); without events, runs it as it is.
+   */
+  public <T> Mono<T> writing(Function<ScoreGate.@Nullable Ticket, Mono<T>> write) {
+    return transactions == null ? write.apply(null) : gate.writing(write::apply);
+  }
+
+  /** The gate every write goes through when there are events. */
+  public ScoreGate gate() {
+    return gate;
   }
 
   /** Inserts one post. Fails with a {@code DataIntegrityViolationException} on a taken score. */
@@ -50,12 +108,68 @@ public final class BoardRepository {
 
   /**
    * Inserts posts with one multi-row {@code INSERT}: a single statement, so all of them are stored
-   * or none (on H2 and PostgreSQL alike, with no explicit transaction).
+   * or none (on H2 and PostgreSQL alike, with no explicit transaction). With events, their outbox
+   * rows are inserted after them in the same transaction.
    */
   public Mono<Void> insertAll(List<Board> boards) {
     if (boards.isEmpty()) {
       return Mono.empty();
     }
+    TransactionalOperator tx = transactions;
+    if (tx == null) {
+      return insertPosts(boards);
+    }
+    return tx.transactional(insertPosts(boards).then(insertEvents(boards)));
+  }
+
+  private Mono<Void> insertEvents(List<Board> boards) {
+    StringBuilder sql = new StringBuilder(OUTBOX_INSERT_PREFIX);
+    for (int i = 0; i < boards.size(); i++) {
+      sql.append(i == 0 ? "($" : ", ($").append(2 * i + 1).append(", $").append(2 * i + 2)
+          .append(')');
+    }
+    return client.inConnection(connection -> {
+      Statement statement = connection.createStatement(sql.toString());
+      for (int i = 0; i < boards.size(); i++) {
+        statement.bind(2 * i, boards.get(i).score()).bind(2 * i + 1, boards.get(i).createdTs());
+      }
+      return Flux.from(statement.execute()).flatMap(result -> result.getRowsUpdated()).then();
+    });
+  }
+
+  @Override
+  public Flux<Board> pending(long below, int limit) {
+    return client.sql(PENDING).bind(0, below).bind(1, limit).map(BoardRepository::read).all();
+  }
+
+  @Override
+  public Mono<Void> sent(List<Board> posts) {
+    if (posts.isEmpty()) {
+      return Mono.empty();
+    }
+    StringBuilder sql = new StringBuilder("DELETE FROM board_outbox WHERE score IN (");
+    for (int i = 0; i < posts.size(); i++) {
+      sql.append(i == 0 ? "$" : ", $").append(i + 1);
+    }
+    sql.append(')');
+    return client.inConnection(connection -> {
+      Statement statement = connection.createStatement(sql.toString());
+      for (int i = 0; i < posts.size(); i++) {
+        statement.bind(i, posts.get(i).score());
+      }
+      return Flux.from(statement.execute()).flatMap(result -> result.getRowsUpdated()).then();
+    });
+  }
+
+  @Override
+  public Mono<Backlog> backlog() {
+    return client.sql("SELECT COUNT(*) AS c, COALESCE(MIN(created_ts), 0) AS m FROM board_outbox")
+        .map(row -> new Backlog(((Number) row.get("c")).longValue(),
+            ((Number) row.get("m")).longValue()))
+        .one();
+  }
+
+  private Mono<Void> insertPosts(List<Board> boards) {
     StringBuilder sql = new StringBuilder(INSERT_PREFIX.length() + boards.size() * 80)
         .append(INSERT_PREFIX);
     for (int i = 0; i < boards.size(); i++) {

@@ -1,5 +1,7 @@
 package dev.stowage.board;
 
+import dev.stowage.board.events.BoardEventOptions;
+import dev.stowage.board.events.BoardEvents;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
 import java.util.LinkedHashMap;
@@ -28,6 +30,7 @@ public final class BoardServer implements AutoCloseable {
   private final BoardSettings settings;
   private final @Nullable BoardTcpServer tcp;
   private final HttpServerLimits httpLimits;
+  private final @Nullable BoardEvents events;
 
   private BoardServer(ConfigurableApplicationContext context) {
     this.context = context;
@@ -36,6 +39,7 @@ public final class BoardServer implements AutoCloseable {
     this.settings = context.getBean(BoardSettings.class);
     this.tcp = context.getBean(BoardConfiguration.TcpEndpoint.class).server();
     this.httpLimits = context.getBean(HttpServerLimits.class);
+    this.events = context.getBean(BoardConfiguration.EventRelay.class).events();
   }
 
   /**
@@ -93,9 +97,29 @@ public final class BoardServer implements AutoCloseable {
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
       FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache) {
+    return start(port, redisUri, dbUrl, mode, compression, tcp, http, nearCache, null);
+  }
+
+  /**
+   * Starts the service with a Kafka event for every created post ({@link BoardEvents}), or none.
+   *
+   * <pre>{@code
+   * try (BoardServer board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE,
+   *     FeedCompression.ZSTD_DICT, null, HttpOptions.defaults(), true,
+   *     BoardEventOptions.builder("127.0.0.1:9092").build())) {
+   *   board.events().status().pending();
+   * }
+   * }</pre>
+   *
+   * @param events the broker, topic and backlog limit, or null for no events
+   * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions, HttpOptions, boolean)
+   */
+  public static BoardServer start(int port, String redisUri, @Nullable String dbUrl,
+      BoardMode mode, FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
+      boolean nearCache, @Nullable BoardEventOptions events) {
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(mode, "mode");
-    Map<String, Object> properties = properties(port, dbUrl, compression, tcp, http);
+    Map<String, Object> properties = properties(port, dbUrl, compression, tcp, http, events);
     properties.put("stowage.board.redis", redisUri);
     properties.put("stowage.board.mode", mode.label());
     properties.put("stowage.board.near-cache", nearCache);
@@ -114,7 +138,7 @@ public final class BoardServer implements AutoCloseable {
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(mode, "mode");
     Map<String, Object> properties = properties(port, dbUrl, FeedCompression.ZSTD_DICT, null,
-        HttpOptions.defaults());
+        HttpOptions.defaults(), null);
     properties.put("stowage.board.redis", redisUri);
     properties.put("stowage.board.mode", mode.label());
     // As command-line arguments, which win over application.properties (the others are defaults).
@@ -143,6 +167,18 @@ public final class BoardServer implements AutoCloseable {
    */
   public static BoardServer startOnCluster(int port, List<String> seeds, @Nullable String dbUrl,
       FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache) {
+    return startOnCluster(port, seeds, dbUrl, compression, tcp, http, nearCache, null);
+  }
+
+  /**
+   * Starts the service on a Redis Cluster with a Kafka event for every created post, or none.
+   *
+   * @param events the broker, topic and backlog limit, or null for no events
+   * @see #startOnCluster(int, List, String, FeedCompression, TcpOptions, HttpOptions, boolean)
+   */
+  public static BoardServer startOnCluster(int port, List<String> seeds, @Nullable String dbUrl,
+      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache,
+      @Nullable BoardEventOptions events) {
     Objects.requireNonNull(seeds, "seeds");
     if (seeds.isEmpty()) {
       throw new IllegalArgumentException("a Redis Cluster needs at least one seed URI, such as"
@@ -154,7 +190,7 @@ public final class BoardServer implements AutoCloseable {
             + " redis://10.0.0.1:6379, not '" + seed + "'");
       }
     }
-    Map<String, Object> properties = properties(port, dbUrl, compression, tcp, http);
+    Map<String, Object> properties = properties(port, dbUrl, compression, tcp, http, events);
     properties.put("stowage.board.redis", String.join(",", seeds));
     properties.put("stowage.board.redis-cluster", true);
     properties.put("stowage.board.mode", BoardMode.STOWAGE.label());
@@ -164,7 +200,8 @@ public final class BoardServer implements AutoCloseable {
 
   /** The properties every mode and topology shares. */
   private static Map<String, Object> properties(int port, @Nullable String dbUrl,
-      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http) {
+      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
+      @Nullable BoardEventOptions events) {
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(compression, "compression");
     Map<String, Object> properties = new LinkedHashMap<>();
@@ -178,6 +215,11 @@ public final class BoardServer implements AutoCloseable {
       properties.putAll(TcpProperties.of(tcp));
     }
     properties.putAll(HttpProperties.of(http));
+    if (events != null) {
+      properties.put("stowage.board.kafka.bootstrap-servers", events.bootstrapServers());
+      properties.put("stowage.board.kafka.topic", events.topic());
+      properties.put("stowage.board.kafka.backlog-limit", events.backlogLimit());
+    }
     return properties;
   }
 
@@ -214,6 +256,14 @@ public final class BoardServer implements AutoCloseable {
   /** The service's bean of {@code type}: for tests. */
   <T> T bean(Class<T> type) {
     return context.getBean(type);
+  }
+
+  /**
+   * The relay of the posts' events, whose {@link BoardEvents#status()} says how far behind it
+   * is; null without events.
+   */
+  public @Nullable BoardEvents events() {
+    return events;
   }
 
   /** What it was started with. */

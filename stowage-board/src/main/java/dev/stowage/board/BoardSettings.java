@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import dev.stowage.board.events.BoardEventOptions;
 import dev.stowage.board.tcp.TcpOptions;
 import org.jspecify.annotations.Nullable;
 
@@ -16,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  * @param tcp the TCP endpoint's options, or null when the service opens no TCP port
  * @param http the limits of the HTTP API's connections
  * @param nearCache whether stowage mode keeps pages in the process while Redis says they are unchanged
+ * @param events where each created post's event is published, or null for no events ({@code
+ *     stowage.board.kafka.*})
  */
 public record BoardSettings(BoardMode mode, String redis, boolean redisCluster, String db,
     FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
-    boolean nearCache) {}
+    boolean nearCache, @Nullable BoardEventOptions events) {}

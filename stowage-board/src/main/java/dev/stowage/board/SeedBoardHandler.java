@@ -127,15 +127,18 @@ final class SeedBoardHandler implements BoardHandler {
    * all or none; then a {@code ZADD} per post, as the seed adds each member.
    */
   private Mono<List<Board>> createItems(List<NewBoard> inputs) {
-    return scores.reserve(inputs.size())
+    return repository.writing(ticket -> scores.reserve(inputs.size())
         .flatMap(first -> {
+          if (ticket != null) {
+            ticket.scored(first, first + inputs.size() - 1);
+          }
           long now = System.currentTimeMillis();
           List<Board> boards = new ArrayList<>(inputs.size());
           for (int i = 0; i < inputs.size(); i++) {
             boards.add(Board.create(inputs.get(i), first + i, now));
           }
           return repository.insertAll(boards).thenReturn(boards);
-        })
+        }))
         .flatMap(boards -> Flux.fromIterable(boards).concatMap(this::addMember).then(Mono.just(boards)));
   }
 

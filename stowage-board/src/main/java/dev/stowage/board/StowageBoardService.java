@@ -8,6 +8,7 @@ import dev.stowage.NearCache;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
+import dev.stowage.board.events.ScoreGate;
 import dev.stowage.board.protocol.Board;
 import dev.stowage.board.protocol.BoardIds;
 import dev.stowage.board.protocol.NewBoard;
@@ -203,11 +204,17 @@ public final class StowageBoardService implements AutoCloseable {
 
   /** Creates posts (stored in one transaction) and returns them with their ids and scores. */
   public Mono<List<Board>> create(List<NewBoard> inputs) {
-    return persist(inputs, 1).flatMap(boards -> store(boards).thenReturn(boards));
+    return repository.writing(ticket -> persist(inputs, 1, ticket))
+        .flatMap(boards -> store(boards).thenReturn(boards));
   }
 
-  private Mono<List<Board>> persist(List<NewBoard> inputs, int attempt) {
+  /** Reserves scores, tells them to the events' gate (with events), and inserts. */
+  private Mono<List<Board>> persist(List<NewBoard> inputs, int attempt,
+      ScoreGate.@Nullable Ticket ticket) {
     return reserve(inputs.size()).flatMap(first -> {
+      if (ticket != null) {
+        ticket.scored(first, first + inputs.size() - 1);
+      }
       long now = System.currentTimeMillis();
       List<Board> boards = new ArrayList<>(inputs.size());
       for (int i = 0; i < inputs.size(); i++) {
@@ -219,7 +226,7 @@ public final class StowageBoardService implements AutoCloseable {
         return Mono.error(e);
       }
       log.info("score taken (counter behind the database); resynchronising, attempt {}", attempt);
-      return resynchronise().then(persist(inputs, attempt + 1));
+      return resynchronise().then(persist(inputs, attempt + 1, ticket));
     });
   }
 

@@ -4,8 +4,11 @@ import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
 import dev.stowage.board.FeedCompression;
 import dev.stowage.board.HttpOptions;
+import dev.stowage.board.events.BoardEventOptions;
+import dev.stowage.board.events.BoardEvents;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
+import dev.stowage.embedded.KafkaBroker;
 import dev.stowage.embedded.RedisClusterSet;
 import dev.stowage.embedded.RedisServer;
 import io.lettuce.core.RedisURI;
@@ -26,7 +29,9 @@ import picocli.CommandLine.Spec;
  * {@code stowage serve}: runs the board service until interrupted. Without {@code --redis} it
  * starts an embedded {@code redis-server} on an ephemeral port; {@code --redis-cluster} runs it on
  * a Redis Cluster instead, the one its URLs name or, alone, an embedded one of six nodes, closed
- * with the service. Without {@code --db} the database
+ * with the service. {@code --kafka} publishes a Kafka event for every created post, to the brokers
+ * it names or, alone, to an embedded one-node broker closed with the service; without it no event
+ * is written. Without {@code --db} the database
  * of record is an in-memory H2. Prints one line {@code stowage board listening on http://…} that
  * scripts (and {@code stowage bench http}) can wait for.
  */
@@ -62,6 +67,21 @@ public final class ServeCommand implements Callable<Integer> {
       description = "How stowage mode compresses the feed: zstd-dict, zstd or none"
           + " (default: ${DEFAULT-VALUE}).")
   String compression;
+
+  @Option(names = "--kafka", arity = "0..1", fallbackValue = "", paramLabel = "HOST:PORT[,...]",
+      description = "Publish a Kafka event for every created post (through an outbox) to these"
+          + " brokers, such as 127.0.0.1:9092; alone, start an embedded one-node broker"
+          + " (default: no events).")
+  String kafka;
+
+  @Option(names = "--kafka-topic", paramLabel = "TOPIC", defaultValue = BoardEventOptions.DEFAULT_TOPIC,
+      description = "The events' topic (default: ${DEFAULT-VALUE}).")
+  String kafkaTopic;
+
+  @Option(names = "--event-backlog-limit", paramLabel = "N",
+      description = "Pending events from which the relay's status says it is over its limit and"
+          + " warns; posts are still accepted (default: 100000).")
+  Long eventBacklogLimit;
 
   @Option(names = "--no-near-cache",
       description = "Read every page from Redis: stowage mode otherwise keeps decoded pages in the process"
@@ -291,9 +311,10 @@ public final class ServeCommand implements Callable<Integer> {
     return seeds;
   }
 
-  /** A started service and the embedded Redis or Redis Cluster it owns, if any. */
+  /** A started service and the embedded Redis, Redis Cluster and Kafka broker it owns, if any. */
   record Running(BoardServer board, @Nullable RedisServer embeddedRedis,
-      @Nullable RedisClusterSet embeddedCluster) implements AutoCloseable {
+      @Nullable RedisClusterSet embeddedCluster, @Nullable KafkaBroker embeddedKafka)
+      implements AutoCloseable {
     @Override
     public void close() {
       try {
@@ -305,8 +326,37 @@ public final class ServeCommand implements Callable<Integer> {
         if (embeddedCluster != null) {
           embeddedCluster.close();
         }
+        if (embeddedKafka != null) {
+          embeddedKafka.close();
+        }
       }
     }
+  }
+
+  /**
+   * The events' options, or null without {@code --kafka}.
+   *
+   * @param embedded the broker started for {@code --kafka} alone, or null
+   * @throws IllegalArgumentException if the topic or the limit is invalid
+   */
+  @Nullable BoardEventOptions eventOptions(@Nullable KafkaBroker embedded) {
+    if (kafka == null) {
+      if (eventBacklogLimit != null || !BoardEventOptions.DEFAULT_TOPIC.equals(kafkaTopic)) {
+        throw new IllegalArgumentException("--kafka-topic and --event-backlog-limit need --kafka");
+      }
+      return null;
+    }
+    BoardEventOptions.Builder events = BoardEventOptions.builder(
+        embedded != null ? embedded.bootstrapServers() : kafka).topic(kafkaTopic);
+    if (eventBacklogLimit != null) {
+      events.backlogLimit(eventBacklogLimit);
+    }
+    return events.build();
+  }
+
+  /** The broker {@code --kafka} alone asks for, started; null otherwise. */
+  private @Nullable KafkaBroker embeddedKafka() {
+    return kafka != null && kafka.isBlank() ? KafkaBroker.start() : null;
   }
 
   /** Starts the service and prints where it listens; the caller closes the result. */
@@ -319,20 +369,28 @@ public final class ServeCommand implements Callable<Integer> {
       throw new IllegalArgumentException("the TCP endpoint serves stowage mode only, not "
           + boardMode.label() + "; drop --tcp-port/--tls-port or use --mode stowage");
     }
+    if (kafka == null || !kafka.isBlank()) {
+      eventOptions(null); // checked before any server starts; with an embedded broker, once it runs
+    }
     if (redisCluster != null) {
       return startOnCluster(out, boardMode, feedCompression, tcp, http);
     }
     RedisServer embedded = redis == null ? RedisServer.start() : null;
     String redisUri = embedded != null ? embedded.uri() : redis;
+    KafkaBroker embeddedKafka = null;
     try {
+      embeddedKafka = embeddedKafka();
       BoardServer board = BoardServer.start(port, redisUri, db, boardMode, feedCompression, tcp, http,
-          !noNearCache);
+          !noNearCache, eventOptions(embeddedKafka));
       printListening(out, board, boardMode, "redis " + redisUri + (embedded != null ? " embedded" : ""),
-          tcp);
-      return new Running(board, embedded, null);
+          tcp, embeddedKafka);
+      return new Running(board, embedded, null, embeddedKafka);
     } catch (RuntimeException e) {
       if (embedded != null) {
         embedded.close();
+      }
+      if (embeddedKafka != null) {
+        embeddedKafka.close();
       }
       throw e;
     }
@@ -352,25 +410,36 @@ public final class ServeCommand implements Callable<Integer> {
     }
     List<String> seeds = clusterSeeds();
     RedisClusterSet embedded = seeds.isEmpty() ? RedisClusterSet.start() : null;
+    KafkaBroker embeddedKafka = null;
     try {
+      embeddedKafka = embeddedKafka();
       List<String> used = embedded != null ? embedded.uris() : seeds;
       BoardServer board = BoardServer.startOnCluster(port, used, db, feedCompression, tcp, http,
-          !noNearCache);
+          !noNearCache, eventOptions(embeddedKafka));
       printListening(out, board, boardMode, "redis cluster " + String.join(",", used)
-          + (embedded != null ? " embedded" : ""), tcp);
-      return new Running(board, null, embedded);
+          + (embedded != null ? " embedded" : ""), tcp, embeddedKafka);
+      return new Running(board, null, embedded, embeddedKafka);
     } catch (RuntimeException e) {
       if (embedded != null) {
         embedded.close();
+      }
+      if (embeddedKafka != null) {
+        embeddedKafka.close();
       }
       throw e;
     }
   }
 
   private void printListening(PrintWriter out, BoardServer board, BoardMode boardMode, String redisUsed,
-      @Nullable TcpOptions tcp) {
+      @Nullable TcpOptions tcp, @Nullable KafkaBroker embeddedKafka) {
     out.printf("stowage board listening on %s (mode %s, %s, db %s)%n", board.url(), boardMode.label(),
         redisUsed, db != null ? db : "in-memory H2");
+    BoardEvents events = board.events();
+    if (events != null) {
+      out.printf("stowage board events to kafka %s%s, topic %s%n",
+          events.options().bootstrapServers(), embeddedKafka != null ? " embedded" : "",
+          events.options().topic());
+    }
     BoardTcpServer endpoint = board.tcp();
     if (tcp != null && endpoint != null && endpoint.port() > 0) {
       out.printf("stowage board protocol on tcp://%s:%d%n", tcp.host(), endpoint.port());

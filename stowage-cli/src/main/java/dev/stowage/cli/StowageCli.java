@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
  * The {@code stowage} command. Its subcommands reproduce the seed tables ({@code bench}) and work
  * with the values Stowage stores.
  *
- * <p>{@code serve}, {@code inspect}, {@code scan}, {@code dict}, {@code json} and
+ * <p>{@code serve}, {@code events}, {@code inspect}, {@code scan}, {@code dict}, {@code json} and
  * {@code migrate} are this module's.
  * {@code bench} lives in stowage-bench-cli, with JMH and the peers it measures, and is found at run
  * time through {@link SubcommandProvider}; without it on the class path, {@code bench} is a
@@ -58,6 +58,7 @@ public final class StowageCli implements Runnable {
     CommandLine bench = provided.remove(BENCH);
     cli.addSubcommand(bench != null ? bench : new CommandLine(new BenchUnavailableCommand()));
     cli.addSubcommand(new ServeCommand());
+    cli.addSubcommand(new EventsCommand());
     cli.addSubcommand(new InspectCommand());
     cli.addSubcommand(new ScanCommand());
     cli.addSubcommand(new DictCommand());

@@ -31,7 +31,7 @@ class StowageCliUnitTests {
   void helpAndVersionExitZero() {
     assertThat(cli().execute("--help")).isZero();
     assertThat(out.toString()).contains("Usage: stowage").contains("bench")
-        .contains("serve").contains("inspect").contains("scan").contains("dict").contains("json").contains("migrate");
+        .contains("serve").contains("events").contains("inspect").contains("scan").contains("dict").contains("json").contains("migrate");
 
     out.getBuffer().setLength(0);
     assertThat(cli().execute("--version")).isZero();
@@ -40,7 +40,7 @@ class StowageCliUnitTests {
 
   @Test
   void withoutTheBenchOnTheClassPathBenchIsListedAndSaysWhereItIs() {
-    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "inspect", "scan", "dict", "json", "migrate");
+    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate");
     assertThat(cli().execute("--help")).isZero();
     assertThat(out.toString()).contains("Reproduce a seed's table");
 

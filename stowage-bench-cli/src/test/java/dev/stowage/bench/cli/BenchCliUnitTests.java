@@ -97,7 +97,7 @@ class BenchCliUnitTests {
   void theStowageCommandFindsTheRealBenchOnTheClassPath() {
     Object bench = cli().getSubcommands().get("bench").getCommand();
     assertThat(bench).isInstanceOf(BenchCommand.class);
-    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "inspect", "scan", "dict", "json", "migrate", "report");
+    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate", "report");
     Object report = cli().getSubcommands().get("report").getCommand();
     assertThat(report).isInstanceOf(ReportCommand.class);
   }

@@ -1,0 +1,288 @@
+package dev.stowage.board;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.board.TopicEvents.Event;
+import dev.stowage.board.events.BoardEventOptions;
+import dev.stowage.board.events.BoardEvents;
+import dev.stowage.board.events.EventStatus;
+import dev.stowage.board.events.PostCreatedEvent;
+import dev.stowage.embedded.KafkaBroker;
+import dev.stowage.embedded.RedisServer;
+import dev.stowage.testkit.PostgresDatabase;
+import dev.stowage.testkit.WithKafka;
+import dev.stowage.testkit.WithRedis;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Kafka event for every created post, through the outbox, with a real broker, a real PostgreSQL
+ * (or H2) and a real Redis: the broker killed under a write load, and the broker down when the
+ * service starts.
+ */
+@WithKafka
+@WithRedis
+class BoardEventsIntegrationTests {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int WRITERS = 20;
+  /** Shortened from the 60 s (kill at 20 s, restart at 30 s) to keep the suite short. */
+  private static final Duration LOAD = Duration.ofSeconds(30);
+  private static final Duration KILL_AT = Duration.ofSeconds(10);
+  private static final Duration RESTART_AT = Duration.ofSeconds(15);
+
+  /**
+   * 20 writers for 30 s, some of whose posts (alone or in a bulk) PostgreSQL rejects; the broker
+   * SIGKILLed at 10 s and restarted at 15 s on the same ports and data: every acknowledged post
+   * has exactly one event once deduplicated by id, every stored post has one and no rejected post
+   * has any, the events come in score order per key, and the outbox empties after the restart.
+   */
+  @Test
+  void everyAcknowledgedPostHasOneEventInScoreOrderThroughABrokerKillAndRestart(
+      KafkaBroker kafka, RedisServer redis) throws Exception {
+    String topic = "board-events-kill";
+    try (PostgresDatabase db = PostgresDatabase.create();
+        BoardServer board = start(redis, db.r2dbcUrl(), kafka, topic, 1_000_000)) {
+      DatabaseRejection.install(db);
+      BoardEvents events = Objects.requireNonNull(board.events());
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      Map<String, Long> acknowledged = new ConcurrentHashMap<>();
+      AtomicInteger rejected = new AtomicInteger();
+      AtomicInteger unexpected = new AtomicInteger();
+      AtomicLong maxPending = new AtomicLong();
+      long started = System.nanoTime();
+      long end = started + LOAD.toNanos();
+      ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
+      List<Future<?>> running = new ArrayList<>();
+      for (int w = 0; w < WRITERS; w++) {
+        int writer = w;
+        running.add(writers.submit(() -> {
+          for (int n = 0; System.nanoTime() < end; n++) {
+            write(http, board, writer, n, acknowledged, rejected, unexpected);
+          }
+          return null;
+        }));
+      }
+      await().atMost(KILL_AT.plusSeconds(5)).until(() -> System.nanoTime() - started
+          >= KILL_AT.toNanos());
+      kafka.kill();
+      int ackedAtKill = acknowledged.size();
+      await().atMost(RESTART_AT.plusSeconds(5)).until(() -> {
+        maxPending.accumulateAndGet(events.status().pending(), Math::max);
+        return System.nanoTime() - started >= RESTART_AT.toNanos();
+      });
+      kafka.restart();
+      long restarted = System.nanoTime();
+      // The outage's backlog is gone once the oldest pending event is younger than the outage.
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+        EventStatus status = events.status();
+        return status.pending() == 0 || status.oldestPendingAge().toMillis() < 1000;
+      });
+      long backlogDrainedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted);
+      for (Future<?> writer : running) {
+        writer.get(60, TimeUnit.SECONDS);
+      }
+      writers.shutdown();
+      long loadEnded = System.nanoTime();
+      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+          .until(() -> outboxRows(db) == 0);
+      long finalDrainMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - loadEnded);
+
+      List<Event> all = TopicEvents.readAll(kafka.bootstrapServers(), topic);
+      List<Event> unique = TopicEvents.deduplicated(all);
+      Set<String> stored = storedIds(db);
+      System.out.printf("events under a broker kill: %d writers for %d s, broker killed at %d s"
+              + " (%d posts acknowledged then) and restarted at %d s (in %d ms); %d posts"
+              + " acknowledged, %d rejected by the database; %d events on the topic, %d after"
+              + " deduplication (%d duplicates); most pending during the outage %d; the outage's"
+              + " backlog drained %d ms after the restart, the outbox empty %d ms after the load%n",
+          WRITERS, LOAD.toSeconds(), KILL_AT.toSeconds(), ackedAtKill, RESTART_AT.toSeconds(),
+          kafka.lastStartTime().toMillis(), acknowledged.size(), rejected.get(), all.size(),
+          unique.size(), all.size() - unique.size(), maxPending.get(), backlogDrainedMillis,
+          finalDrainMillis);
+
+      assertThat(unexpected.get()).as("answers other than 200 or the rejection's 500").isZero();
+      assertThat(rejected.get()).isPositive();
+      assertThat(maxPending.get()).as("events waited while the broker was down").isPositive();
+      assertThat(acknowledged).hasSizeGreaterThan(1000);
+      assertThat(stored).containsAll(acknowledged.keySet());
+      assertThat(unique).extracting(Event::id).containsExactlyInAnyOrderElementsOf(stored);
+      assertThat(unique).allSatisfy(event -> {
+        assertThat(event.key()).isEqualTo(BoardEvents.BOARD);
+        assertThat(event.version()).isEqualTo(PostCreatedEvent.VERSION);
+        assertThat(event.post().get("id").asText()).isEqualTo(event.id());
+        assertThat(event.post().get("title").asText()).isNotEqualTo(DatabaseRejection.TITLE);
+      });
+      for (Event event : unique) {
+        Long score = acknowledged.get(event.id());
+        if (score != null) {
+          assertThat(event.score()).as("score of %s", event.id()).isEqualTo(score);
+        }
+      }
+      TopicEvents.assertScoreOrderPerKey(unique);
+    }
+  }
+
+  /**
+   * The broker down when the service starts: the service starts and takes posts, beyond the
+   * backlog limit too, its status shows them waiting and over the limit, and they are published
+   * in order once the broker is up. On H2, the in-memory database of record.
+   */
+  @Test
+  void theServiceStartsAndTakesPostsWhileKafkaIsDownAndPublishesThemOnceItIsUp(
+      KafkaBroker kafka, RedisServer redis) throws Exception {
+    String topic = "board-events-late";
+    kafka.kill();
+    try (BoardServer board = start(redis, null, kafka, topic, 10)) {
+      BoardEvents events = Objects.requireNonNull(board.events());
+      HttpClient http = HttpClient.newHttpClient();
+      Set<String> ids = new HashSet<>();
+      for (int i = 0; i < 10; i++) {
+        ids.add(post(http, board, "/boards", JSON.writeValueAsBytes(BoardPosts.post(i)))
+            .get("data").get("id").asText());
+      }
+      JsonNode bulk = post(http, board, "/boards/bulk", JSON.writeValueAsBytes(
+          List.of(BoardPosts.post(10), BoardPosts.post(11), BoardPosts.post(12))));
+      bulk.get("data").forEach(item -> ids.add(item.get("id").asText()));
+
+      await().atMost(Duration.ofSeconds(30)).until(() -> events.status().pending() == 13
+          && events.status().lastError() != null);
+      EventStatus waiting = events.status();
+      assertThat(waiting.overLimit()).isTrue();
+      assertThat(waiting.oldestPendingAge()).isPositive();
+      assertThat(waiting.published()).isZero();
+      System.out.println("Kafka down at start: " + waiting);
+      // Health shows the backlog; the service stays UP since it accepts posts.
+      JsonNode behind = health(http, board);
+      assertThat(behind.get("status").asText()).isEqualTo("UP");
+      assertThat(behind.at("/components/events/status").asText()).isEqualTo("DEGRADED");
+      assertThat(behind.at("/components/events/details/pending").asLong()).isEqualTo(13);
+      assertThat(behind.at("/components/events/details/oldestPendingMs").asLong()).isPositive();
+      assertThat(behind.at("/components/events/details/error").asText()).isNotEmpty();
+
+      kafka.restart();
+      await().atMost(Duration.ofSeconds(60)).until(() -> events.status().pending() == 0);
+      assertThat(events.status().overLimit()).isFalse();
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        JsonNode caughtUp = health(http, board);
+        assertThat(caughtUp.at("/components/events/status").asText()).isEqualTo("UP");
+        assertThat(caughtUp.at("/components/events/details/pending").asLong()).isZero();
+        assertThat(caughtUp.at("/components/events/details/published").asLong()).isEqualTo(13);
+      });
+      List<Event> published = TopicEvents.readAll(kafka.bootstrapServers(), topic);
+      assertThat(published).extracting(Event::id).containsExactlyInAnyOrderElementsOf(ids);
+      TopicEvents.assertScoreOrderPerKey(published);
+    } finally {
+      if (!kafka.isRunning()) {
+        kafka.restart();
+      }
+    }
+  }
+
+  /** {@code /actuator/health}, whatever its status. */
+  private static JsonNode health(HttpClient http, BoardServer board) throws Exception {
+    HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(
+        URI.create(board.url() + "/actuator/health")).build(),
+        HttpResponse.BodyHandlers.ofByteArray());
+    return JSON.readTree(response.body());
+  }
+
+  private static BoardServer start(RedisServer redis, String dbUrl, KafkaBroker kafka,
+      String topic, long backlogLimit) {
+    return BoardServer.start(0, redis.uri(), dbUrl, BoardMode.STOWAGE, FeedCompression.ZSTD_DICT,
+        null, HttpOptions.defaults(), true, BoardEventOptions.builder(kafka.bootstrapServers())
+            .topic(topic).backlogLimit(backlogLimit).build());
+  }
+
+  /**
+   * One request of writer {@code w}: writers 0 to 3 send every third post as one the database
+   * rejects, writer 4 sends bulks of three with every fourth bulk holding one, the others valid
+   * posts.
+   */
+  private static void write(HttpClient http, BoardServer board, int w, int n,
+      Map<String, Long> acknowledged, AtomicInteger rejected, AtomicInteger unexpected)
+      throws Exception {
+    int index = w * 1_000_000 + n;
+    boolean bulk = w == 4;
+    boolean reject = w < 4 ? n % 3 == 2 : bulk && n % 4 == 3;
+    Object body;
+    if (bulk) {
+      List<Map<String, Object>> posts = new ArrayList<>(List.of(BoardPosts.post(index),
+          BoardPosts.post(index + 500_000)));
+      posts.add(reject ? DatabaseRejection.post() : BoardPosts.post(index + 700_000));
+      body = posts;
+    } else {
+      body = reject ? DatabaseRejection.post() : BoardPosts.post(index);
+    }
+    HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(
+            URI.create(board.url() + (bulk ? "/boards/bulk" : "/boards")))
+        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(),
+        HttpResponse.BodyHandlers.ofByteArray());
+    if (reject && response.statusCode() == 500) {
+      rejected.incrementAndGet();
+    } else if (!reject && response.statusCode() == 200) {
+      JsonNode data = JSON.readTree(response.body()).get("data");
+      for (JsonNode item : data.isArray() ? data : List.of(data)) {
+        acknowledged.put(item.get("id").asText(), item.get("score").asLong());
+      }
+    } else {
+      unexpected.incrementAndGet();
+    }
+  }
+
+  private static JsonNode post(HttpClient http, BoardServer board, String path, byte[] body)
+      throws Exception {
+    HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(
+            URI.create(board.url() + path)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(response.statusCode()).as(new String(response.body())).isEqualTo(200);
+    return JSON.readTree(response.body());
+  }
+
+  static long outboxRows(PostgresDatabase db) throws SQLException {
+    try (Connection connection = DriverManager.getConnection(db.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM board_outbox")) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
+  static Set<String> storedIds(PostgresDatabase db) throws SQLException {
+    Set<String> ids = new HashSet<>();
+    try (Connection connection = DriverManager.getConnection(db.jdbcUrl());
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT id FROM board")) {
+      while (rows.next()) {
+        ids.add(rows.getString(1));
+      }
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,136 @@
+package dev.stowage.board;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.board.TopicEvents.Event;
+import dev.stowage.embedded.KafkaBroker;
+import dev.stowage.embedded.RedisServer;
+import dev.stowage.testkit.PostgresDatabase;
+import dev.stowage.testkit.WithKafka;
+import dev.stowage.testkit.WithPostgres;
+import dev.stowage.testkit.WithRedis;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The board's process SIGKILLed in the middle of a write load (between a post's commit and its
+ * event's publication, for some posts) and started again on the same database: afterwards every
+ * acknowledged post has its event, and nothing is in the outbox.
+ */
+@WithKafka
+@WithRedis
+@WithPostgres
+class BoardEventsProcessKillIntegrationTests {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int WRITERS = 10;
+
+  @TempDir Path temp;
+
+  @Test
+  void noAcknowledgedPostIsLeftWithoutItsEventAfterTheProcessIsKilledAndRestarted(
+      KafkaBroker kafka, RedisServer redis, PostgresDatabase db) throws Exception {
+    String topic = "board-events-process-kill";
+    int port = BoardChildProcess.freePort();
+    List<String> properties = List.of("stowage.board.redis=" + redis.uri(),
+        "stowage.board.db=" + db.r2dbcUrl(),
+        "stowage.board.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+        "stowage.board.kafka.topic=" + topic);
+    Map<String, Long> acknowledged = new ConcurrentHashMap<>();
+    AtomicInteger failed = new AtomicInteger();
+    BoardChildProcess first = BoardChildProcess.start(port, properties, temp.resolve("first.log"));
+    AtomicBoolean writing = new AtomicBoolean(true);
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
+    List<Future<?>> running = new ArrayList<>();
+    for (int w = 0; w < WRITERS; w++) {
+      int writer = w;
+      running.add(writers.submit(() -> {
+        for (int n = 0; writing.get(); n++) {
+          try {
+            HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/boards"))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(
+                    BoardPosts.post(writer * 1_000_000 + n)))).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() == 200) {
+              JsonNode data = JSON.readTree(response.body()).get("data");
+              acknowledged.put(data.get("id").asText(), data.get("score").asLong());
+            } else {
+              failed.incrementAndGet();
+            }
+          } catch (IOException e) {
+            // The process is gone: no answer, so nothing acknowledged.
+            failed.incrementAndGet();
+          }
+        }
+        return null;
+      }));
+    }
+    BoardChildProcess second = null;
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.size() >= 2000);
+      first.kill();
+      int ackedAtKill = acknowledged.size();
+      second = BoardChildProcess.start(port, properties, temp.resolve("second.log"));
+      int before = acknowledged.size();
+      await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.size() >= before + 1000);
+      writing.set(false);
+      for (Future<?> writer : running) {
+        writer.get(60, TimeUnit.SECONDS);
+      }
+      long loadEnded = System.nanoTime();
+      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+          .until(() -> BoardEventsIntegrationTests.outboxRows(db) == 0);
+      long drainMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - loadEnded);
+
+      List<Event> all = TopicEvents.readAll(kafka.bootstrapServers(), topic);
+      List<Event> unique = TopicEvents.deduplicated(all);
+      Set<String> stored = BoardEventsIntegrationTests.storedIds(db);
+      System.out.printf("events across a board SIGKILL: %d writers; %d posts acknowledged before"
+              + " the kill, %d in all, %d requests unanswered or failed; %d posts stored; %d events"
+              + " on the topic, %d after deduplication (%d duplicates); outbox empty %d ms after"
+              + " the load%n", WRITERS, ackedAtKill, acknowledged.size(), failed.get(),
+          stored.size(), all.size(), unique.size(), all.size() - unique.size(), drainMillis);
+
+      assertThat(stored).containsAll(acknowledged.keySet());
+      assertThat(unique).extracting(Event::id).containsAll(acknowledged.keySet())
+          .containsExactlyInAnyOrderElementsOf(stored);
+      for (Event event : unique) {
+        Long score = acknowledged.get(event.id());
+        if (score != null) {
+          assertThat(event.score()).isEqualTo(score);
+        }
+      }
+      TopicEvents.assertScoreOrderPerKey(unique);
+    } finally {
+      writing.set(false);
+      writers.shutdownNow();
+      first.close();
+      if (second != null) {
+        second.close();
+      }
+    }
+  }
+}

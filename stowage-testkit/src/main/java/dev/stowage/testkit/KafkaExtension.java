@@ -1,0 +1,65 @@
+package dev.stowage.testkit;
+
+import dev.stowage.embedded.KafkaBroker;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Starts one {@link KafkaBroker} per test class, prints how long it took, and resolves {@code
+ * KafkaBroker} parameters. The broker is stopped and its data deleted when the class's extension
+ * context closes. See {@link WithKafka}.
+ */
+public final class KafkaExtension implements BeforeAllCallback, ParameterResolver {
+  private static final ExtensionContext.Namespace NAMESPACE =
+      ExtensionContext.Namespace.create(KafkaExtension.class);
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    broker(context);
+  }
+
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    return parameter.getParameter().getType() == KafkaBroker.class;
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    return broker(context);
+  }
+
+  private static KafkaBroker broker(ExtensionContext context) {
+    ExtensionContext classContext = context;
+    while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
+      classContext = classContext.getParent().get();
+    }
+    String owner = classContext.getDisplayName();
+    return classContext.getStore(NAMESPACE)
+        .computeIfAbsent("broker", key -> {
+          long started = System.nanoTime();
+          KafkaBroker broker = KafkaBroker.start();
+          System.out.printf("@WithKafka: Kafka broker on %s for %s: formatted and started in %d ms"
+                  + " (the broker's JVM answered %d ms after launch)%n", broker.bootstrapServers(),
+              owner, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+              broker.lastStartTime().toMillis());
+          return new Resource(broker);
+        }, Resource.class)
+        .broker;
+  }
+
+  private static final class Resource implements ExtensionContext.Store.CloseableResource {
+    final KafkaBroker broker;
+
+    Resource(KafkaBroker broker) {
+      this.broker = broker;
+    }
+
+    @Override
+    public void close() {
+      broker.close();
+    }
+  }
+}
