@@ -13,7 +13,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisRepositoriesAu
  * java -cp … dev.stowage.board.BoardApplication --server.port=8080 \
  *     --stowage.board.redis=redis://127.0.0.1:6390 \
  *     --stowage.board.mode=stowage|seed-json|seed-msgpack \
- *     [--stowage.board.db=r2dbc:postgresql://postgres@127.0.0.1:5432/board]
+ *     [--stowage.board.db=r2dbc:postgresql://postgres@127.0.0.1:5432/board
+ *       | --stowage.board.db=mongodb://127.0.0.1:27017/board]
  * }</pre>
  *
  * <p>or start it in-process with {@link BoardServer#start}.
@@ -23,6 +24,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisRepositoriesAu
 public class BoardApplication {
   /** Starts the service; the arguments are Spring properties ({@code --name=value}). */
   public static void main(String[] args) {
-    SpringApplication.run(BoardApplication.class, args);
+    SpringApplication application = new SpringApplication(BoardApplication.class);
+    application.addInitializers(new BoardDatabaseSelector());
+    application.run(args);
   }
 }

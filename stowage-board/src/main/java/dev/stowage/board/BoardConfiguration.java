@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
@@ -36,10 +37,13 @@ import reactor.core.scheduler.Schedulers;
  * stowage.board.redis}: one server, or the nodes of a Redis Cluster with {@code
  * stowage.board.redis-cluster=true}; with {@code stowage.board.kafka.bootstrap-servers}, a Kafka
  * event for every created post through an outbox ({@code stowage.board.kafka.topic}, {@code
- * stowage.board.kafka.backlog-limit}).
+ * stowage.board.kafka.backlog-limit}). The database of record is {@code stowage.board.db}: an
+ * R2DBC URL (in-memory H2 by default) or a MongoDB one ({@link MongoBoardStore}, selected by
+ * {@link BoardDatabaseSelector}).
  */
 @Configuration(proxyBeanMethods = false)
 class BoardConfiguration implements WebFluxConfigurer {
+  private static final Duration SCHEMA_TIMEOUT = Duration.ofSeconds(60);
   private final BoardFormats formats = new BoardFormats();
 
   @Bean
@@ -52,7 +56,7 @@ class BoardConfiguration implements WebFluxConfigurer {
       @Value("${stowage.board.redis:}") String redis,
       @Value("${stowage.board.redis-cluster:false}") boolean redisCluster,
       @Value("${stowage.board.compression:zstd-dict}") String compression,
-      @Value("${spring.r2dbc.url}") String db,
+      @Value("${stowage.board.db:${spring.r2dbc.url}}") String db,
       @Value("${stowage.board.near-cache:#{null}}") @Nullable Boolean nearCache,
       @Value("${stowage.board.kafka.bootstrap-servers:}") String kafka,
       @Value("${stowage.board.kafka.topic:" + BoardEventOptions.DEFAULT_TOPIC + "}") String topic,
@@ -122,19 +126,45 @@ class BoardConfiguration implements WebFluxConfigurer {
     return new HttpServerLimits(settings.http(), formats);
   }
 
-  /** The database of record; with events, also their outbox. */
+  /**
+   * The database of record, with events also their outbox: MongoDB for a {@code mongodb://} URL in
+   * {@code stowage.board.db} (closed with the context, as Spring infers from its {@code close}),
+   * else R2DBC's connection factory.
+   */
   @Bean
-  BoardRepository boardRepository(ConnectionFactory connectionFactory, BoardSettings settings) {
-    BoardRepository repository = settings.events() != null
-        ? BoardRepository.withOutbox(connectionFactory)
-        : new BoardRepository(DatabaseClient.create(connectionFactory));
-    repository.createSchema().block(Duration.ofSeconds(60));
-    return repository;
+  BoardStore boardStore(ObjectProvider<ConnectionFactory> connectionFactory,
+      BoardSettings settings) {
+    boolean events = settings.events() != null;
+    BoardStore store;
+    if (MongoBoardStore.isMongoUrl(settings.db())) {
+      store = MongoBoardStore.connect(settings.db().strip(), events);
+    } else {
+      ConnectionFactory connections = connectionFactory.getObject();
+      store = events ? BoardRepository.withOutbox(connections)
+          : new BoardRepository(DatabaseClient.create(connections));
+    }
+    try {
+      store.createSchema().block(SCHEMA_TIMEOUT);
+    } catch (RuntimeException e) {
+      if (store instanceof AutoCloseable closeable) {
+        closeQuietly(closeable, e);
+      }
+      throw e;
+    }
+    return store;
+  }
+
+  private static void closeQuietly(AutoCloseable closeable, RuntimeException failure) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
+    }
   }
 
   /** The events' relay when {@code stowage.board.kafka.bootstrap-servers} is set; else a placeholder. */
   @Bean(destroyMethod = "close")
-  EventRelay boardEvents(BoardSettings settings, BoardRepository repository) {
+  EventRelay boardEvents(BoardSettings settings, BoardStore repository) {
     BoardEventOptions options = settings.events();
     return new EventRelay(options == null ? null
         : BoardEvents.start(repository, repository.gate(), options, formats::toJson));
@@ -151,7 +181,7 @@ class BoardConfiguration implements WebFluxConfigurer {
   }
 
   @Bean(destroyMethod = "close")
-  BoardHandlerHolder boardHandler(BoardSettings settings, BoardRepository repository) {
+  BoardHandlerHolder boardHandler(BoardSettings settings, BoardStore repository) {
     if (settings.mode() == BoardMode.STOWAGE) {
       StowageBoardService service = settings.redisCluster()
           ? StowageBoardService.onCluster(clusterSeeds(settings.redis()), repository, formats,

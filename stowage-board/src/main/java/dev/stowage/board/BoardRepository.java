@@ -8,7 +8,6 @@ import io.r2dbc.spi.Readable;
 import io.r2dbc.spi.Statement;
 import java.time.LocalDateTime;
 import java.util.List;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
@@ -17,8 +16,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The database of record, through R2DBC: table {@code board}, keyed by score, with the id unique.
- * Works on H2 and PostgreSQL with the same SQL.
+ * The relational {@link BoardStore}, through R2DBC: table {@code board}, keyed by score, with the
+ * id unique. Works on H2 and PostgreSQL with the same SQL.
  *
  * <p>With events ({@link #withOutbox}), it is also the {@link EventOutbox}: every insert writes
  * its posts and one row per post in {@code board_outbox} in one transaction, so that a post is
@@ -26,7 +25,7 @@ import reactor.core.publisher.Mono;
  * Without events nothing is written to {@code board_outbox}, and an insert is the one statement it
  * always was. Thread-safe.
  */
-public final class BoardRepository implements EventOutbox {
+public final class BoardRepository implements BoardStore {
   private static final String COLUMNS = "score, id, member_id, title, body, address, country, job,"
       + " credit, ssn, company, phone_number, modified_at, created_at, created_ts";
   private static final int COLUMN_COUNT = 15;
@@ -77,33 +76,21 @@ public final class BoardRepository implements EventOutbox {
     return new BoardRepository(connections);
   }
 
-  /** Whether inserts write events. */
+  @Override
   public boolean events() {
     return transactions != null;
   }
 
   /** Creates the tables when they do not exist: {@code board}, and with events {@code board_outbox}. */
+  @Override
   public Mono<Void> createSchema() {
     Mono<Void> board = client.sql(SCHEMA).then();
     return transactions == null ? board : board.then(client.sql(OUTBOX_SCHEMA).then());
   }
 
-  /**
-   * Runs a write that reserves scores and then inserts through the {@link ScoreGate} that keeps
-   * events in score order (see there); without events, runs it as it is.
-   */
-  public <T> Mono<T> writing(Function<ScoreGate.@Nullable Ticket, Mono<T>> write) {
-    return transactions == null ? write.apply(null) : gate.writing(write::apply);
-  }
-
-  /** The gate every write goes through when there are events. */
+  @Override
   public ScoreGate gate() {
     return gate;
-  }
-
-  /** Inserts one post. Fails with a {@code DataIntegrityViolationException} on a taken score. */
-  public Mono<Void> insert(Board board) {
-    return insertAll(List.of(board));
   }
 
   /**
@@ -111,6 +98,7 @@ public final class BoardRepository implements EventOutbox {
    * or none (on H2 and PostgreSQL alike, with no explicit transaction). With events, their outbox
    * rows are inserted after them in the same transaction.
    */
+  @Override
   public Mono<Void> insertAll(List<Board> boards) {
     if (boards.isEmpty()) {
       return Mono.empty();
@@ -196,7 +184,7 @@ public final class BoardRepository implements EventOutbox {
         .bind(at + 12, b.modifiedAt()).bind(at + 13, b.createdAt()).bind(at + 14, b.createdTs());
   }
 
-  /** A page, newest (highest score) first. */
+  @Override
   public Flux<Board> page(long offset, int limit) {
     return client.sql("SELECT " + COLUMNS + " FROM board ORDER BY score DESC LIMIT :limit"
             + " OFFSET :offset")
@@ -204,25 +192,25 @@ public final class BoardRepository implements EventOutbox {
         .map(BoardRepository::read).all();
   }
 
-  /** Every post, oldest first; used to refill the cache. */
+  @Override
   public Flux<Board> all() {
     return client.sql("SELECT " + COLUMNS + " FROM board ORDER BY score").map(BoardRepository::read)
         .all();
   }
 
-  /** The post with {@code id}, or empty. */
+  @Override
   public Mono<Board> findById(String id) {
     return client.sql("SELECT " + COLUMNS + " FROM board WHERE id = :id").bind("id", id)
         .map(BoardRepository::read).one();
   }
 
-  /** The highest score stored, or 0 when the table is empty. */
+  @Override
   public Mono<Long> maxScore() {
     return client.sql("SELECT COALESCE(MAX(score), 0) AS m FROM board")
         .map(row -> ((Number) row.get("m")).longValue()).one();
   }
 
-  /** How many posts are stored. */
+  @Override
   public Mono<Long> count() {
     return client.sql("SELECT COUNT(*) AS c FROM board")
         .map(row -> ((Number) row.get("c")).longValue()).one();

@@ -75,11 +75,11 @@ final class BoardScores {
   }
 
   private final Counter counter;
-  private final BoardRepository repository;
+  private final BoardStore repository;
   /** The highest score this process has handed out, or seen in the database. */
   private final AtomicLong highest = new AtomicLong();
 
-  BoardScores(Counter counter, BoardRepository repository) {
+  BoardScores(Counter counter, BoardStore repository) {
     this.counter = counter;
     this.repository = repository;
   }

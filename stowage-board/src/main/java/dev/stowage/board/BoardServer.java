@@ -47,7 +47,9 @@ public final class BoardServer implements AutoCloseable {
    *
    * @param port the HTTP port, or 0 for an ephemeral one
    * @param redisUri Redis, such as {@code redis://127.0.0.1:6390}; not null
-   * @param dbUrl the R2DBC URL of the database of record, or null for an in-memory H2
+   * @param dbUrl the database of record: an R2DBC URL (H2, PostgreSQL) or a MongoDB one
+   *     ({@code mongodb://host:port/database}, see {@link MongoBoardStore}), or null for an
+   *     in-memory H2
    * @param mode the read/write path; not null
    * @throws RuntimeException if the service cannot start (Redis or the database unreachable,
    *     the port taken)
@@ -225,7 +227,7 @@ public final class BoardServer implements AutoCloseable {
 
   private static BoardServer run(Map<String, Object> properties) {
     return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
-        .properties(properties).run());
+        .initializers(new BoardDatabaseSelector()).properties(properties).run());
   }
 
   /** The port it listens on. */

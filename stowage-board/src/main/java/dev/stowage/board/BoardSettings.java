@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  *     the URIs of some of the cluster's nodes, joined by commas
  * @param redisCluster whether {@code redis} names a Redis Cluster ({@code
  *     stowage.board.redis-cluster}); stowage mode only, without the near cache
- * @param db the R2DBC URL of the database of record
+ * @param db the database of record: an R2DBC URL, or a {@code mongodb://} URL for {@link
+ *     MongoBoardStore}
  * @param compression how stowage mode compresses the posts in its feed
  * @param tcp the TCP endpoint's options, or null when the service opens no TCP port
  * @param http the limits of the HTTP API's connections

@@ -37,7 +37,7 @@ import reactor.core.publisher.Mono;
  * the same page from the database instead, so that a page past the end stays small.
  */
 final class SeedBoardHandler implements BoardHandler {
-  private final BoardRepository repository;
+  private final BoardStore repository;
   private final BoardFormats formats;
   private final boolean msgpack;
   private final ObjectMapper objectMapper;
@@ -46,7 +46,7 @@ final class SeedBoardHandler implements BoardHandler {
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   SeedBoardHandler(BoardMode mode, ReactiveRedisConnectionFactory connectionFactory,
-      BoardRepository repository, BoardFormats formats) {
+      BoardStore repository, BoardFormats formats) {
     this.repository = repository;
     this.formats = formats;
     this.msgpack = mode == BoardMode.SEED_MSGPACK;

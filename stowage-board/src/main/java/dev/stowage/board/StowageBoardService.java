@@ -83,7 +83,7 @@ public final class StowageBoardService implements AutoCloseable {
   private final Placement placement;
   private final Feed<byte[]> feed;
   private final RedisCache<String, Long> complete;
-  private final BoardRepository repository;
+  private final BoardStore repository;
   private final BoardFormats formats;
   private final BoardScores scores;
   private final ExecutorService refills;
@@ -119,7 +119,7 @@ public final class StowageBoardService implements AutoCloseable {
    * @throws IllegalArgumentException if the URI is malformed
    * @throws StowageException if Redis refuses the credentials
    */
-  public StowageBoardService(String redisUri, BoardRepository repository, BoardFormats formats,
+  public StowageBoardService(String redisUri, BoardStore repository, BoardFormats formats,
       FeedCompression compression, boolean nearCache) {
     this(Stowage.builder().redis(redisUri).commandTimeout(COMMAND_TIMEOUT).connectInBackground()
         .build(), Placement.ONE_SERVER, repository, formats, compression, nearCache);
@@ -138,7 +138,7 @@ public final class StowageBoardService implements AutoCloseable {
    * @param seeds URIs of the cluster's nodes, such as {@code redis://10.0.0.1:6379}; at least one
    * @throws IllegalArgumentException if there is no seed, or one is malformed
    */
-  public static StowageBoardService onCluster(List<String> seeds, BoardRepository repository,
+  public static StowageBoardService onCluster(List<String> seeds, BoardStore repository,
       BoardFormats formats, FeedCompression compression, boolean nearCache) {
     Stowage stowage = Stowage.builder().redisCluster(seeds.toArray(String[]::new))
         .commandTimeout(COMMAND_TIMEOUT).connectInBackground().build();
@@ -146,7 +146,7 @@ public final class StowageBoardService implements AutoCloseable {
         nearCache);
   }
 
-  private StowageBoardService(Stowage stowage, Placement placement, BoardRepository repository,
+  private StowageBoardService(Stowage stowage, Placement placement, BoardStore repository,
       BoardFormats formats, FeedCompression compression, boolean nearCache) {
     this.repository = repository;
     this.formats = formats;

@@ -12,18 +12,14 @@ import dev.stowage.board.events.EventStatus;
 import dev.stowage.board.events.PostCreatedEvent;
 import dev.stowage.embedded.KafkaBroker;
 import dev.stowage.embedded.RedisServer;
-import dev.stowage.testkit.PostgresDatabase;
+import dev.stowage.testkit.MongoTestServer;
 import dev.stowage.testkit.WithKafka;
+import dev.stowage.testkit.WithMongo;
 import dev.stowage.testkit.WithRedis;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -39,14 +35,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A Kafka event for every created post, through the outbox, with a real broker, a real PostgreSQL
- * (or H2) and a real Redis: the broker killed under a write load, and the broker down when the
- * service starts.
+ * A Kafka event for every created post, through the outbox, with a real broker, a real Redis and
+ * a real PostgreSQL (or H2), or MongoDB on mongo-java-server (a wire-compatible test server, not
+ * MongoDB): the broker killed under a write load, and the broker down when the service starts.
  */
 @WithKafka
 @WithRedis
+@WithMongo
 class BoardEventsIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 20;
@@ -56,18 +55,21 @@ class BoardEventsIntegrationTests {
   private static final Duration RESTART_AT = Duration.ofSeconds(15);
 
   /**
-   * 20 writers for 30 s, some of whose posts (alone or in a bulk) PostgreSQL rejects; the broker
-   * SIGKILLed at 10 s and restarted at 15 s on the same ports and data: every acknowledged post
-   * has exactly one event once deduplicated by id, every stored post has one and no rejected post
-   * has any, the events come in score order per key, and the outbox empties after the restart.
+   * 20 writers for 30 s, some of whose posts (alone or in a bulk) the database rejects; the
+   * broker SIGKILLed at 10 s and restarted at 15 s on the same ports and data: every acknowledged
+   * post has exactly one event once deduplicated by id, every stored post has one and no rejected
+   * post has any, the events come in score order per key, and the outbox empties after the
+   * restart. On PostgreSQL (an outbox table) and on MongoDB (the event in the post's document; the
+   * server is mongo-java-server, a wire-compatible test server, not MongoDB).
    */
-  @Test
-  void everyAcknowledgedPostHasOneEventInScoreOrderThroughABrokerKillAndRestart(
-      KafkaBroker kafka, RedisServer redis) throws Exception {
-    String topic = "board-events-kill";
-    try (PostgresDatabase db = PostgresDatabase.create();
-        BoardServer board = start(redis, db.r2dbcUrl(), kafka, topic, 1_000_000)) {
-      DatabaseRejection.install(db);
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"postgresql", "mongodb"})
+  void everyAcknowledgedPostHasOneEventInScoreOrderThroughABrokerKillAndRestart(String store,
+      KafkaBroker kafka, RedisServer redis, MongoTestServer mongo) throws Exception {
+    String topic = "board-events-kill-" + store;
+    try (StoreUnderTest db = StoreUnderTest.open(store, mongo);
+        BoardServer board = start(redis, db.url(), kafka, topic, 1_000_000)) {
+      db.rejectMarkedPosts();
       BoardEvents events = Objects.requireNonNull(board.events());
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       Map<String, Long> acknowledged = new ConcurrentHashMap<>();
@@ -109,23 +111,24 @@ class BoardEventsIntegrationTests {
       writers.shutdown();
       long loadEnded = System.nanoTime();
       await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-          .until(() -> outboxRows(db) == 0);
+          .until(() -> db.pendingEvents() == 0);
       long finalDrainMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - loadEnded);
 
       List<Event> all = TopicEvents.readAll(kafka.bootstrapServers(), topic);
       List<Event> unique = TopicEvents.deduplicated(all);
-      Set<String> stored = storedIds(db);
-      System.out.printf("events under a broker kill: %d writers for %d s, broker killed at %d s"
+      Set<String> stored = db.storedIds();
+      System.out.printf("events under a broker kill on %s: %d writers for %d s, broker killed at %d s"
               + " (%d posts acknowledged then) and restarted at %d s (in %d ms); %d posts"
               + " acknowledged, %d rejected by the database; %d events on the topic, %d after"
               + " deduplication (%d duplicates); most pending during the outage %d; the outage's"
               + " backlog drained %d ms after the restart, the outbox empty %d ms after the load%n",
-          WRITERS, LOAD.toSeconds(), KILL_AT.toSeconds(), ackedAtKill, RESTART_AT.toSeconds(),
+          db, WRITERS, LOAD.toSeconds(), KILL_AT.toSeconds(), ackedAtKill, RESTART_AT.toSeconds(),
           kafka.lastStartTime().toMillis(), acknowledged.size(), rejected.get(), all.size(),
           unique.size(), all.size() - unique.size(), maxPending.get(), backlogDrainedMillis,
           finalDrainMillis);
 
       assertThat(unexpected.get()).as("answers other than 200 or the rejection's 500").isZero();
+      assertThat(db.pendingEvents()).isZero();
       assertThat(rejected.get()).isPositive();
       assertThat(maxPending.get()).as("events waited while the broker was down").isPositive();
       assertThat(acknowledged).hasSizeGreaterThan(1000);
@@ -263,26 +266,5 @@ class BoardEventsIntegrationTests {
         HttpResponse.BodyHandlers.ofByteArray());
     assertThat(response.statusCode()).as(new String(response.body())).isEqualTo(200);
     return JSON.readTree(response.body());
-  }
-
-  static long outboxRows(PostgresDatabase db) throws SQLException {
-    try (Connection connection = DriverManager.getConnection(db.jdbcUrl());
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM board_outbox")) {
-      rows.next();
-      return rows.getLong(1);
-    }
-  }
-
-  static Set<String> storedIds(PostgresDatabase db) throws SQLException {
-    Set<String> ids = new HashSet<>();
-    try (Connection connection = DriverManager.getConnection(db.jdbcUrl());
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SELECT id FROM board")) {
-      while (rows.next()) {
-        ids.add(rows.getString(1));
-      }
-    }
-    return ids;
   }
 }

@@ -8,9 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.board.TopicEvents.Event;
 import dev.stowage.embedded.KafkaBroker;
 import dev.stowage.embedded.RedisServer;
-import dev.stowage.testkit.PostgresDatabase;
+import dev.stowage.testkit.MongoTestServer;
 import dev.stowage.testkit.WithKafka;
-import dev.stowage.testkit.WithPostgres;
+import dev.stowage.testkit.WithMongo;
 import dev.stowage.testkit.WithRedis;
 import java.io.IOException;
 import java.net.URI;
@@ -30,30 +30,39 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The board's process SIGKILLed in the middle of a write load (between a post's commit and its
  * event's publication, for some posts) and started again on the same database: afterwards every
- * acknowledged post has its event, and nothing is in the outbox.
+ * acknowledged post has its event, and nothing is in the outbox. On PostgreSQL and on MongoDB
+ * (mongo-java-server, a wire-compatible test server, not MongoDB).
  */
 @WithKafka
 @WithRedis
-@WithPostgres
+@WithMongo
 class BoardEventsProcessKillIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 10;
 
   @TempDir Path temp;
 
-  @Test
-  void noAcknowledgedPostIsLeftWithoutItsEventAfterTheProcessIsKilledAndRestarted(
-      KafkaBroker kafka, RedisServer redis, PostgresDatabase db) throws Exception {
-    String topic = "board-events-process-kill";
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"postgresql", "mongodb"})
+  void noAcknowledgedPostIsLeftWithoutItsEventAfterTheProcessIsKilledAndRestarted(String store,
+      KafkaBroker kafka, RedisServer redis, MongoTestServer mongo) throws Exception {
+    try (StoreUnderTest db = StoreUnderTest.open(store, mongo)) {
+      killAndRestartUnderLoad(db, kafka, redis, "board-events-process-kill-" + store);
+    }
+  }
+
+  private void killAndRestartUnderLoad(StoreUnderTest db, KafkaBroker kafka, RedisServer redis,
+      String topic) throws Exception {
     int port = BoardChildProcess.freePort();
     List<String> properties = List.of("stowage.board.redis=" + redis.uri(),
-        "stowage.board.db=" + db.r2dbcUrl(),
+        "stowage.board.db=" + db.url(),
         "stowage.board.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
         "stowage.board.kafka.topic=" + topic);
     Map<String, Long> acknowledged = new ConcurrentHashMap<>();
@@ -102,16 +111,16 @@ class BoardEventsProcessKillIntegrationTests {
       }
       long loadEnded = System.nanoTime();
       await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-          .until(() -> BoardEventsIntegrationTests.outboxRows(db) == 0);
+          .until(() -> db.pendingEvents() == 0);
       long drainMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - loadEnded);
 
       List<Event> all = TopicEvents.readAll(kafka.bootstrapServers(), topic);
       List<Event> unique = TopicEvents.deduplicated(all);
-      Set<String> stored = BoardEventsIntegrationTests.storedIds(db);
-      System.out.printf("events across a board SIGKILL: %d writers; %d posts acknowledged before"
+      Set<String> stored = db.storedIds();
+      System.out.printf("events across a board SIGKILL on %s: %d writers; %d posts acknowledged before"
               + " the kill, %d in all, %d requests unanswered or failed; %d posts stored; %d events"
               + " on the topic, %d after deduplication (%d duplicates); outbox empty %d ms after"
-              + " the load%n", WRITERS, ackedAtKill, acknowledged.size(), failed.get(),
+              + " the load%n", db, WRITERS, ackedAtKill, acknowledged.size(), failed.get(),
           stored.size(), all.size(), unique.size(), all.size() - unique.size(), drainMillis);
 
       assertThat(stored).containsAll(acknowledged.keySet());

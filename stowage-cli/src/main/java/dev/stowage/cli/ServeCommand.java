@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
  * a Redis Cluster instead, the one its URLs name or, alone, an embedded one of six nodes, closed
  * with the service. {@code --kafka} publishes a Kafka event for every created post, to the brokers
  * it names or, alone, to an embedded one-node broker closed with the service; without it no event
- * is written. Without {@code --db} the database
+ * is written. {@code --db} names the database of record, R2DBC (PostgreSQL, H2) or MongoDB
+ * ({@code mongodb://}, a server the user runs: serve starts no MongoDB); without it the database
  * of record is an in-memory H2. Prints one line {@code stowage board listening on http://…} that
  * scripts (and {@code stowage bench http}) can wait for.
  */
@@ -54,8 +55,10 @@ public final class ServeCommand implements Callable<Integer> {
           + " one (three masters with a replica each). Stowage mode only.")
   String redisCluster;
 
-  @Option(names = "--db", paramLabel = "R2DBC_URL",
-      description = "Database of record, such as r2dbc:postgresql://postgres@127.0.0.1:5432/board"
+  @Option(names = "--db", paramLabel = "URL",
+      description = "Database of record: an R2DBC URL, such as"
+          + " r2dbc:postgresql://postgres@127.0.0.1:5432/board, or a MongoDB one, such as"
+          + " mongodb://127.0.0.1:27017/board (a MongoDB you run; none is embedded)"
           + " (default: in-memory H2).")
   String db;
 

@@ -10,6 +10,7 @@ import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
 import dev.stowage.embedded.RedisClusterSet;
+import dev.stowage.testkit.MongoTestServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -48,6 +49,47 @@ class ServeCommandIntegrationTests {
           HttpResponse.BodyHandlers.ofString());
       assertThat(page.body()).startsWith("{\"code\":200,\"message\":\"success\",\"data\":[{\"id\":")
           .contains("\"title\":\"t\"");
+    }
+  }
+
+  /**
+   * {@code --db mongodb://…}: the posts are stored in MongoDB and are there for the next serve. The
+   * server is mongo-java-server, a wire-compatible test server started by the test, not MongoDB.
+   */
+  @Test
+  void servesWithMongodbAsTheDatabaseOfRecord() throws Exception {
+    try (MongoTestServer mongo = MongoTestServer.start()) {
+      String id;
+      ServeCommand first = new ServeCommand();
+      new CommandLine(first).parseArgs("--port", "0", "--db", mongo.url());
+      StringWriter printed = new StringWriter();
+      HttpClient http = HttpClient.newHttpClient();
+      try (ServeCommand.Running running = first.start(new PrintWriter(printed))) {
+        assertThat(printed.toString()).contains(", db " + mongo.url() + ")");
+        HttpResponse<String> created = http.send(HttpRequest.newBuilder(
+                URI.create(running.board().url() + "/boards"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"member_id\":1,\"title\":\"in mongo\","
+                + "\"body\":\"b\",\"address\":\"a\",\"country\":\"c\",\"job\":\"j\","
+                + "\"credit\":\"1\",\"ssn\":\"s\",\"company\":\"co\",\"phone_number\":\"p\"}"))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        id = new ObjectMapper().readTree(created.body()).get("data").get("id").asText();
+      }
+      // A second serve on another embedded Redis finds the post in MongoDB.
+      ServeCommand second = new ServeCommand();
+      new CommandLine(second).parseArgs("--port", "0", "--db", mongo.url());
+      try (ServeCommand.Running running = second.start(new PrintWriter(new StringWriter()))) {
+        HttpResponse<String> found = http.send(HttpRequest.newBuilder(
+            URI.create(running.board().url() + "/boards/" + id)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(found.statusCode()).isEqualTo(200);
+        assertThat(found.body()).contains("\"id\":\"" + id + "\"", "\"title\":\"in mongo\"");
+        HttpResponse<String> page = http.send(HttpRequest.newBuilder(
+            URI.create(running.board().url() + "/boards?page=1&size=25")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(page.body()).contains("\"id\":\"" + id + "\"");
+      }
     }
   }
 

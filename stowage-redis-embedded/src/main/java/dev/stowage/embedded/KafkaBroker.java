@@ -256,7 +256,9 @@ public final class KafkaBroker implements AutoCloseable {
   private void format() {
     Path log = dir.resolve("format.log");
     List<String> command = javaCommand(STORAGE_TOOL);
-    command.addAll(List.of("format", "-t", clusterId(), "-c",
+    // One argument with '=': a URL-safe id may start with '-' (1 in 64), which the tool's parser
+    // would take for an option after "-t" ("argument --cluster-id/-t: expected one argument").
+    command.addAll(List.of("format", "--cluster-id=" + clusterId(), "-c",
         dir.resolve("server.properties").toString()));
     try {
       Process formatting = new ProcessBuilder(command).redirectErrorStream(true)
