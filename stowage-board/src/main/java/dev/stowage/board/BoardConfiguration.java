@@ -214,6 +214,18 @@ class BoardConfiguration implements WebFluxConfigurer {
         settings.mode() == BoardMode.STOWAGE, BoardHealth.REDIS_TIMEOUT);
   }
 
+  /**
+   * The {@code database} component of {@code /actuator/health} on MongoDB (on a relational
+   * database, {@link BoardDatabaseConfiguration} gives it): a {@code ping} within {@code
+   * stowage.board.db-watchdog.probe-timeout}.
+   */
+  @Bean
+  @ConditionalOnExpression("T(dev.stowage.board.MongoBoardStore).isMongoUrl('${stowage.board.db:}')")
+  ReactiveHealthIndicator databaseHealthIndicator(BoardStore store,
+      @Value("${stowage.board.db-watchdog.probe-timeout:2s}") Duration probeTimeout) {
+    return BoardHealth.mongo((MongoBoardStore) store, probeTimeout);
+  }
+
   /** The {@code events} component of {@code /actuator/health}, when events are on. */
   @Bean
   @ConditionalOnExpression("!'${stowage.board.kafka.bootstrap-servers:}'.isBlank()")

@@ -15,15 +15,18 @@ import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
 import org.springframework.boot.r2dbc.ConnectionFactoryBuilder;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * The database of record's connections: a pool built from Spring Boot's {@code spring.r2dbc.*}
  * properties (the URL, credentials, options and every {@code spring.r2dbc.pool.*} setting), which
  * {@link PoolWatchdog} replaces when it stops handing out connections while the database answers.
- * Being a {@code ConnectionFactory} bean, it makes Boot's own pool configuration back off.
+ * Being a {@code ConnectionFactory} bean, it makes Boot's own pool configuration back off. Only
+ * for a relational database: with MongoDB, {@link MongoBoardStore} holds the driver's own pool.
  */
 @Configuration(proxyBeanMethods = false)
+@Conditional(RelationalDatabase.class)
 @EnableConfigurationProperties(R2dbcProperties.class)
 class BoardDatabaseConfiguration {
 

@@ -66,6 +66,24 @@ final class BoardHealth {
     });
   }
 
+  /**
+   * {@code database} on MongoDB: a {@code ping} within {@code timeout}, through the driver's own
+   * pool (which reconnects by itself).
+   */
+  static ReactiveHealthIndicator mongo(MongoBoardStore store, Duration timeout) {
+    requireNonNull(store, "store");
+    return () -> Mono.defer(() -> {
+      long start = System.nanoTime();
+      return store.ping().timeout(timeout)
+          .then(Mono.fromSupplier(() -> Health.up().withDetail("store", "MongoDB")
+              .withDetail("ping", Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms")
+              .build()))
+          .onErrorResume(e -> Mono.just(Health.down().withDetail("store", "MongoDB")
+              .withDetail("error", "no answer to ping within " + timeout.toMillis() + " ms: "
+                  + PoolWatchdog.reason(e)).build()));
+    });
+  }
+
   private static Health.Builder poolDetails(Health.Builder health,
       RecoveringConnectionFactory connections) {
     PoolMetrics metrics = connections.metrics();

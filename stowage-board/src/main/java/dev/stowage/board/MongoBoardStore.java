@@ -110,6 +110,11 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
     return new MongoBoardStore(template, null, events);
   }
 
+  /** Completes when the server answers a {@code ping} command; fails otherwise. */
+  public Mono<Void> ping() {
+    return template.executeCommand(new Document("ping", 1)).then();
+  }
+
   /** Whether {@code url} names a MongoDB database ({@code mongodb://} or {@code mongodb+srv://}). */
   public static boolean isMongoUrl(@Nullable String url) {
     if (url == null) {

@@ -52,6 +52,19 @@ class BoardStoreRejectionIntegrationTests {
             .expectBody(JsonNode.class).returnResult().getResponseBody().get("data");
         assertThat(next.get("score").asLong()).as(kind).isGreaterThan(first);
         assertThat(db.storedIds()).as(kind).hasSize(2).contains(next.get("id").asText());
+
+        // Health reports the store in use: the pool's probe, or MongoDB's ping.
+        JsonNode health = http.get().uri("/actuator/health").exchange().expectStatus().isOk()
+            .expectBody(JsonNode.class).returnResult().getResponseBody();
+        assertThat(health.at("/components/database/status").asText()).as(kind).isEqualTo("UP");
+        if (kind.equals("mongodb")) {
+          assertThat(health.at("/components/database/details/store").asText())
+              .isEqualTo("MongoDB");
+          assertThat(health.at("/components/database/details/ping").asText()).endsWith(" ms");
+        } else {
+          assertThat(health.at("/components/database/details/validation").asText())
+              .startsWith("SELECT 1 answered in");
+        }
       }
     }
     System.out.println("a duplicate key's answer on PostgreSQL and MongoDB (mongo-java-server): "
