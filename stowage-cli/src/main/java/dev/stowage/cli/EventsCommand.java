@@ -120,7 +120,13 @@ public final class EventsCommand implements Callable<Integer> {
       if (System.nanoTime() >= deadline) {
         return List.of();
       }
-      consumer.poll(pollTime(deadline));
+      // Not subscribed yet, so poll() cannot be the pause: wait a little before asking again.
+      try {
+        Thread.sleep(pollTime(deadline).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return List.of();
+      }
     }
   }
 

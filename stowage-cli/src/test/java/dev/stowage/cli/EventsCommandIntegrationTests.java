@@ -49,6 +49,16 @@ class EventsCommandIntegrationTests {
       assertThat(cli.execute("events", "--kafka", kafka, "--from-beginning", "--max", "3",
           "--timeout", "60")).as(err.toString()).isZero();
 
+      // A topic that does not exist (nothing creates it): asked again until the timeout, then a
+      // clear error, not a consumer's exception.
+      StringWriter missing = new StringWriter();
+      CommandLine other = StowageCli.commandLine().setOut(new PrintWriter(new StringWriter()))
+          .setErr(new PrintWriter(missing));
+      assertThat(other.execute("events", "--kafka", kafka, "--topic", "no-such-topic",
+          "--timeout", "1.5")).isEqualTo(1);
+      assertThat(missing.toString()).contains("events: no topic no-such-topic on " + kafka
+          + " before the timeout");
+
       List<String> lines = out.toString().lines().toList();
       assertThat(lines).hasSize(3);
       List<String> printedIds = new ArrayList<>();
