@@ -48,7 +48,7 @@ final class BenchHttpCommand implements Callable<Integer> {
 
   @Option(names = "--quick",
       description = "20,000 posts, 200 users started in 5 s, 10 s of warm-up and 15 s per load: about 5 minutes for"
-          + " the three modes.")
+          + " the three modes (6 with --events).")
   boolean quick;
 
   @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
