@@ -36,7 +36,11 @@ import picocli.CommandLine.TypeConversionException;
       "with a fresh embedded Redis and H2, preloaded through POST /boards/bulk, then a write load (POST /boards)",
       "and a read load (GET /boards?page=1&size=25) from the same virtual users: RPS, p50/p95/p99, errors,",
       "Redis used_memory, and wrk's RPS on the read page when wrk is on the PATH. Ratios are against seed-json.",
-      "Each load is measured in rounds in which the modes take turns, so that a busy machine weighs on all alike."
+      "Each load is measured in rounds in which the modes take turns, so that a busy machine weighs on all alike.",
+      "With --events, the cost of the events outbox: an embedded one-node Kafka broker (KRaft, loopback) starts",
+      "first and each mode also runs as <mode>+events, publishing every created post through its outbox; its",
+      "write row stands beside the events-off row with their ratio over the load and its range over the rounds,",
+      "and says whether the outbox drained after the load. `--modes stowage --events` measures stowage alone."
     })
 final class BenchHttpCommand implements Callable<Integer> {
 
@@ -44,7 +48,7 @@ final class BenchHttpCommand implements Callable<Integer> {
 
   @Option(names = "--quick",
       description = "20,000 posts, 200 users started in 5 s, 10 s of warm-up and 15 s per load: about 5 minutes for"
-          + " the three modes.")
+          + " the three modes (6 with --events).")
   boolean quick;
 
   @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
@@ -87,6 +91,12 @@ final class BenchHttpCommand implements Callable<Integer> {
   @Option(names = "--no-wrk", description = "Do not run wrk after the loads even when it is on the PATH.")
   boolean noWrk;
 
+  @Option(names = "--events",
+      description = "Also measure each mode's writes with a Kafka event for every created post (an outbox"
+          + " relayed to an embedded one-node broker the bench starts), beside the same mode with events off:"
+          + " one more service per mode, in the write load only.")
+  boolean events;
+
   @Option(names = "--no-near-cache",
       description = "Stowage mode reads every page from Redis instead of keeping decoded pages in the process"
           + " (its default), to measure the Redis path alone.")
@@ -103,7 +113,7 @@ final class BenchHttpCommand implements Callable<Integer> {
         : quick ? HttpBench.Plan.QUICK_WARMUP : HttpBench.Plan.DEFAULT_WARMUP;
     Optional<Wrk> wrk = noWrk ? Optional.empty() : Wrk.onPath();
     return new HttpBench.Plan(modes, posts, new LoadPlan(userCount, rampRate, length), warm, rounds, quick,
-        HttpClientKind.parse(client), wrk, out.resolve("logs"), !noNearCache);
+        HttpClientKind.parse(client), wrk, out.resolve("logs"), !noNearCache, events);
   }
 
   @Override
@@ -117,9 +127,9 @@ final class BenchHttpCommand implements Callable<Integer> {
       stderr.println("bench http: " + e.getMessage());
       return 2;
     }
-    stderr.printf("bench http: modes %s, %,d posts, %d users at %.0f/s for %ds per load after %ds of warm-up,"
+    stderr.printf("bench http: modes %s%s, %,d posts, %d users at %.0f/s for %ds per load after %ds of warm-up,"
         + " client %s, wrk %s%n",
-        plan.modes(), plan.records(), plan.load().users(), plan.load().rampPerSecond(),
+        plan.modes(), plan.events() ? " with events off and on" : "", plan.records(), plan.load().users(), plan.load().rampPerSecond(),
         plan.load().duration().toSeconds(), plan.warmup().toSeconds(), plan.client().label(),
         plan.wrk().map(w -> w.executable().toString()).orElse("not run"));
     stderr.flush();
@@ -130,7 +140,8 @@ final class BenchHttpCommand implements Callable<Integer> {
       stderr.println("bench http failed: " + e.getMessage());
       return 1;
     }
-    stdout.print(HttpBench.table().render(results.rows()));
+    stdout.print(HttpBench.table(plan.events()).render(results.rows()));
+    stdout.print(HttpBench.eventsSummary(results.rows()));
     stdout.flush();
     try {
       Path file = results.writeTo(out);
