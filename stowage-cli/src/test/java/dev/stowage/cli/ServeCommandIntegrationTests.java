@@ -2,6 +2,7 @@ package dev.stowage.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.board.HttpOptions;
 import dev.stowage.board.client.StowageBoardClient;
@@ -18,6 +19,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -53,15 +55,18 @@ class ServeCommandIntegrationTests {
   }
 
   /**
-   * {@code --db mongodb://…}: the posts are stored in MongoDB and are there for the next serve. The
-   * server is mongo-java-server, a wire-compatible test server started by the test, not MongoDB.
+   * {@code --db mongodb://… --kafka}, the first seed's whole stack: the posts are stored in MongoDB,
+   * each has its event on the embedded broker ({@code stowage events} prints it), and they are
+   * there for the next serve. The MongoDB server is mongo-java-server, a wire-compatible test server
+   * started by the test, not MongoDB; the broker is a real one.
    */
   @Test
   void servesWithMongodbAsTheDatabaseOfRecord() throws Exception {
     try (MongoTestServer mongo = MongoTestServer.start()) {
       String id;
       ServeCommand first = new ServeCommand();
-      new CommandLine(first).parseArgs("--port", "0", "--db", mongo.url());
+      // The first seed's whole stack: MongoDB (here the compatible test server) and Kafka.
+      new CommandLine(first).parseArgs("--port", "0", "--db", mongo.url(), "--kafka");
       StringWriter printed = new StringWriter();
       HttpClient http = HttpClient.newHttpClient();
       try (ServeCommand.Running running = first.start(new PrintWriter(printed))) {
@@ -75,6 +80,18 @@ class ServeCommandIntegrationTests {
             .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
         id = new ObjectMapper().readTree(created.body()).get("data").get("id").asText();
+
+        // Its event, relayed from the pending event in the post's document.
+        String kafka = Objects.requireNonNull(running.embeddedKafka()).bootstrapServers();
+        StringWriter events = new StringWriter();
+        StringWriter errors = new StringWriter();
+        assertThat(StowageCli.commandLine().setOut(new PrintWriter(events))
+            .setErr(new PrintWriter(errors))
+            .execute("events", "--kafka", kafka, "--from-beginning", "--max", "1", "--timeout", "60"))
+            .as(errors.toString()).isZero();
+        JsonNode event = new ObjectMapper().readTree(events.toString().strip());
+        assertThat(event.get("id").asText()).isEqualTo(id);
+        assertThat(event.at("/post/title").asText()).isEqualTo("in mongo");
       }
       // A second serve on another embedded Redis finds the post in MongoDB.
       ServeCommand second = new ServeCommand();
