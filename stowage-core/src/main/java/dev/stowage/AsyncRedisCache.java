@@ -48,10 +48,10 @@ public interface AsyncRedisCache<K, V> {
   CompletableFuture<Long> clear();
 
   /**
-   * See {@link RedisCache#getOrLoad}; the loader runs on the cache's
-   * {@linkplain RedisCache.Builder#loadExecutor load executor}, and holds one of its threads while it
-   * runs. Reading Redis again, storing the value and, with the distributed lock, polling while
-   * another process loads hold no thread.
+   * See {@link RedisCache#getOrLoad}; the loader runs on the cache's {@linkplain
+   * RedisCache.Builder#loadExecutor load executor}, and holds one of its threads while it runs.
+   * Reading Redis again, storing the value and, with the distributed lock, polling while another
+   * process loads hold no thread.
    */
   CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader);
 
@@ -62,13 +62,16 @@ public interface AsyncRedisCache<K, V> {
    * lock}, callers in other processes wait for it too. The loader is called on the load executor;
    * its stage's value is stored before the returned future completes with it. A stage that fails,
    * or a loader that throws or returns {@code null} instead of a stage, fails the future and stores
-   * nothing; the time to the stage's completion counts as the load's time in {@link RedisCache#stats()}.
+   * nothing; the time to the stage's completion counts as the load's time in {@link
+   * RedisCache#stats()}.
    */
-  CompletableFuture<V> getOrLoadAsync(K key, Function<? super K, ? extends CompletionStage<? extends V>> loader);
+  CompletableFuture<V> getOrLoadAsync(
+      K key, Function<? super K, ? extends CompletionStage<? extends V>> loader);
 
   /** See {@link RedisCache#getAllOrLoad}; the loader runs on the cache's load executor. */
-  CompletableFuture<Map<K, V>> getAllOrLoad(Collection<? extends K> keys,
-                                            Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader);
+  CompletableFuture<Map<K, V>> getAllOrLoad(
+      Collection<? extends K> keys,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader);
 
   /** The blocking view of the same cache. */
   RedisCache<K, V> synchronous();

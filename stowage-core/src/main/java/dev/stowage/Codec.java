@@ -8,8 +8,8 @@ package dev.stowage;
  * so a cache can change codecs without flushing Redis. Ids 1 to 127 are reserved for the built-in
  * codecs listed in {@link CodecIds}; ids 128 to 255 are free for codecs of your own.
  *
- * <p>Implementations must be thread-safe: one instance serves every caller of a cache.
- * Neither method accepts or returns {@code null}.
+ * <p>Implementations must be thread-safe: one instance serves every caller of a cache. Neither
+ * method accepts or returns {@code null}.
  *
  * @param <T> the type of the values
  */
@@ -34,8 +34,8 @@ public interface Codec<T> {
   /**
    * Decodes {@code length} bytes of {@code data} starting at {@code offset}.
    *
-   * @throws CodecException if the bytes are not a valid value of this format, or name a class
-   *     that the codec is not allowed to create
+   * @throws CodecException if the bytes are not a valid value of this format, or name a class that
+   *     the codec is not allowed to create
    */
   T decode(byte[] data, int offset, int length);
 

@@ -7,29 +7,49 @@ package dev.stowage;
 public final class CodecIds {
   /** Jackson JSON. */
   public static final int JSON = 1;
+
   /** MessagePack, written through msgpack-java's Jackson format. */
   public static final int MSGPACK = 2;
+
   /** Kryo 5, with registered classes. */
   public static final int KRYO = 3;
+
   /** Apache Fory, with registered classes. */
   public static final int FORY = 4;
+
   /** Protocol Buffers. */
   public static final int PROTOBUF = 5;
+
   /** Apache Avro binary encoding. */
   public static final int AVRO = 6;
+
   /** Apache Thrift, compact protocol. */
   public static final int THRIFT = 7;
+
   /** JDK serialization behind an {@link java.io.ObjectInputFilter} allowlist. */
   public static final int JDK = 8;
+
   /** fastjson2 JSON. */
   public static final int FASTJSON2 = 9;
+
   /** UTF-8 text, for values that are strings. */
   public static final int STRING = 10;
+
   /** The first id free for user codecs. */
   public static final int USER_MIN = 128;
 
   private static final String[] NAMES = {
-    null, "json", "msgpack", "kryo", "fory", "protobuf", "avro", "thrift", "jdk", "fastjson2", "string"
+    null,
+    "json",
+    "msgpack",
+    "kryo",
+    "fory",
+    "protobuf",
+    "avro",
+    "thrift",
+    "jdk",
+    "fastjson2",
+    "string"
   };
 
   private CodecIds() {}

@@ -26,14 +26,15 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p><b>The compression policy</b> is one of three, and the last one set wins:
+ *
  * <ul>
- *   <li>{@link #learnDictionary(int, int)}, the default: {@link Compression#standard()} until enough
- *       values have been written, then zstd with a dictionary trained on them and shared through
- *       Redis;
+ *   <li>{@link #learnDictionary(int, int)}, the default: {@link Compression#standard()} until
+ *       enough values have been written, then zstd with a dictionary trained on them and shared
+ *       through Redis;
  *   <li>{@link #compression(Compression)}: always this compression; a dictionary in it is saved in
  *       Redis when the cache or feed is built, so that other processes read the values;
- *   <li>{@link #trainDictionary(Collection, int)}: zstd with a dictionary trained on the given values
- *       when the cache or feed is built, and saved in Redis.
+ *   <li>{@link #trainDictionary(Collection, int)}: zstd with a dictionary trained on the given
+ *       values when the cache or feed is built, and saved in Redis.
  * </ul>
  *
  * <p>Immutable and thread-safe: every method returns a new value, and checks its arguments at once.
@@ -41,10 +42,16 @@ import org.jspecify.annotations.Nullable;
  * @param <V> the type of the values
  */
 public final class Encoding<V> {
-  /** Values sampled before a dictionary is learned, unless {@link #learnDictionary} says otherwise. */
+  /**
+   * Values sampled before a dictionary is learned, unless {@link #learnDictionary} says otherwise.
+   */
   public static final int DEFAULT_LEARNING_SAMPLES = 1000;
-  /** The learned dictionary's largest size, unless {@link #learnDictionary} says otherwise: 64 KiB. */
+
+  /**
+   * The learned dictionary's largest size, unless {@link #learnDictionary} says otherwise: 64 KiB.
+   */
   public static final int DEFAULT_LEARNED_DICTIONARY_SIZE = 64 * 1024;
+
   /** The most values a dictionary is learned from. */
   public static final int MAX_LEARNING_SAMPLES = 100_000;
 
@@ -58,9 +65,16 @@ public final class Encoding<V> {
   private final boolean writesLegacy;
   private final int maxDecodedSize;
 
-  private Encoding(Codec<V> codec, @Nullable Compression compression, @Nullable List<V> trainingSamples, int samples,
-                   int dictionarySize, List<Codec<V>> alsoRead, @Nullable Codec<V> legacy, boolean writesLegacy,
-                   int maxDecodedSize) {
+  private Encoding(
+      Codec<V> codec,
+      @Nullable Compression compression,
+      @Nullable List<V> trainingSamples,
+      int samples,
+      int dictionarySize,
+      List<Codec<V>> alsoRead,
+      @Nullable Codec<V> legacy,
+      boolean writesLegacy,
+      int maxDecodedSize) {
     this.codec = codec;
     this.compression = compression;
     this.trainingSamples = trainingSamples;
@@ -74,13 +88,21 @@ public final class Encoding<V> {
 
   /** Values written with {@code codec}, with the default compression policy and limits. */
   public static <V> Encoding<V> of(Codec<V> codec) {
-    return new Encoding<>(requireNonNull(codec, "codec"), null, null, DEFAULT_LEARNING_SAMPLES,
-        DEFAULT_LEARNED_DICTIONARY_SIZE, List.of(), null, false, RedisCache.DEFAULT_MAX_DECODED_SIZE);
+    return new Encoding<>(
+        requireNonNull(codec, "codec"),
+        null,
+        null,
+        DEFAULT_LEARNING_SAMPLES,
+        DEFAULT_LEARNED_DICTIONARY_SIZE,
+        List.of(),
+        null,
+        false,
+        RedisCache.DEFAULT_MAX_DECODED_SIZE);
   }
 
   /**
-   * Values written with {@link Codecs#defaultFor(Class)}: what a cache or feed uses when no encoding
-   * is given.
+   * Values written with {@link Codecs#defaultFor(Class)}: what a cache or feed uses when no
+   * encoding is given.
    *
    * @throws MissingLibraryException if the default codec's library is absent
    */
@@ -104,52 +126,82 @@ public final class Encoding<V> {
    * feed is built.
    */
   public Encoding<V> compression(Compression compression) {
-    return new Encoding<>(codec, requireNonNull(compression, "compression"), null, samples, dictionarySize, alsoRead,
-        legacy, writesLegacy, maxDecodedSize);
+    return new Encoding<>(
+        codec,
+        requireNonNull(compression, "compression"),
+        null,
+        samples,
+        dictionarySize,
+        alsoRead,
+        legacy,
+        writesLegacy,
+        maxDecodedSize);
   }
 
   /**
-   * The default policy, tuned: new values are written with {@link Compression#standard()} (zstd from
-   * a kilobyte, none below) until {@code samples} values have been written; then a zstd dictionary
-   * of at most {@code dictionarySize} bytes is trained on them, saved in Redis, recorded for every
-   * process writing the same cache or feed ({@link StowageKeys#learnedByCache},
-   * {@link StowageKeys#learnedByFeed}) and used for every later value. The first process to record
-   * a dictionary wins; the others, and every process that starts later, adopt it. A bulk write that
+   * The default policy, tuned: new values are written with {@link Compression#standard()} (zstd
+   * from a kilobyte, none below) until {@code samples} values have been written; then a zstd
+   * dictionary of at most {@code dictionarySize} bytes is trained on them, saved in Redis, recorded
+   * for every process writing the same cache or feed ({@link StowageKeys#learnedByCache}, {@link
+   * StowageKeys#learnedByFeed}) and used for every later value. The first process to record a
+   * dictionary wins; the others, and every process that starts later, adopt it. A bulk write that
    * completes the samples trains before it encodes the rest of its values. Values written before
    * stay readable.
    *
-   * @throws IllegalArgumentException if {@code samples} is outside {@link ZstdDictionary#MIN_SAMPLES}
-   *     to {@link #MAX_LEARNING_SAMPLES}, or {@code dictionarySize} below
-   *     {@link ZstdDictionary#MIN_TRAINED_SIZE}
+   * @throws IllegalArgumentException if {@code samples} is outside {@link
+   *     ZstdDictionary#MIN_SAMPLES} to {@link #MAX_LEARNING_SAMPLES}, or {@code dictionarySize}
+   *     below {@link ZstdDictionary#MIN_TRAINED_SIZE}
    */
   public Encoding<V> learnDictionary(int samples, int dictionarySize) {
     if (samples < ZstdDictionary.MIN_SAMPLES || samples > MAX_LEARNING_SAMPLES) {
-      throw new IllegalArgumentException("samples must be " + ZstdDictionary.MIN_SAMPLES + " to "
-          + MAX_LEARNING_SAMPLES + ", got " + samples);
+      throw new IllegalArgumentException(
+          "samples must be "
+              + ZstdDictionary.MIN_SAMPLES
+              + " to "
+              + MAX_LEARNING_SAMPLES
+              + ", got "
+              + samples);
     }
-    return new Encoding<>(codec, null, null, samples, checkDictionarySize(dictionarySize), alsoRead, legacy,
-        writesLegacy, maxDecodedSize);
+    return new Encoding<>(
+        codec,
+        null,
+        null,
+        samples,
+        checkDictionarySize(dictionarySize),
+        alsoRead,
+        legacy,
+        writesLegacy,
+        maxDecodedSize);
   }
 
   /**
-   * Trains a zstd dictionary of at most {@code dictionarySize} bytes on these values (a few thousand
-   * work well) when the cache or feed is built, saves it in Redis, and compresses new values with it.
+   * Trains a zstd dictionary of at most {@code dictionarySize} bytes on these values (a few
+   * thousand work well) when the cache or feed is built, saves it in Redis, and compresses new
+   * values with it.
    *
-   * @throws IllegalArgumentException if {@code dictionarySize} is below
-   *     {@link ZstdDictionary#MIN_TRAINED_SIZE}
+   * @throws IllegalArgumentException if {@code dictionarySize} is below {@link
+   *     ZstdDictionary#MIN_TRAINED_SIZE}
    */
   public Encoding<V> trainDictionary(Collection<? extends V> samples, int dictionarySize) {
     List<V> copy = new ArrayList<>(requireNonNull(samples, "samples").size());
     for (V sample : samples) {
       copy.add(requireNonNull(sample, "samples contain null"));
     }
-    return new Encoding<>(codec, null, List.copyOf(copy), this.samples, checkDictionarySize(dictionarySize), alsoRead,
-        legacy, writesLegacy, maxDecodedSize);
+    return new Encoding<>(
+        codec,
+        null,
+        List.copyOf(copy),
+        this.samples,
+        checkDictionarySize(dictionarySize),
+        alsoRead,
+        legacy,
+        writesLegacy,
+        maxDecodedSize);
   }
 
   /**
-   * Adds codecs whose values should also be read, though new values are written with
-   * {@link #codec()}: see {@link EnvelopeCodec.Builder#alsoRead}.
+   * Adds codecs whose values should also be read, though new values are written with {@link
+   * #codec()}: see {@link EnvelopeCodec.Builder#alsoRead}.
    */
   @SafeVarargs
   public final Encoding<V> alsoRead(Codec<V>... readers) {
@@ -157,8 +209,16 @@ public final class Encoding<V> {
     for (Codec<V> reader : requireNonNull(readers, "readers")) {
       all.add(requireNonNull(reader, "readers contain null"));
     }
-    return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, List.copyOf(all), legacy,
-        writesLegacy, maxDecodedSize);
+    return new Encoding<>(
+        codec,
+        compression,
+        trainingSamples,
+        samples,
+        dictionarySize,
+        List.copyOf(all),
+        legacy,
+        writesLegacy,
+        maxDecodedSize);
   }
 
   /**
@@ -167,8 +227,16 @@ public final class Encoding<V> {
    * cannot read; until every reader runs Stowage, use {@link #writeLegacy} instead.
    */
   public Encoding<V> legacy(Codec<V> legacyCodec) {
-    return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, alsoRead,
-        requireNonNull(legacyCodec, "legacyCodec"), false, maxDecodedSize);
+    return new Encoding<>(
+        codec,
+        compression,
+        trainingSamples,
+        samples,
+        dictionarySize,
+        alsoRead,
+        requireNonNull(legacyCodec, "legacyCodec"),
+        false,
+        maxDecodedSize);
   }
 
   /**
@@ -183,33 +251,50 @@ public final class Encoding<V> {
    * absent keys} stores is still an envelope, which old readers cannot read.
    */
   public Encoding<V> writeLegacy(Codec<V> legacyCodec) {
-    return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, alsoRead,
-        requireNonNull(legacyCodec, "legacyCodec"), true, maxDecodedSize);
+    return new Encoding<>(
+        codec,
+        compression,
+        trainingSamples,
+        samples,
+        dictionarySize,
+        alsoRead,
+        requireNonNull(legacyCodec, "legacyCodec"),
+        true,
+        maxDecodedSize);
   }
 
   /**
-   * The largest value, once decompressed, that is read or written, in bytes;
-   * {@link RedisCache#DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more is
-   * a decode failure before anything is allocated for it, as is a value stored without compression
+   * The largest value, once decompressed, that is read or written, in bytes; {@link
+   * RedisCache#DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more is a
+   * decode failure before anything is allocated for it, as is a value stored without compression
    * that is larger; writing a value that encodes to more throws an {@link EnvelopeException}.
-   * Compressed values are also decompressed within the Stowage's
-   * {@linkplain Stowage.Builder#decompressionBudget decompression budget}.
+   * Compressed values are also decompressed within the Stowage's {@linkplain
+   * Stowage.Builder#decompressionBudget decompression budget}.
    *
    * <p>It also bounds what reading a value may build, since a payload within it can build thirty
-   * times its size in objects: the MessagePack and JSON codecs read values of at most
-   * {@code maxDecodedSize / 8} elements (every value and map key: 1,048,576 at the default; never
-   * fewer than 4,096) and {@code maxDecodedSize} bytes of strings, and a value with more is a
-   * decode failure, refused before its objects are built. The heap a large value builds is taken
-   * from the decompression budget while it is decoded. Raise the limit for values of more elements.
+   * times its size in objects: the MessagePack and JSON codecs read values of at most {@code
+   * maxDecodedSize / 8} elements (every value and map key: 1,048,576 at the default; never fewer
+   * than 4,096) and {@code maxDecodedSize} bytes of strings, and a value with more is a decode
+   * failure, refused before its objects are built. The heap a large value builds is taken from the
+   * decompression budget while it is decoded. Raise the limit for values of more elements.
    *
    * @throws IllegalArgumentException if {@code maxDecodedSize} is below 1
    */
   public Encoding<V> maxDecodedSize(int maxDecodedSize) {
     if (maxDecodedSize < 1) {
-      throw new IllegalArgumentException("maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
+      throw new IllegalArgumentException(
+          "maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
     }
-    return new Encoding<>(codec, compression, trainingSamples, samples, dictionarySize, alsoRead, legacy,
-        writesLegacy, maxDecodedSize);
+    return new Encoding<>(
+        codec,
+        compression,
+        trainingSamples,
+        samples,
+        dictionarySize,
+        alsoRead,
+        legacy,
+        writesLegacy,
+        maxDecodedSize);
   }
 
   @Override
@@ -218,14 +303,28 @@ public final class Encoding<V> {
     if (compression != null) {
       policy = compression.toString();
     } else if (trainingSamples != null) {
-      policy = "zstd with a dictionary of at most " + dictionarySize + " bytes trained on " + trainingSamples.size()
-          + " values";
+      policy =
+          "zstd with a dictionary of at most "
+              + dictionarySize
+              + " bytes trained on "
+              + trainingSamples.size()
+              + " values";
     } else {
-      policy = "learning a dictionary of at most " + dictionarySize + " bytes from " + samples + " values";
+      policy =
+          "learning a dictionary of at most "
+              + dictionarySize
+              + " bytes from "
+              + samples
+              + " values";
     }
-    return "Encoding[" + codec.name() + ", " + policy + (alsoRead.isEmpty() ? "" : ", also reading " + alsoRead.size()
-        + " codecs") + (legacy == null ? "" : (writesLegacy ? ", writing legacy " : ", legacy ") + legacy.name())
-        + ", at most " + maxDecodedSize
+    return "Encoding["
+        + codec.name()
+        + ", "
+        + policy
+        + (alsoRead.isEmpty() ? "" : ", also reading " + alsoRead.size() + " codecs")
+        + (legacy == null ? "" : (writesLegacy ? ", writing legacy " : ", legacy ") + legacy.name())
+        + ", at most "
+        + maxDecodedSize
         + " bytes decoded]";
   }
 
@@ -242,16 +341,16 @@ public final class Encoding<V> {
    * Spring {@code RedisTemplate}: it writes with {@link #codec()} and the compression policy, and
    * reads every value a cache of this encoding reads (the {@linkplain #alsoRead codecs also read},
    * the {@linkplain #legacy legacy codec}, values of other shapes), up to {@link #maxDecodedSize}.
-   * It reads the zstd dictionaries and writer schemas that values name from {@code stowage}'s Redis,
-   * decompresses within its {@linkplain Stowage.Builder#decompressionBudget budget}, and saves the
-   * dictionary and schema it writes with there, now and after every reconnection, so that other
-   * processes read its values.
+   * It reads the zstd dictionaries and writer schemas that values name from {@code stowage}'s
+   * Redis, decompresses within its {@linkplain Stowage.Builder#decompressionBudget budget}, and
+   * saves the dictionary and schema it writes with there, now and after every reconnection, so that
+   * other processes read its values.
    *
    * <p>The compression policy: {@link #compression} as given; {@link #trainDictionary} trains its
    * dictionary now, once per call. The learning policy, the default, learns from the values a cache
    * or feed writes, and there is none here: the codec writes with {@link Compression#standard()}.
-   * With {@link #writeLegacy} the codec writes uncompressed envelopes, and is meant for reading: new
-   * values are written by {@link #legacyWrites()}.
+   * With {@link #writeLegacy} the codec writes uncompressed envelopes, and is meant for reading:
+   * new values are written by {@link #legacyWrites()}.
    */
   public EnvelopeCodec<V> envelopeCodec(Stowage stowage) {
     requireNonNull(stowage, "stowage");
@@ -264,8 +363,8 @@ public final class Encoding<V> {
 
   /**
    * {@link #envelopeCodec(Stowage)} without Redis: the codec reads no dictionary but the one its
-   * own compression holds (any other is a {@link DictionaryNotFoundException}), no writer schema but
-   * those of its own codecs, and decompresses within {@link DecompressionBudget#shared()}; a
+   * own compression holds (any other is a {@link DictionaryNotFoundException}), no writer schema
+   * but those of its own codecs, and decompresses within {@link DecompressionBudget#shared()}; a
    * dictionary trained here is kept nowhere else.
    */
   public EnvelopeCodec<V> envelopeCodec() {
@@ -293,36 +392,51 @@ public final class Encoding<V> {
 
   private static int checkDictionarySize(int dictionarySize) {
     if (dictionarySize < ZstdDictionary.MIN_TRAINED_SIZE) {
-      throw new IllegalArgumentException("dictionarySize must be at least " + ZstdDictionary.MIN_TRAINED_SIZE
-          + " bytes, got " + dictionarySize);
+      throw new IllegalArgumentException(
+          "dictionarySize must be at least "
+              + ZstdDictionary.MIN_TRAINED_SIZE
+              + " bytes, got "
+              + dictionarySize);
     }
     return dictionarySize;
   }
 
   /**
-   * The codec a cache or feed of {@code owner} writes with: the dictionary given, trained or learned
-   * and the schema are kept in Redis through {@code owner} (saved, and again after reconnections
-   * until Redis takes them; meanwhile the codec writes without the dictionary and waits for the
-   * schema); with the learning policy, the
-   * dictionary learned is recorded in the hash {@code recordKey}, trained on {@code executor} after
-   * a single write. {@code ownerName} names the cache or feed in messages.
+   * The codec a cache or feed of {@code owner} writes with: the dictionary given, trained or
+   * learned and the schema are kept in Redis through {@code owner} (saved, and again after
+   * reconnections until Redis takes them; meanwhile the codec writes without the dictionary and
+   * waits for the schema); with the learning policy, the dictionary learned is recorded in the hash
+   * {@code recordKey}, trained on {@code executor} after a single write. {@code ownerName} names
+   * the cache or feed in messages.
    */
   WriteCodec<V> writeCodec(Stowage owner, String recordKey, Executor executor, String ownerName) {
     if (writesLegacy) {
-      return WriteCodec.legacyWrites(envelopeCodec(owner, Compression.none()), requireNonNull(legacy, "legacy"));
+      return WriteCodec.legacyWrites(
+          envelopeCodec(owner, Compression.none()), requireNonNull(legacy, "legacy"));
     }
     @Nullable Compression fixed = compression;
     if (trainingSamples != null) {
       fixed = trainedCompression(trainingSamples);
     }
     if (fixed != null) {
-      EnvelopeCodec<V> fallback = fixed.dictionary().isPresent() ? envelopeCodec(owner, Compression.standard())
-          : envelopeCodec(owner, fixed);
+      EnvelopeCodec<V> fallback =
+          fixed.dictionary().isPresent()
+              ? envelopeCodec(owner, Compression.standard())
+              : envelopeCodec(owner, fixed);
       return WriteCodec.kept(envelopeCodec(owner, fixed), fallback, owner.keptKeys(), ownerName);
     }
-    return WriteCodec.learning(new WriteCodec.LearningSettings<>(policy -> envelopeCodec(owner, policy), codec,
-        owner.session(), owner.dictionaries(), owner.keptKeys(), recordKey, samples, dictionarySize, executor,
-        ownerName));
+    return WriteCodec.learning(
+        new WriteCodec.LearningSettings<>(
+            policy -> envelopeCodec(owner, policy),
+            codec,
+            owner.session(),
+            owner.dictionaries(),
+            owner.keptKeys(),
+            recordKey,
+            samples,
+            dictionarySize,
+            executor,
+            ownerName));
   }
 
   private EnvelopeCodec<V> envelopeCodec(Stowage owner, Compression writeCompression) {
@@ -334,9 +448,8 @@ public final class Encoding<V> {
   }
 
   private EnvelopeCodec.Builder<V> envelopeBuilder(Compression writeCompression) {
-    EnvelopeCodec.Builder<V> builder = EnvelopeCodec.builder(codec)
-        .compression(writeCompression)
-        .maxDecodedSize(maxDecodedSize);
+    EnvelopeCodec.Builder<V> builder =
+        EnvelopeCodec.builder(codec).compression(writeCompression).maxDecodedSize(maxDecodedSize);
     for (Codec<V> reader : alsoRead) {
       builder.alsoRead(reader);
     }

@@ -29,14 +29,19 @@ import java.util.Arrays;
 public final class Envelope {
   /** The first byte of every envelope. */
   public static final int MAGIC = 0xC1;
+
   /** The envelope version this library writes and reads. */
   public static final int VERSION = 1;
+
   /** Flag bit 0: a varint schema version follows the compression id (and the dictionary id). */
   public static final int FLAG_SCHEMA_VERSION = 0x1;
+
   /** The fixed part of the header: magic, version and flags, codec id, compression id. */
   public static final int FIXED_HEADER_SIZE = 4;
+
   /** The largest dictionary id: ids are unsigned 32-bit numbers. */
   public static final long MAX_DICTIONARY_ID = 0xFFFF_FFFFL;
+
   /** The largest schema version. */
   public static final int MAX_SCHEMA_VERSION = Integer.MAX_VALUE;
 
@@ -45,8 +50,8 @@ public final class Envelope {
   private Envelope() {}
 
   /**
-   * The value a cache stores for a key its loader found no value for ({@code c1 10 00 00}: codec
-   * id 0, which no codec has, and no payload), when it caches absent keys. A new array each call.
+   * The value a cache stores for a key its loader found no value for ({@code c1 10 00 00}: codec id
+   * 0, which no codec has, and no payload), when it caches absent keys. A new array each call.
    */
   public static byte[] absentMarker() {
     return ABSENT_MARKER.clone();
@@ -69,9 +74,9 @@ public final class Envelope {
   /**
    * Reads the header of a value.
    *
-   * @throws EnvelopeException if the value does not start with the magic byte, is too short for
-   *     its header, has another version or an unknown flag, names codec id 0 or an unknown
-   *     compression id, or carries a varint that is truncated, too long, not minimal or too large
+   * @throws EnvelopeException if the value does not start with the magic byte, is too short for its
+   *     header, has another version or an unknown flag, names codec id 0 or an unknown compression
+   *     id, or carries a varint that is truncated, too long, not minimal or too large
    */
   public static Header readHeader(byte[] value) {
     requireNonNull(value, "value");
@@ -79,18 +84,23 @@ public final class Envelope {
       throw new EnvelopeException("not a Stowage value: " + describeStart(value));
     }
     if (value.length < FIXED_HEADER_SIZE) {
-      throw new EnvelopeException("truncated envelope: " + value.length
-          + " bytes, but the header needs at least " + FIXED_HEADER_SIZE);
+      throw new EnvelopeException(
+          "truncated envelope: "
+              + value.length
+              + " bytes, but the header needs at least "
+              + FIXED_HEADER_SIZE);
     }
     int version = (value[1] & 0xFF) >>> 4;
     int flags = value[1] & 0x0F;
     if (version != VERSION) {
-      throw new EnvelopeException("unsupported envelope version " + version
-          + "; this reader knows version " + VERSION);
+      throw new EnvelopeException(
+          "unsupported envelope version " + version + "; this reader knows version " + VERSION);
     }
     if ((flags & ~FLAG_SCHEMA_VERSION) != 0) {
-      throw new EnvelopeException("unknown envelope flags 0x" + Integer.toHexString(flags)
-          + "; version 1 defines only bit 0 (schema version)");
+      throw new EnvelopeException(
+          "unknown envelope flags 0x"
+              + Integer.toHexString(flags)
+              + "; version 1 defines only bit 0 (schema version)");
     }
     int codecId = value[2] & 0xFF;
     if (codecId == 0) {
@@ -98,18 +108,24 @@ public final class Envelope {
     }
     int compressionId = value[3] & 0xFF;
     if (!CompressionIds.isKnown(compressionId)) {
-      throw new EnvelopeException("unknown compression id " + compressionId
-          + "; version 1 defines 0 (none), 1 (lz4), 2 (zstd), 3 (zstd-dict) and 4 (zstd-dict-magicless)");
+      throw new EnvelopeException(
+          "unknown compression id "
+              + compressionId
+              + "; version 1 defines 0 (none), 1 (lz4), 2 (zstd), 3 (zstd-dict) and 4 (zstd-dict-magicless)");
     }
     int offset = FIXED_HEADER_SIZE;
     long dictionaryId = -1;
     if (CompressionIds.hasDictionary(compressionId)) {
-      dictionaryId = UnsignedVarint.read(value, offset, value.length, MAX_DICTIONARY_ID, "dictionary id");
+      dictionaryId =
+          UnsignedVarint.read(value, offset, value.length, MAX_DICTIONARY_ID, "dictionary id");
       offset += UnsignedVarint.size(dictionaryId);
     }
     int schemaVersion = -1;
     if ((flags & FLAG_SCHEMA_VERSION) != 0) {
-      schemaVersion = (int) UnsignedVarint.read(value, offset, value.length, MAX_SCHEMA_VERSION, "schema version");
+      schemaVersion =
+          (int)
+              UnsignedVarint.read(
+                  value, offset, value.length, MAX_SCHEMA_VERSION, "schema version");
       offset += UnsignedVarint.size(schemaVersion);
     }
     return new Header(version, flags, codecId, compressionId, dictionaryId, schemaVersion, offset);
@@ -138,8 +154,14 @@ public final class Envelope {
    * @param schemaVersion the schema version, or -1 when the flag is not set
    * @param payloadOffset the index of the payload's first byte in the value
    */
-  public record Header(int version, int flags, int codecId, int compressionId, long dictionaryId,
-                       int schemaVersion, int payloadOffset) {
+  public record Header(
+      int version,
+      int flags,
+      int codecId,
+      int compressionId,
+      long dictionaryId,
+      int schemaVersion,
+      int payloadOffset) {
 
     /** Whether the value names a zstd dictionary. */
     public boolean hasDictionary() {

@@ -34,22 +34,22 @@ import org.jspecify.annotations.Nullable;
  *     .build();
  * }</pre>
  *
- * <p>Decoding never lets a NullPointerException or an index error escape: bytes that cannot be
- * read give an {@link EnvelopeException} (no magic byte and no legacy codec, a malformed header, an
- * unknown codec id, a corrupt payload, a payload past {@link #maxDecodedSize()}), a
- * {@link DictionaryNotFoundException}, a {@link CodecException} from the codec, or a
- * {@link MissingLibraryException} when the value's compression library is absent. Each carries the
- * header as {@linkplain StowageException#context() context}. A payload larger than
- * {@link #maxDecodedSize()}, compressed or not, is refused; a compressed payload's declared size is
- * checked before it is allocated and taken from the {@link DecompressionBudget}, and given back once
- * the codec has decoded it.
+ * <p>Decoding never lets a NullPointerException or an index error escape: bytes that cannot be read
+ * give an {@link EnvelopeException} (no magic byte and no legacy codec, a malformed header, an
+ * unknown codec id, a corrupt payload, a payload past {@link #maxDecodedSize()}), a {@link
+ * DictionaryNotFoundException}, a {@link CodecException} from the codec, or a {@link
+ * MissingLibraryException} when the value's compression library is absent. Each carries the header
+ * as {@linkplain StowageException#context() context}. A payload larger than {@link
+ * #maxDecodedSize()}, compressed or not, is refused; a compressed payload's declared size is
+ * checked before it is allocated and taken from the {@link DecompressionBudget}, and given back
+ * once the codec has decoded it.
  *
  * <p>A payload within the limit can still build far more objects than its bytes. The built-in
- * MessagePack and JSON codecs, and codecs that wrap them, hold a value to at most
- * {@code maxDecodedSize / 8} elements (every value and map key; at least 4,096) and
- * {@code maxDecodedSize} string bytes, counted before or while they build it, and a value past them
- * is a {@link CodecException} naming the limit; the heap a large value builds is taken from the
- * budget while it is decoded.
+ * MessagePack and JSON codecs, and codecs that wrap them, hold a value to at most {@code
+ * maxDecodedSize / 8} elements (every value and map key; at least 4,096) and {@code maxDecodedSize}
+ * string bytes, counted before or while they build it, and a value past them is a {@link
+ * CodecException} naming the limit; the heap a large value builds is taken from the budget while it
+ * is decoded.
  *
  * <p>Instances are immutable and thread-safe.
  *
@@ -77,9 +77,13 @@ public final class EnvelopeCodec<T> {
   private final DecompressionBudget budget;
   private final DecodeLimits limits;
 
-  private EnvelopeCodec(Builder<T> builder, Codec<T>[] readers, @Nullable PayloadCompressor compressor,
-                        @Nullable DictionaryResolver resolver, int[] readerFingerprints,
-                        @Nullable SchemaResolver schemas) {
+  private EnvelopeCodec(
+      Builder<T> builder,
+      Codec<T>[] readers,
+      @Nullable PayloadCompressor compressor,
+      @Nullable DictionaryResolver resolver,
+      int[] readerFingerprints,
+      @Nullable SchemaResolver schemas) {
     this.writeCodec = builder.writeCodec;
     this.readers = readers;
     this.legacy = builder.legacy;
@@ -102,9 +106,9 @@ public final class EnvelopeCodec<T> {
   }
 
   /**
-   * Encodes a value with the write codec, compresses it when it is at least
-   * {@link Compression#minSize()} bytes and compression makes it smaller, and puts the header in
-   * front: {@link #wrap}{@code (}{@link #encodePayload}{@code (value))}.
+   * Encodes a value with the write codec, compresses it when it is at least {@link
+   * Compression#minSize()} bytes and compression makes it smaller, and puts the header in front:
+   * {@link #wrap}{@code (}{@link #encodePayload}{@code (value))}.
    *
    * @throws CodecException if the codec cannot encode the value
    * @throws EnvelopeException if the encoded value is larger than {@link #maxDecodedSize()}, since
@@ -126,11 +130,11 @@ public final class EnvelopeCodec<T> {
   }
 
   /**
-   * Encodes a value as {@code legacy} writes it, with no envelope: for a rolling deploy whose
-   * older readers know only that codec ({@link Encoding#writeLegacy}). Refused when this codec,
-   * and so any reader with the same limits, could not read it back: when it is larger than
-   * {@link #maxDecodedSize()}, or starts with the envelope's magic byte ({@code 0xc1}), which
-   * readers would take for an envelope.
+   * Encodes a value as {@code legacy} writes it, with no envelope: for a rolling deploy whose older
+   * readers know only that codec ({@link Encoding#writeLegacy}). Refused when this codec, and so
+   * any reader with the same limits, could not read it back: when it is larger than {@link
+   * #maxDecodedSize()}, or starts with the envelope's magic byte ({@code 0xc1}), which readers
+   * would take for an envelope.
    *
    * @throws CodecException if {@code legacy} cannot encode the value
    * @throws EnvelopeException if the encoded value could not be read back, as above
@@ -139,17 +143,26 @@ public final class EnvelopeCodec<T> {
     requireNonNull(legacy, "legacy");
     byte[] bytes = encodeWith(legacy, "legacy codec", value);
     if (bytes.length > maxDecodedSize) {
-      throw new EnvelopeException("legacy codec " + legacy.name() + " encoded a value to " + bytes.length
-          + " bytes, more than maxDecodedSize " + maxDecodedSize);
+      throw new EnvelopeException(
+          "legacy codec "
+              + legacy.name()
+              + " encoded a value to "
+              + bytes.length
+              + " bytes, more than maxDecodedSize "
+              + maxDecodedSize);
     }
     if (Envelope.isEnvelope(bytes)) {
-      throw new EnvelopeException("legacy codec " + legacy.name()
-          + " wrote a value starting with 0xc1, which readers would take for an envelope");
+      throw new EnvelopeException(
+          "legacy codec "
+              + legacy.name()
+              + " wrote a value starting with 0xc1, which readers would take for an envelope");
     }
     return bytes;
   }
 
-  /** {@code codec}'s bytes of a value, its failures and a null result reported as codec failures. */
+  /**
+   * {@code codec}'s bytes of a value, its failures and a null result reported as codec failures.
+   */
   private static <T> byte[] encodeWith(Codec<T> codec, String role, T value) {
     requireNonNull(value, "value");
     byte[] bytes;
@@ -158,8 +171,15 @@ public final class EnvelopeCodec<T> {
     } catch (StowageException e) {
       throw e.addContext("encoding with " + role + " " + codec.name());
     } catch (RuntimeException e) {
-      throw new CodecException(role + " " + codec.name() + " failed to encode a "
-          + value.getClass().getName() + ": " + e, e);
+      throw new CodecException(
+          role
+              + " "
+              + codec.name()
+              + " failed to encode a "
+              + value.getClass().getName()
+              + ": "
+              + e,
+          e);
     }
     if (bytes == null) {
       throw new CodecException(role + " " + codec.name() + " returned null from encode");
@@ -178,16 +198,24 @@ public final class EnvelopeCodec<T> {
   public byte[] wrap(byte[] payload) {
     requireNonNull(payload, "payload");
     if (payload.length > maxDecodedSize) {
-      throw new EnvelopeException("codec " + writeCodec.name() + " encoded a value to "
-          + payload.length + " bytes, more than maxDecodedSize " + maxDecodedSize);
+      throw new EnvelopeException(
+          "codec "
+              + writeCodec.name()
+              + " encoded a value to "
+              + payload.length
+              + " bytes, more than maxDecodedSize "
+              + maxDecodedSize);
     }
     int codecId = writeCodec.id();
     if (compressor != null && payload.length >= compression.minSize()) {
-      int header = EnvelopeWriter.headerSize(compressor.compressionId(), compressor.dictionaryId(), schemaField);
+      int header =
+          EnvelopeWriter.headerSize(
+              compressor.compressionId(), compressor.dictionaryId(), schemaField);
       int extraHeader = header - EnvelopeWriter.headerSize(CompressionIds.NONE, -1, schemaField);
       byte[] value = compressor.compressAfter(header, payload, payload.length - extraHeader);
       if (value != null) {
-        EnvelopeWriter.writeHeader(value, codecId, compressor.compressionId(), compressor.dictionaryId(), schemaField);
+        EnvelopeWriter.writeHeader(
+            value, codecId, compressor.compressionId(), compressor.dictionaryId(), schemaField);
         return value;
       }
     }
@@ -200,8 +228,8 @@ public final class EnvelopeCodec<T> {
    *
    * @throws EnvelopeException if the value has no magic byte and there is no legacy codec, or its
    *     header is malformed, names a codec this instance does not read, or its payload is corrupt,
-   *     is or would decode past {@link #maxDecodedSize()}, or found no room in the
-   *     {@linkplain #decompressionBudget() decompression budget} in time
+   *     is or would decode past {@link #maxDecodedSize()}, or found no room in the {@linkplain
+   *     #decompressionBudget() decompression budget} in time
    * @throws CodecException if the codec rejects the payload, or the value would build more elements
    *     or string bytes than {@link #maxDecodedSize()} allows
    * @throws DictionaryNotFoundException if the value's zstd dictionary cannot be resolved
@@ -211,32 +239,51 @@ public final class EnvelopeCodec<T> {
     requireNonNull(value, "value");
     if (!Envelope.isEnvelope(value)) {
       if (legacy == null) {
-        throw new EnvelopeException("not a Stowage value: " + Envelope.describeStart(value)
-            + ", and no legacy codec is configured");
+        throw new EnvelopeException(
+            "not a Stowage value: "
+                + Envelope.describeStart(value)
+                + ", and no legacy codec is configured");
       }
       if (value.length > maxDecodedSize) {
-        throw new EnvelopeException("a value without an envelope of " + value.length + " bytes, more than"
-            + " maxDecodedSize " + maxDecodedSize + " (Encoding.maxDecodedSize raises it)")
+        throw new EnvelopeException(
+                "a value without an envelope of "
+                    + value.length
+                    + " bytes, more than"
+                    + " maxDecodedSize "
+                    + maxDecodedSize
+                    + " (Encoding.maxDecodedSize raises it)")
             .addContext("legacy codec " + legacy.name());
       }
       Codec<T> legacyCodec = legacy;
-      return withinLimits(0, value, 0, value.length,
+      return withinLimits(
+          0,
+          value,
+          0,
+          value.length,
           (data, offset, length) -> decodeWith(legacyCodec, data, offset, length, null));
     }
     Envelope.Header header = Envelope.readHeader(value);
     Codec<T> codec = readers[header.codecId()];
     if (codec == null) {
-      throw new EnvelopeException("unknown codec id " + header.codecId() + " ("
-          + header.codecName() + "); this reader knows " + readableCodecs());
+      throw new EnvelopeException(
+          "unknown codec id "
+              + header.codecId()
+              + " ("
+              + header.codecName()
+              + "); this reader knows "
+              + readableCodecs());
     }
-    return decompressed(header, value, (data, offset, length) -> decodeEnveloped(codec, data, offset, length, header));
+    return decompressed(
+        header,
+        value,
+        (data, offset, length) -> decodeEnveloped(codec, data, offset, length, header));
   }
 
   /**
-   * The payload of an envelope, decompressed, whatever codec wrote it: the bytes that
-   * {@link #encodePayload} returned for it. Decompression, the dictionary lookup, the
-   * {@linkplain #maxDecodedSize() size limit} and the {@linkplain #decompressionBudget() budget} are
-   * those of {@link #decode}, so a tool that shows payloads reads exactly what a cache would.
+   * The payload of an envelope, decompressed, whatever codec wrote it: the bytes that {@link
+   * #encodePayload} returned for it. Decompression, the dictionary lookup, the {@linkplain
+   * #maxDecodedSize() size limit} and the {@linkplain #decompressionBudget() budget} are those of
+   * {@link #decode}, so a tool that shows payloads reads exactly what a cache would.
    *
    * @throws EnvelopeException if the value is no envelope, or its header is malformed, or its
    *     payload is corrupt, would decode past {@link #maxDecodedSize()}, or found no room in the
@@ -249,8 +296,13 @@ public final class EnvelopeCodec<T> {
     if (!Envelope.isEnvelope(value)) {
       throw new EnvelopeException("not a Stowage value: " + Envelope.describeStart(value));
     }
-    return decompressed(Envelope.readHeader(value), value, (data, offset, length) ->
-        offset == 0 && length == data.length ? data : Arrays.copyOfRange(data, offset, offset + length));
+    return decompressed(
+        Envelope.readHeader(value),
+        value,
+        (data, offset, length) ->
+            offset == 0 && length == data.length
+                ? data
+                : Arrays.copyOfRange(data, offset, offset + length));
   }
 
   /** What is done with a payload: {@code length} bytes of {@code data} from {@code offset}. */
@@ -267,23 +319,35 @@ public final class EnvelopeCodec<T> {
     int length = value.length - offset;
     if (header.compressionId() == CompressionIds.NONE) {
       if (length > maxDecodedSize) {
-        throw new EnvelopeException("the payload, stored without compression, is " + length
-            + " bytes, more than maxDecodedSize " + maxDecodedSize + " (Encoding.maxDecodedSize raises it)")
+        throw new EnvelopeException(
+                "the payload, stored without compression, is "
+                    + length
+                    + " bytes, more than maxDecodedSize "
+                    + maxDecodedSize
+                    + " (Encoding.maxDecodedSize raises it)")
             .addContext(header.describe());
       }
       return withinLimits(0, value, offset, length, then);
     }
     int declared;
     try {
-      declared = decompressor.declaredSize(header.compressionId(), value, offset, length, maxDecodedSize);
+      declared =
+          decompressor.declaredSize(header.compressionId(), value, offset, length, maxDecodedSize);
       budget.acquire(declared);
     } catch (StowageException e) {
       throw e.addContext(header.describe());
     }
     byte[] payload;
     try {
-      payload = decompressor.decompress(header.compressionId(), header.dictionaryId(), value, offset,
-          length, maxDecodedSize, declared);
+      payload =
+          decompressor.decompress(
+              header.compressionId(),
+              header.dictionaryId(),
+              value,
+              offset,
+              length,
+              maxDecodedSize,
+              declared);
     } catch (StowageException e) {
       budget.release(declared);
       throw e.addContext(header.describe());
@@ -297,11 +361,12 @@ public final class EnvelopeCodec<T> {
   /**
    * Runs {@code then} on the payload as the decode of this thread's {@linkplain DecodeLimits.Scope
    * scope}: codecs hold what they build to this codec's {@link DecodeLimits} and charge it to the
-   * budget, which already holds {@code held} bytes for this decode (its decompressed payload). Gives
-   * back all the decode held, and restores the scope it replaced (a codec may decode with another
-   * envelope codec inside its own decode).
+   * budget, which already holds {@code held} bytes for this decode (its decompressed payload).
+   * Gives back all the decode held, and restores the scope it replaced (a codec may decode with
+   * another envelope codec inside its own decode).
    */
-  private <R> R withinLimits(long held, byte[] data, int offset, int length, PayloadReader<R> then) {
+  private <R> R withinLimits(
+      long held, byte[] data, int offset, int length, PayloadReader<R> then) {
     DecodeLimits.Scope scope = DecodeLimits.scope();
     DecodeLimits outer = scope.entered();
     long outerHeld = scope.held();
@@ -322,17 +387,24 @@ public final class EnvelopeCodec<T> {
    * value of another schema through the writer's schema; any other codec, when this instance was
    * given a {@linkplain Builder#schemaVersion schema version}, reads only values of that version.
    */
-  private T decodeEnveloped(Codec<T> codec, byte[] data, int offset, int length, Envelope.Header header) {
+  private T decodeEnveloped(
+      Codec<T> codec, byte[] data, int offset, int length, Envelope.Header header) {
     int ownFingerprint = readerFingerprints[header.codecId()];
     if (ownFingerprint >= 0) {
       if (header.hasSchemaVersion() && header.schemaVersion() != ownFingerprint) {
         String writerSchema = writerSchema(header);
         EvolvingCodec<T> evolving = (EvolvingCodec<T>) codec;
-        return checked(codec, header, () -> evolving.decode(data, offset, length, writerSchema), length);
+        return checked(
+            codec, header, () -> evolving.decode(data, offset, length, writerSchema), length);
       }
     } else if (schemaVersion >= 0 && header.schemaVersion() != schemaVersion) {
-      throw new EnvelopeException((header.hasSchemaVersion() ? "the value has schema version " + header.schemaVersion()
-          : "the value has no schema version") + "; this reader reads version " + schemaVersion + " only")
+      throw new EnvelopeException(
+              (header.hasSchemaVersion()
+                      ? "the value has schema version " + header.schemaVersion()
+                      : "the value has no schema version")
+                  + "; this reader reads version "
+                  + schemaVersion
+                  + " only")
           .addContext(header.describe());
     }
     return decodeWith(codec, data, offset, length, header);
@@ -342,7 +414,8 @@ public final class EnvelopeCodec<T> {
     int fingerprint = header.schemaVersion();
     try {
       if (schemas == null) {
-        throw new SchemaNotFoundException(fingerprint).addContext("no schema resolver is configured");
+        throw new SchemaNotFoundException(fingerprint)
+            .addContext("no schema resolver is configured");
       }
       return schemas.resolve(fingerprint);
     } catch (StowageException e) {
@@ -409,7 +482,11 @@ public final class EnvelopeCodec<T> {
   private String readableCodecs() {
     StringBuilder text = new StringBuilder();
     for (int id : readableCodecIds()) {
-      text.append(text.length() == 0 ? "" : ", ").append(readers[id].name()).append(" (").append(id).append(')');
+      text.append(text.length() == 0 ? "" : ", ")
+          .append(readers[id].name())
+          .append(" (")
+          .append(id)
+          .append(')');
     }
     return text.toString();
   }
@@ -418,18 +495,21 @@ public final class EnvelopeCodec<T> {
    * Decodes with {@code codec}; a failure carries the header's description, or names the legacy
    * codec when {@code header} is null. The description is built only on failure: decoding is hot.
    */
-  private T decodeWith(Codec<T> codec, byte[] data, int offset, int length, Envelope.@Nullable Header header) {
+  private T decodeWith(
+      Codec<T> codec, byte[] data, int offset, int length, Envelope.@Nullable Header header) {
     return checked(codec, header, () -> codec.decode(data, offset, length), length);
   }
 
-  private T checked(Codec<T> codec, Envelope.@Nullable Header header, Supplier<T> decoding, int length) {
+  private T checked(
+      Codec<T> codec, Envelope.@Nullable Header header, Supplier<T> decoding, int length) {
     T value;
     try {
       value = decoding.get();
     } catch (StowageException e) {
       throw e.addContext(context(codec, header));
     } catch (RuntimeException | StackOverflowError e) {
-      throw new CodecException("codec " + codec.name() + " failed to decode " + length + " bytes: " + e, e)
+      throw new CodecException(
+              "codec " + codec.name() + " failed to decode " + length + " bytes: " + e, e)
           .addContext(context(codec, header));
     }
     if (value == null) {
@@ -445,8 +525,14 @@ public final class EnvelopeCodec<T> {
 
   @Override
   public String toString() {
-    return "EnvelopeCodec[write " + writeCodec.name() + ", " + compression + ", reads " + readableCodecs()
-        + (legacy == null ? "" : ", legacy " + legacy.name()) + "]";
+    return "EnvelopeCodec[write "
+        + writeCodec.name()
+        + ", "
+        + compression
+        + ", reads "
+        + readableCodecs()
+        + (legacy == null ? "" : ", legacy " + legacy.name())
+        + "]";
   }
 
   /**
@@ -490,9 +576,9 @@ public final class EnvelopeCodec<T> {
     }
 
     /**
-     * Where the zstd dictionaries named by values are found, such as a
-     * {@link dev.stowage.compress.DictionaryStore}. The dictionary of the write compression is
-     * always found, without asking the resolver.
+     * Where the zstd dictionaries named by values are found, such as a {@link
+     * dev.stowage.compress.DictionaryStore}. The dictionary of the write compression is always
+     * found, without asking the resolver.
      */
     public Builder<T> dictionaries(DictionaryResolver resolver) {
       this.dictionaries = requireNonNull(resolver, "dictionaries");
@@ -500,9 +586,9 @@ public final class EnvelopeCodec<T> {
     }
 
     /**
-     * The codec for values with no envelope (no magic byte): JSON written by Spring's
-     * {@code GenericJackson2JsonRedisSerializer}, plain strings, JDK serialization. Without one,
-     * such values fail to decode.
+     * The codec for values with no envelope (no magic byte): JSON written by Spring's {@code
+     * GenericJackson2JsonRedisSerializer}, plain strings, JDK serialization. Without one, such
+     * values fail to decode.
      */
     public Builder<T> legacy(Codec<T> legacyCodec) {
       this.legacy = requireNonNull(legacyCodec, "legacy");
@@ -510,9 +596,9 @@ public final class EnvelopeCodec<T> {
     }
 
     /**
-     * Where the writer schemas named by values are found, such as the store of a
-     * {@link Stowage}: an {@link EvolvingCodec} needs the writer's schema to read a value written
-     * with another one. The schemas of this instance's own codecs are always found.
+     * Where the writer schemas named by values are found, such as the store of a {@link Stowage}:
+     * an {@link EvolvingCodec} needs the writer's schema to read a value written with another one.
+     * The schemas of this instance's own codecs are always found.
      */
     public Builder<T> schemas(SchemaResolver resolver) {
       this.schemas = requireNonNull(resolver, "schemas");
@@ -522,9 +608,9 @@ public final class EnvelopeCodec<T> {
     /**
      * A schema version, 0 or more, written into every value's header, for a write codec that is not
      * an {@link EvolvingCodec} (those write their schema's fingerprint). Decoding then reads only
-     * values of this version with such codecs, and any other is an {@link EnvelopeException}: bump it
-     * when the type changes shape, and older values become misses instead of wrong values. None by
-     * default.
+     * values of this version with such codecs, and any other is an {@link EnvelopeException}: bump
+     * it when the type changes shape, and older values become misses instead of wrong values. None
+     * by default.
      */
     public Builder<T> schemaVersion(int schemaVersion) {
       this.schemaVersion = schemaVersion;
@@ -532,10 +618,10 @@ public final class EnvelopeCodec<T> {
     }
 
     /**
-     * The largest decoded payload that decoding accepts, and encoding produces; by default
-     * {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE}. Compressed payloads are checked before the
-     * output is allocated. It also bounds what a decode builds: the MessagePack and JSON codecs read
-     * values of at most {@code maxDecodedSize / 8} elements and {@code maxDecodedSize} string bytes.
+     * The largest decoded payload that decoding accepts, and encoding produces; by default {@link
+     * EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE}. Compressed payloads are checked before the output is
+     * allocated. It also bounds what a decode builds: the MessagePack and JSON codecs read values
+     * of at most {@code maxDecodedSize / 8} elements and {@code maxDecodedSize} string bytes.
      */
     public Builder<T> maxDecodedSize(int maxDecodedSize) {
       this.maxDecodedSize = maxDecodedSize;
@@ -565,7 +651,8 @@ public final class EnvelopeCodec<T> {
         throw new IllegalArgumentException("schemaVersion must be 0 or more, got " + schemaVersion);
       }
       if (maxDecodedSize < 1) {
-        throw new IllegalArgumentException("maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
+        throw new IllegalArgumentException(
+            "maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
       }
       Codec<T>[] readers = new Codec[256];
       List<Codec<T>> all = new ArrayList<>();
@@ -575,26 +662,46 @@ public final class EnvelopeCodec<T> {
         int id = codec.id();
         String setting = codec == writeCodec ? "writeCodec" : "alsoRead";
         if (id < 1 || id > 255) {
-          throw new IllegalArgumentException(setting + ": codec " + codec.getClass().getName()
-              + " has id " + id + "; codec ids are 1 to 255");
+          throw new IllegalArgumentException(
+              setting
+                  + ": codec "
+                  + codec.getClass().getName()
+                  + " has id "
+                  + id
+                  + "; codec ids are 1 to 255");
         }
         if (readers[id] != null && readers[id] != codec) {
-          throw new IllegalArgumentException(setting + ": codec id " + id + " is taken twice, by "
-              + readers[id].name() + " (" + readers[id].getClass().getName() + ") and " + codec.name()
-              + " (" + codec.getClass().getName() + ")");
+          throw new IllegalArgumentException(
+              setting
+                  + ": codec id "
+                  + id
+                  + " is taken twice, by "
+                  + readers[id].name()
+                  + " ("
+                  + readers[id].getClass().getName()
+                  + ") and "
+                  + codec.name()
+                  + " ("
+                  + codec.getClass().getName()
+                  + ")");
         }
         readers[id] = codec;
       }
       if (schemaVersion >= 0 && writeCodec instanceof EvolvingCodec) {
-        throw new IllegalArgumentException("schemaVersion: codec " + writeCodec.name() + " writes the fingerprint of"
-            + " its schema in the schema field and reads other schemas by itself; a schema version is for other codecs");
+        throw new IllegalArgumentException(
+            "schemaVersion: codec "
+                + writeCodec.name()
+                + " writes the fingerprint of"
+                + " its schema in the schema field and reads other schemas by itself; a schema version is for other codecs");
       }
       int[] fingerprints = new int[256];
       Arrays.fill(fingerprints, -1);
       List<String> ownSchemas = new ArrayList<>();
       for (int id = 1; id < readers.length; id++) {
         if (readers[id] instanceof EvolvingCodec<T> evolving) {
-          String schema = requireNonNull(evolving.schema(), () -> "codec " + evolving.name() + " has a null schema");
+          String schema =
+              requireNonNull(
+                  evolving.schema(), () -> "codec " + evolving.name() + " has a null schema");
           fingerprints[id] = Schemas.fingerprint(schema);
           ownSchemas.add(schema);
         }
@@ -603,13 +710,16 @@ public final class EnvelopeCodec<T> {
       if (!ownSchemas.isEmpty()) {
         SchemaResolver own = SchemaResolver.of(ownSchemas.toArray(String[]::new));
         SchemaResolver fallback = schemas;
-        schemaResolver = fallback == null ? own : fingerprint -> {
-          try {
-            return own.resolve(fingerprint);
-          } catch (SchemaNotFoundException e) {
-            return fallback.resolve(fingerprint);
-          }
-        };
+        schemaResolver =
+            fallback == null
+                ? own
+                : fingerprint -> {
+                  try {
+                    return own.resolve(fingerprint);
+                  } catch (SchemaNotFoundException e) {
+                    return fallback.resolve(fingerprint);
+                  }
+                };
       }
       PayloadCompressor compressor = PayloadCompressors.forWriting(compression);
       DictionaryResolver resolver = dictionaries;
@@ -618,7 +728,12 @@ public final class EnvelopeCodec<T> {
         DictionaryResolver ownResolver = DictionaryResolver.of(own);
         resolver = resolver == null ? ownResolver : ownResolver.orElse(resolver);
       }
-      return new EnvelopeCodec<>(this, Arrays.copyOf(readers, readers.length), compressor, resolver, fingerprints,
+      return new EnvelopeCodec<>(
+          this,
+          Arrays.copyOf(readers, readers.length),
+          compressor,
+          resolver,
+          fingerprints,
           schemaResolver);
     }
   }

@@ -20,8 +20,8 @@ public interface EvolvingCodec<T> extends Codec<T> {
 
   /**
    * The schema of the values this codec writes, as stable text: the same type and configuration
-   * give the same text in every process and every run, and any change in the type that changes
-   * the bytes changes the text.
+   * give the same text in every process and every run, and any change in the type that changes the
+   * bytes changes the text.
    */
   String schema();
 

@@ -13,8 +13,8 @@ import java.util.concurrent.ForkJoinPool;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A newest-first list of values in one Redis sorted set, read by page. Feeds come from
- * {@link Stowage#feed(String, Class)}.
+ * A newest-first list of values in one Redis sorted set, read by page. Feeds come from {@link
+ * Stowage#feed(String, Class)}.
  *
  * <pre>{@code
  * Feed<Post> posts = stowage.feed("board", Post.class).build();
@@ -24,19 +24,20 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Layout.</b> Each value gets a score from a counter, a field of a Redis hash incremented
  * with {@code HINCRBY}; by default field {@code name} of the hash {@code counter}, as in the board
- * service that Stowage's first seed describes (on a Redis Cluster, of the hash
- * {@code <key>:counter}, and the key is {@code {name}}: see {@link Builder#key}). Entries are kept in buckets of 64 consecutive
- * scores: entry {@code s} is an element of the Redis list {@code <key>:b:<s / 64>}, and the sorted
- * set {@code <key>} indexes the buckets that hold entries. An element is the score as an unsigned
- * varint followed by the value's {@linkplain Envelope envelope} (encoded and compressed), so a page
- * decodes from the elements alone, and two equal values are two entries. A bucket that holds all its
- * 64 scores is <em>sealed</em> ({@link Builder#sealFullBuckets}): its entries are compressed
- * together, as one frame, into one string, which a page decompresses whole. A short list is stored
- * packed, a few bytes per element, where a sorted set costs about a hundred bytes per member: for
- * the seed's 120,000 board records this layout takes about 30% less Redis memory than a sorted set
- * of the same members ({@code stowage bench memory}; figures in {@code docs/ARCHITECTURE.md}). A
- * page is still one round trip: a script walks the index from the newest bucket and cuts the page
- * out of one or two lists. Reaching page {@code p} costs one {@code LLEN} per bucket before it.
+ * service that Stowage's first seed describes (on a Redis Cluster, of the hash {@code
+ * <key>:counter}, and the key is {@code {name}}: see {@link Builder#key}). Entries are kept in
+ * buckets of 64 consecutive scores: entry {@code s} is an element of the Redis list {@code
+ * <key>:b:<s / 64>}, and the sorted set {@code <key>} indexes the buckets that hold entries. An
+ * element is the score as an unsigned varint followed by the value's {@linkplain Envelope envelope}
+ * (encoded and compressed), so a page decodes from the elements alone, and two equal values are two
+ * entries. A bucket that holds all its 64 scores is <em>sealed</em> ({@link
+ * Builder#sealFullBuckets}): its entries are compressed together, as one frame, into one string,
+ * which a page decompresses whole. A short list is stored packed, a few bytes per element, where a
+ * sorted set costs about a hundred bytes per member: for the seed's 120,000 board records this
+ * layout takes about 30% less Redis memory than a sorted set of the same members ({@code stowage
+ * bench memory}; figures in {@code docs/ARCHITECTURE.md}). A page is still one round trip: a script
+ * walks the index from the newest bucket and cuts the page out of one or two lists. Reaching page
+ * {@code p} costs one {@code LLEN} per bucket before it.
  *
  * <p>A member that cannot be decoded is skipped, counted in {@link #decodeFailures()} and logged
  * once. Redis failures throw {@link CacheUnavailableException} as for {@link RedisCache}. Scores
@@ -94,8 +95,8 @@ public interface Feed<V> {
    * entries) and drops the bucket once it is empty.
    *
    * @return whether there was one
-   * @throws IllegalArgumentException if the score is below 1 or above 2<sup>53</sup>, as for
-   *     {@link #putAll}
+   * @throws IllegalArgumentException if the score is below 1 or above 2<sup>53</sup>, as for {@link
+   *     #putAll}
    */
   boolean remove(long score);
 
@@ -147,10 +148,10 @@ public interface Feed<V> {
     /**
      * How entries are written and read, as for a cache ({@link RedisCache.Builder#encoding});
      * {@link Encoding#defaultFor(TypeRef) Encoding.defaultFor(type)} by default, whose learned
-     * dictionary is recorded under {@code stowage:learned:feed:<key>}
-     * ({@link StowageKeys#learnedByFeed}). An entry larger than the encoding's
-     * {@linkplain Encoding#maxDecodedSize maxDecodedSize} is skipped and counted in
-     * {@link Feed#decodeFailures()}.
+     * dictionary is recorded under {@code stowage:learned:feed:<key>} ({@link
+     * StowageKeys#learnedByFeed}). An entry larger than the encoding's {@linkplain
+     * Encoding#maxDecodedSize maxDecodedSize} is skipped and counted in {@link
+     * Feed#decodeFailures()}.
      */
     public Builder<V> encoding(Encoding<V> encoding) {
       this.encoding = requireNonNull(encoding, "encoding");
@@ -162,8 +163,8 @@ public interface Feed<V> {
      * its index, its buckets ({@code <key>:b:<n>}) and its counter together, which must therefore
      * share a hash slot: the key must carry a hash tag ({@code {...}}, whose text alone is hashed),
      * and is {@code {name}} by default (the name itself when it carries one). The feed owns the key
-     * and every key under {@code <key>:b:} and {@code <key>:s:}; a cache prefix of the same
-     * {@code Stowage} that covers them is refused, and in other processes none may.
+     * and every key under {@code <key>:b:} and {@code <key>:s:}; a cache prefix of the same {@code
+     * Stowage} that covers them is refused, and in other processes none may.
      */
     public Builder<V> key(String key) {
       this.key = requireNonNull(key, "key");
@@ -181,19 +182,20 @@ public interface Feed<V> {
       return this;
     }
 
-    /** Members per {@code ZADD} or script call; {@link RedisCache#DEFAULT_CHUNK_SIZE} by default. */
+    /**
+     * Members per {@code ZADD} or script call; {@link RedisCache#DEFAULT_CHUNK_SIZE} by default.
+     */
     public Builder<V> chunkSize(int chunkSize) {
       this.chunkSize = chunkSize;
       return this;
     }
 
     /**
-     * Keeps decoded pages in the process while Redis says the feed has not changed; see
-     * {@link NearCache}. A feed's near cache is always in broadcast mode on the feed's key: a page
-     * is read from several keys, so any write under the key drops every kept page, and so does
-     * every write through this feed. The bound counts pages, or the stored size of their entries.
-     * A kept page is the same {@code List} instance for every caller until it is dropped. Off by
-     * default.
+     * Keeps decoded pages in the process while Redis says the feed has not changed; see {@link
+     * NearCache}. A feed's near cache is always in broadcast mode on the feed's key: a page is read
+     * from several keys, so any write under the key drops every kept page, and so does every write
+     * through this feed. The bound counts pages, or the stored size of their entries. A kept page
+     * is the same {@code List} instance for every caller until it is dropped. Off by default.
      *
      * @throws MissingLibraryException at {@link #build()}, without Caffeine
      */
@@ -203,19 +205,20 @@ public interface Feed<V> {
     }
 
     /**
-     * Whether a bucket is sealed once it holds all its scores (64; 63 for bucket 0, since scores start at 1): its entries stored together,
-     * compressed as one frame with the feed's encoding, in one Redis string ({@link FeedLayout}).
-     * On by default: for the board's records a sealed bucket takes about three quarters of the memory of its
-     * entries compressed one by one ({@code stowage bench memory}), and a page reads at most two
-     * of them. The write that fills a bucket seals it: {@code add} after its reply, in the
-     * background; {@code addAll} and {@code putAll} before they complete. A write into a sealed
-     * bucket opens it first, in the same script (its entries back in its list, uncompressed), and
-     * holds it for a second, during which no writer seals it: a burst of writes into old entries
-     * opens it once, and concurrent writes into the same buckets never fail because of sealing (a
-     * bucket they keep writing into stays open meanwhile). A sealed bucket whose Redis string was
-     * deleted or evicted leaves the index the first time a page, {@code size()} or a write finds it,
-     * and its entries are counted once in {@link Feed#decodeFailures()}. Versions before sealed buckets do not see sealed entries: turn this
-     * off until every process that reads the feed runs a version that reads them.
+     * Whether a bucket is sealed once it holds all its scores (64; 63 for bucket 0, since scores
+     * start at 1): its entries stored together, compressed as one frame with the feed's encoding,
+     * in one Redis string ({@link FeedLayout}). On by default: for the board's records a sealed
+     * bucket takes about three quarters of the memory of its entries compressed one by one ({@code
+     * stowage bench memory}), and a page reads at most two of them. The write that fills a bucket
+     * seals it: {@code add} after its reply, in the background; {@code addAll} and {@code putAll}
+     * before they complete. A write into a sealed bucket opens it first, in the same script (its
+     * entries back in its list, uncompressed), and holds it for a second, during which no writer
+     * seals it: a burst of writes into old entries opens it once, and concurrent writes into the
+     * same buckets never fail because of sealing (a bucket they keep writing into stays open
+     * meanwhile). A sealed bucket whose Redis string was deleted or evicted leaves the index the
+     * first time a page, {@code size()} or a write finds it, and its entries are counted once in
+     * {@link Feed#decodeFailures()}. Versions before sealed buckets do not see sealed entries: turn
+     * this off until every process that reads the feed runs a version that reads them.
      */
     public Builder<V> sealFullBuckets(boolean seal) {
       this.sealFullBuckets = seal;
@@ -225,9 +228,9 @@ public interface Feed<V> {
     /**
      * Builds the feed.
      *
-     * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside
-     *     1 to {@link RedisCache#MAX_CHUNK_SIZE}; on a Redis Cluster, a key without a hash tag or
-     *     a counter hash in another slot than the key; a key, bucket or counter among the keys
+     * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside 1 to
+     *     {@link RedisCache#MAX_CHUNK_SIZE}; on a Redis Cluster, a key without a hash tag or a
+     *     counter hash in another slot than the key; a key, bucket or counter among the keys
      *     Stowage writes on its own account ({@link StowageKeys}); or, naming both, keys that
      *     overlap those of another live cache or feed of the same {@code Stowage} (a cache prefix
      *     that covers them; the same feed, by key and counter, built again is allowed, and feeds
@@ -236,34 +239,78 @@ public interface Feed<V> {
      */
     public Feed<V> build() {
       boolean cluster = owner.isCluster();
-      String key = this.key != null ? this.key : cluster && !hasHashTag(name) ? "{" + name + "}" : name;
-      String counterKey = this.counterKey != null ? this.counterKey : cluster ? key + ":counter" : "counter";
+      String key =
+          this.key != null ? this.key : cluster && !hasHashTag(name) ? "{" + name + "}" : name;
+      String counterKey =
+          this.counterKey != null ? this.counterKey : cluster ? key + ":counter" : "counter";
       if (key.isBlank() || counterKey.isBlank() || counterField.isBlank()) {
-        throw new IllegalArgumentException("feed '" + name + "': key, counter hash and counter field must not be blank");
+        throw new IllegalArgumentException(
+            "feed '" + name + "': key, counter hash and counter field must not be blank");
       }
       if (chunkSize < 1 || chunkSize > RedisCache.MAX_CHUNK_SIZE) {
-        throw new IllegalArgumentException("feed '" + name + "': chunkSize must be 1 to " + RedisCache.MAX_CHUNK_SIZE
-            + ", got " + chunkSize);
+        throw new IllegalArgumentException(
+            "feed '"
+                + name
+                + "': chunkSize must be 1 to "
+                + RedisCache.MAX_CHUNK_SIZE
+                + ", got "
+                + chunkSize);
       }
       if (cluster && !hasHashTag(key)) {
-        throw new IllegalArgumentException("feed '" + name + "': on a Redis Cluster the key must carry a hash tag,"
-            + " such as {" + key + "}, so that its buckets (" + StowageKeys.feedBucket(key, 0) + ", ...) share its"
-            + " slot; got '" + key + "'");
+        throw new IllegalArgumentException(
+            "feed '"
+                + name
+                + "': on a Redis Cluster the key must carry a hash tag,"
+                + " such as {"
+                + key
+                + "}, so that its buckets ("
+                + StowageKeys.feedBucket(key, 0)
+                + ", ...) share its"
+                + " slot; got '"
+                + key
+                + "'");
       }
       if (cluster && SlotHash.getSlot(counterKey) != SlotHash.getSlot(key)) {
-        throw new IllegalArgumentException("feed '" + name + "': on a Redis Cluster the counter hash must be in the"
-            + " slot of the key '" + key + "' (carry its hash tag), such as " + key + ":counter; got '" + counterKey
-            + "'");
+        throw new IllegalArgumentException(
+            "feed '"
+                + name
+                + "': on a Redis Cluster the counter hash must be in the"
+                + " slot of the key '"
+                + key
+                + "' (carry its hash tag), such as "
+                + key
+                + ":counter; got '"
+                + counterKey
+                + "'");
       }
-      KeyNamespaces.Reservation namespace = owner.keyNamespaces()
-          .reserve(KeyNamespaces.Namespace.ofFeed(name, key, counterKey, counterField));
+      KeyNamespaces.Reservation namespace =
+          owner
+              .keyNamespaces()
+              .reserve(KeyNamespaces.Namespace.ofFeed(name, key, counterKey, counterField));
       try {
-        WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
-            .writeCodec(owner, StowageKeys.learnedByFeed(key), ForkJoinPool.commonPool(), "feed '" + name + "'");
-        return namespace.heldBy(new RedisFeed<>(owner.session(), new FeedSettings<>(name, key, counterKey, counterField,
-            codec, owner.preload(), chunkSize,
-            nearCache == null ? null : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"),
-            sealFullBuckets)).blocking());
+        WriteCodec<V> codec =
+            (encoding != null ? encoding : Encoding.defaultFor(type))
+                .writeCodec(
+                    owner,
+                    StowageKeys.learnedByFeed(key),
+                    ForkJoinPool.commonPool(),
+                    "feed '" + name + "'");
+        return namespace.heldBy(
+            new RedisFeed<>(
+                    owner.session(),
+                    new FeedSettings<>(
+                        name,
+                        key,
+                        counterKey,
+                        counterField,
+                        codec,
+                        owner.preload(),
+                        chunkSize,
+                        nearCache == null
+                            ? null
+                            : owner.nearCaches(nearCache, key, true, "feed '" + name + "'"),
+                        sealFullBuckets))
+                .blocking());
       } catch (RuntimeException | Error e) {
         namespace.release();
         throw e;
@@ -271,8 +318,8 @@ public interface Feed<V> {
     }
 
     /**
-     * Whether {@code key} has a hash tag as Redis Cluster reads it: a <code>{</code> followed later by a
-     * <code>}</code> with at least one character between them, the first such pair deciding.
+     * Whether {@code key} has a hash tag as Redis Cluster reads it: a <code>{</code> followed later
+     * by a <code>}</code> with at least one character between them, the first such pair deciding.
      */
     static boolean hasHashTag(String key) {
       int open = key.indexOf('{');

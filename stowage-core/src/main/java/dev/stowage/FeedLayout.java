@@ -13,31 +13,34 @@ import org.jspecify.annotations.Nullable;
  * {@link StowageKeys}.
  *
  * <p>A feed under key {@code K} is a sorted set {@code K} that indexes its buckets (member: the
- * bucket number in decimal; score: the same number) and, per bucket {@code n}, a list
- * {@code K:b:<n>} holding the entries with scores {@code n * 64} to {@code n * 64 + 63} in
- * ascending order. Each element of a list is a <em>member</em>: the entry's score as an unsigned
- * LEB128 varint (seven bits per byte, low group first, the high bit set on all bytes but the last;
+ * bucket number in decimal; score: the same number) and, per bucket {@code n}, a list {@code
+ * K:b:<n>} holding the entries with scores {@code n * 64} to {@code n * 64 + 63} in ascending
+ * order. Each element of a list is a <em>member</em>: the entry's score as an unsigned LEB128
+ * varint (seven bits per byte, low group first, the high bit set on all bytes but the last;
  * minimal, 1 to 8 bytes, at most 2<sup>53</sup>), followed at once by the value's envelope.
  *
- * <p><b>Sealed buckets.</b> Once a bucket holds all its scores (64, or 63 for bucket 0, as no entry has score 0), a writer may <em>seal</em>
- * it: its members are stored together in one envelope, compressed as one frame, in the string
- * {@code K:s:<n>} ({@link StowageKeys#feedSealedBucket}), its list is deleted, and its index member
- * becomes {@code <n>:<count>} (score still {@code n}), so that a page can skip it without reading
- * it. The envelope's payload ({@link #sealedPayload}) is, for each member in ascending score order,
- * the member's length as an unsigned LEB128 varint followed by the member; each member's own
- * envelope is usually uncompressed, since the frame around them compresses better than each value
- * alone. The outer envelope's codec and schema fields are those of the writer and say nothing
- * about the payload. A write into a sealed bucket opens it again first: its members go back into
- * the list, uncompressed, and the string and the {@code :<count>} member go. A writer that finds
- * bucket {@code n} sealed also sets {@code K:h:<n>} ({@link StowageKeys#feedSealHold}), a string
- * that expires a second later, while which no writer seals that bucket; readers never read it. A
- * sealed payload is at most 256 KiB, and readers refuse a larger one without decompressing it.
+ * <p><b>Sealed buckets.</b> Once a bucket holds all its scores (64, or 63 for bucket 0, as no entry
+ * has score 0), a writer may <em>seal</em> it: its members are stored together in one envelope,
+ * compressed as one frame, in the string {@code K:s:<n>} ({@link StowageKeys#feedSealedBucket}),
+ * its list is deleted, and its index member becomes {@code <n>:<count>} (score still {@code n}), so
+ * that a page can skip it without reading it. The envelope's payload ({@link #sealedPayload}) is,
+ * for each member in ascending score order, the member's length as an unsigned LEB128 varint
+ * followed by the member; each member's own envelope is usually uncompressed, since the frame
+ * around them compresses better than each value alone. The outer envelope's codec and schema fields
+ * are those of the writer and say nothing about the payload. A write into a sealed bucket opens it
+ * again first: its members go back into the list, uncompressed, and the string and the {@code
+ * :<count>} member go. A writer that finds bucket {@code n} sealed also sets {@code K:h:<n>}
+ * ({@link StowageKeys#feedSealHold}), a string that expires a second later, while which no writer
+ * seals that bucket; readers never read it. A sealed payload is at most 256 KiB, and readers refuse
+ * a larger one without decompressing it.
  */
 public final class FeedLayout {
   /** Consecutive scores per bucket. */
   public static final int BUCKET_SIZE = 64;
+
   /** The largest score: Redis keeps scores as doubles, exact up to 2<sup>53</sup>. */
   public static final long MAX_SCORE = 1L << 53;
+
   private static final int MAX_PREFIX_BYTES = 8;
 
   private FeedLayout() {}
@@ -109,8 +112,8 @@ public final class FeedLayout {
   }
 
   /**
-   * The key of sealed bucket {@code bucket} of the feed under {@code feedKey}:
-   * {@code feedKey:s:bucket}, as {@link StowageKeys#feedSealedBucket} names it.
+   * The key of sealed bucket {@code bucket} of the feed under {@code feedKey}: {@code
+   * feedKey:s:bucket}, as {@link StowageKeys#feedSealedBucket} names it.
    */
   public static String sealedKey(String feedKey, long bucket) {
     return StowageKeys.feedSealedBucket(feedKey, bucket);
@@ -168,8 +171,8 @@ public final class FeedLayout {
   /**
    * The members of a sealed bucket's payload ({@link #sealedPayload}), in their order.
    *
-   * @throws IllegalArgumentException if the payload is not a sequence of length-prefixed members
-   *     (a truncated or overlong length, or more than {@link #BUCKET_SIZE} members)
+   * @throws IllegalArgumentException if the payload is not a sequence of length-prefixed members (a
+   *     truncated or overlong length, or more than {@link #BUCKET_SIZE} members)
    */
   public static List<byte[]> sealedMembers(byte[] payload) {
     List<byte[]> members = new ArrayList<>(BUCKET_SIZE);
@@ -179,8 +182,8 @@ public final class FeedLayout {
       int shift = 0;
       while (true) {
         if (offset >= payload.length || shift > 28) {
-          throw new IllegalArgumentException("a sealed bucket's member length is truncated or too long at byte "
-              + offset);
+          throw new IllegalArgumentException(
+              "a sealed bucket's member length is truncated or too long at byte " + offset);
         }
         int b = payload[offset++] & 0xFF;
         length |= (long) (b & 0x7F) << shift;
@@ -190,11 +193,15 @@ public final class FeedLayout {
         shift += 7;
       }
       if (length > payload.length - offset) {
-        throw new IllegalArgumentException("a sealed bucket's member of " + length + " bytes runs past the end, at byte "
-            + offset);
+        throw new IllegalArgumentException(
+            "a sealed bucket's member of "
+                + length
+                + " bytes runs past the end, at byte "
+                + offset);
       }
       if (members.size() == BUCKET_SIZE) {
-        throw new IllegalArgumentException("a sealed bucket holds more than " + BUCKET_SIZE + " members");
+        throw new IllegalArgumentException(
+            "a sealed bucket holds more than " + BUCKET_SIZE + " members");
       }
       members.add(Arrays.copyOfRange(payload, offset, offset + (int) length));
       offset += (int) length;

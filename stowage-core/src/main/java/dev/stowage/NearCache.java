@@ -7,9 +7,9 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a cache or feed keeps decoded values in the process, in front of Redis: given to
- * {@link RedisCache.Builder#nearCache(NearCache)} or {@link Feed.Builder#nearCache(NearCache)}.
- * Immutable; each method returns a copy.
+ * How a cache or feed keeps decoded values in the process, in front of Redis: given to {@link
+ * RedisCache.Builder#nearCache(NearCache)} or {@link Feed.Builder#nearCache(NearCache)}. Immutable;
+ * each method returns a copy.
  *
  * <pre>{@code
  * RedisCache<String, Item> items = stowage.cache("items", Item.class)
@@ -29,20 +29,20 @@ import org.jspecify.annotations.Nullable;
  * <p>A copy never outlives its key in Redis: each read that may be kept also reads the key's
  * remaining time to live ({@code PTTL}, in the same round trip), and the copy goes when that time,
  * counted from before the read was sent, has passed, whoever gave the key its TTL (the cache's
- * {@link RedisCache.Builder#ttl}, another process, an {@code EXPIRE}), with or without
- * {@link #expireAfterWrite}, which bounds it further. (Redis tells a tracking client of an expired
- * key only once it removes it, which may be minutes later.) An {@code EXPIRE}, {@code PERSIST} or
- * any other change of a key's TTL drops the copy as a write does. A feed's pages are kept without
- * a time bound: a feed's keys have no TTL.
+ * {@link RedisCache.Builder#ttl}, another process, an {@code EXPIRE}), with or without {@link
+ * #expireAfterWrite}, which bounds it further. (Redis tells a tracking client of an expired key
+ * only once it removes it, which may be minutes later.) An {@code EXPIRE}, {@code PERSIST} or any
+ * other change of a key's TTL drops the copy as a write does. A feed's pages are kept without a
+ * time bound: a feed's keys have no TTL.
  *
- * <p>On a Redis Cluster a near cache always tracks in {@linkplain #broadcast() broadcast mode}, on a
- * connection of its own to every master, and keeps values only while every master that serves slots
- * tracks; a connection lost to any of them empties it until all are back, and so does every change
- * of the topology. <b>Warning:</b> a new master (a replica promoted after a failover, a node added)
- * is tracked only once a topology refresh has found it, at most
- * 30 seconds later (sooner when a redirection or a reconnection triggers the refresh); if a master is
- * cut off by a network split rather than killed, writes to its replacement are not heard until then,
- * and a stale value may be served for that long.
+ * <p>On a Redis Cluster a near cache always tracks in {@linkplain #broadcast() broadcast mode}, on
+ * a connection of its own to every master, and keeps values only while every master that serves
+ * slots tracks; a connection lost to any of them empties it until all are back, and so does every
+ * change of the topology. <b>Warning:</b> a new master (a replica promoted after a failover, a node
+ * added) is tracked only once a topology refresh has found it, at most 30 seconds later (sooner
+ * when a redirection or a reconnection triggers the refresh); if a master is cut off by a network
+ * split rather than killed, writes to its replacement are not heard until then, and a stale value
+ * may be served for that long.
  *
  * <p>Needs Caffeine ({@code com.github.ben-manes.caffeine:caffeine}) on the classpath.
  */
@@ -55,7 +55,11 @@ public final class NearCache {
   private final @Nullable Duration expireAfterWrite;
   private final boolean broadcast;
 
-  private NearCache(long maximumSize, long maximumWeight, @Nullable Duration expireAfterWrite, boolean broadcast) {
+  private NearCache(
+      long maximumSize,
+      long maximumWeight,
+      @Nullable Duration expireAfterWrite,
+      boolean broadcast) {
     this.maximumSize = maximumSize;
     this.maximumWeight = maximumWeight;
     this.expireAfterWrite = expireAfterWrite;
@@ -74,7 +78,8 @@ public final class NearCache {
    */
   public static NearCache maximumSize(long entries) {
     if (entries < 1) {
-      throw new IllegalArgumentException("a near cache's maximumSize must be at least 1, got " + entries);
+      throw new IllegalArgumentException(
+          "a near cache's maximumSize must be at least 1, got " + entries);
     }
     return new NearCache(entries, -1, null, false);
   }
@@ -87,7 +92,8 @@ public final class NearCache {
    */
   public static NearCache maximumWeight(long bytes) {
     if (bytes < 1) {
-      throw new IllegalArgumentException("a near cache's maximumWeight must be at least 1 byte, got " + bytes);
+      throw new IllegalArgumentException(
+          "a near cache's maximumWeight must be at least 1 byte, got " + bytes);
     }
     return new NearCache(-1, bytes, null, false);
   }
@@ -101,7 +107,8 @@ public final class NearCache {
   public NearCache expireAfterWrite(Duration limit) {
     requireNonNull(limit, "limit");
     if (limit.isNegative() || limit.toMillis() < 1) {
-      throw new IllegalArgumentException("a near cache's expireAfterWrite must be at least 1 ms, got " + limit);
+      throw new IllegalArgumentException(
+          "a near cache's expireAfterWrite must be at least 1 ms, got " + limit);
     }
     return new NearCache(maximumSize, maximumWeight, limit, broadcast);
   }
@@ -138,7 +145,10 @@ public final class NearCache {
 
   @Override
   public String toString() {
-    return "NearCache[" + (maximumSize > 0 ? maximumSize + " entries" : maximumWeight + " bytes")
-        + (expireAfterWrite == null ? "" : ", " + expireAfterWrite) + (broadcast ? ", broadcast" : "") + "]";
+    return "NearCache["
+        + (maximumSize > 0 ? maximumSize + " entries" : maximumWeight + " bytes")
+        + (expireAfterWrite == null ? "" : ", " + expireAfterWrite)
+        + (broadcast ? ", broadcast" : "")
+        + "]";
   }
 }

@@ -18,10 +18,10 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A cache of values in Redis, one Redis string per key (or, with a
- * {@linkplain CacheLayout#packed(long) packed layout}, many entries per Redis hash), written inside
- * an {@link Envelope} so that readers pick the codec and compression from the value itself. Caches
- * come from {@link Stowage#cache(String, Class)}.
+ * A cache of values in Redis, one Redis string per key (or, with a {@linkplain
+ * CacheLayout#packed(long) packed layout}, many entries per Redis hash), written inside an {@link
+ * Envelope} so that readers pick the codec and compression from the value itself. Caches come from
+ * {@link Stowage#cache(String, Class)}.
  *
  * <pre>{@code
  * RedisCache<String, User> users = stowage.cache("users", User.class).ttl(Duration.ofMinutes(10)).build();
@@ -29,26 +29,26 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p><b>Reads.</b> A value that cannot be decoded (corrupt bytes, a value some other program wrote,
- * an unknown codec, a missing dictionary) is a miss: it is counted in
- * {@link CacheStats#decodeFailures()} and logged once per key (of the last 1,024 keys logged), and
- * never thrown. A key holding another Redis type than a string is such a value for {@link #get};
- * for {@link #getAll}, whose {@code MGET} cannot tell it from an absent key, it is an uncounted miss.
+ * an unknown codec, a missing dictionary) is a miss: it is counted in {@link
+ * CacheStats#decodeFailures()} and logged once per key (of the last 1,024 keys logged), and never
+ * thrown. A key holding another Redis type than a string is such a value for {@link #get}; for
+ * {@link #getAll}, whose {@code MGET} cannot tell it from an absent key, it is an uncounted miss.
  *
  * <p><b>Bulk operations</b> split their keys into chunks of {@link Builder#chunkSize(int)}; each
  * chunk is one command ({@code MGET}, {@code DEL}, {@code MSET} without a TTL, and with one a
  * script that sets each key of the chunk with its own TTL), so a call costs one round trip per
- * chunk, never one per key. A few chunks are in flight at once, pipelined on the shared
- * connection. Bulk operations are not atomic: when one fails, other chunks may have been applied.
+ * chunk, never one per key. A few chunks are in flight at once, pipelined on the shared connection.
+ * Bulk operations are not atomic: when one fails, other chunks may have been applied.
  *
- * <p><b>Loads</b> are single-flight: concurrent {@link #getOrLoad} calls for one key in this process
- * share one loader call, and all of them see its value or its exception. With
- * {@link Builder#distributedLoadLock(Duration)} processes share loads too.
+ * <p><b>Loads</b> are single-flight: concurrent {@link #getOrLoad} calls for one key in this
+ * process share one loader call, and all of them see its value or its exception. With {@link
+ * Builder#distributedLoadLock(Duration)} processes share loads too.
  *
- * <p><b>Failures.</b> When Redis cannot be reached or does not answer within the
- * {@linkplain Stowage.Builder#commandTimeout(Duration) command timeout}, a call throws
- * {@link CacheUnavailableException}; once Redis is back, the same cache works again. Other Redis
- * errors are {@link StowageException}s naming the command. Exceptions thrown by a loader pass
- * through unchanged.
+ * <p><b>Failures.</b> When Redis cannot be reached or does not answer within the {@linkplain
+ * Stowage.Builder#commandTimeout(Duration) command timeout}, a call throws {@link
+ * CacheUnavailableException}; once Redis is back, the same cache works again. Other Redis errors
+ * are {@link StowageException}s naming the command. Exceptions thrown by a loader pass through
+ * unchanged.
  *
  * <p>Keys and values are never {@code null}. Implementations are thread-safe. Every method here
  * waits for {@link #async()}'s counterpart: there is one implementation.
@@ -59,26 +59,32 @@ import org.jspecify.annotations.Nullable;
 public interface RedisCache<K, V> {
   /** How long an entry lives unless {@link Builder#ttl(Duration)} says otherwise: one hour. */
   Duration DEFAULT_TTL = Duration.ofHours(1);
+
   /**
    * The longest TTL or load lock time: 36,500 days (100 years), far inside what Redis keeps in
    * milliseconds. For entries that never expire, use {@link Builder#noExpiry()}.
    */
   Duration MAX_TTL = Duration.ofDays(36_500);
+
   /**
    * The default jitter: each entry's time to live is drawn uniformly from 90% to 100% of the TTL,
    * so that entries written together do not expire together.
    */
   double DEFAULT_TTL_JITTER = 0.1;
+
   /** The default number of keys per bulk command. */
   int DEFAULT_CHUNK_SIZE = 1000;
+
   /** The largest chunk size. */
   int MAX_CHUNK_SIZE = 100_000;
+
   /**
    * The default limit on a value's decoded size, compressed or not: 8 MiB. A cache value travels
    * whole on every hit as one Redis string, so one of more than a few hundred kilobytes already
    * costs milliseconds per read; 8 MiB leaves room for those, and eight reads at the limit fit the
    * {@linkplain DecompressionBudget#DEFAULT_BYTES default decompression budget} at once, where the
-   * general {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE} of 64 MiB let a 2 KB value cost 64 MiB per read.
+   * general {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE} of 64 MiB let a 2 KB value cost 64 MiB
+   * per read.
    */
   int DEFAULT_MAX_DECODED_SIZE = 8 * 1024 * 1024;
 
@@ -149,13 +155,13 @@ public interface RedisCache<K, V> {
 
   /**
    * Removes every key under the cache's {@linkplain Builder#keyPrefix key prefix} that its layout
-   * could have written, whoever wrote it: on the key-per-value layout, every string
-   * {@code <prefix><anything>} ({@code SCAN MATCH <prefix>* TYPE string COUNT <chunk size>}, the
-   * prefix's glob characters escaped); on the packed layout, every hash {@code <prefix>{n}} whose
-   * {@code n} is one of its buckets ({@code SCAN MATCH <prefix>{*} TYPE hash}, each key checked);
-   * then one {@code UNLINK} per page found, never {@code KEYS}. Other types, and other keys under the
-   * prefix, stay. Not atomic: a key written while it runs may stay or go, and when it fails some keys
-   * are already gone. Empties the near cache.
+   * could have written, whoever wrote it: on the key-per-value layout, every string {@code
+   * <prefix><anything>} ({@code SCAN MATCH <prefix>* TYPE string COUNT <chunk size>}, the prefix's
+   * glob characters escaped); on the packed layout, every hash {@code <prefix>{n}} whose {@code n}
+   * is one of its buckets ({@code SCAN MATCH <prefix>{*} TYPE hash}, each key checked); then one
+   * {@code UNLINK} per page found, never {@code KEYS}. Other types, and other keys under the
+   * prefix, stay. Not atomic: a key written while it runs may stay or go, and when it fails some
+   * keys are already gone. Empties the near cache.
    *
    * @return how many keys were removed
    * @throws CacheUnavailableException if Redis is unreachable or too slow
@@ -164,15 +170,15 @@ public interface RedisCache<K, V> {
 
   /**
    * The value for {@code key}; on a miss, the loader's value, which is then stored. Concurrent
-   * calls for one key share one loader call (and across processes, with a
-   * {@linkplain Builder#distributedLoadLock(Duration) distributed lock}). The loader runs in the
-   * calling thread of whichever caller starts the load. A loader that returns {@code null} stores
-   * nothing (or, with {@link Builder#cacheAbsent}, marks the key absent), and this method returns
-   * {@code null}; so does a key marked absent, without calling the loader. With
-   * {@link Builder#loadWhenUnavailable()}, the loader also answers while Redis is unavailable.
+   * calls for one key share one loader call (and across processes, with a {@linkplain
+   * Builder#distributedLoadLock(Duration) distributed lock}). The loader runs in the calling thread
+   * of whichever caller starts the load. A loader that returns {@code null} stores nothing (or,
+   * with {@link Builder#cacheAbsent}, marks the key absent), and this method returns {@code null};
+   * so does a key marked absent, without calling the loader. With {@link
+   * Builder#loadWhenUnavailable()}, the loader also answers while Redis is unavailable.
    *
-   * @throws CacheUnavailableException if Redis is unreachable or too slow for the first read, unless
-   *     the cache {@linkplain Builder#loadWhenUnavailable() loads when it is}
+   * @throws CacheUnavailableException if Redis is unreachable or too slow for the first read,
+   *     unless the cache {@linkplain Builder#loadWhenUnavailable() loads when it is}
    * @throws RuntimeException whatever the loader threw, unchanged, to every caller that shared the
    *     load; nothing is stored
    */
@@ -187,10 +193,14 @@ public interface RedisCache<K, V> {
    * @throws CacheUnavailableException if Redis is unreachable or too slow for the first read
    * @throws RuntimeException whatever the loader threw, unchanged
    */
-  Map<K, V> getAllOrLoad(Collection<? extends K> keys,
-                         Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader);
+  Map<K, V> getAllOrLoad(
+      Collection<? extends K> keys,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader);
 
-  /** The same cache, with every operation returning a {@link java.util.concurrent.CompletableFuture}. */
+  /**
+   * The same cache, with every operation returning a {@link
+   * java.util.concurrent.CompletableFuture}.
+   */
   AsyncRedisCache<K, V> async();
 
   /** The counters since this cache was built. */
@@ -254,8 +264,8 @@ public interface RedisCache<K, V> {
     /**
      * How values are written and read: the codec, the compression policy and the codecs also read;
      * {@link Encoding#defaultFor(TypeRef) Encoding.defaultFor(type)} by default, which learns a
-     * zstd dictionary from the cache's own values and records it under
-     * {@code stowage:learned:cache:<name>} ({@link StowageKeys#learnedByCache}).
+     * zstd dictionary from the cache's own values and records it under {@code
+     * stowage:learned:cache:<name>} ({@link StowageKeys#learnedByCache}).
      */
     public Builder<K, V> encoding(Encoding<V> encoding) {
       this.encoding = requireNonNull(encoding, "encoding");
@@ -264,11 +274,11 @@ public interface RedisCache<K, V> {
 
     /**
      * What every Redis key of the cache starts with; the cache's name and a colon by default. The
-     * prefix is the cache's namespace: {@link RedisCache#clear()} removes every key under it that the
-     * cache's layout could have written, whoever wrote it. So it should end with a separator (such as
-     * {@code ':'}), and must not be empty or blank, nor cover the keys Stowage writes on its own
-     * account ({@code stowage:schema:}, {@code stowage:dict:}, ... as {@link StowageKeys} names them,
-     * and so {@code stowage:} itself): {@link #build()} refuses those.
+     * prefix is the cache's namespace: {@link RedisCache#clear()} removes every key under it that
+     * the cache's layout could have written, whoever wrote it. So it should end with a separator
+     * (such as {@code ':'}), and must not be empty or blank, nor cover the keys Stowage writes on
+     * its own account ({@code stowage:schema:}, {@code stowage:dict:}, ... as {@link StowageKeys}
+     * names them, and so {@code stowage:} itself): {@link #build()} refuses those.
      *
      * <p><b>Warning:</b> the namespaces of caches and feeds in different processes (or different
      * {@code Stowage}s) must not overlap either: no prefix may start with another cache's prefix or
@@ -282,8 +292,8 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * The longest time an entry lives, from 1 ms to {@link RedisCache#MAX_TTL};
-     * {@link RedisCache#DEFAULT_TTL} by default.
+     * The longest time an entry lives, from 1 ms to {@link RedisCache#MAX_TTL}; {@link
+     * RedisCache#DEFAULT_TTL} by default.
      */
     public Builder<K, V> ttl(Duration ttl) {
       this.ttl = requireNonNull(ttl, "ttl");
@@ -313,11 +323,11 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * Shares loads across processes: the process that loads a key holds a Redis lock (a
-     * {@code SET NX PX} with a random token, released only by its holder) for at most
-     * {@code lockTime}; the others poll for the value meanwhile, and load it themselves if neither
-     * the value nor the lock's release has come within {@code lockTime}. From 1 ms to
-     * {@link RedisCache#MAX_TTL}; off by default.
+     * Shares loads across processes: the process that loads a key holds a Redis lock (a {@code SET
+     * NX PX} with a random token, released only by its holder) for at most {@code lockTime}; the
+     * others poll for the value meanwhile, and load it themselves if neither the value nor the
+     * lock's release has come within {@code lockTime}. From 1 ms to {@link RedisCache#MAX_TTL}; off
+     * by default.
      */
     public Builder<K, V> distributedLoadLock(Duration lockTime) {
       this.loadLock = requireNonNull(lockTime, "lockTime");
@@ -334,12 +344,12 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * Caches "not found": when a loader of {@link RedisCache#getOrLoad} or
-     * {@link RedisCache#getAllOrLoad} finds no value for a key (returns {@code null}, or leaves the
-     * key out), the key is stored as absent for {@code absentTtl}, and reads of it answer
-     * {@code null} without calling the loader until then; {@link CacheStats#absentHits()} counts
-     * them. {@link RedisCache#put} replaces the marker. Keys found absent are not cached by default.
-     * The marker is the four bytes of {@link Envelope#absentMarker()}.
+     * Caches "not found": when a loader of {@link RedisCache#getOrLoad} or {@link
+     * RedisCache#getAllOrLoad} finds no value for a key (returns {@code null}, or leaves the key
+     * out), the key is stored as absent for {@code absentTtl}, and reads of it answer {@code null}
+     * without calling the loader until then; {@link CacheStats#absentHits()} counts them. {@link
+     * RedisCache#put} replaces the marker. Keys found absent are not cached by default. The marker
+     * is the four bytes of {@link Envelope#absentMarker()}.
      */
     public Builder<K, V> cacheAbsent(Duration absentTtl) {
       this.absentTtl = requireNonNull(absentTtl, "absentTtl");
@@ -361,8 +371,8 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * Keeps decoded values in the process too, while Redis says they have not changed; see
-     * {@link NearCache}. Reads answered there are counted in {@link CacheStats#nearHits()}. Off by
+     * Keeps decoded values in the process too, while Redis says they have not changed; see {@link
+     * NearCache}. Reads answered there are counted in {@link CacheStats#nearHits()}. Off by
      * default.
      *
      * @throws MissingLibraryException at {@link #build()}, without Caffeine
@@ -373,11 +383,11 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * How entries are laid out in Redis: {@link CacheLayout#keyPerValue()} (one string per entry) by
-     * default, or {@link CacheLayout#packed(long)} for many small values, packed into hashes. On
-     * the packed layout the TTL applies per bucket, and {@link #cacheAbsent},
-     * {@link #distributedLoadLock} and {@link #nearCache} are refused at {@link #build()}; see
-     * {@link CacheLayout}.
+     * How entries are laid out in Redis: {@link CacheLayout#keyPerValue()} (one string per entry)
+     * by default, or {@link CacheLayout#packed(long)} for many small values, packed into hashes. On
+     * the packed layout the TTL applies per bucket, and {@link #cacheAbsent}, {@link
+     * #distributedLoadLock} and {@link #nearCache} are refused at {@link #build()}; see {@link
+     * CacheLayout}.
      */
     public Builder<K, V> layout(CacheLayout layout) {
       this.layout = requireNonNull(layout, "layout");
@@ -385,63 +395,119 @@ public interface RedisCache<K, V> {
     }
 
     /**
-     * Builds the cache. A dictionary of the {@linkplain #encoding encoding}'s is trained and saved in
-     * Redis here.
+     * Builds the cache. A dictionary of the {@linkplain #encoding encoding}'s is trained and saved
+     * in Redis here.
      *
      * @throws IllegalArgumentException naming the setting at fault: a TTL or lock time outside 1 ms
-     *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to
-     *     {@link RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond, an empty or blank
-     *     {@linkplain #keyPrefix key prefix} or one that overlaps the keys Stowage writes on its own
-     *     account ({@link StowageKeys}); or, naming both, a prefix whose keys overlap those of
-     *     another live cache or feed of the same {@code Stowage} (the same cache, by name, prefix and
-     *     layout, built again is allowed)
+     *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to {@link
+     *     RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond, an empty or blank
+     *     {@linkplain #keyPrefix key prefix} or one that overlaps the keys Stowage writes on its
+     *     own account ({@link StowageKeys}); or, naming both, a prefix whose keys overlap those of
+     *     another live cache or feed of the same {@code Stowage} (the same cache, by name, prefix
+     *     and layout, built again is allowed)
      * @throws MissingLibraryException if the codec's or compression's library is absent
      * @throws UnsupportedOperationException on the {@linkplain #layout packed layout}, with a near
      *     cache, a distributed load lock or {@link #cacheAbsent}
      */
     public RedisCache<K, V> build() {
       if (layout.isPacked()) {
-        refuseOnPacked(nearCache != null, "nearCache(...)", "client tracking invalidates whole keys, and a"
-            + " write to one entry would drop every entry of its bucket from every process");
-        refuseOnPacked(loadLock != null, "distributedLoadLock(...)", "loads are shared within this process only"
-            + " (single-flight), not across processes");
-        refuseOnPacked(absentTtl != null, "cacheAbsent(...)", "an absent marker needs a TTL of its own, and"
-            + " Redis 7.0 has no expiry per hash field");
+        refuseOnPacked(
+            nearCache != null,
+            "nearCache(...)",
+            "client tracking invalidates whole keys, and a"
+                + " write to one entry would drop every entry of its bucket from every process");
+        refuseOnPacked(
+            loadLock != null,
+            "distributedLoadLock(...)",
+            "loads are shared within this process only" + " (single-flight), not across processes");
+        refuseOnPacked(
+            absentTtl != null,
+            "cacheAbsent(...)",
+            "an absent marker needs a TTL of its own, and"
+                + " Redis 7.0 has no expiry per hash field");
       }
       if (ttl != null && outsideMillisToMaxTtl(ttl)) {
-        throw new IllegalArgumentException("cache '" + name + "': ttl must be from 1 ms to " + MAX_TTL.toDays()
-            + " days (RedisCache.MAX_TTL), got " + ttl + "; noExpiry() makes entries that never expire");
+        throw new IllegalArgumentException(
+            "cache '"
+                + name
+                + "': ttl must be from 1 ms to "
+                + MAX_TTL.toDays()
+                + " days (RedisCache.MAX_TTL), got "
+                + ttl
+                + "; noExpiry() makes entries that never expire");
       }
       if (!(ttlJitter >= 0 && ttlJitter < 1)) {
-        throw new IllegalArgumentException("cache '" + name + "': ttlJitter must be from 0 up to but excluding 1, got "
-            + ttlJitter);
+        throw new IllegalArgumentException(
+            "cache '"
+                + name
+                + "': ttlJitter must be from 0 up to but excluding 1, got "
+                + ttlJitter);
       }
       if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE) {
-        throw new IllegalArgumentException("cache '" + name + "': chunkSize must be 1 to " + MAX_CHUNK_SIZE + ", got "
-            + chunkSize);
+        throw new IllegalArgumentException(
+            "cache '"
+                + name
+                + "': chunkSize must be 1 to "
+                + MAX_CHUNK_SIZE
+                + ", got "
+                + chunkSize);
       }
       if (loadLock != null && outsideMillisToMaxTtl(loadLock)) {
-        throw new IllegalArgumentException("cache '" + name + "': distributedLoadLock must be from 1 ms to "
-            + MAX_TTL.toDays() + " days (RedisCache.MAX_TTL), got " + loadLock);
+        throw new IllegalArgumentException(
+            "cache '"
+                + name
+                + "': distributedLoadLock must be from 1 ms to "
+                + MAX_TTL.toDays()
+                + " days (RedisCache.MAX_TTL), got "
+                + loadLock);
       }
       if (absentTtl != null && (absentTtl.isNegative() || absentTtl.toMillis() < 1)) {
-        throw new IllegalArgumentException("cache '" + name + "': cacheAbsent must be at least 1 ms, got " + absentTtl);
+        throw new IllegalArgumentException(
+            "cache '" + name + "': cacheAbsent must be at least 1 ms, got " + absentTtl);
       }
       if (keyPrefix.isBlank()) {
-        throw new IllegalArgumentException("cache '" + name + "': keyPrefix must not be empty or blank, got '"
-            + keyPrefix + "': clear() would remove the keys of the whole database; use one that ends with a"
-            + " separator, such as '" + name + ":'");
+        throw new IllegalArgumentException(
+            "cache '"
+                + name
+                + "': keyPrefix must not be empty or blank, got '"
+                + keyPrefix
+                + "': clear() would remove the keys of the whole database; use one that ends with a"
+                + " separator, such as '"
+                + name
+                + ":'");
       }
-      KeyNamespaces.Reservation namespace = owner.keyNamespaces()
-          .reserve(KeyNamespaces.Namespace.ofCache(name, keyPrefix, layout.toString(), layout.isPacked()));
+      KeyNamespaces.Reservation namespace =
+          owner
+              .keyNamespaces()
+              .reserve(
+                  KeyNamespaces.Namespace.ofCache(
+                      name, keyPrefix, layout.toString(), layout.isPacked()));
       try {
-        WriteCodec<V> codec = (encoding != null ? encoding : Encoding.defaultFor(type))
-            .writeCodec(owner, StowageKeys.learnedByCache(name), loadExecutor, "cache '" + name + "'");
-        CacheSettings<K, V> settings = new CacheSettings<>(name, keyPrefix, keyToString, codec, owner.preload(), ttl,
-            ttlJitter, chunkSize, loadLock, loadExecutor, absentTtl, loadWhenUnavailable,
-            nearCache == null ? null : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));
-        return namespace.heldBy(layout.isPacked() ? new PackedRedisCache<>(owner.session(), settings, layout).blocking()
-            : new RedisCacheCore<>(owner.session(), settings).blocking());
+        WriteCodec<V> codec =
+            (encoding != null ? encoding : Encoding.defaultFor(type))
+                .writeCodec(
+                    owner, StowageKeys.learnedByCache(name), loadExecutor, "cache '" + name + "'");
+        CacheSettings<K, V> settings =
+            new CacheSettings<>(
+                name,
+                keyPrefix,
+                keyToString,
+                codec,
+                owner.preload(),
+                ttl,
+                ttlJitter,
+                chunkSize,
+                loadLock,
+                loadExecutor,
+                absentTtl,
+                loadWhenUnavailable,
+                nearCache == null
+                    ? null
+                    : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));
+        return namespace.heldBy(
+            layout.isPacked()
+                ? new PackedRedisCache<>(owner.session(), settings, layout).blocking()
+                : new RedisCacheCore<>(owner.session(), settings).blocking());
       } catch (RuntimeException | Error e) {
         namespace.release();
         throw e;
@@ -450,9 +516,20 @@ public interface RedisCache<K, V> {
 
     private void refuseOnPacked(boolean given, String setting, String why) {
       if (given) {
-        throw new UnsupportedOperationException("cache '" + name + "': " + setting + " is not supported on the"
-            + " packed layout (" + layout + "): " + why + "; build it without " + setting + " or with"
-            + " CacheLayout.keyPerValue()");
+        throw new UnsupportedOperationException(
+            "cache '"
+                + name
+                + "': "
+                + setting
+                + " is not supported on the"
+                + " packed layout ("
+                + layout
+                + "): "
+                + why
+                + "; build it without "
+                + setting
+                + " or with"
+                + " CacheLayout.keyPerValue()");
       }
     }
 

@@ -6,9 +6,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Finds the writer schema that a value's envelope names by its fingerprint, for an
- * {@link EvolvingCodec} reading a value written with another schema. The caches and feeds of a
- * {@link Stowage} resolve them from Redis, where it keeps them under {@code stowage:schema:}.
+ * Finds the writer schema that a value's envelope names by its fingerprint, for an {@link
+ * EvolvingCodec} reading a value written with another schema. The caches and feeds of a {@link
+ * Stowage} resolve them from Redis, where it keeps them under {@code stowage:schema:}.
  * Implementations must be thread-safe.
  */
 @FunctionalInterface

@@ -8,8 +8,8 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * Fingerprints of {@linkplain EvolvingCodec#schema() codec schemas}: the value written in an
- * envelope's schema field, and the suffix of the Redis key that holds the schema
- * ({@link StowageKeys#schema}).
+ * envelope's schema field, and the suffix of the Redis key that holds the schema ({@link
+ * StowageKeys#schema}).
  */
 public final class Schemas {
   /** Fingerprints are 28 bits, so that the envelope's varint takes at most four bytes. */
@@ -29,11 +29,18 @@ public final class Schemas {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }
-    int first = ((hash[0] & 0xFF) << 24) | ((hash[1] & 0xFF) << 16) | ((hash[2] & 0xFF) << 8) | (hash[3] & 0xFF);
+    int first =
+        ((hash[0] & 0xFF) << 24)
+            | ((hash[1] & 0xFF) << 16)
+            | ((hash[2] & 0xFF) << 8)
+            | (hash[3] & 0xFF);
     return first >>> (32 - FINGERPRINT_BITS);
   }
 
-  /** A fingerprint as seven lower-case hex digits, as in its Redis key (more for a number past 28 bits). */
+  /**
+   * A fingerprint as seven lower-case hex digits, as in its Redis key (more for a number past 28
+   * bits).
+   */
   public static String hex(int fingerprint) {
     String digits = Integer.toHexString(fingerprint);
     return digits.length() >= 7 ? digits : "0000000".substring(digits.length()) + digits;

@@ -36,21 +36,20 @@ import org.jspecify.annotations.Nullable;
  * <p>A {@code Stowage} owns one shared, multiplexed Lettuce connection that every cache and feed
  * made from it uses, from any thread. Bulk operations send one command per chunk of keys on that
  * same connection, so it never has to stop flushing for a hand-made pipeline. The connection
- * reconnects on its own: while Redis is unreachable calls fail at once, or within the
- * {@linkplain Builder#commandTimeout(Duration) command timeout}, with a
- * {@link CacheUnavailableException} naming the address, and they work again once Redis is back.
- * Through Sentinel ({@code redis-sentinel://} URIs) every reconnection asks the sentinels for the
- * master, so after a failover the same caches and feeds work on the new master. On a Redis Cluster
- * ({@link Builder#redisCluster(String...)}) the connection is Lettuce's cluster connection, one
- * connection per node beneath it, and bulk operations send one command per hash slot and chunk to
- * each master in parallel. It also owns a
- * {@link DictionaryStore} over the same connection, through which every cache reads the zstd
- * dictionaries that its values name. The dictionaries and schemas its caches and feeds write with
- * are kept in Redis: saved again after each reconnection (Redis may have restarted empty or from an
- * older snapshot, or failed over to a replica without them), and tried again until Redis takes them
- * (a server still loading its data set answers {@code LOADING}); until then a cache or feed writes
- * with the standard compression instead of its dictionary, and a write that needs its schema waits
- * for it, so that other processes can read every value written.
+ * reconnects on its own: while Redis is unreachable calls fail at once, or within the {@linkplain
+ * Builder#commandTimeout(Duration) command timeout}, with a {@link CacheUnavailableException}
+ * naming the address, and they work again once Redis is back. Through Sentinel ({@code
+ * redis-sentinel://} URIs) every reconnection asks the sentinels for the master, so after a
+ * failover the same caches and feeds work on the new master. On a Redis Cluster ({@link
+ * Builder#redisCluster(String...)}) the connection is Lettuce's cluster connection, one connection
+ * per node beneath it, and bulk operations send one command per hash slot and chunk to each master
+ * in parallel. It also owns a {@link DictionaryStore} over the same connection, through which every
+ * cache reads the zstd dictionaries that its values name. The dictionaries and schemas its caches
+ * and feeds write with are kept in Redis: saved again after each reconnection (Redis may have
+ * restarted empty or from an older snapshot, or failed over to a replica without them), and tried
+ * again until Redis takes them (a server still loading its data set answers {@code LOADING}); until
+ * then a cache or feed writes with the standard compression instead of its dictionary, and a write
+ * that needs its schema waits for it, so that other processes can read every value written.
  *
  * <p>Thread-safe. Create one per Redis and application, and close it on shutdown: caches and feeds
  * made from it stop working then.
@@ -58,6 +57,7 @@ import org.jspecify.annotations.Nullable;
 public final class Stowage implements AutoCloseable {
   /** How long a command may take unless {@link Builder#commandTimeout(Duration)} says otherwise. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
   /**
    * The longest command timeout: {@link Integer#MAX_VALUE} milliseconds (about 24.8 days). It is
    * also the connect timeout, which Netty keeps as an {@code int} of milliseconds.
@@ -89,9 +89,9 @@ public final class Stowage implements AutoCloseable {
 
   /**
    * Starts a cache named {@code name}, with string keys and values of {@code type}. The name is the
-   * default key prefix ({@code name + ":"}). Two caches with one name, prefix and layout share their
-   * keys; a cache whose keys would overlap those of another live cache or feed of this
-   * {@code Stowage} is refused at {@link RedisCache.Builder#build() build()}.
+   * default key prefix ({@code name + ":"}). Two caches with one name, prefix and layout share
+   * their keys; a cache whose keys would overlap those of another live cache or feed of this {@code
+   * Stowage} is refused at {@link RedisCache.Builder#build() build()}.
    *
    * @throws IllegalArgumentException if the name is blank
    */
@@ -101,9 +101,9 @@ public final class Stowage implements AutoCloseable {
   }
 
   /**
-   * Starts a cache of values of a type with type arguments, such as {@code List<Item>}:
-   * {@code stowage.cache("lists", new TypeRef<List<Item>>() {})}. Otherwise as
-   * {@link #cache(String, Class)}.
+   * Starts a cache of values of a type with type arguments, such as {@code List<Item>}: {@code
+   * stowage.cache("lists", new TypeRef<List<Item>>() {})}. Otherwise as {@link #cache(String,
+   * Class)}.
    *
    * @throws IllegalArgumentException if the name is blank
    */
@@ -125,7 +125,8 @@ public final class Stowage implements AutoCloseable {
   }
 
   /**
-   * Starts a feed of values of a type with type arguments; otherwise as {@link #feed(String, Class)}.
+   * Starts a feed of values of a type with type arguments; otherwise as {@link #feed(String,
+   * Class)}.
    *
    * @throws IllegalArgumentException if the name is blank
    */
@@ -149,8 +150,8 @@ public final class Stowage implements AutoCloseable {
   }
 
   /**
-   * The Redis address as messages name it: {@code 127.0.0.1:6379}, for Sentinel the master's
-   * name and the sentinels, {@code mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26379)}, and for a
+   * The Redis address as messages name it: {@code 127.0.0.1:6379}, for Sentinel the master's name
+   * and the sentinels, {@code mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26379)}, and for a
    * cluster its seeds, {@code cluster 10.0.0.1:6379, 10.0.0.2:6379}.
    */
   public String address() {
@@ -163,7 +164,8 @@ public final class Stowage implements AutoCloseable {
    * for a health check.
    *
    * @return how long the answer took
-   * @throws CacheUnavailableException if Redis is unreachable, not reached yet, or does not answer in time
+   * @throws CacheUnavailableException if Redis is unreachable, not reached yet, or does not answer
+   *     in time
    * @throws StowageException if Redis refuses the command (a user whose ACL does not allow it)
    * @throws IllegalStateException if this Stowage is closed
    */
@@ -211,7 +213,8 @@ public final class Stowage implements AutoCloseable {
    *
    * @throws MissingLibraryException without Caffeine
    */
-  synchronized Tracking.Reader nearCaches(NearCache options, String prefix, boolean pages, String owner) {
+  synchronized Tracking.Reader nearCaches(
+      NearCache options, String prefix, boolean pages, String owner) {
     CodecLibraries.CAFFEINE.require();
     if (tracking == null) {
       tracking = new Tracking(session);
@@ -275,8 +278,8 @@ public final class Stowage implements AutoCloseable {
     /**
      * The Redis to use, as a URI such as {@code redis://host:6379}, {@code rediss://} for TLS, with
      * an ACL user, password and database ({@code redis://app:secret@host:6379/2}), or a master
-     * through its sentinels ({@code redis-sentinel://s1:26379,s2:26379,s3:26379#mymaster}).
-     * Lettuce parses it ({@link RedisURI#create(String)}).
+     * through its sentinels ({@code redis-sentinel://s1:26379,s2:26379,s3:26379#mymaster}). Lettuce
+     * parses it ({@link RedisURI#create(String)}).
      *
      * @throws IllegalArgumentException if the URI is malformed
      */
@@ -286,7 +289,10 @@ public final class Stowage implements AutoCloseable {
       return this;
     }
 
-    /** The Redis to use, as a Lettuce {@link RedisURI}. Its own timeout is replaced by the command timeout. */
+    /**
+     * The Redis to use, as a Lettuce {@link RedisURI}. Its own timeout is replaced by the command
+     * timeout.
+     */
     public Builder redis(RedisURI uri) {
       this.uri = requireNonNull(uri, "uri");
       this.clusterSeeds = null;
@@ -302,20 +308,19 @@ public final class Stowage implements AutoCloseable {
      * Stowage.builder().redisCluster("redis://10.0.0.1:6379", "redis://10.0.0.2:6379").build();
      * }</pre>
      *
-     * <p>One shared cluster connection (a connection per node beneath it) sends each command to
-     * the master that serves its key's hash slot, follows {@code MOVED} and {@code ASK}
-     * redirections, and refreshes the topology every 30 seconds and whenever a redirection or a
-     * node's reconnection says it changed. {@code getAll}, {@code putAll} and {@code deleteAll}
-     * send one command per slot and chunk, each master's chunks in a window of their own and the
-     * masters in parallel. A feed's key is {@code {name}} by default, a hash tag, so that its
-     * scripts touch one slot. While a master is down, calls for its slots fail fast with
-     * {@link CacheUnavailableException} until a replica replaces it; writes it acknowledged but
-     * had not replicated yet are lost then. A near cache on a cluster tracks in broadcast mode on a
+     * <p>One shared cluster connection (a connection per node beneath it) sends each command to the
+     * master that serves its key's hash slot, follows {@code MOVED} and {@code ASK} redirections,
+     * and refreshes the topology every 30 seconds and whenever a redirection or a node's
+     * reconnection says it changed. {@code getAll}, {@code putAll} and {@code deleteAll} send one
+     * command per slot and chunk, each master's chunks in a window of their own and the masters in
+     * parallel. A feed's key is {@code {name}} by default, a hash tag, so that its scripts touch
+     * one slot. While a master is down, calls for its slots fail fast with {@link
+     * CacheUnavailableException} until a replica replaces it; writes it acknowledged but had not
+     * replicated yet are lost then. A near cache on a cluster tracks in broadcast mode on a
      * connection of its own to every master, and is used only while every master tracks; a master
      * promoted or added is tracked once a topology refresh has found it (see {@link NearCache}).
-     * Timeouts, {@linkplain #clientOptions client options} (TLS),
-     * {@linkplain #clientResources resources} and {@link #connectInBackground()} apply as for one
-     * server.
+     * Timeouts, {@linkplain #clientOptions client options} (TLS), {@linkplain #clientResources
+     * resources} and {@link #connectInBackground()} apply as for one server.
      *
      * @throws IllegalArgumentException if no URI is given, or one is malformed, a Sentinel or
      *     socket URI, or names a database other than 0
@@ -334,23 +339,27 @@ public final class Stowage implements AutoCloseable {
      * credentials and TLS flag); see {@link #redisCluster(String...)}. Their own timeouts are
      * replaced by the command timeout.
      *
-     * @throws IllegalArgumentException if the list is empty, or a URI is a Sentinel or socket URI or
-     *     names a database other than 0
+     * @throws IllegalArgumentException if the list is empty, or a URI is a Sentinel or socket URI
+     *     or names a database other than 0
      */
     public Builder redisCluster(List<RedisURI> seeds) {
       requireNonNull(seeds, "seeds");
       if (seeds.isEmpty()) {
-        throw new IllegalArgumentException("redisCluster needs at least one seed URI, such as redis://host:6379");
+        throw new IllegalArgumentException(
+            "redisCluster needs at least one seed URI, such as redis://host:6379");
       }
       for (RedisURI seed : seeds) {
         requireNonNull(seed, "a seed");
         if (seed.getHost() == null || !seed.getSentinels().isEmpty()) {
-          throw new IllegalArgumentException("a Redis Cluster seed is a redis:// or rediss:// URI of a node, not "
-              + seed);
+          throw new IllegalArgumentException(
+              "a Redis Cluster seed is a redis:// or rediss:// URI of a node, not " + seed);
         }
         if (seed.getDatabase() != 0) {
-          throw new IllegalArgumentException("a Redis Cluster has only database 0, but " + seed + " names database "
-              + seed.getDatabase());
+          throw new IllegalArgumentException(
+              "a Redis Cluster has only database 0, but "
+                  + seed
+                  + " names database "
+                  + seed.getDatabase());
         }
       }
       this.clusterSeeds = List.copyOf(seeds);
@@ -363,14 +372,15 @@ public final class Stowage implements AutoCloseable {
       try {
         return RedisURI.create(uri);
       } catch (RuntimeException e) {
-        throw new IllegalArgumentException("not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+        throw new IllegalArgumentException(
+            "not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
       }
     }
 
     /**
-     * How long one round trip may take before the call fails with
-     * {@link CacheUnavailableException}; also the {@linkplain #connectTimeout connect timeout} unless
-     * one is given. From 1 ms to {@link #MAX_COMMAND_TIMEOUT}; {@link #DEFAULT_COMMAND_TIMEOUT} by
+     * How long one round trip may take before the call fails with {@link
+     * CacheUnavailableException}; also the {@linkplain #connectTimeout connect timeout} unless one
+     * is given. From 1 ms to {@link #MAX_COMMAND_TIMEOUT}; {@link #DEFAULT_COMMAND_TIMEOUT} by
      * default.
      */
     public Builder commandTimeout(Duration timeout) {
@@ -380,8 +390,8 @@ public final class Stowage implements AutoCloseable {
 
     /**
      * How long opening a connection (at {@link #build()} and on every reconnection) may take before
-     * it counts as failed. From 1 ms to {@link #MAX_COMMAND_TIMEOUT}; the
-     * {@linkplain #commandTimeout command timeout} by default.
+     * it counts as failed. From 1 ms to {@link #MAX_COMMAND_TIMEOUT}; the {@linkplain
+     * #commandTimeout command timeout} by default.
      */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = requireNonNull(timeout, "timeout");
@@ -390,8 +400,8 @@ public final class Stowage implements AutoCloseable {
 
     /**
      * The application's Lettuce resources (event loops, timers, reconnect delay), to share them
-     * with its other Redis clients. {@link Stowage#close()} leaves them running: shutting them
-     * down stays the application's job, after every {@code Stowage} using them is closed. Their
+     * with its other Redis clients. {@link Stowage#close()} leaves them running: shutting them down
+     * stays the application's job, after every {@code Stowage} using them is closed. Their
      * {@linkplain ClientResources#reconnectDelay() reconnect delay} applies instead of Stowage's
      * own (10 ms, doubling up to 1 s). Without this call, Stowage makes resources of its own and
      * shuts them down on close.
@@ -403,8 +413,8 @@ public final class Stowage implements AutoCloseable {
 
     /**
      * The budget within which every cache and feed of this Stowage decompresses values, so that
-     * many reads of values that decompress to their limit at once stay within it;
-     * {@link DecompressionBudget#shared()}, one for the whole JVM, by default.
+     * many reads of values that decompress to their limit at once stay within it; {@link
+     * DecompressionBudget#shared()}, one for the whole JVM, by default.
      */
     public Builder decompressionBudget(DecompressionBudget budget) {
       this.decompressionBudget = requireNonNull(budget, "budget");
@@ -426,11 +436,11 @@ public final class Stowage implements AutoCloseable {
      * }</pre>
      *
      * <p>Stowage keeps what its guarantees rest on, whatever the options say: automatic
-     * reconnection, commands rejected at once while disconnected, and the
-     * {@linkplain #commandTimeout command timeout} for every command and the
-     * {@linkplain #connectTimeout connect timeout}.
-     * Everything else (TLS, the other socket options, the protocol version, …) comes from these
-     * options. Without this call, Lettuce's defaults apply, with TCP keep-alive on.
+     * reconnection, commands rejected at once while disconnected, and the {@linkplain
+     * #commandTimeout command timeout} for every command and the {@linkplain #connectTimeout
+     * connect timeout}. Everything else (TLS, the other socket options, the protocol version, …)
+     * comes from these options. Without this call, Lettuce's defaults apply, with TCP keep-alive
+     * on.
      */
     public Builder clientOptions(ClientOptions options) {
       this.clientOptions = requireNonNull(options, "options");
@@ -438,12 +448,12 @@ public final class Stowage implements AutoCloseable {
     }
 
     /**
-     * Lets {@link #build()} return while Redis cannot be reached, for a service that must start
-     * and serve from its database meanwhile: the connection is tried again every second in the
+     * Lets {@link #build()} return while Redis cannot be reached, for a service that must start and
+     * serve from its database meanwhile: the connection is tried again every second in the
      * background, and until it succeeds every call of every cache and feed fails at once with
      * {@link CacheUnavailableException} (which {@link RedisCache.Builder#loadWhenUnavailable()}
-     * turns into a load). Refused credentials still fail {@code build()}. Off by default:
-     * {@code build()} then fails when Redis cannot be reached.
+     * turns into a load). Refused credentials still fail {@code build()}. Off by default: {@code
+     * build()} then fails when Redis cannot be reached.
      */
     public Builder connectInBackground() {
       this.connectInBackground = true;
@@ -451,39 +461,55 @@ public final class Stowage implements AutoCloseable {
     }
 
     /**
-     * Connects: through the sentinels to the master they name, for a Sentinel URI; to the
-     * cluster's nodes, for {@link #redisCluster}.
+     * Connects: through the sentinels to the master they name, for a Sentinel URI; to the cluster's
+     * nodes, for {@link #redisCluster}.
      *
      * @throws IllegalStateException if no Redis was given
      * @throws IllegalArgumentException if the command or connect timeout is under a millisecond or
      *     over {@link #MAX_COMMAND_TIMEOUT}
-     * @throws CacheUnavailableException if Redis cannot be reached (for a cluster: none of its seeds),
-     *     or the TLS handshake fails (as when the server wants a client certificate that the options
-     *     do not hold)
-     * @throws StowageException if Redis refuses the credentials ({@code "Redis at host:port
-     *     refused the credentials: WRONGPASS …"}) or a step of the connection's setup
+     * @throws CacheUnavailableException if Redis cannot be reached (for a cluster: none of its
+     *     seeds), or the TLS handshake fails (as when the server wants a client certificate that
+     *     the options do not hold)
+     * @throws StowageException if Redis refuses the credentials ({@code "Redis at host:port refused
+     *     the credentials: WRONGPASS …"}) or a step of the connection's setup
      */
     public Stowage build() {
       if (uri == null && clusterSeeds == null) {
-        throw new IllegalStateException("no Redis given; call redis(\"redis://host:port\") or redisCluster(...) first");
+        throw new IllegalStateException(
+            "no Redis given; call redis(\"redis://host:port\") or redisCluster(...) first");
       }
       checkTimeout("commandTimeout", commandTimeout);
       Duration connect = connectTimeout != null ? connectTimeout : commandTimeout;
       checkTimeout("connectTimeout", connect);
       if (clusterSeeds != null) {
-        return new Stowage(RedisSession.openCluster(clusterSeeds, commandTimeout, connect, clientResources,
-            clientOptions, connectInBackground), decompressionBudget);
+        return new Stowage(
+            RedisSession.openCluster(
+                clusterSeeds,
+                commandTimeout,
+                connect,
+                clientResources,
+                clientOptions,
+                connectInBackground),
+            decompressionBudget);
       }
       RedisURI uri = requireNonNull(this.uri, "uri");
-      return new Stowage(connectInBackground
-          ? RedisSession.openInBackground(uri, commandTimeout, connect, clientResources, clientOptions)
-          : RedisSession.open(uri, commandTimeout, connect, clientResources, clientOptions), decompressionBudget);
+      return new Stowage(
+          connectInBackground
+              ? RedisSession.openInBackground(
+                  uri, commandTimeout, connect, clientResources, clientOptions)
+              : RedisSession.open(uri, commandTimeout, connect, clientResources, clientOptions),
+          decompressionBudget);
     }
 
     private static void checkTimeout(String name, Duration timeout) {
-      if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
-        throw new IllegalArgumentException(name + " must be from 1 ms to " + MAX_COMMAND_TIMEOUT.toMillis()
-            + " ms (Stowage.MAX_COMMAND_TIMEOUT), got " + timeout);
+      if (timeout.compareTo(Duration.ofMillis(1)) < 0
+          || timeout.compareTo(MAX_COMMAND_TIMEOUT) > 0) {
+        throw new IllegalArgumentException(
+            name
+                + " must be from 1 ms to "
+                + MAX_COMMAND_TIMEOUT.toMillis()
+                + " ms (Stowage.MAX_COMMAND_TIMEOUT), got "
+                + timeout);
       }
     }
   }

@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The root of every exception Stowage throws. It is unchecked. Subclasses name the cases a caller
- * can act on. As an exception travels up, layers add context (a key, a codec) with
- * {@link #addContext(String)}; the message lists it after the cause.
+ * can act on. As an exception travels up, layers add context (a key, a codec) with {@link
+ * #addContext(String)}; the message lists it after the cause.
  */
 public class StowageException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -32,9 +32,11 @@ public abstract class TypeRef<T> {
    */
   protected TypeRef() {
     Type superclass = getClass().getGenericSuperclass();
-    if (!(superclass instanceof ParameterizedType parameterized) || parameterized.getRawType() != TypeRef.class) {
-      throw new IllegalStateException("create a TypeRef as an anonymous subclass with a type argument:"
-          + " new TypeRef<List<Item>>() {}");
+    if (!(superclass instanceof ParameterizedType parameterized)
+        || parameterized.getRawType() != TypeRef.class) {
+      throw new IllegalStateException(
+          "create a TypeRef as an anonymous subclass with a type argument:"
+              + " new TypeRef<List<Item>>() {}");
     }
     this.type = requireConcrete(parameterized.getActualTypeArguments()[0]);
   }
@@ -50,12 +52,13 @@ public abstract class TypeRef<T> {
   }
 
   /**
-   * The type reference of a type built at run time, such as a {@code ParameterizedType} read from
-   * a method's generic return type or parsed from configuration text. Its arguments must be
-   * concrete, as for the anonymous subclass.
+   * The type reference of a type built at run time, such as a {@code ParameterizedType} read from a
+   * method's generic return type or parsed from configuration text. Its arguments must be concrete,
+   * as for the anonymous subclass.
    *
-   * @throws IllegalArgumentException if {@code type} is, or has as an argument, a type variable or a
-   *     wildcard, or is not a {@code Class}, a {@code ParameterizedType} or a {@code GenericArrayType}
+   * @throws IllegalArgumentException if {@code type} is, or has as an argument, a type variable or
+   *     a wildcard, or is not a {@code Class}, a {@code ParameterizedType} or a {@code
+   *     GenericArrayType}
    */
   public static TypeRef<?> of(Type type) {
     requireNonNull(type, "type");
@@ -94,14 +97,18 @@ public abstract class TypeRef<T> {
 
   private static Type requireConcrete(Type type) {
     if (type instanceof TypeVariable<?> || type instanceof WildcardType) {
-      throw new IllegalStateException("a TypeRef needs a concrete type, not " + type.getTypeName()
-          + "; a type variable is erased at run time");
+      throw new IllegalStateException(
+          "a TypeRef needs a concrete type, not "
+              + type.getTypeName()
+              + "; a type variable is erased at run time");
     }
     if (type instanceof ParameterizedType parameterized) {
       for (Type argument : parameterized.getActualTypeArguments()) {
         if (argument instanceof TypeVariable<?>) {
-          throw new IllegalStateException("a TypeRef needs a concrete type, not " + type.getTypeName()
-              + "; a type variable is erased at run time");
+          throw new IllegalStateException(
+              "a TypeRef needs a concrete type, not "
+                  + type.getTypeName()
+                  + "; a type variable is erased at run time");
         }
       }
     }

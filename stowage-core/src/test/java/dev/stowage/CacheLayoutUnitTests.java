@@ -24,20 +24,26 @@ class CacheLayoutUnitTests {
   void packedTakesUpToMaxBucketsFullBuckets() {
     long most = (long) CacheLayout.MAX_BUCKETS * CacheLayout.FIELDS_PER_BUCKET;
     assertThat(CacheLayout.packed(most).buckets()).isEqualTo(CacheLayout.MAX_BUCKETS);
-    assertThatThrownBy(() -> CacheLayout.packed(most + 1)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("expectedEntries must be from 1 to " + most).hasMessageContaining("got " + (most + 1));
+    assertThatThrownBy(() -> CacheLayout.packed(most + 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("expectedEntries must be from 1 to " + most)
+        .hasMessageContaining("got " + (most + 1));
   }
 
   @Test
   void badArgumentsAreRefusedNamingTheLimit() {
-    assertThatThrownBy(() -> CacheLayout.packed(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> CacheLayout.packed(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("got 0");
-    assertThatThrownBy(() -> CacheLayout.packed(-5)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> CacheLayout.packed(-5))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("got -5");
-    assertThatThrownBy(() -> CacheLayout.packedBuckets(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> CacheLayout.packedBuckets(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("packedBuckets: buckets must be from 1 to 16777216, got 0");
     assertThatThrownBy(() -> CacheLayout.packedBuckets(CacheLayout.MAX_BUCKETS + 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("got 16777217");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("got 16777217");
   }
 
   @Test
@@ -45,9 +51,12 @@ class CacheLayoutUnitTests {
     CacheLayout layout = CacheLayout.keyPerValue();
     assertThat(layout.isPacked()).isFalse();
     assertThat(layout.buckets()).isZero();
-    assertThatThrownBy(() -> layout.bucketOf("k")).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> layout.bucketOf("k"))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("no buckets");
-    assertThat(layout).hasToString("CacheLayout.keyPerValue()").isNotEqualTo(CacheLayout.packedBuckets(1));
+    assertThat(layout)
+        .hasToString("CacheLayout.keyPerValue()")
+        .isNotEqualTo(CacheLayout.packedBuckets(1));
   }
 
   @Test
@@ -55,10 +64,13 @@ class CacheLayoutUnitTests {
     // 0xE3069283 is CRC-32C's published check value, of the ASCII digits 1 to 9.
     long check = 0xE3069283L;
     for (int buckets : new int[] {1, 7, 64, 1000, 15625, CacheLayout.MAX_BUCKETS}) {
-      assertThat(CacheLayout.packedBuckets(buckets).bucketOf("123456789")).isEqualTo((int) (check % buckets));
+      assertThat(CacheLayout.packedBuckets(buckets).bucketOf("123456789"))
+          .isEqualTo((int) (check % buckets));
     }
     CacheLayout layout = CacheLayout.packedBuckets(1000);
-    assertThat(layout.bucketOf("é")).as("UTF-8, not UTF-16").isNotEqualTo(layout.bucketOf("\u00e9\u0000"));
+    assertThat(layout.bucketOf("é"))
+        .as("UTF-8, not UTF-16")
+        .isNotEqualTo(layout.bucketOf("\u00e9\u0000"));
   }
 
   @Test

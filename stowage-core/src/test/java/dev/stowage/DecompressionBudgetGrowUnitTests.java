@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A decode that holds its payload's bytes and then needs more for the objects it builds: two such
- * decodes must never wait for each other while both hold bytes, or both fail although one at a
- * time fits.
+ * decodes must never wait for each other while both hold bytes, or both fail although one at a time
+ * fits.
  */
 class DecompressionBudgetGrowUnitTests {
   @Test
@@ -25,14 +25,16 @@ class DecompressionBudgetGrowUnitTests {
     try {
       Future<?>[] reads = new Future<?>[2];
       for (int i = 0; i < 2; i++) {
-        reads[i] = threads.submit(() -> {
-          budget.acquire(3); // the payload: 3 + 3 of 10
-          bothHold.await(5, TimeUnit.SECONDS);
-          budget.grow(3, 5); // its objects: 3 + 5 fits alone, 6 + 10 does not
-          Thread.sleep(50);
-          budget.release(8);
-          return null;
-        });
+        reads[i] =
+            threads.submit(
+                () -> {
+                  budget.acquire(3); // the payload: 3 + 3 of 10
+                  bothHold.await(5, TimeUnit.SECONDS);
+                  budget.grow(3, 5); // its objects: 3 + 5 fits alone, 6 + 10 does not
+                  Thread.sleep(50);
+                  budget.release(8);
+                  return null;
+                });
       }
       long start = System.nanoTime();
       for (Future<?> read : reads) {
@@ -52,8 +54,9 @@ class DecompressionBudgetGrowUnitTests {
     budget.acquire(3); // this read's payload
     assertThatThrownBy(() -> budget.grow(3, 7))
         .isInstanceOf(EnvelopeException.class)
-        .hasMessage("decoding the value would build about 7 bytes of objects and the decompression budget of 10 bytes"
-            + " had 6 free for 50 ms: other reads were decoding");
+        .hasMessage(
+            "decoding the value would build about 7 bytes of objects and the decompression budget of 10 bytes"
+                + " had 6 free for 50 ms: other reads were decoding");
     assertThat(budget.inUse()).isEqualTo(7);
     budget.release(3);
     budget.release(4);

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link Encoding#envelopeCodec(Stowage)}, for values no cache writes: it saves the dictionary and
- * the schema it writes with in the Stowage's Redis, and reads the dictionaries other processes saved.
+ * the schema it writes with in the Stowage's Redis, and reads the dictionaries other processes
+ * saved.
  */
 @WithRedis
 class EncodingEnvelopeCodecIntegrationTests {
@@ -37,24 +38,29 @@ class EncodingEnvelopeCodecIntegrationTests {
   @Test
   void aTrainedDictionaryIsSavedInRedisAndAnotherProcessReadsThroughIt(RedisServer redis) {
     List<BoardRecord> samples = Samples.boards(1, 200);
-    EnvelopeCodec<BoardRecord> writer = Encoding.of(Codecs.json(BoardRecord.class)).trainDictionary(samples, 4096)
-        .envelopeCodec(stowage);
+    EnvelopeCodec<BoardRecord> writer =
+        Encoding.of(Codecs.json(BoardRecord.class))
+            .trainDictionary(samples, 4096)
+            .envelopeCodec(stowage);
     byte[] value = writer.encode(samples.get(5));
     Envelope.Header header = writer.header(value);
     assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(redis.command("EXISTS", DictionaryStore.key(header.dictionaryId()))).isEqualTo(":1");
 
     try (Stowage another = Stowage.builder().redis(redis.uri()).build()) {
-      EnvelopeCodec<BoardRecord> reader = Encoding.of(Codecs.json(BoardRecord.class)).envelopeCodec(another);
+      EnvelopeCodec<BoardRecord> reader =
+          Encoding.of(Codecs.json(BoardRecord.class)).envelopeCodec(another);
       assertThat(reader.decode(value)).isEqualTo(samples.get(5));
     }
-    assertThatThrownBy(() -> Encoding.of(Codecs.json(BoardRecord.class)).envelopeCodec().decode(value))
+    assertThatThrownBy(
+            () -> Encoding.of(Codecs.json(BoardRecord.class)).envelopeCodec().decode(value))
         .isInstanceOf(DictionaryNotFoundException.class);
   }
 
   @Test
   void theSchemaOfAnEvolvingCodecIsSavedForReadersOfAnotherShape(RedisServer redis) {
-    EnvelopeCodec<BoardRecord> writer = Encoding.of(Codecs.msgpackCompact(BoardRecord.class)).envelopeCodec(stowage);
+    EnvelopeCodec<BoardRecord> writer =
+        Encoding.of(Codecs.msgpackCompact(BoardRecord.class)).envelopeCodec(stowage);
     int fingerprint = writer.schemaVersion().orElseThrow();
     assertThat(redis.command("EXISTS", StowageKeys.schema(fingerprint))).isEqualTo(":1");
   }

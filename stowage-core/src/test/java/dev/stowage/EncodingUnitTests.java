@@ -26,8 +26,10 @@ class EncodingUnitTests {
 
     assertThat(List.of(lz4, reading, small)).doesNotContain(BASE);
     assertThat(BASE).hasToString(before);
-    assertThat(before).isEqualTo("Encoding[json, learning a dictionary of at most 65536 bytes from 1000 values,"
-        + " at most 8388608 bytes decoded]");
+    assertThat(before)
+        .isEqualTo(
+            "Encoding[json, learning a dictionary of at most 65536 bytes from 1000 values,"
+                + " at most 8388608 bytes decoded]");
     assertThat(lz4.toString()).contains("lz4 from 64 bytes");
     assertThat(reading.toString()).contains("also reading 1 codecs");
     assertThat(small.toString()).contains("at most 1024 bytes decoded");
@@ -49,34 +51,50 @@ class EncodingUnitTests {
 
   @Test
   void legacyAndWriteLegacyAreOneSettingAndTheLastOneGivenWinsWhateverComesAfter() {
-    Encoding<BoardRecord> writing = BASE.writeLegacy(Codecs.springJson(BoardRecord.class)).compression(Compression.lz4());
+    Encoding<BoardRecord> writing =
+        BASE.writeLegacy(Codecs.springJson(BoardRecord.class)).compression(Compression.lz4());
     assertThat(writing.toString()).contains(", writing legacy spring-json, ");
-    assertThat(writing.legacy(Codecs.jdk(BoardRecord.class)).toString()).contains(", legacy jdk, ")
+    assertThat(writing.legacy(Codecs.jdk(BoardRecord.class)).toString())
+        .contains(", legacy jdk, ")
         .doesNotContain("writing");
-    assertThat(BASE.legacy(Codecs.jdk(BoardRecord.class)).writeLegacy(Codecs.json(BoardRecord.class)).toString())
+    assertThat(
+            BASE.legacy(Codecs.jdk(BoardRecord.class))
+                .writeLegacy(Codecs.json(BoardRecord.class))
+                .toString())
         .contains(", writing legacy json, ");
-    assertThatThrownBy(() -> BASE.writeLegacy(null)).isInstanceOf(NullPointerException.class).hasMessage("legacyCodec");
+    assertThatThrownBy(() -> BASE.writeLegacy(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("legacyCodec");
   }
 
   @Test
   void theSettingsAreCheckedWhereTheyAreGiven() {
-    assertThatThrownBy(() -> BASE.learnDictionary(15, 16 * 1024)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> BASE.learnDictionary(15, 16 * 1024))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("samples must be 16 to 100000, got 15");
-    assertThatThrownBy(() -> BASE.learnDictionary(100_001, 16 * 1024)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> BASE.learnDictionary(100_001, 16 * 1024))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("samples must be 16 to 100000, got 100001");
-    assertThatThrownBy(() -> BASE.learnDictionary(100, 255)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> BASE.learnDictionary(100, 255))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("dictionarySize must be at least 256 bytes, got 255");
     assertThatThrownBy(() -> BASE.trainDictionary(Samples.boards(1, 50), 255))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("dictionarySize must be at least 256 bytes, got 255");
-    assertThatThrownBy(() -> BASE.maxDecodedSize(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> BASE.maxDecodedSize(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxDecodedSize must be at least 1 byte, got 0");
     assertThatThrownBy(() -> BASE.trainDictionary(Arrays.asList(Samples.board(1), null), 4096))
-        .isInstanceOf(NullPointerException.class).hasMessage("samples contain null");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("samples contain null");
     assertThatThrownBy(() -> BASE.alsoRead(Codecs.json(BoardRecord.class), null))
-        .isInstanceOf(NullPointerException.class).hasMessage("readers contain null");
-    assertThatThrownBy(() -> Encoding.of(null)).isInstanceOf(NullPointerException.class).hasMessage("codec");
-    assertThatThrownBy(() -> BASE.compression(null)).isInstanceOf(NullPointerException.class)
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("readers contain null");
+    assertThatThrownBy(() -> Encoding.of(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("codec");
+    assertThatThrownBy(() -> BASE.compression(null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessage("compression");
   }
 
@@ -101,7 +119,8 @@ class EncodingUnitTests {
     Codec<BoardRecord> spring = Codecs.springJson(BoardRecord.class);
     assertThat(BASE.legacyWrites()).isEmpty();
     assertThat(BASE.legacy(spring).legacyWrites()).isEmpty();
-    assertThat(BASE.writeLegacy(spring).compression(Compression.lz4()).legacyWrites()).containsSame(spring);
+    assertThat(BASE.writeLegacy(spring).compression(Compression.lz4()).legacyWrites())
+        .containsSame(spring);
     assertThat(BASE.writeLegacy(spring).legacy(spring).legacyWrites()).isEmpty();
   }
 
@@ -110,8 +129,12 @@ class EncodingUnitTests {
     BoardRecord board = Samples.board(7);
     Codec<BoardRecord> msgpack = Codecs.msgpack(BoardRecord.class);
     Codec<BoardRecord> spring = Codecs.springJson(BoardRecord.class);
-    EnvelopeCodec<BoardRecord> codec = BASE.compression(Compression.lz4()).alsoRead(msgpack).legacy(spring)
-        .maxDecodedSize(4096).envelopeCodec();
+    EnvelopeCodec<BoardRecord> codec =
+        BASE.compression(Compression.lz4())
+            .alsoRead(msgpack)
+            .legacy(spring)
+            .maxDecodedSize(4096)
+            .envelopeCodec();
 
     assertThat(codec.writeCodec()).isSameAs(BASE.codec());
     assertThat(codec.compression()).hasToString(Compression.lz4().toString());
@@ -120,10 +143,12 @@ class EncodingUnitTests {
     assertThat(codec.decode(EnvelopeCodec.builder(msgpack).build().encode(board))).isEqualTo(board);
     assertThat(codec.decode(spring.encode(board))).isEqualTo(board);
 
-    // Nothing to learn from outside a cache: the learning policy writes with the standard compression.
+    // Nothing to learn from outside a cache: the learning policy writes with the standard
+    // compression.
     assertThat(BASE.envelopeCodec().compression()).hasToString(Compression.standard().toString());
     // writeLegacy: the envelope codec is for reading, and writes uncompressed envelopes.
-    assertThat(BASE.writeLegacy(spring).compression(Compression.lz4()).envelopeCodec().compression())
+    assertThat(
+            BASE.writeLegacy(spring).compression(Compression.lz4()).envelopeCodec().compression())
         .hasToString(Compression.none().toString());
   }
 
@@ -136,6 +161,7 @@ class EncodingUnitTests {
     assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(trained.decode(value)).isEqualTo(samples.get(3));
 
-    assertThatThrownBy(() -> BASE.envelopeCodec().decode(value)).isInstanceOf(DictionaryNotFoundException.class);
+    assertThatThrownBy(() -> BASE.envelopeCodec().decode(value))
+        .isInstanceOf(DictionaryNotFoundException.class);
   }
 }

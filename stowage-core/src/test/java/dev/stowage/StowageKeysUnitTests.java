@@ -29,7 +29,8 @@ class StowageKeysUnitTests {
     assertThat(StowageKeys.learnedByFeed("board")).isEqualTo("stowage:learned:feed:board");
     assertThat(StowageKeys.loadLock("users:42")).isEqualTo("stowage:lock:users:42");
     assertThat(StowageKeys.feedBucket("board", 0)).isEqualTo("board:b:0");
-    assertThat(StowageKeys.feedBucket("board", 140_737_488_355_328L)).isEqualTo("board:b:140737488355328");
+    assertThat(StowageKeys.feedBucket("board", 140_737_488_355_328L))
+        .isEqualTo("board:b:140737488355328");
     assertThat(StowageKeys.feedSealedBucket("board", 3)).isEqualTo("board:s:3");
     assertThat(StowageKeys.feedSealHold("board", 3)).isEqualTo("board:h:3");
   }
@@ -51,16 +52,21 @@ class StowageKeysUnitTests {
   @Test
   void theOwnersOfTheIdsNameTheirKeysHere() {
     ZstdDictionary dictionary = ZstdDictionary.of("a dictionary".getBytes(StandardCharsets.UTF_8));
-    assertThat(DictionaryStore.key(dictionary.id())).isEqualTo(StowageKeys.dictionary(dictionary.id()))
+    assertThat(DictionaryStore.key(dictionary.id()))
+        .isEqualTo(StowageKeys.dictionary(dictionary.id()))
         .isEqualTo("stowage:dict:" + dictionary.hexId());
     int fingerprint = Schemas.fingerprint("record Board(long id, String title)");
-    assertThat(Schemas.key(fingerprint)).isEqualTo(StowageKeys.schema(fingerprint))
+    assertThat(Schemas.key(fingerprint))
+        .isEqualTo(StowageKeys.schema(fingerprint))
         .isEqualTo("stowage:schema:" + Schemas.hex(fingerprint));
     assertThat(FeedLayout.bucketKey("board", 7)).isEqualTo(StowageKeys.feedBucket("board", 7));
-    assertThat(FeedLayout.sealedKey("board", 7)).isEqualTo(StowageKeys.feedSealedBucket("board", 7));
+    assertThat(FeedLayout.sealedKey("board", 7))
+        .isEqualTo(StowageKeys.feedSealedBucket("board", 7));
   }
 
-  /** No prefix has a brace, so a key built on an application's key keeps its Redis Cluster hash tag. */
+  /**
+   * No prefix has a brace, so a key built on an application's key keeps its Redis Cluster hash tag.
+   */
   @Test
   void aKeyBuiltOnATaggedKeyKeepsItsHashTag() throws IllegalAccessException {
     List<String> names = new ArrayList<>();
@@ -81,14 +87,18 @@ class StowageKeysUnitTests {
 
   @Test
   void namesAreRequired() {
-    assertThatThrownBy(() -> StowageKeys.learnedByCache(null)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> StowageKeys.learnedByCache(null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessage("cacheName");
     assertThatThrownBy(() -> StowageKeys.learnedByFeed(null)).hasMessage("feedKey");
     assertThatThrownBy(() -> StowageKeys.loadLock(null)).hasMessage("valueKey");
     assertThatThrownBy(() -> StowageKeys.feedBucket(null, 1)).hasMessage("feedKey");
   }
 
-  /** What Redis Cluster hashes: the text between the first brace and the next closing one, when not empty. */
+  /**
+   * What Redis Cluster hashes: the text between the first brace and the next closing one, when not
+   * empty.
+   */
   private static String hashTag(String key) {
     int open = key.indexOf('{');
     int close = open < 0 ? -1 : key.indexOf('}', open + 1);

@@ -22,11 +22,11 @@ import org.jspecify.annotations.Nullable;
  * and owns, or a server given by URL that it only borrows.
  *
  * <p>On a server it owns, the bench may {@code FLUSHALL} between configurations. On a borrowed one
- * it never does: every key a bench writes starts with a prefix of its own, and
- * {@link #clear(String)} removes only the keys under that prefix.
+ * it never does: every key a bench writes starts with a prefix of its own, and {@link
+ * #clear(String)} removes only the keys under that prefix.
  *
- * <p>It also answers the administrative questions the benches ask ({@code INFO} fields, key
- * counts) over a connection of its own. Thread-safe.
+ * <p>It also answers the administrative questions the benches ask ({@code INFO} fields, key counts)
+ * over a connection of its own. Thread-safe.
  */
 public final class BenchRedis implements AutoCloseable {
 
@@ -64,7 +64,8 @@ public final class BenchRedis implements AutoCloseable {
     try {
       return new BenchRedis(null, uri);
     } catch (RuntimeException e) {
-      throw new BenchmarkRunException("cannot connect to Redis at " + uri + ": " + e.getMessage(), e);
+      throw new BenchmarkRunException(
+          "cannot connect to Redis at " + uri + ": " + e.getMessage(), e);
     }
   }
 
@@ -158,19 +159,22 @@ public final class BenchRedis implements AutoCloseable {
 
   /** {@code used_memory} from {@code INFO memory}, in bytes. */
   public long usedMemory() {
-    return infoField("memory", "used_memory").orElseThrow(() -> new BenchmarkRunException("INFO memory has no used_memory", null));
+    return infoField("memory", "used_memory")
+        .orElseThrow(() -> new BenchmarkRunException("INFO memory has no used_memory", null));
   }
 
   /** {@code total_connections_received} from {@code INFO stats}. */
   public long totalConnectionsReceived() {
     return infoField("stats", "total_connections_received")
-        .orElseThrow(() -> new BenchmarkRunException("INFO stats has no total_connections_received", null));
+        .orElseThrow(
+            () -> new BenchmarkRunException("INFO stats has no total_connections_received", null));
   }
 
   /** {@code connected_clients} from {@code INFO clients}. */
   public long connectedClients() {
     return infoField("clients", "connected_clients")
-        .orElseThrow(() -> new BenchmarkRunException("INFO clients has no connected_clients", null));
+        .orElseThrow(
+            () -> new BenchmarkRunException("INFO clients has no connected_clients", null));
   }
 
   /** The server's {@code redis_version}. */
@@ -195,8 +199,8 @@ public final class BenchRedis implements AutoCloseable {
   }
 
   /**
-   * Waits until lazily freed memory has been given back ({@code lazyfree_pending_objects} is 0),
-   * so that a following {@code used_memory} reading is not inflated by a previous row.
+   * Waits until lazily freed memory has been given back ({@code lazyfree_pending_objects} is 0), so
+   * that a following {@code used_memory} reading is not inflated by a previous row.
    */
   public void awaitLazyFree() {
     for (int i = 0; i < 200; i++) {
@@ -248,7 +252,8 @@ public final class BenchRedis implements AutoCloseable {
 
   private static void requirePrefix(String prefix) {
     if (Objects.requireNonNull(prefix, "prefix").isEmpty()) {
-      throw new IllegalArgumentException("a key prefix must not be empty: it would match every key");
+      throw new IllegalArgumentException(
+          "a key prefix must not be empty: it would match every key");
     }
   }
 }

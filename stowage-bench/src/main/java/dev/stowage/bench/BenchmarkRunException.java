@@ -3,8 +3,8 @@ package dev.stowage.bench;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A benchmark could not run to the end: a configuration failed, or the harness could not start.
- * The message says which, and includes the last lines of the harness's output when there are any.
+ * A benchmark could not run to the end: a configuration failed, or the harness could not start. The
+ * message says which, and includes the last lines of the harness's output when there are any.
  */
 public class BenchmarkRunException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -10,12 +10,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 /**
- * Fills Redis with many items for the seeds' full-scale runs: the calling thread makes one chunk
- * at a time and hands it to a {@link ChunkWriter}, which sends it in one pipelined batch and
- * returns at once; up to {@code window} chunks are in flight while the next ones are made, so
- * making the values and Redis storing them overlap. A line of progress (items, rate, time left)
- * is printed every five seconds. Memory stays bounded by the window: nothing is kept after Redis
- * acknowledged it.
+ * Fills Redis with many items for the seeds' full-scale runs: the calling thread makes one chunk at
+ * a time and hands it to a {@link ChunkWriter}, which sends it in one pipelined batch and returns
+ * at once; up to {@code window} chunks are in flight while the next ones are made, so making the
+ * values and Redis storing them overlap. A line of progress (items, rate, time left) is printed
+ * every five seconds. Memory stays bounded by the window: nothing is kept after Redis acknowledged
+ * it.
  */
 public final class BulkLoader {
 
@@ -42,7 +42,8 @@ public final class BulkLoader {
 
   BulkLoader(String what, int chunk, int window, PrintStream progressOut, LongSupplier nanoClock) {
     if (chunk < 1 || window < 1) {
-      throw new IllegalArgumentException("need chunk >= 1 and window >= 1, not " + chunk + " and " + window);
+      throw new IllegalArgumentException(
+          "need chunk >= 1 and window >= 1, not " + chunk + " and " + window);
     }
     this.what = what;
     this.chunk = chunk;
@@ -80,8 +81,8 @@ public final class BulkLoader {
   /**
    * Writes {@code items} items, chunk by chunk.
    *
-   * @throws BenchmarkRunException when a chunk fails (the first failure is its cause) or Redis
-   *     does not acknowledge a chunk within {@code timeout}
+   * @throws BenchmarkRunException when a chunk fails (the first failure is its cause) or Redis does
+   *     not acknowledge a chunk within {@code timeout}
    */
   public Loaded load(long items, Duration timeout, ChunkWriter writer) {
     if (items < 0) {
@@ -100,14 +101,16 @@ public final class BulkLoader {
         written = writer.write(first, count);
       } catch (RuntimeException e) {
         inFlight.release();
-        throw new BenchmarkRunException("loading " + what + " failed at item " + first + ": " + e.getMessage(), e);
+        throw new BenchmarkRunException(
+            "loading " + what + " failed at item " + first + ": " + e.getMessage(), e);
       }
-      written.whenComplete((ignored, error) -> {
-        if (error != null) {
-          failure.compareAndSet(null, error);
-        }
-        inFlight.release();
-      });
+      written.whenComplete(
+          (ignored, error) -> {
+            if (error != null) {
+              failure.compareAndSet(null, error);
+            }
+            inFlight.release();
+          });
       long now = nanoClock.getAsLong();
       if (now - lastPrint >= PROGRESS_EVERY.toNanos()) {
         lastPrint = now;
@@ -119,18 +122,30 @@ public final class BulkLoader {
     return new Loaded(items, Duration.ofNanos(nanoClock.getAsLong() - start));
   }
 
-  /** {@code [load] 1,200,000/15,000,000 people  400,000/s  0:03 so far, 0:35 left}. */
+  /** {@code [load] 1,200,000/15,000,000 people 400,000/s 0:03 so far, 0:35 left}. */
   String progressLine(long done, long items, Duration elapsed) {
     double seconds = Math.max(elapsed.toNanos(), 1) / 1e9;
-    Duration left = done == 0 ? Duration.ZERO : Duration.ofNanos((long) (elapsed.toNanos() * ((items - done) / (double) done)));
-    return String.format(Locale.ROOT, "[load] %,d/%,d %s  %,.0f/s  %s so far, %s left", done, items, what, done / seconds,
-        ProgressReporter.format(elapsed), ProgressReporter.format(left));
+    Duration left =
+        done == 0
+            ? Duration.ZERO
+            : Duration.ofNanos((long) (elapsed.toNanos() * ((items - done) / (double) done)));
+    return String.format(
+        Locale.ROOT,
+        "[load] %,d/%,d %s  %,.0f/s  %s so far, %s left",
+        done,
+        items,
+        what,
+        done / seconds,
+        ProgressReporter.format(elapsed),
+        ProgressReporter.format(left));
   }
 
   private void acquire(Semaphore inFlight, int permits, Duration timeout) {
     try {
       if (!inFlight.tryAcquire(permits, timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-        throw new BenchmarkRunException("Redis did not acknowledge a chunk of " + chunk + " " + what + " within " + timeout, null);
+        throw new BenchmarkRunException(
+            "Redis did not acknowledge a chunk of " + chunk + " " + what + " within " + timeout,
+            null);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

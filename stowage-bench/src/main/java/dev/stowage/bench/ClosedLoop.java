@@ -18,8 +18,8 @@ import org.HdrHistogram.Histogram;
  * in an HdrHistogram.
  *
  * <p>The run stops when {@code maxOperations} calls have been started or {@code maxDuration} has
- * passed, whichever comes first. The first failure stops the run and is rethrown as a
- * {@link BenchmarkRunException}: a benchmark whose calls fail measures nothing.
+ * passed, whichever comes first. The first failure stops the run and is rethrown as a {@link
+ * BenchmarkRunException}: a benchmark whose calls fail measures nothing.
  */
 public final class ClosedLoop {
 
@@ -37,7 +37,8 @@ public final class ClosedLoop {
    * @param processCpuNanos CPU time this JVM used meanwhile (all threads), or -1 if unknown
    * @param latencyNanos every call's latency
    */
-  public record Result(long operations, long wallNanos, long processCpuNanos, Histogram latencyNanos) {
+  public record Result(
+      long operations, long wallNanos, long processCpuNanos, Histogram latencyNanos) {
 
     /** Calls per second. */
     public double opsPerSecond() {
@@ -62,7 +63,8 @@ public final class ClosedLoop {
    *
    * @throws BenchmarkRunException if a call throws; the message names the first failure
    */
-  public static Result run(String label, int threads, long maxOperations, Duration maxDuration, Operation operation) {
+  public static Result run(
+      String label, int threads, long maxOperations, Duration maxDuration, Operation operation) {
     Objects.requireNonNull(operation, "operation");
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be at least 1, not " + threads);
@@ -79,29 +81,33 @@ public final class ClosedLoop {
       Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
       histograms.add(histogram);
       int thread = t;
-      Thread worker = new Thread(() -> {
-        try {
-          start.await();
-          long deadline = deadlineHolder[0];
-          while (failure.get() == null) {
-            long sequence = tickets.getAndIncrement();
-            if (sequence >= maxOperations) {
-              break;
-            }
-            long begin = System.nanoTime();
-            if (begin >= deadline) {
-              break;
-            }
-            operation.call(thread, sequence);
-            histogram.recordValue(Math.min(System.nanoTime() - begin, histogram.getHighestTrackableValue()));
-            completed.incrementAndGet();
-          }
-        } catch (Throwable e) {
-          failure.compareAndSet(null, e);
-        } finally {
-          done.countDown();
-        }
-      }, label + "-" + t);
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                  long deadline = deadlineHolder[0];
+                  while (failure.get() == null) {
+                    long sequence = tickets.getAndIncrement();
+                    if (sequence >= maxOperations) {
+                      break;
+                    }
+                    long begin = System.nanoTime();
+                    if (begin >= deadline) {
+                      break;
+                    }
+                    operation.call(thread, sequence);
+                    histogram.recordValue(
+                        Math.min(System.nanoTime() - begin, histogram.getHighestTrackableValue()));
+                    completed.incrementAndGet();
+                  }
+                } catch (Throwable e) {
+                  failure.compareAndSet(null, e);
+                } finally {
+                  done.countDown();
+                }
+              },
+              label + "-" + t);
       worker.setDaemon(true);
       workers.add(worker);
       worker.start();

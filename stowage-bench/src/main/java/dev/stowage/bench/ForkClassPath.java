@@ -18,14 +18,14 @@ import java.util.concurrent.Callable;
 /**
  * The class path for JMH's forked JVMs: only the jars this module needs, rather than everything on
  * the class path of the {@code stowage} command (which also carries the board service, Spring and
- * the drivers). A forked JVM that opens a hundred fewer jars starts about twice as fast, and
- * the default (thorough) run of {@code bench codecs} forks one JVM per configuration.
+ * the drivers). A forked JVM that opens a hundred fewer jars starts about twice as fast, and the
+ * default (thorough) run of {@code bench codecs} forks one JVM per configuration.
  *
- * <p>The build records this module's runtime dependencies by file name
- * ({@code dev/stowage/bench/fork-class-path.txt}). The forks get the entries of
- * {@code java.class.path} with those file names, plus this module's own jar or classes directory.
- * When any dependency is missing from {@code java.class.path} (under a test runner's manifest-only
- * jar, for example), the forks get the whole class path unchanged, which is always correct.
+ * <p>The build records this module's runtime dependencies by file name ({@code
+ * dev/stowage/bench/fork-class-path.txt}). The forks get the entries of {@code java.class.path}
+ * with those file names, plus this module's own jar or classes directory. When any dependency is
+ * missing from {@code java.class.path} (under a test runner's manifest-only jar, for example), the
+ * forks get the whole class path unchanged, which is always correct.
  *
  * <p>JMH reads {@code java.class.path} when it starts each fork, so {@link #run} sets it for the
  * duration of a run and restores it afterwards. Runs are serialized by a lock.
@@ -39,8 +39,8 @@ public final class ForkClassPath {
   private ForkClassPath() {}
 
   /**
-   * Runs {@code task} (which starts JMH) with {@code java.class.path} narrowed to
-   * {@link #forForks()}, and restores the property afterwards.
+   * Runs {@code task} (which starts JMH) with {@code java.class.path} narrowed to {@link
+   * #forForks()}, and restores the property afterwards.
    *
    * @throws Exception whatever {@code task} throws
    */
@@ -68,7 +68,8 @@ public final class ForkClassPath {
    * entry for {@code ownLocation} (added at the front when the class path lacks it), in class path
    * order; empty if a dependency has no entry or the list of dependencies is empty.
    */
-  static Optional<String> select(String classPath, Set<String> dependencyFileNames, Optional<Path> ownLocation) {
+  static Optional<String> select(
+      String classPath, Set<String> dependencyFileNames, Optional<Path> ownLocation) {
     if (dependencyFileNames.isEmpty() || ownLocation.isEmpty()) {
       return Optional.empty();
     }

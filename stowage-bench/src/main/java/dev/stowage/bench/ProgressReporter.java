@@ -8,10 +8,10 @@ import java.util.function.LongSupplier;
 
 /**
  * Prints one line per finished configuration of a long run, with the time it took and an estimate
- * of the time left, for example {@code [ 12/100] kryo+zstd board  1.4s  elapsed 17s  ETA 2m05s}.
+ * of the time left, for example {@code [ 12/100] kryo+zstd board 1.4s elapsed 17s ETA 2m05s}.
  *
- * <p>The estimate assumes the remaining configurations take as long on average as the finished
- * ones but the first, which also pays for the run's start-up (class loading, the JIT's first
+ * <p>The estimate assumes the remaining configurations take as long on average as the finished ones
+ * but the first, which also pays for the run's start-up (class loading, the JIT's first
  * compilations, servers starting) and can take many times as long as the next: the first line has
  * no estimate. Methods are synchronized, so a reporter may be shared between threads.
  */
@@ -26,8 +26,8 @@ public final class ProgressReporter {
   private int done;
 
   /**
-   * A reporter for {@code total} configurations, printing to {@code out} and timing with
-   * {@link System#nanoTime()}; the clock starts now.
+   * A reporter for {@code total} configurations, printing to {@code out} and timing with {@link
+   * System#nanoTime()}; the clock starts now.
    */
   public ProgressReporter(int total, PrintStream out) {
     this(total, out, System::nanoTime);
@@ -61,17 +61,18 @@ public final class ProgressReporter {
       firstNanos = took.toNanos();
     }
     int width = String.valueOf(total).length();
-    StringBuilder line = new StringBuilder()
-        .append('[')
-        .append(String.format(Locale.ROOT, "%" + width + "d", done))
-        .append('/')
-        .append(total)
-        .append("] ")
-        .append(label)
-        .append("  ")
-        .append(format(took))
-        .append("  elapsed ")
-        .append(format(elapsed));
+    StringBuilder line =
+        new StringBuilder()
+            .append('[')
+            .append(String.format(Locale.ROOT, "%" + width + "d", done))
+            .append('/')
+            .append(total)
+            .append("] ")
+            .append(label)
+            .append("  ")
+            .append(format(took))
+            .append("  elapsed ")
+            .append(format(elapsed));
     int left = Math.max(0, total - done);
     if (left > 0 && done > 1) {
       Duration perConfiguration = elapsed.minusNanos(firstNanos).dividedBy(done - 1);
@@ -86,9 +87,7 @@ public final class ProgressReporter {
     return done;
   }
 
-  /**
-   * A short human duration: {@code 850ms}, {@code 1.4s}, {@code 2m05s}, {@code 1h03m}.
-   */
+  /** A short human duration: {@code 850ms}, {@code 1.4s}, {@code 2m05s}, {@code 1h03m}. */
   public static String format(Duration duration) {
     long millis = Math.max(0, duration.toMillis());
     if (millis < 1_000) {

@@ -29,7 +29,8 @@ public final class RedisTarget {
 
   /** Spring Data Redis's standalone configuration: host, port, database, user and password. */
   public RedisStandaloneConfiguration springStandalone() {
-    RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
+    RedisStandaloneConfiguration config =
+        new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
     config.setDatabase(uri.getDatabase());
     if (uri.getUsername() != null) {
       config.setUsername(uri.getUsername());
@@ -43,9 +44,12 @@ public final class RedisTarget {
   /** A Redisson configuration for the single server, with database, credentials and TLS. */
   public Config redisson() {
     Config config = new Config();
-    SingleServerConfig server = config.useSingleServer()
-        .setAddress((uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort())
-        .setDatabase(uri.getDatabase());
+    SingleServerConfig server =
+        config
+            .useSingleServer()
+            .setAddress(
+                (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort())
+            .setDatabase(uri.getDatabase());
     if (uri.getUsername() != null) {
       server.setUsername(uri.getUsername());
     }
@@ -57,7 +61,8 @@ public final class RedisTarget {
 
   /** {@code redis-benchmark}'s options for this target: host, port, database, credentials, TLS. */
   public List<String> redisBenchmarkOptions() {
-    List<String> options = new ArrayList<>(List.of("-h", uri.getHost(), "-p", Integer.toString(uri.getPort())));
+    List<String> options =
+        new ArrayList<>(List.of("-h", uri.getHost(), "-p", Integer.toString(uri.getPort())));
     if (uri.getDatabase() != 0) {
       options.addAll(List.of("--dbnum", Integer.toString(uri.getDatabase())));
     }

@@ -14,17 +14,22 @@ import org.jspecify.annotations.Nullable;
  * @param name a short label for the table, such as {@code "kryo+zstd"}
  * @param role why the row is there
  * @param params what was configured (for codecs: {@code codec}, {@code compression}, {@code data})
- * @param metrics what was measured, by metric name (for codecs: {@code create_ns}, {@code size}, ...)
+ * @param metrics what was measured, by metric name (for codecs: {@code create_ns}, {@code size},
+ *     ...)
  */
 @JsonPropertyOrder({"name", "role", "params", "metrics"})
-public record ResultRow(String name, RowRole role, Map<String, Object> params, Map<String, Number> metrics) {
+public record ResultRow(
+    String name, RowRole role, Map<String, Object> params, Map<String, Number> metrics) {
 
   /** Copies the maps, keeping their order; none of the arguments may be {@code null}. */
   public ResultRow {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(role, "role");
-    params = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(params, "params")));
-    metrics = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(metrics, "metrics")));
+    params =
+        Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(params, "params")));
+    metrics =
+        Collections.unmodifiableMap(
+            new LinkedHashMap<>(Objects.requireNonNull(metrics, "metrics")));
   }
 
   /** The metric as a double, or empty if the row does not have it. */

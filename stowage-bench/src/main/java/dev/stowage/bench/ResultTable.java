@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The baseline of a row is the row with the {@linkplain Builder#baseline baseline name} whose
  * parameters match the row's on the given keys; for the codec table that is Jackson JSON, bare, on
- * the same data. A ratio is {@code row / baseline}, so below 1 means smaller or faster. A cell whose
- * metric or baseline is missing shows {@code -}.
+ * the same data. A ratio is {@code row / baseline}, so below 1 means smaller or faster. A cell
+ * whose metric or baseline is missing shows {@code -}.
  *
  * <p>Instances are immutable and thread-safe.
  *
@@ -78,7 +78,10 @@ public final class ResultTable {
     }
     return rows.stream()
         .filter(candidate -> candidate.name().equals(baselineName))
-        .filter(candidate -> baselineKeys.stream().allMatch(key -> Objects.equals(candidate.param(key), row.param(key))))
+        .filter(
+            candidate ->
+                baselineKeys.stream()
+                    .allMatch(key -> Objects.equals(candidate.param(key), row.param(key))))
         .findFirst();
   }
 
@@ -87,7 +90,8 @@ public final class ResultTable {
     Objects.requireNonNull(rows, "rows");
     Map<String, List<Integer>> groups = new LinkedHashMap<>();
     for (int i = 0; i < rows.size(); i++) {
-      String group = groupKey == null ? "" : Objects.requireNonNullElse(rows.get(i).param(groupKey), MISSING);
+      String group =
+          groupKey == null ? "" : Objects.requireNonNullElse(rows.get(i).param(groupKey), MISSING);
       groups.computeIfAbsent(group, k -> new ArrayList<>()).add(i);
     }
     List<String[]> cells = new ArrayList<>();
@@ -167,7 +171,11 @@ public final class ResultTable {
     /** A left-aligned text column. */
     public Builder text(String header, Function<ResultRow, String> cell) {
       Objects.requireNonNull(cell, "cell");
-      columns.add(new Column(header(header), false, (row, base) -> Objects.requireNonNullElse(cell.apply(row), MISSING)));
+      columns.add(
+          new Column(
+              header(header),
+              false,
+              (row, base) -> Objects.requireNonNullElse(cell.apply(row), MISSING)));
       return this;
     }
 

@@ -32,7 +32,8 @@ import java.util.regex.Pattern;
  * @param rows the measured configurations, in table order
  */
 @JsonPropertyOrder({"bench", "quick", "env", "rows"})
-public record ResultsDocument(String bench, boolean quick, Map<String, Object> env, List<ResultRow> rows) {
+public record ResultsDocument(
+    String bench, boolean quick, Map<String, Object> env, List<ResultRow> rows) {
 
   private static final Pattern BENCH_NAME = Pattern.compile("[a-z0-9][a-z0-9-]*");
   private static final ObjectMapper MAPPER =
@@ -74,7 +75,8 @@ public record ResultsDocument(String bench, boolean quick, Map<String, Object> e
       Path temp = Files.createTempFile(directory, "." + bench, ".json.tmp");
       try {
         Files.writeString(temp, toJson());
-        Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+            temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } finally {
         Files.deleteIfExists(temp);
       }

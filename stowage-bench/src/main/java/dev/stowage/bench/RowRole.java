@@ -33,6 +33,7 @@ public enum RowRole {
         return role;
       }
     }
-    throw new IllegalArgumentException("unknown row role '" + name + "'; expected seed, peer, stowage or limit");
+    throw new IllegalArgumentException(
+        "unknown row role '" + name + "'; expected seed, peer, stowage or limit");
   }
 }

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Describes the machine and JVM a benchmark ran on, for the {@code env} object of a
- * {@link ResultsDocument}. Absolute figures only mean something next to this description.
+ * Describes the machine and JVM a benchmark ran on, for the {@code env} object of a {@link
+ * ResultsDocument}. Absolute figures only mean something next to this description.
  *
  * <p>Keys: {@code java_version}, {@code java_vendor}, {@code java_vm}, {@code os}, {@code cores},
  * {@code max_heap_bytes}, {@code date} (ISO-8601 with offset), {@code git_commit} (when the working
@@ -40,10 +40,16 @@ public final class RunEnvironment {
     Map<String, Object> env = new LinkedHashMap<>();
     env.put("java_version", System.getProperty("java.version"));
     env.put("java_vendor", System.getProperty("java.vendor"));
-    env.put("java_vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
+    env.put(
+        "java_vm",
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
     env.put(
         "os",
-        System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+        System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
+            + System.getProperty("os.arch"));
     env.put("cores", Runtime.getRuntime().availableProcessors());
     env.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
     env.put("date", OffsetDateTime.now(clock).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));

@@ -14,7 +14,8 @@ class FiguresUnitTests {
     assertThat(odd).containsExactly(9, 1, 5);
     assertThat(Figures.median(new double[] {4, 1, 3, 2})).isEqualTo(2.5);
     assertThat(Figures.median(new double[] {7})).isEqualTo(7);
-    assertThatThrownBy(() -> Figures.median(new double[0])).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Figures.median(new double[0]))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

@@ -15,7 +15,8 @@ class ProgressReporterUnitTests {
   void printsALinePerConfigurationWithTheTimeLeftEstimatedWithoutTheFirst() {
     AtomicLong now = new AtomicLong(1_000_000_000L);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    ProgressReporter progress = new ProgressReporter(10, new PrintStream(bytes, true, StandardCharsets.UTF_8), now::get);
+    ProgressReporter progress =
+        new ProgressReporter(10, new PrintStream(bytes, true, StandardCharsets.UTF_8), now::get);
 
     // The first configuration pays for the start-up: ten times as long as the others.
     now.addAndGet(Duration.ofSeconds(20).toNanos());
@@ -37,12 +38,14 @@ class ProgressReporterUnitTests {
   void theLastLineHasNoEstimate() {
     AtomicLong now = new AtomicLong();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    ProgressReporter progress = new ProgressReporter(1, new PrintStream(bytes, true, StandardCharsets.UTF_8), now::get);
+    ProgressReporter progress =
+        new ProgressReporter(1, new PrintStream(bytes, true, StandardCharsets.UTF_8), now::get);
     now.set(Duration.ofMillis(1500).toNanos());
 
     progress.finished("only");
 
-    assertThat(bytes.toString(StandardCharsets.UTF_8).strip()).isEqualTo("[1/1] only  1.5s  elapsed 1.5s");
+    assertThat(bytes.toString(StandardCharsets.UTF_8).strip())
+        .isEqualTo("[1/1] only  1.5s  elapsed 1.5s");
   }
 
   @Test

@@ -9,7 +9,8 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 
 /** Every peer client is told the whole of the Redis URI, not only its host and port. */
 class RedisTargetUnitTests {
-  private final RedisTarget full = new RedisTarget(RedisURI.create("rediss://bench:s3cret@redis.example:6380/2"));
+  private final RedisTarget full =
+      new RedisTarget(RedisURI.create("rediss://bench:s3cret@redis.example:6380/2"));
   private final RedisTarget plain = new RedisTarget(RedisURI.create("redis://127.0.0.1:6390"));
 
   @Test
@@ -37,8 +38,19 @@ class RedisTargetUnitTests {
 
   @Test
   void redisBenchmarkGetsItsOptions() {
-    assertThat(full.redisBenchmarkOptions()).containsExactly("-h", "redis.example", "-p", "6380", "--dbnum", "2",
-        "--user", "bench", "-a", "s3cret", "--tls");
+    assertThat(full.redisBenchmarkOptions())
+        .containsExactly(
+            "-h",
+            "redis.example",
+            "-p",
+            "6380",
+            "--dbnum",
+            "2",
+            "--user",
+            "bench",
+            "-a",
+            "s3cret",
+            "--tls");
     assertThat(plain.redisBenchmarkOptions()).containsExactly("-h", "127.0.0.1", "-p", "6390");
   }
 }

@@ -81,7 +81,12 @@ class ResultTableUnitTests {
 
   @Test
   void withoutABaselineRatiosAreMissing() {
-    String text = ResultTable.builder().text("codec", ResultRow::name).ratio("x", "size").build().render(List.of(ROWS.get(1)));
+    String text =
+        ResultTable.builder()
+            .text("codec", ResultRow::name)
+            .ratio("x", "size")
+            .build()
+            .render(List.of(ROWS.get(1)));
 
     assertThat(text.lines()).containsExactly("codec  x", "--------", "kryo   -");
   }

@@ -32,9 +32,16 @@ class ResultsDocumentUnitTests {
   }
 
   private static ResultsDocument document() {
-    Map<String, Object> env = RunEnvironment.capture("7.0.15", Clock.fixed(Instant.parse("2025-01-02T03:04:05Z"), ZoneOffset.UTC));
+    Map<String, Object> env =
+        RunEnvironment.capture(
+            "7.0.15", Clock.fixed(Instant.parse("2025-01-02T03:04:05Z"), ZoneOffset.UTC));
     return new ResultsDocument(
-        "codecs", true, env, List.of(row("json", RowRole.SEED, "json", 2345.5, 583), row("kryo+zstd", RowRole.STOWAGE, "kryo", 901.25, 230)));
+        "codecs",
+        true,
+        env,
+        List.of(
+            row("json", RowRole.SEED, "json", 2345.5, 583),
+            row("kryo+zstd", RowRole.STOWAGE, "kryo", 901.25, 230)));
   }
 
   @Test
@@ -69,7 +76,9 @@ class ResultsDocumentUnitTests {
     assertThat(read.quick()).isTrue();
     assertThat(read.env()).containsEntry("redis_version", "7.0.15");
     assertThat(read.rows()).extracting(ResultRow::name).containsExactly("json", "kryo+zstd");
-    assertThat(read.rows()).extracting(ResultRow::role).containsExactly(RowRole.SEED, RowRole.STOWAGE);
+    assertThat(read.rows())
+        .extracting(ResultRow::role)
+        .containsExactly(RowRole.SEED, RowRole.STOWAGE);
     assertThat(read.rows().get(1).params()).isEqualTo(written.rows().get(1).params());
     assertThat(read.rows().get(1).metric("total_ns")).hasValue(901.25);
     assertThat(read.rows().get(1).metric("size")).hasValue(230.0);
@@ -88,9 +97,13 @@ class ResultsDocumentUnitTests {
 
   @Test
   void environmentDescribesTheJvmTheDateAndRedis() {
-    Map<String, Object> env = RunEnvironment.capture("7.2.4", Clock.fixed(Instant.parse("2025-01-02T03:04:05Z"), ZoneOffset.UTC));
+    Map<String, Object> env =
+        RunEnvironment.capture(
+            "7.2.4", Clock.fixed(Instant.parse("2025-01-02T03:04:05Z"), ZoneOffset.UTC));
 
-    assertThat(env).containsKeys("java_version", "java_vendor", "java_vm", "os", "cores", "max_heap_bytes", "date");
+    assertThat(env)
+        .containsKeys(
+            "java_version", "java_vendor", "java_vm", "os", "cores", "max_heap_bytes", "date");
     assertThat(env.get("java_version")).isEqualTo(System.getProperty("java.version"));
     assertThat(env.get("cores")).isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(env.get("date")).isEqualTo("2025-01-02T03:04:05Z");
@@ -108,9 +121,13 @@ class ResultsDocumentUnitTests {
   @Test
   void rejectsAnUnknownRoleWhenReading(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("x.json");
-    Files.writeString(file, "{\"bench\":\"x\",\"quick\":false,\"env\":{},\"rows\":[{\"name\":\"a\",\"role\":\"boss\",\"params\":{},\"metrics\":{}}]}");
+    Files.writeString(
+        file,
+        "{\"bench\":\"x\",\"quick\":false,\"env\":{},\"rows\":[{\"name\":\"a\",\"role\":\"boss\",\"params\":{},\"metrics\":{}}]}");
 
-    assertThatThrownBy(() -> ResultsDocument.read(file)).hasMessageContaining(file.toString()).hasStackTraceContaining("boss");
+    assertThatThrownBy(() -> ResultsDocument.read(file))
+        .hasMessageContaining(file.toString())
+        .hasStackTraceContaining("boss");
   }
 
   private static List<String> fieldNames(JsonNode node) {

@@ -19,8 +19,12 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisRepositoriesAu
  *
  * <p>or start it in-process with {@link BoardServer#start}.
  */
-@SpringBootApplication(exclude = {DataRedisAutoConfiguration.class,
-    DataRedisReactiveAutoConfiguration.class, DataRedisRepositoriesAutoConfiguration.class})
+@SpringBootApplication(
+    exclude = {
+      DataRedisAutoConfiguration.class,
+      DataRedisReactiveAutoConfiguration.class,
+      DataRedisRepositoriesAutoConfiguration.class
+    })
 public class BoardApplication {
   /** Starts the service; the arguments are Spring properties ({@code --name=value}). */
   public static void main(String[] args) {

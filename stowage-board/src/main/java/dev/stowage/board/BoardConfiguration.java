@@ -37,9 +37,9 @@ import reactor.core.scheduler.Schedulers;
  * stowage.board.redis}: one server, or the nodes of a Redis Cluster with {@code
  * stowage.board.redis-cluster=true}; with {@code stowage.board.kafka.bootstrap-servers}, a Kafka
  * event for every created post through an outbox ({@code stowage.board.kafka.topic}, {@code
- * stowage.board.kafka.backlog-limit}). The database of record is {@code stowage.board.db}: an
- * R2DBC URL (in-memory H2 by default) or a MongoDB one ({@link MongoBoardStore}, selected by
- * {@link BoardDatabaseSelector}).
+ * stowage.board.kafka.backlog-limit}). The database of record is {@code stowage.board.db}: an R2DBC
+ * URL (in-memory H2 by default) or a MongoDB one ({@link MongoBoardStore}, selected by {@link
+ * BoardDatabaseSelector}).
  */
 @Configuration(proxyBeanMethods = false)
 class BoardConfiguration implements WebFluxConfigurer {
@@ -52,7 +52,8 @@ class BoardConfiguration implements WebFluxConfigurer {
   }
 
   @Bean
-  BoardSettings boardSettings(@Value("${stowage.board.mode:stowage}") String mode,
+  BoardSettings boardSettings(
+      @Value("${stowage.board.mode:stowage}") String mode,
       @Value("${stowage.board.redis:}") String redis,
       @Value("${stowage.board.redis-cluster:false}") boolean redisCluster,
       @Value("${stowage.board.compression:zstd-dict}") String compression,
@@ -60,19 +61,22 @@ class BoardConfiguration implements WebFluxConfigurer {
       @Value("${stowage.board.near-cache:#{null}}") @Nullable Boolean nearCache,
       @Value("${stowage.board.kafka.bootstrap-servers:}") String kafka,
       @Value("${stowage.board.kafka.topic:" + BoardEventOptions.DEFAULT_TOPIC + "}") String topic,
-      @Value("${stowage.board.kafka.backlog-limit:" + BoardEventOptions.DEFAULT_BACKLOG_LIMIT
-          + "}") long backlogLimit,
+      @Value("${stowage.board.kafka.backlog-limit:" + BoardEventOptions.DEFAULT_BACKLOG_LIMIT + "}")
+          long backlogLimit,
       Environment environment) {
     if (redis.isBlank()) {
-      throw new IllegalStateException("no Redis given: set stowage.board.redis"
-          + " (stowage serve --redis URL), such as redis://127.0.0.1:6390, or the nodes of a"
-          + " Redis Cluster with stowage.board.redis-cluster=true (serve --redis-cluster URL,...)");
+      throw new IllegalStateException(
+          "no Redis given: set stowage.board.redis"
+              + " (stowage serve --redis URL), such as redis://127.0.0.1:6390, or the nodes of a"
+              + " Redis Cluster with stowage.board.redis-cluster=true (serve --redis-cluster URL,...)");
     }
     BoardMode boardMode = BoardMode.parse(mode);
     TcpOptions tcp = TcpProperties.read(environment);
     if (tcp != null && boardMode != BoardMode.STOWAGE) {
-      throw new IllegalStateException("the TCP endpoint serves stowage mode only, not "
-          + boardMode.label() + "; drop the TCP port or use --mode stowage");
+      throw new IllegalStateException(
+          "the TCP endpoint serves stowage mode only, not "
+              + boardMode.label()
+              + "; drop the TCP port or use --mode stowage");
     }
     if (redisCluster) {
       refuseOnCluster(boardMode);
@@ -80,10 +84,20 @@ class BoardConfiguration implements WebFluxConfigurer {
     }
     // The near cache is on by default, on one server and on a cluster alike.
     boolean near = nearCache == null || nearCache;
-    BoardEventOptions events = kafka.isBlank() ? null
-        : BoardEventOptions.builder(kafka).topic(topic).backlogLimit(backlogLimit).build();
-    return new BoardSettings(boardMode, redis, redisCluster, db, FeedCompression.parse(compression),
-        tcp, HttpProperties.read(environment), near, events);
+    BoardEventOptions events =
+        kafka.isBlank()
+            ? null
+            : BoardEventOptions.builder(kafka).topic(topic).backlogLimit(backlogLimit).build();
+    return new BoardSettings(
+        boardMode,
+        redis,
+        redisCluster,
+        db,
+        FeedCompression.parse(compression),
+        tcp,
+        HttpProperties.read(environment),
+        near,
+        events);
   }
 
   /**
@@ -93,10 +107,14 @@ class BoardConfiguration implements WebFluxConfigurer {
    */
   static void refuseOnCluster(BoardMode mode) {
     if (mode != BoardMode.STOWAGE) {
-      throw new IllegalStateException("the seed modes run on one Redis server only, not on a"
-          + " Redis Cluster: " + mode.label() + " keeps the seed's single-server commands (a"
-          + " ReactiveRedisTemplate on one connection, the sorted set and counter in two slots);"
-          + " use --mode stowage on a cluster, or --redis URL for " + mode.label());
+      throw new IllegalStateException(
+          "the seed modes run on one Redis server only, not on a"
+              + " Redis Cluster: "
+              + mode.label()
+              + " keeps the seed's single-server commands (a"
+              + " ReactiveRedisTemplate on one connection, the sorted set and counter in two slots);"
+              + " use --mode stowage on a cluster, or --redis URL for "
+              + mode.label());
     }
   }
 
@@ -111,9 +129,11 @@ class BoardConfiguration implements WebFluxConfigurer {
     List<String> seeds = new ArrayList<>();
     for (String seed : joined.split(",", -1)) {
       if (seed.isBlank()) {
-        throw new IllegalArgumentException("the Redis Cluster's seed URIs are joined by commas, such"
-            + " as redis://10.0.0.1:6379,redis://10.0.0.2:6379, with no empty one; got '" + joined
-            + "'");
+        throw new IllegalArgumentException(
+            "the Redis Cluster's seed URIs are joined by commas, such"
+                + " as redis://10.0.0.1:6379,redis://10.0.0.2:6379, with no empty one; got '"
+                + joined
+                + "'");
       }
       seeds.add(seed.strip());
     }
@@ -132,16 +152,18 @@ class BoardConfiguration implements WebFluxConfigurer {
    * else R2DBC's connection factory.
    */
   @Bean
-  BoardStore boardStore(ObjectProvider<ConnectionFactory> connectionFactory,
-      BoardSettings settings) {
+  BoardStore boardStore(
+      ObjectProvider<ConnectionFactory> connectionFactory, BoardSettings settings) {
     boolean events = settings.events() != null;
     BoardStore store;
     if (MongoBoardStore.isMongoUrl(settings.db())) {
       store = MongoBoardStore.connect(settings.db().strip(), events);
     } else {
       ConnectionFactory connections = connectionFactory.getObject();
-      store = events ? BoardRepository.withOutbox(connections)
-          : new BoardRepository(DatabaseClient.create(connections));
+      store =
+          events
+              ? BoardRepository.withOutbox(connections)
+              : new BoardRepository(DatabaseClient.create(connections));
     }
     try {
       store.createSchema().block(SCHEMA_TIMEOUT);
@@ -162,12 +184,17 @@ class BoardConfiguration implements WebFluxConfigurer {
     }
   }
 
-  /** The events' relay when {@code stowage.board.kafka.bootstrap-servers} is set; else a placeholder. */
+  /**
+   * The events' relay when {@code stowage.board.kafka.bootstrap-servers} is set; else a
+   * placeholder.
+   */
   @Bean(destroyMethod = "close")
   EventRelay boardEvents(BoardSettings settings, BoardStore repository) {
     BoardEventOptions options = settings.events();
-    return new EventRelay(options == null ? null
-        : BoardEvents.start(repository, repository.gate(), options, formats::toJson));
+    return new EventRelay(
+        options == null
+            ? null
+            : BoardEvents.start(repository, repository.gate(), options, formats::toJson));
   }
 
   /** Holds the relay, or null when there are no events. */
@@ -183,25 +210,44 @@ class BoardConfiguration implements WebFluxConfigurer {
   @Bean(destroyMethod = "close")
   BoardHandlerHolder boardHandler(BoardSettings settings, BoardStore repository) {
     if (settings.mode() == BoardMode.STOWAGE) {
-      StowageBoardService service = settings.redisCluster()
-          ? StowageBoardService.onCluster(clusterSeeds(settings.redis()), repository, formats,
-              settings.compression(), settings.nearCache())
-          : new StowageBoardService(settings.redis(), repository, formats, settings.compression(),
-              settings.nearCache());
-      Mono<Void> ping = Mono.fromCallable(service::pingRedis)
-          .subscribeOn(Schedulers.boundedElastic()).then();
-      return new BoardHandlerHolder(new StowageBoardHandler(service, formats), service, service,
-          ping, service.redisAddress());
+      StowageBoardService service =
+          settings.redisCluster()
+              ? StowageBoardService.onCluster(
+                  clusterSeeds(settings.redis()),
+                  repository,
+                  formats,
+                  settings.compression(),
+                  settings.nearCache())
+              : new StowageBoardService(
+                  settings.redis(),
+                  repository,
+                  formats,
+                  settings.compression(),
+                  settings.nearCache());
+      Mono<Void> ping =
+          Mono.fromCallable(service::pingRedis).subscribeOn(Schedulers.boundedElastic()).then();
+      return new BoardHandlerHolder(
+          new StowageBoardHandler(service, formats),
+          service,
+          service,
+          ping,
+          service.redisAddress());
     }
     LettuceConnectionFactory connections = seedConnectionFactory(settings.redis());
-    Mono<Void> ping = Mono.usingWhen(
-        // A lambda, not a method reference: the method returns a class of Spring Data Redis that
-        // is not public, and a method reference's bootstrap refuses to link to it.
-        Mono.<ReactiveRedisConnection>fromSupplier(() -> connections.getReactiveConnection()),
-        connection -> connection.ping().then(), ReactiveRedisConnection::closeLater);
+    Mono<Void> ping =
+        Mono.usingWhen(
+            // A lambda, not a method reference: the method returns a class of Spring Data Redis
+            // that
+            // is not public, and a method reference's bootstrap refuses to link to it.
+            Mono.<ReactiveRedisConnection>fromSupplier(() -> connections.getReactiveConnection()),
+            connection -> connection.ping().then(),
+            ReactiveRedisConnection::closeLater);
     return new BoardHandlerHolder(
-        new SeedBoardHandler(settings.mode(), connections, repository, formats), null,
-        connections::destroy, ping, settings.redis());
+        new SeedBoardHandler(settings.mode(), connections, repository, formats),
+        null,
+        connections::destroy,
+        ping,
+        settings.redis());
   }
 
   /**
@@ -210,8 +256,11 @@ class BoardConfiguration implements WebFluxConfigurer {
    */
   @Bean
   ReactiveHealthIndicator redisHealthIndicator(BoardHandlerHolder holder, BoardSettings settings) {
-    return BoardHealth.redis(holder.redisAddress(), holder.redisPing(),
-        settings.mode() == BoardMode.STOWAGE, BoardHealth.REDIS_TIMEOUT);
+    return BoardHealth.redis(
+        holder.redisAddress(),
+        holder.redisPing(),
+        settings.mode() == BoardMode.STOWAGE,
+        BoardHealth.REDIS_TIMEOUT);
   }
 
   /**
@@ -220,8 +269,10 @@ class BoardConfiguration implements WebFluxConfigurer {
    * stowage.board.db-watchdog.probe-timeout}.
    */
   @Bean
-  @ConditionalOnExpression("T(dev.stowage.board.MongoBoardStore).isMongoUrl('${stowage.board.db:}')")
-  ReactiveHealthIndicator databaseHealthIndicator(BoardStore store,
+  @ConditionalOnExpression(
+      "T(dev.stowage.board.MongoBoardStore).isMongoUrl('${stowage.board.db:}')")
+  ReactiveHealthIndicator databaseHealthIndicator(
+      BoardStore store,
       @Value("${stowage.board.db-watchdog.probe-timeout:2s}") Duration probeTimeout) {
     return BoardHealth.mongo((MongoBoardStore) store, probeTimeout);
   }
@@ -234,18 +285,20 @@ class BoardConfiguration implements WebFluxConfigurer {
   }
 
   /**
-   * What Spring Boot's Redis auto-configuration builds from a URL ({@code redis://[[user]:password@]host[:port][/database]}),
-   * as the seed's service had.
+   * What Spring Boot's Redis auto-configuration builds from a URL ({@code
+   * redis://[[user]:password@]host[:port][/database]}), as the seed's service had.
    */
   static LettuceConnectionFactory seedConnectionFactory(String uri) {
     URI parsed;
     try {
       parsed = new URI(uri);
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+      throw new IllegalArgumentException(
+          "not a Redis URI: " + uri + " (" + e.getMessage() + ")", e);
     }
     if (!"redis".equals(parsed.getScheme()) || parsed.getHost() == null) {
-      throw new IllegalArgumentException("the seed modes take redis://host:port[/database], not " + uri);
+      throw new IllegalArgumentException(
+          "the seed modes take redis://host:port[/database], not " + uri);
     }
     // Spring's configuration starts on Redis's default port, kept when the URI names none.
     RedisStandaloneConfiguration standalone = new RedisStandaloneConfiguration();
@@ -258,8 +311,8 @@ class BoardConfiguration implements WebFluxConfigurer {
       try {
         standalone.setDatabase(Integer.parseInt(path));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("the database in " + uri + " must be a number from 0, not '"
-            + path + "'", e);
+        throw new IllegalArgumentException(
+            "the database in " + uri + " must be a number from 0, not '" + path + "'", e);
       }
     }
     String userInfo = parsed.getUserInfo();
@@ -286,9 +339,12 @@ class BoardConfiguration implements WebFluxConfigurer {
     if (settings.tcp() == null) {
       return new TcpEndpoint(null);
     }
-    return new TcpEndpoint(BoardTcpServer.start(settings.tcp(),
-        // Settings accept a TCP port in the stowage mode only, which has the service.
-        requireNonNull(holder.stowage(), "stowage"), formats));
+    return new TcpEndpoint(
+        BoardTcpServer.start(
+            settings.tcp(),
+            // Settings accept a TCP port in the stowage mode only, which has the service.
+            requireNonNull(holder.stowage(), "stowage"),
+            formats));
   }
 
   /** Holds the TCP server, or null when none runs. */
@@ -329,8 +385,12 @@ class BoardConfiguration implements WebFluxConfigurer {
    * The mode's handler, with what must be closed at shutdown, and a {@code PING} of its Redis (for
    * the health endpoint) that completes when Redis answers.
    */
-  record BoardHandlerHolder(BoardHandler handler, @Nullable StowageBoardService stowage,
-      AutoCloseable resources, Mono<Void> redisPing, String redisAddress)
+  record BoardHandlerHolder(
+      BoardHandler handler,
+      @Nullable StowageBoardService stowage,
+      AutoCloseable resources,
+      Mono<Void> redisPing,
+      String redisAddress)
       implements AutoCloseable {
     @Override
     public void close() throws Exception {

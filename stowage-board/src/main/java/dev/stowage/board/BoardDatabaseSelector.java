@@ -19,6 +19,7 @@ public final class BoardDatabaseSelector
     implements ApplicationContextInitializer<ConfigurableApplicationContext> {
   /** The property that names the database of record. */
   static final String DB = "stowage.board.db";
+
   private static final String EXCLUDE = "spring.autoconfigure.exclude";
 
   @Override
@@ -29,7 +30,11 @@ public final class BoardDatabaseSelector
     }
     String excluded = environment.getProperty(EXCLUDE, "");
     String r2dbc = R2dbcAutoConfiguration.class.getName();
-    environment.getPropertySources().addFirst(new MapPropertySource("stowage-board-mongodb",
-        Map.of(EXCLUDE, excluded.isBlank() ? r2dbc : excluded + "," + r2dbc)));
+    environment
+        .getPropertySources()
+        .addFirst(
+            new MapPropertySource(
+                "stowage-board-mongodb",
+                Map.of(EXCLUDE, excluded.isBlank() ? r2dbc : excluded + "," + r2dbc)));
   }
 }

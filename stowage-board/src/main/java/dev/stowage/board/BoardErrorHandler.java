@@ -14,9 +14,9 @@ import reactor.core.publisher.Mono;
 import reactor.netty.channel.AbortedException;
 
 /**
- * Answers every failure with {@code {"code":status,"message":…}}: a {@link
- * BoardRequestException}'s own status and message, Spring's statuses (unknown path, wrong method)
- * with their reason, 400 for a malformed media type, and 500 for anything else (logged).
+ * Answers every failure with {@code {"code":status,"message":…}}: a {@link BoardRequestException}'s
+ * own status and message, Spring's statuses (unknown path, wrong method) with their reason, 400 for
+ * a malformed media type, and 500 for anything else (logged).
  */
 @Order(-2)
 final class BoardErrorHandler implements WebExceptionHandler {
@@ -31,7 +31,9 @@ final class BoardErrorHandler implements WebExceptionHandler {
   public Mono<Void> handle(ServerWebExchange exchange, Throwable failure) {
     if (failure instanceof AbortedException) {
       // The client went away before the answer was written: nobody to answer.
-      log.debug("client closed the connection during {} {}", exchange.getRequest().getMethod(),
+      log.debug(
+          "client closed the connection during {} {}",
+          exchange.getRequest().getMethod(),
           exchange.getRequest().getPath());
       return Mono.empty();
     }
@@ -44,11 +46,16 @@ final class BoardErrorHandler implements WebExceptionHandler {
       status = e.getStatusCode().value();
       message = e.getReason() != null ? e.getReason() : e.getStatusCode().toString();
       if (status == 404) {
-        message = "no such endpoint: " + exchange.getRequest().getMethod() + " "
-            + exchange.getRequest().getPath();
+        message =
+            "no such endpoint: "
+                + exchange.getRequest().getMethod()
+                + " "
+                + exchange.getRequest().getPath();
       } else if (status == 405) {
-        message = exchange.getRequest().getMethod() + " is not allowed on "
-            + exchange.getRequest().getPath();
+        message =
+            exchange.getRequest().getMethod()
+                + " is not allowed on "
+                + exchange.getRequest().getPath();
       }
     } else if (failure instanceof InvalidMediaTypeException e) {
       // A media type header read by something other than BoardRequests, which names the header.
@@ -57,8 +64,11 @@ final class BoardErrorHandler implements WebExceptionHandler {
     } else {
       status = 500;
       message = "internal error: " + failure.getClass().getSimpleName();
-      log.error("request {} {} failed", exchange.getRequest().getMethod(),
-          exchange.getRequest().getPath(), failure);
+      log.error(
+          "request {} {} failed",
+          exchange.getRequest().getMethod(),
+          exchange.getRequest().getPath(),
+          failure);
     }
     if (exchange.getResponse().isCommitted()) {
       return Mono.error(failure);

@@ -34,6 +34,7 @@ import org.springframework.http.MediaType;
 public final class BoardFormats {
   /** {@code application/msgpack}. */
   public static final MediaType MSGPACK = MediaType.parseMediaType("application/msgpack");
+
   private static final MediaType X_MSGPACK = MediaType.parseMediaType("application/x-msgpack");
 
   private static final byte[] PAGE_PREFIX =
@@ -48,6 +49,7 @@ public final class BoardFormats {
   private final JsonFactory jsonFactory;
   private final MessagePackFactory msgpackFactory;
   private final JavaType bulkType;
+
   /** JSON's nesting limit (Jackson's {@code StreamReadConstraints}), applied to MessagePack too. */
   private final int maxNestingDepth;
 
@@ -83,8 +85,10 @@ public final class BoardFormats {
     for (int i = 0; i < accept.size(); i++) {
       MediaType type = accept.get(i);
       double quality = type.getQualityValue();
-      boolean msgpackType = !type.isWildcardType() && !type.isWildcardSubtype()
-          && (type.isCompatibleWith(MSGPACK) || type.isCompatibleWith(X_MSGPACK));
+      boolean msgpackType =
+          !type.isWildcardType()
+              && !type.isWildcardSubtype()
+              && (type.isCompatibleWith(MSGPACK) || type.isCompatibleWith(X_MSGPACK));
       if (msgpackType && quality > 0) {
         msgpackQuality = Math.max(msgpackQuality, quality);
         msgpackFirst = Math.min(msgpackFirst, i);
@@ -93,8 +97,8 @@ public final class BoardFormats {
         jsonFirst = Math.min(jsonFirst, i);
       }
     }
-    return msgpackQuality > jsonQuality || msgpackQuality > 0 && msgpackQuality == jsonQuality
-        && msgpackFirst < jsonFirst;
+    return msgpackQuality > jsonQuality
+        || msgpackQuality > 0 && msgpackQuality == jsonQuality && msgpackFirst < jsonFirst;
   }
 
   /**
@@ -109,21 +113,29 @@ public final class BoardFormats {
     if (contentType.isCompatibleWith(MediaType.APPLICATION_JSON)) {
       String charset = contentType.getParameter("charset");
       if (charset != null && !"utf-8".equalsIgnoreCase(unquote(charset))) {
-        throw new BoardRequestException(415, "JSON bodies are UTF-8; Content-Type names the"
-            + " charset " + unquote(charset) + ": send UTF-8, with charset=utf-8 or no charset");
+        throw new BoardRequestException(
+            415,
+            "JSON bodies are UTF-8; Content-Type names the"
+                + " charset "
+                + unquote(charset)
+                + ": send UTF-8, with charset=utf-8 or no charset");
       }
       return false;
     }
     if (contentType.isCompatibleWith(MSGPACK) || contentType.isCompatibleWith(X_MSGPACK)) {
       return true;
     }
-    throw new BoardRequestException(415, "unsupported Content-Type " + contentType
-        + "; send application/json or application/msgpack");
+    throw new BoardRequestException(
+        415,
+        "unsupported Content-Type "
+            + contentType
+            + "; send application/json or application/msgpack");
   }
 
   private static String unquote(String value) {
     return value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
-        ? value.substring(1, value.length() - 1) : value;
+        ? value.substring(1, value.length() - 1)
+        : value;
   }
 
   /** Parses and validates one post. @throws BoardRequestException 400 saying what is wrong */
@@ -140,8 +152,12 @@ public final class BoardFormats {
       throw new BoardRequestException(400, "a bulk request needs at least one post");
     }
     if (boards.size() > BoardLimits.MAX_BULK_POSTS) {
-      throw new BoardRequestException(400, "a bulk request takes at most "
-          + BoardLimits.MAX_BULK_POSTS + " posts, got " + boards.size());
+      throw new BoardRequestException(
+          400,
+          "a bulk request takes at most "
+              + BoardLimits.MAX_BULK_POSTS
+              + " posts, got "
+              + boards.size());
     }
     for (int i = 0; i < boards.size(); i++) {
       validate(boards.get(i), "post [" + i + "]: ");
@@ -174,8 +190,11 @@ public final class BoardFormats {
   private <T> T read(byte[] body, boolean msgpackBody, JavaType type) {
     String format = msgpackBody ? "MessagePack" : "JSON";
     if (body.length == 0) {
-      throw new BoardRequestException(400, "the request body is empty; send a " + format
-          + (type.isCollectionLikeType() ? " array of posts" : " object"));
+      throw new BoardRequestException(
+          400,
+          "the request body is empty; send a "
+              + format
+              + (type.isCollectionLikeType() ? " array of posts" : " object"));
     }
     try {
       T value = readValue(body, msgpackBody, type);
@@ -185,27 +204,41 @@ public final class BoardFormats {
       return value;
     } catch (MismatchedInputException e) {
       String path = e.getPath().isEmpty() ? "" : " at " + pathOf(e);
-      throw new BoardRequestException(400, "wrong shape of " + format + path + ": expected "
-          + (e.getTargetType() == null ? "another type" : simpleName(e.getTargetType()))
-          + (type.isCollectionLikeType() && e.getPath().isEmpty() ? " (an array of posts)" : ""));
+      throw new BoardRequestException(
+          400,
+          "wrong shape of "
+              + format
+              + path
+              + ": expected "
+              + (e.getTargetType() == null ? "another type" : simpleName(e.getTargetType()))
+              + (type.isCollectionLikeType() && e.getPath().isEmpty()
+                  ? " (an array of posts)"
+                  : ""));
     } catch (InvalidDefinitionException e) {
       // A post's fields are a record's: the one way to reach here is a field given again after
       // all ten were read ("no fallback setter"), so the post was already built.
       String path = e.getPath().isEmpty() ? "" : pathOf(e);
-      throw new BoardRequestException(400, "wrong shape of " + format
-          + (path.isEmpty() ? ": a field is given more than once"
-              : ": the field " + path + " is given more than once"));
+      throw new BoardRequestException(
+          400,
+          "wrong shape of "
+              + format
+              + (path.isEmpty()
+                  ? ": a field is given more than once"
+                  : ": the field " + path + " is given more than once"));
     } catch (JsonProcessingException e) {
       if (msgpackBody && !(e instanceof JsonParseException)) {
         throw new BoardRequestException(400, "malformed MessagePack: a value does not fit a post");
       }
-      throw new BoardRequestException(400, "malformed " + format + ": "
-          + (msgpackBody ? "the bytes are not MessagePack" : e.getOriginalMessage()));
+      throw new BoardRequestException(
+          400,
+          "malformed "
+              + format
+              + ": "
+              + (msgpackBody ? "the bytes are not MessagePack" : e.getOriginalMessage()));
     } catch (IOException | MessagePackException e) {
       // msgpack-core reports some malformed input with its own exceptions, whose messages name
       // its internals (or are null): StrictInput has read the whole body, so this is rare.
-      throw new BoardRequestException(400, "malformed " + format + ": the bytes are not "
-          + format);
+      throw new BoardRequestException(400, "malformed " + format + ": the bytes are not " + format);
     }
   }
 
@@ -242,10 +275,17 @@ public final class BoardFormats {
     if (board.memberId() == null) {
       missing.add("member_id");
     }
-    String[][] texts = {{"title", board.title()}, {"body", board.body()},
-        {"address", board.address()}, {"country", board.country()}, {"job", board.job()},
-        {"credit", board.credit()}, {"ssn", board.ssn()}, {"company", board.company()},
-        {"phone_number", board.phoneNumber()}};
+    String[][] texts = {
+      {"title", board.title()},
+      {"body", board.body()},
+      {"address", board.address()},
+      {"country", board.country()},
+      {"job", board.job()},
+      {"credit", board.credit()},
+      {"ssn", board.ssn()},
+      {"company", board.company()},
+      {"phone_number", board.phoneNumber()}
+    };
     for (String[] text : texts) {
       if (text[1] == null) {
         missing.add(text[0]);
@@ -255,16 +295,22 @@ public final class BoardFormats {
       throw new BoardRequestException(400, where + "missing required fields: " + missing);
     }
     if (board.memberId() < 0) {
-      throw new BoardRequestException(400, where + "member_id must not be negative, got "
-          + board.memberId());
+      throw new BoardRequestException(
+          400, where + "member_id must not be negative, got " + board.memberId());
     }
     for (String[] text : texts) {
       // Characters are code points: an emoji is one, not its two UTF-16 units.
       if (text[1].length() > BoardLimits.MAX_TEXT_CHARS) {
         int characters = text[1].codePointCount(0, text[1].length());
         if (characters > BoardLimits.MAX_TEXT_CHARS) {
-          throw new BoardRequestException(400, where + text[0] + " is " + characters
-              + " characters; the limit is " + BoardLimits.MAX_TEXT_CHARS);
+          throw new BoardRequestException(
+              400,
+              where
+                  + text[0]
+                  + " is "
+                  + characters
+                  + " characters; the limit is "
+                  + BoardLimits.MAX_TEXT_CHARS);
         }
       }
       checkCharacters(text[1], where + text[0]);
@@ -272,25 +318,35 @@ public final class BoardFormats {
   }
 
   /**
-   * Rejects what a text field cannot hold: the NUL character (PostgreSQL refuses it in text, so
-   * it is refused on every database) and a surrogate without its pair (not Unicode: stored, it would
-   * become {@code ?}). Both come only from JSON escapes (backslash-u 0000, backslash-u d800) or, for
-   * NUL, from a MessagePack string.
+   * Rejects what a text field cannot hold: the NUL character (PostgreSQL refuses it in text, so it
+   * is refused on every database) and a surrogate without its pair (not Unicode: stored, it would
+   * become {@code ?}). Both come only from JSON escapes (backslash-u 0000, backslash-u d800) or,
+   * for NUL, from a MessagePack string.
    */
   private static void checkCharacters(String text, String field) {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (c == 0) {
-        throw new BoardRequestException(400, field + " contains the NUL character (U+0000) at"
-            + " character " + i + "; text fields cannot hold it");
+        throw new BoardRequestException(
+            400,
+            field
+                + " contains the NUL character (U+0000) at"
+                + " character "
+                + i
+                + "; text fields cannot hold it");
       }
       if (Character.isSurrogate(c)) {
-        if (Character.isHighSurrogate(c) && i + 1 < text.length()
+        if (Character.isHighSurrogate(c)
+            && i + 1 < text.length()
             && Character.isLowSurrogate(text.charAt(i + 1))) {
           i++;
         } else {
-          throw new BoardRequestException(400, String.format("%s contains an unpaired surrogate"
-              + " (U+%04X) at character %d; text must be valid Unicode", field, (int) c, i));
+          throw new BoardRequestException(
+              400,
+              String.format(
+                  "%s contains an unpaired surrogate"
+                      + " (U+%04X) at character %d; text must be valid Unicode",
+                  field, (int) c, i));
         }
       }
     }

@@ -8,7 +8,9 @@ import java.util.stream.Collectors;
 public enum BoardMode {
   /** Stowage's path: JSON fragments in the feed, pages spliced from the cached bytes. */
   STOWAGE("stowage"),
-  /** The seed's JSON implementation: {@code ReactiveRedisTemplate}, decode and re-encode each item. */
+  /**
+   * The seed's JSON implementation: {@code ReactiveRedisTemplate}, decode and re-encode each item.
+   */
   SEED_JSON("seed-json"),
   /** The seed's MessagePack implementation: as {@link #SEED_JSON}, with MessagePack members. */
   SEED_MSGPACK("seed-msgpack");
@@ -35,8 +37,11 @@ public enum BoardMode {
         return mode;
       }
     }
-    throw new IllegalArgumentException("unknown board mode '" + label + "'; expected one of "
-        + Arrays.stream(values()).map(m -> m.label).collect(Collectors.joining(", ")));
+    throw new IllegalArgumentException(
+        "unknown board mode '"
+            + label
+            + "'; expected one of "
+            + Arrays.stream(values()).map(m -> m.label).collect(Collectors.joining(", ")));
   }
 
   @Override

@@ -1,8 +1,8 @@
 package dev.stowage.board;
 
 /**
- * A request the API rejects, with the HTTP status to answer and a message that says what is
- * wrong. Rendered as {@code {"code":status,"message":message}}.
+ * A request the API rejects, with the HTTP status to answer and a message that says what is wrong.
+ * Rendered as {@code {"code":status,"message":message}}.
  */
 public final class BoardRequestException extends RuntimeException {
   private final int status;

@@ -24,12 +24,13 @@ final class BoardRequests {
       return Mono.error(tooLarge(maxBytes));
     }
     return DataBufferUtils.join(request.body(BodyExtractors.toDataBuffers()), maxBytes)
-        .map(buffer -> {
-          byte[] bytes = new byte[buffer.readableByteCount()];
-          buffer.read(bytes);
-          DataBufferUtils.release(buffer);
-          return bytes;
-        })
+        .map(
+            buffer -> {
+              byte[] bytes = new byte[buffer.readableByteCount()];
+              buffer.read(bytes);
+              DataBufferUtils.release(buffer);
+              return bytes;
+            })
         .defaultIfEmpty(new byte[0])
         .onErrorMap(DataBufferLimitException.class, e -> tooLarge(maxBytes));
   }
@@ -50,8 +51,14 @@ final class BoardRequests {
     try {
       type = MediaType.parseMediaType(contentType);
     } catch (InvalidMediaTypeException e) {
-      throw new BoardRequestException(415, "Content-Type '" + contentType + "' is not a media"
-          + " type (" + e.getMessage() + "); send application/json or application/msgpack");
+      throw new BoardRequestException(
+          415,
+          "Content-Type '"
+              + contentType
+              + "' is not a media"
+              + " type ("
+              + e.getMessage()
+              + "); send application/json or application/msgpack");
     }
     return BoardFormats.isMsgpackBody(type);
   }
@@ -66,15 +73,19 @@ final class BoardRequests {
     try {
       return BoardFormats.wantsMsgpack(request.headers().accept());
     } catch (InvalidMediaTypeException e) {
-      throw new BoardRequestException(400, "Accept '" + String.join(", ",
-          request.headers().header(HttpHeaders.ACCEPT)) + "' is not a list of media types ("
-          + e.getMessage() + "); ask for application/json or application/msgpack");
+      throw new BoardRequestException(
+          400,
+          "Accept '"
+              + String.join(", ", request.headers().header(HttpHeaders.ACCEPT))
+              + "' is not a list of media types ("
+              + e.getMessage()
+              + "); ask for application/json or application/msgpack");
     }
   }
 
   private static BoardRequestException tooLarge(int maxBytes) {
-    return new BoardRequestException(413, "the request body exceeds the limit of " + maxBytes
-        + " bytes");
+    return new BoardRequestException(
+        413, "the request body exceeds the limit of " + maxBytes + " bytes");
   }
 
   /**
@@ -85,8 +96,12 @@ final class BoardRequests {
    */
   static PageRequest page(ServerRequest request) {
     long page = longParam(request.queryParam("page"), "page", 1, BoardLimits.MAX_PAGE);
-    long size = longParam(request.queryParam("size"), "size", BoardLimits.DEFAULT_PAGE_SIZE,
-        BoardLimits.MAX_PAGE_SIZE);
+    long size =
+        longParam(
+            request.queryParam("size"),
+            "size",
+            BoardLimits.DEFAULT_PAGE_SIZE,
+            BoardLimits.MAX_PAGE_SIZE);
     return PageRequest.of(page, size);
   }
 
@@ -97,8 +112,8 @@ final class BoardRequests {
     try {
       return Long.parseLong(raw.get().trim());
     } catch (NumberFormatException e) {
-      throw new BoardRequestException(400, name + " must be a whole number from 1 to " + max
-          + ", got '" + raw.get() + "'");
+      throw new BoardRequestException(
+          400, name + " must be a whole number from 1 to " + max + ", got '" + raw.get() + "'");
     }
   }
 }

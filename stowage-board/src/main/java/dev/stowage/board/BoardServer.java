@@ -34,8 +34,10 @@ public final class BoardServer implements AutoCloseable {
 
   private BoardServer(ConfigurableApplicationContext context) {
     this.context = context;
-    this.port = Objects.requireNonNull(((WebServerApplicationContext) context).getWebServer(),
-        "the board's web server").getPort();
+    this.port =
+        Objects.requireNonNull(
+                ((WebServerApplicationContext) context).getWebServer(), "the board's web server")
+            .getPort();
     this.settings = context.getBean(BoardSettings.class);
     this.tcp = context.getBean(BoardConfiguration.TcpEndpoint.class).server();
     this.httpLimits = context.getBean(HttpServerLimits.class);
@@ -47,12 +49,11 @@ public final class BoardServer implements AutoCloseable {
    *
    * @param port the HTTP port, or 0 for an ephemeral one
    * @param redisUri Redis, such as {@code redis://127.0.0.1:6390}; not null
-   * @param dbUrl the database of record: an R2DBC URL (H2, PostgreSQL) or a MongoDB one
-   *     ({@code mongodb://host:port/database}, see {@link MongoBoardStore}), or null for an
-   *     in-memory H2
+   * @param dbUrl the database of record: an R2DBC URL (H2, PostgreSQL) or a MongoDB one ({@code
+   *     mongodb://host:port/database}, see {@link MongoBoardStore}), or null for an in-memory H2
    * @param mode the read/write path; not null
-   * @throws RuntimeException if the service cannot start (Redis or the database unreachable,
-   *     the port taken)
+   * @throws RuntimeException if the service cannot start (Redis or the database unreachable, the
+   *     port taken)
    */
   public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode) {
     return start(port, redisUri, dbUrl, mode, FeedCompression.ZSTD_DICT);
@@ -63,8 +64,8 @@ public final class BoardServer implements AutoCloseable {
    *
    * @see #start(int, String, String, BoardMode)
    */
-  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedCompression compression) {
+  public static BoardServer start(
+      int port, String redisUri, String dbUrl, BoardMode mode, FeedCompression compression) {
     return start(port, redisUri, dbUrl, mode, compression, null);
   }
 
@@ -75,19 +76,30 @@ public final class BoardServer implements AutoCloseable {
    * @throws IllegalStateException if {@code tcp} is given with a seed mode
    * @see #start(int, String, String, BoardMode)
    */
-  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedCompression compression, @Nullable TcpOptions tcp) {
+  public static BoardServer start(
+      int port,
+      String redisUri,
+      String dbUrl,
+      BoardMode mode,
+      FeedCompression compression,
+      @Nullable TcpOptions tcp) {
     return start(port, redisUri, dbUrl, mode, compression, tcp, true);
   }
 
   /**
-   * Starts the service, choosing whether stowage mode keeps pages in the process
-   * ({@code stowage.board.near-cache}, on by default).
+   * Starts the service, choosing whether stowage mode keeps pages in the process ({@code
+   * stowage.board.near-cache}, on by default).
    *
    * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions)
    */
-  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedCompression compression, @Nullable TcpOptions tcp, boolean nearCache) {
+  public static BoardServer start(
+      int port,
+      String redisUri,
+      String dbUrl,
+      BoardMode mode,
+      FeedCompression compression,
+      @Nullable TcpOptions tcp,
+      boolean nearCache) {
     return start(port, redisUri, dbUrl, mode, compression, tcp, HttpOptions.defaults(), nearCache);
   }
 
@@ -97,8 +109,15 @@ public final class BoardServer implements AutoCloseable {
    * @param http the HTTP connections' idle timeout, request read timeout and maximum; not null
    * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions, boolean)
    */
-  public static BoardServer start(int port, String redisUri, String dbUrl, BoardMode mode,
-      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache) {
+  public static BoardServer start(
+      int port,
+      String redisUri,
+      String dbUrl,
+      BoardMode mode,
+      FeedCompression compression,
+      @Nullable TcpOptions tcp,
+      HttpOptions http,
+      boolean nearCache) {
     return start(port, redisUri, dbUrl, mode, compression, tcp, http, nearCache, null);
   }
 
@@ -116,9 +135,16 @@ public final class BoardServer implements AutoCloseable {
    * @param events the broker, topic and backlog limit, or null for no events
    * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions, HttpOptions, boolean)
    */
-  public static BoardServer start(int port, String redisUri, @Nullable String dbUrl,
-      BoardMode mode, FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
-      boolean nearCache, @Nullable BoardEventOptions events) {
+  public static BoardServer start(
+      int port,
+      String redisUri,
+      @Nullable String dbUrl,
+      BoardMode mode,
+      FeedCompression compression,
+      @Nullable TcpOptions tcp,
+      HttpOptions http,
+      boolean nearCache,
+      @Nullable BoardEventOptions events) {
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(mode, "mode");
     Map<String, Object> properties = properties(port, dbUrl, compression, tcp, http, events);
@@ -135,20 +161,25 @@ public final class BoardServer implements AutoCloseable {
    *
    * @see #start(int, String, String, BoardMode)
    */
-  static BoardServer start(int port, String redisUri, @Nullable String dbUrl, BoardMode mode,
+  static BoardServer start(
+      int port,
+      String redisUri,
+      @Nullable String dbUrl,
+      BoardMode mode,
       Map<String, ?> extraProperties) {
     Objects.requireNonNull(redisUri, "redisUri");
     Objects.requireNonNull(mode, "mode");
-    Map<String, Object> properties = properties(port, dbUrl, FeedCompression.ZSTD_DICT, null,
-        HttpOptions.defaults(), null);
+    Map<String, Object> properties =
+        properties(port, dbUrl, FeedCompression.ZSTD_DICT, null, HttpOptions.defaults(), null);
     properties.put("stowage.board.redis", redisUri);
     properties.put("stowage.board.mode", mode.label());
     // As command-line arguments, which win over application.properties (the others are defaults).
-    String[] args = extraProperties.entrySet().stream()
-        .map(property -> "--" + property.getKey() + "=" + property.getValue())
-        .toArray(String[]::new);
-    return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
-        .properties(properties).run(args));
+    String[] args =
+        extraProperties.entrySet().stream()
+            .map(property -> "--" + property.getKey() + "=" + property.getValue())
+            .toArray(String[]::new);
+    return new BoardServer(
+        new SpringApplicationBuilder(BoardApplication.class).properties(properties).run(args));
   }
 
   /**
@@ -167,8 +198,14 @@ public final class BoardServer implements AutoCloseable {
    *     comma
    * @see #start(int, String, String, BoardMode, FeedCompression, TcpOptions, HttpOptions, boolean)
    */
-  public static BoardServer startOnCluster(int port, List<String> seeds, @Nullable String dbUrl,
-      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache) {
+  public static BoardServer startOnCluster(
+      int port,
+      List<String> seeds,
+      @Nullable String dbUrl,
+      FeedCompression compression,
+      @Nullable TcpOptions tcp,
+      HttpOptions http,
+      boolean nearCache) {
     return startOnCluster(port, seeds, dbUrl, compression, tcp, http, nearCache, null);
   }
 
@@ -178,18 +215,27 @@ public final class BoardServer implements AutoCloseable {
    * @param events the broker, topic and backlog limit, or null for no events
    * @see #startOnCluster(int, List, String, FeedCompression, TcpOptions, HttpOptions, boolean)
    */
-  public static BoardServer startOnCluster(int port, List<String> seeds, @Nullable String dbUrl,
-      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http, boolean nearCache,
+  public static BoardServer startOnCluster(
+      int port,
+      List<String> seeds,
+      @Nullable String dbUrl,
+      FeedCompression compression,
+      @Nullable TcpOptions tcp,
+      HttpOptions http,
+      boolean nearCache,
       @Nullable BoardEventOptions events) {
     Objects.requireNonNull(seeds, "seeds");
     if (seeds.isEmpty()) {
-      throw new IllegalArgumentException("a Redis Cluster needs at least one seed URI, such as"
-          + " redis://10.0.0.1:6379");
+      throw new IllegalArgumentException(
+          "a Redis Cluster needs at least one seed URI, such as" + " redis://10.0.0.1:6379");
     }
     for (String seed : seeds) {
       if (seed == null || seed.isBlank() || seed.contains(",")) {
-        throw new IllegalArgumentException("a seed is the URI of one node, such as"
-            + " redis://10.0.0.1:6379, not '" + seed + "'");
+        throw new IllegalArgumentException(
+            "a seed is the URI of one node, such as"
+                + " redis://10.0.0.1:6379, not '"
+                + seed
+                + "'");
       }
     }
     Map<String, Object> properties = properties(port, dbUrl, compression, tcp, http, events);
@@ -201,8 +247,12 @@ public final class BoardServer implements AutoCloseable {
   }
 
   /** The properties every mode and topology shares. */
-  private static Map<String, Object> properties(int port, @Nullable String dbUrl,
-      FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
+  private static Map<String, Object> properties(
+      int port,
+      @Nullable String dbUrl,
+      FeedCompression compression,
+      @Nullable TcpOptions tcp,
+      HttpOptions http,
       @Nullable BoardEventOptions events) {
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(compression, "compression");
@@ -226,8 +276,11 @@ public final class BoardServer implements AutoCloseable {
   }
 
   private static BoardServer run(Map<String, Object> properties) {
-    return new BoardServer(new SpringApplicationBuilder(BoardApplication.class)
-        .initializers(new BoardDatabaseSelector()).properties(properties).run());
+    return new BoardServer(
+        new SpringApplicationBuilder(BoardApplication.class)
+            .initializers(new BoardDatabaseSelector())
+            .properties(properties)
+            .run());
   }
 
   /** The port it listens on. */
@@ -261,8 +314,8 @@ public final class BoardServer implements AutoCloseable {
   }
 
   /**
-   * The relay of the posts' events, whose {@link BoardEvents#status()} says how far behind it
-   * is; null without events.
+   * The relay of the posts' events, whose {@link BoardEvents#status()} says how far behind it is;
+   * null without events.
    */
   public @Nullable BoardEvents events() {
     return events;

@@ -17,10 +17,18 @@ import org.jspecify.annotations.Nullable;
  * @param compression how stowage mode compresses the posts in its feed
  * @param tcp the TCP endpoint's options, or null when the service opens no TCP port
  * @param http the limits of the HTTP API's connections
- * @param nearCache whether stowage mode keeps pages in the process while Redis says they are unchanged
+ * @param nearCache whether stowage mode keeps pages in the process while Redis says they are
+ *     unchanged
  * @param events where each created post's event is published, or null for no events ({@code
  *     stowage.board.kafka.*})
  */
-public record BoardSettings(BoardMode mode, String redis, boolean redisCluster, String db,
-    FeedCompression compression, @Nullable TcpOptions tcp, HttpOptions http,
-    boolean nearCache, @Nullable BoardEventOptions events) {}
+public record BoardSettings(
+    BoardMode mode,
+    String redis,
+    boolean redisCluster,
+    String db,
+    FeedCompression compression,
+    @Nullable TcpOptions tcp,
+    HttpOptions http,
+    boolean nearCache,
+    @Nullable BoardEventOptions events) {}

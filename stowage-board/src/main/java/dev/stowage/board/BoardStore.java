@@ -42,7 +42,9 @@ public interface BoardStore extends EventOutbox {
     return events() ? gate().writing(write::apply) : write.apply(null);
   }
 
-  /** Inserts one post. Fails with a {@code DataIntegrityViolationException} on a taken score or id. */
+  /**
+   * Inserts one post. Fails with a {@code DataIntegrityViolationException} on a taken score or id.
+   */
   default Mono<Void> insert(Board board) {
     return insertAll(List.of(board));
   }

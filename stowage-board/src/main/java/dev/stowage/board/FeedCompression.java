@@ -6,8 +6,8 @@ import java.util.Locale;
 
 /**
  * How stowage mode compresses the posts in its feed ({@code stowage.board.compression}, {@code
- * serve --compression}). Whichever it is, each post is stored as its JSON fragment inside a
- * Stowage envelope, and any post is read whatever wrote it: the envelope names its compression.
+ * serve --compression}). Whichever it is, each post is stored as its JSON fragment inside a Stowage
+ * envelope, and any post is read whatever wrote it: the envelope names its compression.
  */
 public enum FeedCompression {
   /** Uncompressed JSON. */
@@ -15,9 +15,9 @@ public enum FeedCompression {
   /** zstd without a dictionary ({@link Compression#zstd()}). */
   ZSTD("zstd"),
   /**
-   * Core's default: the standard compression until the feed has written 1,000 posts, then zstd
-   * with a dictionary learned from them and recorded in {@link BoardKeys#LEARNED_DICTIONARY},
-   * which every process writing the feed adopts.
+   * Core's default: the standard compression until the feed has written 1,000 posts, then zstd with
+   * a dictionary learned from them and recorded in {@link BoardKeys#LEARNED_DICTIONARY}, which
+   * every process writing the feed adopts.
    */
   ZSTD_DICT("zstd-dict");
 
@@ -44,8 +44,8 @@ public enum FeedCompression {
         return compression;
       }
     }
-    throw new IllegalArgumentException("unknown feed compression '" + text
-        + "'; expected none, zstd or zstd-dict");
+    throw new IllegalArgumentException(
+        "unknown feed compression '" + text + "'; expected none, zstd or zstd-dict");
   }
 
   /** {@code encoding} compressing as this says. */

@@ -21,15 +21,15 @@ import org.slf4j.LoggerFactory;
  * request is passed on only once the response before it has left the server (its last write
  * completed, not merely written), so a connection holds at most one response unsent and a client
  * that pipelines requests and reads no response has no further page computed, nor the Redis and
- * database reads behind it. Requests that arrive meanwhile are held, in order, and passed on one
- * at a time as each response leaves. While it holds a request, or while the channel is not
- * writable (half of {@link HttpOptions#maxUnsentBytes()} unsent), it swallows Reactor Netty's
- * read demand (auto-read is off in Reactor Netty's server), and issues the read once it can go on:
- * what a connection holds is one response and the requests of one read of its socket.
+ * database reads behind it. Requests that arrive meanwhile are held, in order, and passed on one at
+ * a time as each response leaves. While it holds a request, or while the channel is not writable
+ * (half of {@link HttpOptions#maxUnsentBytes()} unsent), it swallows Reactor Netty's read demand
+ * (auto-read is off in Reactor Netty's server), and issues the read once it can go on: what a
+ * connection holds is one response and the requests of one read of its socket.
  *
- * <p>It also publishes the connection's {@link Idleness}: busy from a request's first byte (told
- * by {@link HttpRequestDeadline}) until its response has left with nothing held or begun after it,
- * so that a newcomer beyond {@link HttpOptions#maxConnections()} can take the place of the longest
+ * <p>It also publishes the connection's {@link Idleness}: busy from a request's first byte (told by
+ * {@link HttpRequestDeadline}) until its response has left with nothing held or begun after it, so
+ * that a newcomer beyond {@link HttpOptions#maxConnections()} can take the place of the longest
  * idle connection ({@link #evict()}). Confined to the channel's event loop, except {@link
  * #idleness()} and {@link #evict()}.
  */
@@ -39,17 +39,23 @@ final class HttpBackpressure extends ChannelDuplexHandler {
   private final Idleness idleness;
   private final BooleanSupplier requestArriving;
   private final int maxUnsentBytes;
+
   /** Messages of requests read and not yet passed on, oldest first; each begins a request. */
   private final ArrayDeque<Object> held = new ArrayDeque<>();
+
   // Set in handlerAdded, before any other event reaches this handler.
   @SuppressWarnings("NullAway.Init")
   private ChannelHandlerContext ctx;
+
   /** A request was passed on and its response has not all left the server. */
   private boolean answering;
+
   /** The response being written is informational (1xx): its end is not the request's. */
   private boolean informational;
+
   /** A read was asked for and swallowed; issued once the connection can go on. */
   private boolean readWanted;
+
   /** Chosen to make room for a newcomer: closes once the response being answered has left. */
   private boolean evicted;
 
@@ -71,8 +77,9 @@ final class HttpBackpressure extends ChannelDuplexHandler {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
-    ctx.channel().config().setWriteBufferWaterMark(
-        new WriteBufferWaterMark(maxUnsentBytes / 4, maxUnsentBytes / 2));
+    ctx.channel()
+        .config()
+        .setWriteBufferWaterMark(new WriteBufferWaterMark(maxUnsentBytes / 4, maxUnsentBytes / 2));
   }
 
   @Override
@@ -172,19 +179,22 @@ final class HttpBackpressure extends ChannelDuplexHandler {
    * more meanwhile.
    */
   void evict() {
-    ctx.executor().execute(() -> {
-      if (!ctx.channel().isActive()) {
-        return;
-      }
-      log.debug("closing {} to make room for a new connection: it was the longest idle",
-          ctx.channel().remoteAddress());
-      if (answering) {
-        evicted = true;
-        releaseHeld();
-      } else {
-        ctx.close();
-      }
-    });
+    ctx.executor()
+        .execute(
+            () -> {
+              if (!ctx.channel().isActive()) {
+                return;
+              }
+              log.debug(
+                  "closing {} to make room for a new connection: it was the longest idle",
+                  ctx.channel().remoteAddress());
+              if (answering) {
+                evicted = true;
+                releaseHeld();
+              } else {
+                ctx.close();
+              }
+            });
   }
 
   @Override

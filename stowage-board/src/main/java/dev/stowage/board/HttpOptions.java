@@ -3,10 +3,10 @@ package dev.stowage.board;
 import java.time.Duration;
 
 /**
- * The limits that protect the HTTP API's connections: how long a connection may wait for a
- * request, how long a request may take to arrive, how many connections are kept, and how long and
- * how much a response may wait for a client that does not read it. Immutable;
- * built by {@link #builder()}, validated as each value is set.
+ * The limits that protect the HTTP API's connections: how long a connection may wait for a request,
+ * how long a request may take to arrive, how many connections are kept, and how long and how much a
+ * response may wait for a client that does not read it. Immutable; built by {@link #builder()},
+ * validated as each value is set.
  *
  * <pre>{@code
  * HttpOptions http = HttpOptions.builder().idleTimeout(Duration.ofSeconds(30))
@@ -20,17 +20,20 @@ public final class HttpOptions {
    * server.netty.idle-timeout}.
    */
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+
   /**
    * A request whose headers and body have not all arrived this long after its first byte is
    * answered 408 and its connection closed, however steadily its bytes trickle in: 30 s.
    */
   public static final Duration DEFAULT_REQUEST_READ_TIMEOUT = Duration.ofSeconds(30);
+
   /**
-   * Most connections kept: 4,096. A connection beyond them closes the longest idle one (waiting
-   * for its next request) to make room, or, when no connection is idle, is answered 503 and closed
-   * at once.
+   * Most connections kept: 4,096. A connection beyond them closes the longest idle one (waiting for
+   * its next request) to make room, or, when no connection is idle, is answered 503 and closed at
+   * once.
    */
   public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
   /**
    * Most connections kept from one remote address; each one beyond is answered 503 and closed at
    * once, so that one address cannot take every connection: 256.
@@ -42,12 +45,13 @@ public final class HttpOptions {
    * written, its client not reading, is closed at once and the response released: 30 s.
    */
   public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(30);
+
   /**
-   * The write-buffer watermarks of each connection: once half of this is written and not yet
-   * taken by the operating system, the server reads nothing more from the connection until it
-   * drains to a quarter: 16 MiB. A connection holds at most one response unsent in any case (the
-   * next request is not passed on until the response before has left the server), so this bounds
-   * only how soon reading stops within one large response.
+   * The write-buffer watermarks of each connection: once half of this is written and not yet taken
+   * by the operating system, the server reads nothing more from the connection until it drains to a
+   * quarter: 16 MiB. A connection holds at most one response unsent in any case (the next request
+   * is not passed on until the response before has left the server), so this bounds only how soon
+   * reading stops within one large response.
    */
   public static final int DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
 
@@ -104,24 +108,40 @@ public final class HttpOptions {
     return writeTimeout;
   }
 
-  /** The bytes unsent at half of which a connection is not read; see {@link #DEFAULT_MAX_UNSENT_BYTES}. */
+  /**
+   * The bytes unsent at half of which a connection is not read; see {@link
+   * #DEFAULT_MAX_UNSENT_BYTES}.
+   */
   public int maxUnsentBytes() {
     return maxUnsentBytes;
   }
 
   /** A builder holding these options, to change some of them. */
   public Builder mutate() {
-    return new Builder().idleTimeout(idleTimeout).requestReadTimeout(requestReadTimeout)
-        .maxConnections(maxConnections).maxConnectionsPerAddress(maxConnectionsPerAddress)
-        .writeTimeout(writeTimeout).maxUnsentBytes(maxUnsentBytes);
+    return new Builder()
+        .idleTimeout(idleTimeout)
+        .requestReadTimeout(requestReadTimeout)
+        .maxConnections(maxConnections)
+        .maxConnectionsPerAddress(maxConnectionsPerAddress)
+        .writeTimeout(writeTimeout)
+        .maxUnsentBytes(maxUnsentBytes);
   }
 
   @Override
   public String toString() {
-    return "HttpOptions{idleTimeout=" + idleTimeout + ", requestReadTimeout=" + requestReadTimeout
-        + ", maxConnections=" + maxConnections + ", maxConnectionsPerAddress="
-        + maxConnectionsPerAddress + ", writeTimeout=" + writeTimeout + ", maxUnsentBytes="
-        + maxUnsentBytes + "}";
+    return "HttpOptions{idleTimeout="
+        + idleTimeout
+        + ", requestReadTimeout="
+        + requestReadTimeout
+        + ", maxConnections="
+        + maxConnections
+        + ", maxConnectionsPerAddress="
+        + maxConnectionsPerAddress
+        + ", writeTimeout="
+        + writeTimeout
+        + ", maxUnsentBytes="
+        + maxUnsentBytes
+        + "}";
   }
 
   /** Builds {@link HttpOptions}; not thread-safe. */
@@ -158,8 +178,8 @@ public final class HttpOptions {
      * HttpOptions#DEFAULT_MAX_CONNECTIONS_PER_ADDRESS} by default.
      */
     public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
-      this.maxConnectionsPerAddress = OptionBounds.atLeastOne(maxConnectionsPerAddress,
-          "maxConnectionsPerAddress");
+      this.maxConnectionsPerAddress =
+          OptionBounds.atLeastOne(maxConnectionsPerAddress, "maxConnectionsPerAddress");
       return this;
     }
 
@@ -185,6 +205,5 @@ public final class HttpOptions {
     public HttpOptions build() {
       return new HttpOptions(this);
     }
-
   }
 }

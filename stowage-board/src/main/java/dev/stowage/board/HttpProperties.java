@@ -10,8 +10,8 @@ import org.springframework.core.env.Environment;
  * own {@code server.netty.idle-timeout} (a duration such as {@code 60s}), and beside the TCP
  * endpoint's {@code stowage.board.tcp.*}, {@code stowage.board.http.request-read-timeout-ms},
  * {@code stowage.board.http.max-connections}, {@code
- * stowage.board.http.max-connections-per-address}, {@code stowage.board.http.write-timeout-ms}
- * and {@code stowage.board.http.max-unsent-bytes}.
+ * stowage.board.http.max-connections-per-address}, {@code stowage.board.http.write-timeout-ms} and
+ * {@code stowage.board.http.max-unsent-bytes}.
  */
 final class HttpProperties {
   static final String IDLE_TIMEOUT = "server.netty.idle-timeout";

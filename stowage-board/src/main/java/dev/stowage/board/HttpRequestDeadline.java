@@ -22,58 +22,72 @@ import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The request read timeout of one HTTP/1.1 connection: a request's headers and body must all
- * arrive within {@link HttpOptions#requestReadTimeout()} of its first byte. Reactor Netty's idle
- * timeout closes a connection that sends nothing, and its read and request timeouts watch a body
- * only once the headers are in, between reads; none bounds a request whose bytes trickle in. So
- * the clock starts with a request's first byte, seen before the HTTP codec ({@link
- * #requestStart()}), and stops with its last content, seen after it ({@link #requestEnd()}).
- * When it runs out the connection is answered 408 (or, when a response was already begun, only
- * closed). A request whose first bytes arrive in the read that ends the one before starts its
- * clock then too: the codec holds them, and this handler sees them left in the buffer.
+ * The request read timeout of one HTTP/1.1 connection: a request's headers and body must all arrive
+ * within {@link HttpOptions#requestReadTimeout()} of its first byte. Reactor Netty's idle timeout
+ * closes a connection that sends nothing, and its read and request timeouts watch a body only once
+ * the headers are in, between reads; none bounds a request whose bytes trickle in. So the clock
+ * starts with a request's first byte, seen before the HTTP codec ({@link #requestStart()}), and
+ * stops with its last content, seen after it ({@link #requestEnd()}). When it runs out the
+ * connection is answered 408 (or, when a response was already begun, only closed). A request whose
+ * first bytes arrive in the read that ends the one before starts its clock then too: the codec
+ * holds them, and this handler sees them left in the buffer.
  *
  * <p>It also answers what the codec cannot decode (a malformed request line or header, a line or
  * headers beyond their limits, Content-Length with Transfer-Encoding) with the service's JSON
- * error, after the responses to the requests before, and closes the connection: Reactor Netty
- * would answer those with an empty body. Confined to the channel's event loop.
+ * error, after the responses to the requests before, and closes the connection: Reactor Netty would
+ * answer those with an empty body. Confined to the channel's event loop.
  */
 final class HttpRequestDeadline {
   private final long timeoutNanos;
   private final byte[] timeoutResponse;
   private final BiFunction<Throwable, @Nullable String, byte[]> codecFailure;
   private final Events events;
+
   // Set in handlerAdded, before any other event reaches this handler.
   @SuppressWarnings("NullAway.Init")
   private ChannelHandlerContext head;
+
   private @Nullable ScheduledFuture<?> timer;
+
   /** A request has begun and not all of it has arrived. */
   private boolean reading;
+
   /** The current request's headers are in (its bytes went past the codec as a request). */
   private boolean headersIn;
+
   /** Requests passed on, and responses begun (not counting 1xx): in HTTP/1.1 order. */
   private long requestsRead;
+
   private long responsesBegun;
+
   /** The time ran out: the connection is closing. */
   private boolean expired;
+
   /** The codec could not decode a request: the connection is closing, nothing more is read. */
   private boolean rejected;
+
   /** Requests passed on whose responses have not all been written. */
   private int inFlight;
+
   /** The response that ends the connection once the responses before it are written. */
   private byte @Nullable [] closing;
+
   /** {@link #inFlight} when {@link #closing} is written: 1 when it answers a request passed on. */
   private int closingAt;
 
   /**
-   * @param timeoutResponse the whole HTTP response written when the time runs out, ending with
-   *     the connection's closing
+   * @param timeoutResponse the whole HTTP response written when the time runs out, ending with the
+   *     connection's closing
    * @param codecFailure the whole closing HTTP response to a request the codec could not decode,
    *     from its failure and, when the request had both Content-Length and Transfer-Encoding, a
    *     non-null second argument
    * @param events told when a request begins and when a response does
    */
-  HttpRequestDeadline(HttpOptions options, byte[] timeoutResponse,
-      BiFunction<Throwable, @Nullable String, byte[]> codecFailure, Events events) {
+  HttpRequestDeadline(
+      HttpOptions options,
+      byte[] timeoutResponse,
+      BiFunction<Throwable, @Nullable String, byte[]> codecFailure,
+      Events events) {
     this.timeoutNanos = options.requestReadTimeout().toNanos();
     this.timeoutResponse = timeoutResponse;
     this.codecFailure = codecFailure;
@@ -150,10 +164,12 @@ final class HttpRequestDeadline {
           // What the codec could not decode: answered here in the JSON error shape, then closed
           // (or, when the time ran out, the codec's report of the request it cut off).
           Throwable cause = http.decoderResult().cause();
-          String both = msg instanceof HttpMessage m
-              && m.headers().contains(HttpHeaderNames.CONTENT_LENGTH)
-              && m.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
-              ? "both" : null;
+          String both =
+              msg instanceof HttpMessage m
+                      && m.headers().contains(HttpHeaderNames.CONTENT_LENGTH)
+                      && m.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
+                  ? "both"
+                  : null;
           ReferenceCountUtil.release(msg);
           if (!expired) {
             if (!reading) {
@@ -228,8 +244,7 @@ final class HttpRequestDeadline {
       closing = response;
       closingAt = headersIn ? 1 : 0;
     } else {
-      head.writeAndFlush(Unpooled.wrappedBuffer(response))
-          .addListener(ChannelFutureListener.CLOSE);
+      head.writeAndFlush(Unpooled.wrappedBuffer(response)).addListener(ChannelFutureListener.CLOSE);
     }
   }
 

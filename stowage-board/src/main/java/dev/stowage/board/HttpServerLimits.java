@@ -31,11 +31,11 @@ import reactor.netty.http.server.HttpServer;
 /**
  * Applies {@link HttpOptions} to the HTTP API's Reactor Netty server: its idle timeout (Reactor
  * Netty's own, as {@code server.netty.idle-timeout} sets it); a 503 and the close for every
- * connection beyond {@link HttpOptions#maxConnectionsPerAddress()} from its remote address, as
- * soon as it is accepted, so that one address cannot take every connection; for a connection
- * beyond {@link HttpOptions#maxConnections()}, the close of the longest idle connection kept to
- * make room (see {@link Idleness}), or, when none is idle, the 503 and the close; and on every
- * connection kept the request read timeout ({@link HttpRequestDeadline}), backpressure ({@link
+ * connection beyond {@link HttpOptions#maxConnectionsPerAddress()} from its remote address, as soon
+ * as it is accepted, so that one address cannot take every connection; for a connection beyond
+ * {@link HttpOptions#maxConnections()}, the close of the longest idle connection kept to make room
+ * (see {@link Idleness}), or, when none is idle, the 503 and the close; and on every connection
+ * kept the request read timeout ({@link HttpRequestDeadline}), backpressure ({@link
  * HttpBackpressure}) and the write timeout. Thread-safe.
  */
 final class HttpServerLimits implements NettyServerCustomizer {
@@ -55,18 +55,32 @@ final class HttpServerLimits implements NettyServerCustomizer {
   HttpServerLimits(HttpOptions options, BoardFormats formats) {
     this.options = options;
     this.formats = formats;
-    this.fullResponse = closingResponse(503, "Service Unavailable", formats.error(503,
-        "the server holds its maximum of " + options.maxConnections() + " HTTP connections"
-            + " and none is idle; try again later"));
-    this.timeoutResponse = closingResponse(408, "Request Timeout", formats.error(408,
-        "the request did not arrive within the request read timeout of "
-            + options.requestReadTimeout().toMillis() + " ms from its first byte"));
+    this.fullResponse =
+        closingResponse(
+            503,
+            "Service Unavailable",
+            formats.error(
+                503,
+                "the server holds its maximum of "
+                    + options.maxConnections()
+                    + " HTTP connections"
+                    + " and none is idle; try again later"));
+    this.timeoutResponse =
+        closingResponse(
+            408,
+            "Request Timeout",
+            formats.error(
+                408,
+                "the request did not arrive within the request read timeout of "
+                    + options.requestReadTimeout().toMillis()
+                    + " ms from its first byte"));
   }
 
   @Override
   public HttpServer apply(HttpServer server) {
     // The value of server.netty.idle-timeout when it is set (Spring Boot then applies it too).
-    return server.idleTimeout(options.idleTimeout())
+    return server
+        .idleTimeout(options.idleTimeout())
         // The callback's address is the server's own: the client's is the channel's remote one.
         .doOnChannelInit((observer, channel, address) -> install(channel, channel.remoteAddress()));
   }
@@ -106,32 +120,47 @@ final class HttpServerLimits implements NettyServerCustomizer {
 
   private void install(Channel channel, @Nullable SocketAddress remoteAddress) {
     ChannelPipeline pipeline = channel.pipeline();
-    InetAddress address = remoteAddress instanceof InetSocketAddress remote
-        ? remote.getAddress() : InetAddress.getLoopbackAddress();
+    InetAddress address =
+        remoteAddress instanceof InetSocketAddress remote
+            ? remote.getAddress()
+            : InetAddress.getLoopbackAddress();
     if (perAddress.merge(address, 1, Integer::sum) > options.maxConnectionsPerAddress()) {
       release(address);
-      pipeline.addFirst("stowage.http.shed", new Shed(closingResponse(503, "Service Unavailable",
-          formats.error(503, "the server holds its maximum of "
-              + options.maxConnectionsPerAddress() + " HTTP connections from "
-              + address.getHostAddress() + "; close one first"))));
+      pipeline.addFirst(
+          "stowage.http.shed",
+          new Shed(
+              closingResponse(
+                  503,
+                  "Service Unavailable",
+                  formats.error(
+                      503,
+                      "the server holds its maximum of "
+                          + options.maxConnectionsPerAddress()
+                          + " HTTP connections from "
+                          + address.getHostAddress()
+                          + "; close one first"))));
       return;
     }
     Idleness idleness = new Idleness();
     idleness.idle();
-    HttpRequestDeadline deadline = new HttpRequestDeadline(options, timeoutResponse,
-        this::codecFailure, new HttpRequestDeadline.Events() {
-          @Override
-          public void requestBegun() {
-            idleness.busy();
-          }
+    HttpRequestDeadline deadline =
+        new HttpRequestDeadline(
+            options,
+            timeoutResponse,
+            this::codecFailure,
+            new HttpRequestDeadline.Events() {
+              @Override
+              public void requestBegun() {
+                idleness.busy();
+              }
 
-          @Override
-          public void responseBegun() {
-            responsesBegun.increment();
-          }
-        });
-    HttpBackpressure connection = new HttpBackpressure(idleness, deadline::reading,
-        options.maxUnsentBytes());
+              @Override
+              public void responseBegun() {
+                responsesBegun.increment();
+              }
+            });
+    HttpBackpressure connection =
+        new HttpBackpressure(idleness, deadline::reading, options.maxUnsentBytes());
     if (admitted.incrementAndGet() > options.maxConnections()) {
       HttpBackpressure idlest = Idleness.chooseIdlest(kept, HttpBackpressure::idleness);
       if (idlest == null) {
@@ -143,11 +172,14 @@ final class HttpServerLimits implements NettyServerCustomizer {
       evictions.incrementAndGet();
       idlest.evict();
     }
-    channel.closeFuture().addListener(closed -> {
-      kept.remove(connection);
-      admitted.decrementAndGet();
-      release(address);
-    });
+    channel
+        .closeFuture()
+        .addListener(
+            closed -> {
+              kept.remove(connection);
+              admitted.decrementAndGet();
+              release(address);
+            });
     if (pipeline.get(NettyPipeline.HttpCodec) == null) {
       return; // not HTTP/1.1: never idle, so never closed to make room
     }
@@ -161,30 +193,43 @@ final class HttpServerLimits implements NettyServerCustomizer {
   }
 
   /**
-   * The closing response to a request the HTTP codec could not decode, in the service's words:
-   * 414 for a request line beyond its limit, 431 for headers beyond theirs, 400 for the rest.
+   * The closing response to a request the HTTP codec could not decode, in the service's words: 414
+   * for a request line beyond its limit, 431 for headers beyond theirs, 400 for the rest.
    */
   private byte[] codecFailure(Throwable cause, @Nullable String bothLengths) {
     String limit = cause.getMessage() == null ? "" : " (" + cause.getMessage().strip() + ")";
     if (cause instanceof TooLongHttpLineException) {
-      return closingResponse(414, "URI Too Long", formats.error(414, "the request line (method,"
-          + " target and version) is longer than the server's limit" + limit));
+      return closingResponse(
+          414,
+          "URI Too Long",
+          formats.error(
+              414,
+              "the request line (method,"
+                  + " target and version) is longer than the server's limit"
+                  + limit));
     }
     if (cause instanceof TooLongHttpHeaderException) {
-      return closingResponse(431, "Request Header Fields Too Large", formats.error(431,
-          "the request's headers are larger than the server's limit" + limit));
+      return closingResponse(
+          431,
+          "Request Header Fields Too Large",
+          formats.error(431, "the request's headers are larger than the server's limit" + limit));
     }
     String message;
-    if (bothLengths != null || cause.getMessage() != null
-        && cause.getMessage().toLowerCase(Locale.ROOT).contains("content-length")) {
-      message = "the request has both Content-Length and Transfer-Encoding, or a Content-Length"
-          + " that is not one whole number; send one length";
+    if (bothLengths != null
+        || cause.getMessage() != null
+            && cause.getMessage().toLowerCase(Locale.ROOT).contains("content-length")) {
+      message =
+          "the request has both Content-Length and Transfer-Encoding, or a Content-Length"
+              + " that is not one whole number; send one length";
     } else if (cause instanceof TooLongFrameException) {
-      message = "a line of the request (a header or a chunk's size) is longer than the server's"
-          + " limit" + limit;
+      message =
+          "a line of the request (a header or a chunk's size) is longer than the server's"
+              + " limit"
+              + limit;
     } else {
-      message = "the request is not valid HTTP/1.1: its request line (method, target and"
-          + " version), a header or a chunk is malformed";
+      message =
+          "the request is not valid HTTP/1.1: its request line (method, target and"
+              + " version), a header or a chunk is malformed";
     }
     return closingResponse(400, "Bad Request", formats.error(400, message));
   }
@@ -195,9 +240,16 @@ final class HttpServerLimits implements NettyServerCustomizer {
 
   /** A whole HTTP/1.1 response with a JSON body, after which the connection closes. */
   private static byte[] closingResponse(int status, String reason, byte[] json) {
-    byte[] head = ("HTTP/1.1 " + status + " " + reason + "\r\ncontent-type: application/json\r\n"
-        + "content-length: " + json.length + "\r\nconnection: close\r\n\r\n")
-        .getBytes(StandardCharsets.US_ASCII);
+    byte[] head =
+        ("HTTP/1.1 "
+                + status
+                + " "
+                + reason
+                + "\r\ncontent-type: application/json\r\n"
+                + "content-length: "
+                + json.length
+                + "\r\nconnection: close\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII);
     byte[] response = new byte[head.length + json.length];
     System.arraycopy(head, 0, response, 0, head.length);
     System.arraycopy(json, 0, response, head.length, json.length);
@@ -206,10 +258,10 @@ final class HttpServerLimits implements NettyServerCustomizer {
 
   /**
    * Closes the connection at once when a write has not completed within {@link
-   * HttpOptions#writeTimeout()} (its client does not read), releasing what it holds unsent:
-   * Netty's handler, counting the close and logging it in one debug line rather than passing
-   * Netty's {@code WriteTimeoutException} down the pipeline, where it would be logged as an error
-   * on every occurrence.
+   * HttpOptions#writeTimeout()} (its client does not read), releasing what it holds unsent: Netty's
+   * handler, counting the close and logging it in one debug line rather than passing Netty's {@code
+   * WriteTimeoutException} down the pipeline, where it would be logged as an error on every
+   * occurrence.
    */
   private final class WriteTimeout extends WriteTimeoutHandler {
     private boolean closed;
@@ -225,8 +277,10 @@ final class HttpServerLimits implements NettyServerCustomizer {
       }
       closed = true;
       writeTimeouts.incrementAndGet();
-      log.debug("closing {}: a write has not left the server within the write timeout of {} ms",
-          ctx.channel().remoteAddress(), options.writeTimeout().toMillis());
+      log.debug(
+          "closing {}: a write has not left the server within the write timeout of {} ms",
+          ctx.channel().remoteAddress(),
+          options.writeTimeout().toMillis());
       ctx.close();
     }
   }
@@ -241,8 +295,7 @@ final class HttpServerLimits implements NettyServerCustomizer {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-      ctx.writeAndFlush(Unpooled.wrappedBuffer(response))
-          .addListener(ChannelFutureListener.CLOSE);
+      ctx.writeAndFlush(Unpooled.wrappedBuffer(response)).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override

@@ -5,10 +5,10 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether one connection of the HTTP API or the TCP endpoint is idle (waiting for its next
- * request, nothing being read, answered or held unsent) and since when, so that a newcomer beyond
- * the maximum of connections can take the place of the longest idle one ({@link #chooseIdlest}).
- * The connection publishes its state from its event loop; newcomers read it from any thread.
+ * Whether one connection of the HTTP API or the TCP endpoint is idle (waiting for its next request,
+ * nothing being read, answered or held unsent) and since when, so that a newcomer beyond the
+ * maximum of connections can take the place of the longest idle one ({@link #chooseIdlest}). The
+ * connection publishes its state from its event loop; newcomers read it from any thread.
  * Thread-safe.
  */
 public final class Idleness {
@@ -42,8 +42,8 @@ public final class Idleness {
   }
 
   /**
-   * The connection of {@code kept} idle the longest, now marked as chosen so that no other
-   * newcomer takes its place too; null when every connection is busy (or chosen already).
+   * The connection of {@code kept} idle the longest, now marked as chosen so that no other newcomer
+   * takes its place too; null when every connection is busy (or chosen already).
    *
    * @param idleness each connection's idleness
    */

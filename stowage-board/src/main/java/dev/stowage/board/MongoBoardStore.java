@@ -43,9 +43,9 @@ import reactor.core.publisher.Mono;
  * into Spring's {@code DuplicateKeyException}, a {@code DataIntegrityViolationException}, as the
  * relational stores reject a taken score or id.
  *
- * <p>With events, a post's pending event lives in the post's own document: field {@value
- * #PENDING} holds the post's score until the broker has acknowledged the event, and is then unset.
- * A single-document insert is atomic, so a post is never stored without its pending event, and no
+ * <p>With events, a post's pending event lives in the post's own document: field {@value #PENDING}
+ * holds the post's score until the broker has acknowledged the event, and is then unset. A
+ * single-document insert is atomic, so a post is never stored without its pending event, and no
  * transaction (nor replica set) is needed. A sparse index on {@value #PENDING} holds only the
  * pending posts, in score order, which is how the relay finds them.
  *
@@ -62,8 +62,10 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
 
   /** The collection of posts. */
   public static final String COLLECTION = "board";
+
   /** The database when the URL names none. */
   public static final String DEFAULT_DATABASE = "board";
+
   /** The field that holds a post's score while its event is pending. */
   public static final String PENDING = "event_pending";
 
@@ -74,17 +76,17 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
   private final boolean events;
   private final ScoreGate gate = new ScoreGate();
 
-  private MongoBoardStore(ReactiveMongoTemplate template, @Nullable MongoClient client,
-      boolean events) {
+  private MongoBoardStore(
+      ReactiveMongoTemplate template, @Nullable MongoClient client, boolean events) {
     this.template = template;
     this.client = client;
     this.events = events;
   }
 
   /**
-   * A store on the database {@code url} names ({@value #DEFAULT_DATABASE} when it names none),
-   * with its own client, closed by {@link #close()}. Connects lazily: an unreachable server fails
-   * the first operation, not this call.
+   * A store on the database {@code url} names ({@value #DEFAULT_DATABASE} when it names none), with
+   * its own client, closed by {@link #close()}. Connects lazily: an unreachable server fails the
+   * first operation, not this call.
    *
    * @param url {@code mongodb://host:port/database} or {@code mongodb+srv://…}, with the driver's
    *     options
@@ -96,11 +98,16 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
     try {
       connection = new ConnectionString(url);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("not a MongoDB URL: " + url + " (" + e.getMessage()
-          + "); give mongodb://host:port/database, such as mongodb://127.0.0.1:27017/board", e);
+      throw new IllegalArgumentException(
+          "not a MongoDB URL: "
+              + url
+              + " ("
+              + e.getMessage()
+              + "); give mongodb://host:port/database, such as mongodb://127.0.0.1:27017/board",
+          e);
     }
-    String database = connection.getDatabase() == null ? DEFAULT_DATABASE
-        : connection.getDatabase();
+    String database =
+        connection.getDatabase() == null ? DEFAULT_DATABASE : connection.getDatabase();
     MongoClient client = MongoClients.create(connection);
     return new MongoBoardStore(new ReactiveMongoTemplate(client, database), client, events);
   }
@@ -115,7 +122,9 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
     return template.executeCommand(new Document("ping", 1)).then();
   }
 
-  /** Whether {@code url} names a MongoDB database ({@code mongodb://} or {@code mongodb+srv://}). */
+  /**
+   * Whether {@code url} names a MongoDB database ({@code mongodb://} or {@code mongodb+srv://}).
+   */
   public static boolean isMongoUrl(@Nullable String url) {
     if (url == null) {
       return false;
@@ -125,18 +134,26 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
   }
 
   /**
-   * Creates the collection's indexes when they do not exist: {@code score} unique, and with
-   * events {@value #PENDING} sparse. ({@code _id} is unique in every collection.)
+   * Creates the collection's indexes when they do not exist: {@code score} unique, and with events
+   * {@value #PENDING} sparse. ({@code _id} is unique in every collection.)
    */
   @Override
   public Mono<Void> createSchema() {
-    Mono<Void> score = execute(posts -> posts.createIndex(Indexes.ascending("score"),
-        new IndexOptions().unique(true).name("score"))).then();
+    Mono<Void> score =
+        execute(
+                posts ->
+                    posts.createIndex(
+                        Indexes.ascending("score"), new IndexOptions().unique(true).name("score")))
+            .then();
     if (!events) {
       return score;
     }
-    return score.then(execute(posts -> posts.createIndex(Indexes.ascending(PENDING),
-        new IndexOptions().sparse(true).name(PENDING))).then());
+    return score.then(
+        execute(
+                posts ->
+                    posts.createIndex(
+                        Indexes.ascending(PENDING), new IndexOptions().sparse(true).name(PENDING)))
+            .then());
   }
 
   @Override
@@ -158,10 +175,12 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
     for (Board board : boards) {
       documents.add(write(board, events));
     }
-    return execute(posts -> Flux.from(posts.insertMany(documents,
-            new InsertManyOptions().ordered(true)))
-        .onErrorResume(MongoBulkWriteException.class,
-            e -> removeInserted(posts, boards, e).then(Mono.error(e))))
+    return execute(
+            posts ->
+                Flux.from(posts.insertMany(documents, new InsertManyOptions().ordered(true)))
+                    .onErrorResume(
+                        MongoBulkWriteException.class,
+                        e -> removeInserted(posts, boards, e).then(Mono.error(e))))
         .then();
   }
 
@@ -169,10 +188,10 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
    * Deletes the posts an ordered {@code insertMany} stored before the one MongoDB rejected: their
    * ids were free, so they are this call's.
    */
-  private static Mono<Void> removeInserted(MongoCollection<Document> posts, List<Board> boards,
-      MongoBulkWriteException failure) {
-    int inserted = failure.getWriteErrors().isEmpty() ? 0
-        : failure.getWriteErrors().get(0).getIndex();
+  private static Mono<Void> removeInserted(
+      MongoCollection<Document> posts, List<Board> boards, MongoBulkWriteException failure) {
+    int inserted =
+        failure.getWriteErrors().isEmpty() ? 0 : failure.getWriteErrors().get(0).getIndex();
     if (inserted <= 0) {
       return Mono.empty();
     }
@@ -181,16 +200,25 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
       ids.add(new ObjectId(boards.get(i).id()));
     }
     return Mono.from(posts.deleteMany(Filters.in("_id", ids)))
-        .doOnError(e -> log.error("a rejected bulk left {} of its posts stored ({}); delete"
-            + " _id {} from {} by hand", inserted, e.toString(), ids, COLLECTION))
+        .doOnError(
+            e ->
+                log.error(
+                    "a rejected bulk left {} of its posts stored ({}); delete"
+                        + " _id {} from {} by hand",
+                    inserted,
+                    e.toString(),
+                    ids,
+                    COLLECTION))
         .onErrorResume(e -> Mono.empty())
         .then();
   }
 
   @Override
   public Flux<Board> pending(long below, int limit) {
-    return execute(posts -> posts.find(Filters.lt(PENDING, below)).sort(Sorts.ascending(PENDING))
-        .limit(limit)).map(MongoBoardStore::read);
+    return execute(
+            posts ->
+                posts.find(Filters.lt(PENDING, below)).sort(Sorts.ascending(PENDING)).limit(limit))
+        .map(MongoBoardStore::read);
   }
 
   @Override
@@ -208,10 +236,15 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
 
   @Override
   public Mono<EventOutbox.Backlog> backlog() {
-    return execute(posts -> posts.aggregate(List.of(
-            Aggregates.match(Filters.exists(PENDING)),
-            Aggregates.group(null, Accumulators.sum("pending", 1L),
-                Accumulators.min("oldest", "$created_ts")))))
+    return execute(
+            posts ->
+                posts.aggregate(
+                    List.of(
+                        Aggregates.match(Filters.exists(PENDING)),
+                        Aggregates.group(
+                            null,
+                            Accumulators.sum("pending", 1L),
+                            Accumulators.min("oldest", "$created_ts")))))
         .next()
         .map(group -> new EventOutbox.Backlog(number(group, "pending"), number(group, "oldest")))
         .defaultIfEmpty(new EventOutbox.Backlog(0, 0));
@@ -220,14 +253,19 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
   @Override
   public Flux<Board> page(long offset, int limit) {
     // The service's pages end at BoardLimits.MAX_PAGE × MAX_PAGE_SIZE, well within an int.
-    return execute(posts -> posts.find().sort(Sorts.descending("score"))
-        .skip(Math.toIntExact(offset)).limit(limit)).map(MongoBoardStore::read);
+    return execute(
+            posts ->
+                posts
+                    .find()
+                    .sort(Sorts.descending("score"))
+                    .skip(Math.toIntExact(offset))
+                    .limit(limit))
+        .map(MongoBoardStore::read);
   }
 
   @Override
   public Flux<Board> all() {
-    return execute(posts -> posts.find().sort(Sorts.ascending("score")))
-        .map(MongoBoardStore::read);
+    return execute(posts -> posts.find().sort(Sorts.ascending("score"))).map(MongoBoardStore::read);
   }
 
   @Override
@@ -236,14 +274,22 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
       return Mono.empty();
     }
     return execute(posts -> posts.find(Filters.eq("_id", new ObjectId(id))).first())
-        .next().map(MongoBoardStore::read);
+        .next()
+        .map(MongoBoardStore::read);
   }
 
   @Override
   public Mono<Long> maxScore() {
-    return execute(posts -> posts.find().sort(Sorts.descending("score"))
-            .projection(Projections.include("score")).first())
-        .next().map(document -> number(document, "score")).defaultIfEmpty(0L);
+    return execute(
+            posts ->
+                posts
+                    .find()
+                    .sort(Sorts.descending("score"))
+                    .projection(Projections.include("score"))
+                    .first())
+        .next()
+        .map(document -> number(document, "score"))
+        .defaultIfEmpty(0L);
   }
 
   @Override
@@ -266,21 +312,22 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
 
   /** The post's document in the seed's shape, with its pending event when {@code pending}. */
   static Document write(Board b, boolean pending) {
-    Document document = new Document("_id", new ObjectId(b.id()))
-        .append("member_id", b.memberId())
-        .append("score", b.score())
-        .append("title", b.title())
-        .append("body", b.body())
-        .append("address", b.address())
-        .append("country", b.country())
-        .append("job", b.job())
-        .append("credit", b.credit())
-        .append("ssn", b.ssn())
-        .append("company", b.company())
-        .append("phone_number", b.phoneNumber())
-        .append("modified_at", date(b.modifiedAt()))
-        .append("created_at", date(b.createdAt()))
-        .append("created_ts", b.createdTs());
+    Document document =
+        new Document("_id", new ObjectId(b.id()))
+            .append("member_id", b.memberId())
+            .append("score", b.score())
+            .append("title", b.title())
+            .append("body", b.body())
+            .append("address", b.address())
+            .append("country", b.country())
+            .append("job", b.job())
+            .append("credit", b.credit())
+            .append("ssn", b.ssn())
+            .append("company", b.company())
+            .append("phone_number", b.phoneNumber())
+            .append("modified_at", date(b.modifiedAt()))
+            .append("created_at", date(b.createdAt()))
+            .append("created_ts", b.createdTs());
     if (pending) {
       document.append(PENDING, b.score());
     }
@@ -288,20 +335,38 @@ public final class MongoBoardStore implements BoardStore, AutoCloseable {
   }
 
   private static Board read(Document d) {
-    return new Board(d.getObjectId("_id").toHexString(), number(d, "score"),
-        number(d, "member_id"), d.getString("title"), d.getString("body"),
-        d.getString("address"), d.getString("country"), d.getString("job"),
-        d.getString("credit"), d.getString("ssn"), d.getString("company"),
-        d.getString("phone_number"), localDateTime(d.getDate("modified_at")),
-        localDateTime(d.getDate("created_at")), number(d, "created_ts"));
+    return new Board(
+        d.getObjectId("_id").toHexString(),
+        number(d, "score"),
+        number(d, "member_id"),
+        d.getString("title"),
+        d.getString("body"),
+        d.getString("address"),
+        d.getString("country"),
+        d.getString("job"),
+        d.getString("credit"),
+        d.getString("ssn"),
+        d.getString("company"),
+        d.getString("phone_number"),
+        localDateTime(d.getDate("modified_at")),
+        localDateTime(d.getDate("created_at")),
+        number(d, "created_ts"));
   }
 
   /** A number field as a long, whether stored as a 32- or 64-bit integer. */
   private static long number(Document document, String field) {
     Object value = document.get(field);
     if (!(value instanceof Number number)) {
-      throw new IllegalStateException("document " + document.get("_id") + " in " + COLLECTION
-          + " has no number in " + field + " but " + value + "; it was not written by the board");
+      throw new IllegalStateException(
+          "document "
+              + document.get("_id")
+              + " in "
+              + COLLECTION
+              + " has no number in "
+              + field
+              + " but "
+              + value
+              + "; it was not written by the board");
     }
     return number.longValue();
   }

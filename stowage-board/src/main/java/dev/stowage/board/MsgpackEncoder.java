@@ -21,9 +21,13 @@ final class MsgpackEncoder extends AbstractJackson2Encoder {
   }
 
   @Override
-  public Flux<DataBuffer> encode(Publisher<?> inputStream, DataBufferFactory bufferFactory,
-      ResolvableType elementType, @Nullable MimeType mimeType, @Nullable Map<String, Object> hints) {
-    return Flux.from(inputStream).map(value ->
-        encodeValue(value, bufferFactory, elementType, mimeType, hints));
+  public Flux<DataBuffer> encode(
+      Publisher<?> inputStream,
+      DataBufferFactory bufferFactory,
+      ResolvableType elementType,
+      @Nullable MimeType mimeType,
+      @Nullable Map<String, Object> hints) {
+    return Flux.from(inputStream)
+        .map(value -> encodeValue(value, bufferFactory, elementType, mimeType, hints));
   }
 }

@@ -22,8 +22,8 @@ public record PageRequest(int page, int size) {
   /**
    * The page {@code page} of {@code size} posts, as numbers read from a request.
    *
-   * @throws BoardRequestException 400 naming the value out of range ({@code "page must be from 1
-   *     to 1000000, got 0"})
+   * @throws BoardRequestException 400 naming the value out of range ({@code "page must be from 1 to
+   *     1000000, got 0"})
    */
   public static PageRequest of(long page, long size) {
     check("page", page, BoardLimits.MAX_PAGE);

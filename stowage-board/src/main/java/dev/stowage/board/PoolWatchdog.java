@@ -12,17 +12,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Replaces the database connection pool when it is broken: every {@code interval}, it asks the
- * pool for a connection and a {@value RecoveringConnectionFactory#VALIDATION_QUERY} (within {@code
- * probeTimeout}). When that has failed for {@code replaceAfter} (twice the pool's
- * {@code max-acquire-time} by default) and no caller got a connection from the pool meanwhile (a
- * pool that is only busy still hands connections out), it opens a connection to the database
- * without the pool: if that one answers, the pool is what is broken, and {@link
+ * Replaces the database connection pool when it is broken: every {@code interval}, it asks the pool
+ * for a connection and a {@value RecoveringConnectionFactory#VALIDATION_QUERY} (within {@code
+ * probeTimeout}). When that has failed for {@code replaceAfter} (twice the pool's {@code
+ * max-acquire-time} by default) and no caller got a connection from the pool meanwhile (a pool that
+ * is only busy still hands connections out), it opens a connection to the database without the
+ * pool: if that one answers, the pool is what is broken, and {@link
  * RecoveringConnectionFactory#replacePool} puts a new one in its place. If the database does not
  * answer either, nothing is replaced (a new pool would not help): the watchdog logs it once and
- * checks again, and replaces the pool only if it still hands out nothing once the database
- * answers. So there is at most one replacement per {@code replaceAfter}, and none while the
- * database is down.
+ * checks again, and replaces the pool only if it still hands out nothing once the database answers.
+ * So there is at most one replacement per {@code replaceAfter}, and none while the database is
+ * down.
  *
  * <p>Checks run one at a time on a daemon thread of its own. Thread-safe.
  */
@@ -33,12 +33,18 @@ final class PoolWatchdog implements AutoCloseable {
   private final Duration probeTimeout;
   private final Duration replaceAfter;
   private final ScheduledExecutorService checks;
-  /** When the pool's probes began to fail, by {@link System#nanoTime()}; meaningful while failing. */
+
+  /**
+   * When the pool's probes began to fail, by {@link System#nanoTime()}; meaningful while failing.
+   */
   private long failingSince;
+
   /** {@link RecoveringConnectionFactory#handedOut()} when they began to fail. */
   private long handedOutThen;
+
   private boolean failing;
   private boolean databaseDownLogged;
+
   /** What the last check saw wrong, for the health endpoint; null when the pool answered. */
   private volatile @Nullable String problem;
 
@@ -47,17 +53,22 @@ final class PoolWatchdog implements AutoCloseable {
    *
    * @throws IllegalArgumentException if a duration is not positive
    */
-  PoolWatchdog(RecoveringConnectionFactory connections, Duration interval, Duration probeTimeout,
+  PoolWatchdog(
+      RecoveringConnectionFactory connections,
+      Duration interval,
+      Duration probeTimeout,
       Duration replaceAfter) {
     this.connections = requireNonNull(connections, "connections");
     this.probeTimeout = positive(probeTimeout, "stowage.board.db-watchdog.probe-timeout");
     this.replaceAfter = positive(replaceAfter, "stowage.board.db-watchdog.replace-after");
     positive(interval, "stowage.board.db-watchdog.interval");
-    this.checks = Executors.newSingleThreadScheduledExecutor(task -> {
-      Thread thread = new Thread(task, "board-pool-watchdog");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.checks =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "board-pool-watchdog");
+              thread.setDaemon(true);
+              return thread;
+            });
     long millis = interval.toMillis();
     checks.scheduleWithFixedDelay(this::checkLogged, millis, millis, TimeUnit.MILLISECONDS);
   }
@@ -101,8 +112,14 @@ final class PoolWatchdog implements AutoCloseable {
       handedOutThen = handedOut;
     }
     Duration failingFor = Duration.ofNanos(now - failingSince);
-    String seen = "the pool handed out no connection for " + failingFor.toMillis() + " ms (last: "
-        + reason(poolFailure) + "; " + poolCounts() + ")";
+    String seen =
+        "the pool handed out no connection for "
+            + failingFor.toMillis()
+            + " ms (last: "
+            + reason(poolFailure)
+            + "; "
+            + poolCounts()
+            + ")";
     problem = seen;
     if (failingFor.compareTo(replaceAfter) < 0) {
       return;
@@ -112,8 +129,11 @@ final class PoolWatchdog implements AutoCloseable {
       problem = seen + "; the database does not answer either (" + reason(databaseFailure) + ")";
       if (!databaseDownLogged) {
         databaseDownLogged = true;
-        log.warn("The database does not answer ({}) and {}: the pool is not replaced while the"
-            + " database is down; health is DOWN until it answers", reason(databaseFailure), seen);
+        log.warn(
+            "The database does not answer ({}) and {}: the pool is not replaced while the"
+                + " database is down; health is DOWN until it answers",
+            reason(databaseFailure),
+            seen);
       }
       return;
     }
@@ -125,8 +145,15 @@ final class PoolWatchdog implements AutoCloseable {
 
   private String poolCounts() {
     var metrics = connections.metrics();
-    return metrics == null ? "no pool metrics" : "acquired " + metrics.acquiredSize() + " of "
-        + metrics.getMaxAllocatedSize() + ", " + metrics.pendingAcquireSize() + " waiting";
+    return metrics == null
+        ? "no pool metrics"
+        : "acquired "
+            + metrics.acquiredSize()
+            + " of "
+            + metrics.getMaxAllocatedSize()
+            + ", "
+            + metrics.pendingAcquireSize()
+            + " waiting";
   }
 
   /** What a probe failed with, in a few words. */

@@ -31,15 +31,19 @@ import reactor.core.publisher.Mono;
  */
 final class RecoveringConnectionFactory implements ConnectionFactory, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RecoveringConnectionFactory.class);
+
   /** What a probe runs on the connection it gets: the database answering, not just a socket. */
   static final String VALIDATION_QUERY = "SELECT 1";
 
   private final ConnectionFactory database;
   private final Supplier<ConnectionPool> pools;
+
   /** The pool handing out connections now; replaced under this object's lock. */
   private volatile ConnectionPool current;
+
   /** Connections handed out by {@link #create()}, over every pool. */
   private final AtomicLong handedOut = new AtomicLong();
+
   private final AtomicInteger replacements = new AtomicInteger();
 
   /**
@@ -77,18 +81,20 @@ final class RecoveringConnectionFactory implements ConnectionFactory, AutoClosea
   }
 
   /**
-   * Opens a connection to the database without the pool, runs {@value #VALIDATION_QUERY} and
-   * closes it, all within {@code timeout}: whether the database itself answers.
+   * Opens a connection to the database without the pool, runs {@value #VALIDATION_QUERY} and closes
+   * it, all within {@code timeout}: whether the database itself answers.
    */
   Mono<Void> probeDatabase(Duration timeout) {
     return validate(Mono.from(database.create()), timeout);
   }
 
   private static Mono<Void> validate(Mono<? extends Connection> connection, Duration timeout) {
-    return Mono.usingWhen(connection,
-            open -> Mono.from(open.createStatement(VALIDATION_QUERY).execute())
-                .flatMap(result -> Mono.from(result.map((row, metadata) -> 1)))
-                .then(),
+    return Mono.usingWhen(
+            connection,
+            open ->
+                Mono.from(open.createStatement(VALIDATION_QUERY).execute())
+                    .flatMap(result -> Mono.from(result.map((row, metadata) -> 1)))
+                    .then(),
             Connection::close)
         .timeout(timeout);
   }
@@ -107,9 +113,12 @@ final class RecoveringConnectionFactory implements ConnectionFactory, AutoClosea
       current = pools.get();
       count = replacements.incrementAndGet();
     }
-    log.warn("The database connection pool was replaced (replacement {} since start): {}; a new"
+    log.warn(
+        "The database connection pool was replaced (replacement {} since start): {}; a new"
             + " connection to the database opened and answered, so the old pool ({}) was disposed"
-            + " and requests now get their connections from a new one.", count, seen,
+            + " and requests now get their connections from a new one.",
+        count,
+        seen,
         describe(old));
     old.disposeLater().onErrorResume(e -> Mono.empty()).subscribe();
   }
@@ -132,8 +141,16 @@ final class RecoveringConnectionFactory implements ConnectionFactory, AutoClosea
   /** {@code acquired a, idle i, pending p, max m} for a pool. */
   static String describe(ConnectionPool pool) {
     return pool.getMetrics()
-        .map(m -> "acquired " + m.acquiredSize() + ", idle " + m.idleSize() + ", pending "
-            + m.pendingAcquireSize() + ", max " + m.getMaxAllocatedSize())
+        .map(
+            m ->
+                "acquired "
+                    + m.acquiredSize()
+                    + ", idle "
+                    + m.idleSize()
+                    + ", pending "
+                    + m.pendingAcquireSize()
+                    + ", max "
+                    + m.getMaxAllocatedSize())
         .orElse("no metrics");
   }
 

@@ -33,8 +33,8 @@ import reactor.core.publisher.Mono;
  * string, or MessagePack bytes), and a plain {@code ObjectMapper} that decodes every member into a
  * {@link Board}, which WebFlux then encodes again. Redis failures are not absorbed, as in the seed.
  *
- * <p>One departure: on an empty page the seed returned every row of the database; this returns
- * the same page from the database instead, so that a page past the end stays small.
+ * <p>One departure: on an empty page the seed returned every row of the database; this returns the
+ * same page from the database instead, so that a page past the end stays small.
  */
 final class SeedBoardHandler implements BoardHandler {
   private final BoardStore repository;
@@ -45,8 +45,11 @@ final class SeedBoardHandler implements BoardHandler {
   private final ReactiveZSetOperations<String, Object> redisZSet;
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  SeedBoardHandler(BoardMode mode, ReactiveRedisConnectionFactory connectionFactory,
-      BoardStore repository, BoardFormats formats) {
+  SeedBoardHandler(
+      BoardMode mode,
+      ReactiveRedisConnectionFactory connectionFactory,
+      BoardStore repository,
+      BoardFormats formats) {
     this.repository = repository;
     this.formats = formats;
     this.msgpack = mode == BoardMode.SEED_MSGPACK;
@@ -54,13 +57,14 @@ final class SeedBoardHandler implements BoardHandler {
     this.objectMapper = msgpack ? new ObjectMapper(new MessagePackFactory()) : new ObjectMapper();
     this.objectMapper.registerModule(new JavaTimeModule());
     RedisSerializer values = msgpack ? RedisSerializer.byteArray() : new StringRedisSerializer();
-    RedisSerializationContext<String, Object> context = RedisSerializationContext
-        .<String, Object>newSerializationContext(new StringRedisSerializer())
-        .key(new StringRedisSerializer())
-        .value(values)
-        .hashKey(new StringRedisSerializer())
-        .hashValue(new StringRedisSerializer())
-        .build();
+    RedisSerializationContext<String, Object> context =
+        RedisSerializationContext.<String, Object>newSerializationContext(
+                new StringRedisSerializer())
+            .key(new StringRedisSerializer())
+            .value(values)
+            .hashKey(new StringRedisSerializer())
+            .hashValue(new StringRedisSerializer())
+            .build();
     ReactiveRedisTemplate<String, Object> template =
         new ReactiveRedisTemplate<>(connectionFactory, context);
     this.scores = new BoardScores(counter(template), repository);
@@ -81,39 +85,49 @@ final class SeedBoardHandler implements BoardHandler {
     return new BoardScores.Counter() {
       @Override
       public Mono<Long> reserve(int count, long floor) {
-        return template.execute(reserve, keys, List.of(BoardKeys.COUNTER_FIELD,
-                Integer.toString(count), Long.toString(floor)), text, number)
-            .next().filter(last -> last != BoardScores.NO_COUNTER);
+        return template
+            .execute(
+                reserve,
+                keys,
+                List.of(BoardKeys.COUNTER_FIELD, Integer.toString(count), Long.toString(floor)),
+                text,
+                number)
+            .next()
+            .filter(last -> last != BoardScores.NO_COUNTER);
       }
 
       @Override
       public Mono<Long> raise(long atLeast) {
-        return template.execute(raise, keys, List.of(BoardKeys.COUNTER_FIELD,
-            Long.toString(atLeast)), text, number).next();
+        return template
+            .execute(
+                raise, keys, List.of(BoardKeys.COUNTER_FIELD, Long.toString(atLeast)), text, number)
+            .next();
       }
     };
   }
 
   @Override
   public Mono<ServerResponse> create(ServerRequest request) {
-    return Mono.defer(() -> {
-      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
-      return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
-          .map(body -> formats.parseOne(body, msgpackBody))
-          .flatMap(this::createItem)
-          .flatMap(board -> respond(request, ApiResponse.success(board)));
-    });
+    return Mono.defer(
+        () -> {
+          boolean msgpackBody = BoardRequests.isMsgpackBody(request);
+          return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
+              .map(body -> formats.parseOne(body, msgpackBody))
+              .flatMap(this::createItem)
+              .flatMap(board -> respond(request, ApiResponse.success(board)));
+        });
   }
 
   @Override
   public Mono<ServerResponse> createAll(ServerRequest request) {
-    return Mono.defer(() -> {
-      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
-      return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
-          .map(body -> formats.parseMany(body, msgpackBody))
-          .flatMap(this::createItems)
-          .flatMap(boards -> respond(request, ApiResponse.success(boards)));
-    });
+    return Mono.defer(
+        () -> {
+          boolean msgpackBody = BoardRequests.isMsgpackBody(request);
+          return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
+              .map(body -> formats.parseMany(body, msgpackBody))
+              .flatMap(this::createItems)
+              .flatMap(boards -> respond(request, ApiResponse.success(boards)));
+        });
   }
 
   /** The seed's create: a score from the counter, the database row, then the member. */
@@ -127,68 +141,86 @@ final class SeedBoardHandler implements BoardHandler {
    * all or none; then a {@code ZADD} per post, as the seed adds each member.
    */
   private Mono<List<Board>> createItems(List<NewBoard> inputs) {
-    return repository.writing(ticket -> scores.reserve(inputs.size())
-        .flatMap(first -> {
-          if (ticket != null) {
-            ticket.scored(first, first + inputs.size() - 1);
-          }
-          long now = System.currentTimeMillis();
-          List<Board> boards = new ArrayList<>(inputs.size());
-          for (int i = 0; i < inputs.size(); i++) {
-            boards.add(Board.create(inputs.get(i), first + i, now));
-          }
-          return repository.insertAll(boards).thenReturn(boards);
-        }))
-        .flatMap(boards -> Flux.fromIterable(boards).concatMap(this::addMember).then(Mono.just(boards)));
+    return repository
+        .writing(
+            ticket ->
+                scores
+                    .reserve(inputs.size())
+                    .flatMap(
+                        first -> {
+                          if (ticket != null) {
+                            ticket.scored(first, first + inputs.size() - 1);
+                          }
+                          long now = System.currentTimeMillis();
+                          List<Board> boards = new ArrayList<>(inputs.size());
+                          for (int i = 0; i < inputs.size(); i++) {
+                            boards.add(Board.create(inputs.get(i), first + i, now));
+                          }
+                          return repository.insertAll(boards).thenReturn(boards);
+                        }))
+        .flatMap(
+            boards -> Flux.fromIterable(boards).concatMap(this::addMember).then(Mono.just(boards)));
   }
 
   private Mono<Board> addMember(Board board) {
     Object encoded;
     try {
-      encoded = msgpack ? objectMapper.writeValueAsBytes(board) : objectMapper.writeValueAsString(board);
+      encoded =
+          msgpack ? objectMapper.writeValueAsBytes(board) : objectMapper.writeValueAsString(board);
     } catch (JsonProcessingException e) {
       return Mono.error(new RuntimeException(e));
     }
-    return redisZSet.add("board", encoded, board.score())
-        .flatMap(added -> added ? Mono.just(board)
-            : Mono.error(new RuntimeException("redis zset add error")));
+    return redisZSet
+        .add("board", encoded, board.score())
+        .flatMap(
+            added ->
+                added
+                    ? Mono.just(board)
+                    : Mono.error(new RuntimeException("redis zset add error")));
   }
 
   @Override
   public Mono<ServerResponse> page(ServerRequest request) {
-    return Mono.defer(() -> {
-      PageRequest page = BoardRequests.page(request);
-      return redisZSet.reverseRangeByScore("board", Range.unbounded(),
-              Limit.limit().offset((int) page.offset()).count(page.size()))
-          .flatMap(member -> {
-            try {
-              return Mono.just(msgpack ? objectMapper.readValue((byte[]) member, Board.class)
-                  : objectMapper.readValue((String) member, Board.class));
-            } catch (Exception e) {
-              return Mono.error(new RuntimeException(e));
-            }
-          })
-          .switchIfEmpty(repository.page(page.offset(), page.size()))
-          .collectList()
-          .flatMap(boards -> respond(request, ApiResponse.success(boards)));
-    });
+    return Mono.defer(
+        () -> {
+          PageRequest page = BoardRequests.page(request);
+          return redisZSet
+              .reverseRangeByScore(
+                  "board",
+                  Range.unbounded(),
+                  Limit.limit().offset((int) page.offset()).count(page.size()))
+              .flatMap(
+                  member -> {
+                    try {
+                      return Mono.just(
+                          msgpack
+                              ? objectMapper.readValue((byte[]) member, Board.class)
+                              : objectMapper.readValue((String) member, Board.class));
+                    } catch (Exception e) {
+                      return Mono.error(new RuntimeException(e));
+                    }
+                  })
+              .switchIfEmpty(repository.page(page.offset(), page.size()))
+              .collectList()
+              .flatMap(boards -> respond(request, ApiResponse.success(boards)));
+        });
   }
 
   @Override
   public Mono<ServerResponse> get(ServerRequest request) {
     String id = request.pathVariable("id");
-    // An id that is not 24 hex digits names no post: not looked up (PostgreSQL would fail on a NUL).
+    // An id that is not 24 hex digits names no post: not looked up (PostgreSQL would fail on a
+    // NUL).
     Mono<Board> found = BoardIds.scoreOf(id) < 0 ? Mono.empty() : repository.findById(id);
     return found
-        .switchIfEmpty(Mono.error(() -> new BoardRequestException(404, "no board with id '" + id
-            + "'")))
+        .switchIfEmpty(
+            Mono.error(() -> new BoardRequestException(404, "no board with id '" + id + "'")))
         .flatMap(board -> respond(request, ApiResponse.success(board)));
   }
 
   private static Mono<ServerResponse> respond(ServerRequest request, ApiResponse<?> body) {
-    MediaType type = BoardRequests.wantsMsgpack(request)
-        ? BoardFormats.MSGPACK : MediaType.APPLICATION_JSON;
+    MediaType type =
+        BoardRequests.wantsMsgpack(request) ? BoardFormats.MSGPACK : MediaType.APPLICATION_JSON;
     return ServerResponse.ok().contentType(type).bodyValue(body);
   }
-
 }

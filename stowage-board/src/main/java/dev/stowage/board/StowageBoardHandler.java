@@ -18,39 +18,43 @@ final class StowageBoardHandler implements BoardHandler {
 
   @Override
   public Mono<ServerResponse> create(ServerRequest request) {
-    return Mono.defer(() -> {
-      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
-      return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
-          .map(body -> formats.parseOne(body, msgpackBody))
-          .flatMap(input -> service.create(List.of(input)))
-          .flatMap(boards -> one(request, formats.toJson(boards.get(0))));
-    });
+    return Mono.defer(
+        () -> {
+          boolean msgpackBody = BoardRequests.isMsgpackBody(request);
+          return BoardRequests.body(request, BoardLimits.MAX_POST_BYTES)
+              .map(body -> formats.parseOne(body, msgpackBody))
+              .flatMap(input -> service.create(List.of(input)))
+              .flatMap(boards -> one(request, formats.toJson(boards.get(0))));
+        });
   }
 
   @Override
   public Mono<ServerResponse> createAll(ServerRequest request) {
-    return Mono.defer(() -> {
-      boolean msgpackBody = BoardRequests.isMsgpackBody(request);
-      return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
-          .map(body -> formats.parseMany(body, msgpackBody))
-          .flatMap(service::create)
-          .flatMap(boards -> page(request, new Page(formats.toJson(boards))));
-    });
+    return Mono.defer(
+        () -> {
+          boolean msgpackBody = BoardRequests.isMsgpackBody(request);
+          return BoardRequests.body(request, BoardLimits.MAX_BULK_BYTES)
+              .map(body -> formats.parseMany(body, msgpackBody))
+              .flatMap(service::create)
+              .flatMap(boards -> page(request, new Page(formats.toJson(boards))));
+        });
   }
 
   @Override
   public Mono<ServerResponse> page(ServerRequest request) {
-    return Mono.defer(() -> {
-      return service.page(BoardRequests.page(request)).flatMap(found -> page(request, found));
-    });
+    return Mono.defer(
+        () -> {
+          return service.page(BoardRequests.page(request)).flatMap(found -> page(request, found));
+        });
   }
 
   @Override
   public Mono<ServerResponse> get(ServerRequest request) {
     String id = request.pathVariable("id");
-    return service.byId(id)
-        .switchIfEmpty(Mono.error(() -> new BoardRequestException(404, "no board with id '" + id
-            + "'")))
+    return service
+        .byId(id)
+        .switchIfEmpty(
+            Mono.error(() -> new BoardRequestException(404, "no board with id '" + id + "'")))
         .flatMap(fragment -> one(request, fragment));
   }
 
@@ -73,7 +77,11 @@ final class StowageBoardHandler implements BoardHandler {
    * message writer and encoder that {@code bodyValue} makes for every response.
    */
   static Mono<ServerResponse> bytes(MediaType type, byte[] body) {
-    return ServerResponse.ok().contentType(type).contentLength(body.length)
-        .body((message, context) -> message.writeWith(Mono.fromSupplier(() -> message.bufferFactory().wrap(body))));
+    return ServerResponse.ok()
+        .contentType(type)
+        .contentLength(body.length)
+        .body(
+            (message, context) ->
+                message.writeWith(Mono.fromSupplier(() -> message.bufferFactory().wrap(body))));
   }
 }

@@ -40,15 +40,18 @@ final class StrictInput {
     // put one beside every ASCII character: they are valid UTF-8 byte by byte, so look for it.
     for (int i = 0; i < body.length; i++) {
       if (body[i] == 0) {
-        throw new BoardRequestException(400, "malformed JSON: a NUL byte at offset " + i
-            + "; JSON bodies are UTF-8 (UTF-16 and UTF-32 are not accepted)");
+        throw new BoardRequestException(
+            400,
+            "malformed JSON: a NUL byte at offset "
+                + i
+                + "; JSON bodies are UTF-8 (UTF-16 and UTF-32 are not accepted)");
       }
     }
     ByteBuffer in = ByteBuffer.wrap(body);
     String problem = malformedUtf8(in);
     if (problem != null) {
-      throw new BoardRequestException(400, "malformed JSON: the body is not valid UTF-8 "
-          + problem);
+      throw new BoardRequestException(
+          400, "malformed JSON: the body is not valid UTF-8 " + problem);
     }
   }
 
@@ -75,18 +78,27 @@ final class StrictInput {
         }
         MessageFormat format = unpacker.getNextFormat();
         if (format == MessageFormat.NEVER_USED) {
-          throw new BoardRequestException(400, "malformed MessagePack: byte 0xc1 at offset "
-              + unpacker.getTotalReadBytes() + ", which MessagePack never uses");
+          throw new BoardRequestException(
+              400,
+              "malformed MessagePack: byte 0xc1 at offset "
+                  + unpacker.getTotalReadBytes()
+                  + ", which MessagePack never uses");
         }
         ValueType type = format.getValueType();
         if (type == ValueType.STRING) {
           checkString(unpacker, body);
         } else if (type == ValueType.ARRAY || type == ValueType.MAP) {
-          long elements = type == ValueType.ARRAY ? unpacker.unpackArrayHeader()
-              : 2L * unpacker.unpackMapHeader();
+          long elements =
+              type == ValueType.ARRAY
+                  ? unpacker.unpackArrayHeader()
+                  : 2L * unpacker.unpackMapHeader();
           if (depth == maxDepth) {
-            throw new BoardRequestException(400, "malformed MessagePack: arrays and maps nest"
-                + " deeper than the limit of " + maxDepth + " levels (JSON's)");
+            throw new BoardRequestException(
+                400,
+                "malformed MessagePack: arrays and maps nest"
+                    + " deeper than the limit of "
+                    + maxDepth
+                    + " levels (JSON's)");
           }
           left[depth++] = elements;
         } else {
@@ -94,27 +106,35 @@ final class StrictInput {
         }
       }
     } catch (MessageInsufficientBufferException e) {
-      throw new BoardRequestException(400, "malformed MessagePack: the body ends in the middle"
-          + " of a value (" + body.length + " bytes)");
+      throw new BoardRequestException(
+          400,
+          "malformed MessagePack: the body ends in the middle"
+              + " of a value ("
+              + body.length
+              + " bytes)");
     } catch (MessagePackException | IOException e) {
       // msgpack-core's messages name its internals, or are null: say what is wrong instead.
-      throw new BoardRequestException(400, "malformed MessagePack: the body is not a sequence of"
-          + " MessagePack values");
+      throw new BoardRequestException(
+          400, "malformed MessagePack: the body is not a sequence of" + " MessagePack values");
     }
   }
 
-  private static void checkString(MessageUnpacker unpacker, byte[] body)
-      throws IOException {
+  private static void checkString(MessageUnpacker unpacker, byte[] body) throws IOException {
     int length = unpacker.unpackRawStringHeader();
     long at = unpacker.getTotalReadBytes();
     if (length > body.length - at) {
-      throw new BoardRequestException(400, "malformed MessagePack: a string of " + length
-          + " bytes at offset " + at + " runs past the end of the body");
+      throw new BoardRequestException(
+          400,
+          "malformed MessagePack: a string of "
+              + length
+              + " bytes at offset "
+              + at
+              + " runs past the end of the body");
     }
     String problem = malformedUtf8(ByteBuffer.wrap(body, (int) at, length));
     if (problem != null) {
-      throw new BoardRequestException(400, "malformed MessagePack: a string is not valid UTF-8 "
-          + problem);
+      throw new BoardRequestException(
+          400, "malformed MessagePack: a string is not valid UTF-8 " + problem);
     }
     unpacker.readPayloadAsReference(length);
   }
@@ -124,9 +144,11 @@ final class StrictInput {
    * most four, within {@code in}'s limit), or null when there is none.
    */
   private static @Nullable String malformedUtf8(ByteBuffer in) {
-    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
     CharBuffer out = CharBuffer.allocate(CHUNK_CHARS);
     while (true) {
       CoderResult result = decoder.decode(in, out, true);
@@ -136,8 +158,11 @@ final class StrictInput {
         int at = in.position();
         byte[] shown = new byte[Math.min(SHOWN_BYTES, in.limit() - at)];
         in.get(at, shown);
-        return "at offset " + at + " (bytes from there: "
-            + HexFormat.ofDelimiter(" ").formatHex(shown) + ")";
+        return "at offset "
+            + at
+            + " (bytes from there: "
+            + HexFormat.ofDelimiter(" ").formatHex(shown)
+            + ")";
       } else {
         return null;
       }

@@ -40,8 +40,12 @@ final class TcpProperties {
     String key = nonBlank(env.getProperty(PREFIX + "tls-key"));
     if (cert != null || key != null) {
       if (cert == null || key == null) {
-        throw new IllegalArgumentException("give both " + PREFIX + "tls-cert and " + PREFIX
-            + "tls-key (--tls-cert and --tls-key)");
+        throw new IllegalArgumentException(
+            "give both "
+                + PREFIX
+                + "tls-cert and "
+                + PREFIX
+                + "tls-key (--tls-cert and --tls-key)");
       }
       b.tlsCertificate(Path.of(cert), Path.of(key));
     }
@@ -106,7 +110,8 @@ final class TcpProperties {
     }
     if (options.tlsCertificate() != null) {
       properties.put(PREFIX + "tls-cert", options.tlsCertificate().toString());
-      properties.put(PREFIX + "tls-key", requireNonNull(options.tlsPrivateKey(), "tlsPrivateKey").toString());
+      properties.put(
+          PREFIX + "tls-key", requireNonNull(options.tlsPrivateKey(), "tlsPrivateKey").toString());
     }
     properties.put(PREFIX + "tls-self-signed", options.tlsSelfSigned());
     properties.put(PREFIX + "host", options.host());

@@ -35,22 +35,41 @@ final class BoardChildProcess implements AutoCloseable {
 
   /** Starts the service with {@code properties} ({@code name=value}) and waits until it answers. */
   static BoardChildProcess start(int port, List<String> properties, Path log) throws IOException {
-    List<String> command = new ArrayList<>(List.of(
-        Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-        "-cp", System.getProperty("java.class.path"), BoardApplication.class.getName(),
-        "--server.port=" + port, "--server.address=127.0.0.1"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                BoardApplication.class.getName(),
+                "--server.port=" + port,
+                "--server.address=127.0.0.1"));
     properties.forEach(property -> command.add("--" + property));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
     process.getOutputStream().close();
     BoardChildProcess child = new BoardChildProcess(process, port, log);
     HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     try {
-      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(200))
           .failFast("the board's JVM exited; see " + log, () -> !process.isAlive())
-          .ignoreExceptions().until(() -> probe.send(HttpRequest.newBuilder(
-              URI.create(child.url() + "/boards?page=1&size=1")).build(),
-              HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+          .ignoreExceptions()
+          .until(
+              () ->
+                  probe
+                          .send(
+                              HttpRequest.newBuilder(
+                                      URI.create(child.url() + "/boards?page=1&size=1"))
+                                  .build(),
+                              HttpResponse.BodyHandlers.discarding())
+                          .statusCode()
+                      == 200);
     } catch (RuntimeException e) {
       child.kill();
       throw new IllegalStateException(e.getMessage() + "\n" + Files.readString(log), e);

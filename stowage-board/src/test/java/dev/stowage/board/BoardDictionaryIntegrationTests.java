@@ -23,8 +23,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Stowage mode's feed learns a zstd dictionary from its first 1,000 posts (core's default
- * compression), records it for every process, and keeps every page readable through a refill and
- * a restart of Redis.
+ * compression), records it for every process, and keeps every page readable through a refill and a
+ * restart of Redis.
  */
 @WithRedis
 @WithPostgres
@@ -33,12 +33,11 @@ class BoardDictionaryIntegrationTests {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   @Test
-  void learnsADictionaryFromTheFirstPostsAndEveryReaderKeepsReading(RedisServer redis,
-      PostgresDatabase db) throws Exception {
+  void learnsADictionaryFromTheFirstPostsAndEveryReaderKeepsReading(
+      RedisServer redis, PostgresDatabase db) throws Exception {
     JsonNode before;
     long dictionaryId;
-    try (BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(),
-        BoardMode.STOWAGE)) {
+    try (BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE)) {
       WebTestClient http = client(board);
       // The bulk write that completes the feed's 1,000 samples learns the dictionary before it
       // returns, and records it.
@@ -61,35 +60,47 @@ class BoardDictionaryIntegrationTests {
       assertThat(get(http, "/boards?page=3&size=500").get("data")).hasSize(100);
     }
     // A new process adopts the recorded dictionary and reads the same pages from the feed.
-    try (BoardServer again = BoardServer.start(0, redis.uri(), db.r2dbcUrl(),
-        BoardMode.STOWAGE)) {
+    try (BoardServer again = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE)) {
       WebTestClient http = client(again);
       assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
-      byte[] packed = http.get().uri("/boards?page=1&size=500").accept(BoardFormats.MSGPACK)
-          .exchange().expectStatus().isOk().expectBody(byte[].class).returnResult()
-          .getResponseBody();
-      assertThat(JSON.readTree(JSON.writeValueAsBytes(
-          new MessagePackMapper().readTree(packed))))
+      byte[] packed =
+          http.get()
+              .uri("/boards?page=1&size=500")
+              .accept(BoardFormats.MSGPACK)
+              .exchange()
+              .expectStatus()
+              .isOk()
+              .expectBody(byte[].class)
+              .returnResult()
+              .getResponseBody();
+      assertThat(JSON.readTree(JSON.writeValueAsBytes(new MessagePackMapper().readTree(packed))))
           .isEqualTo(before);
       // A cold cache is refilled with the dictionary, and every page reads the same meanwhile:
       // kept in the process until Redis's invalidation of the deleted keys arrives, then refilled.
       StoredFeed.delete(redis);
       redis.command("DEL", BoardKeys.COMPLETE);
-      await().atMost(WAIT).until(() -> {
-        assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
-        return StoredFeed.size(redis) == 1100;
-      });
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
+                return StoredFeed.size(redis) == 1100;
+              });
       // The refill wrote the old posts with the dictionary, and sealed their buckets with it.
       assertThat(StoredFeed.envelope(redis, 1)).isNotNull();
       await().atMost(WAIT).until(() -> StoredFeed.sealed(redis, 0) != null);
-      assertThat(Envelope.readHeader(StoredFeed.sealed(redis, 0)).dictionaryId()).isEqualTo(dictionaryId);
+      assertThat(Envelope.readHeader(StoredFeed.sealed(redis, 0)).dictionaryId())
+          .isEqualTo(dictionaryId);
 
       // A restarted (empty) Redis gets the feed and the dictionary back on the next read.
       redis.restart();
-      await().atMost(WAIT).until(() -> {
-        assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
-        return StoredFeed.size(redis) == 1100;
-      });
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
+                return StoredFeed.size(redis) == 1100;
+              });
       assertThat(redis.command("EXISTS", DictionaryStore.key(dictionaryId))).isEqualTo(":1");
       assertThat(StoredFeed.envelope(redis, 1)).isNotNull();
       await().atMost(WAIT).until(() -> StoredFeed.sealed(redis, 0) != null);
@@ -110,18 +121,34 @@ class BoardDictionaryIntegrationTests {
       posts.add(BoardPosts.post(i));
     }
     // The body is read, as every response's must be: an unread one leaks its buffers.
-    http.post().uri("/boards/bulk").contentType(MediaType.APPLICATION_JSON).bodyValue(posts)
-        .exchange().expectStatus().isOk().expectBody(JsonNode.class).value(reply -> assertThat(reply.get("data")).hasSize(count));
+    http.post()
+        .uri("/boards/bulk")
+        .contentType(MediaType.APPLICATION_JSON)
+        .bodyValue(posts)
+        .exchange()
+        .expectStatus()
+        .isOk()
+        .expectBody(JsonNode.class)
+        .value(reply -> assertThat(reply.get("data")).hasSize(count));
   }
 
   private static WebTestClient client(BoardServer board) {
-    return WebTestClient.bindToServer().baseUrl(board.url())
+    return WebTestClient.bindToServer()
+        .baseUrl(board.url())
         .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
-        .responseTimeout(Duration.ofSeconds(30)).build();
+        .responseTimeout(Duration.ofSeconds(30))
+        .build();
   }
 
   private static JsonNode get(WebTestClient http, String path) throws Exception {
-    return JSON.readTree(http.get().uri(path).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody());
+    return JSON.readTree(
+        http.get()
+            .uri(path)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody());
   }
 }

@@ -35,13 +35,23 @@ class BoardErrorsIntegrationTests {
   void start(RedisServer redis) {
     board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE);
     assertThat(board.settings().db()).startsWith("r2dbc:h2:mem:");
-    http = WebTestClient.bindToServer().baseUrl(board.url())
-        .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
-        .responseTimeout(Duration.ofSeconds(30)).build();
-    http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-        .bodyValue(BoardPosts.post(1)).exchange().expectStatus().isOk()
+    http =
+        WebTestClient.bindToServer()
+            .baseUrl(board.url())
+            .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
+            .responseTimeout(Duration.ofSeconds(30))
+            .build();
+    http.post()
+        .uri("/boards")
+        .contentType(MediaType.APPLICATION_JSON)
+        .bodyValue(BoardPosts.post(1))
+        .exchange()
+        .expectStatus()
+        .isOk()
         .expectBody(JsonNode.class)
-        .value(reply -> assertThat(reply.get("data").get("title").asText()).isEqualTo("Title number 1"));
+        .value(
+            reply ->
+                assertThat(reply.get("data").get("title").asText()).isEqualTo("Title number 1"));
   }
 
   @AfterAll
@@ -53,16 +63,22 @@ class BoardErrorsIntegrationTests {
 
   @Test
   void malformedJson() throws Exception {
-    assertRejected(post("/boards", MediaType.APPLICATION_JSON, "{\"title\": ".getBytes()), 400,
+    assertRejected(
+        post("/boards", MediaType.APPLICATION_JSON, "{\"title\": ".getBytes()),
+        400,
         "malformed JSON");
-    assertRejected(post("/boards", MediaType.APPLICATION_JSON, "{} trailing".getBytes()), 400,
+    assertRejected(
+        post("/boards", MediaType.APPLICATION_JSON, "{} trailing".getBytes()),
+        400,
         "malformed JSON");
   }
 
   @Test
   void malformedMessagePack() throws Exception {
-    assertRejected(post("/boards", BoardFormats.MSGPACK, new byte[] {(byte) 0x8a, (byte) 0xc1}),
-        400, "MessagePack");
+    assertRejected(
+        post("/boards", BoardFormats.MSGPACK, new byte[] {(byte) 0x8a, (byte) 0xc1}),
+        400,
+        "MessagePack");
   }
 
   @Test
@@ -75,7 +91,9 @@ class BoardErrorsIntegrationTests {
     Map<String, Object> post = BoardPosts.post(2);
     post.remove("title");
     post.remove("phone_number");
-    assertRejected(post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)), 400,
+    assertRejected(
+        post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)),
+        400,
         "missing required fields: title, phone_number");
   }
 
@@ -83,51 +101,72 @@ class BoardErrorsIntegrationTests {
   void wrongTypes() throws Exception {
     Map<String, Object> post = BoardPosts.post(3);
     post.put("member_id", "not a number");
-    assertRejected(post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)), 400,
+    assertRejected(
+        post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)),
+        400,
         "member_id");
-    assertRejected(post("/boards", MediaType.APPLICATION_JSON, "[1,2]".getBytes()), 400,
-        "wrong shape");
+    assertRejected(
+        post("/boards", MediaType.APPLICATION_JSON, "[1,2]".getBytes()), 400, "wrong shape");
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "title   | 5     | title",
-      "title   | 1.5   | title",
-      "company | true  | company",
-      "member_id | 1.5 | member_id",
-      "member_id | -1  | member_id"})
-  void scalarsOfTheWrongKindAreNotCoerced(String field, String json, String named) throws Exception {
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "title   | 5     | title",
+        "title   | 1.5   | title",
+        "company | true  | company",
+        "member_id | 1.5 | member_id",
+        "member_id | -1  | member_id"
+      })
+  void scalarsOfTheWrongKindAreNotCoerced(String field, String json, String named)
+      throws Exception {
     Map<String, Object> post = BoardPosts.post(5);
     post.put(field, JSON.readTree(json));
-    assertRejected(post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)), 400,
-        named);
+    assertRejected(
+        post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)), 400, named);
   }
 
   @Test
   void malformedOrOversizedBulkBodies() throws Exception {
-    assertRejected(post("/boards/bulk", BoardFormats.MSGPACK, new byte[] {(byte) 0x91, (byte) 0x8a}),
-        400, "MessagePack");
+    assertRejected(
+        post("/boards/bulk", BoardFormats.MSGPACK, new byte[] {(byte) 0x91, (byte) 0x8a}),
+        400,
+        "MessagePack");
     byte[] huge = new byte[BoardLimits.MAX_BULK_BYTES + 1];
     Arrays.fill(huge, (byte) ' ');
     huge[0] = '[';
-    assertRejected(post("/boards/bulk", MediaType.APPLICATION_JSON, huge), 413,
+    assertRejected(
+        post("/boards/bulk", MediaType.APPLICATION_JSON, huge),
+        413,
         "exceeds the limit of " + BoardLimits.MAX_BULK_BYTES + " bytes");
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "application/json;q=0.1, application/msgpack | application/msgpack",
-      "application/msgpack;q=0.5, application/json  | application/json",
-      "application/msgpack, application/json       | application/msgpack",
-      "application/json, application/msgpack      | application/json",
-      "*/*                                         | application/json",
-      "application/msgpack;q=0, */*                | application/json"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "application/json;q=0.1, application/msgpack | application/msgpack",
+        "application/msgpack;q=0.5, application/json  | application/json",
+        "application/msgpack, application/json       | application/msgpack",
+        "application/json, application/msgpack      | application/json",
+        "*/*                                         | application/json",
+        "application/msgpack;q=0, */*                | application/json"
+      })
   void theResponseTypeFollowsTheAcceptQualities(String accept, String expected) throws Exception {
-    byte[] body = http.get().uri("/boards?size=1").header("Accept", accept).exchange()
-        .expectStatus().isOk().expectHeader().contentType(MediaType.parseMediaType(expected))
-        .expectBody(byte[].class).returnResult().getResponseBody();
-    ObjectMapper reader = expected.equals("application/msgpack")
-        ? new MessagePackMapper() : JSON;
+    byte[] body =
+        http.get()
+            .uri("/boards?size=1")
+            .header("Accept", accept)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectHeader()
+            .contentType(MediaType.parseMediaType(expected))
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
+    ObjectMapper reader = expected.equals("application/msgpack") ? new MessagePackMapper() : JSON;
     assertThat(reader.readTree(body).get("data")).hasSize(1);
   }
 
@@ -135,17 +174,21 @@ class BoardErrorsIntegrationTests {
   void oversizedBodies() throws Exception {
     Map<String, Object> post = BoardPosts.post(4);
     post.put("body", "x".repeat(BoardLimits.MAX_POST_BYTES));
-    assertRejected(post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)), 413,
+    assertRejected(
+        post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)),
+        413,
         "exceeds the limit of " + BoardLimits.MAX_POST_BYTES + " bytes");
     post.put("body", "x".repeat(BoardLimits.MAX_TEXT_CHARS + 1));
-    assertRejected(post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)), 400,
+    assertRejected(
+        post("/boards", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(post)),
+        400,
         "body is " + (BoardLimits.MAX_TEXT_CHARS + 1) + " characters");
   }
 
   @Test
   void unsupportedContentType() throws Exception {
-    assertRejected(post("/boards", MediaType.TEXT_PLAIN, "hello".getBytes()), 415,
-        "unsupported Content-Type");
+    assertRejected(
+        post("/boards", MediaType.TEXT_PLAIN, "hello".getBytes()), 415, "unsupported Content-Type");
   }
 
   @Test
@@ -154,40 +197,49 @@ class BoardErrorsIntegrationTests {
     for (int i = 0; i < BoardLimits.MAX_BULK_POSTS + 1; i++) {
       tooMany.add(BoardPosts.post(i));
     }
-    assertRejected(post("/boards/bulk", MediaType.APPLICATION_JSON,
-        JSON.writeValueAsBytes(tooMany)), 400, "at most 1000 posts, got 1001");
-    assertRejected(post("/boards/bulk", MediaType.APPLICATION_JSON, "[]".getBytes()), 400,
+    assertRejected(
+        post("/boards/bulk", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(tooMany)),
+        400,
+        "at most 1000 posts, got 1001");
+    assertRejected(
+        post("/boards/bulk", MediaType.APPLICATION_JSON, "[]".getBytes()),
+        400,
         "at least one post");
     List<Map<String, Object>> oneBad = new ArrayList<>(tooMany.subList(0, 10));
     Map<String, Object> bad = BoardPosts.post(99);
     bad.remove("ssn");
     oneBad.add(bad);
-    assertRejected(post("/boards/bulk", MediaType.APPLICATION_JSON,
-        JSON.writeValueAsBytes(oneBad)), 400, "post [10]: missing required fields: ssn");
+    assertRejected(
+        post("/boards/bulk", MediaType.APPLICATION_JSON, JSON.writeValueAsBytes(oneBad)),
+        400,
+        "post [10]: missing required fields: ssn");
   }
 
   @ParameterizedTest
   @CsvSource({
-      "page=0, page must be from 1",
-      "page=-1, page must be from 1",
-      "page=1000001, page must be from 1 to 1000000",
-      "page=99999999999999999999, page must be a whole number",
-      "page=abc, page must be a whole number",
-      "size=0, size must be from 1 to 500",
-      "size=-5, size must be from 1 to 500",
-      "size=501, size must be from 1 to 500",
-      "size=1.5, size must be a whole number",
-      "size=, size must be a whole number"})
+    "page=0, page must be from 1",
+    "page=-1, page must be from 1",
+    "page=1000001, page must be from 1 to 1000000",
+    "page=99999999999999999999, page must be a whole number",
+    "page=abc, page must be a whole number",
+    "size=0, size must be from 1 to 500",
+    "size=-5, size must be from 1 to 500",
+    "size=501, size must be from 1 to 500",
+    "size=1.5, size must be a whole number",
+    "size=, size must be a whole number"
+  })
   void badPageParameters(String query, String message) throws Exception {
     assertRejected(http.get().uri("/boards?" + query).exchange(), 400, message);
   }
 
   @Test
   void unknownIds() throws Exception {
-    assertRejected(http.get().uri("/boards/65653f5000b66559c04fe767").exchange(), 404,
+    assertRejected(
+        http.get().uri("/boards/65653f5000b66559c04fe767").exchange(),
+        404,
         "no board with id '65653f5000b66559c04fe767'");
-    assertRejected(http.get().uri("/boards/not-an-id").exchange(), 404,
-        "no board with id 'not-an-id'");
+    assertRejected(
+        http.get().uri("/boards/not-an-id").exchange(), 404, "no board with id 'not-an-id'");
   }
 
   @Test
@@ -202,19 +254,33 @@ class BoardErrorsIntegrationTests {
   private void assertRejected(WebTestClient.ResponseSpec response, int status, String message)
       throws Exception {
     long before = count();
-    byte[] body = response.expectStatus().isEqualTo(status)
-        .expectHeader().contentType(MediaType.APPLICATION_JSON)
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] body =
+        response
+            .expectStatus()
+            .isEqualTo(status)
+            .expectHeader()
+            .contentType(MediaType.APPLICATION_JSON)
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     JsonNode error = JSON.readTree(body);
-    assertThat(error.get("code").asInt()).as(new String(body, StandardCharsets.UTF_8))
+    assertThat(error.get("code").asInt())
+        .as(new String(body, StandardCharsets.UTF_8))
         .isEqualTo(status);
     assertThat(error.get("message").asText()).contains(message);
     assertThat(count()).isEqualTo(before);
   }
 
   private long count() throws Exception {
-    byte[] body = http.get().uri("/boards?size=500").exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] body =
+        http.get()
+            .uri("/boards?size=500")
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     return JSON.readTree(body).get("data").size();
   }
 }

@@ -39,8 +39,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A Kafka event for every created post, through the outbox, with a real broker, a real Redis and
- * a real PostgreSQL (or H2), or MongoDB on mongo-java-server (a wire-compatible test server, not
+ * A Kafka event for every created post, through the outbox, with a real broker, a real Redis and a
+ * real PostgreSQL (or H2), or MongoDB on mongo-java-server (a wire-compatible test server, not
  * MongoDB): the broker killed under a write load, and the broker down when the service starts.
  */
 @WithKafka
@@ -49,23 +49,25 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BoardEventsIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 20;
+
   /** Shortened from the 60 s (kill at 20 s, restart at 30 s) to keep the suite short. */
   private static final Duration LOAD = Duration.ofSeconds(30);
+
   private static final Duration KILL_AT = Duration.ofSeconds(10);
   private static final Duration RESTART_AT = Duration.ofSeconds(15);
 
   /**
-   * 20 writers for 30 s, some of whose posts (alone or in a bulk) the database rejects; the
-   * broker SIGKILLed at 10 s and restarted at 15 s on the same ports and data: every acknowledged
-   * post has exactly one event once deduplicated by id, every stored post has one and no rejected
-   * post has any, the events come in score order per key, and the outbox empties after the
-   * restart. On PostgreSQL (an outbox table) and on MongoDB (the event in the post's document; the
-   * server is mongo-java-server, a wire-compatible test server, not MongoDB).
+   * 20 writers for 30 s, some of whose posts (alone or in a bulk) the database rejects; the broker
+   * SIGKILLed at 10 s and restarted at 15 s on the same ports and data: every acknowledged post has
+   * exactly one event once deduplicated by id, every stored post has one and no rejected post has
+   * any, the events come in score order per key, and the outbox empties after the restart. On
+   * PostgreSQL (an outbox table) and on MongoDB (the event in the post's document; the server is
+   * mongo-java-server, a wire-compatible test server, not MongoDB).
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"postgresql", "mongodb"})
-  void everyAcknowledgedPostHasOneEventInScoreOrderThroughABrokerKillAndRestart(String store,
-      KafkaBroker kafka, RedisServer redis, MongoTestServer mongo) throws Exception {
+  void everyAcknowledgedPostHasOneEventInScoreOrderThroughABrokerKillAndRestart(
+      String store, KafkaBroker kafka, RedisServer redis, MongoTestServer mongo) throws Exception {
     String topic = "board-events-kill-" + store;
     try (StoreUnderTest db = StoreUnderTest.open(store, mongo);
         BoardServer board = start(redis, db.url(), kafka, topic, 1_000_000)) {
@@ -82,49 +84,73 @@ class BoardEventsIntegrationTests {
       List<Future<?>> running = new ArrayList<>();
       for (int w = 0; w < WRITERS; w++) {
         int writer = w;
-        running.add(writers.submit(() -> {
-          for (int n = 0; System.nanoTime() < end; n++) {
-            write(http, board, writer, n, acknowledged, rejected, unexpected);
-          }
-          return null;
-        }));
+        running.add(
+            writers.submit(
+                () -> {
+                  for (int n = 0; System.nanoTime() < end; n++) {
+                    write(http, board, writer, n, acknowledged, rejected, unexpected);
+                  }
+                  return null;
+                }));
       }
-      await().atMost(KILL_AT.plusSeconds(5)).until(() -> System.nanoTime() - started
-          >= KILL_AT.toNanos());
+      await()
+          .atMost(KILL_AT.plusSeconds(5))
+          .until(() -> System.nanoTime() - started >= KILL_AT.toNanos());
       kafka.kill();
       int ackedAtKill = acknowledged.size();
-      await().atMost(RESTART_AT.plusSeconds(5)).until(() -> {
-        maxPending.accumulateAndGet(events.status().pending(), Math::max);
-        return System.nanoTime() - started >= RESTART_AT.toNanos();
-      });
+      await()
+          .atMost(RESTART_AT.plusSeconds(5))
+          .until(
+              () -> {
+                maxPending.accumulateAndGet(events.status().pending(), Math::max);
+                return System.nanoTime() - started >= RESTART_AT.toNanos();
+              });
       kafka.restart();
       long restarted = System.nanoTime();
       // The outage's backlog is gone once the oldest pending event is younger than the outage.
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
-        EventStatus status = events.status();
-        return status.pending() == 0 || status.oldestPendingAge().toMillis() < 1000;
-      });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                EventStatus status = events.status();
+                return status.pending() == 0 || status.oldestPendingAge().toMillis() < 1000;
+              });
       long backlogDrainedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted);
       for (Future<?> writer : running) {
         writer.get(60, TimeUnit.SECONDS);
       }
       writers.shutdown();
       long loadEnded = System.nanoTime();
-      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
           .until(() -> db.pendingEvents() == 0);
       long finalDrainMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - loadEnded);
 
       List<Event> all = TopicEvents.readAll(kafka.bootstrapServers(), topic);
       List<Event> unique = TopicEvents.deduplicated(all);
       Set<String> stored = db.storedIds();
-      System.out.printf("events under a broker kill on %s: %d writers for %d s, broker killed at %d s"
+      System.out.printf(
+          "events under a broker kill on %s: %d writers for %d s, broker killed at %d s"
               + " (%d posts acknowledged then) and restarted at %d s (in %d ms); %d posts"
               + " acknowledged, %d rejected by the database; %d events on the topic, %d after"
               + " deduplication (%d duplicates); most pending during the outage %d; the outage's"
               + " backlog drained %d ms after the restart, the outbox empty %d ms after the load%n",
-          db, WRITERS, LOAD.toSeconds(), KILL_AT.toSeconds(), ackedAtKill, RESTART_AT.toSeconds(),
-          kafka.lastStartTime().toMillis(), acknowledged.size(), rejected.get(), all.size(),
-          unique.size(), all.size() - unique.size(), maxPending.get(), backlogDrainedMillis,
+          db,
+          WRITERS,
+          LOAD.toSeconds(),
+          KILL_AT.toSeconds(),
+          ackedAtKill,
+          RESTART_AT.toSeconds(),
+          kafka.lastStartTime().toMillis(),
+          acknowledged.size(),
+          rejected.get(),
+          all.size(),
+          unique.size(),
+          all.size() - unique.size(),
+          maxPending.get(),
+          backlogDrainedMillis,
           finalDrainMillis);
 
       assertThat(unexpected.get()).as("answers other than 200 or the rejection's 500").isZero();
@@ -134,12 +160,15 @@ class BoardEventsIntegrationTests {
       assertThat(acknowledged).hasSizeGreaterThan(1000);
       assertThat(stored).containsAll(acknowledged.keySet());
       assertThat(unique).extracting(Event::id).containsExactlyInAnyOrderElementsOf(stored);
-      assertThat(unique).allSatisfy(event -> {
-        assertThat(event.key()).isEqualTo(BoardEvents.BOARD);
-        assertThat(event.version()).isEqualTo(PostCreatedEvent.VERSION);
-        assertThat(event.post().get("id").asText()).isEqualTo(event.id());
-        assertThat(event.post().get("title").asText()).isNotEqualTo(DatabaseRejection.TITLE);
-      });
+      assertThat(unique)
+          .allSatisfy(
+              event -> {
+                assertThat(event.key()).isEqualTo(BoardEvents.BOARD);
+                assertThat(event.version()).isEqualTo(PostCreatedEvent.VERSION);
+                assertThat(event.post().get("id").asText()).isEqualTo(event.id());
+                assertThat(event.post().get("title").asText())
+                    .isNotEqualTo(DatabaseRejection.TITLE);
+              });
       for (Event event : unique) {
         Long score = acknowledged.get(event.id());
         if (score != null) {
@@ -151,9 +180,9 @@ class BoardEventsIntegrationTests {
   }
 
   /**
-   * The broker down when the service starts: the service starts and takes posts, beyond the
-   * backlog limit too, its status shows them waiting and over the limit, and they are published
-   * in order once the broker is up. On H2, the in-memory database of record.
+   * The broker down when the service starts: the service starts and takes posts, beyond the backlog
+   * limit too, its status shows them waiting and over the limit, and they are published in order
+   * once the broker is up. On H2, the in-memory database of record.
    */
   @Test
   void theServiceStartsAndTakesPostsWhileKafkaIsDownAndPublishesThemOnceItIsUp(
@@ -165,15 +194,24 @@ class BoardEventsIntegrationTests {
       HttpClient http = HttpClient.newHttpClient();
       Set<String> ids = new HashSet<>();
       for (int i = 0; i < 10; i++) {
-        ids.add(post(http, board, "/boards", JSON.writeValueAsBytes(BoardPosts.post(i)))
-            .get("data").get("id").asText());
+        ids.add(
+            post(http, board, "/boards", JSON.writeValueAsBytes(BoardPosts.post(i)))
+                .get("data")
+                .get("id")
+                .asText());
       }
-      JsonNode bulk = post(http, board, "/boards/bulk", JSON.writeValueAsBytes(
-          List.of(BoardPosts.post(10), BoardPosts.post(11), BoardPosts.post(12))));
+      JsonNode bulk =
+          post(
+              http,
+              board,
+              "/boards/bulk",
+              JSON.writeValueAsBytes(
+                  List.of(BoardPosts.post(10), BoardPosts.post(11), BoardPosts.post(12))));
       bulk.get("data").forEach(item -> ids.add(item.get("id").asText()));
 
-      await().atMost(Duration.ofSeconds(30)).until(() -> events.status().pending() == 13
-          && events.status().lastError() != null);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> events.status().pending() == 13 && events.status().lastError() != null);
       EventStatus waiting = events.status();
       assertThat(waiting.overLimit()).isTrue();
       assertThat(waiting.oldestPendingAge()).isPositive();
@@ -190,12 +228,16 @@ class BoardEventsIntegrationTests {
       kafka.restart();
       await().atMost(Duration.ofSeconds(60)).until(() -> events.status().pending() == 0);
       assertThat(events.status().overLimit()).isFalse();
-      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-        JsonNode caughtUp = health(http, board);
-        assertThat(caughtUp.at("/components/events/status").asText()).isEqualTo("UP");
-        assertThat(caughtUp.at("/components/events/details/pending").asLong()).isZero();
-        assertThat(caughtUp.at("/components/events/details/published").asLong()).isEqualTo(13);
-      });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                JsonNode caughtUp = health(http, board);
+                assertThat(caughtUp.at("/components/events/status").asText()).isEqualTo("UP");
+                assertThat(caughtUp.at("/components/events/details/pending").asLong()).isZero();
+                assertThat(caughtUp.at("/components/events/details/published").asLong())
+                    .isEqualTo(13);
+              });
       List<Event> published = TopicEvents.readAll(kafka.bootstrapServers(), topic);
       assertThat(published).extracting(Event::id).containsExactlyInAnyOrderElementsOf(ids);
       TopicEvents.assertScoreOrderPerKey(published);
@@ -208,17 +250,28 @@ class BoardEventsIntegrationTests {
 
   /** {@code /actuator/health}, whatever its status. */
   private static JsonNode health(HttpClient http, BoardServer board) throws Exception {
-    HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(
-        URI.create(board.url() + "/actuator/health")).build(),
-        HttpResponse.BodyHandlers.ofByteArray());
+    HttpResponse<byte[]> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(board.url() + "/actuator/health")).build(),
+            HttpResponse.BodyHandlers.ofByteArray());
     return JSON.readTree(response.body());
   }
 
-  private static BoardServer start(RedisServer redis, String dbUrl, KafkaBroker kafka,
-      String topic, long backlogLimit) {
-    return BoardServer.start(0, redis.uri(), dbUrl, BoardMode.STOWAGE, FeedCompression.ZSTD_DICT,
-        null, HttpOptions.defaults(), true, BoardEventOptions.builder(kafka.bootstrapServers())
-            .topic(topic).backlogLimit(backlogLimit).build());
+  private static BoardServer start(
+      RedisServer redis, String dbUrl, KafkaBroker kafka, String topic, long backlogLimit) {
+    return BoardServer.start(
+        0,
+        redis.uri(),
+        dbUrl,
+        BoardMode.STOWAGE,
+        FeedCompression.ZSTD_DICT,
+        null,
+        HttpOptions.defaults(),
+        true,
+        BoardEventOptions.builder(kafka.bootstrapServers())
+            .topic(topic)
+            .backlogLimit(backlogLimit)
+            .build());
   }
 
   /**
@@ -226,26 +279,35 @@ class BoardEventsIntegrationTests {
    * rejects, writer 4 sends bulks of three with every fourth bulk holding one, the others valid
    * posts.
    */
-  private static void write(HttpClient http, BoardServer board, int w, int n,
-      Map<String, Long> acknowledged, AtomicInteger rejected, AtomicInteger unexpected)
+  private static void write(
+      HttpClient http,
+      BoardServer board,
+      int w,
+      int n,
+      Map<String, Long> acknowledged,
+      AtomicInteger rejected,
+      AtomicInteger unexpected)
       throws Exception {
     int index = w * 1_000_000 + n;
     boolean bulk = w == 4;
     boolean reject = w < 4 ? n % 3 == 2 : bulk && n % 4 == 3;
     Object body;
     if (bulk) {
-      List<Map<String, Object>> posts = new ArrayList<>(List.of(BoardPosts.post(index),
-          BoardPosts.post(index + 500_000)));
+      List<Map<String, Object>> posts =
+          new ArrayList<>(List.of(BoardPosts.post(index), BoardPosts.post(index + 500_000)));
       posts.add(reject ? DatabaseRejection.post() : BoardPosts.post(index + 700_000));
       body = posts;
     } else {
       body = reject ? DatabaseRejection.post() : BoardPosts.post(index);
     }
-    HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(
-            URI.create(board.url() + (bulk ? "/boards/bulk" : "/boards")))
-        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(),
-        HttpResponse.BodyHandlers.ofByteArray());
+    HttpResponse<byte[]> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(board.url() + (bulk ? "/boards/bulk" : "/boards")))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
     if (reject && response.statusCode() == 500) {
       rejected.incrementAndGet();
     } else if (!reject && response.statusCode() == 200) {
@@ -260,10 +322,13 @@ class BoardEventsIntegrationTests {
 
   private static JsonNode post(HttpClient http, BoardServer board, String path, byte[] body)
       throws Exception {
-    HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(
-            URI.create(board.url() + path)).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
-        HttpResponse.BodyHandlers.ofByteArray());
+    HttpResponse<byte[]> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(board.url() + path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
     assertThat(response.statusCode()).as(new String(response.body())).isEqualTo(200);
     return JSON.readTree(response.body());
   }

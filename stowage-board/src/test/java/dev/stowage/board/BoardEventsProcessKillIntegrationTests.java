@@ -51,20 +51,22 @@ class BoardEventsProcessKillIntegrationTests {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"postgresql", "mongodb"})
-  void noAcknowledgedPostIsLeftWithoutItsEventAfterTheProcessIsKilledAndRestarted(String store,
-      KafkaBroker kafka, RedisServer redis, MongoTestServer mongo) throws Exception {
+  void noAcknowledgedPostIsLeftWithoutItsEventAfterTheProcessIsKilledAndRestarted(
+      String store, KafkaBroker kafka, RedisServer redis, MongoTestServer mongo) throws Exception {
     try (StoreUnderTest db = StoreUnderTest.open(store, mongo)) {
       killAndRestartUnderLoad(db, kafka, redis, "board-events-process-kill-" + store);
     }
   }
 
-  private void killAndRestartUnderLoad(StoreUnderTest db, KafkaBroker kafka, RedisServer redis,
-      String topic) throws Exception {
+  private void killAndRestartUnderLoad(
+      StoreUnderTest db, KafkaBroker kafka, RedisServer redis, String topic) throws Exception {
     int port = BoardChildProcess.freePort();
-    List<String> properties = List.of("stowage.board.redis=" + redis.uri(),
-        "stowage.board.db=" + db.url(),
-        "stowage.board.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
-        "stowage.board.kafka.topic=" + topic);
+    List<String> properties =
+        List.of(
+            "stowage.board.redis=" + redis.uri(),
+            "stowage.board.db=" + db.url(),
+            "stowage.board.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+            "stowage.board.kafka.topic=" + topic);
     Map<String, Long> acknowledged = new ConcurrentHashMap<>();
     AtomicInteger failed = new AtomicInteger();
     BoardChildProcess first = BoardChildProcess.start(port, properties, temp.resolve("first.log"));
@@ -74,28 +76,36 @@ class BoardEventsProcessKillIntegrationTests {
     List<Future<?>> running = new ArrayList<>();
     for (int w = 0; w < WRITERS; w++) {
       int writer = w;
-      running.add(writers.submit(() -> {
-        for (int n = 0; writing.get(); n++) {
-          try {
-            HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/boards"))
-                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(
-                    BoardPosts.post(writer * 1_000_000 + n)))).build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() == 200) {
-              JsonNode data = JSON.readTree(response.body()).get("data");
-              acknowledged.put(data.get("id").asText(), data.get("score").asLong());
-            } else {
-              failed.incrementAndGet();
-            }
-          } catch (IOException e) {
-            // The process is gone: no answer, so nothing acknowledged.
-            failed.incrementAndGet();
-          }
-        }
-        return null;
-      }));
+      running.add(
+          writers.submit(
+              () -> {
+                for (int n = 0; writing.get(); n++) {
+                  try {
+                    HttpResponse<byte[]> response =
+                        http.send(
+                            HttpRequest.newBuilder(
+                                    URI.create("http://127.0.0.1:" + port + "/boards"))
+                                .timeout(Duration.ofSeconds(10))
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                    HttpRequest.BodyPublishers.ofByteArray(
+                                        JSON.writeValueAsBytes(
+                                            BoardPosts.post(writer * 1_000_000 + n))))
+                                .build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
+                    if (response.statusCode() == 200) {
+                      JsonNode data = JSON.readTree(response.body()).get("data");
+                      acknowledged.put(data.get("id").asText(), data.get("score").asLong());
+                    } else {
+                      failed.incrementAndGet();
+                    }
+                  } catch (IOException e) {
+                    // The process is gone: no answer, so nothing acknowledged.
+                    failed.incrementAndGet();
+                  }
+                }
+                return null;
+              }));
     }
     BoardChildProcess second = null;
     try {
@@ -110,21 +120,35 @@ class BoardEventsProcessKillIntegrationTests {
         writer.get(60, TimeUnit.SECONDS);
       }
       long loadEnded = System.nanoTime();
-      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
           .until(() -> db.pendingEvents() == 0);
       long drainMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - loadEnded);
 
       List<Event> all = TopicEvents.readAll(kafka.bootstrapServers(), topic);
       List<Event> unique = TopicEvents.deduplicated(all);
       Set<String> stored = db.storedIds();
-      System.out.printf("events across a board SIGKILL on %s: %d writers; %d posts acknowledged before"
+      System.out.printf(
+          "events across a board SIGKILL on %s: %d writers; %d posts acknowledged before"
               + " the kill, %d in all, %d requests unanswered or failed; %d posts stored; %d events"
               + " on the topic, %d after deduplication (%d duplicates); outbox empty %d ms after"
-              + " the load%n", db, WRITERS, ackedAtKill, acknowledged.size(), failed.get(),
-          stored.size(), all.size(), unique.size(), all.size() - unique.size(), drainMillis);
+              + " the load%n",
+          db,
+          WRITERS,
+          ackedAtKill,
+          acknowledged.size(),
+          failed.get(),
+          stored.size(),
+          all.size(),
+          unique.size(),
+          all.size() - unique.size(),
+          drainMillis);
 
       assertThat(stored).containsAll(acknowledged.keySet());
-      assertThat(unique).extracting(Event::id).containsAll(acknowledged.keySet())
+      assertThat(unique)
+          .extracting(Event::id)
+          .containsAll(acknowledged.keySet())
           .containsExactlyInAnyOrderElementsOf(stored);
       for (Event event : unique) {
         Long score = acknowledged.get(event.id());

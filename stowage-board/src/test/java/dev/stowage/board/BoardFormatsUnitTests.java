@@ -27,9 +27,13 @@ class BoardFormatsUnitTests {
   @Test
   void storedFragmentHasTheSeedsNamesOrderAndDateFormat() {
     String json = new String(formats.toJson(board(1)), StandardCharsets.UTF_8);
-    assertThat(json).startsWith("{\"id\":\"" + BoardIds.of(1_701_134_160L, 1001)
-        + "\",\"score\":1001,\"member_id\":60001,\"title\":\"Title number 1\"");
-    assertThat(json).containsPattern("\"modified_at\":\"\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\"");
+    assertThat(json)
+        .startsWith(
+            "{\"id\":\""
+                + BoardIds.of(1_701_134_160L, 1001)
+                + "\",\"score\":1001,\"member_id\":60001,\"title\":\"Title number 1\"");
+    assertThat(json)
+        .containsPattern("\"modified_at\":\"\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\"");
     assertThat(json).endsWith("\"created_ts\":1701134160137}");
   }
 
@@ -74,7 +78,8 @@ class BoardFormatsUnitTests {
   @Test
   void parsingRejectsWhatIsWrongWithAMessage() {
     assertThatThrownBy(() -> formats.parseOne("{".getBytes(), false))
-        .isInstanceOf(BoardRequestException.class).hasMessageStartingWith("malformed JSON");
+        .isInstanceOf(BoardRequestException.class)
+        .hasMessageStartingWith("malformed JSON");
     assertThatThrownBy(() -> formats.parseOne("{\"title\":\"t\"}".getBytes(), false))
         .hasMessageContaining("missing required fields: member_id, body, address");
     assertThatThrownBy(() -> formats.parseOne("null".getBytes(), false))
@@ -88,12 +93,13 @@ class BoardFormatsUnitTests {
     assertThat(BoardFormats.wantsMsgpack(List.of())).isFalse();
     assertThat(BoardFormats.wantsMsgpack(List.of(MediaType.ALL))).isFalse();
     assertThat(BoardFormats.wantsMsgpack(List.of(BoardFormats.MSGPACK))).isTrue();
-    assertThat(BoardFormats.wantsMsgpack(List.of(MediaType.APPLICATION_JSON,
-        BoardFormats.MSGPACK))).isFalse();
+    assertThat(BoardFormats.wantsMsgpack(List.of(MediaType.APPLICATION_JSON, BoardFormats.MSGPACK)))
+        .isFalse();
     assertThat(BoardFormats.isMsgpackBody(null)).isFalse();
     assertThat(BoardFormats.isMsgpackBody(BoardFormats.MSGPACK)).isTrue();
     assertThatThrownBy(() -> BoardFormats.isMsgpackBody(MediaType.TEXT_PLAIN))
-        .isInstanceOf(BoardRequestException.class).hasMessageContaining("text/plain");
+        .isInstanceOf(BoardRequestException.class)
+        .hasMessageContaining("text/plain");
   }
 
   @Test

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * HTTP clients that pipeline requests and read no response (issue 29): the service computes at
- * most one response ahead for each, serves other clients meanwhile, and closes them by the write
+ * HTTP clients that pipeline requests and read no response (issue 29): the service computes at most
+ * one response ahead for each, serves other clients meanwhile, and closes them by the write
  * timeout; a client that pipelines and reads gets every response in order. Pages of 500 posts with
  * four 3,990-character fields (about 8 MB each), a write timeout of 2 s.
  */
@@ -48,9 +48,16 @@ class BoardHttpBackpressureIntegrationTests {
   @BeforeAll
   void start(RedisServer redis) throws Exception {
     db = PostgresDatabase.create();
-    board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE,
-        FeedCompression.NONE, null, HttpOptions.builder().writeTimeout(WRITE_TIMEOUT).build(),
-        true);
+    board =
+        BoardServer.start(
+            0,
+            redis.uri(),
+            db.r2dbcUrl(),
+            BoardMode.STOWAGE,
+            FeedCompression.NONE,
+            null,
+            HttpOptions.builder().writeTimeout(WRITE_TIMEOUT).build(),
+            true);
     limits = board.httpLimits();
     String text = "x".repeat(3990);
     for (int batch = 0; batch < 2; batch++) {
@@ -86,9 +93,9 @@ class BoardHttpBackpressureIntegrationTests {
   }
 
   /**
-   * 40 pipelined requests for pages of 500 posts, none read: one response is computed and held,
-   * the other 39 requests wait unread; another client's pages are answered within 2 s each
-   * meanwhile; the write timeout closes the slow connection.
+   * 40 pipelined requests for pages of 500 posts, none read: one response is computed and held, the
+   * other 39 requests wait unread; another client's pages are answered within 2 s each meanwhile;
+   * the write timeout closes the slow connection.
    */
   @Test
   void aClientThatPipelinesPagesAndReadsNoneHasOneComputedAndIsClosedByTheWriteTimeout()
@@ -97,31 +104,40 @@ class BoardHttpBackpressureIntegrationTests {
     long begunBefore = limits.responsesBegun();
     long started = System.nanoTime();
     try (Socket slow = notReading()) {
-      String request = "GET " + LARGE_PAGE + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-          + "Accept: application/json\r\n\r\n";
+      String request =
+          "GET "
+              + LARGE_PAGE
+              + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+              + "Accept: application/json\r\n\r\n";
       slow.getOutputStream().write(request.repeat(40).getBytes(StandardCharsets.US_ASCII));
       slow.getOutputStream().flush();
-      await("the slow connection's first response begun").atMost(WAIT)
+      await("the slow connection's first response begun")
+          .atMost(WAIT)
           .until(() -> limits.responsesBegun() > begunBefore);
       AtomicInteger otherPages = new AtomicInteger();
       try (RawHttp other = new RawHttp(board.port(), WAIT)) {
-        await("the slow connection closed by the write timeout").atMost(WAIT)
-            .pollInterval(Duration.ofMillis(50)).until(() -> {
-              long asked = System.nanoTime();
-              other.get("/boards?page=1&size=5");
-              RawHttp.Response page = other.readResponse();
-              otherPages.incrementAndGet();
-              assertThat(page.status()).isEqualTo(200);
-              assertThat(JSON.readTree(page.body()).get("data")).hasSize(5);
-              assertThat(Duration.ofNanos(System.nanoTime() - asked))
-                  .isLessThan(Duration.ofSeconds(2));
-              assertThat(limits.responsesBegun() - begunBefore - otherPages.get())
-                  .as("responses begun for the slow connection").isLessThanOrEqualTo(1);
-              return limits.writeTimeouts() != timeoutsBefore;
-            });
+        await("the slow connection closed by the write timeout")
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(50))
+            .until(
+                () -> {
+                  long asked = System.nanoTime();
+                  other.get("/boards?page=1&size=5");
+                  RawHttp.Response page = other.readResponse();
+                  otherPages.incrementAndGet();
+                  assertThat(page.status()).isEqualTo(200);
+                  assertThat(JSON.readTree(page.body()).get("data")).hasSize(5);
+                  assertThat(Duration.ofNanos(System.nanoTime() - asked))
+                      .isLessThan(Duration.ofSeconds(2));
+                  assertThat(limits.responsesBegun() - begunBefore - otherPages.get())
+                      .as("responses begun for the slow connection")
+                      .isLessThanOrEqualTo(1);
+                  return limits.writeTimeouts() != timeoutsBefore;
+                });
         assertThat(limits.writeTimeouts()).isEqualTo(timeoutsBefore + 1);
         assertThat(limits.responsesBegun() - begunBefore - otherPages.get())
-            .as("responses begun for the slow connection").isEqualTo(1);
+            .as("responses begun for the slow connection")
+            .isEqualTo(1);
         assertThat(Duration.ofNanos(System.nanoTime() - started))
             .isLessThan(Duration.ofSeconds(10));
         other.get("/boards?page=1&size=5");
@@ -141,13 +157,19 @@ class BoardHttpBackpressureIntegrationTests {
   @Test
   void aClientThatPipelinesAndReadsGetsEveryResponseInOrder() throws Exception {
     byte[] post = JSON.writeValueAsBytes(BoardPosts.post(9_999));
-    String pipelined = "GET " + LARGE_PAGE + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        + "POST /boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + "Content-Length: " + post.length + "\r\n\r\n" + new String(post, StandardCharsets.UTF_8)
-        + "HEAD /boards?page=1&size=3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        + "GET /boards?page=1&size=3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        + "GET /boards?page=1&size=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-        + "GET /boards?page=1&size=2 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    String pipelined =
+        "GET "
+            + LARGE_PAGE
+            + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            + "POST /boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Content-Length: "
+            + post.length
+            + "\r\n\r\n"
+            + new String(post, StandardCharsets.UTF_8)
+            + "HEAD /boards?page=1&size=3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            + "GET /boards?page=1&size=3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            + "GET /boards?page=1&size=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            + "GET /boards?page=1&size=2 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     try (RawHttp client = new RawHttp(board.port(), WAIT)) {
       client.send(pipelined);
       RawHttp.Response large = client.readResponse();

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The HTTP API's connections are not kept forever: one that waits for a request longer than the
  * idle timeout is closed, a request that does not arrive within the request read timeout of its
- * first byte is answered 408 and its connection closed, a connection beyond the maximum takes
- * the place of the longest idle one or, when none is idle, is answered 503 at once, while the
+ * first byte is answered 408 and its connection closed, a connection beyond the maximum takes the
+ * place of the longest idle one or, when none is idle, is answered 503 at once, while the
  * connections kept are served, and one beyond its address's cap is answered 503. Each test runs a
  * service with short limits of its own.
  */
@@ -35,8 +35,8 @@ class BoardHttpLimitsIntegrationTests {
   @Test
   void aConnectionWaitingForARequestIsClosedAfterTheIdleTimeout(RedisServer redis)
       throws Exception {
-    try (BoardServer board = start(redis, HttpOptions.builder().idleTimeout(Duration.ofSeconds(1))
-        .build())) {
+    try (BoardServer board =
+        start(redis, HttpOptions.builder().idleTimeout(Duration.ofSeconds(1)).build())) {
       try (RawHttp silent = new RawHttp(board.port(), WAIT)) {
         long start = System.nanoTime();
         assertThat(silent.endsNow()).isTrue();
@@ -56,10 +56,16 @@ class BoardHttpLimitsIntegrationTests {
   @Test
   void aRequestThatDoesNotArriveWithinTheRequestReadTimeoutIsAnswered408(RedisServer redis)
       throws Exception {
-    try (BoardServer board = start(redis, HttpOptions.builder().idleTimeout(Duration.ofSeconds(10))
-        .requestReadTimeout(Duration.ofSeconds(1)).build())) {
-      String timeout = "the request did not arrive within the request read timeout of 1000 ms"
-          + " from its first byte";
+    try (BoardServer board =
+        start(
+            redis,
+            HttpOptions.builder()
+                .idleTimeout(Duration.ofSeconds(10))
+                .requestReadTimeout(Duration.ofSeconds(1))
+                .build())) {
+      String timeout =
+          "the request did not arrive within the request read timeout of 1000 ms"
+              + " from its first byte";
       // Half the headers, then nothing.
       try (RawHttp half = new RawHttp(board.port(), WAIT)) {
         long start = System.nanoTime();
@@ -69,16 +75,23 @@ class BoardHttpLimitsIntegrationTests {
       // The headers one byte every 100 ms: never quiet, never complete in time.
       try (RawHttp trickle = new RawHttp(board.port(), WAIT)) {
         long start = System.nanoTime();
-        trickleUntilClosed(trickle, "GET /boards?page=1&size=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            + "X-Padding: " + "p".repeat(60) + "\r\n\r\n");
+        trickleUntilClosed(
+            trickle,
+            "GET /boards?page=1&size=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "X-Padding: "
+                + "p".repeat(60)
+                + "\r\n\r\n");
         assertTimedOut(trickle, start, timeout);
       }
       // Whole headers, then a body that trickles: nothing is written.
       byte[] post = JSON.writeValueAsBytes(BoardPosts.post(1));
       try (RawHttp body = new RawHttp(board.port(), WAIT)) {
         long start = System.nanoTime();
-        body.send("POST /boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            + "Content-Length: " + post.length + "\r\n\r\n");
+        body.send(
+            "POST /boards HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: "
+                + post.length
+                + "\r\n\r\n");
         trickleUntilClosed(body, new String(post, StandardCharsets.UTF_8));
         assertTimedOut(body, start, timeout);
       }
@@ -95,8 +108,9 @@ class BoardHttpLimitsIntegrationTests {
   @Test
   void anAddressBeyondItsConnectionCapIsTurnedAwayWhileAnotherAddressIsServed(RedisServer redis)
       throws Exception {
-    try (BoardServer board = start(redis, HttpOptions.builder().maxConnections(16)
-        .maxConnectionsPerAddress(4).build())) {
+    try (BoardServer board =
+        start(
+            redis, HttpOptions.builder().maxConnections(16).maxConnectionsPerAddress(4).build())) {
       List<RawHttp> greedy = new ArrayList<>();
       try {
         for (int i = 0; i < 4; i++) {
@@ -107,8 +121,10 @@ class BoardHttpLimitsIntegrationTests {
           try (RawHttp extra = new RawHttp(board.port(), WAIT, "127.0.0.2")) {
             RawHttp.Response refused = extra.readResponse();
             assertThat(refused.status()).isEqualTo(503);
-            assertThat(refused.text()).isEqualTo("{\"code\":503,\"message\":\"the server holds its"
-                + " maximum of 4 HTTP connections from 127.0.0.2; close one first\"}");
+            assertThat(refused.text())
+                .isEqualTo(
+                    "{\"code\":503,\"message\":\"the server holds its"
+                        + " maximum of 4 HTTP connections from 127.0.0.2; close one first\"}");
             assertThat(extra.endsNow()).isTrue();
           }
         }
@@ -155,8 +171,9 @@ class BoardHttpLimitsIntegrationTests {
           kept.add(new RawHttp(board.port(), WAIT));
           int open = i + 1;
           // One at a time, so that each is idle since later than the one before.
-          await().atMost(WAIT).until(() -> limits.connections() == open
-              && limits.idleConnections() == open);
+          await()
+              .atMost(WAIT)
+              .until(() -> limits.connections() == open && limits.idleConnections() == open);
         }
         // The first answers a request: idle since its response, so the second is the idlest.
         kept.get(0).get("/boards?page=1&size=1");
@@ -171,8 +188,7 @@ class BoardHttpLimitsIntegrationTests {
           for (int i = 0; i < 8; i++) {
             if (i != 1) {
               kept.get(i).get("/boards?page=1&size=1");
-              assertThat(kept.get(i).readResponse().status()).as("connection %d", i)
-                  .isEqualTo(200);
+              assertThat(kept.get(i).readResponse().status()).as("connection %d", i).isEqualTo(200);
             }
           }
           assertThat(limits.evictions()).isEqualTo(1);
@@ -199,16 +215,20 @@ class BoardHttpLimitsIntegrationTests {
           // Half a request: its headers have begun and not ended.
           connection.send("GET /boards?page=1&size=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n");
         }
-        await().atMost(WAIT).until(() -> limits.connections() == 8
-            && limits.idleConnections() == 0);
+        await()
+            .atMost(WAIT)
+            .until(() -> limits.connections() == 8 && limits.idleConnections() == 0);
         for (int i = 0; i < 3; i++) {
           try (RawHttp extra = new RawHttp(board.port(), WAIT)) {
             RawHttp.Response refused = extra.readResponse();
             assertThat(refused.status()).isEqualTo(503);
-            assertThat(refused.headers()).containsEntry("content-type", "application/json")
+            assertThat(refused.headers())
+                .containsEntry("content-type", "application/json")
                 .containsEntry("connection", "close");
-            assertThat(refused.text()).isEqualTo("{\"code\":503,\"message\":\"the server holds its"
-                + " maximum of 8 HTTP connections and none is idle; try again later\"}");
+            assertThat(refused.text())
+                .isEqualTo(
+                    "{\"code\":503,\"message\":\"the server holds its"
+                        + " maximum of 8 HTTP connections and none is idle; try again later\"}");
             assertThat(extra.endsNow()).isTrue();
           }
         }
@@ -231,8 +251,8 @@ class BoardHttpLimitsIntegrationTests {
   }
 
   private static BoardServer start(RedisServer redis, HttpOptions http) {
-    return BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE,
-        null, http, true);
+    return BoardServer.start(
+        0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE, null, http, true);
   }
 
   private static void assertTimedOut(RawHttp connection, long start, String message)
@@ -240,7 +260,8 @@ class BoardHttpLimitsIntegrationTests {
     RawHttp.Response response = connection.readResponse();
     long elapsed = elapsedMs(start);
     assertThat(response.status()).isEqualTo(408);
-    assertThat(response.headers()).containsEntry("content-type", "application/json")
+    assertThat(response.headers())
+        .containsEntry("content-type", "application/json")
         .containsEntry("connection", "close");
     JsonNode error = JSON.readTree(response.body());
     assertThat(error.get("code").asInt()).isEqualTo(408);
@@ -259,19 +280,24 @@ class BoardHttpLimitsIntegrationTests {
     AtomicBoolean closed = new AtomicBoolean();
     ScheduledExecutorService attacker = Executors.newSingleThreadScheduledExecutor();
     try {
-      attacker.scheduleAtFixedRate(() -> {
-        if (closed.get() || sent.get() == bytes.length) {
-          return;
-        }
-        try {
-          connection.send(new byte[] {bytes[sent.get()]});
-          sent.incrementAndGet();
-        } catch (IOException e) {
-          closed.set(true);
-        }
-      }, 0, 100, TimeUnit.MILLISECONDS);
-      await().atMost(WAIT).until(() -> closed.get() || connection.hasInput()
-          || sent.get() == bytes.length);
+      attacker.scheduleAtFixedRate(
+          () -> {
+            if (closed.get() || sent.get() == bytes.length) {
+              return;
+            }
+            try {
+              connection.send(new byte[] {bytes[sent.get()]});
+              sent.incrementAndGet();
+            } catch (IOException e) {
+              closed.set(true);
+            }
+          },
+          0,
+          100,
+          TimeUnit.MILLISECONDS);
+      await()
+          .atMost(WAIT)
+          .until(() -> closed.get() || connection.hasInput() || sent.get() == bytes.length);
     } finally {
       attacker.shutdownNow();
       assertThat(attacker.awaitTermination(30, TimeUnit.SECONDS)).isTrue();

@@ -21,8 +21,8 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
 
 /**
  * Issue 29's low items over raw HTTP: every error Netty raises has the JSON error shape, 400s are
- * in the service's words, text limits count code points, JSON is UTF-8 only, HEAD is answered
- * where GET is, and a pipelined request's deadline starts with its first byte.
+ * in the service's words, text limits count code points, JSON is UTF-8 only, HEAD is answered where
+ * GET is, and a pipelined request's deadline starts with its first byte.
  */
 @WithRedis
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -35,8 +35,16 @@ class BoardLowIntegrationTests {
 
   @BeforeAll
   void start(RedisServer redis) {
-    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.ZSTD_DICT,
-        null, HttpOptions.builder().requestReadTimeout(DEADLINE).build(), true);
+    board =
+        BoardServer.start(
+            0,
+            redis.uri(),
+            null,
+            BoardMode.STOWAGE,
+            FeedCompression.ZSTD_DICT,
+            null,
+            HttpOptions.builder().requestReadTimeout(DEADLINE).build(),
+            true);
   }
 
   @AfterAll
@@ -48,20 +56,27 @@ class BoardLowIntegrationTests {
 
   @Test
   void nettysOwnErrorsHaveTheJsonErrorShape() throws Exception {
-    assertClosingError("GET /boards HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
-        + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "Content-Length");
+    assertClosingError(
+        "GET /boards HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        400,
+        "Content-Length");
     assertClosingError("THIS IS NOT HTTP\r\n\r\n", 400, "request line");
-    assertClosingError("GET /boards?" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414,
-        "request line");
-    assertClosingError("GET /boards HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(20_000)
-        + "\r\n\r\n", 431, "headers");
+    assertClosingError(
+        "GET /boards?" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414, "request line");
+    assertClosingError(
+        "GET /boards HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(20_000) + "\r\n\r\n",
+        431,
+        "headers");
   }
 
   private void assertClosingError(String request, int status, String named) throws Exception {
     try (RawHttp raw = new RawHttp(board.port(), WAIT)) {
       raw.send(request);
       RawHttp.Response response = raw.readResponse();
-      assertThat(response.status()).as(request.substring(0, Math.min(30, request.length()))).isEqualTo(status);
+      assertThat(response.status())
+          .as(request.substring(0, Math.min(30, request.length())))
+          .isEqualTo(status);
       assertThat(response.headers().get("content-type")).startsWith("application/json");
       JsonNode error = JSON.readTree(response.body());
       assertThat(error.get("code").asInt()).isEqualTo(status);
@@ -73,10 +88,10 @@ class BoardLowIntegrationTests {
   @Test
   void messagesAreInTheServicesWords() throws Exception {
     byte[] post = JSON.writeValueAsBytes(BoardPosts.post(1));
-    String twice = new String(post, StandardCharsets.UTF_8).replaceFirst("\\}$",
-        ",\"title\":\"again\"}");
-    assertServiceWords(postRaw("application/json", twice.getBytes(StandardCharsets.UTF_8)),
-        "title");
+    String twice =
+        new String(post, StandardCharsets.UTF_8).replaceFirst("\\}$", ",\"title\":\"again\"}");
+    assertServiceWords(
+        postRaw("application/json", twice.getBytes(StandardCharsets.UTF_8)), "title");
     assertServiceWords(postRaw("application/msgpack", new byte[] {(byte) 0xc1}), "0xc1");
     byte[] msgpack = new MessagePackMapper().writeValueAsBytes(BoardPosts.post(1));
     byte[] cut = Arrays.copyOf(msgpack, msgpack.length - 3);
@@ -86,8 +101,13 @@ class BoardLowIntegrationTests {
   private static void assertServiceWords(RawHttp.Response response, String named) throws Exception {
     assertThat(response.status()).isEqualTo(400);
     String message = JSON.readTree(response.body()).get("message").asText();
-    assertThat(message).contains(named).doesNotContain("null").doesNotContain("dev.stowage")
-        .doesNotContain("NEVER_USED").doesNotContain("setter").doesNotContain("ValueType");
+    assertThat(message)
+        .contains(named)
+        .doesNotContain("null")
+        .doesNotContain("dev.stowage")
+        .doesNotContain("NEVER_USED")
+        .doesNotContain("setter")
+        .doesNotContain("ValueType");
   }
 
   @Test
@@ -156,8 +176,13 @@ class BoardLowIntegrationTests {
 
   private RawHttp.Response postRaw(String contentType, byte[] body) throws Exception {
     try (RawHttp raw = new RawHttp(board.port(), WAIT)) {
-      raw.send(("POST /boards HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType
-          + "\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      raw.send(
+          ("POST /boards HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                  + contentType
+                  + "\r\nContent-Length: "
+                  + body.length
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       raw.send(body);
       return raw.readResponse();
     }

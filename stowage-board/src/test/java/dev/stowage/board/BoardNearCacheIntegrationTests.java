@@ -38,7 +38,11 @@ class BoardNearCacheIntegrationTests {
   void start(RedisServer redis) {
     this.redis = redis;
     board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE);
-    http = WebTestClient.bindToServer().baseUrl(board.url()).responseTimeout(Duration.ofSeconds(30)).build();
+    http =
+        WebTestClient.bindToServer()
+            .baseUrl(board.url())
+            .responseTimeout(Duration.ofSeconds(30))
+            .build();
     client = RedisClient.create(redis.uri());
     admin = client.connect();
   }
@@ -60,11 +64,14 @@ class BoardNearCacheIntegrationTests {
     JsonNode first = page();
     // The invalidation that the write itself caused may still be on its way: once it has landed,
     // and the page kept has been read again and checked, reads are answered from memory.
-    await().atMost(WAIT).untilAsserted(() -> {
-      admin.sync().configResetstat();
-      assertThat(page()).isEqualTo(first);
-      assertThat(redisReads()).isZero();
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              admin.sync().configResetstat();
+              assertThat(page()).isEqualTo(first);
+              assertThat(redisReads()).isZero();
+            });
     admin.sync().configResetstat();
     for (int i = 0; i < 20; i++) {
       assertThat(page()).isEqualTo(first);
@@ -86,8 +93,9 @@ class BoardNearCacheIntegrationTests {
     long newest = before.get(0).get("score").asLong();
     // Another process removes the newest post behind the service's back.
     assertThat(StoredFeed.remove(redis, newest)).isTrue();
-    await().atMost(WAIT).untilAsserted(
-        () -> assertThat(page().get(0).get("score").asLong()).isLessThan(newest));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(page().get(0).get("score").asLong()).isLessThan(newest));
   }
 
   @Test
@@ -97,15 +105,20 @@ class BoardNearCacheIntegrationTests {
     redis.restart();
     // The restarted Redis is empty: the service refills it from the database, so the page is the
     // same, and it was read from Redis (or the database) again, not from memory.
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(page()).isEqualTo(before);
-      assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(page()).isEqualTo(before);
+              assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
+            });
     assertThat(page()).isEqualTo(before);
     assertThat(StoredFeed.size(redis)).isPositive();
   }
 
-  /** Reads that reached Redis since the last {@code CONFIG RESETSTAT}: pages (scripts) and the mark. */
+  /**
+   * Reads that reached Redis since the last {@code CONFIG RESETSTAT}: pages (scripts) and the mark.
+   */
   private long redisReads() {
     return calls("evalsha") + calls("eval") + calls("get");
   }
@@ -113,21 +126,38 @@ class BoardNearCacheIntegrationTests {
   private long calls(String command) {
     for (String line : admin.sync().info("commandstats").split("\\r?\\n")) {
       if (line.startsWith("cmdstat_" + command + ":calls=")) {
-        return Long.parseLong(line.substring(("cmdstat_" + command + ":calls=").length()).split(",")[0]);
+        return Long.parseLong(
+            line.substring(("cmdstat_" + command + ":calls=").length()).split(",")[0]);
       }
     }
     return 0;
   }
 
   private JsonNode create(int i) throws Exception {
-    byte[] body = http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON).bodyValue(BoardPosts.post(i))
-        .exchange().expectStatus().isOk().expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] body =
+        http.post()
+            .uri("/boards")
+            .contentType(MediaType.APPLICATION_JSON)
+            .bodyValue(BoardPosts.post(i))
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     return JSON.readTree(body).get("data");
   }
 
   private JsonNode page() throws Exception {
-    byte[] body = http.get().uri("/boards?page=1&size=10").exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] body =
+        http.get()
+            .uri("/boards?page=1&size=10")
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     return JSON.readTree(body).get("data");
   }
 }

@@ -19,16 +19,31 @@ final class BoardPosts {
 
   /** Creates post {@code i} with {@code POST /boards}, expecting 200, and returns its data. */
   static JsonNode create(WebTestClient http, int i) throws IOException {
-    byte[] body = http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-        .bodyValue(post(i)).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] body =
+        http.post()
+            .uri("/boards")
+            .contentType(MediaType.APPLICATION_JSON)
+            .bodyValue(post(i))
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     return JSON.readTree(body).get("data");
   }
 
   /** {@code GET path}, expecting 200; the whole JSON answer. */
   static JsonNode get(WebTestClient http, String path) throws IOException {
-    byte[] body = http.get().uri(path).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] body =
+        http.get()
+            .uri(path)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     return JSON.readTree(body);
   }
 
@@ -36,8 +51,11 @@ final class BoardPosts {
     Map<String, Object> post = new LinkedHashMap<>();
     post.put("member_id", 60_000L + i);
     post.put("title", "Title number " + i);
-    post.put("body", "These religious theory thousand company girl long environment " + i
-        + ".\nService require network real somebody view. Sing woman five by.");
+    post.put(
+        "body",
+        "These religious theory thousand company girl long environment "
+            + i
+            + ".\nService require network real somebody view. Sing woman five by.");
     post.put("address", i + " Michael Roads Apt. 058\nSmithfurt, CT 85072");
     post.put("country", "Papua New Guinea");
     post.put("job", "Product manager");

@@ -38,11 +38,10 @@ class BoardRedisOutageIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
-  void startsWithoutRedisServesFromTheDatabaseAndFillsTheCacheOnceRedisAnswers(RedisServer redis,
-      PostgresDatabase db) throws Exception {
+  void startsWithoutRedisServesFromTheDatabaseAndFillsTheCacheOnceRedisAnswers(
+      RedisServer redis, PostgresDatabase db) throws Exception {
     redis.stop();
-    try (BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(),
-        BoardMode.STOWAGE)) {
+    try (BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE)) {
       WebTestClient http = client(board);
       long first = BoardPosts.create(http, 1).get("score").asLong();
       long second = BoardPosts.create(http, 2).get("score").asLong();
@@ -55,7 +54,12 @@ class BoardRedisOutageIntegrationTests {
       awaitRepaired(http, redis, db);
       long third = BoardPosts.create(http, 3).get("score").asLong();
       assertThat(third).isGreaterThan(second);
-      assertThat(BoardPosts.get(http, "/boards?page=1&size=1").get("data").get(0).get("score").asLong())
+      assertThat(
+              BoardPosts.get(http, "/boards?page=1&size=1")
+                  .get("data")
+                  .get(0)
+                  .get("score")
+                  .asLong())
           .isEqualTo(third);
     } finally {
       if (!redis.isRunning()) {
@@ -71,32 +75,45 @@ class BoardRedisOutageIntegrationTests {
    * scored above every post acknowledged before it was sent, and the newest post is the first.
    */
   @Test
-  void restartingRedisDuringAWriteLoadLosesNoAcknowledgedPostAndScoresKeepGrowing(
-      RedisServer redis) throws Exception {
+  void restartingRedisDuringAWriteLoadLosesNoAcknowledgedPostAndScoresKeepGrowing(RedisServer redis)
+      throws Exception {
     try (PostgresDatabase db = PostgresDatabase.create();
-        BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(),
-            BoardMode.STOWAGE)) {
+        BoardServer board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE)) {
       DatabaseRejection.install(db);
       WebTestClient http = client(board);
-      http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-          .bodyValue(DatabaseRejection.post()).exchange().expectStatus().isEqualTo(500)
-          .expectBody(JsonNode.class).value(error -> assertThat(error.get("code").asInt())
-              .isEqualTo(500));
+      http.post()
+          .uri("/boards")
+          .contentType(MediaType.APPLICATION_JSON)
+          .bodyValue(DatabaseRejection.post())
+          .exchange()
+          .expectStatus()
+          .isEqualTo(500)
+          .expectBody(JsonNode.class)
+          .value(error -> assertThat(error.get("code").asInt()).isEqualTo(500));
       AtomicInteger acknowledged = new AtomicInteger();
       AtomicInteger failed = new AtomicInteger();
       Queue<Created> created = new ConcurrentLinkedQueue<>();
-      Mono<Void> load = Flux.range(0, 600)
-          .flatMap(i -> Mono.fromCallable(() -> {
-            long sent = System.nanoTime();
-            long score = BoardPosts.create(http, 5000 + i).get("score").asLong();
-            created.add(new Created(score, sent, System.nanoTime()));
-            acknowledged.incrementAndGet();
-            return score;
-          }).subscribeOn(Schedulers.boundedElastic()).onErrorResume(e -> {
-            failed.incrementAndGet();
-            return Mono.empty();
-          }), 32)
-          .then();
+      Mono<Void> load =
+          Flux.range(0, 600)
+              .flatMap(
+                  i ->
+                      Mono.fromCallable(
+                              () -> {
+                                long sent = System.nanoTime();
+                                long score =
+                                    BoardPosts.create(http, 5000 + i).get("score").asLong();
+                                created.add(new Created(score, sent, System.nanoTime()));
+                                acknowledged.incrementAndGet();
+                                return score;
+                              })
+                          .subscribeOn(Schedulers.boundedElastic())
+                          .onErrorResume(
+                              e -> {
+                                failed.incrementAndGet();
+                                return Mono.empty();
+                              }),
+                  32)
+              .then();
       var running = load.toFuture();
       await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.get() >= 150);
       redis.kill(); // SIGKILL: a crash, not a clean shutdown
@@ -122,7 +139,8 @@ class BoardRedisOutageIntegrationTests {
       assertThat(listed).hasSize(600).containsAll(scores);
       JsonNode newest = BoardPosts.create(http, 9999);
       assertThat(newest.get("score").asLong()).isGreaterThan(Collections.max(scores));
-      assertThat(BoardPosts.get(http, "/boards?page=1&size=25").get("data").get(0)).isEqualTo(newest);
+      assertThat(BoardPosts.get(http, "/boards?page=1&size=25").get("data").get(0))
+          .isEqualTo(newest);
     }
   }
 
@@ -146,27 +164,31 @@ class BoardRedisOutageIntegrationTests {
         }
       }
       if (highestBefore != null) {
-        assertThat(post.score()).as("the post sent after post %d was acknowledged",
-            highestBefore.score()).isGreaterThan(highestBefore.score());
+        assertThat(post.score())
+            .as("the post sent after post %d was acknowledged", highestBefore.score())
+            .isGreaterThan(highestBefore.score());
       }
     }
   }
 
   private static void awaitRepaired(WebTestClient http, RedisServer redis, PostgresDatabase db) {
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      BoardPosts.get(http, "/boards?page=1&size=1");
-      assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
-      assertThat(StoredFeed.size(redis)).isEqualTo(dbCount(db));
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              BoardPosts.get(http, "/boards?page=1&size=1");
+              assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
+              assertThat(StoredFeed.size(redis)).isEqualTo(dbCount(db));
+            });
   }
 
   private static WebTestClient client(BoardServer board) {
-    return WebTestClient.bindToServer().baseUrl(board.url())
+    return WebTestClient.bindToServer()
+        .baseUrl(board.url())
         .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
-        .responseTimeout(Duration.ofSeconds(30)).build();
+        .responseTimeout(Duration.ofSeconds(30))
+        .build();
   }
-
-
 
   private static long dbCount(PostgresDatabase db) throws Exception {
     try (var connection = DriverManager.getConnection(db.jdbcUrl());
@@ -176,5 +198,4 @@ class BoardRedisOutageIntegrationTests {
       return result.getLong(1);
     }
   }
-
 }

@@ -47,11 +47,21 @@ class BoardRefillIntegrationTests {
   void start(RedisServer redis, PostgresDatabase db) {
     this.redis = redis;
     this.db = db;
-    board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE,
-        FeedCompression.ZSTD_DICT, null, false);
-    http = WebTestClient.bindToServer().baseUrl(board.url())
-        .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
-        .responseTimeout(WAIT).build();
+    board =
+        BoardServer.start(
+            0,
+            redis.uri(),
+            db.r2dbcUrl(),
+            BoardMode.STOWAGE,
+            FeedCompression.ZSTD_DICT,
+            null,
+            false);
+    http =
+        WebTestClient.bindToServer()
+            .baseUrl(board.url())
+            .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
+            .responseTimeout(WAIT)
+            .build();
   }
 
   @AfterAll
@@ -71,21 +81,32 @@ class BoardRefillIntegrationTests {
     JsonNode warm = get("/boards?page=1&size=100");
     redis.flushAll();
     redis.command("CONFIG", "RESETSTAT");
-    List<JsonNode> pages = Flux.range(0, 50)
-        .flatMap(i -> http.get().uri("/boards?page=1&size=100").exchange()
-            .returnResult(byte[].class).getResponseBody()
-            .reduce(new ByteArrayOutputStream(), (out, chunk) -> {
-              out.writeBytes(chunk);
-              return out;
-            }), 50)
-        .map(out -> {
-          try {
-            return JSON.readTree(out.toByteArray());
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        })
-        .collectList().block(Duration.ofSeconds(60));
+    List<JsonNode> pages =
+        Flux.range(0, 50)
+            .flatMap(
+                i ->
+                    http.get()
+                        .uri("/boards?page=1&size=100")
+                        .exchange()
+                        .returnResult(byte[].class)
+                        .getResponseBody()
+                        .reduce(
+                            new ByteArrayOutputStream(),
+                            (out, chunk) -> {
+                              out.writeBytes(chunk);
+                              return out;
+                            }),
+                50)
+            .map(
+                out -> {
+                  try {
+                    return JSON.readTree(out.toByteArray());
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                })
+            .collectList()
+            .block(Duration.ofSeconds(60));
     assertThat(pages).hasSize(50).allSatisfy(page -> assertThat(page).isEqualTo(warm));
     assertThat(StoredFeed.size(redis)).isEqualTo(dbCount());
     assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
@@ -102,14 +123,17 @@ class BoardRefillIntegrationTests {
     assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
     // Another client breaks the feed: the bucket that the next post goes to is no list, so that
     // post's feed write fails (before writing anything) after the database has committed it.
-    long next = Long.parseLong((String) redis.reply("HGET", BoardKeys.COUNTER,
-        BoardKeys.COUNTER_FIELD)) + 1;
+    long next =
+        Long.parseLong((String) redis.reply("HGET", BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD))
+            + 1;
     String bucket = FeedLayout.bucketKey(BoardKeys.FEED, FeedLayout.bucketOf(next));
     redis.command("SET", bucket, "not a list");
     JsonNode created = post("/boards", BoardPosts.post(701)).get("data");
     assertThat(created.get("score").asLong()).isEqualTo(next);
-    await().atMost(WAIT).untilAsserted(
-        () -> assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":0"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":0"));
     // Meanwhile the refill fails too, and the database answers.
     assertThat(get("/boards?page=1&size=10").get("data").get(0)).isEqualTo(created);
     redis.command("DEL", bucket);
@@ -120,14 +144,29 @@ class BoardRefillIntegrationTests {
   }
 
   private JsonNode post(String path, Object body) throws Exception {
-    return JSON.readTree(http.post().uri(path).contentType(MediaType.APPLICATION_JSON)
-        .bodyValue(body).exchange().expectStatus().isOk().expectBody(byte[].class)
-        .returnResult().getResponseBody());
+    return JSON.readTree(
+        http.post()
+            .uri(path)
+            .contentType(MediaType.APPLICATION_JSON)
+            .bodyValue(body)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody());
   }
 
   private JsonNode get(String path) throws Exception {
-    return JSON.readTree(http.get().uri(path).exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody());
+    return JSON.readTree(
+        http.get()
+            .uri(path)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody());
   }
 
   /** Calls of {@code command} since the last CONFIG RESETSTAT, from INFO commandstats. */

@@ -34,23 +34,33 @@ import org.springframework.r2dbc.core.DatabaseClient;
 class BoardRepositoryIntegrationTests {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  private static BoardStore store(String kind, boolean events, PostgresDatabase db,
-      MongoTestServer mongo) {
+  private static BoardStore store(
+      String kind, boolean events, PostgresDatabase db, MongoTestServer mongo) {
     BoardStore store;
     if (kind.equals("mongodb")) {
-      store = MongoBoardStore.connect(mongo.url().replace(mongo.database(),
-          mongo.database() + "_" + UUID.randomUUID().toString().substring(0, 8)), events);
+      store =
+          MongoBoardStore.connect(
+              mongo
+                  .url()
+                  .replace(
+                      mongo.database(),
+                      mongo.database() + "_" + UUID.randomUUID().toString().substring(0, 8)),
+              events);
     } else {
-      String url = kind.equals("postgresql") ? db.r2dbcUrl()
-          : "r2dbc:h2:mem:///repo-" + UUID.randomUUID() + "?options=DB_CLOSE_DELAY=-1";
+      String url =
+          kind.equals("postgresql")
+              ? db.r2dbcUrl()
+              : "r2dbc:h2:mem:///repo-" + UUID.randomUUID() + "?options=DB_CLOSE_DELAY=-1";
       ConnectionFactory factory = ConnectionFactories.get(url);
       if (kind.equals("postgresql")) {
         DatabaseClient client = DatabaseClient.create(factory);
         client.sql("DROP TABLE IF EXISTS board").then().block(WAIT);
         client.sql("DROP TABLE IF EXISTS board_outbox").then().block(WAIT);
       }
-      store = events ? BoardRepository.withOutbox(factory)
-          : new BoardRepository(DatabaseClient.create(factory));
+      store =
+          events
+              ? BoardRepository.withOutbox(factory)
+              : new BoardRepository(DatabaseClient.create(factory));
     }
     store.createSchema().block(WAIT);
     store.createSchema().block(WAIT); // idempotent
@@ -64,8 +74,8 @@ class BoardRepositoryIntegrationTests {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"postgresql", "h2", "mongodb"})
-  void storesReadsPagesAndKeepsABulkAllOrNothing(String kind, PostgresDatabase db,
-      MongoTestServer mongo) {
+  void storesReadsPagesAndKeepsABulkAllOrNothing(
+      String kind, PostgresDatabase db, MongoTestServer mongo) {
     BoardStore store = store(kind, false, db, mongo);
     assertThat(store.maxScore().block(WAIT)).isZero();
     long base = 1;
@@ -77,8 +87,8 @@ class BoardRepositoryIntegrationTests {
     assertThat(store.findById(boards.get(7).id()).block(WAIT)).isEqualTo(boards.get(7));
     assertThat(store.findById("0123456789abcdef01234567").block(WAIT)).isNull();
     assertThat(store.page(0, 5).collectList().block(WAIT))
-        .containsExactly(boards.get(29), boards.get(28), boards.get(27), boards.get(26),
-            boards.get(25));
+        .containsExactly(
+            boards.get(29), boards.get(28), boards.get(27), boards.get(26), boards.get(25));
     assertThat(store.page(28, 5).collectList().block(WAIT))
         .containsExactly(boards.get(1), boards.get(0));
     assertThat(store.all().collectList().block(WAIT)).containsExactlyElementsOf(boards);
@@ -93,8 +103,23 @@ class BoardRepositoryIntegrationTests {
 
     // A taken id with a free score: rejected the same way, alone and as the first of a bulk.
     Board taken = boards.get(5);
-    Board sameId = new Board(taken.id(), base + 200, 1, "t", "b", "a", "c", "j", "cr", "s", "co",
-        "p", taken.modifiedAt(), taken.createdAt(), taken.createdTs());
+    Board sameId =
+        new Board(
+            taken.id(),
+            base + 200,
+            1,
+            "t",
+            "b",
+            "a",
+            "c",
+            "j",
+            "cr",
+            "s",
+            "co",
+            "p",
+            taken.modifiedAt(),
+            taken.createdAt(),
+            taken.createdTs());
     assertRejected(() -> store.insert(sameId).block(WAIT));
     assertRejected(() -> store.insertAll(List.of(sameId, board(base + 201))).block(WAIT));
     assertThat(store.count().block(WAIT)).isEqualTo(30);
@@ -104,8 +129,8 @@ class BoardRepositoryIntegrationTests {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"postgresql", "h2", "mongodb"})
-  void keepsEachPostsEventPendingUntilItIsSentAndNoneForARejectedInsert(String kind,
-      PostgresDatabase db, MongoTestServer mongo) {
+  void keepsEachPostsEventPendingUntilItIsSentAndNoneForARejectedInsert(
+      String kind, PostgresDatabase db, MongoTestServer mongo) {
     BoardStore store = store(kind, true, db, mongo);
     assertThat(store.events()).isTrue();
     assertThat(store.backlog().block(WAIT)).isEqualTo(new EventOutbox.Backlog(0, 0));
@@ -116,8 +141,7 @@ class BoardRepositoryIntegrationTests {
 
     assertThat(store.pending(Long.MAX_VALUE, 10).collectList().block(WAIT))
         .containsExactly(board(1), board(2), board(3), board(4));
-    assertThat(store.pending(3, 10).collectList().block(WAIT))
-        .containsExactly(board(1), board(2));
+    assertThat(store.pending(3, 10).collectList().block(WAIT)).containsExactly(board(1), board(2));
     assertThat(store.pending(Long.MAX_VALUE, 1).collectList().block(WAIT))
         .containsExactly(board(1));
     assertThat(store.backlog().block(WAIT))
@@ -139,8 +163,8 @@ class BoardRepositoryIntegrationTests {
   /** The rejection the service takes for a taken score (StowageBoardService.isTakenScore). */
   private static void assertRejected(Runnable insert) {
     assertThatThrownBy(insert::run)
-        .isInstanceOfAny(DataIntegrityViolationException.class,
-            R2dbcDataIntegrityViolationException.class)
+        .isInstanceOfAny(
+            DataIntegrityViolationException.class, R2dbcDataIntegrityViolationException.class)
         .satisfies(e -> assertThat(StowageBoardService.isTakenScore(e)).isTrue());
   }
 

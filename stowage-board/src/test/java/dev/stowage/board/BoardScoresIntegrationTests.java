@@ -13,11 +13,11 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
- * Scores only ever grow: a post created after Redis lost the counter (a restart), or while Redis
- * is unreachable, is scored above every score handed out before, including the scores of inserts
- * that failed (gaps), so it is the first post of the first page. Each test has a Redis and a
- * PostgreSQL database of its own, and a database that rejects the posts titled
- * {@value DatabaseRejection#TITLE} (each leaves a gap).
+ * Scores only ever grow: a post created after Redis lost the counter (a restart), or while Redis is
+ * unreachable, is scored above every score handed out before, including the scores of inserts that
+ * failed (gaps), so it is the first post of the first page. Each test has a Redis and a PostgreSQL
+ * database of its own, and a database that rejects the posts titled {@value
+ * DatabaseRejection#TITLE} (each leaves a gap).
  */
 class BoardScoresIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,9 +50,11 @@ class BoardScoresIntegrationTests {
       redis.restart();
       JsonNode afterDown = BoardPosts.create(http, 12);
       assertThat(afterDown.get("score").asLong()).isEqualTo(11);
-      Awaitility.await().atMost(WAIT)
+      Awaitility.await()
+          .atMost(WAIT)
           .untilAsserted(() -> assertThat(firstOfFirstPage(http)).isEqualTo(afterDown));
-      // The counter was restored to the highest score handed out (HINCRBY 0 reads it as an integer).
+      // The counter was restored to the highest score handed out (HINCRBY 0 reads it as an
+      // integer).
       assertThat(redis.command("HINCRBY", BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD, "0"))
           .isEqualTo(":11");
     }
@@ -84,16 +86,27 @@ class BoardScoresIntegrationTests {
 
   /** Sends the post the database rejects: the service answers 500 and stores nothing. */
   private static void rejected(WebTestClient http) {
-    http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-        .bodyValue(DatabaseRejection.post()).exchange().expectStatus().isEqualTo(500)
+    http.post()
+        .uri("/boards")
+        .contentType(MediaType.APPLICATION_JSON)
+        .bodyValue(DatabaseRejection.post())
+        .exchange()
+        .expectStatus()
+        .isEqualTo(500)
         .expectBody(JsonNode.class)
         .value(error -> assertThat(error.get("code").asInt()).isEqualTo(500));
   }
 
-
   private static JsonNode firstOfFirstPage(WebTestClient http) throws Exception {
-    byte[] body = http.get().uri("/boards?page=1&size=25").exchange().expectStatus().isOk()
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] body =
+        http.get()
+            .uri("/boards?page=1&size=25")
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     return JSON.readTree(body).get("data").get(0);
   }
 }

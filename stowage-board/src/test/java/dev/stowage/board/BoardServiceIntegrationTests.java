@@ -44,9 +44,12 @@ class BoardServiceIntegrationTests {
     this.redis = redis;
     this.db = db;
     board = BoardServer.start(0, redis.uri(), db.r2dbcUrl(), BoardMode.STOWAGE);
-    http = WebTestClient.bindToServer().baseUrl(board.url())
-        .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
-        .responseTimeout(Duration.ofSeconds(30)).build();
+    http =
+        WebTestClient.bindToServer()
+            .baseUrl(board.url())
+            .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 * 1024 * 1024))
+            .responseTimeout(Duration.ofSeconds(30))
+            .build();
   }
 
   @AfterAll
@@ -61,10 +64,26 @@ class BoardServiceIntegrationTests {
     JsonNode created = create(BoardPosts.post(1)).get("data");
     assertThat(created.get("title").asText()).isEqualTo("Title number 1");
     assertThat(created.get("id").asText()).matches("[0-9a-f]{24}");
-    assertThat(created.get("created_at").asText()).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
-    assertThat(created.fieldNames()).toIterable().containsExactly("id", "score", "member_id",
-        "title", "body", "address", "country", "job", "credit", "ssn", "company", "phone_number",
-        "modified_at", "created_at", "created_ts");
+    assertThat(created.get("created_at").asText())
+        .matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
+    assertThat(created.fieldNames())
+        .toIterable()
+        .containsExactly(
+            "id",
+            "score",
+            "member_id",
+            "title",
+            "body",
+            "address",
+            "country",
+            "job",
+            "credit",
+            "ssn",
+            "company",
+            "phone_number",
+            "modified_at",
+            "created_at",
+            "created_ts");
 
     JsonNode page = getJson("/boards?page=1&size=25");
     assertThat(page.get("code").asInt()).isEqualTo(200);
@@ -96,9 +115,12 @@ class BoardServiceIntegrationTests {
       }
       data.forEach(item -> scores.add(item.get("score").asLong()));
     }
-    assertThat(scores).hasSize((int) total).isSortedAccordingTo((a, b) -> Long.compare(b, a))
+    assertThat(scores)
+        .hasSize((int) total)
+        .isSortedAccordingTo((a, b) -> Long.compare(b, a))
         .doesNotHaveDuplicates();
-    assertThat(getJson("/boards?size=500").get("data").size()).isEqualTo((int) Math.min(500, total));
+    assertThat(getJson("/boards?size=500").get("data").size())
+        .isEqualTo((int) Math.min(500, total));
     assertThat(getJson("/boards").get("data").size()).isEqualTo((int) Math.min(25, total));
     assertThat(getJson("/boards?page=1000000&size=500").get("data")).isEmpty();
   }
@@ -111,10 +133,13 @@ class BoardServiceIntegrationTests {
     assertThat(StoredFeed.size(redis)).isZero();
     // The page kept in the process stays valid until Redis's invalidation for the flush arrives,
     // a moment later; from then on, reads find the feed cold and refill it from the database.
-    await().atMost(WAIT).until(() -> {
-      assertThat(getJson("/boards?page=1&size=50")).isEqualTo(warm);
-      return StoredFeed.size(redis) == dbCount();
-    });
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              assertThat(getJson("/boards?page=1&size=50")).isEqualTo(warm);
+              return StoredFeed.size(redis) == dbCount();
+            });
     assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
     // The counter was raised to the database's highest score, so new posts keep unique scores.
     long next = create(BoardPosts.post(201)).get("data").get("score").asLong();
@@ -129,8 +154,8 @@ class BoardServiceIntegrationTests {
     try {
       assertThat(getJson("/boards?page=1&size=500")).isEqualTo(before);
       JsonNode during = create(BoardPosts.post(301)).get("data");
-      JsonNode duringBulk = postJson("/boards/bulk", List.of(BoardPosts.post(302),
-          BoardPosts.post(303))).get("data");
+      JsonNode duringBulk =
+          postJson("/boards/bulk", List.of(BoardPosts.post(302), BoardPosts.post(303))).get("data");
       assertThat(duringBulk).hasSize(2);
       JsonNode page = getJson("/boards?page=1&size=3").get("data");
       assertThat(page.get(2)).isEqualTo(during);
@@ -141,10 +166,13 @@ class BoardServiceIntegrationTests {
     JsonNode after = create(BoardPosts.post(304)).get("data");
     JsonNode all = getJson("/boards?page=1&size=500").get("data");
     // The client reconnects on its own; the first read after that refills the feed.
-    await().atMost(WAIT).untilAsserted(() -> {
-      getJson("/boards?page=1&size=1");
-      assertThat(StoredFeed.size(redis)).isEqualTo(dbCount());
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              getJson("/boards?page=1&size=1");
+              assertThat(StoredFeed.size(redis)).isEqualTo(dbCount());
+            });
     assertThat(redis.command("EXISTS", BoardKeys.COMPLETE)).isEqualTo(":1");
     assertThat(all.get(0)).isEqualTo(after);
     assertThat(all.size()).isEqualTo(before.get("data").size() + 4);
@@ -157,15 +185,29 @@ class BoardServiceIntegrationTests {
   @Test
   void fiveHundredConcurrentCreatesGetUniqueScoresAndAllLandInDatabaseAndFeed() throws Exception {
     long before = dbCount();
-    List<byte[]> replies = Flux.range(0, 500)
-        .flatMap(i -> http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON)
-            .bodyValue(BoardPosts.post(1000 + i)).exchange()
-            .expectStatus().isOk().returnResult(byte[].class).getResponseBody()
-            .reduce(new ByteArrayOutputStream(), (out, b) -> {
-              out.writeBytes(b);
-              return out;
-            }).map(ByteArrayOutputStream::toByteArray), 128)
-        .collectList().block(Duration.ofSeconds(120));
+    List<byte[]> replies =
+        Flux.range(0, 500)
+            .flatMap(
+                i ->
+                    http.post()
+                        .uri("/boards")
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(BoardPosts.post(1000 + i))
+                        .exchange()
+                        .expectStatus()
+                        .isOk()
+                        .returnResult(byte[].class)
+                        .getResponseBody()
+                        .reduce(
+                            new ByteArrayOutputStream(),
+                            (out, b) -> {
+                              out.writeBytes(b);
+                              return out;
+                            })
+                        .map(ByteArrayOutputStream::toByteArray),
+                128)
+            .collectList()
+            .block(Duration.ofSeconds(120));
     Set<Long> scores = new HashSet<>();
     for (byte[] reply : replies) {
       scores.add(JSON.readTree(reply).get("data").get("score").asLong());
@@ -181,16 +223,35 @@ class BoardServiceIntegrationTests {
   @Test
   void messagePackInAndOutCarriesTheSameData() throws Exception {
     byte[] body = MSGPACK.writeValueAsBytes(BoardPosts.post(400));
-    byte[] reply = http.post().uri("/boards").contentType(BoardFormats.MSGPACK)
-        .accept(BoardFormats.MSGPACK).bodyValue(body).exchange()
-        .expectStatus().isOk().expectHeader().contentType(BoardFormats.MSGPACK)
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] reply =
+        http.post()
+            .uri("/boards")
+            .contentType(BoardFormats.MSGPACK)
+            .accept(BoardFormats.MSGPACK)
+            .bodyValue(body)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectHeader()
+            .contentType(BoardFormats.MSGPACK)
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     JsonNode created = normalise(MSGPACK.readTree(reply)).get("data");
     assertThat(created.get("title").asText()).isEqualTo("Title number 400");
     JsonNode jsonPage = getJson("/boards?page=1&size=10");
-    byte[] packed = http.get().uri("/boards?page=1&size=10").accept(BoardFormats.MSGPACK)
-        .exchange().expectStatus().isOk().expectHeader().contentType(BoardFormats.MSGPACK)
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] packed =
+        http.get()
+            .uri("/boards?page=1&size=10")
+            .accept(BoardFormats.MSGPACK)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectHeader()
+            .contentType(BoardFormats.MSGPACK)
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     assertThat(normalise(MSGPACK.readTree(packed))).isEqualTo(jsonPage);
     assertThat(jsonPage.get("data").get(0)).isEqualTo(created);
   }
@@ -204,16 +265,32 @@ class BoardServiceIntegrationTests {
   }
 
   private JsonNode postJson(String path, Object body) throws Exception {
-    byte[] reply = http.post().uri(path).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
-        .exchange().expectStatus().isOk().expectBody(byte[].class).returnResult()
-        .getResponseBody();
+    byte[] reply =
+        http.post()
+            .uri(path)
+            .contentType(MediaType.APPLICATION_JSON)
+            .bodyValue(body)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     return JSON.readTree(reply);
   }
 
   private JsonNode getJson(String path) throws Exception {
-    byte[] reply = http.get().uri(path).exchange().expectStatus().isOk()
-        .expectHeader().contentType(MediaType.APPLICATION_JSON)
-        .expectBody(byte[].class).returnResult().getResponseBody();
+    byte[] reply =
+        http.get()
+            .uri(path)
+            .exchange()
+            .expectStatus()
+            .isOk()
+            .expectHeader()
+            .contentType(MediaType.APPLICATION_JSON)
+            .expectBody(byte[].class)
+            .returnResult()
+            .getResponseBody();
     return JSON.readTree(reply);
   }
 

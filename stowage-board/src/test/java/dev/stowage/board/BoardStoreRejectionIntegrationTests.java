@@ -35,31 +35,54 @@ class BoardStoreRejectionIntegrationTests {
           RedisServer redis = RedisServer.start();
           BoardServer board = BoardServer.start(0, redis.uri(), db.url(), BoardMode.STOWAGE)) {
         db.uniqueTitles();
-        WebTestClient http = WebTestClient.bindToServer().baseUrl(board.url())
-            .responseTimeout(WAIT).build();
-        long first = create(http, BoardPosts.post(1)).expectStatus().isOk()
-            .expectBody(JsonNode.class).returnResult().getResponseBody()
-            .get("data").get("score").asLong();
+        WebTestClient http =
+            WebTestClient.bindToServer().baseUrl(board.url()).responseTimeout(WAIT).build();
+        long first =
+            create(http, BoardPosts.post(1))
+                .expectStatus()
+                .isOk()
+                .expectBody(JsonNode.class)
+                .returnResult()
+                .getResponseBody()
+                .get("data")
+                .get("score")
+                .asLong();
 
-        EntityExchangeResult<byte[]> duplicate = create(http, BoardPosts.post(1))
-            .expectBody(byte[].class).returnResult();
-        answers.add(duplicate.getStatus().value() + " " + new String(
-            duplicate.getResponseBodyContent() == null ? new byte[0]
-                : duplicate.getResponseBodyContent()));
+        EntityExchangeResult<byte[]> duplicate =
+            create(http, BoardPosts.post(1)).expectBody(byte[].class).returnResult();
+        answers.add(
+            duplicate.getStatus().value()
+                + " "
+                + new String(
+                    duplicate.getResponseBodyContent() == null
+                        ? new byte[0]
+                        : duplicate.getResponseBodyContent()));
         assertThat(db.storedIds()).as(kind).hasSize(1);
 
-        JsonNode next = create(http, BoardPosts.post(2)).expectStatus().isOk()
-            .expectBody(JsonNode.class).returnResult().getResponseBody().get("data");
+        JsonNode next =
+            create(http, BoardPosts.post(2))
+                .expectStatus()
+                .isOk()
+                .expectBody(JsonNode.class)
+                .returnResult()
+                .getResponseBody()
+                .get("data");
         assertThat(next.get("score").asLong()).as(kind).isGreaterThan(first);
         assertThat(db.storedIds()).as(kind).hasSize(2).contains(next.get("id").asText());
 
         // Health reports the store in use: the pool's probe, or MongoDB's ping.
-        JsonNode health = http.get().uri("/actuator/health").exchange().expectStatus().isOk()
-            .expectBody(JsonNode.class).returnResult().getResponseBody();
+        JsonNode health =
+            http.get()
+                .uri("/actuator/health")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(JsonNode.class)
+                .returnResult()
+                .getResponseBody();
         assertThat(health.at("/components/database/status").asText()).as(kind).isEqualTo("UP");
         if (kind.equals("mongodb")) {
-          assertThat(health.at("/components/database/details/store").asText())
-              .isEqualTo("MongoDB");
+          assertThat(health.at("/components/database/details/store").asText()).isEqualTo("MongoDB");
           assertThat(health.at("/components/database/details/ping").asText()).endsWith(" ms");
         } else {
           assertThat(health.at("/components/database/details/validation").asText())
@@ -67,15 +90,18 @@ class BoardStoreRejectionIntegrationTests {
         }
       }
     }
-    System.out.println("a duplicate key's answer on PostgreSQL and MongoDB (mongo-java-server): "
-        + answers);
+    System.out.println(
+        "a duplicate key's answer on PostgreSQL and MongoDB (mongo-java-server): " + answers);
     assertThat(answers.get(0)).startsWith("500 ");
     assertThat(JSON.readTree(answers.get(0).substring(4)).get("code").asInt()).isEqualTo(500);
     assertThat(answers.get(1)).isEqualTo(answers.get(0));
   }
 
   private static WebTestClient.ResponseSpec create(WebTestClient http, Object post) {
-    return http.post().uri("/boards").contentType(MediaType.APPLICATION_JSON).bodyValue(post)
+    return http.post()
+        .uri("/boards")
+        .contentType(MediaType.APPLICATION_JSON)
+        .bodyValue(post)
         .exchange();
   }
 }

@@ -21,11 +21,15 @@ final class DatabaseRejection {
   static void install(PostgresDatabase db) throws SQLException {
     try (var connection = DriverManager.getConnection(db.jdbcUrl());
         var statement = connection.createStatement()) {
-      statement.execute("CREATE FUNCTION reject_marked_post() RETURNS trigger AS $$ BEGIN"
-          + " IF NEW.title = '" + TITLE + "' THEN RAISE EXCEPTION 'the test rejects this post';"
-          + " END IF; RETURN NEW; END $$ LANGUAGE plpgsql");
-      statement.execute("CREATE TRIGGER reject_marked_post BEFORE INSERT ON board FOR EACH ROW"
-          + " EXECUTE FUNCTION reject_marked_post()");
+      statement.execute(
+          "CREATE FUNCTION reject_marked_post() RETURNS trigger AS $$ BEGIN"
+              + " IF NEW.title = '"
+              + TITLE
+              + "' THEN RAISE EXCEPTION 'the test rejects this post';"
+              + " END IF; RETURN NEW; END $$ LANGUAGE plpgsql");
+      statement.execute(
+          "CREATE TRIGGER reject_marked_post BEFORE INSERT ON board FOR EACH ROW"
+              + " EXECUTE FUNCTION reject_marked_post()");
     }
   }
 

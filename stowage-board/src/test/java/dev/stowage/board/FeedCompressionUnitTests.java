@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class FeedCompressionUnitTests {
   private static final BoardFormats FORMATS = new BoardFormats();
+
   /** The size of the dictionary core learns from a feed's first 1,000 posts (at most 64 KiB). */
   private static final int LEARNED_DICTIONARY_BYTES = 64 * 1024;
 
@@ -34,10 +35,18 @@ class FeedCompressionUnitTests {
     Faker faker = new Faker(Locale.US, new Random(seed));
     List<byte[]> fragments = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      NewBoard input = new NewBoard((long) faker.number().numberBetween(1, 100_000),
-          faker.name().fullName(), faker.lorem().paragraph(3), faker.address().fullAddress(),
-          faker.address().country(), faker.job().title(), faker.finance().creditCard(),
-          faker.idNumber().ssnValid(), faker.company().name(), faker.phoneNumber().phoneNumber());
+      NewBoard input =
+          new NewBoard(
+              (long) faker.number().numberBetween(1, 100_000),
+              faker.name().fullName(),
+              faker.lorem().paragraph(3),
+              faker.address().fullAddress(),
+              faker.address().country(),
+              faker.job().title(),
+              faker.finance().creditCard(),
+              faker.idNumber().ssnValid(),
+              faker.company().name(),
+              faker.phoneNumber().phoneNumber());
       fragments.add(FORMATS.toJson(Board.create(input, i + 1, 1_701_134_160_000L + i * 1000L)));
     }
     return fragments;
@@ -79,7 +88,8 @@ class FeedCompressionUnitTests {
     byte[] before = codec(Compression.standard(), learned).encode(post);
     byte[] after = codec(Compression.zstd(learned), learned).encode(post);
     assertThat(Envelope.readHeader(before).compressionId()).isEqualTo(CompressionIds.NONE);
-    assertThat(Envelope.readHeader(after).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    assertThat(Envelope.readHeader(after).compressionId())
+        .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(after.length).isLessThan(before.length / 2);
   }
 
@@ -104,15 +114,24 @@ class FeedCompressionUnitTests {
       stored.put(form.getKey(), total);
     }
     int n = measured.size();
-    System.out.printf("mean stored size of a post over %d: JSON %d B, MessagePack %d B,"
+    System.out.printf(
+        "mean stored size of a post over %d: JSON %d B, MessagePack %d B,"
             + " enveloped JSON %d B, zstd %d B, zstd with the dictionary learned from the first"
-            + " 1,000 (%d B) %d B%n", n, json / n, msgpack / n, stored.get("none") / n,
-        stored.get("zstd") / n, learned.size(), stored.get("zstd-dict") / n);
+            + " 1,000 (%d B) %d B%n",
+        n,
+        json / n,
+        msgpack / n,
+        stored.get("none") / n,
+        stored.get("zstd") / n,
+        learned.size(),
+        stored.get("zstd-dict") / n);
     assertThat(stored.get("zstd-dict")).isLessThan(stored.get("zstd")).isLessThan(msgpack);
     assertThat(stored.get("zstd-dict")).isLessThan(json * 6 / 10);
   }
 
-  /** The stored forms by label: what each {@link FeedCompression} writes a post of this size with. */
+  /**
+   * The stored forms by label: what each {@link FeedCompression} writes a post of this size with.
+   */
   private static Map<String, Compression> storedForms(ZstdDictionary learned) {
     Map<String, Compression> forms = new LinkedHashMap<>();
     forms.put(FeedCompression.NONE.label(), Compression.none());
@@ -122,7 +141,9 @@ class FeedCompressionUnitTests {
   }
 
   private static EnvelopeCodec<byte[]> codec(Compression compression, ZstdDictionary known) {
-    return EnvelopeCodec.builder(Codecs.jsonBytes()).compression(compression)
-        .dictionaries(id -> known).build();
+    return EnvelopeCodec.builder(Codecs.jsonBytes())
+        .compression(compression)
+        .dictionaries(id -> known)
+        .build();
   }
 }

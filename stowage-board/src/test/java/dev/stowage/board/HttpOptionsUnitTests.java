@@ -11,16 +11,18 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
 /**
- * {@link HttpOptions}: its defaults, the bounds each value is checked against as it is set, and
- * the round trip through {@link HttpProperties}, the Spring properties the service reads.
+ * {@link HttpOptions}: its defaults, the bounds each value is checked against as it is set, and the
+ * round trip through {@link HttpProperties}, the Spring properties the service reads.
  */
 class HttpOptionsUnitTests {
   @Test
   void theDefaultsAreTheDocumentedOnes() {
     HttpOptions defaults = HttpOptions.defaults();
-    assertThat(defaults.writeTimeout()).isEqualTo(Duration.ofSeconds(30))
+    assertThat(defaults.writeTimeout())
+        .isEqualTo(Duration.ofSeconds(30))
         .isEqualTo(HttpOptions.DEFAULT_WRITE_TIMEOUT);
-    assertThat(defaults.maxUnsentBytes()).isEqualTo(16 * 1024 * 1024)
+    assertThat(defaults.maxUnsentBytes())
+        .isEqualTo(16 * 1024 * 1024)
         .isEqualTo(HttpOptions.DEFAULT_MAX_UNSENT_BYTES);
     assertThat(defaults.maxConnections()).isEqualTo(4096);
     assertThat(defaults.maxConnectionsPerAddress()).isEqualTo(256);
@@ -35,7 +37,8 @@ class HttpOptionsUnitTests {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("writeTimeout must be positive, got PT-1S");
     assertThatThrownBy(() -> HttpOptions.builder().writeTimeout(null))
-        .isInstanceOf(NullPointerException.class).hasMessage("writeTimeout");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("writeTimeout");
     assertThat(HttpOptions.builder().writeTimeout(Duration.ofMillis(1)).build().writeTimeout())
         .isEqualTo(Duration.ofMillis(1));
   }
@@ -56,9 +59,15 @@ class HttpOptionsUnitTests {
 
   @Test
   void mutateAndThePropertiesKeepEveryValue() {
-    HttpOptions options = HttpOptions.builder().idleTimeout(Duration.ofSeconds(7))
-        .requestReadTimeout(Duration.ofSeconds(3)).maxConnections(9).maxConnectionsPerAddress(5)
-        .writeTimeout(Duration.ofMillis(1500)).maxUnsentBytes(1 << 20).build();
+    HttpOptions options =
+        HttpOptions.builder()
+            .idleTimeout(Duration.ofSeconds(7))
+            .requestReadTimeout(Duration.ofSeconds(3))
+            .maxConnections(9)
+            .maxConnectionsPerAddress(5)
+            .writeTimeout(Duration.ofMillis(1500))
+            .maxUnsentBytes(1 << 20)
+            .build();
     assertThat(options.mutate().build()).hasToString(options.toString());
     assertThat(options.toString()).contains("writeTimeout=PT1.5S", "maxUnsentBytes=1048576");
 
@@ -67,14 +76,16 @@ class HttpOptionsUnitTests {
     env.setConversionService(new ApplicationConversionService());
     env.getPropertySources().addFirst(new MapPropertySource("test", HttpProperties.of(options)));
     assertThat(HttpProperties.read(env)).hasToString(options.toString());
-    assertThat(HttpProperties.of(options)).containsEntry(
-        "stowage.board.http.write-timeout-ms", 1500L).containsEntry(
-        "stowage.board.http.max-unsent-bytes", 1 << 20);
+    assertThat(HttpProperties.of(options))
+        .containsEntry("stowage.board.http.write-timeout-ms", 1500L)
+        .containsEntry("stowage.board.http.max-unsent-bytes", 1 << 20);
 
     StandardEnvironment bad = new StandardEnvironment();
-    bad.getPropertySources().addFirst(new MapPropertySource("test",
-        Map.of("stowage.board.http.write-timeout-ms", "0")));
-    assertThatThrownBy(() -> HttpProperties.read(bad)).isInstanceOf(
-        IllegalArgumentException.class).hasMessage("writeTimeout must be positive, got PT0S");
+    bad.getPropertySources()
+        .addFirst(
+            new MapPropertySource("test", Map.of("stowage.board.http.write-timeout-ms", "0")));
+    assertThatThrownBy(() -> HttpProperties.read(bad))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("writeTimeout must be positive, got PT0S");
   }
 }

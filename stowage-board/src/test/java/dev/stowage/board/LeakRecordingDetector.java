@@ -27,7 +27,8 @@ public final class LeakRecordingDetector<T> extends ResourceLeakDetector<T> {
 
   /** Whether Netty's system property installed this detector in this JVM. */
   static boolean installed() {
-    return LeakRecordingDetector.class.getName()
+    return LeakRecordingDetector.class
+        .getName()
         .equals(System.getProperty("io.netty.customResourceLeakDetector"));
   }
 
@@ -48,8 +49,8 @@ public final class LeakRecordingDetector<T> extends ResourceLeakDetector<T> {
 
   @Override
   protected void reportTracedLeak(String resourceType, String records) {
-    LEAKS.add("LEAK: " + resourceType + ".release() was not called; recent access records:"
-        + records);
+    LEAKS.add(
+        "LEAK: " + resourceType + ".release() was not called; recent access records:" + records);
     super.reportTracedLeak(resourceType, records);
   }
 

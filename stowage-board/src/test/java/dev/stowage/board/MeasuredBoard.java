@@ -35,10 +35,10 @@ import javax.management.openmbean.CompositeData;
  * properties outrank the defaults that {@link BoardServer} passes to Spring).
  *
  * <p>Every line it writes for the test starts with {@code measure }: first {@code measure ready
- * http=<port> tcp=<port>}. It then answers commands read from its standard input, one a line,
- * each followed by a token that the answer repeats: {@code status <token>} prints the open
- * connections and the peaks since the last reset, {@code reset <token>} sets the peaks to what is
- * used now (after a garbage collection). The end of its input stops the service and the process.
+ * http=<port> tcp=<port>}. It then answers commands read from its standard input, one a line, each
+ * followed by a token that the answer repeats: {@code status <token>} prints the open connections
+ * and the peaks since the last reset, {@code reset <token>} sets the peaks to what is used now
+ * (after a garbage collection). The end of its input stops the service and the process.
  *
  * <p>Memory is sampled every {@value #SAMPLE_MILLIS} ms: heap used (garbage included), the JDK's
  * direct buffer pool, and Netty's own count of direct memory (-1 when Netty allocates through the
@@ -48,18 +48,23 @@ import javax.management.openmbean.CompositeData;
 public final class MeasuredBoard {
   /** The prefix of the lines the test reads. */
   static final String PREFIX = "measure ";
+
   private static final long SAMPLE_MILLIS = 5;
 
   private final AtomicLong heapPeak = new AtomicLong();
   private final AtomicLong heapAfterGcPeak = new AtomicLong();
   private final AtomicLong directPeak = new AtomicLong();
   private final AtomicLong nettyDirectPeak = new AtomicLong();
-  private final BufferPoolMXBean directPool = ManagementFactory.getPlatformMXBeans(
-      BufferPoolMXBean.class).stream().filter(pool -> pool.getName().equals("direct")).findFirst()
-      .orElseThrow();
-  private final Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
-      .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName)
-      .collect(Collectors.toSet());
+  private final BufferPoolMXBean directPool =
+      ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+          .filter(pool -> pool.getName().equals("direct"))
+          .findFirst()
+          .orElseThrow();
+  private final Set<String> heapPools =
+      ManagementFactory.getMemoryPoolMXBeans().stream()
+          .filter(pool -> pool.getType() == MemoryType.HEAP)
+          .map(MemoryPoolMXBean::getName)
+          .collect(Collectors.toSet());
 
   private MeasuredBoard() {}
 
@@ -70,26 +75,43 @@ public final class MeasuredBoard {
     }
     MeasuredBoard measured = new MeasuredBoard();
     measured.watchCollections();
-    ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(task -> {
-      Thread thread = new Thread(task, "memory-sampler");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ScheduledExecutorService sampler =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "memory-sampler");
+              thread.setDaemon(true);
+              return thread;
+            });
     sampler.scheduleAtFixedRate(measured::sample, 0, SAMPLE_MILLIS, TimeUnit.MILLISECONDS);
-    try (BoardServer board = BoardServer.start(0, args[0], args[1], BoardMode.STOWAGE,
-        FeedCompression.NONE, TcpOptions.builder().port(0).build(), HttpOptions.defaults(), true)) {
+    try (BoardServer board =
+        BoardServer.start(
+            0,
+            args[0],
+            args[1],
+            BoardMode.STOWAGE,
+            FeedCompression.NONE,
+            TcpOptions.builder().port(0).build(),
+            HttpOptions.defaults(),
+            true)) {
       BoardTcpServer tcp = Objects.requireNonNull(board.tcp(), "the TCP endpoint");
       print("ready http=" + board.port() + " tcp=" + tcp.port());
-      BufferedReader commands = new BufferedReader(new InputStreamReader(System.in,
-          StandardCharsets.UTF_8));
+      BufferedReader commands =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       for (String line; (line = commands.readLine()) != null; ) {
         String[] command = line.trim().split(" ");
         if (command[0].equals("reset")) {
           measured.reset();
         }
-        print(command[0] + " " + (command.length > 1 ? command[1] : "-") + " tcpOpen="
-            + tcp.openConnections() + " httpOpen=" + board.httpConnections() + " "
-            + measured.peaks());
+        print(
+            command[0]
+                + " "
+                + (command.length > 1 ? command[1] : "-")
+                + " tcpOpen="
+                + tcp.openConnections()
+                + " httpOpen="
+                + board.httpConnections()
+                + " "
+                + measured.peaks());
       }
     } finally {
       sampler.shutdownNow();
@@ -101,10 +123,18 @@ public final class MeasuredBoard {
     System.out.flush();
   }
 
-  /** The peaks as {@code name=bytes} pairs, which {@link BoardMemoryBoundIntegrationTests} parses. */
+  /**
+   * The peaks as {@code name=bytes} pairs, which {@link BoardMemoryBoundIntegrationTests} parses.
+   */
   private String peaks() {
-    return "heapPeak=" + heapPeak.get() + " heapAfterGcPeak=" + heapAfterGcPeak.get()
-        + " directPeak=" + directPeak.get() + " nettyDirectPeak=" + nettyDirectPeak.get();
+    return "heapPeak="
+        + heapPeak.get()
+        + " heapAfterGcPeak="
+        + heapAfterGcPeak.get()
+        + " directPeak="
+        + directPeak.get()
+        + " nettyDirectPeak="
+        + nettyDirectPeak.get();
   }
 
   /** Collects garbage, then starts the peaks again from what is used now. */
@@ -119,8 +149,8 @@ public final class MeasuredBoard {
   }
 
   private void sample() {
-    heapPeak.accumulateAndGet(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(),
-        Math::max);
+    heapPeak.accumulateAndGet(
+        ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), Math::max);
     directPeak.accumulateAndGet(directPool.getMemoryUsed(), Math::max);
     long netty = PlatformDependent.usedDirectMemory();
     long pooled = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
@@ -130,17 +160,28 @@ public final class MeasuredBoard {
   /** Notes the heap used after every collection, from the collectors' notifications. */
   private void watchCollections() {
     for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
-      ((NotificationEmitter) collector).addNotificationListener((notification, handback) -> {
-        if (!notification.getType().equals(
-            GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
-          return;
-        }
-        Map<String, MemoryUsage> after = GarbageCollectionNotificationInfo.from(
-            (CompositeData) notification.getUserData()).getGcInfo().getMemoryUsageAfterGc();
-        long used = after.entrySet().stream().filter(pool -> heapPools.contains(pool.getKey()))
-            .mapToLong(pool -> pool.getValue().getUsed()).sum();
-        heapAfterGcPeak.accumulateAndGet(used, Math::max);
-      }, null, null);
+      ((NotificationEmitter) collector)
+          .addNotificationListener(
+              (notification, handback) -> {
+                if (!notification
+                    .getType()
+                    .equals(GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
+                  return;
+                }
+                Map<String, MemoryUsage> after =
+                    GarbageCollectionNotificationInfo.from(
+                            (CompositeData) notification.getUserData())
+                        .getGcInfo()
+                        .getMemoryUsageAfterGc();
+                long used =
+                    after.entrySet().stream()
+                        .filter(pool -> heapPools.contains(pool.getKey()))
+                        .mapToLong(pool -> pool.getValue().getUsed())
+                        .sum();
+                heapAfterGcPeak.accumulateAndGet(used, Math::max);
+              },
+              null,
+              null);
     }
   }
 }

@@ -27,9 +27,11 @@ public final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback
   @Override
   public void beforeAll(ExtensionContext context) {
     if (!LeakRecordingDetector.installed()) {
-      throw new IllegalStateException("Netty's leak detector is not the recording one: run the"
-          + " tests with -Dio.netty.customResourceLeakDetector="
-          + LeakRecordingDetector.class.getName() + " (this module's pom sets it)");
+      throw new IllegalStateException(
+          "Netty's leak detector is not the recording one: run the"
+              + " tests with -Dio.netty.customResourceLeakDetector="
+              + LeakRecordingDetector.class.getName()
+              + " (this module's pom sets it)");
     }
   }
 
@@ -41,9 +43,12 @@ public final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback
     }
     List<String> leaks = LeakRecordingDetector.drain();
     if (!leaks.isEmpty()) {
-      throw new AssertionError(leaks.size() + " Netty resource leak(s) reported while "
-          + context.getDisplayName() + " (or a class before it) ran:\n"
-          + String.join("\n", leaks));
+      throw new AssertionError(
+          leaks.size()
+              + " Netty resource leak(s) reported while "
+              + context.getDisplayName()
+              + " (or a class before it) ran:\n"
+              + String.join("\n", leaks));
     }
   }
 
@@ -53,15 +58,22 @@ public final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback
     WeakReference<Object> sentinel = new WeakReference<>(new Object(), queue);
     System.gc();
     if (queue.remove(GC_WAIT_MILLIS) != sentinel) {
-      throw new IllegalStateException("the garbage collector did not clear a weak reference"
-          + " within " + GC_WAIT_MILLIS + " ms; cannot check for leaked buffers");
+      throw new IllegalStateException(
+          "the garbage collector did not clear a weak reference"
+              + " within "
+              + GC_WAIT_MILLIS
+              + " ms; cannot check for leaked buffers");
     }
   }
 
   /** Tracking a new buffer makes the detector report the leaks it has collected. */
   private static void pollForLeaks() {
-    for (ByteBuf probe : new ByteBuf[] {PooledByteBufAllocator.DEFAULT.directBuffer(1),
-        PooledByteBufAllocator.DEFAULT.heapBuffer(1), UnpooledByteBufAllocator.DEFAULT.buffer(1)}) {
+    for (ByteBuf probe :
+        new ByteBuf[] {
+          PooledByteBufAllocator.DEFAULT.directBuffer(1),
+          PooledByteBufAllocator.DEFAULT.heapBuffer(1),
+          UnpooledByteBufAllocator.DEFAULT.buffer(1)
+        }) {
       probe.release();
     }
   }

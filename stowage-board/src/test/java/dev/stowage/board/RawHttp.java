@@ -68,7 +68,8 @@ public final class RawHttp implements AutoCloseable {
     Map<String, String> headers = new LinkedHashMap<>();
     for (String line; !(line = readLine()).isEmpty(); ) {
       int colon = line.indexOf(':');
-      headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+      headers.put(
+          line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
           line.substring(colon + 1).trim());
     }
     return new Response(Integer.parseInt(statusLine.split(" ")[1]), headers, new byte[0]);
@@ -104,9 +105,14 @@ public final class RawHttp implements AutoCloseable {
   /** {@code POST path} of a JSON body on this connection, kept alive. */
   public void postJson(String path, byte[] json) throws IOException {
     ByteArrayOutputStream request = new ByteArrayOutputStream();
-    request.writeBytes(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        + "Content-Type: application/json\r\nContent-Length: " + json.length + "\r\n\r\n")
-        .getBytes(StandardCharsets.US_ASCII));
+    request.writeBytes(
+        ("POST "
+                + path
+                + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\nContent-Length: "
+                + json.length
+                + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
     request.writeBytes(json);
     send(request.toByteArray());
   }

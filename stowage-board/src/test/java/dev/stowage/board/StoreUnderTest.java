@@ -26,8 +26,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * A database of record as the events' tests see it from outside the service: its URL for {@code
- * stowage.board.db}, a way to make it reject the posts titled {@value DatabaseRejection#TITLE},
- * the posts stored and the events pending. PostgreSQL (the outbox table) or MongoDB on
+ * stowage.board.db}, a way to make it reject the posts titled {@value DatabaseRejection#TITLE}, the
+ * posts stored and the events pending. PostgreSQL (the outbox table) or MongoDB on
  * mongo-java-server, a wire-compatible test server, not MongoDB (the pending event in the post's
  * document).
  */
@@ -52,7 +52,9 @@ interface StoreUnderTest extends AutoCloseable {
   @Override
   void close();
 
-  /** {@code kind} is {@code postgresql} (a fresh database) or {@code mongodb} (on {@code mongo}). */
+  /**
+   * {@code kind} is {@code postgresql} (a fresh database) or {@code mongodb} (on {@code mongo}).
+   */
   static StoreUnderTest open(String kind, MongoTestServer mongo) {
     return switch (kind) {
       case "postgresql" -> new Postgres(PostgresDatabase.create());
@@ -123,9 +125,9 @@ interface StoreUnderTest extends AutoCloseable {
 
   /**
    * MongoDB on mongo-java-server (a wire-compatible test server, not MongoDB): a unique index on
-   * {@code title} and a stored post of score 0 with the marked title make MongoDB reject the
-   * marked posts with a duplicate key (11000), the one rejection a MongoDB without validators
-   * gives; events wait in the posts' documents.
+   * {@code title} and a stored post of score 0 with the marked title make MongoDB reject the marked
+   * posts with a duplicate key (11000), the one rejection a MongoDB without validators gives;
+   * events wait in the posts' documents.
    */
   final class Mongo implements StoreUnderTest {
     private final MongoTestServer server;
@@ -168,8 +170,8 @@ interface StoreUnderTest extends AutoCloseable {
 
     @Override
     public long pendingEvents() {
-      Long count = Mono.from(posts.countDocuments(Filters.exists(MongoBoardStore.PENDING)))
-          .block(WAIT);
+      Long count =
+          Mono.from(posts.countDocuments(Filters.exists(MongoBoardStore.PENDING))).block(WAIT);
       return count == null ? 0 : count;
     }
 

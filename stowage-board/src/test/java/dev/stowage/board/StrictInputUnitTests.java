@@ -14,17 +14,22 @@ import org.msgpack.core.MessagePack;
 class StrictInputUnitTests {
   @Test
   void jsonMustBeWellFormedUtf8ToItsLastByte() {
-    assertThatCode(() -> StrictInput.checkJson("{\"t\":\"é \ud83d\ude00\"}"
-        .getBytes(StandardCharsets.UTF_8))).doesNotThrowAnyException();
+    assertThatCode(
+            () ->
+                StrictInput.checkJson(
+                    "{\"t\":\"é \ud83d\ude00\"}".getBytes(StandardCharsets.UTF_8)))
+        .doesNotThrowAnyException();
     byte[] truncated = HexFormat.of().parseHex("7b2274223a22e282"); // {"t":" then half of €
     assertThatThrownBy(() -> StrictInput.checkJson(truncated))
         .isInstanceOf(BoardRequestException.class)
-        .hasMessage("malformed JSON: the body is not valid UTF-8 at offset 6 (bytes from there:"
-            + " e2 82)");
+        .hasMessage(
+            "malformed JSON: the body is not valid UTF-8 at offset 6 (bytes from there:"
+                + " e2 82)");
     byte[] beyondUnicode = HexFormat.of().parseHex("22f4908080"); // "U+110000
     assertThatThrownBy(() -> StrictInput.checkJson(beyondUnicode))
-        .hasMessage("malformed JSON: the body is not valid UTF-8 at offset 1 (bytes from there:"
-            + " f4 90 80 80)");
+        .hasMessage(
+            "malformed JSON: the body is not valid UTF-8 at offset 1 (bytes from there:"
+                + " f4 90 80 80)");
   }
 
   @Test
@@ -33,17 +38,18 @@ class StrictInputUnitTests {
     byte[] lying = HexFormat.of().parseHex("db7fffffff616263");
     assertThatThrownBy(() -> StrictInput.checkMsgpack(lying, 1000))
         .isInstanceOf(BoardRequestException.class)
-        .hasMessage("malformed MessagePack: a string of 2147483647 bytes at offset 5 runs past"
-            + " the end of the body");
+        .hasMessage(
+            "malformed MessagePack: a string of 2147483647 bytes at offset 5 runs past"
+                + " the end of the body");
   }
 
   @Test
   void messagePackMayNestAsDeepAsTheLimitAndNoDeeper() throws IOException {
-    assertThatCode(() -> StrictInput.checkMsgpack(nested(1000), 1000))
-        .doesNotThrowAnyException();
+    assertThatCode(() -> StrictInput.checkMsgpack(nested(1000), 1000)).doesNotThrowAnyException();
     assertThatThrownBy(() -> StrictInput.checkMsgpack(nested(1001), 1000))
-        .hasMessage("malformed MessagePack: arrays and maps nest deeper than the limit of 1000"
-            + " levels (JSON's)");
+        .hasMessage(
+            "malformed MessagePack: arrays and maps nest deeper than the limit of 1000"
+                + " levels (JSON's)");
   }
 
   @Test

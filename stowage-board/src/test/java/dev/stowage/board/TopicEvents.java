@@ -32,9 +32,11 @@ final class TopicEvents {
   /** Every event of the topic's one partition, from the first to the end offset now. */
   static List<Event> readAll(String bootstrapServers, String topic) {
     List<Event> events = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers",
-        bootstrapServers, "isolation.level", "read_committed"), new StringDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(
+            Map.of("bootstrap.servers", bootstrapServers, "isolation.level", "read_committed"),
+            new StringDeserializer(),
+            new ByteArrayDeserializer())) {
       TopicPartition partition = new TopicPartition(topic, 0);
       List<TopicPartition> partitions = List.of(partition);
       consumer.assign(partitions);
@@ -42,7 +44,8 @@ final class TopicEvents {
       long end = consumer.endOffsets(partitions, Duration.ofSeconds(30)).get(partition);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (consumer.position(partition, Duration.ofSeconds(30)) < end) {
-        assertThat(System.nanoTime()).as("read %s to offset %d in 60 s", topic, end)
+        assertThat(System.nanoTime())
+            .as("read %s to offset %d in 60 s", topic, end)
             .isLessThan(deadline);
         for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
           events.add(parse(record));
@@ -55,8 +58,13 @@ final class TopicEvents {
   private static Event parse(ConsumerRecord<String, byte[]> record) {
     try {
       JsonNode value = JSON.readTree(record.value());
-      return new Event(record.key(), record.offset(), value.get("version").asInt(),
-          value.get("id").asText(), value.get("score").asLong(), value.get("post"));
+      return new Event(
+          record.key(),
+          record.offset(),
+          value.get("version").asInt(),
+          value.get("id").asText(),
+          value.get("score").asLong(),
+          value.get("post"));
     } catch (IOException e) {
       throw new UncheckedIOException("event at offset " + record.offset() + " is not JSON", e);
     }
@@ -80,8 +88,11 @@ final class TopicEvents {
     for (Event event : events) {
       Long previous = last.put(event.key(), event.score());
       if (previous != null) {
-        assertThat(event.score()).as("score of the event at offset %d, key %s, after %d",
-            event.offset(), event.key(), previous).isGreaterThan(previous);
+        assertThat(event.score())
+            .as(
+                "score of the event at offset %d, key %s, after %d",
+                event.offset(), event.key(), previous)
+            .isGreaterThan(previous);
       }
     }
   }

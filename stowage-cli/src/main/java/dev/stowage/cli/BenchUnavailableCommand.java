@@ -22,9 +22,10 @@ import picocli.CommandLine.Unmatched;
 final class BenchUnavailableCommand implements Callable<Integer> {
 
   /** What {@code stowage bench ...} prints when the benchmarks are missing. */
-  static final String MESSAGE = "stowage bench: the benchmarks (module stowage-bench-cli) are not on this class path."
-      + " Run them with ./stowage, which adds stowage-bench-cli/target/stowage-bench-cli.jar and"
-      + " stowage-bench-cli/target/lib/* for 'bench' only, or put those on the class path yourself.";
+  static final String MESSAGE =
+      "stowage bench: the benchmarks (module stowage-bench-cli) are not on this class path."
+          + " Run them with ./stowage, which adds stowage-bench-cli/target/stowage-bench-cli.jar and"
+          + " stowage-bench-cli/target/lib/* for 'bench' only, or put those on the class path yourself.";
 
   @Spec CommandSpec spec;
 

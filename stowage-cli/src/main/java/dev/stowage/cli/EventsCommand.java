@@ -25,27 +25,38 @@ import picocli.CommandLine.Spec;
  * JSON object a line, until interrupted, {@code --max} events or {@code --timeout}. Reads every
  * partition of the topic with no consumer group, so it commits nothing and disturbs no one.
  */
-@Command(name = "events", mixinStandardHelpOptions = true,
+@Command(
+    name = "events",
+    mixinStandardHelpOptions = true,
     description = "Print the board's events from Kafka, one JSON line each, until interrupted.")
 public final class EventsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--kafka", required = true, paramLabel = "HOST:PORT[,...]",
+  @Option(
+      names = "--kafka",
+      required = true,
+      paramLabel = "HOST:PORT[,...]",
       description = "The brokers, such as 127.0.0.1:9092 (serve prints its own).")
   String kafka;
 
-  @Option(names = "--topic", defaultValue = BoardEventOptions.DEFAULT_TOPIC, paramLabel = "TOPIC",
+  @Option(
+      names = "--topic",
+      defaultValue = BoardEventOptions.DEFAULT_TOPIC,
+      paramLabel = "TOPIC",
       description = "The events' topic (default: ${DEFAULT-VALUE}).")
   String topic;
 
-  @Option(names = "--from-beginning",
+  @Option(
+      names = "--from-beginning",
       description = "Start with the oldest event the topic keeps, not with the next one.")
   boolean fromBeginning;
 
   @Option(names = "--max", paramLabel = "N", description = "Stop after N events.")
   Long max;
 
-  @Option(names = "--timeout", paramLabel = "SECONDS",
+  @Option(
+      names = "--timeout",
+      paramLabel = "SECONDS",
       description = "Stop after this long (default: run until interrupted).")
   Double timeout;
 
@@ -58,13 +69,22 @@ public final class EventsCommand implements Callable<Integer> {
       err.flush();
       return 2;
     }
-    long deadline = timeout == null ? Long.MAX_VALUE
-        : System.nanoTime() + Math.round(timeout * 1e9);
+    long deadline =
+        timeout == null ? Long.MAX_VALUE : System.nanoTime() + Math.round(timeout * 1e9);
     long printed = 0;
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-        "bootstrap.servers", kafka, "client.id", "stowage-events", "enable.auto.commit", "false",
-        "allow.auto.create.topics", "false"), new StringDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                "bootstrap.servers",
+                kafka,
+                "client.id",
+                "stowage-events",
+                "enable.auto.commit",
+                "false",
+                "allow.auto.create.topics",
+                "false"),
+            new StringDeserializer(),
+            new ByteArrayDeserializer())) {
       Thread main = Thread.currentThread();
       Thread wakeup = new Thread(consumer::wakeup, "stowage-events-interrupted");
       Runtime.getRuntime().addShutdownHook(wakeup);
@@ -108,8 +128,8 @@ public final class EventsCommand implements Callable<Integer> {
   }
 
   /** The topic's partitions, asked again until it exists or the deadline passes. */
-  private List<TopicPartition> awaitPartitions(KafkaConsumer<String, byte[]> consumer,
-      long deadline) {
+  private List<TopicPartition> awaitPartitions(
+      KafkaConsumer<String, byte[]> consumer, long deadline) {
     while (true) {
       List<PartitionInfo> found = consumer.partitionsFor(topic, Duration.ofSeconds(5));
       if (found != null && !found.isEmpty()) {

@@ -19,10 +19,9 @@ import picocli.CommandLine.Spec;
  * with the values Stowage stores.
  *
  * <p>{@code serve}, {@code events}, {@code inspect}, {@code scan}, {@code dict}, {@code json} and
- * {@code migrate} are this module's.
- * {@code bench} lives in stowage-bench-cli, with JMH and the peers it measures, and is found at run
- * time through {@link SubcommandProvider}; without it on the class path, {@code bench} is a
- * stand-in that says where it is.
+ * {@code migrate} are this module's. {@code bench} lives in stowage-bench-cli, with JMH and the
+ * peers it measures, and is found at run time through {@link SubcommandProvider}; without it on the
+ * class path, {@code bench} is a stand-in that says where it is.
  *
  * <p>Exit codes: 0 on success, 1 when a command fails, 2 for a usage error.
  */
@@ -41,7 +40,8 @@ public final class StowageCli implements Runnable {
   /** Prints the usage: the command does nothing without a subcommand. */
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
+    throw new ParameterException(
+        spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
   }
 
   /**
@@ -50,7 +50,8 @@ public final class StowageCli implements Runnable {
    */
   public static CommandLine commandLine() {
     Map<String, CommandLine> provided = new LinkedHashMap<>();
-    for (SubcommandProvider provider : ServiceLoader.load(SubcommandProvider.class, StowageCli.class.getClassLoader())) {
+    for (SubcommandProvider provider :
+        ServiceLoader.load(SubcommandProvider.class, StowageCli.class.getClassLoader())) {
       CommandLine command = new CommandLine(provider.command());
       provided.putIfAbsent(command.getCommandName(), command);
     }

@@ -6,15 +6,17 @@ import java.util.Properties;
 import picocli.CommandLine.IVersionProvider;
 
 /**
- * The version for {@code stowage --version}: the artifact version Maven recorded in the jar, and the
- * JVM. Public so that subcommands from other modules ({@link SubcommandProvider}) can name it too.
+ * The version for {@code stowage --version}: the artifact version Maven recorded in the jar, and
+ * the JVM. Public so that subcommands from other modules ({@link SubcommandProvider}) can name it
+ * too.
  */
 public final class StowageVersion implements IVersionProvider {
 
   /** Made by picocli for {@code versionProvider}, here and in the modules that add subcommands. */
   public StowageVersion() {}
 
-  private static final String POM_PROPERTIES = "/META-INF/maven/dev.stowage/stowage-cli/pom.properties";
+  private static final String POM_PROPERTIES =
+      "/META-INF/maven/dev.stowage/stowage-cli/pom.properties";
 
   @Override
   public String[] getVersion() {

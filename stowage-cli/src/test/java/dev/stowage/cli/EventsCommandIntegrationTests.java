@@ -17,14 +17,15 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * {@code serve --kafka} alone starts an embedded broker and publishes every created post's event
- * to it; {@code events --from-beginning --max N} prints them, one JSON line each.
+ * {@code serve --kafka} alone starts an embedded broker and publishes every created post's event to
+ * it; {@code events --from-beginning --max N} prints them, one JSON line each.
  */
 class EventsCommandIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String POST = "{\"member_id\":1,\"title\":\"t\",\"body\":\"b\","
-      + "\"address\":\"a\",\"country\":\"c\",\"job\":\"j\",\"credit\":\"1\",\"ssn\":\"s\","
-      + "\"company\":\"co\",\"phone_number\":\"p\"}";
+  private static final String POST =
+      "{\"member_id\":1,\"title\":\"t\",\"body\":\"b\","
+          + "\"address\":\"a\",\"country\":\"c\",\"job\":\"j\",\"credit\":\"1\",\"ssn\":\"s\","
+          + "\"company\":\"co\",\"phone_number\":\"p\"}";
 
   @Test
   void serveWithAnEmbeddedBrokerPublishesAndEventsPrintsOneJsonLinePerPost() throws Exception {
@@ -33,31 +34,40 @@ class EventsCommandIntegrationTests {
     StringWriter printed = new StringWriter();
     try (ServeCommand.Running running = serve.start(new PrintWriter(printed))) {
       String kafka = Objects.requireNonNull(running.embeddedKafka()).bootstrapServers();
-      assertThat(printed.toString()).contains("stowage board events to kafka " + kafka
-          + " embedded, topic board-events");
+      assertThat(printed.toString())
+          .contains("stowage board events to kafka " + kafka + " embedded, topic board-events");
       HttpClient http = HttpClient.newHttpClient();
       List<String> ids = new ArrayList<>();
       JsonNode one = JSON.readTree(post(http, running.board().url() + "/boards", POST));
       ids.add(one.get("data").get("id").asText());
-      JSON.readTree(post(http, running.board().url() + "/boards/bulk", "[" + POST + "," + POST
-          + "]")).get("data").forEach(item -> ids.add(item.get("id").asText()));
+      JSON.readTree(
+              post(http, running.board().url() + "/boards/bulk", "[" + POST + "," + POST + "]"))
+          .get("data")
+          .forEach(item -> ids.add(item.get("id").asText()));
 
       StringWriter out = new StringWriter();
       StringWriter err = new StringWriter();
-      CommandLine cli = StowageCli.commandLine().setOut(new PrintWriter(out))
-          .setErr(new PrintWriter(err));
-      assertThat(cli.execute("events", "--kafka", kafka, "--from-beginning", "--max", "3",
-          "--timeout", "60")).as(err.toString()).isZero();
+      CommandLine cli =
+          StowageCli.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+      assertThat(
+              cli.execute(
+                  "events", "--kafka", kafka, "--from-beginning", "--max", "3", "--timeout", "60"))
+          .as(err.toString())
+          .isZero();
 
       // A topic that does not exist (nothing creates it): asked again until the timeout, then a
       // clear error, not a consumer's exception.
       StringWriter missing = new StringWriter();
-      CommandLine other = StowageCli.commandLine().setOut(new PrintWriter(new StringWriter()))
-          .setErr(new PrintWriter(missing));
-      assertThat(other.execute("events", "--kafka", kafka, "--topic", "no-such-topic",
-          "--timeout", "1.5")).isEqualTo(1);
-      assertThat(missing.toString()).contains("events: no topic no-such-topic on " + kafka
-          + " before the timeout");
+      CommandLine other =
+          StowageCli.commandLine()
+              .setOut(new PrintWriter(new StringWriter()))
+              .setErr(new PrintWriter(missing));
+      assertThat(
+              other.execute(
+                  "events", "--kafka", kafka, "--topic", "no-such-topic", "--timeout", "1.5"))
+          .isEqualTo(1);
+      assertThat(missing.toString())
+          .contains("events: no topic no-such-topic on " + kafka + " before the timeout");
 
       List<String> lines = out.toString().lines().toList();
       assertThat(lines).hasSize(3);
@@ -77,8 +87,11 @@ class EventsCommandIntegrationTests {
 
       // Without --from-beginning it waits for the next event: none comes before the timeout.
       StringWriter next = new StringWriter();
-      assertThat(StowageCli.commandLine().setOut(new PrintWriter(next))
-          .execute("events", "--kafka", kafka, "--timeout", "2")).isZero();
+      assertThat(
+              StowageCli.commandLine()
+                  .setOut(new PrintWriter(next))
+                  .execute("events", "--kafka", kafka, "--timeout", "2"))
+          .isZero();
       assertThat(next.toString()).isEmpty();
     }
   }
@@ -88,16 +101,20 @@ class EventsCommandIntegrationTests {
     StringWriter err = new StringWriter();
     CommandLine line = StowageCli.commandLine().setErr(new PrintWriter(err));
     assertThat(line.execute("serve", "--port", "0", "--kafka-topic", "x")).isEqualTo(2);
-    assertThat(err.toString()).contains("serve: --kafka-topic and --event-backlog-limit need --kafka");
+    assertThat(err.toString())
+        .contains("serve: --kafka-topic and --event-backlog-limit need --kafka");
     assertThat(line.execute("events", "--kafka", "127.0.0.1:1", "--max", "0")).isEqualTo(2);
     assertThat(err.toString()).contains("events: --max and --timeout must be above 0");
   }
 
   private static String post(HttpClient http, String url, String body) throws Exception {
-    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     return response.body();
   }

@@ -28,33 +28,55 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The tools run on a class path without the benchmarks or a test framework: the class path is the
  * one {@code ./stowage} builds (asked with {@code STOWAGE_DRY_RUN=1}, which prints its java
- * command), its jars are listed from disk, and the commands run as real processes on it.
- * Failsafe runs this after {@code package}, when {@code target/lib} holds the runtime.
+ * command), its jars are listed from disk, and the commands run as real processes on it. Failsafe
+ * runs this after {@code package}, when {@code target/lib} holds the runtime.
  */
 class LauncherClassPathIntegrationTests {
 
   /** File name prefixes of jars that must not ship with the tools. */
-  private static final List<String> FORBIDDEN = List.of(
-      "junit", "opentest4j", "jmh", "jedis", "redisson", "stowage-bench", "stowage-testkit", "archunit", "assertj");
+  private static final List<String> FORBIDDEN =
+      List.of(
+          "junit",
+          "opentest4j",
+          "jmh",
+          "jedis",
+          "redisson",
+          "stowage-bench",
+          "stowage-testkit",
+          "archunit",
+          "assertj");
 
-  private static final Path MODULE = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
+  private static final Path MODULE =
+      Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
   private static final Path SCRIPT = MODULE.getParent().resolve("stowage");
 
   @TempDir Path temp;
 
   @Test
   void everyToolRunsOnAClassPathWithoutJUnitJmhJedisOrRedisson() throws Exception {
-    for (List<String> args : List.of(List.of("inspect", "--help"), List.of("scan", "--help"), List.of("dict", "--help"),
-        List.of("json", "--help"), List.of("serve", "--help"), List.of("--help"), List.of("--version"))) {
+    for (List<String> args :
+        List.of(
+            List.of("inspect", "--help"),
+            List.of("scan", "--help"),
+            List.of("dict", "--help"),
+            List.of("json", "--help"),
+            List.of("serve", "--help"),
+            List.of("--help"),
+            List.of("--version"))) {
       List<String> command = scriptCommand(args);
       List<Path> jars = classPathJars(command);
 
-      assertThat(jars).as("class path of %s", args).first().isEqualTo(MODULE.resolve("target/stowage-cli.jar"));
-      assertThat(fileNames(jars)).as("class path of %s", args)
+      assertThat(jars)
+          .as("class path of %s", args)
+          .first()
+          .isEqualTo(MODULE.resolve("target/stowage-cli.jar"));
+      assertThat(fileNames(jars))
+          .as("class path of %s", args)
           .anyMatch(name -> name.startsWith("picocli-"))
           .anyMatch(name -> name.startsWith("stowage-core-"))
           .anyMatch(name -> name.startsWith("stowage-board-"))
-          .noneMatch(name -> FORBIDDEN.stream().anyMatch(name.toLowerCase(Locale.ROOT)::startsWith));
+          .noneMatch(
+              name -> FORBIDDEN.stream().anyMatch(name.toLowerCase(Locale.ROOT)::startsWith));
     }
 
     Run inspect = run(scriptCommand(List.of("inspect", "--help")));
@@ -71,7 +93,13 @@ class LauncherClassPathIntegrationTests {
 
     Run help = run(scriptCommand(List.of("--help")));
     assertThat(help.exit()).as(help.err()).isZero();
-    assertThat(help.out()).contains("bench").contains("serve").contains("inspect").contains("scan").contains("dict").contains("json");
+    assertThat(help.out())
+        .contains("bench")
+        .contains("serve")
+        .contains("inspect")
+        .contains("scan")
+        .contains("dict")
+        .contains("json");
   }
 
   @Test
@@ -79,7 +107,9 @@ class LauncherClassPathIntegrationTests {
     // Not only the jar names: none of their classes loads in a JVM on the tools' class path.
     List<String> command = new ArrayList<>(scriptCommand(List.of("inspect", "--help")));
     Path probe = temp.resolve("Probe.java");
-    Files.writeString(probe, """
+    Files.writeString(
+        probe,
+        """
         public class Probe {
           public static void main(String[] args) {
             for (String name : args) {
@@ -94,17 +124,31 @@ class LauncherClassPathIntegrationTests {
         }
         """);
     int classPath = command.indexOf("-cp") + 1;
-    List<String> probeCommand = List.of(command.get(0), "-cp", command.get(classPath), probe.toString(),
-        "org.junit.jupiter.api.Test", "org.opentest4j.AssertionFailedError", "org.openjdk.jmh.runner.Runner",
-        "redis.clients.jedis.Jedis", "org.redisson.Redisson", "dev.stowage.bench.ResultsDocument",
-        "dev.stowage.cli.inspect.InspectCommand");
+    List<String> probeCommand =
+        List.of(
+            command.get(0),
+            "-cp",
+            command.get(classPath),
+            probe.toString(),
+            "org.junit.jupiter.api.Test",
+            "org.opentest4j.AssertionFailedError",
+            "org.openjdk.jmh.runner.Runner",
+            "redis.clients.jedis.Jedis",
+            "org.redisson.Redisson",
+            "dev.stowage.bench.ResultsDocument",
+            "dev.stowage.cli.inspect.InspectCommand");
     Run run = run(probeCommand);
 
     assertThat(run.exit()).as(run.err()).isZero();
-    assertThat(run.out().lines()).containsExactly(
-        "absent org.junit.jupiter.api.Test", "absent org.opentest4j.AssertionFailedError", "absent org.openjdk.jmh.runner.Runner",
-        "absent redis.clients.jedis.Jedis", "absent org.redisson.Redisson", "absent dev.stowage.bench.ResultsDocument",
-        "found dev.stowage.cli.inspect.InspectCommand");
+    assertThat(run.out().lines())
+        .containsExactly(
+            "absent org.junit.jupiter.api.Test",
+            "absent org.opentest4j.AssertionFailedError",
+            "absent org.openjdk.jmh.runner.Runner",
+            "absent redis.clients.jedis.Jedis",
+            "absent org.redisson.Redisson",
+            "absent dev.stowage.bench.ResultsDocument",
+            "found dev.stowage.cli.inspect.InspectCommand");
   }
 
   @Test
@@ -116,7 +160,10 @@ class LauncherClassPathIntegrationTests {
 
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.out()).isEmpty();
-    assertThat(run.err()).contains("stowage-bench-cli").contains("not on this class path").contains("./stowage");
+    assertThat(run.err())
+        .contains("stowage-bench-cli")
+        .contains("not on this class path")
+        .contains("./stowage");
   }
 
   /**
@@ -126,15 +173,20 @@ class LauncherClassPathIntegrationTests {
   @Test
   void serveExitsOnOutOfMemoryErrorAndTheOtherToolsDoNot() throws Exception {
     List<String> serve = scriptCommand(List.of("serve", "--port", "0"));
-    assertThat(serve.subList(1, serve.indexOf("-cp"))).containsExactly("-XX:+ExitOnOutOfMemoryError");
+    assertThat(serve.subList(1, serve.indexOf("-cp")))
+        .containsExactly("-XX:+ExitOnOutOfMemoryError");
 
-    List<String> withOptions = scriptCommand(List.of("serve"), "-Xmx256m -XX:-ExitOnOutOfMemoryError");
+    List<String> withOptions =
+        scriptCommand(List.of("serve"), "-Xmx256m -XX:-ExitOnOutOfMemoryError");
     assertThat(withOptions.subList(1, withOptions.indexOf("-cp")))
         .containsExactly("-XX:+ExitOnOutOfMemoryError", "-Xmx256m", "-XX:-ExitOnOutOfMemoryError");
 
-    for (List<String> args : List.of(List.of("inspect", "--help"), List.of("json", "--help"), List.of("--help"))) {
+    for (List<String> args :
+        List.of(List.of("inspect", "--help"), List.of("json", "--help"), List.of("--help"))) {
       List<String> command = scriptCommand(args);
-      assertThat(command.subList(1, command.indexOf("-cp"))).as("JVM options of %s", args).isEmpty();
+      assertThat(command.subList(1, command.indexOf("-cp")))
+          .as("JVM options of %s", args)
+          .isEmpty();
     }
   }
 
@@ -148,30 +200,43 @@ class LauncherClassPathIntegrationTests {
   @Test
   void aServeJvmWhoseHeapRunsOutExits() throws Exception {
     // An unreachable Redis rather than an embedded one, which the exit would leave running.
-    List<String> command = scriptCommand(List.of("serve", "--port", "0", "--redis", "redis://127.0.0.1:1"), "-Xmx32m");
+    List<String> command =
+        scriptCommand(List.of("serve", "--port", "0", "--redis", "redis://127.0.0.1:1"), "-Xmx32m");
     Path out = temp.resolve("serve.out");
     Path err = temp.resolve("serve.err");
-    Process serve = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    Process serve =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
     try {
-      await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(out).contains("listening on")
-          || !serve.isAlive());
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> Files.readString(out).contains("listening on") || !serve.isAlive());
       Matcher url = Pattern.compile("listening on (http://\\S+)").matcher(Files.readString(out));
       assertThat(url.find()).as("%s%s", Files.readString(out), Files.readString(err)).isTrue();
       byte[] bulk = bulkBody();
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-      HttpRequest post = HttpRequest.newBuilder(URI.create(url.group(1) + "/boards/bulk"))
-          .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-          .POST(HttpRequest.BodyPublishers.ofByteArray(bulk)).build();
-      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
-        List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-          sent.add(http.sendAsync(post, HttpResponse.BodyHandlers.discarding()));
-        }
-        for (CompletableFuture<HttpResponse<Void>> response : sent) {
-          response.handle((answer, failure) -> null).get(60, TimeUnit.SECONDS);
-        }
-        return !serve.isAlive();
-      });
+      HttpRequest post =
+          HttpRequest.newBuilder(URI.create(url.group(1) + "/boards/bulk"))
+              .header("Content-Type", "application/json")
+              .timeout(Duration.ofSeconds(30))
+              .POST(HttpRequest.BodyPublishers.ofByteArray(bulk))
+              .build();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>();
+                for (int i = 0; i < 6; i++) {
+                  sent.add(http.sendAsync(post, HttpResponse.BodyHandlers.discarding()));
+                }
+                for (CompletableFuture<HttpResponse<Void>> response : sent) {
+                  response.handle((answer, failure) -> null).get(60, TimeUnit.SECONDS);
+                }
+                return !serve.isAlive();
+              });
       String output = Files.readString(out) + Files.readString(err);
       assertThat(serve.exitValue()).as(output).isEqualTo(3);
       assertThat(output).contains("Terminating due to java.lang.OutOfMemoryError");
@@ -180,24 +245,41 @@ class LauncherClassPathIntegrationTests {
     }
   }
 
-  /** A JSON array of 1,000 posts of 850-character fields: 7.8 MB, within the bulk limit of 8 MiB. */
+  /**
+   * A JSON array of 1,000 posts of 850-character fields: 7.8 MB, within the bulk limit of 8 MiB.
+   */
   private static byte[] bulkBody() {
     String text = "x".repeat(850);
     StringBuilder post = new StringBuilder("{\"member_id\":1");
-    for (String field : List.of("title", "body", "address", "country", "job", "credit", "ssn", "company", "phone_number")) {
+    for (String field :
+        List.of(
+            "title",
+            "body",
+            "address",
+            "country",
+            "job",
+            "credit",
+            "ssn",
+            "company",
+            "phone_number")) {
       post.append(",\"").append(field).append("\":\"").append(text).append('"');
     }
     post.append('}');
-    return ("[" + String.join(",", Collections.nCopies(1000, post)) + "]").getBytes(StandardCharsets.UTF_8);
+    return ("[" + String.join(",", Collections.nCopies(1000, post)) + "]")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
-  /** The java command {@code ./stowage args} runs, one argument an element, without building anything. */
+  /**
+   * The java command {@code ./stowage args} runs, one argument an element, without building
+   * anything.
+   */
   private static List<String> scriptCommand(List<String> args) throws Exception {
     return scriptCommand(args, null);
   }
 
   /** The same, with {@code STOWAGE_JAVA_OPTS} set to {@code javaOptions} (unset when null). */
-  private static List<String> scriptCommand(List<String> args, String javaOptions) throws Exception {
+  private static List<String> scriptCommand(List<String> args, String javaOptions)
+      throws Exception {
     List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command);
@@ -210,11 +292,16 @@ class LauncherClassPathIntegrationTests {
     Run run = run(builder);
     assertThat(run.exit()).as(run.err()).isZero();
     List<String> printed = run.out().lines().toList();
-    assertThat(printed).endsWith(Stream.concat(Stream.of("dev.stowage.cli.StowageCli"), args.stream()).toArray(String[]::new));
+    assertThat(printed)
+        .endsWith(
+            Stream.concat(Stream.of("dev.stowage.cli.StowageCli"), args.stream())
+                .toArray(String[]::new));
     return printed;
   }
 
-  /** The jars of the command's {@code -cp}, with {@code dir/*} expanded as the java launcher does. */
+  /**
+   * The jars of the command's {@code -cp}, with {@code dir/*} expanded as the java launcher does.
+   */
   static List<Path> classPathJars(List<String> command) throws IOException {
     String classPath = command.get(command.indexOf("-cp") + 1);
     List<Path> jars = new ArrayList<>();
@@ -223,7 +310,11 @@ class LauncherClassPathIntegrationTests {
         Path dir = Path.of(entry.substring(0, entry.length() - 2));
         assertThat(dir).isDirectory();
         try (Stream<Path> files = Files.list(dir)) {
-          files.filter(file -> file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jar")).sorted().forEach(jars::add);
+          files
+              .filter(
+                  file -> file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jar"))
+              .sorted()
+              .forEach(jars::add);
         }
       } else {
         Path jar = Path.of(entry);
@@ -254,7 +345,10 @@ class LauncherClassPathIntegrationTests {
         process.destroyForcibly();
         throw new AssertionError("timed out: " + builder.command());
       }
-      return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+      return new Run(
+          process.exitValue(),
+          Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
     } finally {
       Files.deleteIfExists(out);
       Files.deleteIfExists(err);

@@ -8,7 +8,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** The stowage command as this module alone makes it: stowage-bench-cli is not on this class path. */
+/**
+ * The stowage command as this module alone makes it: stowage-bench-cli is not on this class path.
+ */
 class StowageCliUnitTests {
 
   private final StringWriter out = new StringWriter();
@@ -30,26 +32,41 @@ class StowageCliUnitTests {
   @Test
   void helpAndVersionExitZero() {
     assertThat(cli().execute("--help")).isZero();
-    assertThat(out.toString()).contains("Usage: stowage").contains("bench")
-        .contains("serve").contains("events").contains("inspect").contains("scan").contains("dict").contains("json").contains("migrate");
+    assertThat(out.toString())
+        .contains("Usage: stowage")
+        .contains("bench")
+        .contains("serve")
+        .contains("events")
+        .contains("inspect")
+        .contains("scan")
+        .contains("dict")
+        .contains("json")
+        .contains("migrate");
 
     out.getBuffer().setLength(0);
     assertThat(cli().execute("--version")).isZero();
-    assertThat(out.toString()).startsWith("stowage ").contains("java " + System.getProperty("java.version"));
+    assertThat(out.toString())
+        .startsWith("stowage ")
+        .contains("java " + System.getProperty("java.version"));
   }
 
   @Test
   void withoutTheBenchOnTheClassPathBenchIsListedAndSaysWhereItIs() {
-    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate");
+    assertThat(cli().getSubcommands().keySet())
+        .containsExactly("bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate");
     assertThat(cli().execute("--help")).isZero();
     assertThat(out.toString()).contains("Reproduce a seed's table");
 
-    for (String[] args : List.of(new String[] {"bench"}, new String[] {"bench", "--help"},
-        new String[] {"bench", "codecs", "--quick", "--out", "/tmp/r"})) {
+    for (String[] args :
+        List.of(
+            new String[] {"bench"},
+            new String[] {"bench", "--help"},
+            new String[] {"bench", "codecs", "--quick", "--out", "/tmp/r"})) {
       out.getBuffer().setLength(0);
       err.getBuffer().setLength(0);
       assertThat(cli().execute(args)).as(String.join(" ", args)).isEqualTo(1);
-      assertThat(err.toString()).contains("the benchmarks (module stowage-bench-cli) are not on this class path")
+      assertThat(err.toString())
+          .contains("the benchmarks (module stowage-bench-cli) are not on this class path")
           .contains("./stowage");
       assertThat(out.toString()).isEmpty();
     }

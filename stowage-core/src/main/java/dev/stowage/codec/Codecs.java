@@ -29,41 +29,51 @@ import org.jspecify.annotations.Nullable;
  * BoardRecord back = codec.decode(bytes, 0, bytes.length);
  * }</pre>
  *
- * <p>Every codec returned is thread-safe and should be created once and shared: creating one
- * builds readers, writers and pools. Decoding never creates a class the codec was not configured
- * for: JSON and MessagePack never enable Jackson's default typing, fastjson2 runs without
- * auto-type, Kryo and Fory require class registration, and JDK serialization runs behind an
- * allowlist. Bytes that cannot be decoded, whatever the reason, give a
- * {@link dev.stowage.CodecException} that names the codec and carries the library's exception as
- * its cause. A length or count in the bytes is checked against the bytes left before the library
- * allocates for it, so a few bytes cannot ask for gigabytes (Fory's one exception is described in
- * {@link #fory}).
+ * <p>Every codec returned is thread-safe and should be created once and shared: creating one builds
+ * readers, writers and pools. Decoding never creates a class the codec was not configured for: JSON
+ * and MessagePack never enable Jackson's default typing, fastjson2 runs without auto-type, Kryo and
+ * Fory require class registration, and JDK serialization runs behind an allowlist. Bytes that
+ * cannot be decoded, whatever the reason, give a {@link dev.stowage.CodecException} that names the
+ * codec and carries the library's exception as its cause. A length or count in the bytes is checked
+ * against the bytes left before the library allocates for it, so a few bytes cannot ask for
+ * gigabytes (Fory's one exception is described in {@link #fory}).
  *
  * <p><b>When a class changes.</b> JSON, fastjson2 and named MessagePack read properties by name,
  * ignoring those they do not know; Protobuf and Thrift read fields by number. Compact MessagePack
  * (the default) and Kryo and Fory write by position, so they are {@link EvolvingCodec}s: each value
  * names the shape it was written with. Compact MessagePack reads older shapes by property name;
- * Kryo and Fory refuse a value of another shape (a cache counts it as a miss and loads it again), so
- * a changed class never reads as wrong values. Avro resolves the writer's schema against the
- * reader's by Avro's own rules. For any other codec, set a schema version on the envelope
- * ({@link dev.stowage.EnvelopeCodec.Builder#schemaVersion}) and bump it when the class changes.
+ * Kryo and Fory refuse a value of another shape (a cache counts it as a miss and loads it again),
+ * so a changed class never reads as wrong values. Avro resolves the writer's schema against the
+ * reader's by Avro's own rules. For any other codec, set a schema version on the envelope ({@link
+ * dev.stowage.EnvelopeCodec.Builder#schemaVersion}) and bump it when the class changes.
  *
  * <p>The Jackson variants that take a {@code Consumer<ObjectMapper>} name Jackson only as a type
  * argument, which the JVM erases: nothing here loads Jackson until one of them is called.
  */
 public final class Codecs {
-  private static final List<String> NAMES = List.of(
-      "json", "msgpack", "msgpack-compact", "kryo", "fory", "protobuf", "avro", "thrift", "jdk", "fastjson2", "string");
+  private static final List<String> NAMES =
+      List.of(
+          "json",
+          "msgpack",
+          "msgpack-compact",
+          "kryo",
+          "fory",
+          "protobuf",
+          "avro",
+          "thrift",
+          "jdk",
+          "fastjson2",
+          "string");
 
   private Codecs() {}
 
   /**
    * The codec a cache uses when none is chosen: {@link #msgpackCompact(Class)}.
    *
-   * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in
-   * {@code docs/ARCHITECTURE.md}, "Default codec and compression"). On the first seed's board record
-   * it takes 400 bytes in the envelope against Jackson JSON's 571, and less time to create, write
-   * and read. Kryo and Fory are as small and faster still, but they need every class a value holds
+   * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in {@code
+   * docs/ARCHITECTURE.md}, "Default codec and compression"). On the first seed's board record it
+   * takes 400 bytes in the envelope against Jackson JSON's 571, and less time to create, write and
+   * read. Kryo and Fory are as small and faster still, but they need every class a value holds
    * registered, which a default given only {@code type} cannot know; compact MessagePack works on
    * any record or bean Jackson can map, reads the named MessagePack the seed stored, and stays
    * readable outside the JVM.
@@ -74,7 +84,10 @@ public final class Codecs {
     return msgpackCompact(type);
   }
 
-  /** The default codec for a type with type arguments, such as {@code List<Item>}: see {@link #defaultFor(Class)}. */
+  /**
+   * The default codec for a type with type arguments, such as {@code List<Item>}: see {@link
+   * #defaultFor(Class)}.
+   */
   public static <T> Codec<T> defaultFor(TypeRef<T> type) {
     return msgpackCompact(type, null);
   }
@@ -83,17 +96,18 @@ public final class Codecs {
    * Jackson JSON in UTF-8, with {@code java.time} support (ISO-8601 text). Unknown properties are
    * ignored; default typing is never enabled, so the bytes cannot choose the class created.
    *
-   * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
+   * @throws MissingLibraryException without {@code jackson-databind} or {@code
+   *     jackson-datatype-jsr310}
    */
   public static <T> Codec<T> json(Class<T> type) {
     return json(TypeRef.of(type), null);
   }
 
   /**
-   * As {@link #json(Class)}, for a type with type arguments (such as {@code List<Item>}, decoded
-   * to {@code Item} elements), with the mapper adjusted by {@code configuration} when it is not
-   * null: modules, naming strategies, features. The configuration runs on a mapper already set up
-   * as described above, once, when the codec is made.
+   * As {@link #json(Class)}, for a type with type arguments (such as {@code List<Item>}, decoded to
+   * {@code Item} elements), with the mapper adjusted by {@code configuration} when it is not null:
+   * modules, naming strategies, features. The configuration runs on a mapper already set up as
+   * described above, once, when the codec is made.
    *
    * <pre>{@code
    * Codecs.json(new TypeRef<List<Item>>() {}, mapper -> mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE));
@@ -101,9 +115,11 @@ public final class Codecs {
    *
    * @throws IllegalArgumentException if the configuration enables default typing, which would let
    *     the bytes choose the class created
-   * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
+   * @throws MissingLibraryException without {@code jackson-databind} or {@code
+   *     jackson-datatype-jsr310}
    */
-  public static <T> Codec<T> json(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> json(
+      TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     Objects.requireNonNull(type, "type");
     CodecLibraries.JACKSON.require();
     CodecLibraries.JACKSON_JAVA_TIME.require();
@@ -128,7 +144,8 @@ public final class Codecs {
    * @throws IllegalArgumentException if the configuration enables default typing
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
-  public static <T> Codec<T> msgpack(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpack(
+      TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     requireMsgpack(type);
     return BuiltInCodecs.msgpack(type.type(), false, configuration);
   }
@@ -143,10 +160,10 @@ public final class Codecs {
    * <p>The codec is an {@link EvolvingCodec}: each value's envelope carries the fingerprint of the
    * type's positional shape, and the shape itself is kept in Redis once. A value written before the
    * type gained, lost or reordered properties is read by property name through the writer's shape:
-   * new properties take their defaults, removed ones are skipped. A value whose shape cannot be read
-   * correctly (a property changed to an incompatible kind, or a removed and an added property of
-   * compatible kinds, which may be a rename, unless {@code @JsonAlias} names the old property) is
-   * refused with a {@link dev.stowage.CodecException}, which a cache counts as a miss.
+   * new properties take their defaults, removed ones are skipped. A value whose shape cannot be
+   * read correctly (a property changed to an incompatible kind, or a removed and an added property
+   * of compatible kinds, which may be a rename, unless {@code @JsonAlias} names the old property)
+   * is refused with a {@link dev.stowage.CodecException}, which a cache counts as a miss.
    *
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
@@ -161,19 +178,20 @@ public final class Codecs {
    * @throws IllegalArgumentException if the configuration enables default typing
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
-  public static <T> Codec<T> msgpackCompact(TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpackCompact(
+      TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
     requireMsgpack(type);
     return BuiltInCodecs.msgpack(type.type(), true, configuration);
   }
 
   /**
-   * Kryo 5 with class registration required. Registered are {@code type}, then
-   * {@code alsoRegistered} in the order given (their ids are part of the wire format: keep the
-   * order), and a fixed set of JDK value and collection classes ({@code String}, boxed primitives,
-   * {@code java.time}, {@code BigDecimal}, {@code UUID}, {@code ArrayList}, {@code HashMap},
-   * {@code List.of(...)}, ...). Every other class of your own that the value holds (a nested
-   * record, an enum, the element class of a list, the implementations of an interface-typed field)
-   * must be passed in {@code alsoRegistered}.
+   * Kryo 5 with class registration required. Registered are {@code type}, then {@code
+   * alsoRegistered} in the order given (their ids are part of the wire format: keep the order), and
+   * a fixed set of JDK value and collection classes ({@code String}, boxed primitives, {@code
+   * java.time}, {@code BigDecimal}, {@code UUID}, {@code ArrayList}, {@code HashMap}, {@code
+   * List.of(...)}, ...). Every other class of your own that the value holds (a nested record, an
+   * enum, the element class of a list, the implementations of an interface-typed field) must be
+   * passed in {@code alsoRegistered}.
    *
    * @throws IllegalArgumentException if a class that {@code type}'s fields declare is not
    *     registered; the message lists the classes to pass
@@ -187,10 +205,10 @@ public final class Codecs {
   }
 
   /**
-   * Apache Fory in Java mode with class registration required, thread-safe. Registered are
-   * {@code type} and {@code alsoRegistered} in the order given (their ids are part of the wire
-   * format), besides Fory's built-in JDK types. Every other class of your own that the value holds
-   * must be passed in {@code alsoRegistered}.
+   * Apache Fory in Java mode with class registration required, thread-safe. Registered are {@code
+   * type} and {@code alsoRegistered} in the order given (their ids are part of the wire format),
+   * besides Fory's built-in JDK types. Every other class of your own that the value holds must be
+   * passed in {@code alsoRegistered}.
    *
    * <p><b>Warning:</b> bytes that name a class by name, which this codec never writes, make Fory
    * 0.13 read the name at the length they declare (up to 1 GiB) before it refuses the class; no
@@ -208,9 +226,8 @@ public final class Codecs {
   }
 
   /**
-   * Protocol Buffers on a generated message class ({@code type} must implement
-   * {@code com.google.protobuf.Message}), parsed by the class's own parser. Proto3 fields cannot be
-   * null.
+   * Protocol Buffers on a generated message class ({@code type} must implement {@code
+   * com.google.protobuf.Message}), parsed by the class's own parser. Proto3 fields cannot be null.
    *
    * @throws IllegalArgumentException if {@code type} is not a generated message class
    * @throws MissingLibraryException without {@code com.google.protobuf:protobuf-java}
@@ -222,9 +239,9 @@ public final class Codecs {
   }
 
   /**
-   * Avro binary encoding on a generated record class ({@code type} must implement
-   * {@code org.apache.avro.specific.SpecificRecord}), with its own schema. Only fields whose schema
-   * is a union with null can be null.
+   * Avro binary encoding on a generated record class ({@code type} must implement {@code
+   * org.apache.avro.specific.SpecificRecord}), with its own schema. Only fields whose schema is a
+   * union with null can be null.
    *
    * @throws IllegalArgumentException if {@code type} is not a generated Avro record class
    * @throws MissingLibraryException without {@code org.apache.avro:avro}
@@ -236,8 +253,8 @@ public final class Codecs {
   }
 
   /**
-   * Thrift's compact protocol on a generated struct class ({@code type} must implement
-   * {@code org.apache.thrift.TBase}). Unset optional fields read back as null.
+   * Thrift's compact protocol on a generated struct class ({@code type} must implement {@code
+   * org.apache.thrift.TBase}). Unset optional fields read back as null.
    *
    * @throws IllegalArgumentException if {@code type} is not a generated Thrift struct
    * @throws MissingLibraryException without {@code org.apache.thrift:libthrift}
@@ -254,17 +271,17 @@ public final class Codecs {
    * bytes (256 MiB), and on work: the stream is walked first and refused if its shared references
    * unfold into more than ten million objects (nested sets whose hashing would never end), and a
    * read stops once it has taken a second of CPU time and 200 ns more per byte (colliding hash
-   * keys). Allowed are
-   * {@code type}, the classes its fields declare (and their superclasses), plain JDK data classes
-   * (boxed primitives, {@code String}, {@code BigDecimal}, {@code BigInteger}, {@code java.time},
-   * {@code UUID}, {@code Date} and the common {@code java.util} collections), and the patterns
-   * given: {@code "com.example.Type"}, {@code "com.example.*"} (a package) or
+   * keys). Allowed are {@code type}, the classes its fields declare (and their superclasses), plain
+   * JDK data classes (boxed primitives, {@code String}, {@code BigDecimal}, {@code BigInteger},
+   * {@code java.time}, {@code UUID}, {@code Date} and the common {@code java.util} collections),
+   * and the patterns given: {@code "com.example.Type"}, {@code "com.example.*"} (a package) or
    * {@code "com.example.**"} (a package and its subpackages). Anything else in the bytes is
    * rejected before it is created. Classes are looked up through {@code type}'s class loader first,
-   * so a type loaded from a class loader of its own (a plugin's, the inspector's
-   * {@code --classpath}) finds the classes its values hold.
+   * so a type loaded from a class loader of its own (a plugin's, the inspector's {@code
+   * --classpath}) finds the classes its values hold.
    *
-   * @throws IllegalArgumentException if {@code type} is not {@code Serializable} or a pattern is malformed
+   * @throws IllegalArgumentException if {@code type} is not {@code Serializable} or a pattern is
+   *     malformed
    */
   public static <T> Codec<T> jdk(Class<T> type, String... allowedClassPatterns) {
     Objects.requireNonNull(type, "type");
@@ -281,26 +298,27 @@ public final class Codecs {
    * as {@code ["java.util.ArrayList",[...]]}, and {@code Long}, {@code Date} and other non-natural
    * values in a field of type {@code Object} wrapped as {@code ["java.lang.Long",5]}. Meant as the
    * {@linkplain dev.stowage.Encoding#legacy legacy codec} of a cache whose Redis holds that
-   * serializer's values (see {@code docs/MIGRATION.md}); it also writes that format, for
-   * {@link dev.stowage.Encoding#writeLegacy}.
+   * serializer's values (see {@code docs/MIGRATION.md}); it also writes that format, for {@link
+   * dev.stowage.Encoding#writeLegacy}.
    *
    * <p>A class named in the bytes is created only if it is allowed, and checked by its name before
    * it is loaded: allowed are {@code type}, the classes its fields declare (and their
    * superclasses), the JDK data classes {@link #jdk} allows (boxed primitives, {@code String}, big
    * numbers, {@code UUID}, {@code Date}, {@code java.time} and the common {@code java.util}
-   * collections), and the patterns given, as for {@link #jdk}: {@code "com.example.Type"},
-   * {@code "com.example.*"} or {@code "com.example.**"}. A value naming any other class, such as
-   * the implementation of an interface-typed field or Spring's {@code NullValue}, is a
-   * {@link dev.stowage.CodecException}, which a cache counts as a miss. The root of a value is read
-   * as its raw class, as the serializer writes it: use {@code List.class} (or
-   * {@link #springJson(TypeRef, String...)}) for a cached list, and allow its elements' classes.
+   * collections), and the patterns given, as for {@link #jdk}: {@code "com.example.Type"}, {@code
+   * "com.example.*"} or {@code "com.example.**"}. A value naming any other class, such as the
+   * implementation of an interface-typed field or Spring's {@code NullValue}, is a {@link
+   * dev.stowage.CodecException}, which a cache counts as a miss. The root of a value is read as its
+   * raw class, as the serializer writes it: use {@code List.class} (or {@link #springJson(TypeRef,
+   * String...)}) for a cached list, and allow its elements' classes.
    *
    * <p>Dates are written as timestamps, as the serializer's mapper writes them, and read in either
    * form; unknown properties are ignored. The codec's id is {@link CodecIds#JSON} and its name
    * {@code spring-json}.
    *
    * @throws IllegalArgumentException if a pattern is malformed
-   * @throws MissingLibraryException without {@code jackson-databind} or {@code jackson-datatype-jsr310}
+   * @throws MissingLibraryException without {@code jackson-databind} or {@code
+   *     jackson-datatype-jsr310}
    */
   public static <T> Codec<T> springJson(Class<T> type, String... allowedClassPatterns) {
     return springJson(TypeRef.of(type), allowedClassPatterns);
@@ -335,8 +353,8 @@ public final class Codecs {
 
   /**
    * JSON documents kept as their UTF-8 bytes, for code that serves stored JSON without building
-   * objects (the board service splices a page's fragments into its response). Values are stored
-   * and returned as they are, under codec id {@link CodecIds#JSON}, so every JSON reader (and the
+   * objects (the board service splices a page's fragments into its response). Values are stored and
+   * returned as they are, under codec id {@link CodecIds#JSON}, so every JSON reader (and the
    * inspector) reads them as JSON; both directions check, with Jackson's streaming parser, that the
    * bytes are exactly one well-formed JSON value nested at most 1,000 deep, and anything else is a
    * {@link dev.stowage.CodecException}.
@@ -357,11 +375,11 @@ public final class Codecs {
   }
 
   /**
-   * The codec with this name, as the command line spells it: {@code json}, {@code msgpack},
-   * {@code msgpack-compact}, {@code kryo}, {@code fory}, {@code protobuf}, {@code avro},
-   * {@code thrift}, {@code jdk}, {@code fastjson2} or {@code string} (ignoring case). The extra
-   * classes are registered with Kryo and Fory, and allowed by name for JDK serialization; the other
-   * codecs ignore them.
+   * The codec with this name, as the command line spells it: {@code json}, {@code msgpack}, {@code
+   * msgpack-compact}, {@code kryo}, {@code fory}, {@code protobuf}, {@code avro}, {@code thrift},
+   * {@code jdk}, {@code fastjson2} or {@code string} (ignoring case). The extra classes are
+   * registered with Kryo and Fory, and allowed by name for JDK serialization; the other codecs
+   * ignore them.
    *
    * @throws IllegalArgumentException for an unknown name (the message lists the valid ones), or for
    *     {@code string} with a type other than {@code String}
@@ -394,28 +412,30 @@ public final class Codecs {
         return fastjson2(type);
       case "string":
         if (type != String.class) {
-          throw new IllegalArgumentException("the string codec encodes String values, not " + type.getName());
+          throw new IllegalArgumentException(
+              "the string codec encodes String values, not " + type.getName());
         }
         @SuppressWarnings("unchecked")
         Codec<T> text = (Codec<T>) string();
         return text;
       default:
-        throw new IllegalArgumentException("unknown codec '" + name + "'; choose from " + String.join(", ", NAMES));
+        throw new IllegalArgumentException(
+            "unknown codec '" + name + "'; choose from " + String.join(", ", NAMES));
     }
   }
 
   /**
    * Why {@code length} bytes of {@code data} at {@code offset} are not one MessagePack value whose
-   * declared lengths and counts fit the bytes and whose nesting is at most 1,000 deep, or empty when
-   * they are: the check the MessagePack codec makes before it lets a library read a value, for tools
-   * that read MessagePack without a codec (the inspector). Nothing is allocated for what the bytes
-   * declare. Needs no library.
+   * declared lengths and counts fit the bytes and whose nesting is at most 1,000 deep, or empty
+   * when they are: the check the MessagePack codec makes before it lets a library read a value, for
+   * tools that read MessagePack without a codec (the inspector). Nothing is allocated for what the
+   * bytes declare. Needs no library.
    */
   public static Optional<String> messagePackProblem(byte[] data, int offset, int length) {
     Objects.requireNonNull(data, "data");
     if (offset < 0 || length < 0 || offset > data.length - length) {
-      throw new IndexOutOfBoundsException("offset " + offset + " and length " + length + " outside " + data.length
-          + " bytes");
+      throw new IndexOutOfBoundsException(
+          "offset " + offset + " and length " + length + " outside " + data.length + " bytes");
     }
     return Optional.ofNullable(MsgpackBounds.problem(data, offset, length));
   }
@@ -426,9 +446,9 @@ public final class Codecs {
   }
 
   /**
-   * Returns normally when {@code className} can be loaded (without initialising it), and
-   * otherwise throws {@link MissingLibraryException} naming {@code coordinates}: the check each
-   * factory makes for its own library, open to tests for a class that does not exist.
+   * Returns normally when {@code className} can be loaded (without initialising it), and otherwise
+   * throws {@link MissingLibraryException} naming {@code coordinates}: the check each factory makes
+   * for its own library, open to tests for a class that does not exist.
    */
   static void requireLibrary(String feature, String className, String coordinates) {
     new OptionalLibrary(feature, className, coordinates).require();

@@ -1,7 +1,7 @@
 /**
  * The built-in codecs, created through {@link dev.stowage.codec.Codecs}. Each codec's library is an
- * optional dependency of Stowage core; a factory whose library is missing throws
- * {@link dev.stowage.MissingLibraryException} naming the Maven coordinates to add. Parameters and
- * return values are never {@code null} unless a method says otherwise.
+ * optional dependency of Stowage core; a factory whose library is missing throws {@link
+ * dev.stowage.MissingLibraryException} naming the Maven coordinates to add. Parameters and return
+ * values are never {@code null} unless a method says otherwise.
  */
 package dev.stowage.codec;

@@ -12,36 +12,44 @@ import org.jspecify.annotations.Nullable;
  * setting: the envelope names the compression of each value.
  *
  * <p>A value whose encoded size is below {@link #minSize()} is stored uncompressed, and so is a
- * value that compression would not make smaller. Both are recorded as compression id
- * {@link CompressionIds#NONE}.
+ * value that compression would not make smaller. Both are recorded as compression id {@link
+ * CompressionIds#NONE}.
  *
  * <pre>{@code
  * Compression.zstd(dictionary).minSize(32)
  * }</pre>
  *
- * <p>Instances are immutable and thread-safe. The libraries are checked when an
- * {@code EnvelopeCodec} is built, not here.
+ * <p>Instances are immutable and thread-safe. The libraries are checked when an {@code
+ * EnvelopeCodec} is built, not here.
  */
 public final class Compression {
-  /** Values smaller than this many bytes are stored uncompressed, unless {@link #minSize(int)} says otherwise. */
+  /**
+   * Values smaller than this many bytes are stored uncompressed, unless {@link #minSize(int)} says
+   * otherwise.
+   */
   public static final int DEFAULT_MIN_SIZE = 64;
+
   /** The zstd level used without a dictionary when none is given. */
   public static final int DEFAULT_ZSTD_LEVEL = 3;
+
   /**
-   * The zstd level used with a dictionary when none is given, and so by every cache and feed once it
-   * has learned one. On values of a few hundred bytes zstd's time goes into the work it does for
+   * The zstd level used with a dictionary when none is given, and so by every cache and feed once
+   * it has learned one. On values of a few hundred bytes zstd's time goes into the work it does for
    * every frame, and level 2 does less of it than 3: on the first seed's board record in compact
-   * MessagePack (391 bytes, 16 KiB dictionary) it writes frames as small as level 3's in about 0.2 µs
-   * less per value (figures and command in {@code docs/ARCHITECTURE.md}, "Default codec and
+   * MessagePack (391 bytes, 16 KiB dictionary) it writes frames as small as level 3's in about 0.2
+   * µs less per value (figures and command in {@code docs/ARCHITECTURE.md}, "Default codec and
    * compression").
    */
   public static final int DEFAULT_DICTIONARY_ZSTD_LEVEL = 2;
+
   /** The lowest zstd level (zstd's fastest negative level). */
   public static final int MIN_ZSTD_LEVEL = -131072;
+
   /** The highest zstd level. */
   public static final int MAX_ZSTD_LEVEL = 22;
 
-  private static final Compression NONE = new Compression(CompressionIds.NONE, 0, null, DEFAULT_MIN_SIZE);
+  private static final Compression NONE =
+      new Compression(CompressionIds.NONE, 0, null, DEFAULT_MIN_SIZE);
 
   private final int id;
   private final int level;
@@ -70,12 +78,12 @@ public final class Compression {
    * The standard compression: {@link #zstd()} at level {@value #DEFAULT_ZSTD_LEVEL} for values of
    * {@value #STANDARD_MIN_SIZE} bytes or more, and none below. What an {@code EnvelopeCodec} and
    * its users get when they choose nothing; caches and feeds start with it and then learn a
-   * dictionary from their own values (see {@code Encoding#learnDictionary}), after which
-   * small values are compressed too.
+   * dictionary from their own values (see {@code Encoding#learnDictionary}), after which small
+   * values are compressed too.
    *
-   * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in
-   * {@code docs/ARCHITECTURE.md}, "Default codec and compression"): on the first seed's board record
-   * in compact MessagePack (396 bytes in the envelope), plain zstd keeps 334 bytes but makes a write
+   * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in {@code
+   * docs/ARCHITECTURE.md}, "Default codec and compression"): on the first seed's board record in
+   * compact MessagePack (396 bytes in the envelope), plain zstd keeps 334 bytes but makes a write
    * and read several microseconds slower, more than encoding the record costs, while with a
    * dictionary it keeps 215 bytes, 38% of the record's JSON. The standard cannot include a
    * dictionary, as one must be trained on the application's own values first.
@@ -97,7 +105,8 @@ public final class Compression {
   /**
    * zstd at {@code level}.
    *
-   * @throws IllegalArgumentException if the level is outside {@link #MIN_ZSTD_LEVEL} to {@link #MAX_ZSTD_LEVEL}
+   * @throws IllegalArgumentException if the level is outside {@link #MIN_ZSTD_LEVEL} to {@link
+   *     #MAX_ZSTD_LEVEL}
    */
   public static Compression zstd(int level) {
     return new Compression(CompressionIds.ZSTD, checkLevel(level), null, DEFAULT_MIN_SIZE);
@@ -111,37 +120,47 @@ public final class Compression {
   /**
    * zstd with a dictionary, at {@code level}. Values record the dictionary's id; readers find the
    * dictionary through a {@link DictionaryResolver}. Frames are written without zstd's magic number
-   * ({@link CompressionIds#ZSTD_DICT_MAGICLESS}), 4 bytes less per value; {@link #magicless(boolean)
-   * magicless(false)} writes them whole, for readers older than that id.
+   * ({@link CompressionIds#ZSTD_DICT_MAGICLESS}), 4 bytes less per value; {@link
+   * #magicless(boolean) magicless(false)} writes them whole, for readers older than that id.
    *
-   * @throws IllegalArgumentException if the level is outside {@link #MIN_ZSTD_LEVEL} to {@link #MAX_ZSTD_LEVEL}
+   * @throws IllegalArgumentException if the level is outside {@link #MIN_ZSTD_LEVEL} to {@link
+   *     #MAX_ZSTD_LEVEL}
    */
   public static Compression zstd(ZstdDictionary dictionary, int level) {
     requireNonNull(dictionary, "dictionary");
-    return new Compression(CompressionIds.ZSTD_DICT_MAGICLESS, checkLevel(level), dictionary, DEFAULT_MIN_SIZE);
+    return new Compression(
+        CompressionIds.ZSTD_DICT_MAGICLESS, checkLevel(level), dictionary, DEFAULT_MIN_SIZE);
   }
 
   /**
    * A copy of this dictionary compression that writes its zstd frames without zstd's 4-byte magic
-   * number ({@link CompressionIds#ZSTD_DICT_MAGICLESS}, the default) or with it
-   * ({@link CompressionIds#ZSTD_DICT}). The envelope already says the payload is a zstd frame, so
-   * the magic tells a reader nothing; a value of a few hundred bytes is 1 to 5% smaller without it.
-   * Every reader of this version reads both; readers that predate the magicless id read only frames
-   * with the magic, so a rolling deploy that keeps such readers writes with {@code magicless(false)}
+   * number ({@link CompressionIds#ZSTD_DICT_MAGICLESS}, the default) or with it ({@link
+   * CompressionIds#ZSTD_DICT}). The envelope already says the payload is a zstd frame, so the magic
+   * tells a reader nothing; a value of a few hundred bytes is 1 to 5% smaller without it. Every
+   * reader of this version reads both; readers that predate the magicless id read only frames with
+   * the magic, so a rolling deploy that keeps such readers writes with {@code magicless(false)}
    * until they are gone.
    *
    * @throws IllegalStateException if this compression has no dictionary
    */
   public Compression magicless(boolean magicless) {
     if (dictionary == null) {
-      throw new IllegalStateException("only a zstd compression with a dictionary can drop the frame's magic number; "
-          + this + " has none");
+      throw new IllegalStateException(
+          "only a zstd compression with a dictionary can drop the frame's magic number; "
+              + this
+              + " has none");
     }
-    return new Compression(magicless ? CompressionIds.ZSTD_DICT_MAGICLESS : CompressionIds.ZSTD_DICT, level,
-        dictionary, minSize);
+    return new Compression(
+        magicless ? CompressionIds.ZSTD_DICT_MAGICLESS : CompressionIds.ZSTD_DICT,
+        level,
+        dictionary,
+        minSize);
   }
 
-  /** Whether zstd frames are written without their magic number: true for a dictionary compression unless told otherwise. */
+  /**
+   * Whether zstd frames are written without their magic number: true for a dictionary compression
+   * unless told otherwise.
+   */
   public boolean isMagicless() {
     return id == CompressionIds.ZSTD_DICT_MAGICLESS;
   }
@@ -185,16 +204,19 @@ public final class Compression {
 
   private static int checkLevel(int level) {
     if (level < MIN_ZSTD_LEVEL || level > MAX_ZSTD_LEVEL) {
-      throw new IllegalArgumentException("zstd level must be " + MIN_ZSTD_LEVEL + " to "
-          + MAX_ZSTD_LEVEL + ", got " + level);
+      throw new IllegalArgumentException(
+          "zstd level must be " + MIN_ZSTD_LEVEL + " to " + MAX_ZSTD_LEVEL + ", got " + level);
     }
     return level;
   }
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof Compression that && id == that.id && level == that.level
-        && minSize == that.minSize && Objects.equals(dictionary, that.dictionary);
+    return other instanceof Compression that
+        && id == that.id
+        && level == that.level
+        && minSize == that.minSize
+        && Objects.equals(dictionary, that.dictionary);
   }
 
   @Override

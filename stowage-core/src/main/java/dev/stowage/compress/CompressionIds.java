@@ -7,15 +7,19 @@ package dev.stowage.compress;
 public final class CompressionIds {
   /** The payload is stored as the codec wrote it. */
   public static final int NONE = 0;
+
   /** The payload is an unsigned varint of the original length followed by one LZ4 block. */
   public static final int LZ4 = 1;
+
   /** The payload is one zstd frame that declares its content size. */
   public static final int ZSTD = 2;
+
   /**
    * The payload is one zstd frame compressed with a dictionary, whose id the envelope carries as a
    * varint after the compression id.
    */
   public static final int ZSTD_DICT = 3;
+
   /**
    * As {@link #ZSTD_DICT}, but the frame is written without zstd's 4-byte magic number (zstd's
    * magicless format): the bytes after the magic of a standard frame. What a dictionary compression

@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Stores zstd dictionaries in Redis and resolves them for readers. Each dictionary lives under
  * {@code stowage:dict:<hexId>}, written once with {@code SET NX} and never changed: its key is
- * derived from its content. A dictionary is loaded on first use and then cached in this process,
- * as is every dictionary saved through this store. Loaded bytes are checked against their id.
+ * derived from its content. A dictionary is loaded on first use and then cached in this process, as
+ * is every dictionary saved through this store. Loaded bytes are checked against their id.
  *
  * <pre>{@code
  * DictionaryStore store = new DictionaryStore(client.connect(ByteArrayCodec.INSTANCE));
@@ -41,8 +41,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The connection is to one server ({@code StatefulRedisConnection}) or to a Redis Cluster
  * ({@code StatefulRedisClusterConnection}): each dictionary is one key, read and written alone, so
- * on a cluster it lives on the master that serves its slot and is found from any node, and
- * {@link #list()} scans every master.
+ * on a cluster it lives on the master that serves its slot and is found from any node, and {@link
+ * #list()} scans every master.
  *
  * <p>Thread-safe. The connection is shared, not owned: closing it is the caller's job. Redis
  * failures are thrown as {@link StowageException}.
@@ -56,8 +56,8 @@ public final class DictionaryStore implements DictionaryResolver {
   private final RecentlyMissing<Long> missing = new RecentlyMissing<>(MISSING_RECHECK);
 
   /**
-   * A store over a connection with byte-array keys and values, such as {@code ByteArrayCodec}'s:
-   * a {@code StatefulRedisConnection} or a {@code StatefulRedisClusterConnection}.
+   * A store over a connection with byte-array keys and values, such as {@code ByteArrayCodec}'s: a
+   * {@code StatefulRedisConnection} or a {@code StatefulRedisClusterConnection}.
    *
    * @throws IllegalArgumentException if the connection is neither
    */
@@ -69,20 +69,22 @@ public final class DictionaryStore implements DictionaryResolver {
 
   /**
    * A store over the connection {@code connection} gives at each use, for a connection that may not
-   * exist yet or may be replaced; the supplier may throw a {@link StowageException} (such as
-   * {@link dev.stowage.CacheUnavailableException}) when there is none, which the call then throws.
+   * exist yet or may be replaced; the supplier may throw a {@link StowageException} (such as {@link
+   * dev.stowage.CacheUnavailableException}) when there is none, which the call then throws.
    */
-  public static DictionaryStore over(Supplier<? extends StatefulConnection<byte[], byte[]>> connection) {
+  public static DictionaryStore over(
+      Supplier<? extends StatefulConnection<byte[], byte[]>> connection) {
     return new DictionaryStore(requireNonNull(connection, "connection"), true);
   }
 
-  private DictionaryStore(Supplier<? extends StatefulConnection<byte[], byte[]>> connection, boolean lazy) {
+  private DictionaryStore(
+      Supplier<? extends StatefulConnection<byte[], byte[]>> connection, boolean lazy) {
     this.connection = connection;
   }
 
   /**
-   * The Redis key of dictionary {@code id}: {@code stowage:dict:<8 hex digits>}, as
-   * {@link StowageKeys#dictionary} names it.
+   * The Redis key of dictionary {@code id}: {@code stowage:dict:<8 hex digits>}, as {@link
+   * StowageKeys#dictionary} names it.
    */
   public static String key(long id) {
     return StowageKeys.dictionary(id);
@@ -104,14 +106,19 @@ public final class DictionaryStore implements DictionaryResolver {
       if (!stored) {
         byte[] existing = redis.get(key);
         if (existing != null && !Arrays.equals(existing, dictionary.bytes())) {
-          throw new StowageException(key(dictionary.id()) + " already holds " + existing.length
-              + " other bytes (hashing to " + ZstdDictionary.hexId(ZstdDictionary.idOf(existing))
-              + "); the stored dictionary is corrupt and was left as it is");
+          throw new StowageException(
+              key(dictionary.id())
+                  + " already holds "
+                  + existing.length
+                  + " other bytes (hashing to "
+                  + ZstdDictionary.hexId(ZstdDictionary.idOf(existing))
+                  + "); the stored dictionary is corrupt and was left as it is");
         }
       }
     } catch (RedisException e) {
-      throw new StowageException("could not save zstd dictionary " + dictionary.hexId()
-          + " to Redis: " + e.getMessage(), e);
+      throw new StowageException(
+          "could not save zstd dictionary " + dictionary.hexId() + " to Redis: " + e.getMessage(),
+          e);
     }
     cache.putIfAbsent(dictionary.id(), dictionary);
     missing.found(dictionary.id());
@@ -133,26 +140,49 @@ public final class DictionaryStore implements DictionaryResolver {
     byte[] key = keyBytes(dictionary.id());
     try {
       RedisClusterAsyncCommands<byte[], byte[]> redis = SharedCommands.async(connection.get());
-      return redis.set(key, dictionary.bytes(), SetArgs.Builder.nx()).toCompletableFuture()
-          .thenCompose(reply -> "OK".equals(reply) ? CompletableFuture.completedFuture(true)
-              : redis.get(key).toCompletableFuture().thenCompose(existing -> {
-                if (existing == null) {
-                  // Deleted or expired between the two commands: store it again.
-                  return saveAsync(dictionary);
-                }
-                if (!Arrays.equals(existing, dictionary.bytes())) {
-                  throw new StowageException(key(dictionary.id()) + " already holds " + existing.length
-                      + " other bytes (hashing to " + ZstdDictionary.hexId(ZstdDictionary.idOf(existing))
-                      + "); the stored dictionary is corrupt and was left as it is");
-                }
-                return CompletableFuture.completedFuture(false);
-              }))
-          .exceptionallyCompose(error -> {
-            Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            return CompletableFuture.failedFuture(e instanceof StowageException ? e
-                : new StowageException("could not save zstd dictionary " + dictionary.hexId() + " to Redis: "
-                    + e.getMessage(), e));
-          });
+      return redis
+          .set(key, dictionary.bytes(), SetArgs.Builder.nx())
+          .toCompletableFuture()
+          .thenCompose(
+              reply ->
+                  "OK".equals(reply)
+                      ? CompletableFuture.completedFuture(true)
+                      : redis
+                          .get(key)
+                          .toCompletableFuture()
+                          .thenCompose(
+                              existing -> {
+                                if (existing == null) {
+                                  // Deleted or expired between the two commands: store it again.
+                                  return saveAsync(dictionary);
+                                }
+                                if (!Arrays.equals(existing, dictionary.bytes())) {
+                                  throw new StowageException(
+                                      key(dictionary.id())
+                                          + " already holds "
+                                          + existing.length
+                                          + " other bytes (hashing to "
+                                          + ZstdDictionary.hexId(ZstdDictionary.idOf(existing))
+                                          + "); the stored dictionary is corrupt and was left as it is");
+                                }
+                                return CompletableFuture.completedFuture(false);
+                              }))
+          .exceptionallyCompose(
+              error -> {
+                Throwable e =
+                    error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause()
+                        : error;
+                return CompletableFuture.failedFuture(
+                    e instanceof StowageException
+                        ? e
+                        : new StowageException(
+                            "could not save zstd dictionary "
+                                + dictionary.hexId()
+                                + " to Redis: "
+                                + e.getMessage(),
+                            e));
+              });
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -160,11 +190,11 @@ public final class DictionaryStore implements DictionaryResolver {
 
   /**
    * The dictionary {@code id}, from this process's cache or else from Redis. An id that Redis did
-   * not hold is answered as missing for {@link #MISSING_RECHECK} without asking Redis again, so that
-   * many values naming an unknown dictionary cost one lookup.
+   * not hold is answered as missing for {@link #MISSING_RECHECK} without asking Redis again, so
+   * that many values naming an unknown dictionary cost one lookup.
    *
-   * <p><b>Warning:</b> a lookup in Redis blocks; never call this on a Redis client's I/O thread
-   * for a dictionary that may not be {@linkplain #isLoaded loaded}: use {@link #resolveAsync}.
+   * <p><b>Warning:</b> a lookup in Redis blocks; never call this on a Redis client's I/O thread for
+   * a dictionary that may not be {@linkplain #isLoaded loaded}: use {@link #resolveAsync}.
    *
    * @throws DictionaryNotFoundException if Redis has no such key, or its bytes do not hash to
    *     {@code id} (the message says which)
@@ -180,8 +210,12 @@ public final class DictionaryStore implements DictionaryResolver {
     try {
       bytes = sync().get(keyBytes(id));
     } catch (RedisException e) {
-      throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
-          + " from Redis: " + e.getMessage(), e);
+      throw new StowageException(
+          "could not load zstd dictionary "
+              + ZstdDictionary.hexId(id)
+              + " from Redis: "
+              + e.getMessage(),
+          e);
     }
     return loaded(id, bytes);
   }
@@ -196,14 +230,21 @@ public final class DictionaryStore implements DictionaryResolver {
       if (cached != null) {
         return CompletableFuture.completedFuture(cached);
       }
-      return SharedCommands.async(connection.get()).get(keyBytes(id)).toCompletableFuture()
-          .handle((bytes, error) -> {
-            if (error != null) {
-              throw new StowageException("could not load zstd dictionary " + ZstdDictionary.hexId(id)
-                  + " from Redis: " + error.getMessage(), error);
-            }
-            return loaded(id, bytes);
-          });
+      return SharedCommands.async(connection.get())
+          .get(keyBytes(id))
+          .toCompletableFuture()
+          .handle(
+              (bytes, error) -> {
+                if (error != null) {
+                  throw new StowageException(
+                      "could not load zstd dictionary "
+                          + ZstdDictionary.hexId(id)
+                          + " from Redis: "
+                          + error.getMessage(),
+                      error);
+                }
+                return loaded(id, bytes);
+              });
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -221,8 +262,12 @@ public final class DictionaryStore implements DictionaryResolver {
       Long found = sync().exists(keyBytes(id));
       return found != null && found > 0;
     } catch (RedisException e) {
-      throw new StowageException("could not look up zstd dictionary " + ZstdDictionary.hexId(id)
-          + " in Redis: " + e.getMessage(), e);
+      throw new StowageException(
+          "could not look up zstd dictionary "
+              + ZstdDictionary.hexId(id)
+              + " in Redis: "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -238,8 +283,9 @@ public final class DictionaryStore implements DictionaryResolver {
       return cached;
     }
     if (missing.isMissing(id)) {
-      throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
-          .addContext("no key " + key(id) + " in Redis a moment ago");
+      throw (DictionaryNotFoundException)
+          new DictionaryNotFoundException(id)
+              .addContext("no key " + key(id) + " in Redis a moment ago");
     }
     return null;
   }
@@ -247,15 +293,20 @@ public final class DictionaryStore implements DictionaryResolver {
   private ZstdDictionary loaded(long id, byte[] bytes) {
     if (bytes == null || bytes.length == 0) {
       missing.missing(id);
-      throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
-          .addContext("no key " + key(id) + " in Redis");
+      throw (DictionaryNotFoundException)
+          new DictionaryNotFoundException(id).addContext("no key " + key(id) + " in Redis");
     }
     long actual = ZstdDictionary.idOf(bytes);
     if (actual != id) {
       missing.missing(id);
-      throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
-          .addContext(key(id) + " is corrupt: its " + bytes.length + " bytes hash to "
-              + ZstdDictionary.hexId(actual));
+      throw (DictionaryNotFoundException)
+          new DictionaryNotFoundException(id)
+              .addContext(
+                  key(id)
+                      + " is corrupt: its "
+                      + bytes.length
+                      + " bytes hash to "
+                      + ZstdDictionary.hexId(actual));
     }
     ZstdDictionary loaded = ZstdDictionary.of(bytes);
     ZstdDictionary previous = cache.putIfAbsent(id, loaded);
@@ -263,9 +314,9 @@ public final class DictionaryStore implements DictionaryResolver {
   }
 
   /**
-   * The ids of the dictionaries stored in Redis, ascending, found with {@code SCAN} (never
-   * {@code KEYS}), on a cluster over every master in turn. Keys under the prefix that are not
-   * eight hex digits are skipped.
+   * The ids of the dictionaries stored in Redis, ascending, found with {@code SCAN} (never {@code
+   * KEYS}), on a cluster over every master in turn. Keys under the prefix that are not eight hex
+   * digits are skipped.
    *
    * @throws StowageException if Redis fails
    */
@@ -278,7 +329,9 @@ public final class DictionaryStore implements DictionaryResolver {
       do {
         KeyScanCursor<byte[]> page = redis.scan(cursor, match);
         for (byte[] key : page.getKeys()) {
-          String suffix = new String(key, StandardCharsets.UTF_8).substring(StowageKeys.DICTIONARY_PREFIX.length());
+          String suffix =
+              new String(key, StandardCharsets.UTF_8)
+                  .substring(StowageKeys.DICTIONARY_PREFIX.length());
           if (suffix.matches("[0-9a-f]{8}")) {
             ids.add(Long.parseLong(suffix, 16));
           }

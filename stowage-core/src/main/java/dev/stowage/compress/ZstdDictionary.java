@@ -10,16 +10,17 @@ import java.util.Arrays;
 
 /**
  * A zstd dictionary, named by its content: the {@linkplain #id() id} is the first four bytes of the
- * SHA-256 of the dictionary bytes, read as an unsigned big-endian number. The same bytes always
- * get the same id, so a dictionary stored under its id never changes.
+ * SHA-256 of the dictionary bytes, read as an unsigned big-endian number. The same bytes always get
+ * the same id, so a dictionary stored under its id never changes.
  *
- * <p>Dictionaries come from {@link #train} (zstd's trainer over sample values of one type), or
- * from stored bytes through {@link #of(byte[])}; zstd also accepts any bytes as a raw-content
+ * <p>Dictionaries come from {@link #train} (zstd's trainer over sample values of one type), or from
+ * stored bytes through {@link #of(byte[])}; zstd also accepts any bytes as a raw-content
  * dictionary. Instances are immutable and thread-safe.
  */
 public final class ZstdDictionary {
   /** The smallest dictionary {@link #train} makes: zstd's own minimum. */
   public static final int MIN_TRAINED_SIZE = 256;
+
   /**
    * The fewest samples {@link #train} accepts. zstd's trainer itself refuses ten or fewer; a useful
    * dictionary wants a few thousand.
@@ -60,8 +61,8 @@ public final class ZstdDictionary {
   public static ZstdDictionary train(Iterable<byte[]> samples, int dictionarySize) {
     requireNonNull(samples, "samples");
     if (dictionarySize < MIN_TRAINED_SIZE) {
-      throw new IllegalArgumentException("dictionarySize must be at least " + MIN_TRAINED_SIZE
-          + " bytes, got " + dictionarySize);
+      throw new IllegalArgumentException(
+          "dictionarySize must be at least " + MIN_TRAINED_SIZE + " bytes, got " + dictionarySize);
     }
     OptionalLibrary.ZSTD.require();
     return new ZstdDictionary(ZstdDictionaryTrainer.train(samples, dictionarySize, MIN_SAMPLES));
@@ -76,7 +77,9 @@ public final class ZstdDictionary {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM has SHA-256", e);
     }
-    return ((digest[0] & 0xFFL) << 24) | ((digest[1] & 0xFFL) << 16) | ((digest[2] & 0xFFL) << 8)
+    return ((digest[0] & 0xFFL) << 24)
+        | ((digest[1] & 0xFFL) << 16)
+        | ((digest[2] & 0xFFL) << 8)
         | (digest[3] & 0xFFL);
   }
 
@@ -108,7 +111,9 @@ public final class ZstdDictionary {
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof ZstdDictionary that && id == that.id && Arrays.equals(bytes, that.bytes);
+    return other instanceof ZstdDictionary that
+        && id == that.id
+        && Arrays.equals(bytes, that.bytes);
   }
 
   @Override

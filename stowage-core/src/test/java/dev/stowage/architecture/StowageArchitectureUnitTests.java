@@ -42,6 +42,7 @@ class StowageArchitectureUnitTests {
   @Test
   void theRulePassesAClassThatUsesThePublicApiOnly() {
     JavaClasses classes = new ClassFileImporter().importClasses(UsesPublicApi.class);
-    assertThatCode(() -> StowageArchitecture.CORE_INTERNALS_UNUSED.check(classes)).doesNotThrowAnyException();
+    assertThatCode(() -> StowageArchitecture.CORE_INTERNALS_UNUSED.check(classes))
+        .doesNotThrowAnyException();
   }
 }

@@ -37,18 +37,19 @@ class BadValueIntegrationTests {
   private static RedisClient client;
   private static StatefulRedisConnection<byte[], byte[]> raw;
   private final List<String> logged = new CopyOnWriteArrayList<>();
-  private final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord record) {
-      logged.add(record.getMessage());
-    }
+  private final Handler capture =
+      new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+          logged.add(record.getMessage());
+        }
 
-    @Override
-    public void flush() {}
+        @Override
+        public void flush() {}
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   @BeforeAll
   static void connect(RedisServer redis) {
@@ -92,18 +93,24 @@ class BadValueIntegrationTests {
     byte[] unknownCodec = good.clone();
     unknownCodec[2] = (byte) 200;
     raw.sync().set(bytes("bad:unknown-codec"), unknownCodec);
-    raw.sync().set(bytes("bad:missing-dictionary"), new byte[] {(byte) 0xC1, 0x10, 0x02, 0x03, (byte) 0x80, 0x01, 1, 2, 3});
+    raw.sync()
+        .set(
+            bytes("bad:missing-dictionary"),
+            new byte[] {(byte) 0xC1, 0x10, 0x02, 0x03, (byte) 0x80, 0x01, 1, 2, 3});
     raw.sync().set(bytes("bad:empty"), new byte[0]);
     raw.sync().lpush(bytes("bad:a-list"), bytes("x"));
   }
 
-  private static final List<String> BAD = List.of("foreign", "truncated", "unknown-codec", "missing-dictionary", "empty",
-      "a-list");
+  private static final List<String> BAD =
+      List.of("foreign", "truncated", "unknown-codec", "missing-dictionary", "empty", "a-list");
 
   @Test
   void undecodableValuesAreMissesCountedAndLoggedOncePerKey() {
-    RedisCache<String, Item> cache = stowage.cache("bad", Item.class)
-        .encoding(Encoding.defaultFor(Item.class).compression(Compression.none())).build();
+    RedisCache<String, Item> cache =
+        stowage
+            .cache("bad", Item.class)
+            .encoding(Encoding.defaultFor(Item.class).compression(Compression.none()))
+            .build();
     writeBadValues(cache);
 
     for (int round = 0; round < 3; round++) {
@@ -129,7 +136,8 @@ class BadValueIntegrationTests {
     keys.add("good");
 
     assertThat(cache.getAll(keys)).containsOnlyKeys("good");
-    assertThat(cache.stats().decodeFailures()).as("MGET reads a list as nil: not a failure")
+    assertThat(cache.stats().decodeFailures())
+        .as("MGET reads a list as nil: not a failure")
         .isEqualTo(BAD.size() - 1);
     assertThat(cache.stats().misses()).isEqualTo(BAD.size());
   }
@@ -145,39 +153,62 @@ class BadValueIntegrationTests {
   }
 
   /**
-   * Ten bytes: an envelope (msgpack, no compression) whose payload is an array holding a bin 32 that
-   * declares 2,147,483,632 bytes. msgpack-java allocated them before reading one, per read; under
-   * this JVM's 1 GiB heap that was an OutOfMemoryError (and the JVM exits on one).
+   * Ten bytes: an envelope (msgpack, no compression) whose payload is an array holding a bin 32
+   * that declares 2,147,483,632 bytes. msgpack-java allocated them before reading one, per read;
+   * under this JVM's 1 GiB heap that was an OutOfMemoryError (and the JVM exits on one).
    */
   @Test
   void aTenByteValueDeclaringTwoGibibytesIsACountedMissForGetGetAllAndGetOrLoad() {
     RedisCache<String, Item> cache = stowage.cache("bad", Item.class).build();
-    byte[] bomb = {(byte) 0xc1, 0x10, 0x02, 0x00, (byte) 0x92, (byte) 0xc6, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xf0};
+    byte[] bomb = {
+      (byte) 0xc1,
+      0x10,
+      0x02,
+      0x00,
+      (byte) 0x92,
+      (byte) 0xc6,
+      0x7f,
+      (byte) 0xff,
+      (byte) 0xff,
+      (byte) 0xf0
+    };
     raw.sync().set(bytes("bad:bomb"), bomb);
     cache.put("good", Samples.item(1));
 
-    assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-      for (int round = 0; round < 20; round++) {
-        assertThat(cache.get("bomb")).isNull();
-        assertThat(cache.getAll(List.of("bomb", "good"))).containsOnlyKeys("good");
-      }
-      assertThat(cache.getOrLoad("bomb", key -> Samples.item(9))).isEqualTo(Samples.item(9));
-    });
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(20),
+        () -> {
+          for (int round = 0; round < 20; round++) {
+            assertThat(cache.get("bomb")).isNull();
+            assertThat(cache.getAll(List.of("bomb", "good"))).containsOnlyKeys("good");
+          }
+          assertThat(cache.getOrLoad("bomb", key -> Samples.item(9))).isEqualTo(Samples.item(9));
+        });
 
-    // 20 gets, 20 getAlls, and getOrLoad's read and the second read its load makes before the loader runs
+    // 20 gets, 20 getAlls, and getOrLoad's read and the second read its load makes before the
+    // loader runs
     assertThat(cache.stats().decodeFailures()).isEqualTo(42);
     assertThat(cache.stats().misses()).isEqualTo(41);
     assertThat(cache.stats().loads()).isEqualTo(1);
     assertThat(loggedAbout("bad:bomb")).isEqualTo(1);
-    assertThat(logged).anyMatch(message -> message.contains("a bin 32 at byte 1 declares 2147483632 bytes, but 0 are left"));
+    assertThat(logged)
+        .anyMatch(
+            message ->
+                message.contains("a bin 32 at byte 1 declares 2147483632 bytes, but 0 are left"));
     assertThat(cache.get("bomb")).as("the load replaced it").isEqualTo(Samples.item(9));
   }
 
   @Test
   void aLegacyCodecReadsValuesWithoutAnEnvelope() {
-    RedisCache<String, Item> cache = stowage.cache("bad", Item.class)
-        .encoding(Encoding.defaultFor(Item.class).legacy(Codecs.json(Item.class))).build();
-    raw.sync().set(bytes("bad:old"), bytes("{\"id\":5,\"name\":\"n\",\"description\":\"d\",\"price\":10,\"stock\":2}"));
+    RedisCache<String, Item> cache =
+        stowage
+            .cache("bad", Item.class)
+            .encoding(Encoding.defaultFor(Item.class).legacy(Codecs.json(Item.class)))
+            .build();
+    raw.sync()
+        .set(
+            bytes("bad:old"),
+            bytes("{\"id\":5,\"name\":\"n\",\"description\":\"d\",\"price\":10,\"stock\":2}"));
 
     assertThat(cache.get("old")).isEqualTo(new Item(5, "n", "d", 10, 2));
     assertThat(cache.stats().decodeFailures()).isZero();

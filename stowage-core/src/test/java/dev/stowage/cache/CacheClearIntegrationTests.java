@@ -51,7 +51,8 @@ class CacheClearIntegrationTests {
 
   @Test
   void escapesTheGlobCharactersOfThePrefix(RedisServer redis) {
-    RedisCache<String, String> odd = stowage.cache("odd", String.class).keyPrefix("a*b?c[d]\\e:").build();
+    RedisCache<String, String> odd =
+        stowage.cache("odd", String.class).keyPrefix("a*b?c[d]\\e:").build();
     odd.put("k", "v");
     // Both match the prefix taken as a pattern (a*b?c[d]\e:*) rather than as text.
     redis.command("SET", "aXXbYcde:k", "other");
@@ -83,13 +84,18 @@ class CacheClearIntegrationTests {
 
   @Test
   void emptiesTheNearCache() {
-    RedisCache<String, String> near = stowage.cache("near", String.class).nearCache(NearCache.defaults()).build();
+    RedisCache<String, String> near =
+        stowage.cache("near", String.class).nearCache(NearCache.defaults()).build();
     near.put("k", "v");
-    // Tracking starts in the background; then a read keeps the value and the next is answered by it.
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-      assertThat(near.get("k")).isEqualTo("v");
-      assertThat(near.stats().nearHits()).isPositive();
-    });
+    // Tracking starts in the background; then a read keeps the value and the next is answered by
+    // it.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              assertThat(near.get("k")).isEqualTo("v");
+              assertThat(near.stats().nearHits()).isPositive();
+            });
 
     near.clear();
 

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class CacheKeyNamespaceIntegrationTests {
   private static Stowage stowage;
+
   /** Another process, with caches and a feed of its own in the same database. */
   private static Stowage other;
 
@@ -54,8 +55,13 @@ class CacheKeyNamespaceIntegrationTests {
       assertThatThrownBy(() -> stowage.cache("everything", String.class).keyPrefix(prefix).build())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("cache 'everything': keyPrefix must not be empty or blank");
-      assertThatThrownBy(() -> stowage.cache("everything", String.class).keyPrefix(prefix)
-          .layout(CacheLayout.packedBuckets(4)).build())
+      assertThatThrownBy(
+              () ->
+                  stowage
+                      .cache("everything", String.class)
+                      .keyPrefix(prefix)
+                      .layout(CacheLayout.packedBuckets(4))
+                      .build())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("cache 'everything': keyPrefix must not be empty or blank");
     }
@@ -63,20 +69,31 @@ class CacheKeyNamespaceIntegrationTests {
 
   @Test
   void aPrefixInsideOrAroundStowagesOwnKeysIsRefused() {
-    for (String prefix : List.of("stowage:", "stowage:dict:", "stowage:learned:cache:x:", "stowage:lock:", "stowage:d",
-        "stow", "s")) {
+    for (String prefix :
+        List.of(
+            "stowage:",
+            "stowage:dict:",
+            "stowage:learned:cache:x:",
+            "stowage:lock:",
+            "stowage:d",
+            "stow",
+            "s")) {
       assertThatThrownBy(() -> stowage.cache("own", String.class).keyPrefix(prefix).build())
           .as(prefix)
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("cache 'own' (keys under '" + prefix + "') overlaps Stowage's own keys"
-              + " (stowage:schema:*, stowage:dict:*, stowage:dict-info:*, stowage:learned:cache:*,"
-              + " stowage:learned:feed:*, stowage:lock:*");
+          .hasMessageStartingWith(
+              "cache 'own' (keys under '"
+                  + prefix
+                  + "') overlaps Stowage's own keys"
+                  + " (stowage:schema:*, stowage:dict:*, stowage:dict-info:*, stowage:learned:cache:*,"
+                  + " stowage:learned:feed:*, stowage:lock:*");
     }
     assertThatThrownBy(() -> stowage.feed("own", String.class).key("stowage:schema:feed").build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("feed 'own' (key 'stowage:schema:feed'")
         .hasMessageContaining("overlaps Stowage's own keys (stowage:schema:*");
-    // Another name under stowage: is the application's (the board keeps a cache under stowage:board:).
+    // Another name under stowage: is the application's (the board keeps a cache under
+    // stowage:board:).
     stowage.cache("mark", String.class).keyPrefix("stowage:mark:").build().put("complete", "1");
   }
 
@@ -96,9 +113,11 @@ class CacheKeyNamespaceIntegrationTests {
     redis.flushAll();
     // Another process's cache, packed cache and feed, Stowage's own keys, and an unrelated key.
     RedisCache<String, Item> shop = other.cache("shop", Item.class).build();
-    RedisCache<String, Item> shelves = other.cache("shelves", Item.class).layout(CacheLayout.packedBuckets(4)).build();
+    RedisCache<String, Item> shelves =
+        other.cache("shelves", Item.class).layout(CacheLayout.packedBuckets(4)).build();
     Feed<Item> board = other.feed("board", Item.class).build();
-    RedisCache<String, Item> itemsX = other.cache("items-x", Item.class).keyPrefix("items:x:").build();
+    RedisCache<String, Item> itemsX =
+        other.cache("items-x", Item.class).keyPrefix("items:x:").build();
     for (int i = 0; i < 20; i++) {
       shop.put("k" + i, new Item("shop", i));
       shelves.put("k" + i, new Item("shelf", i));
@@ -119,13 +138,19 @@ class CacheKeyNamespaceIntegrationTests {
     redis.command("HSET", "items:{01}", "f", "not a bucket number as the layout writes it");
     redis.command("HSET", "items:{1}x", "f", "more after the bucket");
     Map<String, String> before = keysAndTypes(redis);
-    assertThat(before).containsKeys("app:config", "board", "counter", "shop:k0")
-        .as("Stowage's own keys").containsKey(before.keySet().stream().filter(k -> k.startsWith("stowage:schema:"))
-            .findFirst().orElseThrow());
+    assertThat(before)
+        .containsKeys("app:config", "board", "counter", "shop:k0")
+        .as("Stowage's own keys")
+        .containsKey(
+            before.keySet().stream()
+                .filter(k -> k.startsWith("stowage:schema:"))
+                .findFirst()
+                .orElseThrow());
     assertThat(before.values()).contains("zset", "list", "hash", "string");
 
     // A key-per-value cache whose prefix holds glob characters: its strings go, and nothing else.
-    RedisCache<String, Item> globbed = stowage.cache("globbed", Item.class).keyPrefix("a*:").build();
+    RedisCache<String, Item> globbed =
+        stowage.cache("globbed", Item.class).keyPrefix("a*:").build();
     Map<String, Item> own = new LinkedHashMap<>();
     for (int i = 0; i < 5; i++) {
       own.put("k" + i, new Item("glob", i));
@@ -138,7 +163,8 @@ class CacheKeyNamespaceIntegrationTests {
     assertThat(keysAndTypes(redis)).isEqualTo(expected);
 
     // A packed cache whose prefix is a prefix of another cache's: its buckets go, and nothing else.
-    RedisCache<String, Item> items = stowage.cache("items", Item.class).layout(CacheLayout.packedBuckets(4)).build();
+    RedisCache<String, Item> items =
+        stowage.cache("items", Item.class).layout(CacheLayout.packedBuckets(4)).build();
     Map<String, Item> packed = new HashMap<>();
     for (int i = 0; i < 40; i++) {
       // Bucket 0's key holds someone else's string, so no key of ours goes there.
@@ -190,11 +216,15 @@ class CacheKeyNamespaceIntegrationTests {
       assertThatThrownBy(() -> one.cache("under", String.class).keyPrefix("dropped:x:").build())
           .isInstanceOf(IllegalArgumentException.class);
 
-      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-        System.gc();
-        one.cache("under", String.class).keyPrefix("dropped:x:").build();
-        one.cache("feeds", String.class).keyPrefix("dropped-feed:").build();
-      });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(100))
+          .untilAsserted(
+              () -> {
+                System.gc();
+                one.cache("under", String.class).keyPrefix("dropped:x:").build();
+                one.cache("feeds", String.class).keyPrefix("dropped-feed:").build();
+              });
       assertThatThrownBy(() -> one.cache("kept-too", String.class).keyPrefix("kept:x:").build())
           .isInstanceOf(IllegalArgumentException.class);
       Reference.reachabilityFence(kept);
@@ -208,17 +238,21 @@ class CacheKeyNamespaceIntegrationTests {
       RedisCache<String, String> items = one.cache("items", String.class).build();
       assertThatThrownBy(() -> one.cache("sub", String.class).keyPrefix("items:x:").build())
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("cache 'sub' (keys under 'items:x:') overlaps cache 'items' (keys under 'items:')"
-              + " of the same Stowage");
-      RedisCache<String, String> deep = one.cache("deep", String.class).keyPrefix("deep:x:").build();
+          .hasMessageStartingWith(
+              "cache 'sub' (keys under 'items:x:') overlaps cache 'items' (keys under 'items:')"
+                  + " of the same Stowage");
+      RedisCache<String, String> deep =
+          one.cache("deep", String.class).keyPrefix("deep:x:").build();
       assertThatThrownBy(() -> one.cache("shallow", String.class).keyPrefix("deep:").build())
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("cache 'shallow' (keys under 'deep:') overlaps cache 'deep' (keys under 'deep:x:')");
+          .hasMessageStartingWith(
+              "cache 'shallow' (keys under 'deep:') overlaps cache 'deep' (keys under 'deep:x:')");
       assertThatThrownBy(() -> one.cache("twin", String.class).keyPrefix("items:").build())
           .as("another cache with the same prefix")
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("overlaps cache 'items'");
-      assertThatThrownBy(() -> one.cache("items", String.class).layout(CacheLayout.packedBuckets(4)).build())
+      assertThatThrownBy(
+              () -> one.cache("items", String.class).layout(CacheLayout.packedBuckets(4)).build())
           .as("the same prefix with another layout")
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("overlaps cache 'items'");
@@ -227,7 +261,8 @@ class CacheKeyNamespaceIntegrationTests {
       assertThatThrownBy(() -> one.cache("boards", String.class).keyPrefix("board:").build())
           .as("a prefix that covers the feed's buckets")
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("cache 'boards' (keys under 'board:') overlaps feed 'board' (key 'board'");
+          .hasMessageStartingWith(
+              "cache 'boards' (keys under 'board:') overlaps feed 'board' (key 'board'");
       assertThatThrownBy(() -> one.feed("news", String.class).key("items:news").build())
           .as("a feed whose key is under a cache's prefix")
           .isInstanceOf(IllegalArgumentException.class)
@@ -238,7 +273,8 @@ class CacheKeyNamespaceIntegrationTests {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("overlaps feed 'board'");
 
-      // The same cache or feed built again shares its keys, as before; other feeds share the counter hash.
+      // The same cache or feed built again shares its keys, as before; other feeds share the
+      // counter hash.
       one.cache("items", String.class).build();
       one.feed("board", String.class).build();
       one.feed("posts", String.class).build();

@@ -59,8 +59,10 @@ class CacheShapesIntegrationTests {
 
   @Test
   void listsAndMapsOfRecordsDecodeToTheirElementTypes() {
-    RedisCache<String, List<Item>> lists = stowage.cache("lists", new TypeRef<List<Item>>() {}).build();
-    RedisCache<String, Map<String, Item>> maps = stowage.cache("maps", new TypeRef<Map<String, Item>>() {}).build();
+    RedisCache<String, List<Item>> lists =
+        stowage.cache("lists", new TypeRef<List<Item>>() {}).build();
+    RedisCache<String, Map<String, Item>> maps =
+        stowage.cache("maps", new TypeRef<Map<String, Item>>() {}).build();
     List<Item> items = Samples.items(3);
     Map<String, Item> byName = new LinkedHashMap<>();
     items.forEach(item -> byName.put(item.name(), item));
@@ -91,10 +93,16 @@ class CacheShapesIntegrationTests {
 
   @Test
   void theJacksonMapperCanBeConfiguredWithoutReplacingTheCodec() {
-    RedisCache<String, Labelled> snake = stowage.cache("snake", Labelled.class)
-        .encoding(Encoding.of(Codecs.json(TypeRef.of(Labelled.class),
-            mapper -> mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE))))
-        .build();
+    RedisCache<String, Labelled> snake =
+        stowage
+            .cache("snake", Labelled.class)
+            .encoding(
+                Encoding.of(
+                    Codecs.json(
+                        TypeRef.of(Labelled.class),
+                        mapper ->
+                            mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE))))
+            .build();
     Labelled value = new Labelled(5, "Lamp");
     snake.put("5", value);
 
@@ -105,8 +113,15 @@ class CacheShapesIntegrationTests {
 
   @Test
   void aMapperConfigurationThatEnablesDefaultTypingIsRefused() {
-    assertThatThrownBy(() -> Codecs.msgpackCompact(TypeRef.of(Item.class), mapper -> mapper.activateDefaultTyping(
-        BasicPolymorphicTypeValidator.builder().allowIfBaseType(Object.class).build())))
+    assertThatThrownBy(
+            () ->
+                Codecs.msgpackCompact(
+                    TypeRef.of(Item.class),
+                    mapper ->
+                        mapper.activateDefaultTyping(
+                            BasicPolymorphicTypeValidator.builder()
+                                .allowIfBaseType(Object.class)
+                                .build())))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("default typing");
   }
@@ -122,20 +137,31 @@ class CacheShapesIntegrationTests {
 
   @Test
   void aKeyTheLoaderFoundNothingForIsCachedAsAbsentForItsOwnTtl(RedisServer redis) {
-    RedisCache<String, Item> cache = stowage.cache("absent", Item.class)
-        .cacheAbsent(Duration.ofMillis(1500)).build();
+    RedisCache<String, Item> cache =
+        stowage.cache("absent", Item.class).cacheAbsent(Duration.ofMillis(1500)).build();
     AtomicInteger calls = new AtomicInteger();
 
     for (int i = 0; i < 5; i++) {
-      assertThat(cache.getOrLoad("404", id -> {
-        calls.incrementAndGet();
-        return null;
-      })).isNull();
+      assertThat(
+              cache.getOrLoad(
+                  "404",
+                  id -> {
+                    calls.incrementAndGet();
+                    return null;
+                  }))
+          .isNull();
     }
-    assertThat(cache.async().getOrLoad("404", id -> {
-      calls.incrementAndGet();
-      return null;
-    }).join()).isNull();
+    assertThat(
+            cache
+                .async()
+                .getOrLoad(
+                    "404",
+                    id -> {
+                      calls.incrementAndGet();
+                      return null;
+                    })
+                .join())
+        .isNull();
 
     assertThat(calls).hasValue(1);
     assertThat(cache.get("404")).isNull();
@@ -152,18 +178,24 @@ class CacheShapesIntegrationTests {
 
   @Test
   void bulkLoadsCacheTheKeysTheLoaderLeftOutAsAbsent() {
-    RedisCache<String, Item> cache = stowage.cache("absentBulk", Item.class)
-        .cacheAbsent(Duration.ofMinutes(1)).build();
+    RedisCache<String, Item> cache =
+        stowage.cache("absentBulk", Item.class).cacheAbsent(Duration.ofMinutes(1)).build();
     AtomicInteger asked = new AtomicInteger();
 
-    Map<String, Item> first = cache.getAllOrLoad(List.of("1", "2", "3"), ids -> {
-      asked.addAndGet(ids.size());
-      return Map.of("1", Samples.item(1));
-    });
-    Map<String, Item> second = cache.getAllOrLoad(List.of("1", "2", "3"), ids -> {
-      asked.addAndGet(ids.size());
-      return Map.of();
-    });
+    Map<String, Item> first =
+        cache.getAllOrLoad(
+            List.of("1", "2", "3"),
+            ids -> {
+              asked.addAndGet(ids.size());
+              return Map.of("1", Samples.item(1));
+            });
+    Map<String, Item> second =
+        cache.getAllOrLoad(
+            List.of("1", "2", "3"),
+            ids -> {
+              asked.addAndGet(ids.size());
+              return Map.of();
+            });
 
     assertThat(first).containsOnlyKeys("1");
     assertThat(second).containsOnlyKeys("1");
@@ -176,14 +208,18 @@ class CacheShapesIntegrationTests {
   void withoutCacheAbsentANullLoadStoresNothing(RedisServer redis) {
     RedisCache<String, Item> cache = stowage.cache("noAbsent", Item.class).build();
     AtomicInteger calls = new AtomicInteger();
-    cache.getOrLoad("404", id -> {
-      calls.incrementAndGet();
-      return null;
-    });
-    cache.getOrLoad("404", id -> {
-      calls.incrementAndGet();
-      return null;
-    });
+    cache.getOrLoad(
+        "404",
+        id -> {
+          calls.incrementAndGet();
+          return null;
+        });
+    cache.getOrLoad(
+        "404",
+        id -> {
+          calls.incrementAndGet();
+          return null;
+        });
     assertThat(calls).hasValue(2);
     assertThat(redis.command("EXISTS", "noAbsent:404")).isEqualTo(":0");
   }
@@ -199,7 +235,8 @@ class CacheShapesIntegrationTests {
 
   @Test
   void whileRedisIsDownGetOrLoadAnswersFromTheLoaderAndCountsTheFailures(RedisServer redis) {
-    RedisCache<String, Item> fallback = stowage.cache("fallback", Item.class).loadWhenUnavailable().build();
+    RedisCache<String, Item> fallback =
+        stowage.cache("fallback", Item.class).loadWhenUnavailable().build();
     RedisCache<String, Item> strict = stowage.cache("strict", Item.class).build();
     AtomicInteger loads = new AtomicInteger();
     AtomicInteger asyncLoads = new AtomicInteger();
@@ -209,15 +246,28 @@ class CacheShapesIntegrationTests {
     try {
       for (int i = 0; i < 20; i++) {
         long start = System.nanoTime();
-        assertThat(fallback.getOrLoad("2", id -> {
-          loads.incrementAndGet();
-          return Samples.item(2);
-        })).isEqualTo(Samples.item(2));
-        assertThat(fallback.async().getOrLoad("3", id -> {
-          asyncLoads.incrementAndGet();
-          return Samples.item(3);
-        }).join()).isEqualTo(Samples.item(3));
-        assertThat((System.nanoTime() - start) / 1_000_000).as("fails fast while disconnected").isLessThan(3_000);
+        assertThat(
+                fallback.getOrLoad(
+                    "2",
+                    id -> {
+                      loads.incrementAndGet();
+                      return Samples.item(2);
+                    }))
+            .isEqualTo(Samples.item(2));
+        assertThat(
+                fallback
+                    .async()
+                    .getOrLoad(
+                        "3",
+                        id -> {
+                          asyncLoads.incrementAndGet();
+                          return Samples.item(3);
+                        })
+                    .join())
+            .isEqualTo(Samples.item(3));
+        assertThat((System.nanoTime() - start) / 1_000_000)
+            .as("fails fast while disconnected")
+            .isLessThan(3_000);
       }
       assertThatThrownBy(() -> strict.getOrLoad("2", id -> Samples.item(2)))
           .isInstanceOf(CacheUnavailableException.class);
@@ -235,34 +285,54 @@ class CacheShapesIntegrationTests {
     assertThat(strict.stats().redisErrors()).isEqualTo(1);
 
     // Back: loads are cached again.
-    Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
-        .until(() -> fallback.getOrLoad("2", id -> Samples.item(2)) != null && fallback.get("2") != null);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .until(
+            () ->
+                fallback.getOrLoad("2", id -> Samples.item(2)) != null
+                    && fallback.get("2") != null);
     assertThat(fallback.get("2")).isEqualTo(Samples.item(2));
   }
 
   @Test
   void aStowageBuiltInTheBackgroundStartsWithoutRedisAndWorksOnceItAnswers(RedisServer redis) {
     redis.stop();
-    Stowage late = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofMillis(800))
-        .connectInBackground().build();
+    Stowage late =
+        Stowage.builder()
+            .redis(redis.uri())
+            .commandTimeout(Duration.ofMillis(800))
+            .connectInBackground()
+            .build();
     try (late) {
-      RedisCache<String, Item> cache = late.cache("late", Item.class).loadWhenUnavailable()
-          .nearCache(NearCache.defaults()).build();
+      RedisCache<String, Item> cache =
+          late.cache("late", Item.class)
+              .loadWhenUnavailable()
+              .nearCache(NearCache.defaults())
+              .build();
       long start = System.nanoTime();
       assertThat(cache.getOrLoad("1", id -> Samples.item(1))).isEqualTo(Samples.item(1));
-      assertThatThrownBy(() -> cache.get("1")).isInstanceOf(CacheUnavailableException.class)
+      assertThatThrownBy(() -> cache.get("1"))
+          .isInstanceOf(CacheUnavailableException.class)
           .hasMessageContaining("has not been reached yet");
       assertThat((System.nanoTime() - start) / 1_000_000).as("fails at once").isLessThan(2_000);
 
       redis.restart();
-      Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-        cache.put("1", Samples.item(1));
-        return Samples.item(1).equals(cache.get("1"));
-      });
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-        cache.get("1");
-        return cache.stats().nearHits() > 0;
-      });
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                cache.put("1", Samples.item(1));
+                return Samples.item(1).equals(cache.get("1"));
+              });
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                cache.get("1");
+                return cache.stats().nearHits() > 0;
+              });
     } finally {
       if (!redis.isRunning()) {
         redis.restart();

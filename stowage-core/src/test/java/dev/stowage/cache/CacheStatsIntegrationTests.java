@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
  */
 @WithRedis
 class CacheStatsIntegrationTests {
-  private static final Encoding<Item> JSON_UNCOMPRESSED = Encoding.of(Codecs.json(Item.class)).compression(Compression.none());
+  private static final Encoding<Item> JSON_UNCOMPRESSED =
+      Encoding.of(Codecs.json(Item.class)).compression(Compression.none());
   private static Stowage stowage;
 
   @BeforeAll
@@ -61,7 +62,8 @@ class CacheStatsIntegrationTests {
   /** The values' sizes as Redis holds them, and without their envelope's header. */
   private record Sizes(long stored, long payloads) {}
 
-  private static Sizes sizes(RedisServer redis, RedisCache<String, ?> cache, Iterable<String> keys) {
+  private static Sizes sizes(
+      RedisServer redis, RedisCache<String, ?> cache, Iterable<String> keys) {
     long stored = 0;
     long payloads = 0;
     for (String key : keys) {
@@ -74,7 +76,8 @@ class CacheStatsIntegrationTests {
 
   @Test
   void eachPutCountsTheValueAndItsBytesAsRedisHoldsThem(RedisServer redis) {
-    RedisCache<String, Item> cache = stowage.cache("single", Item.class).encoding(JSON_UNCOMPRESSED).build();
+    RedisCache<String, Item> cache =
+        stowage.cache("single", Item.class).encoding(JSON_UNCOMPRESSED).build();
     Map<String, Item> items = items(1, 3);
     items.forEach(cache::put);
     cache.async().put("4", Samples.item(4)).join();
@@ -84,15 +87,23 @@ class CacheStatsIntegrationTests {
     assertThat(stats.puts()).isEqualTo(4);
     assertThat(stats.bytesWritten()).isEqualTo(sizes.stored());
     // Uncompressed, a value's bytes before compression are its payload: what follows the header.
-    assertThat(stats.bytesBeforeCompression()).isEqualTo(sizes.payloads()).isLessThan(stats.bytesWritten());
+    assertThat(stats.bytesBeforeCompression())
+        .isEqualTo(sizes.payloads())
+        .isLessThan(stats.bytesWritten());
     assertThat(stats.deletes()).isZero();
   }
 
   @Test
   void bulkPutsCountEveryValueOfEveryChunkWithATtlAndWithout(RedisServer redis) {
-    RedisCache<String, Item> withTtl = stowage.cache("ttl", Item.class).encoding(JSON_UNCOMPRESSED).chunkSize(100).build();
-    RedisCache<String, Item> noExpiry = stowage.cache("forever", Item.class).encoding(JSON_UNCOMPRESSED).chunkSize(100)
-        .noExpiry().build();
+    RedisCache<String, Item> withTtl =
+        stowage.cache("ttl", Item.class).encoding(JSON_UNCOMPRESSED).chunkSize(100).build();
+    RedisCache<String, Item> noExpiry =
+        stowage
+            .cache("forever", Item.class)
+            .encoding(JSON_UNCOMPRESSED)
+            .chunkSize(100)
+            .noExpiry()
+            .build();
     Map<String, Item> items = items(0, 250);
     withTtl.putAll(items);
     noExpiry.async().putAll(items).join();
@@ -101,14 +112,20 @@ class CacheStatsIntegrationTests {
       Sizes sizes = sizes(redis, cache, items.keySet());
       assertThat(cache.stats().puts()).as(cache.name()).isEqualTo(250);
       assertThat(cache.stats().bytesWritten()).as(cache.name()).isEqualTo(sizes.stored());
-      assertThat(cache.stats().bytesBeforeCompression()).as(cache.name()).isEqualTo(sizes.payloads());
+      assertThat(cache.stats().bytesBeforeCompression())
+          .as(cache.name())
+          .isEqualTo(sizes.payloads());
     }
   }
 
   @Test
   void loadedValuesArePutsAndAbsentMarkersAreNot() {
-    RedisCache<String, Item> cache = stowage.cache("loads", Item.class).encoding(JSON_UNCOMPRESSED)
-        .cacheAbsent(Duration.ofMinutes(1)).build();
+    RedisCache<String, Item> cache =
+        stowage
+            .cache("loads", Item.class)
+            .encoding(JSON_UNCOMPRESSED)
+            .cacheAbsent(Duration.ofMinutes(1))
+            .build();
 
     assertThat(cache.getOrLoad("1", key -> Samples.item(1))).isEqualTo(Samples.item(1));
     assertThat(cache.getOrLoad("2", key -> null)).isNull();
@@ -122,8 +139,8 @@ class CacheStatsIntegrationTests {
 
   @Test
   void deletesCountTheKeysRedisRemoved() {
-    RedisCache<String, Item> cache = stowage.cache("deletes", Item.class).encoding(JSON_UNCOMPRESSED).chunkSize(10)
-        .build();
+    RedisCache<String, Item> cache =
+        stowage.cache("deletes", Item.class).encoding(JSON_UNCOMPRESSED).chunkSize(10).build();
     cache.putAll(items(0, 30));
 
     assertThat(cache.delete("0")).isTrue();
@@ -138,8 +155,11 @@ class CacheStatsIntegrationTests {
 
   @Test
   void compressedValuesAreWrittenInFewerBytesThanTheyEncodeTo(RedisServer redis) {
-    RedisCache<String, String> cache = stowage.cache("text", String.class)
-        .encoding(Encoding.defaultFor(String.class).compression(Compression.zstd())).build();
+    RedisCache<String, String> cache =
+        stowage
+            .cache("text", String.class)
+            .encoding(Encoding.defaultFor(String.class).compression(Compression.zstd()))
+            .build();
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       cache.put("k" + i, ("line " + i + " of a text that repeats itself; ").repeat(40));
@@ -154,15 +174,20 @@ class CacheStatsIntegrationTests {
 
   @Test
   void compressionNamesTheDictionaryOnceTheCacheHasLearnedOne(RedisServer redis) {
-    RedisCache<String, BoardRecord> cache = stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024)).build();
+    RedisCache<String, BoardRecord> cache =
+        stowage
+            .cache("boards", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024))
+            .build();
     assertThat(cache.compression()).isEqualTo(Compression.standard());
 
     Map<String, BoardRecord> first = new LinkedHashMap<>();
     Samples.boards(0, 110).forEach(board -> first.put(board.id(), board));
     cache.putAll(first); // a bulk write that completes the samples trains before it returns
 
-    String recorded = RawValues.hget(redis, "stowage:learned:cache:boards", Codecs.defaultFor(BoardRecord.class).name());
+    String recorded =
+        RawValues.hget(
+            redis, "stowage:learned:cache:boards", Codecs.defaultFor(BoardRecord.class).name());
     assertThat(recorded).isNotNull();
     assertThat(cache.compression().dictionary()).map(ZstdDictionary::hexId).contains(recorded);
 
@@ -178,17 +203,30 @@ class CacheStatsIntegrationTests {
 
   @Test
   void compressionIsFixedForAFixedEncodingAndNoneForLegacyWrites() {
-    ZstdDictionary trained = ZstdDictionary.train(Samples.boards(0, 300).stream()
-        .map(board -> Codecs.json(BoardRecord.class).encode(board)).toList(), 8 * 1024);
-    RedisCache<String, BoardRecord> withDictionary = stowage.cache("trained", BoardRecord.class)
-        .encoding(Encoding.of(Codecs.json(BoardRecord.class)).compression(Compression.zstd(trained))).build();
-    RedisCache<String, Item> legacy = stowage.cache("legacy", Item.class)
-        .encoding(Encoding.of(Codecs.json(Item.class)).writeLegacy(Codecs.json(Item.class))).build();
+    ZstdDictionary trained =
+        ZstdDictionary.train(
+            Samples.boards(0, 300).stream()
+                .map(board -> Codecs.json(BoardRecord.class).encode(board))
+                .toList(),
+            8 * 1024);
+    RedisCache<String, BoardRecord> withDictionary =
+        stowage
+            .cache("trained", BoardRecord.class)
+            .encoding(
+                Encoding.of(Codecs.json(BoardRecord.class)).compression(Compression.zstd(trained)))
+            .build();
+    RedisCache<String, Item> legacy =
+        stowage
+            .cache("legacy", Item.class)
+            .encoding(Encoding.of(Codecs.json(Item.class)).writeLegacy(Codecs.json(Item.class)))
+            .build();
 
     assertThat(withDictionary.compression().dictionary()).contains(trained);
     assertThat(legacy.compression()).isEqualTo(Compression.none());
     legacy.put("1", Samples.item(1));
-    assertThat(legacy.stats().bytesWritten()).isEqualTo(legacy.stats().bytesBeforeCompression()).isPositive();
+    assertThat(legacy.stats().bytesWritten())
+        .isEqualTo(legacy.stats().bytesBeforeCompression())
+        .isPositive();
     assertThat(legacy.stats().puts()).isEqualTo(1);
   }
 }

@@ -57,7 +57,10 @@ class DecodeBombIntegrationTests {
     redis.flushAll();
   }
 
-  /** An envelope of the default codec (msgpack, 2) and zstd (2) around a frame of {@code size} zeros. */
+  /**
+   * An envelope of the default codec (msgpack, 2) and zstd (2) around a frame of {@code size}
+   * zeros.
+   */
   private static byte[] zstdBomb(int size) {
     byte[] frame = Zstd.compress(new byte[size]);
     byte[] value = new byte[4 + frame.length];
@@ -83,23 +86,30 @@ class DecodeBombIntegrationTests {
     int rounds = 5;
     ExecutorService readers = Executors.newFixedThreadPool(threads);
     try {
-      assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-        List<Future<Integer>> reads = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-          reads.add(readers.submit(() -> {
-            int misses = 0;
-            for (int round = 0; round < rounds; round++) {
-              misses += cache.get("old-limit") == null ? 1 : 0;
-              misses += cache.get("at-limit") == null ? 1 : 0;
-              misses += cache.getAll(List.of("old-limit", "at-limit", "good")).size() == 1 ? 2 : 0;
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(120),
+          () -> {
+            List<Future<Integer>> reads = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+              reads.add(
+                  readers.submit(
+                      () -> {
+                        int misses = 0;
+                        for (int round = 0; round < rounds; round++) {
+                          misses += cache.get("old-limit") == null ? 1 : 0;
+                          misses += cache.get("at-limit") == null ? 1 : 0;
+                          misses +=
+                              cache.getAll(List.of("old-limit", "at-limit", "good")).size() == 1
+                                  ? 2
+                                  : 0;
+                        }
+                        return misses;
+                      }));
             }
-            return misses;
-          }));
-        }
-        for (Future<Integer> read : reads) {
-          assertThat(read.get(120, TimeUnit.SECONDS)).isEqualTo(4 * rounds);
-        }
-      });
+            for (Future<Integer> read : reads) {
+              assertThat(read.get(120, TimeUnit.SECONDS)).isEqualTo(4 * rounds);
+            }
+          });
     } finally {
       readers.shutdownNow();
     }
@@ -112,10 +122,13 @@ class DecodeBombIntegrationTests {
 
   @Test
   void theDecodedSizeLimitIsASettingOfCachesAndFeeds(RedisServer redis) {
-    RedisCache<String, String> small = stowage.cache("limits", String.class)
-        .encoding(Encoding.of(Codecs.string()).maxDecodedSize(1024)).build();
-    RedisCache<String, String> large = stowage.cache("limits", String.class)
-        .encoding(Encoding.of(Codecs.string())).build();
+    RedisCache<String, String> small =
+        stowage
+            .cache("limits", String.class)
+            .encoding(Encoding.of(Codecs.string()).maxDecodedSize(1024))
+            .build();
+    RedisCache<String, String> large =
+        stowage.cache("limits", String.class).encoding(Encoding.of(Codecs.string())).build();
     large.put("kilobytes", "x".repeat(4096));
     assertThat(large.get("kilobytes")).hasSize(4096);
     assertThat(small.get("kilobytes")).isNull();
@@ -123,14 +136,22 @@ class DecodeBombIntegrationTests {
     assertThatThrownBy(() -> small.put("too-big", "y".repeat(2000)))
         .isInstanceOf(EnvelopeException.class)
         .hasMessageContaining("more than maxDecodedSize 1024");
-    assertThatThrownBy(() -> stowage.cache("limits", String.class)
-        .encoding(Encoding.defaultFor(String.class).maxDecodedSize(0)).build())
+    assertThatThrownBy(
+            () ->
+                stowage
+                    .cache("limits", String.class)
+                    .encoding(Encoding.defaultFor(String.class).maxDecodedSize(0))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxDecodedSize must be at least 1 byte, got 0");
 
-    Feed<String> wide = stowage.feed("limited-feed", String.class).encoding(Encoding.of(Codecs.string())).build();
-    Feed<String> narrow = stowage.feed("limited-feed", String.class)
-        .encoding(Encoding.of(Codecs.string()).maxDecodedSize(1024)).build();
+    Feed<String> wide =
+        stowage.feed("limited-feed", String.class).encoding(Encoding.of(Codecs.string())).build();
+    Feed<String> narrow =
+        stowage
+            .feed("limited-feed", String.class)
+            .encoding(Encoding.of(Codecs.string()).maxDecodedSize(1024))
+            .build();
     wide.add("short");
     wide.add("z".repeat(4096));
     assertThat(wide.page(1, 10)).hasSize(2);
@@ -139,7 +160,9 @@ class DecodeBombIntegrationTests {
     assertThatThrownBy(() -> narrow.add("w".repeat(2000))).isInstanceOf(EnvelopeException.class);
   }
 
-  /** The classic serialization DoS (see JdkWorkBoundsUnitTests): 2^60 hash calls in a few kilobytes. */
+  /**
+   * The classic serialization DoS (see JdkWorkBoundsUnitTests): 2^60 hash calls in a few kilobytes.
+   */
   private static HashSet<Object> nestedHashSets(int depth) {
     HashSet<Object> root = new HashSet<>();
     Set<Object> s1 = root;
@@ -161,16 +184,23 @@ class DecodeBombIntegrationTests {
   @Test
   @SuppressWarnings({"rawtypes", "unchecked"})
   void theClassicNestedHashSetsAreACountedMissReadQuickly(RedisServer redis) {
-    RedisCache<String, HashSet> sets = stowage.cache("sets", HashSet.class)
-        .encoding(Encoding.of(Codecs.jdk(HashSet.class)).compression(Compression.none())).build();
-    byte[] payload = EnvelopeCodec.builder(Codecs.jdk(HashSet.class)).build().encode(nestedHashSets(60));
+    RedisCache<String, HashSet> sets =
+        stowage
+            .cache("sets", HashSet.class)
+            .encoding(Encoding.of(Codecs.jdk(HashSet.class)).compression(Compression.none()))
+            .build();
+    byte[] payload =
+        EnvelopeCodec.builder(Codecs.jdk(HashSet.class)).build().encode(nestedHashSets(60));
     RawValues.set(redis, "sets:dos", payload);
     sets.put("ordinary", new HashSet<>(Set.of(Set.of("a"), List.of(1, 2), "text")));
 
-    assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
-      assertThat(sets.get("dos")).isNull();
-      assertThat(sets.get("ordinary")).isEqualTo(new HashSet<>(Set.of(Set.of("a"), List.of(1, 2), "text")));
-    });
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(10),
+        () -> {
+          assertThat(sets.get("dos")).isNull();
+          assertThat(sets.get("ordinary"))
+              .isEqualTo(new HashSet<>(Set.of(Set.of("a"), List.of(1, 2), "text")));
+        });
     assertThat(sets.stats().decodeFailures()).isEqualTo(1);
     assertThat(sets.stats().hits()).isEqualTo(1);
   }

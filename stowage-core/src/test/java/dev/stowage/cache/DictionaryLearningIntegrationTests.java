@@ -64,9 +64,13 @@ class DictionaryLearningIntegrationTests {
   }
 
   @Test
-  void aCacheLearnsFromItsFirstValuesThenWritesWithTheRecordedDictionary(RedisServer redis) throws Exception {
-    RedisCache<String, BoardRecord> cache = stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
+  void aCacheLearnsFromItsFirstValuesThenWritesWithTheRecordedDictionary(RedisServer redis)
+      throws Exception {
+    RedisCache<String, BoardRecord> cache =
+        stowage
+            .cache("boards", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+            .build();
     Map<String, BoardRecord> first = boards(0, SAMPLES);
     first.forEach(cache::put);
     for (String key : first.keySet()) {
@@ -85,8 +89,11 @@ class DictionaryLearningIntegrationTests {
     all.putAll(later);
     assertThat(cache.getAll(all.keySet())).isEqualTo(all);
     try (Stowage another = Stowage.builder().redis(redis.uri()).build()) {
-      RedisCache<String, BoardRecord> reader = another.cache("boards", BoardRecord.class)
-          .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none())).build();
+      RedisCache<String, BoardRecord> reader =
+          another
+              .cache("boards", BoardRecord.class)
+              .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none()))
+              .build();
       assertThat(reader.getAll(all.keySet())).isEqualTo(all);
       assertThat(reader.stats().decodeFailures()).isZero();
     }
@@ -94,8 +101,11 @@ class DictionaryLearningIntegrationTests {
 
   @Test
   void aProcessThatStartsLaterAdoptsTheRecordedDictionaryAtOnce(RedisServer redis) {
-    RedisCache<String, BoardRecord> learner = stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
+    RedisCache<String, BoardRecord> learner =
+        stowage
+            .cache("boards", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+            .build();
     learner.putAll(boards(0, SAMPLES + 10));
     String hexId = field(redis, "stowage:learned:cache:boards");
     assertThat(hexId).as("a bulk write trains in its own thread").isNotNull();
@@ -112,53 +122,71 @@ class DictionaryLearningIntegrationTests {
 
   @Test
   void theRecordIsWrittenAgainAfterRedisRestartedEmpty(RedisServer redis) {
-    RedisCache<String, BoardRecord> learner = stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
+    RedisCache<String, BoardRecord> learner =
+        stowage
+            .cache("boards", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+            .build();
     learner.putAll(boards(0, SAMPLES + 10));
     String hexId = field(redis, "stowage:learned:cache:boards");
     assertThat(hexId).isNotNull();
 
     redis.restart();
-    Awaitility.await().atMost(Duration.ofSeconds(10))
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
         .until(() -> hexId.equals(field(redis, "stowage:learned:cache:boards")));
-    assertThat(redis.command("EXISTS", DictionaryStore.key(Long.parseLong(hexId, 16)))).isEqualTo(":1");
+    assertThat(redis.command("EXISTS", DictionaryStore.key(Long.parseLong(hexId, 16))))
+        .isEqualTo(":1");
     try (Stowage later = Stowage.builder().redis(redis.uri()).build()) {
       RedisCache<String, BoardRecord> cache = later.cache("boards", BoardRecord.class).build();
       BoardRecord board = Samples.board(5000);
       cache.put(board.id(), board);
-      assertThat(header(redis, "boards:" + board.id()).dictionaryId()).as("adopted, not learned again")
+      assertThat(header(redis, "boards:" + board.id()).dictionaryId())
+          .as("adopted, not learned again")
           .isEqualTo(Long.parseLong(hexId, 16));
     }
   }
 
   @Test
   void aProcessStillLearningAdoptsTheDictionaryAnotherRecordedFirst(RedisServer redis) {
-    RedisCache<String, BoardRecord> first = stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
+    RedisCache<String, BoardRecord> first =
+        stowage
+            .cache("boards", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+            .build();
     try (Stowage second = Stowage.builder().redis(redis.uri()).build()) {
-      RedisCache<String, BoardRecord> slower = second.cache("boards", BoardRecord.class)
-          .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
+      RedisCache<String, BoardRecord> slower =
+          second
+              .cache("boards", BoardRecord.class)
+              .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+              .build();
       first.putAll(boards(0, SAMPLES));
       String recorded = field(redis, "stowage:learned:cache:boards");
       // Other samples: had it trained, the second would have made another dictionary.
       slower.putAll(boards(20_000, SAMPLES));
       BoardRecord board = Samples.board(30_000);
       slower.put(board.id(), board);
-      assertThat(header(redis, "boards:" + board.id()).dictionaryId()).isEqualTo(Long.parseLong(recorded, 16));
+      assertThat(header(redis, "boards:" + board.id()).dictionaryId())
+          .isEqualTo(Long.parseLong(recorded, 16));
       assertThat(stowage.dictionaries().list()).hasSize(1);
     }
   }
 
   @Test
   void eachCodecLearnsItsOwnDictionaryForTheSameCache(RedisServer redis) {
-    stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build()
+    stowage
+        .cache("boards", BoardRecord.class)
+        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+        .build()
         .putAll(boards(0, SAMPLES));
-    stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.of(Codecs.json(BoardRecord.class)).learnDictionary(SAMPLES, SIZE)).build()
+    stowage
+        .cache("boards", BoardRecord.class)
+        .encoding(Encoding.of(Codecs.json(BoardRecord.class)).learnDictionary(SAMPLES, SIZE))
+        .build()
         .putAll(boards(0, SAMPLES));
     assertThat(RawValues.hget(redis, "stowage:learned:cache:boards", CODEC)).isNotNull();
-    assertThat(RawValues.hget(redis, "stowage:learned:cache:boards", "json")).isNotNull()
+    assertThat(RawValues.hget(redis, "stowage:learned:cache:boards", "json"))
+        .isNotNull()
         .isNotEqualTo(RawValues.hget(redis, "stowage:learned:cache:boards", CODEC));
     assertThat(stowage.dictionaries().list()).hasSize(2);
   }
@@ -166,8 +194,12 @@ class DictionaryLearningIntegrationTests {
   @Test
   void aFeedsBulkAddTrainsBeforeItEncodesTheRestOfItsValues(RedisServer redis) {
     // Unsealed, so that every entry is stored as it was encoded.
-    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).sealFullBuckets(false)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
+    Feed<BoardRecord> feed =
+        stowage
+            .feed("board", BoardRecord.class)
+            .sealFullBuckets(false)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+            .build();
     List<BoardRecord> boards = Samples.boards(500);
     List<Long> scores = feed.addAll(boards);
 
@@ -181,20 +213,28 @@ class DictionaryLearningIntegrationTests {
       if (index < SAMPLES) {
         assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.NONE);
       } else {
-        assertThat(header.compressionId()).as("entry %d", index).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+        assertThat(header.compressionId())
+            .as("entry %d", index)
+            .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
         assertThat(ZstdHex.of(header.dictionaryId())).isEqualTo(hexId);
       }
     }
-    assertThat(feed.page(1, 500)).extracting(Feed.Entry::value)
+    assertThat(feed.page(1, 500))
+        .extracting(Feed.Entry::value)
         .containsExactlyElementsOf(reversed(boards));
   }
 
   @Test
   void anExplicitCompressionNeverLearns(RedisServer redis) {
     // The compression policy is one setting: the last one given wins.
-    RedisCache<String, BoardRecord> cache = stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE).compression(Compression.zstd()))
-        .build();
+    RedisCache<String, BoardRecord> cache =
+        stowage
+            .cache("boards", BoardRecord.class)
+            .encoding(
+                Encoding.defaultFor(BoardRecord.class)
+                    .learnDictionary(SAMPLES, SIZE)
+                    .compression(Compression.zstd()))
+            .build();
     Map<String, BoardRecord> boards = boards(0, 3 * SAMPLES);
     cache.putAll(boards);
     assertThat(redis.command("EXISTS", "stowage:learned:cache:boards")).isEqualTo(":0");
@@ -206,8 +246,11 @@ class DictionaryLearningIntegrationTests {
 
   @Test
   void valuesTooAlikeToTrainOnStayPlainZstdAndReadable(RedisServer redis) {
-    RedisCache<String, BoardRecord> cache = stowage.cache("same", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
+    RedisCache<String, BoardRecord> cache =
+        stowage
+            .cache("same", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+            .build();
     BoardRecord board = Samples.board(1);
     Map<String, BoardRecord> copies = new LinkedHashMap<>();
     for (int i = 0; i < 3 * SAMPLES; i++) {
@@ -219,21 +262,34 @@ class DictionaryLearningIntegrationTests {
   }
 
   @Test
-  void anAsyncReadLoadsAnUnknownDictionaryWithoutBlockingTheConnection(RedisServer redis) throws Exception {
-    RedisCache<String, BoardRecord> writer = stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE)).build();
+  void anAsyncReadLoadsAnUnknownDictionaryWithoutBlockingTheConnection(RedisServer redis)
+      throws Exception {
+    RedisCache<String, BoardRecord> writer =
+        stowage
+            .cache("boards", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(SAMPLES, SIZE))
+            .build();
     Map<String, BoardRecord> boards = boards(0, 3 * SAMPLES);
     writer.putAll(boards);
     String last = boards.keySet().stream().reduce((a, b) -> b).orElseThrow();
-    assertThat(header(redis, "boards:" + last).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    assertThat(header(redis, "boards:" + last).compressionId())
+        .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
 
-    try (Stowage reader = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(5)).build()) {
+    try (Stowage reader =
+        Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(5)).build()) {
       // No learning: this cache does not load the dictionary when it is built.
-      RedisCache<String, BoardRecord> cache = reader.cache("boards", BoardRecord.class)
-          .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none())).build();
-      assertThat(reader.dictionaries().isLoaded(Long.parseLong(field(redis, "stowage:learned:cache:boards"), 16)))
+      RedisCache<String, BoardRecord> cache =
+          reader
+              .cache("boards", BoardRecord.class)
+              .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none()))
+              .build();
+      assertThat(
+              reader
+                  .dictionaries()
+                  .isLoaded(Long.parseLong(field(redis, "stowage:learned:cache:boards"), 16)))
           .isFalse();
-      // Decoding runs on Lettuce's I/O thread here: the dictionary must be loaded before, not there.
+      // Decoding runs on Lettuce's I/O thread here: the dictionary must be loaded before, not
+      // there.
       assertThat(cache.async().get(last).get(30, TimeUnit.SECONDS)).isEqualTo(boards.get(last));
       assertThat(cache.async().getAll(boards.keySet()).get(30, TimeUnit.SECONDS)).isEqualTo(boards);
       assertThat(cache.stats().decodeFailures()).isZero();
@@ -241,7 +297,8 @@ class DictionaryLearningIntegrationTests {
   }
 
   @Test
-  void aValueNamingAMissingDictionaryIsACountedMissForAsyncReadsToo(RedisServer redis) throws Exception {
+  void aValueNamingAMissingDictionaryIsACountedMissForAsyncReadsToo(RedisServer redis)
+      throws Exception {
     RedisCache<String, BoardRecord> cache = stowage.cache("boards", BoardRecord.class).build();
     // An envelope naming dictionary 0x0badf00d, which Redis does not hold.
     byte[] value = HexFormat.of().parseHex("c1100203" + "8de0b75d" + "00");
@@ -253,9 +310,10 @@ class DictionaryLearningIntegrationTests {
 
   @Test
   void oneEncodingServesACacheAndAFeedAndSavesItsDictionaryAtBuild(RedisServer redis) {
-    Encoding<BoardRecord> trained = Encoding.defaultFor(BoardRecord.class)
-        .trainDictionary(Samples.boards(1, 500), 4096);
-    RedisCache<String, BoardRecord> cache = stowage.cache("boards", BoardRecord.class).encoding(trained).build();
+    Encoding<BoardRecord> trained =
+        Encoding.defaultFor(BoardRecord.class).trainDictionary(Samples.boards(1, 500), 4096);
+    RedisCache<String, BoardRecord> cache =
+        stowage.cache("boards", BoardRecord.class).encoding(trained).build();
     Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).encoding(trained).build();
 
     List<Long> saved = stowage.dictionaries().list();
@@ -269,10 +327,17 @@ class DictionaryLearningIntegrationTests {
     assertThat(feed.page(1, 10)).extracting(Feed.Entry::value).containsExactly(Samples.board(2));
     assertThat(redis.command("EXISTS", "stowage:learned:cache:boards")).isEqualTo(":0");
 
-    // A dictionary inside a given compression is saved too, so that other processes read the values.
-    Encoding<BoardRecord> given = Encoding.defaultFor(BoardRecord.class).compression(Compression.zstd(
-        ZstdDictionary.train(Samples.boards(600, 300).stream()
-            .map(board -> Codecs.defaultFor(BoardRecord.class).encode(board)).toList(), 2048)));
+    // A dictionary inside a given compression is saved too, so that other processes read the
+    // values.
+    Encoding<BoardRecord> given =
+        Encoding.defaultFor(BoardRecord.class)
+            .compression(
+                Compression.zstd(
+                    ZstdDictionary.train(
+                        Samples.boards(600, 300).stream()
+                            .map(board -> Codecs.defaultFor(BoardRecord.class).encode(board))
+                            .toList(),
+                        2048)));
     stowage.cache("other", BoardRecord.class).encoding(given).build();
     assertThat(stowage.dictionaries().list()).hasSize(2);
   }
@@ -284,20 +349,29 @@ class DictionaryLearningIntegrationTests {
   }
 
   private static String awaitLearned(RedisServer redis, String key) {
-    return await("a dictionary recorded in " + key).atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(20)).until(() -> field(redis, key), Objects::nonNull);
+    return await("a dictionary recorded in " + key)
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> field(redis, key), Objects::nonNull);
   }
 
   /** Writes until a value comes out with dictionary {@code id} (the switch follows the record). */
-  private static void awaitDictionaryWrites(RedisCache<String, BoardRecord> cache, Map<String, BoardRecord> boards,
-      RedisServer redis, long id) {
+  private static void awaitDictionaryWrites(
+      RedisCache<String, BoardRecord> cache,
+      Map<String, BoardRecord> boards,
+      RedisServer redis,
+      long id) {
     String first = "boards:" + boards.keySet().iterator().next();
-    Envelope.Header header = await("values written with dictionary " + Long.toHexString(id))
-        .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
-        .until(() -> {
-          boards.forEach(cache::put);
-          return header(redis, first);
-        }, written -> written.compressionId() == CompressionIds.ZSTD_DICT_MAGICLESS);
+    Envelope.Header header =
+        await("values written with dictionary " + Long.toHexString(id))
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(20))
+            .until(
+                () -> {
+                  boards.forEach(cache::put);
+                  return header(redis, first);
+                },
+                written -> written.compressionId() == CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(header.dictionaryId()).isEqualTo(id);
   }
 

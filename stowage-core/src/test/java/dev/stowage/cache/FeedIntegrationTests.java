@@ -109,7 +109,9 @@ class FeedIntegrationTests {
     for (int i = 1; i <= 25; i++) {
       assertThat(feed.add(Samples.board(i))).isEqualTo(i);
     }
-    assertThat(new String(raw.sync().hget(bytes("counter"), bytes("board")), StandardCharsets.UTF_8)).isEqualTo("25");
+    assertThat(
+            new String(raw.sync().hget(bytes("counter"), bytes("board")), StandardCharsets.UTF_8))
+        .isEqualTo("25");
     // Buckets of 64 scores: scores 1 to 25 all live in bucket 0, the index names it once.
     assertThat(raw.sync().llen(bytes("board:b:0"))).isEqualTo(25);
     assertThat(raw.sync().zcard(bytes("board"))).isEqualTo(1);
@@ -117,7 +119,9 @@ class FeedIntegrationTests {
     List<Feed.Entry<BoardRecord>> first = feed.page(1, 10);
     assertThat(scores(first)).containsExactly(25L, 24L, 23L, 22L, 21L, 20L, 19L, 18L, 17L, 16L);
     assertThat(first.get(0).value()).isEqualTo(Samples.board(25));
-    assertThat(scores(feed.page(3, 10))).as("the last, partial page").containsExactly(5L, 4L, 3L, 2L, 1L);
+    assertThat(scores(feed.page(3, 10)))
+        .as("the last, partial page")
+        .containsExactly(5L, 4L, 3L, 2L, 1L);
     assertThat(feed.page(3, 10).get(4).value()).isEqualTo(Samples.board(1));
     assertThat(feed.page(4, 10)).as("past the end").isEmpty();
     assertThat(scores(feed.page(1, 25))).hasSize(25);
@@ -156,7 +160,8 @@ class FeedIntegrationTests {
       assertThat(all.get(n - 1 - i)).isEqualTo(new Feed.Entry<>(i + 2L, values.get(i)));
     }
     assertThat(feed.add(Samples.board(0))).isEqualTo(n + 2);
-    assertThat(feed.page(1, 1)).as("the script's prefix for a score of any length")
+    assertThat(feed.page(1, 1))
+        .as("the script's prefix for a score of any length")
         .containsExactly(new Feed.Entry<>(n + 2L, Samples.board(0)));
   }
 
@@ -170,20 +175,30 @@ class FeedIntegrationTests {
     assertThat(feed.addAll(List.of(Samples.board(2)))).containsExactly(large + 2);
     feed.putAll(Map.of(large + 10, Samples.board(3)));
 
-    assertThat(feed.page(1, 10)).containsExactly(new Feed.Entry<>(large + 10, Samples.board(3)),
-        new Feed.Entry<>(large + 2, Samples.board(2)), new Feed.Entry<>(large + 1, Samples.board(1)));
+    assertThat(feed.page(1, 10))
+        .containsExactly(
+            new Feed.Entry<>(large + 10, Samples.board(3)),
+            new Feed.Entry<>(large + 2, Samples.board(2)),
+            new Feed.Entry<>(large + 1, Samples.board(1)));
     assertThat(feed.add(Samples.board(4))).isEqualTo(large + 11);
   }
 
   @Test
   void invalidPagesAndSizesAreRejected() {
     Feed<BoardRecord> feed = board();
-    assertThatThrownBy(() -> feed.page(0, 10)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("page");
+    assertThatThrownBy(() -> feed.page(0, 10))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("page");
     assertThatThrownBy(() -> feed.page(-1, 10)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> feed.page(1, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("size");
-    assertThatThrownBy(() -> feed.page(1, Feed.MAX_PAGE_SIZE + 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> feed.page(1, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("size");
+    assertThatThrownBy(() -> feed.page(1, Feed.MAX_PAGE_SIZE + 1))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> feed.async().page(0, 1)).isInstanceOf(IllegalArgumentException.class);
-    assertThat(feed.page(Integer.MAX_VALUE, Feed.MAX_PAGE_SIZE)).as("a far page is empty, not an overflow").isEmpty();
+    assertThat(feed.page(Integer.MAX_VALUE, Feed.MAX_PAGE_SIZE))
+        .as("a far page is empty, not an overflow")
+        .isEmpty();
   }
 
   @Test
@@ -199,23 +214,29 @@ class FeedIntegrationTests {
     assertThat(feed.page(1, 10)).extracting(Feed.Entry::score).containsExactly(40L, 3L, 2L, 1L);
     assertThat(feed.page(1, 10).get(2).value()).isEqualTo(Samples.board(200));
     assertThat(feed.add(Samples.board(41))).isEqualTo(41);
-    assertThatThrownBy(() -> feed.putAll(Map.of(0L, Samples.board(1)))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> feed.putAll(Map.of(0L, Samples.board(1))))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void everyOperationRefusesTheSameScoresOutOfRange() {
     Feed<BoardRecord> feed = board();
     feed.add(Samples.board(1));
-    for (long score : new long[] {-1, 0, FeedLayout.MAX_SCORE + 1, Long.MIN_VALUE, Long.MAX_VALUE}) {
+    for (long score :
+        new long[] {-1, 0, FeedLayout.MAX_SCORE + 1, Long.MIN_VALUE, Long.MAX_VALUE}) {
       String message = "scores must be 1 to 2^53, got " + score;
-      assertThatThrownBy(() -> feed.remove(score)).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> feed.remove(score))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(message);
-      assertThatThrownBy(() -> feed.async().remove(score)).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> feed.async().remove(score))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(message);
-      assertThatThrownBy(() -> feed.putAll(Map.of(score, Samples.board(2)))).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> feed.putAll(Map.of(score, Samples.board(2))))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(message);
       assertThatThrownBy(() -> feed.async().putAll(Map.of(score, Samples.board(2))))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(message);
     }
     assertThat(feed.remove(FeedLayout.MAX_SCORE)).isFalse();
     assertThat(feed.page(1, 10)).extracting(Feed.Entry::score).containsExactly(1L);
@@ -225,9 +246,14 @@ class FeedIntegrationTests {
   void undecodableMembersAreSkippedAndCounted() {
     Feed<BoardRecord> feed = board();
     feed.add(Samples.board(1));
-    // Written behind the feed's back into bucket 1: an unknown codec, a truncated prefix, no envelope.
-    raw.sync().rpush(bytes("board:b:1"), new byte[] {100, (byte) 0xC1, 0x10, 0x7F, 0x00, 1, 2, 3},
-        new byte[] {(byte) 0x83}, new byte[] {102, '{', '}'});
+    // Written behind the feed's back into bucket 1: an unknown codec, a truncated prefix, no
+    // envelope.
+    raw.sync()
+        .rpush(
+            bytes("board:b:1"),
+            new byte[] {100, (byte) 0xC1, 0x10, 0x7F, 0x00, 1, 2, 3},
+            new byte[] {(byte) 0x83},
+            new byte[] {102, '{', '}'});
     raw.sync().zadd(bytes("board"), 1, bytes("1"));
     raw.sync().hset(bytes("counter"), bytes("board"), bytes("102"));
     long good = feed.add(Samples.board(5));
@@ -252,12 +278,19 @@ class FeedIntegrationTests {
 
   @Test
   void keyAndCounterCanBeChosen() {
-    Feed<BoardRecord> feed = stowage.feed("posts", BoardRecord.class).key("feeds:posts").counter("feeds:counters", "p")
-        .build();
+    Feed<BoardRecord> feed =
+        stowage
+            .feed("posts", BoardRecord.class)
+            .key("feeds:posts")
+            .counter("feeds:counters", "p")
+            .build();
     feed.add(Samples.board(1));
     assertThat(raw.sync().llen(bytes("feeds:posts:b:0"))).isEqualTo(1);
     assertThat(raw.sync().zcard(bytes("feeds:posts"))).isEqualTo(1);
-    assertThat(new String(raw.sync().hget(bytes("feeds:counters"), bytes("p")), StandardCharsets.UTF_8)).isEqualTo("1");
+    assertThat(
+            new String(
+                raw.sync().hget(bytes("feeds:counters"), bytes("p")), StandardCharsets.UTF_8))
+        .isEqualTo("1");
     feed.clear();
     assertThat(feed.size()).isZero();
     assertThat(raw.sync().exists(bytes("feeds:posts"), bytes("feeds:posts:b:0"))).isZero();
@@ -272,8 +305,11 @@ class FeedIntegrationTests {
     for (int size : new int[] {1, 7, 25, 64, 65, 199, 200}) {
       for (int page = 1; (long) (page - 1) * size < 210; page++) {
         long newest = 200 - (long) (page - 1) * size;
-        List<Long> expected = LongStream.iterate(newest, s -> s - 1).limit(size).filter(s -> s >= 1).boxed().toList();
-        assertThat(scores(feed.page(page, size))).as("page %d of %d", page, size).isEqualTo(expected);
+        List<Long> expected =
+            LongStream.iterate(newest, s -> s - 1).limit(size).filter(s -> s >= 1).boxed().toList();
+        assertThat(scores(feed.page(page, size)))
+            .as("page %d of %d", page, size)
+            .isEqualTo(expected);
       }
     }
   }
@@ -289,7 +325,9 @@ class FeedIntegrationTests {
     feed.putAll(Map.of(6L, Samples.board(600)));
 
     assertThat(scores(feed.page(1, 20))).containsExactly(70_000L, 130L, 129L, 64L, 63L, 6L, 5L, 1L);
-    assertThat(feed.page(1, 20).get(5).value()).as("replaced in place").isEqualTo(Samples.board(600));
+    assertThat(feed.page(1, 20).get(5).value())
+        .as("replaced in place")
+        .isEqualTo(Samples.board(600));
     assertThat(feed.size()).isEqualTo(8);
     assertThat(feed.add(Samples.board(1))).isEqualTo(70_001);
 
@@ -311,14 +349,16 @@ class FeedIntegrationTests {
       List<Future<List<Long>>> results = new ArrayList<>();
       for (int w = 0; w < writers; w++) {
         int from = w * 100;
-        results.add(pool.submit(() -> {
-          List<Long> mine = new ArrayList<>();
-          for (int i = 0; i < 20; i++) {
-            mine.add(feed.add(Samples.board(from + i)));
-            mine.addAll(feed.addAll(Samples.boards(from + 50 + i * 2L, 2)));
-          }
-          return mine;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  List<Long> mine = new ArrayList<>();
+                  for (int i = 0; i < 20; i++) {
+                    mine.add(feed.add(Samples.board(from + i)));
+                    mine.addAll(feed.addAll(Samples.boards(from + 50 + i * 2L, 2)));
+                  }
+                  return mine;
+                }));
       }
       Set<Long> all = new HashSet<>();
       for (Future<List<Long>> result : results) {
@@ -326,7 +366,9 @@ class FeedIntegrationTests {
       }
       assertThat(all).hasSize(writers * 60);
       List<Long> listed = scores(feed.page(1, Feed.MAX_PAGE_SIZE));
-      assertThat(listed).hasSize(writers * 60).doesNotHaveDuplicates()
+      assertThat(listed)
+          .hasSize(writers * 60)
+          .doesNotHaveDuplicates()
           .isSortedAccordingTo(Comparator.reverseOrder());
       assertThat(new HashSet<>(listed)).isEqualTo(all);
     } finally {
@@ -349,20 +391,27 @@ class FeedIntegrationTests {
     assertThat(async.remove(100).get(30, TimeUnit.SECONDS)).isTrue();
     assertThat(async.remove(100).get(30, TimeUnit.SECONDS)).isFalse();
     assertThatThrownBy(() -> async.page(0, 3)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> async.putAll(Map.of(0L, Samples.board(1)))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> async.putAll(Map.of(0L, Samples.board(1))))
+        .isInstanceOf(IllegalArgumentException.class);
     async.clear().get(30, TimeUnit.SECONDS);
     assertThat(feed.size()).isZero();
   }
 
   @Test
   void anAsyncPageLoadsTheDictionaryAnotherProcessLearned(RedisServer redis) throws Exception {
-    Feed<BoardRecord> writer = stowage.feed("board", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024)).build();
+    Feed<BoardRecord> writer =
+        stowage
+            .feed("board", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024))
+            .build();
     writer.addAll(Samples.boards(1, 300));
     try (Stowage reader = Stowage.builder().redis(redis.uri()).build()) {
       // An explicit compression: this feed does not adopt the recorded dictionary when it is built.
-      Feed<BoardRecord> feed = reader.feed("board", BoardRecord.class)
-          .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none())).build();
+      Feed<BoardRecord> feed =
+          reader
+              .feed("board", BoardRecord.class)
+              .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none()))
+              .build();
       List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, TimeUnit.SECONDS);
       assertThat(page).hasSize(50);
       assertThat(page.get(0)).isEqualTo(new Feed.Entry<>(300L, Samples.board(300)));
@@ -374,25 +423,29 @@ class FeedIntegrationTests {
   void largePagesAreDecodedOffTheSharedConnectionsIoThreadAndSmallOnesOnIt() throws Exception {
     Codec<BoardRecord> json = Codecs.json(BoardRecord.class);
     Set<String> decodedOn = ConcurrentHashMap.newKeySet();
-    Codec<BoardRecord> watched = new Codec<>() {
-      @Override
-      public int id() {
-        return json.id();
-      }
+    Codec<BoardRecord> watched =
+        new Codec<>() {
+          @Override
+          public int id() {
+            return json.id();
+          }
 
-      @Override
-      public byte[] encode(BoardRecord value) {
-        return json.encode(value);
-      }
+          @Override
+          public byte[] encode(BoardRecord value) {
+            return json.encode(value);
+          }
 
-      @Override
-      public BoardRecord decode(byte[] data, int offset, int length) {
-        decodedOn.add(Thread.currentThread().getName());
-        return json.decode(data, offset, length);
-      }
-    };
-    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class)
-        .encoding(Encoding.of(watched).compression(Compression.none())).build();
+          @Override
+          public BoardRecord decode(byte[] data, int offset, int length) {
+            decodedOn.add(Thread.currentThread().getName());
+            return json.decode(data, offset, length);
+          }
+        };
+    Feed<BoardRecord> feed =
+        stowage
+            .feed("board", BoardRecord.class)
+            .encoding(Encoding.of(watched).compression(Compression.none()))
+            .build();
     Map<Long, BoardRecord> posts = new LinkedHashMap<>();
     for (long score = 1; score <= 60; score++) {
       posts.put(score, Samples.board(score));
@@ -400,22 +453,29 @@ class FeedIntegrationTests {
     feed.putAll(posts);
 
     assertThat(feed.async().page(1, 1).get(30, TimeUnit.SECONDS)).hasSize(1);
-    assertThat(decodedOn).as("a small page: where its reply completes, not handed over")
-        .isNotEmpty().noneMatch(thread -> thread.contains("eventExecutorLoop"));
+    assertThat(decodedOn)
+        .as("a small page: where its reply completes, not handed over")
+        .isNotEmpty()
+        .noneMatch(thread -> thread.contains("eventExecutorLoop"));
 
     decodedOn.clear();
     List<Feed.Entry<BoardRecord>> page = feed.async().page(1, 50).get(30, TimeUnit.SECONDS);
     assertThat(page).hasSize(50);
     assertThat(page.get(49)).isEqualTo(new Feed.Entry<>(11L, Samples.board(11)));
-    assertThat(decodedOn).as("50 posts are over 4 KiB: decoded on Lettuce's computation threads only")
-        .isNotEmpty().allMatch(thread -> thread.contains("eventExecutorLoop"));
+    assertThat(decodedOn)
+        .as("50 posts are over 4 KiB: decoded on Lettuce's computation threads only")
+        .isNotEmpty()
+        .allMatch(thread -> thread.contains("eventExecutorLoop"));
   }
 
   @Test
   void blockingPagesAreDecodedInTheCallingThreadWhateverTheirSize() {
     Set<String> decodedOn = ConcurrentHashMap.newKeySet();
-    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class)
-        .encoding(Encoding.of(watchedJson(decodedOn)).compression(Compression.none())).build();
+    Feed<BoardRecord> feed =
+        stowage
+            .feed("board", BoardRecord.class)
+            .encoding(Encoding.of(watchedJson(decodedOn)).compression(Compression.none()))
+            .build();
     feed.addAll(Samples.boards(1, 60));
     String caller = Thread.currentThread().getName();
 
@@ -426,7 +486,8 @@ class FeedIntegrationTests {
     List<Feed.Entry<BoardRecord>> page = feed.page(1, 50);
     assertThat(page).hasSize(50);
     assertThat(page.get(49)).isEqualTo(new Feed.Entry<>(11L, Samples.board(11)));
-    assertThat(decodedOn).as("50 posts, over 4 KiB: not handed to Lettuce's threads, the caller waits anyway")
+    assertThat(decodedOn)
+        .as("50 posts, over 4 KiB: not handed to Lettuce's threads, the caller waits anyway")
         .containsExactly(caller);
   }
 
@@ -435,7 +496,8 @@ class FeedIntegrationTests {
     Feed<BoardRecord> feed = board();
     feed.add(Samples.board(1));
     raw.sync().set(bytes("board"), bytes("not a sorted set"));
-    assertThatThrownBy(() -> feed.page(1, 10)).isInstanceOf(StowageException.class)
+    assertThatThrownBy(() -> feed.page(1, 10))
+        .isInstanceOf(StowageException.class)
         .hasMessageContaining("page 1 of 10 of feed 'board'");
   }
 

@@ -46,10 +46,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 class FeedLargeScoreIntegrationTests {
   private static final long TOP = FeedLayout.MAX_SCORE;
   private static final int SIZE = FeedLayout.BUCKET_SIZE;
-  /** A full bucket 2,560 scores below 2^53; its neighbours collapse into one name under {@code %.14g}. */
+
+  /**
+   * A full bucket 2,560 scores below 2^53; its neighbours collapse into one name under {@code
+   * %.14g}.
+   */
   private static final long NEAR_TOP = TOP / SIZE - 40;
-  /** The first bucket of 15 digits (scores 6.4e15 to 6.4e15 + 63), which {@code %.14g} writes as 1e+14. */
+
+  /**
+   * The first bucket of 15 digits (scores 6.4e15 to 6.4e15 + 63), which {@code %.14g} writes as
+   * 1e+14.
+   */
   private static final long E14 = 100_000_000_000_000L;
+
   /** The bucket that the adds fill: 2^53 - 192 to 2^53 - 129. */
   private static final long ADDED = (TOP - 192) / SIZE;
 
@@ -90,7 +99,8 @@ class FeedLargeScoreIntegrationTests {
   }
 
   /** Puts a new record at each score, in the feed and in the model. */
-  private void putAll(Feed<BoardRecord> feed, NavigableMap<Long, BoardRecord> model, long... scores) {
+  private void putAll(
+      Feed<BoardRecord> feed, NavigableMap<Long, BoardRecord> model, long... scores) {
     Map<Long, BoardRecord> values = new LinkedHashMap<>();
     for (long score : scores) {
       values.put(score, next());
@@ -122,19 +132,44 @@ class FeedLargeScoreIntegrationTests {
   @ValueSource(booleans = {true, false})
   void everyEntryNearTwoToThe53ReadsBackAtItsScoreUnderTheKeysStowageKeysNames(boolean seal) {
     String key = seal ? "large-sealed" : "large-open";
-    Feed<BoardRecord> feed = stowage.feed(key, BoardRecord.class).chunkSize(50).sealFullBuckets(seal).build();
+    Feed<BoardRecord> feed =
+        stowage.feed(key, BoardRecord.class).chunkSize(50).sealFullBuckets(seal).build();
     NavigableMap<Long, BoardRecord> model = new TreeMap<>();
     SoftAssertions softly = new SoftAssertions();
 
-    // Full buckets near 2^53 and at 10^14 (sealed, when sealing is on), with neighbours on both sides.
+    // Full buckets near 2^53 and at 10^14 (sealed, when sealing is on), with neighbours on both
+    // sides.
     putAll(feed, model, range(NEAR_TOP * SIZE, NEAR_TOP * SIZE + SIZE - 1));
-    putAll(feed, model, NEAR_TOP * SIZE - 3, NEAR_TOP * SIZE - 2, NEAR_TOP * SIZE - 1,
-        (NEAR_TOP + 1) * SIZE, (NEAR_TOP + 1) * SIZE + 2, (NEAR_TOP + 1) * SIZE + 4);
+    putAll(
+        feed,
+        model,
+        NEAR_TOP * SIZE - 3,
+        NEAR_TOP * SIZE - 2,
+        NEAR_TOP * SIZE - 1,
+        (NEAR_TOP + 1) * SIZE,
+        (NEAR_TOP + 1) * SIZE + 2,
+        (NEAR_TOP + 1) * SIZE + 4);
     putAll(feed, model, range(E14 * SIZE, E14 * SIZE + SIZE - 1));
-    putAll(feed, model, E14 * SIZE - 5, E14 * SIZE - 4, E14 * SIZE - 1, (E14 + 1) * SIZE, (E14 + 1) * SIZE + 1,
+    putAll(
+        feed,
+        model,
+        E14 * SIZE - 5,
+        E14 * SIZE - 4,
+        E14 * SIZE - 1,
+        (E14 + 1) * SIZE,
+        (E14 + 1) * SIZE + 1,
         (E14 + 1) * SIZE + 63);
-    putAll(feed, model, 999_999_999_999_998L, 999_999_999_999_999L, 1_000_000_000_000_000L,
-        1_000_000_000_000_001L, 1, 2, 64, TOP - 200);
+    putAll(
+        feed,
+        model,
+        999_999_999_999_998L,
+        999_999_999_999_999L,
+        1_000_000_000_000_000L,
+        1_000_000_000_000_001L,
+        1,
+        2,
+        64,
+        TOP - 200);
 
     // The counter is at 2^53 - 200: adds take the next scores, and fill bucket ADDED.
     for (int i = 0; i < 72; i++) {
@@ -151,27 +186,44 @@ class FeedLargeScoreIntegrationTests {
     }
     ((RedisFeed<BoardRecord>) feed.async()).sealsSettled().join();
     if (seal) {
-      softly.assertThat(redis().exists(bytes(StowageKeys.feedSealedBucket(key, NEAR_TOP)),
-          bytes(StowageKeys.feedSealedBucket(key, E14)), bytes(StowageKeys.feedSealedBucket(key, ADDED))))
-          .as("full buckets sealed").isEqualTo(3);
+      softly
+          .assertThat(
+              redis()
+                  .exists(
+                      bytes(StowageKeys.feedSealedBucket(key, NEAR_TOP)),
+                      bytes(StowageKeys.feedSealedBucket(key, E14)),
+                      bytes(StowageKeys.feedSealedBucket(key, ADDED))))
+          .as("full buckets sealed")
+          .isEqualTo(3);
     }
 
     // Writes into full (sealed) buckets, over an entry and between two, and into open ones.
-    putAll(feed, model, NEAR_TOP * SIZE + 10, ADDED * SIZE + 20, (NEAR_TOP + 1) * SIZE + 3,
-        (E14 + 1) * SIZE + 1, 1_000_000_000_000_000L);
+    putAll(
+        feed,
+        model,
+        NEAR_TOP * SIZE + 10,
+        ADDED * SIZE + 20,
+        (NEAR_TOP + 1) * SIZE + 3,
+        (E14 + 1) * SIZE + 1,
+        1_000_000_000_000_000L);
     softly.assertThat(feed.remove(E14 * SIZE + 5)).as("remove from the full bucket 10^14").isTrue();
     model.remove(E14 * SIZE + 5);
     softly.assertThat(feed.remove(E14 * SIZE - 1)).as("remove from bucket 10^14 - 1").isTrue();
     model.remove(E14 * SIZE - 1);
-    softly.assertThat(feed.remove((NEAR_TOP + 1) * SIZE + 2)).as("remove from the bucket after it").isTrue();
+    softly
+        .assertThat(feed.remove((NEAR_TOP + 1) * SIZE + 2))
+        .as("remove from the bucket after it")
+        .isTrue();
     model.remove((NEAR_TOP + 1) * SIZE + 2);
     softly.assertThat(feed.remove(E14 * SIZE + 5)).as("removed already").isFalse();
     softly.assertThat(feed.remove(TOP - 1)).as("never written").isFalse();
     putAll(feed, model, TOP);
     ((RedisFeed<BoardRecord>) feed.async()).sealsSettled().join();
 
-    List<Feed.Entry<BoardRecord>> expected = model.descendingMap().entrySet().stream()
-        .map(e -> new Feed.Entry<>(e.getKey(), e.getValue())).toList();
+    List<Feed.Entry<BoardRecord>> expected =
+        model.descendingMap().entrySet().stream()
+            .map(e -> new Feed.Entry<>(e.getKey(), e.getValue()))
+            .toList();
     softly.assertThat(feed.size()).as("size()").isEqualTo(model.size());
     for (int pageSize : new int[] {1, 7, 64, 65, 1000}) {
       softly.assertThat(everything(feed, pageSize)).as("pages of %d", pageSize).isEqualTo(expected);
@@ -179,8 +231,10 @@ class FeedLargeScoreIntegrationTests {
     softly.assertThat(feed.decodeFailures()).as("decode failures").isZero();
 
     // Index members and keys, bucket by bucket, as StowageKeys and FeedLayout name them.
-    Map<Long, Long> counts = model.keySet().stream()
-        .collect(Collectors.groupingBy(FeedLayout::bucketOf, TreeMap::new, Collectors.counting()));
+    Map<Long, Long> counts =
+        model.keySet().stream()
+            .collect(
+                Collectors.groupingBy(FeedLayout::bucketOf, TreeMap::new, Collectors.counting()));
     // Opened by the writes into them and sealed again; bucket 10^14 lost an entry and stays open.
     Set<Long> sealed = seal ? Set.of(NEAR_TOP, ADDED) : Set.of();
     softly.assertThat(counts.get(E14)).as("bucket 10^14 after the remove").isEqualTo(SIZE - 1L);
@@ -188,22 +242,44 @@ class FeedLargeScoreIntegrationTests {
     Set<String> keys = new TreeSet<>();
     Set<String> holds = new HashSet<>();
     keys.add(key);
-    counts.forEach((bucket, count) -> {
-      boolean isSealed = count == SIZE && sealed.contains(bucket);
-      members.add(isSealed ? FeedLayout.sealedIndexMember(bucket, SIZE) : Long.toString(bucket));
-      keys.add(isSealed ? StowageKeys.feedSealedBucket(key, bucket) : StowageKeys.feedBucket(key, bucket));
-      holds.add(StowageKeys.feedSealHold(key, bucket));
-    });
-    softly.assertThat(redis().zrange(bytes(key), 0, -1).stream().map(FeedLargeScoreIntegrationTests::text))
-        .as("index members").containsExactlyInAnyOrderElementsOf(members);
-    Set<String> stored = redis().keys(bytes("*")).stream().map(FeedLargeScoreIntegrationTests::text)
-        .collect(Collectors.toCollection(TreeSet::new));
-    softly.assertThat(stored.stream().filter(k -> k.equals(key) || k.startsWith(key + ":"))
-        .filter(k -> !holds.contains(k)).toList()).as("the feed's keys").containsExactlyInAnyOrderElementsOf(keys);
-    softly.assertThat(stored.stream().filter(k -> !k.equals(key) && !k.startsWith(key + ":")).toList())
-        .as("other keys").allMatch(k -> k.equals("counter") || k.startsWith(StowageKeys.NAMESPACE));
+    counts.forEach(
+        (bucket, count) -> {
+          boolean isSealed = count == SIZE && sealed.contains(bucket);
+          members.add(
+              isSealed ? FeedLayout.sealedIndexMember(bucket, SIZE) : Long.toString(bucket));
+          keys.add(
+              isSealed
+                  ? StowageKeys.feedSealedBucket(key, bucket)
+                  : StowageKeys.feedBucket(key, bucket));
+          holds.add(StowageKeys.feedSealHold(key, bucket));
+        });
+    softly
+        .assertThat(
+            redis().zrange(bytes(key), 0, -1).stream().map(FeedLargeScoreIntegrationTests::text))
+        .as("index members")
+        .containsExactlyInAnyOrderElementsOf(members);
+    Set<String> stored =
+        redis().keys(bytes("*")).stream()
+            .map(FeedLargeScoreIntegrationTests::text)
+            .collect(Collectors.toCollection(TreeSet::new));
+    softly
+        .assertThat(
+            stored.stream()
+                .filter(k -> k.equals(key) || k.startsWith(key + ":"))
+                .filter(k -> !holds.contains(k))
+                .toList())
+        .as("the feed's keys")
+        .containsExactlyInAnyOrderElementsOf(keys);
+    softly
+        .assertThat(
+            stored.stream().filter(k -> !k.equals(key) && !k.startsWith(key + ":")).toList())
+        .as("other keys")
+        .allMatch(k -> k.equals("counter") || k.startsWith(StowageKeys.NAMESPACE));
     byte[] counter = redis().hget(bytes("counter"), bytes(key));
-    softly.assertThat(counter == null ? null : text(counter)).as("counter").isEqualTo(Long.toString(TOP));
+    softly
+        .assertThat(counter == null ? null : text(counter))
+        .as("counter")
+        .isEqualTo(Long.toString(TOP));
     softly.assertAll();
   }
 
@@ -215,16 +291,20 @@ class FeedLargeScoreIntegrationTests {
     feed.putAll(Map.of(TOP - 1, below, TOP, top));
 
     // Lua holds numbers as doubles: the counter's 2^53 + 1 is 2^53 there, a score already taken.
-    assertThatThrownBy(() -> feed.add(next())).isInstanceOf(StowageException.class).hasMessageContaining("2^53");
+    assertThatThrownBy(() -> feed.add(next()))
+        .isInstanceOf(StowageException.class)
+        .hasMessageContaining("2^53");
     byte[] counter = redis().hget(bytes("counter"), bytes("large-full"));
     assertThat(counter == null ? null : text(counter)).as("counter").isEqualTo(Long.toString(TOP));
     assertThatThrownBy(() -> feed.async().reserveScores(1, 0).join()).hasMessageContaining("2^53");
     counter = redis().hget(bytes("counter"), bytes("large-full"));
     assertThat(counter == null ? null : text(counter)).as("counter").isEqualTo(Long.toString(TOP));
-    assertThatThrownBy(() -> feed.addAll(List.of(next(), next()))).isInstanceOf(StowageException.class)
+    assertThatThrownBy(() -> feed.addAll(List.of(next(), next())))
+        .isInstanceOf(StowageException.class)
         .hasMessageContaining("2^53");
     assertThat(feed.size()).isEqualTo(2);
-    assertThat(everything(feed, 10)).containsExactly(new Feed.Entry<>(TOP, top), new Feed.Entry<>(TOP - 1, below));
+    assertThat(everything(feed, 10))
+        .containsExactly(new Feed.Entry<>(TOP, top), new Feed.Entry<>(TOP - 1, below));
     assertThat(feed.decodeFailures()).isZero();
   }
 

@@ -40,7 +40,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Sealed feed buckets ({@link FeedLayout}): written, read, opened again by writes, and kept whole. */
+/**
+ * Sealed feed buckets ({@link FeedLayout}): written, read, opened again by writes, and kept whole.
+ */
 @WithRedis
 class FeedSealingIntegrationTests {
   private static Stowage stowage;
@@ -80,7 +82,9 @@ class FeedSealingIntegrationTests {
   }
 
   private static List<String> index(String key) {
-    return redis().zrange(bytes(key), 0, -1).stream().map(m -> new String(m, StandardCharsets.US_ASCII)).toList();
+    return redis().zrange(bytes(key), 0, -1).stream()
+        .map(m -> new String(m, StandardCharsets.US_ASCII))
+        .toList();
   }
 
   /** Every entry, newest first, read page by page. */
@@ -130,9 +134,13 @@ class FeedSealingIntegrationTests {
     assertThat(redis().llen(bytes(FeedLayout.bucketKey("board", 3)))).isEqualTo(200 - 191);
     assertThat(feed.size()).isEqualTo(200);
     for (int pageSize : new int[] {1, 7, 9, 10, 64, 65, 200, 500}) {
-      assertThat(everything(feed, pageSize)).as("pages of %d", pageSize).isEqualTo(expectedNewestFirst(200));
+      assertThat(everything(feed, pageSize))
+          .as("pages of %d", pageSize)
+          .isEqualTo(expectedNewestFirst(200));
     }
-    assertThat(feed.page(3, 7)).extracting(Feed.Entry::score).containsExactly(186L, 185L, 184L, 183L, 182L, 181L, 180L);
+    assertThat(feed.page(3, 7))
+        .extracting(Feed.Entry::score)
+        .containsExactly(186L, 185L, 184L, 183L, 182L, 181L, 180L);
     assertThat(feed.decodeFailures()).isZero();
   }
 
@@ -155,11 +163,18 @@ class FeedSealingIntegrationTests {
 
   @Test
   void aFeedWithADictionarySealsWithItAndStillReads() {
-    Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).chunkSize(50)
-        .encoding(Encoding.defaultFor(BoardRecord.class).trainDictionary(RECORDS.subList(0, 200), 16 * 1024)).build();
+    Feed<BoardRecord> feed =
+        stowage
+            .feed("board", BoardRecord.class)
+            .chunkSize(50)
+            .encoding(
+                Encoding.defaultFor(BoardRecord.class)
+                    .trainDictionary(RECORDS.subList(0, 200), 16 * 1024))
+            .build();
     feed.addAll(RECORDS.subList(0, 140));
 
-    Envelope.Header header = Envelope.readHeader(redis().get(bytes(FeedLayout.sealedKey("board", 1))));
+    Envelope.Header header =
+        Envelope.readHeader(redis().get(bytes(FeedLayout.sealedKey("board", 1))));
     assertThat(CompressionIds.hasDictionary(header.compressionId())).as(header.describe()).isTrue();
     assertThat(everything(feed, 30)).isEqualTo(expectedNewestFirst(140));
   }
@@ -170,11 +185,16 @@ class FeedSealingIntegrationTests {
     feed.addAll(RECORDS.subList(0, 140));
     Feed<BoardRecord> other = feed("other", true);
     other.addAll(RECORDS.subList(140, 280));
-    assertThat(feed.page(3, 20)).extracting(Feed.Entry::value).containsExactlyElementsOf(
-        expectedNewestFirst(140).subList(40, 60).stream().map(Feed.Entry::value).toList());
+    assertThat(feed.page(3, 20))
+        .extracting(Feed.Entry::value)
+        .containsExactlyElementsOf(
+            expectedNewestFirst(140).subList(40, 60).stream().map(Feed.Entry::value).toList());
 
     // Behind the feed's back, bucket 1 gets the other feed's bucket 1: its scores are the same.
-    redis().set(bytes(FeedLayout.sealedKey("board", 1)), redis().get(bytes(FeedLayout.sealedKey("other", 1))));
+    redis()
+        .set(
+            bytes(FeedLayout.sealedKey("board", 1)),
+            redis().get(bytes(FeedLayout.sealedKey("other", 1))));
 
     List<BoardRecord> others = new ArrayList<>();
     for (int score = 100; score > 80; score--) {
@@ -203,7 +223,9 @@ class FeedSealingIntegrationTests {
 
     feed.putAll(Map.of(70L, replacement, 5L, replacement));
 
-    assertThat(index("board")).as("open until the burst of writes is over").containsExactly("0", "1", "2");
+    assertThat(index("board"))
+        .as("open until the burst of writes is over")
+        .containsExactly("0", "1", "2");
     assertThat(feed.page(3, 30)).extracting(Feed.Entry::value).contains(replacement);
     awaitSeals(feed);
     assertThat(index("board")).containsExactly("0:63", "1:64", "2");
@@ -236,7 +258,9 @@ class FeedSealingIntegrationTests {
 
     assertThat(feed.remove(70)).isTrue();
     feed.putAll(Map.of(70L, RECORDS.get(299)));
-    assertThat(index("board")).as("held open for the writes that follow").containsExactly("0:63", "1", "2");
+    assertThat(index("board"))
+        .as("held open for the writes that follow")
+        .containsExactly("0:63", "1", "2");
     assertThat(feed.remove(71)).isTrue();
     feed.putAll(Map.of(71L, RECORDS.get(298)));
 
@@ -282,10 +306,16 @@ class FeedSealingIntegrationTests {
     byte[] corrupt = Arrays.copyOf(sealed, sealed.length / 2);
     redis().set(sealedKey, corrupt);
 
-    assertThat(pages(feed, 20, 8)).extracting(Feed.Entry::score)
-        .isEqualTo(expectedNewestFirst(140).stream().map(Feed.Entry::score).filter(s -> s < 64 || s > 127).toList());
+    assertThat(pages(feed, 20, 8))
+        .extracting(Feed.Entry::score)
+        .isEqualTo(
+            expectedNewestFirst(140).stream()
+                .map(Feed.Entry::score)
+                .filter(s -> s < 64 || s > 127)
+                .toList());
     assertThat(feed.decodeFailures()).isEqualTo(64);
-    assertThatThrownBy(() -> feed.putAll(Map.of(100L, RECORDS.get(0)))).isInstanceOf(StowageException.class)
+    assertThatThrownBy(() -> feed.putAll(Map.of(100L, RECORDS.get(0))))
+        .isInstanceOf(StowageException.class)
         .hasMessageContaining("opening sealed bucket 1");
     assertThat(redis().get(sealedKey)).as("left as it was").isEqualTo(corrupt);
     assertThat(feed.size()).isEqualTo(140);
@@ -296,7 +326,11 @@ class FeedSealingIntegrationTests {
     Feed<BoardRecord> feed = feed("board", true);
     feed.addAll(RECORDS.subList(0, 140));
     redis().del(bytes(FeedLayout.sealedKey("board", 1)));
-    List<Long> left = expectedNewestFirst(140).stream().map(Feed.Entry::score).filter(s -> s < 64 || s > 127).toList();
+    List<Long> left =
+        expectedNewestFirst(140).stream()
+            .map(Feed.Entry::score)
+            .filter(s -> s < 64 || s > 127)
+            .toList();
 
     assertThat(feed.page(1, 20)).extracting(Feed.Entry::score).isEqualTo(left.subList(0, 20));
     assertThat(feed.decodeFailures()).as("its 64 entries, counted once").isEqualTo(64);
@@ -340,13 +374,18 @@ class FeedSealingIntegrationTests {
     assertThat(feed.decodeFailures()).isEqualTo(64);
   }
 
-  /** A sealed value of 64 members of {@code memberBytes} zeros each: small stored, large decompressed. */
+  /**
+   * A sealed value of 64 members of {@code memberBytes} zeros each: small stored, large
+   * decompressed.
+   */
   private static byte[] sealedZeros(int memberBytes) {
     List<byte[]> members = new ArrayList<>();
     for (int i = 0; i < 64; i++) {
       members.add(new byte[memberBytes]);
     }
-    return EnvelopeCodec.builder(Codecs.string()).compression(Compression.zstd(3)).build()
+    return EnvelopeCodec.builder(Codecs.string())
+        .compression(Compression.zstd(3))
+        .build()
         .wrap(FeedLayout.sealedPayload(members));
   }
 
@@ -366,7 +405,8 @@ class FeedSealingIntegrationTests {
 
     for (int read = 0; read < 2; read++) {
       assertThat(feed.page(1, 2_000)).containsExactly(new Feed.Entry<>(newest, RECORDS.get(0)));
-      assertThat(((RedisFeed<BoardRecord>) feed.async()).keptBucketBytes()).as("bytes kept decompressed")
+      assertThat(((RedisFeed<BoardRecord>) feed.async()).keptBucketBytes())
+          .as("bytes kept decompressed")
           .isLessThanOrEqualTo(1 << 20);
     }
     assertThat(feed.decodeFailures()).isEqualTo(2 * 16 * 64);
@@ -387,22 +427,24 @@ class FeedSealingIntegrationTests {
       List<Future<?>> writes = new ArrayList<>();
       for (int writer = 0; writer < writers; writer++) {
         int w = writer;
-        writes.add(pool.submit(() -> {
-          // Writer w alone touches the scores 64 + w, 64 + w + 6, ... of buckets 1 and 2.
-          for (int round = 0; round < 2_000 && System.nanoTime() < deadline; round++) {
-            long score = 64 + w + writers * (round % 21);
-            BoardRecord value = RECORDS.get(192 + (w * 17 + round) % 108);
-            assertThat(feed.remove(score)).as("score %d", score).isTrue();
-            expected.remove(score);
-            feed.putAll(Map.of(score, value));
-            expected.put(score, value);
-            if (round % 4 == 0) {
-              BoardRecord added = RECORDS.get(w);
-              expected.put(feed.add(added), added);
-            }
-          }
-          return null;
-        }));
+        writes.add(
+            pool.submit(
+                () -> {
+                  // Writer w alone touches the scores 64 + w, 64 + w + 6, ... of buckets 1 and 2.
+                  for (int round = 0; round < 2_000 && System.nanoTime() < deadline; round++) {
+                    long score = 64 + w + writers * (round % 21);
+                    BoardRecord value = RECORDS.get(192 + (w * 17 + round) % 108);
+                    assertThat(feed.remove(score)).as("score %d", score).isTrue();
+                    expected.remove(score);
+                    feed.putAll(Map.of(score, value));
+                    expected.put(score, value);
+                    if (round % 4 == 0) {
+                      BoardRecord added = RECORDS.get(w);
+                      expected.put(feed.add(added), added);
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> write : writes) {
         write.get();
@@ -413,9 +455,11 @@ class FeedSealingIntegrationTests {
     awaitSeals(feed);
 
     List<Feed.Entry<BoardRecord>> all = everything(feed, 50);
-    List<Feed.Entry<BoardRecord>> wanted = expected.entrySet().stream()
-        .sorted(Map.Entry.<Long, BoardRecord>comparingByKey().reversed())
-        .map(entry -> new Feed.Entry<>(entry.getKey(), entry.getValue())).toList();
+    List<Feed.Entry<BoardRecord>> wanted =
+        expected.entrySet().stream()
+            .sorted(Map.Entry.<Long, BoardRecord>comparingByKey().reversed())
+            .map(entry -> new Feed.Entry<>(entry.getKey(), entry.getValue()))
+            .toList();
     assertThat(all).isEqualTo(wanted);
     assertThat(feed.size()).isEqualTo(wanted.size());
     assertThat(feed.decodeFailures()).isZero();
@@ -430,16 +474,18 @@ class FeedSealingIntegrationTests {
       List<Future<?>> writes = new ArrayList<>();
       for (int writer = 0; writer < 4; writer++) {
         int w = writer;
-        writes.add(pool.submit(() -> {
-          for (int round = 0; round < 15; round++) {
-            Map<Long, BoardRecord> values = new LinkedHashMap<>();
-            for (long score = 64 + w; score < 192; score += 4 + round % 3) {
-              values.put(score, RECORDS.get(200 + w * 20 + round));
-            }
-            feed.putAll(values);
-            feed.add(RECORDS.get(w));
-          }
-        }));
+        writes.add(
+            pool.submit(
+                () -> {
+                  for (int round = 0; round < 15; round++) {
+                    Map<Long, BoardRecord> values = new LinkedHashMap<>();
+                    for (long score = 64 + w; score < 192; score += 4 + round % 3) {
+                      values.put(score, RECORDS.get(200 + w * 20 + round));
+                    }
+                    feed.putAll(values);
+                    feed.add(RECORDS.get(w));
+                  }
+                }));
       }
       for (Future<?> write : writes) {
         write.get();
@@ -451,17 +497,22 @@ class FeedSealingIntegrationTests {
 
     List<Feed.Entry<BoardRecord>> all = everything(feed, 50);
     assertThat(all).hasSize(192 + 60);
-    assertThat(all).extracting(Feed.Entry::score).isSortedAccordingTo((a, b) -> Long.compare(b, a))
+    assertThat(all)
+        .extracting(Feed.Entry::score)
+        .isSortedAccordingTo((a, b) -> Long.compare(b, a))
         .doesNotHaveDuplicates();
     assertThat(feed.size()).isEqualTo(252);
-    Map<Long, BoardRecord> byScore = all.stream().collect(Collectors.toMap(Feed.Entry::score, Feed.Entry::value));
+    Map<Long, BoardRecord> byScore =
+        all.stream().collect(Collectors.toMap(Feed.Entry::score, Feed.Entry::value));
     for (long score = 64; score < 192; score++) {
       assertThat(byScore.get(score)).as("score %d", score).isIn(allowed(score));
     }
     assertThat(feed.decodeFailures()).isZero();
   }
 
-  /** What concurrent writers may have left at a score: its first value, or one a writer put there. */
+  /**
+   * What concurrent writers may have left at a score: its first value, or one a writer put there.
+   */
   private static Object[] allowed(long score) {
     List<BoardRecord> values = new ArrayList<>();
     values.add(RECORDS.get((int) score - 1));

@@ -41,40 +41,63 @@ public final class HostileValueReaders {
       ExecutorService readers = Executors.newFixedThreadPool(THREADS);
       List<Future<?>> reads = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
-        reads.add(readers.submit(() -> {
-          read(() -> {
-            for (int i = 0; i < HOSTILE_READS; i++) {
-              if (cache.get(hostileKey) != null) {
-                hostileHits.incrementAndGet();
-              }
-            }
-          }, outOfMemory, otherFailures);
-        }));
+        reads.add(
+            readers.submit(
+                () -> {
+                  read(
+                      () -> {
+                        for (int i = 0; i < HOSTILE_READS; i++) {
+                          if (cache.get(hostileKey) != null) {
+                            hostileHits.incrementAndGet();
+                          }
+                        }
+                      },
+                      outOfMemory,
+                      otherFailures);
+                }));
       }
       waitFor(reads);
       reads.clear();
       for (int t = 0; t < THREADS; t++) {
-        reads.add(readers.submit(() -> {
-          read(() -> {
-            for (int i = 0; i < ALLOWED_READS; i++) {
-              Rec value = cache.get(allowedKey);
-              if (value != null) {
-                if (value.tags().size() != allowedTags) {
-                  throw new AssertionError("read " + value.tags().size() + " tags, not " + allowedTags);
-                }
-                allowedHits.incrementAndGet();
-              }
-            }
-          }, outOfMemory, otherFailures);
-        }));
+        reads.add(
+            readers.submit(
+                () -> {
+                  read(
+                      () -> {
+                        for (int i = 0; i < ALLOWED_READS; i++) {
+                          Rec value = cache.get(allowedKey);
+                          if (value != null) {
+                            if (value.tags().size() != allowedTags) {
+                              throw new AssertionError(
+                                  "read " + value.tags().size() + " tags, not " + allowedTags);
+                            }
+                            allowedHits.incrementAndGet();
+                          }
+                        }
+                      },
+                      outOfMemory,
+                      otherFailures);
+                }));
       }
       waitFor(reads);
       readers.shutdownNow();
-      System.out.println("hostile hits " + hostileHits + ", allowed hits " + allowedHits + " of "
-          + THREADS * ALLOWED_READS + ", decode failures " + cache.stats().decodeFailures() + ", out of memory "
-          + outOfMemory + ", other failures " + otherFailures);
-      status = outOfMemory.get() > 0 ? 3
-          : otherFailures.get() > 0 || hostileHits.get() > 0 || allowedHits.get() == 0 ? 1 : 0;
+      System.out.println(
+          "hostile hits "
+              + hostileHits
+              + ", allowed hits "
+              + allowedHits
+              + " of "
+              + THREADS * ALLOWED_READS
+              + ", decode failures "
+              + cache.stats().decodeFailures()
+              + ", out of memory "
+              + outOfMemory
+              + ", other failures "
+              + otherFailures);
+      status =
+          outOfMemory.get() > 0
+              ? 3
+              : otherFailures.get() > 0 || hostileHits.get() > 0 || allowedHits.get() == 0 ? 1 : 0;
     }
     System.exit(status);
   }

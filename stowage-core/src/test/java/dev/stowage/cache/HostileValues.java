@@ -12,6 +12,7 @@ import java.util.List;
 final class HostileValues {
   /** The payload size: 8,388,601 bytes, just under the caches' 8 MiB limit. */
   static final int PAYLOAD_SIZE = 8_388_601;
+
   /** The tags in it: each is {@code a1 61}, the one-letter string "a". */
   static final int TAGS = (PAYLOAD_SIZE - 9) / 2;
 
@@ -71,7 +72,10 @@ final class HostileValues {
     return value;
   }
 
-  /** An envelope without a schema field around {@code payload}: codec {@code codecId}, no compression. */
+  /**
+   * An envelope without a schema field around {@code payload}: codec {@code codecId}, no
+   * compression.
+   */
   static byte[] plainEnvelope(int codecId, byte[] payload) {
     byte[] value = new byte[4 + payload.length];
     value[0] = (byte) 0xC1;

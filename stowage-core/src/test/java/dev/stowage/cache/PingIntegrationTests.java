@@ -21,15 +21,23 @@ class PingIntegrationTests {
   @Test
   void pingAnswersWhileRedisRunsAndThrowsUnavailableOnceItStopped() {
     try (RedisServer own = RedisServer.start();
-         Stowage stowage = Stowage.builder().redis(own.uri()).commandTimeout(Duration.ofSeconds(1)).build()) {
+        Stowage stowage =
+            Stowage.builder().redis(own.uri()).commandTimeout(Duration.ofSeconds(1)).build()) {
       assertThat(stowage.ping()).isPositive();
 
       own.stop();
-      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThatThrownBy(stowage::ping)
-          .isInstanceOf(CacheUnavailableException.class).hasMessageContaining(own.host()));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () ->
+                  assertThatThrownBy(stowage::ping)
+                      .isInstanceOf(CacheUnavailableException.class)
+                      .hasMessageContaining(own.host()));
 
       own.restart();
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(stowage.ping()).isPositive());
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(() -> assertThat(stowage.ping()).isPositive());
     }
   }
 
@@ -38,13 +46,16 @@ class PingIntegrationTests {
     Stowage stowage = Stowage.builder().redis(redis.uri()).build();
     stowage.close();
 
-    assertThatThrownBy(stowage::ping).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    assertThatThrownBy(stowage::ping)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
   }
 
   @Test
   void isStoredAsksRedisWhateverTheProcessHasCached(RedisServer redis) {
     try (Stowage stowage = Stowage.builder().redis(redis.uri()).build()) {
-      ZstdDictionary dictionary = ZstdDictionary.of("a dictionary of health checks".getBytes(StandardCharsets.UTF_8));
+      ZstdDictionary dictionary =
+          ZstdDictionary.of("a dictionary of health checks".getBytes(StandardCharsets.UTF_8));
       DictionaryStore store = stowage.dictionaries();
       assertThat(store.isStored(dictionary.id())).isFalse();
 

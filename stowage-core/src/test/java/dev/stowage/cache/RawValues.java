@@ -30,19 +30,23 @@ final class RawValues {
 
   /** Every member of a feed's buckets, bucket by bucket, as stored ({@link FeedLayout}). */
   static List<byte[]> members(RedisServer redis, String feedKey) {
-    return with(redis, c -> {
-      List<byte[]> members = new ArrayList<>();
-      for (byte[] bucket : c.sync().zrange(utf8(feedKey), 0, -1)) {
-        long number = Long.parseLong(new String(bucket, StandardCharsets.US_ASCII));
-        members.addAll(c.sync().lrange(utf8(FeedLayout.bucketKey(feedKey, number)), 0, -1));
-      }
-      return members;
-    });
+    return with(
+        redis,
+        c -> {
+          List<byte[]> members = new ArrayList<>();
+          for (byte[] bucket : c.sync().zrange(utf8(feedKey), 0, -1)) {
+            long number = Long.parseLong(new String(bucket, StandardCharsets.US_ASCII));
+            members.addAll(c.sync().lrange(utf8(FeedLayout.bucketKey(feedKey, number)), 0, -1));
+          }
+          return members;
+        });
   }
 
-  private static <T> T with(RedisServer redis, Function<StatefulRedisConnection<byte[], byte[]>, T> work) {
+  private static <T> T with(
+      RedisServer redis, Function<StatefulRedisConnection<byte[], byte[]>, T> work) {
     RedisClient client = RedisClient.create(redis.uri());
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(ByteArrayCodec.INSTANCE)) {
       return work.apply(connection);
     } finally {
       client.shutdown();

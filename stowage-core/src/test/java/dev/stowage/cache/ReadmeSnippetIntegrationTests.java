@@ -18,10 +18,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** Runs the README's "Using the cache" snippet, and checks that the README shows it as it is here. */
+/**
+ * Runs the README's "Using the cache" snippet, and checks that the README shows it as it is here.
+ */
 @WithRedis
 class ReadmeSnippetIntegrationTests {
-  private static final Path SOURCE = Path.of("src/test/java/dev/stowage/cache/ReadmeSnippetIntegrationTests.java");
+  private static final Path SOURCE =
+      Path.of("src/test/java/dev/stowage/cache/ReadmeSnippetIntegrationTests.java");
   private static final Path README = Path.of("../README.md");
 
   /** The system of record in the snippet. */
@@ -37,14 +40,17 @@ class ReadmeSnippetIntegrationTests {
   @Test
   void theSnippetRuns(RedisServer redis) {
     String redisUri = redis.uri();
-    Map<String, Item> itemsById = Map.of("1", new Item(1, "one", "first", 10, 3), "2", new Item(2, "two", "second", 20, 0));
+    Map<String, Item> itemsById =
+        Map.of("1", new Item(1, "one", "first", 10, 3), "2", new Item(2, "two", "second", 20, 0));
     Database database = new Database();
 
     // README begin
     try (Stowage stowage = Stowage.builder().redis(redisUri).build()) {
-      RedisCache<String, Item> items = stowage.cache("items", Item.class).ttl(Duration.ofMinutes(10)).build();
-      items.putAll(itemsById);                                    // one round trip per 1,000 keys
-      Item item = items.getOrLoad("42", id -> database.find(id)); // callers of one key share one load
+      RedisCache<String, Item> items =
+          stowage.cache("items", Item.class).ttl(Duration.ofMinutes(10)).build();
+      items.putAll(itemsById); // one round trip per 1,000 keys
+      Item item =
+          items.getOrLoad("42", id -> database.find(id)); // callers of one key share one load
     }
     // README end
 
@@ -62,9 +68,10 @@ class ReadmeSnippetIntegrationTests {
     int begin = lines.indexOf("    // README begin");
     int end = lines.indexOf("    // README end");
     assertThat(begin).isPositive();
-    String snippet = lines.subList(begin + 1, end).stream()
-        .map(line -> line.substring(Math.min(4, line.length())))
-        .collect(Collectors.joining("\n"));
+    String snippet =
+        lines.subList(begin + 1, end).stream()
+            .map(line -> line.substring(Math.min(4, line.length())))
+            .collect(Collectors.joining("\n"));
 
     String readme = Files.readString(README);
     assertThat(readme).contains("```java\n" + snippet + "\n```");

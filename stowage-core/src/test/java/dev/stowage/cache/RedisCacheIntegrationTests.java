@@ -77,27 +77,52 @@ class RedisCacheIntegrationTests {
     assertThat(cache.redisKey("7")).isEqualTo("items:7");
     assertThat(redis.command("EXISTS", "items:7")).isEqualTo(":1");
     CacheStats stats = cache.stats();
-    assertThat(stats).isEqualTo(new CacheStats(1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, stats.bytesBeforeCompression(),
-        (Long) redis.reply("STRLEN", "items:7"), 0));
+    assertThat(stats)
+        .isEqualTo(
+            new CacheStats(
+                1,
+                1,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                1,
+                0,
+                stats.bytesBeforeCompression(),
+                (Long) redis.reply("STRLEN", "items:7"),
+                0));
   }
 
   @Test
   void aLettuceUriWorksToo(RedisServer redis) {
-    try (Stowage viaUri = Stowage.builder().redis(RedisURI.create(redis.host(), redis.port()))
-        .commandTimeout(Duration.ofSeconds(1)).build()) {
+    try (Stowage viaUri =
+        Stowage.builder()
+            .redis(RedisURI.create(redis.host(), redis.port()))
+            .commandTimeout(Duration.ofSeconds(1))
+            .build()) {
       assertThat(viaUri.address()).isEqualTo("127.0.0.1:" + redis.port());
       viaUri.cache("uri", Item.class).build().put("a", Samples.item(1));
     }
     assertThat(stowage.cache("uri", Item.class).build().get("a")).isEqualTo(Samples.item(1));
-    assertThatThrownBy(() -> Stowage.builder().build()).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> Stowage.builder().build())
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("redis(");
-    assertThatThrownBy(() -> Stowage.builder().redis("http://nope")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Stowage.builder().redis("http://nope"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void keysOfAnotherTypeGoThroughTheKeyFunction(RedisServer redis) {
-    RedisCache<Long, Item> cache = stowage.cache("byId", Item.class)
-        .keys((Long id) -> "item-" + id).keyPrefix("shop:").build();
+    RedisCache<Long, Item> cache =
+        stowage
+            .cache("byId", Item.class)
+            .keys((Long id) -> "item-" + id)
+            .keyPrefix("shop:")
+            .build();
     cache.put(5L, Samples.item(5));
 
     assertThat(redis.command("EXISTS", "shop:item-5")).isEqualTo(":1");
@@ -106,8 +131,10 @@ class RedisCacheIntegrationTests {
   }
 
   @ParameterizedTest(name = "{0} keys, ttl {1}")
-  @CsvSource({"0, true", "1, true", "100, true", "101, true", "100000, true",
-              "0, false", "1, false", "100, false", "101, false", "100000, false"})
+  @CsvSource({
+    "0, true", "1, true", "100, true", "101, true", "100000, true",
+    "0, false", "1, false", "100, false", "101, false", "100000, false"
+  })
   void bulkOperationsHandleEverySizeAroundTheChunk(int size, boolean ttl, RedisServer redis) {
     RedisCache.Builder<String, Item> builder = stowage.cache("bulk", Item.class).chunkSize(CHUNK);
     if (!ttl) {
@@ -119,11 +146,14 @@ class RedisCacheIntegrationTests {
     cache.putAll(items);
     assertThat(keysMatching(redis, "bulk:*")).isEqualTo(size);
     // A bulk write past the learning samples learns the cache's dictionary on the way.
-    assertThat(redis.command("EXISTS", "stowage:learned:cache:bulk")).isEqualTo(size >= 1000 ? ":1" : ":0");
+    assertThat(redis.command("EXISTS", "stowage:learned:cache:bulk"))
+        .isEqualTo(size >= 1000 ? ":1" : ":0");
 
     Map<String, Item> read = cache.getAll(items.keySet());
     assertThat(read).isEqualTo(items);
-    assertThat(new ArrayList<>(read.keySet())).as("in the order asked").isEqualTo(new ArrayList<>(items.keySet()));
+    assertThat(new ArrayList<>(read.keySet()))
+        .as("in the order asked")
+        .isEqualTo(new ArrayList<>(items.keySet()));
 
     assertThat(cache.deleteAll(items.keySet())).isEqualTo(size);
     assertThat(keysMatching(redis, "bulk:*")).isZero();
@@ -136,11 +166,13 @@ class RedisCacheIntegrationTests {
   void getAllReturnsTheHitsOfMixedKeysOnceEachInTheOrderAsked() {
     RedisCache<String, Item> cache = stowage.cache("mixed", Item.class).chunkSize(7).build();
     Map<String, Item> even = new LinkedHashMap<>();
-    items(50).forEach((key, item) -> {
-      if (item.id() % 2 == 0) {
-        even.put(key, item);
-      }
-    });
+    items(50)
+        .forEach(
+            (key, item) -> {
+              if (item.id() % 2 == 0) {
+                even.put(key, item);
+              }
+            });
     cache.putAll(even);
 
     List<String> asked = new ArrayList<>();
@@ -160,7 +192,8 @@ class RedisCacheIntegrationTests {
   @Test
   void everyWriteGetsAJitteredTtlWithinItsRange(RedisServer redis) {
     Duration ttl = Duration.ofSeconds(100);
-    RedisCache<String, Item> cache = stowage.cache("ttl", Item.class).ttl(ttl).ttlJitter(0.5).chunkSize(CHUNK).build();
+    RedisCache<String, Item> cache =
+        stowage.cache("ttl", Item.class).ttl(ttl).ttlJitter(0.5).chunkSize(CHUNK).build();
     Map<String, Item> items = items(300);
     cache.putAll(items);
     cache.put("single", Samples.item(1));
@@ -179,7 +212,8 @@ class RedisCacheIntegrationTests {
 
   @Test
   void withoutJitterEveryTtlIsTheTtlAndNoExpiryMeansNone(RedisServer redis) {
-    RedisCache<String, Item> exact = stowage.cache("exact", Item.class).ttl(Duration.ofSeconds(30)).ttlJitter(0).build();
+    RedisCache<String, Item> exact =
+        stowage.cache("exact", Item.class).ttl(Duration.ofSeconds(30)).ttlJitter(0).build();
     exact.put("a", Samples.item(1));
     assertThat(pttl(redis, "exact:a")).isBetween(28_000L, 30_000L);
 
@@ -226,13 +260,17 @@ class RedisCacheIntegrationTests {
   @Test
   void invalidSettingsFailAtBuildNamingTheSetting() {
     assertThatThrownBy(() -> stowage.cache("x", Item.class).chunkSize(0).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("chunkSize");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("chunkSize");
     assertThatThrownBy(() -> stowage.cache("x", Item.class).ttlJitter(1.0).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttlJitter");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttlJitter");
     assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(Duration.ZERO).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl");
     assertThatThrownBy(() -> stowage.cache(" ", Item.class))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("blank");
   }
 
   @Test
@@ -240,31 +278,51 @@ class RedisCacheIntegrationTests {
     Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
     assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(forever).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("cache 'x': ttl must be from 1 ms to 36500 days (RedisCache.MAX_TTL), got " + forever
-            + "; noExpiry() makes entries that never expire");
-    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(RedisCache.MAX_TTL.plusMillis(1)).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("RedisCache.MAX_TTL");
+        .hasMessage(
+            "cache 'x': ttl must be from 1 ms to 36500 days (RedisCache.MAX_TTL), got "
+                + forever
+                + "; noExpiry() makes entries that never expire");
+    assertThatThrownBy(
+            () -> stowage.cache("x", Item.class).ttl(RedisCache.MAX_TTL.plusMillis(1)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("RedisCache.MAX_TTL");
     assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(Duration.ofNanos(999_999)).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl must be from 1 ms");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl must be from 1 ms");
     assertThatThrownBy(() -> stowage.cache("x", Item.class).distributedLoadLock(forever).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("cache 'x': distributedLoadLock must be from 1 ms to 36500 days (RedisCache.MAX_TTL), got " + forever);
+        .hasMessage(
+            "cache 'x': distributedLoadLock must be from 1 ms to 36500 days (RedisCache.MAX_TTL), got "
+                + forever);
     assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).commandTimeout(forever).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("commandTimeout must be from 1 ms to 2147483647 ms (Stowage.MAX_COMMAND_TIMEOUT), got " + forever);
-    assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofDays(30)).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Stowage.MAX_COMMAND_TIMEOUT");
-    assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).connectTimeout(Duration.ZERO).build())
+        .hasMessage(
+            "commandTimeout must be from 1 ms to 2147483647 ms (Stowage.MAX_COMMAND_TIMEOUT), got "
+                + forever);
+    assertThatThrownBy(
+            () -> Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofDays(30)).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("connectTimeout must be from 1 ms to 2147483647 ms (Stowage.MAX_COMMAND_TIMEOUT), got PT0S");
+        .hasMessageContaining("Stowage.MAX_COMMAND_TIMEOUT");
+    assertThatThrownBy(
+            () -> Stowage.builder().redis(redis.uri()).connectTimeout(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "connectTimeout must be from 1 ms to 2147483647 ms (Stowage.MAX_COMMAND_TIMEOUT), got PT0S");
 
     // The limits themselves work: a TTL of a century, and the longest command timeout.
-    RedisCache<String, Item> century = stowage.cache("century", Item.class).ttl(RedisCache.MAX_TTL).ttlJitter(0)
-        .distributedLoadLock(RedisCache.MAX_TTL).build();
+    RedisCache<String, Item> century =
+        stowage
+            .cache("century", Item.class)
+            .ttl(RedisCache.MAX_TTL)
+            .ttlJitter(0)
+            .distributedLoadLock(RedisCache.MAX_TTL)
+            .build();
     century.put("a", Samples.item(1));
-    assertThat(Long.parseLong(redis.command("PTTL", "century:a").substring(1))).isGreaterThan(RedisCache.MAX_TTL.toMillis() - 60_000);
+    assertThat(Long.parseLong(redis.command("PTTL", "century:a").substring(1)))
+        .isGreaterThan(RedisCache.MAX_TTL.toMillis() - 60_000);
     assertThat(century.getOrLoad("b", key -> Samples.item(2))).isEqualTo(Samples.item(2));
-    try (Stowage patient = Stowage.builder().redis(redis.uri()).commandTimeout(Stowage.MAX_COMMAND_TIMEOUT).build()) {
+    try (Stowage patient =
+        Stowage.builder().redis(redis.uri()).commandTimeout(Stowage.MAX_COMMAND_TIMEOUT).build()) {
       RedisCache<String, Item> cache = patient.cache("century", Item.class).build();
       assertThat(cache.getAll(List.of("a", "b"))).hasSize(2);
     }
@@ -275,7 +333,10 @@ class RedisCacheIntegrationTests {
     // Trying again would not help: a StowageException, not a CacheUnavailableException.
     assertThatThrownBy(() -> Stowage.builder().redis(redis.uri() + "/99").build())
         .isExactlyInstanceOf(StowageException.class)
-        .hasMessage("Redis at 127.0.0.1:" + redis.port() + " refused to set up the connection: ERR DB index is out of range");
+        .hasMessage(
+            "Redis at 127.0.0.1:"
+                + redis.port()
+                + " refused to set up the connection: ERR DB index is out of range");
   }
 
   @Test
@@ -283,14 +344,18 @@ class RedisCacheIntegrationTests {
     RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).build();
     assertThatThrownBy(() -> cache.get(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> cache.put("a", null)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> cache.getAll(Arrays.asList("a", null))).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> cache.getAll(Arrays.asList("a", null)))
+        .isInstanceOf(NullPointerException.class);
   }
 
   @Test
   void aTrainedDictionaryIsSavedAndAnotherStowageReadsItsValues(RedisServer redis) {
     List<BoardRecord> boards = Samples.boards(0, 2000);
-    RedisCache<String, BoardRecord> writer = stowage.cache("boards", BoardRecord.class)
-        .encoding(Encoding.defaultFor(BoardRecord.class).trainDictionary(boards, 4096)).build();
+    RedisCache<String, BoardRecord> writer =
+        stowage
+            .cache("boards", BoardRecord.class)
+            .encoding(Encoding.defaultFor(BoardRecord.class).trainDictionary(boards, 4096))
+            .build();
     writer.put("1", boards.get(1));
 
     Envelope.Header header = Envelope.readHeader(rawValue(redis, "boards:1"));
@@ -304,12 +369,15 @@ class RedisCacheIntegrationTests {
 
   @Test
   void aCacheReadsWhatAnEarlierCodecWroteWhenToldTo() {
-    RedisCache<String, Item> before = stowage.cache("switch", Item.class)
-        .encoding(Encoding.of(Codecs.json(Item.class))).build();
+    RedisCache<String, Item> before =
+        stowage.cache("switch", Item.class).encoding(Encoding.of(Codecs.json(Item.class))).build();
     before.put("a", Samples.item(1));
 
-    RedisCache<String, Item> after = stowage.cache("switch", Item.class)
-        .encoding(Encoding.defaultFor(Item.class).alsoRead(Codecs.json(Item.class))).build();
+    RedisCache<String, Item> after =
+        stowage
+            .cache("switch", Item.class)
+            .encoding(Encoding.defaultFor(Item.class).alsoRead(Codecs.json(Item.class)))
+            .build();
     RedisCache<String, Item> unaware = stowage.cache("switch", Item.class).build();
     assertThat(after.get("a")).isEqualTo(Samples.item(1));
     assertThat(unaware.get("a")).as("json is not read unless asked").isNull();
@@ -337,7 +405,8 @@ class RedisCacheIntegrationTests {
 
   /** The number of keys matching {@code pattern}, counted by the server. */
   static long keysMatching(RedisServer redis, String pattern) {
-    return Long.parseLong(redis.command("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", pattern).substring(1));
+    return Long.parseLong(
+        redis.command("EVAL", "return #redis.call('KEYS', ARGV[1])", "0", pattern).substring(1));
   }
 
   /** Chunks of 10; the value at index 24 (the third chunk) is not JSON, so it cannot be encoded. */
@@ -352,34 +421,47 @@ class RedisCacheIntegrationTests {
 
   @Test
   void aBlockingPutAllThatCannotEncodeAValueStoredExactlyTheChunksBeforeItsChunk() {
-    RedisCache<String, byte[]> cache = stowage.cache("fragments", byte[].class)
-        .encoding(Encoding.of(Codecs.jsonBytes()))
-        .chunkSize(10).build();
+    RedisCache<String, byte[]> cache =
+        stowage
+            .cache("fragments", byte[].class)
+            .encoding(Encoding.of(Codecs.jsonBytes()))
+            .chunkSize(10)
+            .build();
     Map<String, byte[]> entries = fragmentsWithABadOneAt24();
 
-    assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(CodecException.class)
+    assertThatThrownBy(() -> cache.putAll(entries))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining("the first 20 entries");
 
     Map<String, byte[]> stored = cache.getAll(entries.keySet());
-    assertThat(stored.keySet()).as("the first two chunks, and nothing of the third or after")
+    assertThat(stored.keySet())
+        .as("the first two chunks, and nothing of the third or after")
         .containsExactlyElementsOf(IntStream.range(0, 20).mapToObj(i -> "f" + i).toList());
     assertThat(new String(stored.get("f19"), StandardCharsets.UTF_8)).isEqualTo("{\"n\":19}");
   }
 
   @Test
   void aPutAllWhoseFirstChunkCannotBeEncodedAndAnAsyncPutAllStoreNothing() {
-    RedisCache<String, byte[]> cache = stowage.cache("fragments", byte[].class)
-        .encoding(Encoding.of(Codecs.jsonBytes()))
-        .chunkSize(40).build();
+    RedisCache<String, byte[]> cache =
+        stowage
+            .cache("fragments", byte[].class)
+            .encoding(Encoding.of(Codecs.jsonBytes()))
+            .chunkSize(40)
+            .build();
     Map<String, byte[]> entries = fragmentsWithABadOneAt24();
-    assertThatThrownBy(() -> cache.putAll(entries)).isInstanceOf(CodecException.class)
+    assertThatThrownBy(() -> cache.putAll(entries))
+        .isInstanceOf(CodecException.class)
         .hasMessageNotContaining("were stored");
     assertThat(cache.getAll(entries.keySet())).isEmpty();
 
-    RedisCache<String, byte[]> small = stowage.cache("fragments", byte[].class)
-        .encoding(Encoding.of(Codecs.jsonBytes()))
-        .chunkSize(10).build();
-    assertThat(small.async().putAll(entries)).failsWithin(Duration.ofSeconds(10))
+    RedisCache<String, byte[]> small =
+        stowage
+            .cache("fragments", byte[].class)
+            .encoding(Encoding.of(Codecs.jsonBytes()))
+            .chunkSize(10)
+            .build();
+    assertThat(small.async().putAll(entries))
+        .failsWithin(Duration.ofSeconds(10))
         .withThrowableOfType(ExecutionException.class)
         .withCauseInstanceOf(CodecException.class);
     assertThat(small.getAll(entries.keySet())).isEmpty();

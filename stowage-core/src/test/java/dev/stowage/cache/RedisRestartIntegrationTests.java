@@ -44,17 +44,23 @@ class RedisRestartIntegrationTests {
         .isInstanceOf(CacheUnavailableException.class)
         .hasMessageContaining("Redis at 127.0.0.1:" + redis.port());
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    assertThat(millis).as("bounded by the command timeout and the wait's margin").isLessThan(2 * TIMEOUT.toMillis() + 1000);
+    assertThat(millis)
+        .as("bounded by the command timeout and the wait's margin")
+        .isLessThan(2 * TIMEOUT.toMillis() + 1000);
   }
 
   @Test
-  void whileRedisIsDownCallsFailClearlyAndAfterARestartTheSameStowageWorks(RedisServer redis) throws Exception {
+  void whileRedisIsDownCallsFailClearlyAndAfterARestartTheSameStowageWorks(RedisServer redis)
+      throws Exception {
     try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(TIMEOUT).build()) {
       RedisCache<String, Item> cache = stowage.cache("restart", Item.class).chunkSize(10).build();
       Feed<BoardRecord> feed = stowage.feed("restartFeed", BoardRecord.class).build();
-      stowage.cache("withDictionary", BoardRecord.class)
-          .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.zstd(TestDictionaries.TINY)))
-            .build();
+      stowage
+          .cache("withDictionary", BoardRecord.class)
+          .encoding(
+              Encoding.defaultFor(BoardRecord.class)
+                  .compression(Compression.zstd(TestDictionaries.TINY)))
+          .build();
       String dictionaryKey = DictionaryStore.key(TestDictionaries.TINY.id());
       assertThat(redis.command("EXISTS", dictionaryKey)).isEqualTo(":1");
       cache.put("a", Samples.item(1));
@@ -71,15 +77,19 @@ class RedisRestartIntegrationTests {
       failsQuicklyNamingRedis(redis, () -> cache.getOrLoad("a", key -> Samples.item(1)));
       failsQuicklyNamingRedis(redis, () -> feed.page(1, 10));
       failsQuicklyNamingRedis(redis, () -> feed.add(Samples.board(2)));
-      assertThatThrownBy(() -> cache.async().get("a").join()).hasCauseInstanceOf(CacheUnavailableException.class);
+      assertThatThrownBy(() -> cache.async().get("a").join())
+          .hasCauseInstanceOf(CacheUnavailableException.class);
 
       redis.restart();
 
-      await("reconnected").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
+      await("reconnected")
+          .atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(50))
           .ignoreExceptionsInstanceOf(CacheUnavailableException.class)
           .untilAsserted(() -> cache.put("a", Samples.item(2)));
       assertThat(cache.get("a")).isEqualTo(Samples.item(2));
-      await("the dictionary in use is saved again").atMost(Duration.ofSeconds(15))
+      await("the dictionary in use is saved again")
+          .atMost(Duration.ofSeconds(15))
           .pollInterval(Duration.ofMillis(50))
           .until(() -> redis.command("EXISTS", dictionaryKey).equals(":1"));
       assertThat(cache.get("b")).isNull();
@@ -98,7 +108,12 @@ class RedisRestartIntegrationTests {
       port = socket.getLocalPort();
     }
     int closedPort = port;
-    assertThatThrownBy(() -> Stowage.builder().redis("redis://127.0.0.1:" + closedPort).commandTimeout(TIMEOUT).build())
+    assertThatThrownBy(
+            () ->
+                Stowage.builder()
+                    .redis("redis://127.0.0.1:" + closedPort)
+                    .commandTimeout(TIMEOUT)
+                    .build())
         .isInstanceOf(CacheUnavailableException.class)
         .hasMessageContaining("127.0.0.1:" + closedPort);
   }
@@ -109,6 +124,8 @@ class RedisRestartIntegrationTests {
     RedisCache<String, Item> cache = stowage.cache("closed", Item.class).build();
     stowage.close();
     stowage.close();
-    assertThatThrownBy(() -> cache.get("a")).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    assertThatThrownBy(() -> cache.get("a"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
   }
 }

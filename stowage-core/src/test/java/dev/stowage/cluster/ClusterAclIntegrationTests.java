@@ -34,8 +34,15 @@ class ClusterAclIntegrationTests {
    * keys and {@code stowage:*}; the categories a user on one server needs; and what Lettuce's
    * cluster client asks each node when it reads the topology.
    */
-  static final List<String> CLUSTER_RULES = List.of("+@read", "+@write", "+@scripting", "+@connection",
-      "+cluster|nodes", "+cluster|myid", "+info");
+  static final List<String> CLUSTER_RULES =
+      List.of(
+          "+@read",
+          "+@write",
+          "+@scripting",
+          "+@connection",
+          "+cluster|nodes",
+          "+cluster|myid",
+          "+info");
 
   /** Creates (or replaces) the user {@code name} on every node of the cluster. */
   private static void userOnEveryNode(RedisClusterSet cluster, String name, List<String> rules) {
@@ -43,7 +50,8 @@ class ClusterAclIntegrationTests {
     command.addAll(rules);
     assertThat(cluster.nodes()).hasSize(6);
     for (RedisServer node : cluster.nodes()) {
-      assertThat(node.reply(command.toArray(String[]::new))).as("ACL SETUSER on port %d", node.port())
+      assertThat(node.reply(command.toArray(String[]::new)))
+          .as("ACL SETUSER on port %d", node.port())
           .isEqualTo("OK");
     }
   }
@@ -84,9 +92,13 @@ class ClusterAclIntegrationTests {
   void aUserWithAPasswordRoundTripsAndRunsBulkOperationsOnEveryMaster(RedisClusterSet cluster) {
     userOnEveryNode(cluster, "app", List.of("on", ">app-secret", "~*", "+@all"));
 
-    try (Stowage stowage = Stowage.builder().redisCluster(seed(cluster, 0, "app", "app-secret"),
-        seed(cluster, 1, "app", "app-secret")).build()) {
-      RedisCache<String, Item> cache = stowage.cache("acl-app", Item.class).ttl(Duration.ofMinutes(10)).build();
+    try (Stowage stowage =
+        Stowage.builder()
+            .redisCluster(
+                seed(cluster, 0, "app", "app-secret"), seed(cluster, 1, "app", "app-secret"))
+            .build()) {
+      RedisCache<String, Item> cache =
+          stowage.cache("acl-app", Item.class).ttl(Duration.ofMinutes(10)).build();
       Set<Integer> masters = new HashSet<>();
       for (int i = 0; i < 30; i++) {
         String key = Integer.toString(i);
@@ -100,7 +112,8 @@ class ClusterAclIntegrationTests {
       cache.putAll(bulk);
       assertThat(cache.getAll(bulk.keySet())).isEqualTo(bulk);
       for (RedisServer master : cluster.masters()) {
-        assertThat((List<?>) master.reply("KEYS", "acl-app:1*")).as("putAll wrote to port %d", master.port())
+        assertThat((List<?>) master.reply("KEYS", "acl-app:1*"))
+            .as("putAll wrote to port %d", master.port())
             .isNotEmpty();
       }
       assertThat(cache.deleteAll(bulk.keySet())).isEqualTo(3_000);
@@ -124,13 +137,20 @@ class ClusterAclIntegrationTests {
     userOnEveryNode(cluster, "checked", List.of("on", ">right-password", "~*", "+@all"));
     int port = cluster.nodes().get(0).port();
 
-    assertThatThrownBy(() -> Stowage.builder().redisCluster(seed(cluster, 0, "checked", "not-the-password")).build())
+    assertThatThrownBy(
+            () ->
+                Stowage.builder()
+                    .redisCluster(seed(cluster, 0, "checked", "not-the-password"))
+                    .build())
         .isInstanceOf(StowageException.class)
         .isNotInstanceOf(CacheUnavailableException.class)
-        .hasMessage("Redis at cluster 127.0.0.1:" + port
-            + " refused the credentials: WRONGPASS invalid username-password pair or user is disabled.")
+        .hasMessage(
+            "Redis at cluster 127.0.0.1:"
+                + port
+                + " refused the credentials: WRONGPASS invalid username-password pair or user is disabled.")
         .hasMessageNotContaining("not-the-password");
-    try (Stowage stowage = Stowage.builder().redisCluster(seed(cluster, 0, "checked", "right-password")).build()) {
+    try (Stowage stowage =
+        Stowage.builder().redisCluster(seed(cluster, 0, "checked", "right-password")).build()) {
       stowage.cache("acl-checked", Item.class).build().put("1", Samples.item(1));
       assertThat(ClusterNodes.exists(cluster, "acl-checked:1")).isTrue();
     }
@@ -138,15 +158,21 @@ class ClusterAclIntegrationTests {
 
   @Test
   void aUserWithTheRulesTheReadmeNamesForAClusterIsRefusedNothing(RedisClusterSet cluster) {
-    List<String> rules = new ArrayList<>(List.of("on", ">minimal-secret", "~acl-min:*", "~{acl-min-feed}*",
-        "~stowage:*"));
+    List<String> rules =
+        new ArrayList<>(
+            List.of("on", ">minimal-secret", "~acl-min:*", "~{acl-min-feed}*", "~stowage:*"));
     rules.addAll(CLUSTER_RULES);
     userOnEveryNode(cluster, "minimal", rules);
     resetRefusals(cluster);
 
-    try (Stowage stowage = Stowage.builder().redisCluster(seed(cluster, 2, "minimal", "minimal-secret")).build()) {
-      RedisCache<String, Item> cache = stowage.cache("acl-min", Item.class).ttl(Duration.ofMinutes(10))
-          .distributedLoadLock(Duration.ofSeconds(5)).build();
+    try (Stowage stowage =
+        Stowage.builder().redisCluster(seed(cluster, 2, "minimal", "minimal-secret")).build()) {
+      RedisCache<String, Item> cache =
+          stowage
+              .cache("acl-min", Item.class)
+              .ttl(Duration.ofMinutes(10))
+              .distributedLoadLock(Duration.ofSeconds(5))
+              .build();
       cache.put("1", Samples.item(1));
       assertThat(cache.get("1")).isEqualTo(Samples.item(1));
       assertThat(cache.getOrLoad("2", key -> Samples.item(2))).isEqualTo(Samples.item(2));
@@ -165,36 +191,53 @@ class ClusterAclIntegrationTests {
 
       // The same user is refused what its rules leave out, with the server's message.
       RedisCache<String, Item> other = stowage.cache("acl-other", Item.class).build();
-      assertThatThrownBy(() -> other.get("1")).isInstanceOf(StowageException.class)
+      assertThatThrownBy(() -> other.get("1"))
+          .isInstanceOf(StowageException.class)
           .isNotInstanceOf(CacheUnavailableException.class)
           .hasMessageContaining(" refused GET (GET acl-other:1 of cache 'acl-other'): NOPERM");
     }
-    assertThat(refusals(cluster)).as("only the key the rules leave out was refused, on its master")
-        .singleElement().asString().contains("acl-other:1");
+    assertThat(refusals(cluster))
+        .as("only the key the rules leave out was refused, on its master")
+        .singleElement()
+        .asString()
+        .contains("acl-other:1");
   }
 
   /**
-   * Why each rule beyond one server's is there: without {@code cluster|nodes} the client cannot read
-   * the topology and {@code build()} fails; with it alone everything works, but every node logs the
-   * topology refresh's {@code INFO} and the connections' {@code CLUSTER MYID} as refused.
+   * Why each rule beyond one server's is there: without {@code cluster|nodes} the client cannot
+   * read the topology and {@code build()} fails; with it alone everything works, but every node
+   * logs the topology refresh's {@code INFO} and the connections' {@code CLUSTER MYID} as refused.
    */
   @Test
   void theOneServerRulesAreNotEnoughOnACluster(RedisClusterSet cluster) {
-    List<String> oneServer = List.of("on", ">narrow-secret", "~acl-narrow:*", "~stowage:*", "+@read", "+@write",
-        "+@scripting", "+@connection");
+    List<String> oneServer =
+        List.of(
+            "on",
+            ">narrow-secret",
+            "~acl-narrow:*",
+            "~stowage:*",
+            "+@read",
+            "+@write",
+            "+@scripting",
+            "+@connection");
     userOnEveryNode(cluster, "narrow", oneServer);
-    assertThatThrownBy(() -> Stowage.builder().redisCluster(seed(cluster, 0, "narrow", "narrow-secret")).build())
+    assertThatThrownBy(
+            () ->
+                Stowage.builder().redisCluster(seed(cluster, 0, "narrow", "narrow-secret")).build())
         .isInstanceOf(StowageException.class)
         .isNotInstanceOf(CacheUnavailableException.class)
-        .hasMessageStartingWith("Redis at cluster 127.0.0.1:" + cluster.nodes().get(0).port()
-            + " refused to set up the connection: NOPERM")
+        .hasMessageStartingWith(
+            "Redis at cluster 127.0.0.1:"
+                + cluster.nodes().get(0).port()
+                + " refused to set up the connection: NOPERM")
         .hasMessageContaining("cluster|nodes");
 
     List<String> withNodes = new ArrayList<>(oneServer);
     withNodes.add("+cluster|nodes");
     userOnEveryNode(cluster, "narrow", withNodes);
     resetRefusals(cluster);
-    try (Stowage stowage = Stowage.builder().redisCluster(seed(cluster, 0, "narrow", "narrow-secret")).build()) {
+    try (Stowage stowage =
+        Stowage.builder().redisCluster(seed(cluster, 0, "narrow", "narrow-secret")).build()) {
       RedisCache<String, Item> cache = stowage.cache("acl-narrow", Item.class).build();
       Map<String, Item> bulk = items(0, 500);
       cache.putAll(bulk);

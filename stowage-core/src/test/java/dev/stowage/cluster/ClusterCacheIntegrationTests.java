@@ -85,7 +85,8 @@ class ClusterCacheIntegrationTests {
     assertThat(items.delete("7")).isTrue();
     assertThat(read.get("7")).isNull();
     assertThat(read.exists("7")).isFalse();
-    assertThat(ClusterNodes.pttl(cluster, "items:8")).as("the default TTL of an hour")
+    assertThat(ClusterNodes.pttl(cluster, "items:8"))
+        .as("the default TTL of an hour")
         .isBetween(Duration.ofMinutes(50).toMillis(), Duration.ofHours(1).toMillis());
   }
 
@@ -99,10 +100,13 @@ class ClusterCacheIntegrationTests {
 
     ClusterNodes.resetStats(cluster);
     cache.putAll(entries);
-    assertThat(ClusterNodes.calls(cluster, "mset")).as("one MSET per slot: no slot holds 1,000 of these keys")
-        .isEqualTo(slots).isLessThan(KEYS);
+    assertThat(ClusterNodes.calls(cluster, "mset"))
+        .as("one MSET per slot: no slot holds 1,000 of these keys")
+        .isEqualTo(slots)
+        .isLessThan(KEYS);
 
-    Map<String, Entry> read = other.cache("bulk", Entry.class).noExpiry().build().getAll(entries.keySet());
+    Map<String, Entry> read =
+        other.cache("bulk", Entry.class).noExpiry().build().getAll(entries.keySet());
     assertThat(read).isEqualTo(entries);
     assertThat(ClusterNodes.calls(cluster, "mget")).isEqualTo(slots);
 
@@ -113,7 +117,8 @@ class ClusterCacheIntegrationTests {
 
   @Test
   void keysSharingHashTagsTravelAThousandToACommand(RedisClusterSet cluster) {
-    RedisCache<String, Entry> cache = stowage.cache("tagged", Entry.class).ttl(Duration.ofMinutes(10)).build();
+    RedisCache<String, Entry> cache =
+        stowage.cache("tagged", Entry.class).ttl(Duration.ofMinutes(10)).build();
     Map<String, Entry> entries = new LinkedHashMap<>();
     for (int i = 0; i < KEYS; i++) {
       String key = "{user:" + (i % 20) + "}:" + i;
@@ -123,15 +128,16 @@ class ClusterCacheIntegrationTests {
     ClusterNodes.resetStats(cluster);
     cache.putAll(entries);
     assertThat(ClusterNodes.calls(cluster, "evalsha") + ClusterNodes.calls(cluster, "eval"))
-        .as("20 tags of 1,000 keys: one script per tag").isEqualTo(20);
+        .as("20 tags of 1,000 keys: one script per tag")
+        .isEqualTo(20);
     assertThat(cache.getAll(entries.keySet())).isEqualTo(entries);
     assertThat(ClusterNodes.calls(cluster, "mget")).isEqualTo(20);
   }
 
   @Test
   void putAllGivesEachKeyItsOwnJitteredTtl(RedisClusterSet cluster) {
-    RedisCache<String, Entry> cache = stowage.cache("ttl", Entry.class).ttl(Duration.ofMinutes(10)).ttlJitter(0.5)
-        .build();
+    RedisCache<String, Entry> cache =
+        stowage.cache("ttl", Entry.class).ttl(Duration.ofMinutes(10)).ttlJitter(0.5).build();
     Map<String, Entry> entries = entries("", 2_000);
 
     ClusterNodes.resetStats(cluster);
@@ -139,16 +145,18 @@ class ClusterCacheIntegrationTests {
     cache.put("single", new Entry("single", 1));
 
     int slots = ClusterNodes.slots(entries.keySet().stream().map(key -> "ttl:" + key).toList());
-    assertThat(ClusterNodes.calls(cluster, "evalsha") + ClusterNodes.calls(cluster, "eval")).isEqualTo(slots);
+    assertThat(ClusterNodes.calls(cluster, "evalsha") + ClusterNodes.calls(cluster, "eval"))
+        .isEqualTo(slots);
     Set<Long> ttls = new HashSet<>();
     for (int i = 0; i < 2_000; i += 50) {
       long ttl = ClusterNodes.pttl(cluster, "ttl:" + i);
-      assertThat(ttl).isBetween(Duration.ofMinutes(5).toMillis() - 1_000, Duration.ofMinutes(10).toMillis());
+      assertThat(ttl)
+          .isBetween(Duration.ofMinutes(5).toMillis() - 1_000, Duration.ofMinutes(10).toMillis());
       ttls.add(ttl / 1_000);
     }
     assertThat(ttls).as("jittered, not one TTL for all").hasSizeGreaterThan(10);
-    assertThat(ClusterNodes.pttl(cluster, "ttl:single")).isBetween(Duration.ofMinutes(5).toMillis() - 1_000,
-        Duration.ofMinutes(10).toMillis());
+    assertThat(ClusterNodes.pttl(cluster, "ttl:single"))
+        .isBetween(Duration.ofMinutes(5).toMillis() - 1_000, Duration.ofMinutes(10).toMillis());
   }
 
   @Test
@@ -168,7 +176,9 @@ class ClusterCacheIntegrationTests {
     assertThat(doomed.getAll(entries("", 3_000).keySet())).isEmpty();
     assertThat(kept.getAll(entries("", 100).keySet())).hasSize(100);
     for (RedisServer master : cluster.masters()) {
-      assertThat((List<?>) master.reply("KEYS", "doomed:*")).as("nothing left on port " + master.port()).isEmpty();
+      assertThat((List<?>) master.reply("KEYS", "doomed:*"))
+          .as("nothing left on port " + master.port())
+          .isEmpty();
     }
   }
 
@@ -194,8 +204,9 @@ class ClusterCacheIntegrationTests {
 
     assertThatThrownBy(() -> stowage.feed("plain", Item.class).key("plain").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("feed 'plain': on a Redis Cluster the key must carry a hash tag, such as {plain}, so that its"
-            + " buckets (plain:b:0, ...) share its slot; got 'plain'");
+        .hasMessage(
+            "feed 'plain': on a Redis Cluster the key must carry a hash tag, such as {plain}, so that its"
+                + " buckets (plain:b:0, ...) share its slot; got 'plain'");
     assertThatThrownBy(() -> stowage.feed("posts", Item.class).counter("counter", "posts").build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("the counter hash must be in the slot of the key '{posts}'");
@@ -209,7 +220,8 @@ class ClusterCacheIntegrationTests {
       items.put(Integer.toString(i), Samples.item(i));
     }
     learning.putAll(items);
-    assertThat(learning.compression().id()).as("learned from the first 1,000 values")
+    assertThat(learning.compression().id())
+        .as("learned from the first 1,000 values")
         .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
     long id = learning.compression().dictionary().orElseThrow().id();
 
@@ -219,10 +231,10 @@ class ClusterCacheIntegrationTests {
 
   @Test
   void theLoadLockAndSingleFlightHoldAcrossTwoProcesses() throws Exception {
-    RedisCache<String, Item> first = stowage.cache("locked", Item.class).distributedLoadLock(Duration.ofSeconds(5))
-        .build();
-    RedisCache<String, Item> second = other.cache("locked", Item.class).distributedLoadLock(Duration.ofSeconds(5))
-        .build();
+    RedisCache<String, Item> first =
+        stowage.cache("locked", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
+    RedisCache<String, Item> second =
+        other.cache("locked", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
     AtomicInteger calls = new AtomicInteger();
     CompletableFuture<Void> everyoneMissed = new CompletableFuture<>();
     ExecutorService threads = Executors.newFixedThreadPool(16);
@@ -230,13 +242,19 @@ class ClusterCacheIntegrationTests {
       List<Future<Item>> outcomes = new ArrayList<>();
       for (int i = 0; i < 16; i++) {
         RedisCache<String, Item> cache = i % 2 == 0 ? first : second;
-        outcomes.add(threads.submit(() -> cache.getOrLoad("k", key -> {
-          calls.incrementAndGet();
-          everyoneMissed.join();
-          return Samples.item(3);
-        })));
+        outcomes.add(
+            threads.submit(
+                () ->
+                    cache.getOrLoad(
+                        "k",
+                        key -> {
+                          calls.incrementAndGet();
+                          everyoneMissed.join();
+                          return Samples.item(3);
+                        })));
       }
-      await().atMost(Duration.ofSeconds(10))
+      await()
+          .atMost(Duration.ofSeconds(10))
           .until(() -> first.stats().misses() + second.stats().misses() >= 16);
       everyoneMissed.complete(null);
       for (Future<Item> outcome : outcomes) {
@@ -253,7 +271,8 @@ class ClusterCacheIntegrationTests {
   void seedsAreCheckedWhenGiven() {
     assertThatThrownBy(() -> Stowage.builder().redisCluster("redis://127.0.0.1:7000/2"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("a Redis Cluster has only database 0, but redis://127.0.0.1:7000/2 names database 2");
+        .hasMessage(
+            "a Redis Cluster has only database 0, but redis://127.0.0.1:7000/2 names database 2");
     assertThatThrownBy(() -> Stowage.builder().redisCluster())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("redisCluster needs at least one seed URI, such as redis://host:6379");

@@ -69,8 +69,8 @@ class ClusterNearCacheIntegrationTests {
 
   @Test
   void aCopyIsAnsweredWithoutRedisUntilAnotherProcessWritesItOnAnyMaster(RedisClusterSet cluster) {
-    RedisCache<String, Item> reader = readerProcess.cache("items", Item.class).nearCache(NearCache.maximumSize(1000))
-        .build();
+    RedisCache<String, Item> reader =
+        readerProcess.cache("items", Item.class).nearCache(NearCache.maximumSize(1000)).build();
     RedisCache<String, Item> writer = writerProcess.cache("items", Item.class).build();
     List<String> keys = keysOnEveryMaster(cluster, "items", 30);
     writer.putAll(versions(keys, 1));
@@ -80,33 +80,48 @@ class ClusterNearCacheIntegrationTests {
     ClusterNodes.resetStats(cluster);
     long hitsBefore = reader.stats().nearHits();
     keys.forEach(key -> assertThat(reader.get(key)).isEqualTo(version(Long.parseLong(key), 1)));
-    assertThat(reader.stats().nearHits() - hitsBefore).as("every second read is a near hit").isEqualTo(keys.size());
+    assertThat(reader.stats().nearHits() - hitsBefore)
+        .as("every second read is a near hit")
+        .isEqualTo(keys.size());
     assertThat(ClusterNodes.calls(cluster, "get")).as("GETs that reached a master").isZero();
 
-    // A put by the other process, key by key: each copy is dropped, on whichever master the key lives.
+    // A put by the other process, key by key: each copy is dropped, on whichever master the key
+    // lives.
     keys.forEach(key -> writer.put(key, version(Long.parseLong(key), 2)));
-    await().atMost(INVALIDATION_BOUND).untilAsserted(() ->
-        keys.forEach(key -> assertThat(reader.get(key)).isEqualTo(version(Long.parseLong(key), 2))));
+    await()
+        .atMost(INVALIDATION_BOUND)
+        .untilAsserted(
+            () ->
+                keys.forEach(
+                    key -> assertThat(reader.get(key)).isEqualTo(version(Long.parseLong(key), 2))));
 
     // Kept again, then a putAll (one command per slot) drops them all.
     keepAll(reader, keys);
     writer.putAll(versions(keys, 3));
-    await().atMost(INVALIDATION_BOUND).untilAsserted(() ->
-        keys.forEach(key -> assertThat(reader.get(key)).isEqualTo(version(Long.parseLong(key), 3))));
+    await()
+        .atMost(INVALIDATION_BOUND)
+        .untilAsserted(
+            () ->
+                keys.forEach(
+                    key -> assertThat(reader.get(key)).isEqualTo(version(Long.parseLong(key), 3))));
 
     // And a delete, on each master.
     keepAll(reader, keys);
-    List<String> deleted = List.of(keys.get(0), keys.get(1), keys.get(2), keys.get(3), keys.get(4), keys.get(5));
-    assertThat(deleted.stream().map(key -> cluster.masterOf("items:" + key).port()).distinct()).hasSize(3);
+    List<String> deleted =
+        List.of(keys.get(0), keys.get(1), keys.get(2), keys.get(3), keys.get(4), keys.get(5));
+    assertThat(deleted.stream().map(key -> cluster.masterOf("items:" + key).port()).distinct())
+        .hasSize(3);
     deleted.forEach(writer::delete);
-    await().atMost(INVALIDATION_BOUND).untilAsserted(() ->
-        deleted.forEach(key -> assertThat(reader.get(key)).isNull()));
+    await()
+        .atMost(INVALIDATION_BOUND)
+        .untilAsserted(() -> deleted.forEach(key -> assertThat(reader.get(key)).isNull()));
     assertThat(reader.get(keys.get(6))).isEqualTo(version(Long.parseLong(keys.get(6)), 3));
   }
 
   @Test
   void theProcessesOwnWritesDropItsCopiesBeforeTheyReturn(RedisClusterSet cluster) {
-    RedisCache<String, Item> cache = readerProcess.cache("own", Item.class).nearCache(NearCache.defaults()).build();
+    RedisCache<String, Item> cache =
+        readerProcess.cache("own", Item.class).nearCache(NearCache.defaults()).build();
     List<String> keys = keysOnEveryMaster(cluster, "own", 12);
     awaitTracking(cache);
     cache.putAll(versions(keys, 1));
@@ -119,30 +134,38 @@ class ClusterNearCacheIntegrationTests {
 
   /**
    * Copies read by {@code get} (GET and PTTL through the cluster connection) and by {@code getAll}
-   * (a script per slot, batched to each master) on every master go when their keys' TTL has
-   * passed. The masters run their background expiry once a second here, so that it rarely removes
-   * the keys (and sends their invalidations) before the reads after the TTL.
+   * (a script per slot, batched to each master) on every master go when their keys' TTL has passed.
+   * The masters run their background expiry once a second here, so that it rarely removes the keys
+   * (and sends their invalidations) before the reads after the TTL.
    */
   @Test
   void copiesGoWhenTheirKeysTtlHasPassedOnEveryMaster(RedisClusterSet cluster) {
     cluster.masters().forEach(master -> master.command("CONFIG", "SET", "hz", "1"));
     try {
-      RedisCache<String, Item> cache = readerProcess.cache("ttl", Item.class).ttl(Duration.ofMillis(1500)).ttlJitter(0)
-          .nearCache(NearCache.maximumSize(1000)).build();
+      RedisCache<String, Item> cache =
+          readerProcess
+              .cache("ttl", Item.class)
+              .ttl(Duration.ofMillis(1500))
+              .ttlJitter(0)
+              .nearCache(NearCache.maximumSize(1000))
+              .build();
       List<String> keys = keysOnEveryMaster(cluster, "ttl", 30);
       List<String> single = keys.subList(0, 15);
       List<String> bulk = keys.subList(15, 30);
       awaitTracking(cache);
       long written = System.nanoTime();
       cache.putAll(versions(keys, 1));
-      await().atMost(Duration.ofSeconds(1)).until(() -> {
-        single.forEach(cache::get);
-        cache.getAll(bulk);
-        long before = cache.stats().nearHits();
-        single.forEach(cache::get);
-        cache.getAll(bulk);
-        return cache.stats().nearHits() - before == keys.size();
-      });
+      await()
+          .atMost(Duration.ofSeconds(1))
+          .until(
+              () -> {
+                single.forEach(cache::get);
+                cache.getAll(bulk);
+                long before = cache.stats().nearHits();
+                single.forEach(cache::get);
+                cache.getAll(bulk);
+                return cache.stats().nearHits() - before == keys.size();
+              });
 
       long left = written + Duration.ofMillis(1600).toNanos() - System.nanoTime();
       if (left > 0) {
@@ -160,43 +183,55 @@ class ClusterNearCacheIntegrationTests {
 
   @Test
   void aFeedsPagesAreDroppedWhenAnotherProcessAdds() {
-    Feed<Item> reader = readerProcess.feed("board", Item.class).nearCache(NearCache.maximumSize(50)).build();
+    Feed<Item> reader =
+        readerProcess.feed("board", Item.class).nearCache(NearCache.maximumSize(50)).build();
     Feed<Item> writer = writerProcess.feed("board", Item.class).build();
     for (int i = 0; i < 30; i++) {
       writer.add(version(i, 1));
     }
 
     // The same instance twice: the page is kept.
-    await().atMost(INVALIDATION_BOUND).until(() -> {
-      List<Feed.Entry<Item>> first = reader.page(1, 10);
-      return reader.page(1, 10) == first;
-    });
+    await()
+        .atMost(INVALIDATION_BOUND)
+        .until(
+            () -> {
+              List<Feed.Entry<Item>> first = reader.page(1, 10);
+              return reader.page(1, 10) == first;
+            });
 
     writer.add(version(99, 1));
-    await().atMost(INVALIDATION_BOUND).until(() -> reader.page(1, 10).get(0).value().equals(version(99, 1)));
+    await()
+        .atMost(INVALIDATION_BOUND)
+        .until(() -> reader.page(1, 10).get(0).value().equals(version(99, 1)));
   }
 
   /** Reads every key until each read of it is a near hit. */
   private static void keepAll(RedisCache<String, Item> cache, List<String> keys) {
-    await().atMost(INVALIDATION_BOUND).until(() -> {
-      keys.forEach(cache::get);
-      long before = cache.stats().nearHits();
-      keys.forEach(cache::get);
-      return cache.stats().nearHits() - before == keys.size();
-    });
+    await()
+        .atMost(INVALIDATION_BOUND)
+        .until(
+            () -> {
+              keys.forEach(cache::get);
+              long before = cache.stats().nearHits();
+              keys.forEach(cache::get);
+              return cache.stats().nearHits() - before == keys.size();
+            });
   }
 
   /** Waits until a read of a fresh key is kept: every master tracks. */
   private static void awaitTracking(RedisCache<String, Item> cache) {
     String probe = "probe-" + System.nanoTime();
-    await().atMost(INVALIDATION_BOUND).until(() -> {
-      long before = cache.stats().nearHits();
-      cache.put(probe, version(-1, 0));
-      cache.get(probe);
-      cache.get(probe);
-      boolean kept = cache.stats().nearHits() > before;
-      cache.delete(probe);
-      return kept;
-    });
+    await()
+        .atMost(INVALIDATION_BOUND)
+        .until(
+            () -> {
+              long before = cache.stats().nearHits();
+              cache.put(probe, version(-1, 0));
+              cache.get(probe);
+              cache.get(probe);
+              boolean kept = cache.stats().nearHits() > before;
+              cache.delete(probe);
+              return kept;
+            });
   }
 }

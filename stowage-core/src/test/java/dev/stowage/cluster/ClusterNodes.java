@@ -20,7 +20,10 @@ final class ClusterNodes {
     }
   }
 
-  /** The calls of {@code command} (lower case, as {@code INFO commandstats} names it) over every running master. */
+  /**
+   * The calls of {@code command} (lower case, as {@code INFO commandstats} names it) over every
+   * running master.
+   */
   static long calls(RedisClusterSet cluster, String command) {
     long calls = 0;
     for (RedisServer master : cluster.masters()) {
@@ -42,7 +45,9 @@ final class ClusterNodes {
     return slots.size();
   }
 
-  /** The remaining time to live of {@code key} in milliseconds, asked of the master that serves it. */
+  /**
+   * The remaining time to live of {@code key} in milliseconds, asked of the master that serves it.
+   */
   static long pttl(RedisClusterSet cluster, String key) {
     Object reply = cluster.masterOf(key).reply("PTTL", key);
     assertThat(reply).isInstanceOf(Long.class);

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
  * Bulk operations write each master's share of a chunk to that master's own connection, which
  * follows no redirection. These tests move a slot behind the client's back (its topology still
  * names the old master) or leave it half migrated, then run {@code putAll}, {@code getAll} and
- * {@code deleteAll} over its keys among keys of other slots: what the old master redirects
- * ({@code MOVED}, {@code ASK}, {@code TRYAGAIN}) is sent again, so every value read is the one
- * written, and nothing is lost.
+ * {@code deleteAll} over its keys among keys of other slots: what the old master redirects ({@code
+ * MOVED}, {@code ASK}, {@code TRYAGAIN}) is sent again, so every value read is the one written, and
+ * nothing is lost.
  */
 @WithRedisCluster
 class ClusterRedirectIntegrationTests {
@@ -29,7 +29,9 @@ class ClusterRedirectIntegrationTests {
 
   record Value(String key, long version) {}
 
-  /** {@code TAGGED} keys of one slot (hash tag {@code tag}) and {@code SPREAD} keys over every slot. */
+  /**
+   * {@code TAGGED} keys of one slot (hash tag {@code tag}) and {@code SPREAD} keys over every slot.
+   */
   private static Map<String, Value> entries(String tag, long version) {
     Map<String, Value> entries = new LinkedHashMap<>();
     for (int i = 0; i < TAGGED; i++) {
@@ -62,13 +64,16 @@ class ClusterRedirectIntegrationTests {
   void aSlotMovedBehindTheClientsBackIsFollowedByEveryBulkOperation(RedisClusterSet cluster) {
     try (Stowage stowage = Stowage.builder().redisCluster(cluster.seedUri()).build()) {
       RedisCache<String, Value> plain = stowage.cache("moved", Value.class).noExpiry().build();
-      RedisCache<String, Value> timed = stowage.cache("timed", Value.class).ttl(Duration.ofMinutes(10)).build();
+      RedisCache<String, Value> timed =
+          stowage.cache("timed", Value.class).ttl(Duration.ofMinutes(10)).build();
       Map<String, Value> first = entries("m", 1);
       plain.putAll(first);
       timed.putAll(first);
       assertThat(plain.getAll(first.keySet())).isEqualTo(first);
       int slot = cluster.slotOf("moved:{m}:0");
-      assertThat(cluster.slotOf("timed:{m}:0")).as("the prefix is outside the hash tag").isEqualTo(slot);
+      assertThat(cluster.slotOf("timed:{m}:0"))
+          .as("the prefix is outside the hash tag")
+          .isEqualTo(slot);
 
       // Read through a topology that still names the old master.
       RedisServer from = cluster.nodeForSlot(slot);
@@ -77,7 +82,9 @@ class ClusterRedirectIntegrationTests {
       assertThat(cluster.migrateSlot(slot, from, to)).isEqualTo(2 * TAGGED);
       assertThat(plain.getAll(first.keySet())).isEqualTo(first);
       assertThat(timed.getAll(first.keySet())).isEqualTo(first);
-      assertThat(errors(from, "MOVED")).as("the old master redirected the batch").isGreaterThan(movedBefore);
+      assertThat(errors(from, "MOVED"))
+          .as("the old master redirected the batch")
+          .isGreaterThan(movedBefore);
 
       // Write through a stale topology: MSET, and the script that sets each key with its TTL.
       movedBefore = errors(to, "MOVED");
@@ -85,13 +92,17 @@ class ClusterRedirectIntegrationTests {
       Map<String, Value> second = entries("m", 2);
       plain.putAll(second);
       timed.putAll(second);
-      assertThat(errors(to, "MOVED")).as("the old master redirected the batch").isGreaterThan(movedBefore);
+      assertThat(errors(to, "MOVED"))
+          .as("the old master redirected the batch")
+          .isGreaterThan(movedBefore);
       assertThat(plain.getAll(second.keySet())).isEqualTo(second);
       assertThat(timed.getAll(second.keySet())).isEqualTo(second);
       for (int i = 0; i < TAGGED; i += 37) {
-        assertThat(from.reply("EXISTS", "moved:{m}:" + i)).as("stored on the master that serves the slot")
+        assertThat(from.reply("EXISTS", "moved:{m}:" + i))
+            .as("stored on the master that serves the slot")
             .isEqualTo(1L);
-        assertThat(ClusterNodes.pttl(cluster, "timed:{m}:" + i)).isPositive()
+        assertThat(ClusterNodes.pttl(cluster, "timed:{m}:" + i))
+            .isPositive()
             .isLessThanOrEqualTo(Duration.ofMinutes(10).toMillis());
       }
 
@@ -117,10 +128,17 @@ class ClusterRedirectIntegrationTests {
       String slotText = Integer.toString(slot);
 
       // What redis-cli --cluster reshard does first: mark the slot, move half its keys, stop there.
-      to.reply("CLUSTER", "SETSLOT", slotText, "IMPORTING", String.valueOf(from.reply("CLUSTER", "MYID")));
-      from.reply("CLUSTER", "SETSLOT", slotText, "MIGRATING", String.valueOf(to.reply("CLUSTER", "MYID")));
-      List<String> migrate = new ArrayList<>(List.of("MIGRATE", to.host(), Integer.toString(to.port()), "", "0",
-          "5000", "KEYS"));
+      to.reply(
+          "CLUSTER",
+          "SETSLOT",
+          slotText,
+          "IMPORTING",
+          String.valueOf(from.reply("CLUSTER", "MYID")));
+      from.reply(
+          "CLUSTER", "SETSLOT", slotText, "MIGRATING", String.valueOf(to.reply("CLUSTER", "MYID")));
+      List<String> migrate =
+          new ArrayList<>(
+              List.of("MIGRATE", to.host(), Integer.toString(to.port()), "", "0", "5000", "KEYS"));
       for (int i = 0; i < TAGGED / 2; i++) {
         migrate.add("half:{h}:" + i);
       }
@@ -128,7 +146,8 @@ class ClusterRedirectIntegrationTests {
       long tryAgainBefore = errors(from, "TRYAGAIN");
       try {
         assertThat(cache.getAll(first.keySet())).isEqualTo(first);
-        assertThat(errors(from, "TRYAGAIN")).as("the batch met the half-migrated slot")
+        assertThat(errors(from, "TRYAGAIN"))
+            .as("the batch met the half-migrated slot")
             .isGreaterThan(tryAgainBefore);
 
         // New values for every key, and keys the slot never had.

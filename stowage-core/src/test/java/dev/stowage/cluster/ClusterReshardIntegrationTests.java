@@ -48,9 +48,11 @@ class ClusterReshardIntegrationTests {
       cache.putAll(initial);
       int slot = cluster.slotOf("hot:" + key(0));
       RedisServer from = cluster.nodeForSlot(slot);
-      RedisServer to = cluster.masters().stream().filter(master -> master != from).findFirst().orElseThrow();
+      RedisServer to =
+          cluster.masters().stream().filter(master -> master != from).findFirst().orElseThrow();
 
-      // acknowledged[i]: the highest version of key i that a put returned for; issued[i]: the highest sent.
+      // acknowledged[i]: the highest version of key i that a put returned for; issued[i]: the
+      // highest sent.
       AtomicLongArray acknowledged = new AtomicLongArray(KEYS);
       AtomicLongArray issued = new AtomicLongArray(KEYS);
       AtomicLong reads = new AtomicLong();
@@ -63,62 +65,71 @@ class ClusterReshardIntegrationTests {
       // Two writers, each the only writer of its half of the keys, so versions rise per key.
       for (int w = 0; w < 2; w++) {
         int half = w;
-        running.add(load.submit(() -> {
-          while (!stop.get()) {
-            try {
-              if (ThreadLocalRandom.current().nextInt(4) == 0) {
-                Map<String, Versioned> batch = new LinkedHashMap<>();
-                List<Integer> keys = new ArrayList<>();
-                for (int j = 0; j < 50; j++) {
-                  int i = 2 * ThreadLocalRandom.current().nextInt(KEYS / 2) + half;
-                  if (!keys.contains(i)) {
-                    keys.add(i);
-                    batch.put(key(i), new Versioned(i, issued.incrementAndGet(i)));
+        running.add(
+            load.submit(
+                () -> {
+                  while (!stop.get()) {
+                    try {
+                      if (ThreadLocalRandom.current().nextInt(4) == 0) {
+                        Map<String, Versioned> batch = new LinkedHashMap<>();
+                        List<Integer> keys = new ArrayList<>();
+                        for (int j = 0; j < 50; j++) {
+                          int i = 2 * ThreadLocalRandom.current().nextInt(KEYS / 2) + half;
+                          if (!keys.contains(i)) {
+                            keys.add(i);
+                            batch.put(key(i), new Versioned(i, issued.incrementAndGet(i)));
+                          }
+                        }
+                        cache.putAll(batch);
+                        batch
+                            .values()
+                            .forEach(
+                                value ->
+                                    acknowledged.accumulateAndGet(
+                                        value.key(), value.version(), Math::max));
+                      } else {
+                        int i = 2 * ThreadLocalRandom.current().nextInt(KEYS / 2) + half;
+                        long version = issued.incrementAndGet(i);
+                        cache.put(key(i), new Versioned(i, version));
+                        acknowledged.accumulateAndGet(i, version, Math::max);
+                      }
+                      writes.incrementAndGet();
+                    } catch (RuntimeException e) {
+                      errors.add(e);
+                    }
                   }
-                }
-                cache.putAll(batch);
-                batch.values().forEach(value -> acknowledged.accumulateAndGet(value.key(), value.version(), Math::max));
-              } else {
-                int i = 2 * ThreadLocalRandom.current().nextInt(KEYS / 2) + half;
-                long version = issued.incrementAndGet(i);
-                cache.put(key(i), new Versioned(i, version));
-                acknowledged.accumulateAndGet(i, version, Math::max);
-              }
-              writes.incrementAndGet();
-            } catch (RuntimeException e) {
-              errors.add(e);
-            }
-          }
-        }));
+                }));
       }
       for (int r = 0; r < 2; r++) {
-        running.add(load.submit(() -> {
-          while (!stop.get()) {
-            try {
-              if (ThreadLocalRandom.current().nextBoolean()) {
-                int i = ThreadLocalRandom.current().nextInt(KEYS);
-                long floor = acknowledged.get(i);
-                check(i, floor, issued, cache.get(key(i)), wrong);
-              } else {
-                List<String> keys = new ArrayList<>();
-                long[] floors = new long[KEYS];
-                for (int j = 0; j < 100; j++) {
-                  int i = ThreadLocalRandom.current().nextInt(KEYS);
-                  floors[i] = acknowledged.get(i);
-                  keys.add(key(i));
-                }
-                Map<String, Versioned> found = cache.getAll(keys);
-                for (String key : keys) {
-                  int i = Integer.parseInt(key.substring(key.indexOf('}') + 2));
-                  check(i, floors[i], issued, found.get(key), wrong);
-                }
-              }
-              reads.incrementAndGet();
-            } catch (RuntimeException e) {
-              errors.add(e);
-            }
-          }
-        }));
+        running.add(
+            load.submit(
+                () -> {
+                  while (!stop.get()) {
+                    try {
+                      if (ThreadLocalRandom.current().nextBoolean()) {
+                        int i = ThreadLocalRandom.current().nextInt(KEYS);
+                        long floor = acknowledged.get(i);
+                        check(i, floor, issued, cache.get(key(i)), wrong);
+                      } else {
+                        List<String> keys = new ArrayList<>();
+                        long[] floors = new long[KEYS];
+                        for (int j = 0; j < 100; j++) {
+                          int i = ThreadLocalRandom.current().nextInt(KEYS);
+                          floors[i] = acknowledged.get(i);
+                          keys.add(key(i));
+                        }
+                        Map<String, Versioned> found = cache.getAll(keys);
+                        for (String key : keys) {
+                          int i = Integer.parseInt(key.substring(key.indexOf('}') + 2));
+                          check(i, floors[i], issued, found.get(key), wrong);
+                        }
+                      }
+                      reads.incrementAndGet();
+                    } catch (RuntimeException e) {
+                      errors.add(e);
+                    }
+                  }
+                }));
       }
       try {
         await().atMost(Duration.ofSeconds(10)).until(() -> reads.get() > 200 && writes.get() > 200);
@@ -126,15 +137,17 @@ class ClusterReshardIntegrationTests {
         long writesBefore = writes.get();
         int movedThere = cluster.migrateSlot(slot, from, to);
         int movedBack = cluster.migrateSlot(slot, to, from);
-        await().atMost(Duration.ofSeconds(10)).until(() -> reads.get() > readsBefore + 200
-            && writes.get() > writesBefore + 200);
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> reads.get() > readsBefore + 200 && writes.get() > writesBefore + 200);
         stop.set(true);
         for (Future<?> task : running) {
           task.get(10, TimeUnit.SECONDS);
         }
-        System.out.printf("reshard: slot %d moved %d keys there and %d back under %d reads and %d writes;"
-                + " %d wrong values, %d errors%n", slot, movedThere, movedBack, reads.get(), writes.get(),
-            wrong.size(), errors.size());
+        System.out.printf(
+            "reshard: slot %d moved %d keys there and %d back under %d reads and %d writes;"
+                + " %d wrong values, %d errors%n",
+            slot, movedThere, movedBack, reads.get(), writes.get(), wrong.size(), errors.size());
         assertThat(movedThere).isEqualTo(KEYS);
         assertThat(wrong).isEmpty();
         assertThat(errors).isEmpty();
@@ -153,8 +166,12 @@ class ClusterReshardIntegrationTests {
     return "{hot}:" + i;
   }
 
-  private static void check(int i, long floor, AtomicLongArray issued, Versioned read, Queue<String> wrong) {
-    if (read == null || read.key() != i || read.version() < floor || read.version() > issued.get(i)) {
+  private static void check(
+      int i, long floor, AtomicLongArray issued, Versioned read, Queue<String> wrong) {
+    if (read == null
+        || read.key() != i
+        || read.version() < floor
+        || read.version() > issued.get(i)) {
       wrong.add("key " + i + ": read " + read + ", acknowledged " + floor + " before the read");
     }
   }

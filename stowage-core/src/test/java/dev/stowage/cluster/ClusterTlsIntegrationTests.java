@@ -52,26 +52,38 @@ class ClusterTlsIntegrationTests {
 
   private static ClientOptions withClientCertificate() {
     return ClientOptions.builder()
-        .sslOptions(SslOptions.builder()
-            .keyManager(certificates.clientCertificate().toFile(), certificates.clientKey().toFile(), null)
-            .trustManager(certificates.caCertificate().toFile())
-            .build())
+        .sslOptions(
+            SslOptions.builder()
+                .keyManager(
+                    certificates.clientCertificate().toFile(),
+                    certificates.clientKey().toFile(),
+                    null)
+                .trustManager(certificates.caCertificate().toFile())
+                .build())
         .build();
   }
 
   @Test
   void everyNodeSpeaksTlsOnly() {
-    assertThat(cluster.uris()).hasSize(6).allSatisfy(uri -> assertThat(uri).startsWith("rediss://127.0.0.1:"));
+    assertThat(cluster.uris())
+        .hasSize(6)
+        .allSatisfy(uri -> assertThat(uri).startsWith("rediss://127.0.0.1:"));
     for (RedisServer node : cluster.nodes()) {
       assertThat(String.valueOf(node.reply("CONFIG", "GET", "tls-cluster"))).contains("yes");
-      assertThat(String.valueOf(node.reply("CONFIG", "GET", "port"))).as("no plain-text port").contains("0");
+      assertThat(String.valueOf(node.reply("CONFIG", "GET", "port")))
+          .as("no plain-text port")
+          .contains("0");
     }
   }
 
   @Test
   void singleKeysAndBulkOperationsRoundTripOnEveryMasterOverTls() {
-    try (Stowage stowage = Stowage.builder().redisCluster(cluster.seedUri()).clientOptions(withClientCertificate())
-        .commandTimeout(TIMEOUT).build()) {
+    try (Stowage stowage =
+        Stowage.builder()
+            .redisCluster(cluster.seedUri())
+            .clientOptions(withClientCertificate())
+            .commandTimeout(TIMEOUT)
+            .build()) {
       RedisCache<String, Item> items = stowage.cache("tls-items", Item.class).build();
       Set<Integer> masters = new HashSet<>();
       for (int i = 0; i < 30; i++) {
@@ -87,7 +99,8 @@ class ClusterTlsIntegrationTests {
       }
       items.putAll(many);
       assertThat(items.getAll(many.keySet())).isEqualTo(many);
-      assertThat(cluster.masterOf("tls-items:bulk1").reply("EXISTS", "tls-items:bulk1")).isEqualTo(1L);
+      assertThat(cluster.masterOf("tls-items:bulk1").reply("EXISTS", "tls-items:bulk1"))
+          .isEqualTo(1L);
       assertThat(items.deleteAll(List.copyOf(many.keySet()))).isEqualTo(KEYS);
       assertThat(items.getAll(many.keySet())).isEmpty();
     }
@@ -95,15 +108,25 @@ class ClusterTlsIntegrationTests {
 
   @Test
   void withoutTheClientCertificateBuildingFailsSayingTheTlsHandshakeFailed() {
-    ClientOptions trustOnly = ClientOptions.builder()
-        .sslOptions(SslOptions.builder().trustManager(certificates.caCertificate().toFile()).build())
-        .build();
-    assertThatThrownBy(() -> Stowage.builder().redisCluster(cluster.seedUri()).clientOptions(trustOnly)
-        .commandTimeout(TIMEOUT).build())
+    ClientOptions trustOnly =
+        ClientOptions.builder()
+            .sslOptions(
+                SslOptions.builder().trustManager(certificates.caCertificate().toFile()).build())
+            .build();
+    assertThatThrownBy(
+            () ->
+                Stowage.builder()
+                    .redisCluster(cluster.seedUri())
+                    .clientOptions(trustOnly)
+                    .commandTimeout(TIMEOUT)
+                    .build())
         .isInstanceOf(CacheUnavailableException.class)
-        .hasMessageStartingWith("cannot connect to Redis at cluster " + cluster.seedUri().substring("rediss://".length()))
+        .hasMessageStartingWith(
+            "cannot connect to Redis at cluster "
+                + cluster.seedUri().substring("rediss://".length()))
         .hasMessageContaining(": the TLS handshake failed (")
-        .message().as("the server's alert: TLS 1.3 says certificate_required, TLS 1.2 bad_certificate")
+        .message()
+        .as("the server's alert: TLS 1.3 says certificate_required, TLS 1.2 bad_certificate")
         .containsAnyOf("certificate_required", "bad_certificate", "handshake_failure");
   }
 }

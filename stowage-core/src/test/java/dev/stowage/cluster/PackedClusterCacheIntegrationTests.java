@@ -16,7 +16,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The packed layout on a three-master cluster: a bucket is one slot, and bulk commands go to each bucket's master. */
+/**
+ * The packed layout on a three-master cluster: a bucket is one slot, and bulk commands go to each
+ * bucket's master.
+ */
 @WithRedisCluster
 class PackedClusterCacheIntegrationTests {
   private static Stowage stowage;
@@ -35,8 +38,8 @@ class PackedClusterCacheIntegrationTests {
 
   @Test
   void bulkOperationsReachEveryMasterWithOneCommandPerBucket(RedisClusterSet cluster) {
-    RedisCache<String, Entry> cache = stowage.cache("packed", Entry.class).layout(CacheLayout.packed(5_000))
-        .noExpiry().build();
+    RedisCache<String, Entry> cache =
+        stowage.cache("packed", Entry.class).layout(CacheLayout.packed(5_000)).noExpiry().build();
     Map<String, Entry> entries = new LinkedHashMap<>();
     for (int i = 0; i < 5_000; i++) {
       entries.put("p" + i, new Entry("p" + i, i));
@@ -55,7 +58,8 @@ class PackedClusterCacheIntegrationTests {
     cache.putAll(entries);
     assertThat(ClusterNodes.calls(cluster, "hset")).isEqualTo(79);
     for (String bucket : buckets) {
-      assertThat(cluster.masterOf(bucket).reply("OBJECT", "ENCODING", bucket)).isEqualTo("listpack");
+      assertThat(cluster.masterOf(bucket).reply("OBJECT", "ENCODING", bucket))
+          .isEqualTo("listpack");
     }
 
     assertThat(cache.getAll(entries.keySet())).containsExactlyEntriesOf(entries);

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class AvroEvolutionUnitTests {
   /** An older BoardRecord: no title, an extra field first, the rest reordered. */
-  private static final String OLDER = """
+  private static final String OLDER =
+      """
       {"type": "record", "name": "BoardRecord", "namespace": "dev.stowage.samples.avro", "fields": [
         {"name": "legacy_flag", "type": "int"},
         {"name": "member_id", "type": "int"},
@@ -33,14 +34,16 @@ class AvroEvolutionUnitTests {
       ]}""";
 
   /** A schema that lacks the reader's {@code score}, which has no default. */
-  private static final String WITHOUT_SCORE = """
+  private static final String WITHOUT_SCORE =
+      """
       {"type": "record", "name": "BoardRecord", "namespace": "dev.stowage.samples.avro", "fields": [
         {"name": "member_id", "type": "long"},
         {"name": "created_ts", "type": "long"}
       ]}""";
 
   @SuppressWarnings("unchecked")
-  private final EvolvingCodec<BoardRecord> codec = (EvolvingCodec<BoardRecord>) Codecs.avro(BoardRecord.class);
+  private final EvolvingCodec<BoardRecord> codec =
+      (EvolvingCodec<BoardRecord>) Codecs.avro(BoardRecord.class);
 
   @Test
   void aValueOfAnOlderSchemaIsResolvedByFieldName() throws IOException {

@@ -47,9 +47,16 @@ final class CodecCases {
         boards("jdk", () -> Codecs.jdk(BoardRecord.class)),
         boards("fastjson2", () -> Codecs.fastjson2(BoardRecord.class)),
         // Protobuf is not self-delimiting: a prefix that ends between fields is a valid message.
-        forms("protobuf", () -> Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class),
-            ProtobufForms::toProtobuf, true),
-        forms("avro", () -> Codecs.avro(dev.stowage.samples.avro.BoardRecord.class), AvroForms::toAvro, false),
+        forms(
+            "protobuf",
+            () -> Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class),
+            ProtobufForms::toProtobuf,
+            true),
+        forms(
+            "avro",
+            () -> Codecs.avro(dev.stowage.samples.avro.BoardRecord.class),
+            AvroForms::toAvro,
+            false),
         forms("thrift", () -> Codecs.thrift(TBoardRecord.class), ThriftForms::toThrift, false));
   }
 
@@ -60,26 +67,48 @@ final class CodecCases {
         posts("msgpack-compact", () -> Codecs.msgpackCompact(Post.class)),
         posts("kryo", () -> Codecs.kryo(Post.class, Post.Author.class, Post.Status.class)),
         // Fory 0.13 reads a BigDecimal cut at its digits as zero: one cut of a Post decodes.
-        new CodecCase<>("fory (Post)", shared("fory/post", () -> Codecs.fory(Post.class, Post.Author.class,
-            Post.Status.class)), POSTS, POST_EDGES, true),
+        new CodecCase<>(
+            "fory (Post)",
+            shared(
+                "fory/post", () -> Codecs.fory(Post.class, Post.Author.class, Post.Status.class)),
+            POSTS,
+            POST_EDGES,
+            true),
         posts("jdk", () -> Codecs.jdk(Post.class)),
         posts("fastjson2", () -> Codecs.fastjson2(Post.class)),
-        new CodecCase<>("string", shared("string", Codecs::string),
-            List.of("plain", PostFixtures.KOREAN, PostFixtures.CHINESE, PostFixtures.EMOJI, "line\nbreak \u0000 nul"),
-            List.of("", "x".repeat(1 << 20), "\uFFFD is a real replacement character"), true));
+        new CodecCase<>(
+            "string",
+            shared("string", Codecs::string),
+            List.of(
+                "plain",
+                PostFixtures.KOREAN,
+                PostFixtures.CHINESE,
+                PostFixtures.EMOJI,
+                "line\nbreak \u0000 nul"),
+            List.of("", "x".repeat(1 << 20), "\uFFFD is a real replacement character"),
+            true));
   }
 
   private static CodecCase<BoardRecord> boards(String name, Supplier<Codec<BoardRecord>> factory) {
-    return new CodecCase<>(name + " (BoardRecord)", shared(name + "/board", factory), BOARDS, BOARD_EDGES, false);
+    return new CodecCase<>(
+        name + " (BoardRecord)", shared(name + "/board", factory), BOARDS, BOARD_EDGES, false);
   }
 
   private static <T> CodecCase<T> forms(
-      String name, Supplier<Codec<T>> factory, Function<BoardRecord, T> form, boolean prefixesMayDecode) {
-    return new CodecCase<>(name + " (BoardRecord)", shared(name + "/board", factory),
-        BOARDS.stream().map(form).toList(), BOARD_EDGES.stream().map(form).toList(), prefixesMayDecode);
+      String name,
+      Supplier<Codec<T>> factory,
+      Function<BoardRecord, T> form,
+      boolean prefixesMayDecode) {
+    return new CodecCase<>(
+        name + " (BoardRecord)",
+        shared(name + "/board", factory),
+        BOARDS.stream().map(form).toList(),
+        BOARD_EDGES.stream().map(form).toList(),
+        prefixesMayDecode);
   }
 
   private static CodecCase<Post> posts(String name, Supplier<Codec<Post>> factory) {
-    return new CodecCase<>(name + " (Post)", shared(name + "/post", factory), POSTS, POST_EDGES, false);
+    return new CodecCase<>(
+        name + " (Post)", shared(name + "/post", factory), POSTS, POST_EDGES, false);
   }
 }

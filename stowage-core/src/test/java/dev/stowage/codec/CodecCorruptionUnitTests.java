@@ -18,34 +18,40 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Bytes that are not a value of the codec's format: truncated, bit-flipped, random, a bad range, or
  * declaring lengths and counts far larger than the bytes that follow. Each either decodes to a
- * value (where the format allows it) or fails with a CodecException; any other exception fails
- * the test. Allocation is measured with the JVM's per-thread counter: no case may allocate more
- * than {@link #ALLOCATION_ALLOWANCE}, where every codec's library would otherwise allocate what the
+ * value (where the format allows it) or fails with a CodecException; any other exception fails the
+ * test. Allocation is measured with the JVM's per-thread counter: no case may allocate more than
+ * {@link #ALLOCATION_ALLOWANCE}, where every codec's library would otherwise allocate what the
  * bytes declare (up to 2 GiB for ten bytes).
  */
 class CodecCorruptionUnitTests {
   private static final int GARBAGE_CASES = 3_000;
-  /** Far above what decoding a value of a few hundred bytes needs; far below any declared length here. */
+
+  /**
+   * Far above what decoding a value of a few hundred bytes needs; far below any declared length
+   * here.
+   */
   private static final long ALLOCATION_ALLOWANCE = 4L << 20;
 
   /**
    * Lengths and counts near the top of their range, in the encodings the formats use: LEB128 and
    * zigzag varints (Kryo, Fory, Protobuf, Avro, Thrift), big- and little-endian 32-bit lengths (JDK
-   * serialization, Fory), and MessagePack's bin, str, ext, array and map headers with 32-bit lengths.
+   * serialization, Fory), and MessagePack's bin, str, ext, array and map headers with 32-bit
+   * lengths.
    */
-  static final List<byte[]> HUGE_LENGTHS = List.of(
-      bytes(0x80, 0x80, 0x80, 0x08), // 2^24 as a varint
-      bytes(0x80, 0x80, 0x80, 0x80, 0x02), // 2^29
-      bytes(0xff, 0xff, 0xff, 0xff, 0x07), // 2^31 - 1
-      bytes(0xfe, 0xff, 0xff, 0xff, 0x0f), // 2^31 - 1, zigzag
-      bytes(0x7f, 0xff, 0xff, 0xf0), // big-endian 32-bit
-      bytes(0x00, 0x10, 0x00, 0x00), // 2^20, big-endian
-      bytes(0xf0, 0xff, 0xff, 0x7f), // little-endian 32-bit
-      bytes(0xc6, 0x7f, 0xff, 0xff, 0xf0), // msgpack bin 32
-      bytes(0xdb, 0x7f, 0xff, 0xff, 0xf0), // msgpack str 32
-      bytes(0xc9, 0x7f, 0xff, 0xff, 0xf0, 0x01), // msgpack ext 32
-      bytes(0xdd, 0x7f, 0xff, 0xff, 0xf0), // msgpack array 32
-      bytes(0xdf, 0x7f, 0xff, 0xff, 0xf0)); // msgpack map 32
+  static final List<byte[]> HUGE_LENGTHS =
+      List.of(
+          bytes(0x80, 0x80, 0x80, 0x08), // 2^24 as a varint
+          bytes(0x80, 0x80, 0x80, 0x80, 0x02), // 2^29
+          bytes(0xff, 0xff, 0xff, 0xff, 0x07), // 2^31 - 1
+          bytes(0xfe, 0xff, 0xff, 0xff, 0x0f), // 2^31 - 1, zigzag
+          bytes(0x7f, 0xff, 0xff, 0xf0), // big-endian 32-bit
+          bytes(0x00, 0x10, 0x00, 0x00), // 2^20, big-endian
+          bytes(0xf0, 0xff, 0xff, 0x7f), // little-endian 32-bit
+          bytes(0xc6, 0x7f, 0xff, 0xff, 0xf0), // msgpack bin 32
+          bytes(0xdb, 0x7f, 0xff, 0xff, 0xf0), // msgpack str 32
+          bytes(0xc9, 0x7f, 0xff, 0xff, 0xf0, 0x01), // msgpack ext 32
+          bytes(0xdd, 0x7f, 0xff, 0xff, 0xf0), // msgpack array 32
+          bytes(0xdf, 0x7f, 0xff, 0xff, 0xf0)); // msgpack map 32
 
   static byte[] bytes(int... values) {
     byte[] out = new byte[values.length];
@@ -68,7 +74,9 @@ class CodecCorruptionUnitTests {
     for (int length = 0; length < bytes.length; length++) {
       String what = "a prefix of " + length + " of " + bytes.length + " bytes";
       T sliced = decodeOrCodecException(codec, bytes, 0, length, what);
-      T copied = decodeOrCodecException(codec, Arrays.copyOf(bytes, length), 0, length, what + " (copied)");
+      T copied =
+          decodeOrCodecException(
+              codec, Arrays.copyOf(bytes, length), 0, length, what + " (copied)");
       assertThat(copied).as("%s: %s, sliced and copied", codec.name(), what).isEqualTo(sliced);
       if (sliced != null && !c.prefixesMayDecode()) {
         // Only bytes the reader never needs (Fory ends with a few) may be cut without a failure.
@@ -107,7 +115,8 @@ class CodecCorruptionUnitTests {
       for (int j = keep; j < garbage.length; j++) {
         garbage[j] = (byte) random.nextInt(bound);
       }
-      decodeOrCodecException(codec, garbage, 0, garbage.length, "case " + i + " keeping " + keep + " valid bytes");
+      decodeOrCodecException(
+          codec, garbage, 0, garbage.length, "case " + i + " keeping " + keep + " valid bytes");
     }
   }
 
@@ -120,19 +129,21 @@ class CodecCorruptionUnitTests {
       for (int at = 0; at < valid.length; at++) {
         byte[] overwritten = valid.clone();
         System.arraycopy(huge, 0, overwritten, at, Math.min(huge.length, valid.length - at));
-        decodeWithinAllowance(codec, overwritten, HexFormat.of().formatHex(huge) + " written at byte " + at);
+        decodeWithinAllowance(
+            codec, overwritten, HexFormat.of().formatHex(huge) + " written at byte " + at);
         byte[] inserted = new byte[valid.length - 1 + huge.length];
         System.arraycopy(valid, 0, inserted, 0, at);
         System.arraycopy(huge, 0, inserted, at, huge.length);
         System.arraycopy(valid, at + 1, inserted, at + huge.length, valid.length - at - 1);
-        decodeWithinAllowance(codec, inserted, HexFormat.of().formatHex(huge) + " in place of byte " + at);
+        decodeWithinAllowance(
+            codec, inserted, HexFormat.of().formatHex(huge) + " in place of byte " + at);
       }
     }
   }
 
   /**
-   * Decodes twice, the first time to load classes and let the library generate code it keeps
-   * (Fory compiles a serializer for a class the bytes name), and measures the second.
+   * Decodes twice, the first time to load classes and let the library generate code it keeps (Fory
+   * compiles a serializer for a class the bytes name), and measures the second.
    */
   private static <T> void decodeWithinAllowance(Codec<T> codec, byte[] data, String what) {
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -140,7 +151,8 @@ class CodecCorruptionUnitTests {
     long before = threads.getCurrentThreadAllocatedBytes();
     decodeOrCodecException(codec, data, 0, data.length, what);
     long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-    assertThat(allocated).as("%s: bytes allocated decoding %s (%d bytes)", codec.name(), what, data.length)
+    assertThat(allocated)
+        .as("%s: bytes allocated decoding %s (%d bytes)", codec.name(), what, data.length)
         .isLessThan(ALLOCATION_ALLOWANCE);
   }
 
@@ -150,11 +162,16 @@ class CodecCorruptionUnitTests {
     Codec<T> codec = c.codec().get();
     byte[] bytes = codec.encode(c.generated().get(0));
     assertThatThrownBy(() -> codec.decode(bytes, -1, 2)).isInstanceOf(CodecException.class);
-    assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length + 1)).isInstanceOf(CodecException.class);
-    assertThatThrownBy(() -> codec.decode(bytes, bytes.length, 1)).isInstanceOf(CodecException.class);
+    assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length + 1))
+        .isInstanceOf(CodecException.class);
+    assertThatThrownBy(() -> codec.decode(bytes, bytes.length, 1))
+        .isInstanceOf(CodecException.class);
     assertThatThrownBy(() -> codec.decode(bytes, 1, -1)).isInstanceOf(CodecException.class);
-    assertThatThrownBy(() -> codec.decode(bytes, Integer.MAX_VALUE, 2)).isInstanceOf(CodecException.class);
-    assertThatThrownBy(() -> codec.decode(null, 0, 0)).isInstanceOf(NullPointerException.class).hasMessage("data");
+    assertThatThrownBy(() -> codec.decode(bytes, Integer.MAX_VALUE, 2))
+        .isInstanceOf(CodecException.class);
+    assertThatThrownBy(() -> codec.decode(null, 0, 0))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("data");
     assertThatThrownBy(() -> codec.encode(null)).isInstanceOf(NullPointerException.class);
   }
 
@@ -170,8 +187,12 @@ class CodecCorruptionUnitTests {
         .hasMessageContaining(codec.name());
   }
 
-  /** Returns the decoded value, or null after a CodecException; fails the test on any other exception. */
-  private static <T> T decodeOrCodecException(Codec<T> codec, byte[] data, int offset, int length, String what) {
+  /**
+   * Returns the decoded value, or null after a CodecException; fails the test on any other
+   * exception.
+   */
+  private static <T> T decodeOrCodecException(
+      Codec<T> codec, byte[] data, int offset, int length, String what) {
     try {
       T decoded = codec.decode(data, offset, length);
       assertThat(decoded).as("%s: %s decoded to null", codec.name(), what).isNotNull();
@@ -181,7 +202,13 @@ class CodecCorruptionUnitTests {
       return null;
     } catch (Throwable other) {
       throw new AssertionError(
-          codec.name() + ": " + what + " threw " + other.getClass().getName() + " instead of a CodecException", other);
+          codec.name()
+              + ": "
+              + what
+              + " threw "
+              + other.getClass().getName()
+              + " instead of a CodecException",
+          other);
     }
   }
 }

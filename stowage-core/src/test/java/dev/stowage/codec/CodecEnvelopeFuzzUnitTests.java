@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Seeded random mutation of envelopes that real codecs wrote, in every compression, decoded by a
  * reader of that codec: each case decodes or throws a {@link StowageException}, never anything
- * else, whatever the codec's library does with the bytes. Replay a failure from the seed and
- * bytes it prints.
+ * else, whatever the codec's library does with the bytes. Replay a failure from the seed and bytes
+ * it prints.
  */
 class CodecEnvelopeFuzzUnitTests {
   private static final long SEED = 0xF022ED5L;
@@ -47,18 +47,25 @@ class CodecEnvelopeFuzzUnitTests {
     // Raw-content dictionary: the samples themselves (any bytes are a zstd dictionary).
     ByteArrayOutputStream content = new ByteArrayOutputStream();
     samples.forEach(content::writeBytes);
-    ZstdDictionary dictionary = ZstdDictionary.of(Arrays.copyOf(content.toByteArray(),
-        Math.min(content.size(), 8192)));
+    ZstdDictionary dictionary =
+        ZstdDictionary.of(Arrays.copyOf(content.toByteArray(), Math.min(content.size(), 8192)));
     List<byte[]> seeds = new ArrayList<>();
-    for (Compression compression : List.of(Compression.none(), Compression.lz4().minSize(0),
-        Compression.zstd().minSize(0), Compression.zstd(dictionary).minSize(0))) {
+    for (Compression compression :
+        List.of(
+            Compression.none(),
+            Compression.lz4().minSize(0),
+            Compression.zstd().minSize(0),
+            Compression.zstd(dictionary).minSize(0))) {
       EnvelopeCodec<T> writer = EnvelopeCodec.builder(codec).compression(compression).build();
       for (int i = 0; i < Math.min(10, codecCase.generated().size()); i++) {
         seeds.add(writer.encode(codecCase.generated().get(i)));
       }
     }
-    EnvelopeCodec<T> reader = EnvelopeCodec.builder(codec).dictionaries(DictionaryResolver.of(dictionary))
-        .maxDecodedSize(1 << 20).build();
+    EnvelopeCodec<T> reader =
+        EnvelopeCodec.builder(codec)
+            .dictionaries(DictionaryResolver.of(dictionary))
+            .maxDecodedSize(1 << 20)
+            .build();
     Map<String, Integer> outcomes = new TreeMap<>();
     for (int i = 0; i < CASES_PER_CODEC; i++) {
       byte[] mutated = Mutations.mutate(seeds.get(random.nextInt(seeds.size())), random);
@@ -70,8 +77,15 @@ class CodecEnvelopeFuzzUnitTests {
         assertThat(e.getMessage()).isNotBlank();
         outcome = e.getClass().getSimpleName();
       } catch (Throwable t) {
-        throw new AssertionError(codecCase.name() + " case " + i + " escaped with " + t + " on bytes "
-            + HexFormat.of().formatHex(mutated, 0, Math.min(mutated.length, 200)), t);
+        throw new AssertionError(
+            codecCase.name()
+                + " case "
+                + i
+                + " escaped with "
+                + t
+                + " on bytes "
+                + HexFormat.of().formatHex(mutated, 0, Math.min(mutated.length, 200)),
+            t);
       }
       outcomes.merge(outcome, 1, Integer::sum);
     }

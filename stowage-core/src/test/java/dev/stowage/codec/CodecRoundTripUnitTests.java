@@ -56,16 +56,18 @@ class CodecRoundTripUnitTests {
       List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         int start = t;
-        results.add(pool.submit(() -> {
-          int checked = 0;
-          for (int round = 0; round < 200; round++) {
-            T value = values.get((start + round) % values.size());
-            byte[] bytes = codec.encode(value);
-            assertThat(codec.decode(bytes, 0, bytes.length)).isEqualTo(value);
-            checked++;
-          }
-          return checked;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  int checked = 0;
+                  for (int round = 0; round < 200; round++) {
+                    T value = values.get((start + round) % values.size());
+                    byte[] bytes = codec.encode(value);
+                    assertThat(codec.decode(bytes, 0, bytes.length)).isEqualTo(value);
+                    checked++;
+                  }
+                  return checked;
+                }));
       }
       for (Future<Integer> result : results) {
         assertThat(result.get()).isEqualTo(200);

@@ -42,15 +42,17 @@ class DecodeLimitsUnitTests {
   @Test
   void aSmallMaxDecodedSizeStillReadsFourThousandElements() {
     Codec<List<Integer>> ints = Codecs.msgpack(INTS, null);
-    EnvelopeCodec<List<Integer>> small = EnvelopeCodec.builder(ints).compression(Compression.none())
-        .maxDecodedSize(8192).build();
-    // 8192 / 8 is 1024, below the floor of 4096 elements: a value of 4095 ints (and the list) reads.
+    EnvelopeCodec<List<Integer>> small =
+        EnvelopeCodec.builder(ints).compression(Compression.none()).maxDecodedSize(8192).build();
+    // 8192 / 8 is 1024, below the floor of 4096 elements: a value of 4095 ints (and the list)
+    // reads.
     assertThat(small.decode(small.wrap(msgpackInts(4095)))).hasSize(4095);
     assertThatThrownBy(() -> small.decode(small.wrap(msgpackInts(4096))))
         .isInstanceOf(CodecException.class)
-        .hasMessageContaining("an array 32 at byte 0 declares 4096 elements: the value would hold at least 4097,"
-            + " more than the 4096 elements a value may hold at maxDecodedSize 8192 (one per 8 bytes;"
-            + " Encoding.maxDecodedSize raises it)");
+        .hasMessageContaining(
+            "an array 32 at byte 0 declares 4096 elements: the value would hold at least 4097,"
+                + " more than the 4096 elements a value may hold at maxDecodedSize 8192 (one per 8 bytes;"
+                + " Encoding.maxDecodedSize raises it)");
   }
 
   @Test
@@ -60,49 +62,63 @@ class DecodeLimitsUnitTests {
     assertThat(ints.decode(msgpackInts(10))).hasSize(10);
     assertThatThrownBy(() -> ints.decode(msgpackInts(limit)))
         .isInstanceOf(CodecException.class)
-        .hasMessageContaining("more than the " + limit + " elements a value may hold at maxDecodedSize "
-            + EnvelopeCodec.DEFAULT_MAX_DECODED_SIZE);
+        .hasMessageContaining(
+            "more than the "
+                + limit
+                + " elements a value may hold at maxDecodedSize "
+                + EnvelopeCodec.DEFAULT_MAX_DECODED_SIZE);
   }
 
   @Test
   void aCodecWrappingMsgpackIsBoundedByTheEnvelopeItRunsIn() {
     Codec<List<Integer>> ints = Codecs.msgpack(INTS, null);
-    Codec<List<Integer>> wrapping = new Codec<>() {
-      @Override
-      public int id() {
-        return 200;
-      }
+    Codec<List<Integer>> wrapping =
+        new Codec<>() {
+          @Override
+          public int id() {
+            return 200;
+          }
 
-      @Override
-      public byte[] encode(List<Integer> value) {
-        return ints.encode(value);
-      }
+          @Override
+          public byte[] encode(List<Integer> value) {
+            return ints.encode(value);
+          }
 
-      @Override
-      public List<Integer> decode(byte[] data, int offset, int length) {
-        return ints.decode(data, offset, length);
-      }
-    };
-    EnvelopeCodec<List<Integer>> envelope = EnvelopeCodec.builder(wrapping).compression(Compression.none())
-        .maxDecodedSize(64 * 1024).build();
+          @Override
+          public List<Integer> decode(byte[] data, int offset, int length) {
+            return ints.decode(data, offset, length);
+          }
+        };
+    EnvelopeCodec<List<Integer>> envelope =
+        EnvelopeCodec.builder(wrapping)
+            .compression(Compression.none())
+            .maxDecodedSize(64 * 1024)
+            .build();
     assertThat(envelope.decode(envelope.wrap(msgpackInts(8191)))).hasSize(8191);
     assertThatThrownBy(() -> envelope.decode(envelope.wrap(msgpackInts(8192))))
         .isInstanceOf(CodecException.class)
-        .hasMessageContaining("more than the 8192 elements a value may hold at maxDecodedSize 65536");
+        .hasMessageContaining(
+            "more than the 8192 elements a value may hold at maxDecodedSize 65536");
   }
 
   @Test
   void jsonCountsEveryValueAndPropertyName() {
     Codec<List<Integer>> json = Codecs.json(INTS, null);
-    EnvelopeCodec<List<Integer>> envelope = EnvelopeCodec.builder(json).compression(Compression.none())
-        .maxDecodedSize(64 * 1024).build();
+    EnvelopeCodec<List<Integer>> envelope =
+        EnvelopeCodec.builder(json)
+            .compression(Compression.none())
+            .maxDecodedSize(64 * 1024)
+            .build();
     String within = "[" + "1,".repeat(8190) + "1]"; // the list and 8191 ints: 8192 elements
-    assertThat(envelope.decode(envelope.wrap(within.getBytes(StandardCharsets.US_ASCII)))).hasSize(8191);
+    assertThat(envelope.decode(envelope.wrap(within.getBytes(StandardCharsets.US_ASCII))))
+        .hasSize(8191);
     String past = "[" + "1,".repeat(8191) + "1]";
-    assertThatThrownBy(() -> envelope.decode(envelope.wrap(past.getBytes(StandardCharsets.US_ASCII))))
+    assertThatThrownBy(
+            () -> envelope.decode(envelope.wrap(past.getBytes(StandardCharsets.US_ASCII))))
         .isInstanceOf(CodecException.class)
         .hasMessageStartingWith("json codec refused to decode " + past.length() + " bytes")
-        .hasMessageContaining("more than the 8192 elements a value may hold at maxDecodedSize 65536");
+        .hasMessageContaining(
+            "more than the 8192 elements a value may hold at maxDecodedSize 65536");
     assertThat(json.decode("[1, 2]".getBytes(StandardCharsets.US_ASCII))).containsExactly(1, 2);
   }
 
@@ -116,31 +132,36 @@ class DecodeLimitsUnitTests {
     CountDownLatch decoding = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
     Codec<List<Integer>> ints = Codecs.msgpack(INTS, null);
-    Codec<List<Integer>> slow = new Codec<>() {
-      @Override
-      public int id() {
-        return 200;
-      }
+    Codec<List<Integer>> slow =
+        new Codec<>() {
+          @Override
+          public int id() {
+            return 200;
+          }
 
-      @Override
-      public byte[] encode(List<Integer> value) {
-        return ints.encode(value);
-      }
+          @Override
+          public byte[] encode(List<Integer> value) {
+            return ints.encode(value);
+          }
 
-      @Override
-      public List<Integer> decode(byte[] data, int offset, int length) {
-        List<Integer> value = ints.decode(data, offset, length);
-        decoding.countDown();
-        try {
-          finish.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        return value;
-      }
-    };
-    EnvelopeCodec<List<Integer>> envelope = EnvelopeCodec.builder(slow).compression(Compression.none())
-        .maxDecodedSize(8 << 20).decompressionBudget(budget).build();
+          @Override
+          public List<Integer> decode(byte[] data, int offset, int length) {
+            List<Integer> value = ints.decode(data, offset, length);
+            decoding.countDown();
+            try {
+              finish.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return value;
+          }
+        };
+    EnvelopeCodec<List<Integer>> envelope =
+        EnvelopeCodec.builder(slow)
+            .compression(Compression.none())
+            .maxDecodedSize(8 << 20)
+            .decompressionBudget(budget)
+            .build();
     byte[] large = envelope.wrap(msgpackInts(200_000)); // about 12.8 MB of heap estimated
     byte[] small = envelope.wrap(msgpackInts(100)); // too small to be charged
     ExecutorService threads = Executors.newFixedThreadPool(2);
@@ -151,8 +172,9 @@ class DecodeLimitsUnitTests {
       Future<?> second = threads.submit(() -> envelope.decode(large));
       assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS))
           .hasCauseInstanceOf(EnvelopeException.class)
-          .hasMessageContaining("decoding the value would build about 12800064 bytes of objects and the decompression"
-              + " budget of 16777216 bytes had");
+          .hasMessageContaining(
+              "decoding the value would build about 12800064 bytes of objects and the decompression"
+                  + " budget of 16777216 bytes had");
       finish.countDown();
       assertThat(first.get(10, TimeUnit.SECONDS)).hasSize(200_000);
       assertThat(envelope.decode(small)).hasSize(100);

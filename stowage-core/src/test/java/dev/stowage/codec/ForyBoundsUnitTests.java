@@ -36,15 +36,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The JDK (and Guava) classes that Fory registers, each as a value of its own: it round trips
- * through the serializers {@code ForyBounds} installs, to the same bytes, and a length far past
- * the bytes that follow, put in place of any byte, costs no allocation near what it declares.
+ * through the serializers {@code ForyBounds} installs, to the same bytes, and a length far past the
+ * bytes that follow, put in place of any byte, costs no allocation near what it declares.
  */
 class ForyBoundsUnitTests {
   private static final long ALLOCATION_ALLOWANCE = 4L << 20;
-  private static final List<byte[]> HUGE = List.of(
-      CodecCorruptionUnitTests.bytes(0x80, 0x80, 0x80, 0x40), // 2^27 as a varint
-      CodecCorruptionUnitTests.bytes(0x80, 0x80, 0x80, 0x80, 0x01), // 2^28
-      CodecCorruptionUnitTests.bytes(0xfc, 0xff, 0xff, 0xff, 0x07)); // 2^31 - 4
+  private static final List<byte[]> HUGE =
+      List.of(
+          CodecCorruptionUnitTests.bytes(0x80, 0x80, 0x80, 0x40), // 2^27 as a varint
+          CodecCorruptionUnitTests.bytes(0x80, 0x80, 0x80, 0x80, 0x01), // 2^28
+          CodecCorruptionUnitTests.bytes(0xfc, 0xff, 0xff, 0xff, 0x07)); // 2^31 - 4
 
   /** Each value as the one argument, arrays included (JUnit would spread an Object[]). */
   static Stream<Arguments> values() {
@@ -52,19 +53,49 @@ class ForyBoundsUnitTests {
     bits.set(3);
     bits.set(700);
     return Stream.of(
-        new ArrayList<>(List.of("a", "b", "c")), new ArrayDeque<>(List.of("a", "b")), new Vector<>(List.of("a", "b")),
-        new HashSet<>(Set.of("a", "b")), new LinkedHashSet<>(List.of("a", "b")), new HashMap<>(Map.of("a", "b")),
-        new LinkedHashMap<>(Map.of("a", "b")), new TreeMap<>(Map.of("a", "b")), new PriorityQueue<>(List.of("a", "b")),
-        new ConcurrentHashMap<>(Map.of("a", "b")), new ConcurrentSkipListSet<>(Set.of("a", "b")),
-        new CopyOnWriteArrayList<>(List.of("a", "b")), List.of("a", "b", "c"), List.of("a"),
-        // Fory reads a sub-list back as a list of another class: held in an array here
-        new Object[] {List.of(1, 2, 3, 4).subList(1, 3), new ArrayList<>(List.of("a", "b", "c")).subList(0, 2)},
-        Set.of("a", "b", "c"), Set.of("a"), Map.of("a", "b", "c", "d"),
-        Map.of("a", "b"), Arrays.asList("a", "b"), Collections.unmodifiableList(new ArrayList<>(List.of("a"))),
-        ImmutableList.of("a", "b", "c"), ImmutableSet.of("a", "b", "c"), ImmutableMap.of("a", "b", "c", "d"),
-        new int[] {1, 2, 3}, new long[] {1, 2}, new double[] {1.5}, new float[] {2.5f}, new short[] {3}, new char[] {'c'},
-        new byte[] {1, 2}, new boolean[] {true}, new String[] {"a", "b"}, new Object[] {"a", 1}, new Integer[] {1, 2},
-        new Long[] {3L}, bits, new BigInteger("123456789012345678901234567890"), new BigDecimal("-1234567890.0987654321"))
+            new ArrayList<>(List.of("a", "b", "c")),
+            new ArrayDeque<>(List.of("a", "b")),
+            new Vector<>(List.of("a", "b")),
+            new HashSet<>(Set.of("a", "b")),
+            new LinkedHashSet<>(List.of("a", "b")),
+            new HashMap<>(Map.of("a", "b")),
+            new LinkedHashMap<>(Map.of("a", "b")),
+            new TreeMap<>(Map.of("a", "b")),
+            new PriorityQueue<>(List.of("a", "b")),
+            new ConcurrentHashMap<>(Map.of("a", "b")),
+            new ConcurrentSkipListSet<>(Set.of("a", "b")),
+            new CopyOnWriteArrayList<>(List.of("a", "b")),
+            List.of("a", "b", "c"),
+            List.of("a"),
+            // Fory reads a sub-list back as a list of another class: held in an array here
+            new Object[] {
+              List.of(1, 2, 3, 4).subList(1, 3),
+              new ArrayList<>(List.of("a", "b", "c")).subList(0, 2)
+            },
+            Set.of("a", "b", "c"),
+            Set.of("a"),
+            Map.of("a", "b", "c", "d"),
+            Map.of("a", "b"),
+            Arrays.asList("a", "b"),
+            Collections.unmodifiableList(new ArrayList<>(List.of("a"))),
+            ImmutableList.of("a", "b", "c"),
+            ImmutableSet.of("a", "b", "c"),
+            ImmutableMap.of("a", "b", "c", "d"),
+            new int[] {1, 2, 3},
+            new long[] {1, 2},
+            new double[] {1.5},
+            new float[] {2.5f},
+            new short[] {3},
+            new char[] {'c'},
+            new byte[] {1, 2},
+            new boolean[] {true},
+            new String[] {"a", "b"},
+            new Object[] {"a", 1},
+            new Integer[] {1, 2},
+            new Long[] {3L},
+            bits,
+            new BigInteger("123456789012345678901234567890"),
+            new BigDecimal("-1234567890.0987654321"))
         .map(value -> Arguments.of((Object) value));
   }
 
@@ -76,7 +107,8 @@ class ForyBoundsUnitTests {
     byte[] bytes = codec.encode(value);
     Object decoded = codec.decode(bytes);
     assertThat(decoded).isInstanceOf(value.getClass());
-    assertThat(Arrays.deepToString(new Object[] {decoded})).isEqualTo(Arrays.deepToString(new Object[] {value}));
+    assertThat(Arrays.deepToString(new Object[] {decoded}))
+        .isEqualTo(Arrays.deepToString(new Object[] {value}));
 
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     for (byte[] huge : HUGE) {

@@ -33,15 +33,23 @@ class ForySecurityUnitTests {
   @Test
   void bytesNamingAnUnregisteredClassAreRejected() {
     // A permissive Fory writes the unregistered class by name, as an attacker's bytes would.
-    Fory permissive = Fory.builder().withLanguage(Language.JAVA).requireClassRegistration(false)
-        .withRefTracking(false).build();
+    Fory permissive =
+        Fory.builder()
+            .withLanguage(Language.JAVA)
+            .requireClassRegistration(false)
+            .withRefTracking(false)
+            .build();
     byte[] root = permissive.serialize(new Square(3));
     assertThatThrownBy(() -> codec.decode(root))
         .isInstanceOf(CodecException.class)
         .hasMessageStartingWith("fory codec could not decode");
 
-    Fory sameRegistrations = Fory.builder().withLanguage(Language.JAVA).requireClassRegistration(false)
-        .withRefTracking(false).build();
+    Fory sameRegistrations =
+        Fory.builder()
+            .withLanguage(Language.JAVA)
+            .requireClassRegistration(false)
+            .withRefTracking(false)
+            .build();
     sameRegistrations.register(Drawing.class);
     sameRegistrations.register(Circle.class);
     assertThat(codec.decode(sameRegistrations.serialize(new Drawing("ok", new Circle(1)))))

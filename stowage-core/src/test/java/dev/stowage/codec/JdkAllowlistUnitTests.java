@@ -78,24 +78,31 @@ class JdkAllowlistUnitTests {
     Codec<Drawing> oneClass = Codecs.jdk(Drawing.class, Circle.class.getName());
     CodecRoundTrip.assertRoundTrip(oneClass, circle);
     byte[] square = bare.encode(new Drawing("square", new Square(2)));
-    assertThatThrownBy(() -> oneClass.decode(square)).isInstanceOf(CodecException.class)
+    assertThatThrownBy(() -> oneClass.decode(square))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining(Square.class.getName());
 
     Codec<Drawing> wholePackage = Codecs.jdk(Drawing.class, "dev.stowage.codec.*");
     assertThat(wholePackage.decode(square)).isEqualTo(new Drawing("square", new Square(2)));
     Codec<Drawing> packageTree = Codecs.jdk(Drawing.class, "dev.stowage.**");
     assertThat(packageTree.decode(square)).isEqualTo(new Drawing("square", new Square(2)));
-    Codec<Drawing> otherTree = Codecs.jdk(Drawing.class, "dev.stowage.codec.sub.**", "dev.stowag.*");
+    Codec<Drawing> otherTree =
+        Codecs.jdk(Drawing.class, "dev.stowage.codec.sub.**", "dev.stowag.*");
     assertThatThrownBy(() -> otherTree.decode(square)).isInstanceOf(CodecException.class);
   }
 
   @Test
   void malformedPatternsAreRefused() {
-    assertThatThrownBy(() -> Codecs.jdk(Post.class, "*")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Codecs.jdk(Post.class, "**")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Codecs.jdk(Post.class, "com.*.Foo")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Codecs.jdk(Post.class, " ")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Codecs.jdk(Object.class)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> Codecs.jdk(Post.class, "*"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Codecs.jdk(Post.class, "**"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Codecs.jdk(Post.class, "com.*.Foo"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Codecs.jdk(Post.class, " "))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Codecs.jdk(Object.class))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Serializable");
   }
 
@@ -134,8 +141,14 @@ class JdkAllowlistUnitTests {
   void listsOfTheJdkRoundTrip() {
     @SuppressWarnings("rawtypes")
     Codec<List> lists = Codecs.jdk(List.class);
-    CodecRoundTrip.assertRoundTrip(lists, List.of("a", 1L, LocalDate.of(2024, 2, 29),
-        new BigDecimal("1.10"), UUID.fromString("0f7a7b4c-5d0e-4b8a-9a55-1d2c3e4f5a6b")));
+    CodecRoundTrip.assertRoundTrip(
+        lists,
+        List.of(
+            "a",
+            1L,
+            LocalDate.of(2024, 2, 29),
+            new BigDecimal("1.10"),
+            UUID.fromString("0f7a7b4c-5d0e-4b8a-9a55-1d2c3e4f5a6b")));
   }
 
   private static byte[] serialize(Object value) {

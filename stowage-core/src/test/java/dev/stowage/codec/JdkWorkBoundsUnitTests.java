@@ -36,8 +36,8 @@ class JdkWorkBoundsUnitTests {
 
   /**
    * The classic serialization DoS: each level holds two sets, and each set of a level holds both
-   * sets of the level below, so hashing the root visits 2<sup>depth</sup> sets. Depth 60 takes a few
-   * kilobytes.
+   * sets of the level below, so hashing the root visits 2<sup>depth</sup> sets. Depth 60 takes a
+   * few kilobytes.
    */
   static HashSet<Object> nestedHashSets(int depth) {
     HashSet<Object> root = new HashSet<>();
@@ -61,12 +61,18 @@ class JdkWorkBoundsUnitTests {
   void theClassicNestedHashSetsAreRefusedQuickly() {
     byte[] payload = sets.encode(nestedHashSets(60));
     assertThat(payload.length).as("a few kilobytes").isLessThan(8 * 1024);
-    assertTimeoutPreemptively(QUICKLY, () -> assertThatThrownBy(() -> sets.decode(payload))
-        .isInstanceOf(CodecException.class)
-        .hasMessageStartingWith("jdk codec refused to decode " + payload.length + " bytes as java.util.HashSet")
-        .hasMessageContaining("more than 10000000 objects when every shared object is counted each time it is referenced"));
+    assertTimeoutPreemptively(
+        QUICKLY,
+        () ->
+            assertThatThrownBy(() -> sets.decode(payload))
+                .isInstanceOf(CodecException.class)
+                .hasMessageStartingWith(
+                    "jdk codec refused to decode " + payload.length + " bytes as java.util.HashSet")
+                .hasMessageContaining(
+                    "more than 10000000 objects when every shared object is counted each time it is referenced"));
 
-    // Twelve levels (4,096 sets unfolded) are an ordinary value. The sets are changed after they are
+    // Twelve levels (4,096 sets unfolded) are an ordinary value. The sets are changed after they
+    // are
     // added, as the payload is built, so compare hash codes: equals would look in stale buckets.
     HashSet<Object> shallow = nestedHashSets(12);
     @SuppressWarnings("unchecked")
@@ -78,7 +84,8 @@ class JdkWorkBoundsUnitTests {
   @Test
   @SuppressWarnings({"rawtypes", "unchecked"})
   void listsThatShareTheirHalvesAndAreHashedOnceAreRefusedQuickly() {
-    // Lists are read without hashing; the one set that holds the top list hashes 2^60 lists at once.
+    // Lists are read without hashing; the one set that holds the top list hashes 2^60 lists at
+    // once.
     ArrayList top = new ArrayList();
     HashSet holder = new HashSet();
     holder.add(top);
@@ -90,9 +97,12 @@ class JdkWorkBoundsUnitTests {
       current = half;
     }
     byte[] payload = sets.encode(holder);
-    assertTimeoutPreemptively(QUICKLY, () -> assertThatThrownBy(() -> sets.decode(payload))
-        .isInstanceOf(CodecException.class)
-        .hasMessageContaining("counted each time it is referenced"));
+    assertTimeoutPreemptively(
+        QUICKLY,
+        () ->
+            assertThatThrownBy(() -> sets.decode(payload))
+                .isInstanceOf(CodecException.class)
+                .hasMessageContaining("counted each time it is referenced"));
   }
 
   @Test
@@ -114,9 +124,13 @@ class JdkWorkBoundsUnitTests {
     }
     assertThat(keys.get(7).hashCode()).isEqualTo(keys.get(9).hashCode());
     byte[] payload = sets.encode(colliding);
-    assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThatThrownBy(() -> sets.decode(payload))
-        .isInstanceOf(CodecException.class)
-        .hasMessageContaining("ms of CPU time, the limit for " + payload.length + " bytes"));
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(30),
+        () ->
+            assertThatThrownBy(() -> sets.decode(payload))
+                .isInstanceOf(CodecException.class)
+                .hasMessageContaining(
+                    "ms of CPU time, the limit for " + payload.length + " bytes"));
   }
 
   @Test
@@ -128,9 +142,12 @@ class JdkWorkBoundsUnitTests {
     self.add("x");
     self.add(self);
     byte[] payload = sets.encode(holder);
-    assertTimeoutPreemptively(QUICKLY, () -> assertThatThrownBy(() -> sets.decode(payload))
-        .isInstanceOf(CodecException.class)
-        .hasMessageContaining("the stack overflowed"));
+    assertTimeoutPreemptively(
+        QUICKLY,
+        () ->
+            assertThatThrownBy(() -> sets.decode(payload))
+                .isInstanceOf(CodecException.class)
+                .hasMessageContaining("the stack overflowed"));
   }
 
   @Test
@@ -162,10 +179,20 @@ class JdkWorkBoundsUnitTests {
   /** A writer, shared by every note that names it. */
   record Writer(String name, int age) implements Serializable {}
 
-  record Note(long id, String title, Writer writer, List<String> tags, BigDecimal credit, Instant at, LocalDate day,
-              UUID uuid, Thread.State state) implements Serializable {}
+  record Note(
+      long id,
+      String title,
+      Writer writer,
+      List<String> tags,
+      BigDecimal credit,
+      Instant at,
+      LocalDate day,
+      UUID uuid,
+      Thread.State state)
+      implements Serializable {}
 
-  record Wall(String name, List<Note> notes, Map<String, Set<Long>> index, TreeMap<String, Note> pinned)
+  record Wall(
+      String name, List<Note> notes, Map<String, Set<Long>> index, TreeMap<String, Note> pinned)
       implements Serializable {}
 
   @Test
@@ -174,13 +201,22 @@ class JdkWorkBoundsUnitTests {
     List<Note> notes = new ArrayList<>();
     Map<String, Set<Long>> index = new LinkedHashMap<>();
     for (int i = 0; i < 5_000; i++) {
-      Note note = new Note(i, "title " + i, shared, List.of("tag" + i % 7, "all"), BigDecimal.valueOf(i, 2),
-          Instant.ofEpochSecond(1_700_000_000L + i), LocalDate.of(2024, 1 + i % 12, 1 + i % 28),
-          new UUID(i, -i), Thread.State.values()[i % 6]);
+      Note note =
+          new Note(
+              i,
+              "title " + i,
+              shared,
+              List.of("tag" + i % 7, "all"),
+              BigDecimal.valueOf(i, 2),
+              Instant.ofEpochSecond(1_700_000_000L + i),
+              LocalDate.of(2024, 1 + i % 12, 1 + i % 28),
+              new UUID(i, -i),
+              Thread.State.values()[i % 6]);
       notes.add(note);
       index.computeIfAbsent("tag" + i % 7, k -> new HashSet<>()).add((long) i);
     }
-    TreeMap<String, Note> pinned = new TreeMap<>(Map.of("first", notes.get(0), "last", notes.get(4_999)));
+    TreeMap<String, Note> pinned =
+        new TreeMap<>(Map.of("first", notes.get(0), "last", notes.get(4_999)));
     Wall wall = new Wall("wall", notes, index, pinned);
     Codec<Wall> walls = Codecs.jdk(Wall.class, Thread.State.class.getName());
     Wall decoded = walls.decode(walls.encode(wall));

@@ -27,7 +27,8 @@ class JsonBytesUnitTests {
     assertThat(codec.id()).isEqualTo(CodecIds.JSON);
     assertThat(envelope.decode(stored)).isEqualTo(fragment);
     assertThat(EnvelopeCodec.builder(Codecs.json(Fragment.class)).build().decode(stored))
-        .as("a JSON reader reads it").isEqualTo(new Fragment("a", 7));
+        .as("a JSON reader reads it")
+        .isEqualTo(new Fragment("a", 7));
   }
 
   record Fragment(String id, long score) {}
@@ -40,7 +41,9 @@ class JsonBytesUnitTests {
       assertThatThrownBy(() -> codec.encode(bytes)).as(bad).isInstanceOf(CodecException.class);
     }
     byte[] deep = utf8("[".repeat(1001) + "]".repeat(1001));
-    assertThatThrownBy(() -> codec.decode(deep)).isInstanceOf(CodecException.class).hasMessageContaining("1000");
+    assertThatThrownBy(() -> codec.decode(deep))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("1000");
     assertThat(codec.decode(utf8("[".repeat(1000) + "]".repeat(1000)))).hasSize(2000);
   }
 }

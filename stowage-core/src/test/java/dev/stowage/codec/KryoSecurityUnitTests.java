@@ -49,13 +49,15 @@ class KryoSecurityUnitTests {
         .hasMessageStartingWith("kryo codec could not decode")
         .hasMessageContaining(Square.class.getName());
 
-    // The same, inside a registered class: the same ids as the codec, and a Square by name in the field.
+    // The same, inside a registered class: the same ids as the codec, and a Square by name in the
+    // field.
     permissive.register(Drawing.class, 100);
     permissive.register(Circle.class, 101);
     output.reset();
     permissive.writeClassAndObject(output, new Drawing("nested", new Square(4)));
     byte[] nested = output.toBytes();
-    assertThat(codec.decode(permissiveDrawingWithCircle(permissive))).isEqualTo(new Drawing("ok", new Circle(1)));
+    assertThat(codec.decode(permissiveDrawingWithCircle(permissive)))
+        .isEqualTo(new Drawing("ok", new Circle(1)));
     assertThatThrownBy(() -> codec.decode(nested))
         .isInstanceOf(CodecException.class)
         .hasMessageContaining(Square.class.getName());
@@ -93,25 +95,34 @@ class KryoSecurityUnitTests {
     // A valid value is the class id (one byte here), then the length: replace the length.
     Codec<byte[]> bytes = Codecs.kryo(byte[].class);
     byte[] array = withLengthReplaced(bytes.encode(new byte[] {1, 2, 3}), hugeVarint);
-    assertThatThrownBy(() -> bytes.decode(array)).isInstanceOf(CodecException.class).hasMessageContaining("cannot fit");
+    assertThatThrownBy(() -> bytes.decode(array))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("cannot fit");
 
     Codec<String[]> strings = Codecs.kryo(String[].class);
     byte[] stringArray = withLengthReplaced(strings.encode(new String[] {"a"}), hugeVarint);
-    assertThatThrownBy(() -> strings.decode(stringArray)).isInstanceOf(CodecException.class)
+    assertThatThrownBy(() -> strings.decode(stringArray))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining("cannot fit");
 
     @SuppressWarnings("rawtypes")
     Codec<ArrayList> lists = Codecs.kryo(ArrayList.class);
     byte[] list = withLengthReplaced(lists.encode(new ArrayList<>(List.of("a", "b"))), hugeVarint);
-    assertThatThrownBy(() -> lists.decode(list)).isInstanceOf(CodecException.class).hasMessageContaining("cannot fit");
+    assertThatThrownBy(() -> lists.decode(list))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("cannot fit");
 
     @SuppressWarnings("rawtypes")
     Codec<HashMap> maps = Codecs.kryo(HashMap.class);
     byte[] map = withLengthReplaced(maps.encode(new HashMap<>(Map.of("a", "b"))), hugeVarint);
-    assertThatThrownBy(() -> maps.decode(map)).isInstanceOf(CodecException.class).hasMessageContaining("cannot fit");
+    assertThatThrownBy(() -> maps.decode(map))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("cannot fit");
 
     Codec<Post> posts = Codecs.kryo(Post.class, Post.Author.class, Post.Status.class);
-    byte[] post = posts.encode(new Post(1, null, "t", "body ünïcode", null, null, null, null, null, null, null));
+    byte[] post =
+        posts.encode(
+            new Post(1, null, "t", "body ünïcode", null, null, null, null, null, null, null));
     int body = indexOf(post, "body".getBytes(StandardCharsets.US_ASCII)) - 1;
     byte[] hugeString = Arrays.copyOf(post, body + 5);
     // A UTF-8 string: flag bit 0x80 with a continuation bit 0x40, then more varint bytes.
@@ -120,7 +131,8 @@ class KryoSecurityUnitTests {
     hugeString[body + 2] = (byte) 0xff;
     hugeString[body + 3] = (byte) 0xff;
     hugeString[body + 4] = (byte) 0x07;
-    assertThatThrownBy(() -> posts.decode(hugeString)).isInstanceOf(CodecException.class)
+    assertThatThrownBy(() -> posts.decode(hugeString))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining("a string of");
   }
 

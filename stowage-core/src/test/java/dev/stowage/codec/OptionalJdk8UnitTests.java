@@ -25,11 +25,17 @@ class OptionalJdk8UnitTests {
         urls.add(toUrl(entry));
       }
     }
-    try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
-      assertThat(loader.getResource("com/fasterxml/jackson/datatype/jdk8/Jdk8Module.class")).isNull();
+    try (URLClassLoader loader =
+        new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+      assertThat(loader.getResource("com/fasterxml/jackson/datatype/jdk8/Jdk8Module.class"))
+          .isNull();
       Class<?> codecs = loader.loadClass("dev.stowage.codec.Codecs");
       Class<?> item = loader.loadClass("dev.stowage.samples.Item");
-      Object value = loader.loadClass("dev.stowage.samples.Samples").getMethod("item", long.class).invoke(null, 7L);
+      Object value =
+          loader
+              .loadClass("dev.stowage.samples.Samples")
+              .getMethod("item", long.class)
+              .invoke(null, 7L);
       for (String factory : List.of("json", "msgpack", "msgpackCompact")) {
         Object codec = codecs.getMethod(factory, Class.class).invoke(null, item);
         Method encode = codec.getClass().getMethod("encode", Object.class);

@@ -7,7 +7,10 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.List;
 
-/** A test value with the field kinds the codecs must carry: text, longs, dates, a list, an enum, a nested record, nulls. */
+/**
+ * A test value with the field kinds the codecs must carry: text, longs, dates, a list, an enum, a
+ * nested record, nulls.
+ */
 public record Post(
     long id,
     Long memberId,
@@ -19,10 +22,15 @@ public record Post(
     LocalDate day,
     List<String> tags,
     Status status,
-    Author author) implements Serializable {
+    Author author)
+    implements Serializable {
 
   /** A post's state. */
-  public enum Status { DRAFT, PUBLISHED, HIDDEN }
+  public enum Status {
+    DRAFT,
+    PUBLISHED,
+    HIDDEN
+  }
 
   /** A post's author. */
   public record Author(String name, int age, double rating) implements Serializable {}

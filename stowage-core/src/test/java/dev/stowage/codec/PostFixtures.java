@@ -21,19 +21,29 @@ final class PostFixtures {
     Random random = new Random(seed);
     List<Post> posts = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      posts.add(new Post(
-          random.nextLong(),
-          (long) random.nextInt(1_000_000),
-          "title " + Long.toString(random.nextLong(), 36),
-          "body " + Long.toString(random.nextLong(), 36).repeat(1 + random.nextInt(20)),
-          BigDecimal.valueOf(random.nextInt(100_000_000), 2),
-          Instant.ofEpochSecond(1_600_000_000L + random.nextInt(200_000_000), random.nextInt(1_000_000_000)),
-          LocalDateTime.of(2020 + random.nextInt(6), 1 + random.nextInt(12), 1 + random.nextInt(28),
-              random.nextInt(24), random.nextInt(60), random.nextInt(60), random.nextInt(1_000_000_000)),
-          LocalDate.of(1990 + random.nextInt(40), 1 + random.nextInt(12), 1 + random.nextInt(28)),
-          List.of("tag" + random.nextInt(100), "tag" + random.nextInt(100)),
-          Post.Status.values()[random.nextInt(Post.Status.values().length)],
-          new Post.Author("author " + random.nextInt(1000), random.nextInt(90), random.nextDouble())));
+      posts.add(
+          new Post(
+              random.nextLong(),
+              (long) random.nextInt(1_000_000),
+              "title " + Long.toString(random.nextLong(), 36),
+              "body " + Long.toString(random.nextLong(), 36).repeat(1 + random.nextInt(20)),
+              BigDecimal.valueOf(random.nextInt(100_000_000), 2),
+              Instant.ofEpochSecond(
+                  1_600_000_000L + random.nextInt(200_000_000), random.nextInt(1_000_000_000)),
+              LocalDateTime.of(
+                  2020 + random.nextInt(6),
+                  1 + random.nextInt(12),
+                  1 + random.nextInt(28),
+                  random.nextInt(24),
+                  random.nextInt(60),
+                  random.nextInt(60),
+                  random.nextInt(1_000_000_000)),
+              LocalDate.of(
+                  1990 + random.nextInt(40), 1 + random.nextInt(12), 1 + random.nextInt(28)),
+              List.of("tag" + random.nextInt(100), "tag" + random.nextInt(100)),
+              Post.Status.values()[random.nextInt(Post.Status.values().length)],
+              new Post.Author(
+                  "author " + random.nextInt(1000), random.nextInt(90), random.nextDouble())));
     }
     return posts;
   }
@@ -46,19 +56,47 @@ final class PostFixtures {
         withText(base, CHINESE, CHINESE.repeat(50)),
         withText(base, EMOJI, EMOJI.repeat(10)),
         withText(base, "", ""),
-        withText(base, "1 MB body", "x".repeat(700_000) + KOREAN.repeat(10_000).substring(0, 100_000)),
-        new Post(Long.MIN_VALUE, Long.MAX_VALUE, "min and max", "b", new BigDecimal("-99999999999999999999.999999"),
-            Instant.parse("1970-01-01T00:00:00Z"), LocalDateTime.of(1, 1, 1, 0, 0),
-            LocalDate.of(9999, 12, 31), List.of(), Post.Status.HIDDEN, new Post.Author("", 0, -0.5)),
-        new Post(Long.MAX_VALUE, Long.MIN_VALUE, "dates", "b", BigDecimal.ZERO,
-            Instant.parse("2038-01-19T03:14:08.123456789Z"), LocalDateTime.of(2024, 2, 29, 23, 59, 59, 999_999_999),
-            LocalDate.of(1900, 1, 1), List.of("", KOREAN, EMOJI), Post.Status.DRAFT, base.author()),
+        withText(
+            base, "1 MB body", "x".repeat(700_000) + KOREAN.repeat(10_000).substring(0, 100_000)),
+        new Post(
+            Long.MIN_VALUE,
+            Long.MAX_VALUE,
+            "min and max",
+            "b",
+            new BigDecimal("-99999999999999999999.999999"),
+            Instant.parse("1970-01-01T00:00:00Z"),
+            LocalDateTime.of(1, 1, 1, 0, 0),
+            LocalDate.of(9999, 12, 31),
+            List.of(),
+            Post.Status.HIDDEN,
+            new Post.Author("", 0, -0.5)),
+        new Post(
+            Long.MAX_VALUE,
+            Long.MIN_VALUE,
+            "dates",
+            "b",
+            BigDecimal.ZERO,
+            Instant.parse("2038-01-19T03:14:08.123456789Z"),
+            LocalDateTime.of(2024, 2, 29, 23, 59, 59, 999_999_999),
+            LocalDate.of(1900, 1, 1),
+            List.of("", KOREAN, EMOJI),
+            Post.Status.DRAFT,
+            base.author()),
         new Post(0, null, "nulls", null, null, null, null, null, null, null, null));
   }
 
   private static Post withText(Post post, String title, String body) {
-    return new Post(post.id(), post.memberId(), title, body, post.credit(), post.createdAt(), post.modifiedAt(),
-        post.day(), List.of(title, firstCodePoints(body, 20)), post.status(),
+    return new Post(
+        post.id(),
+        post.memberId(),
+        title,
+        body,
+        post.credit(),
+        post.createdAt(),
+        post.modifiedAt(),
+        post.day(),
+        List.of(title, firstCodePoints(body, 20)),
+        post.status(),
         new Post.Author(title, post.author().age(), post.author().rating()));
   }
 

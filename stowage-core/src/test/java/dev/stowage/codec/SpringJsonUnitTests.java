@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.serializer.GenericJackson2JsonRedisSerializer;
 
 class SpringJsonUnitTests {
-  private static final GenericJackson2JsonRedisSerializer SPRING_JSON = new GenericJackson2JsonRedisSerializer();
+  private static final GenericJackson2JsonRedisSerializer SPRING_JSON =
+      new GenericJackson2JsonRedisSerializer();
 
   public static final class Flags {
     static final AtomicBoolean LOADED_INITIALIZED = new AtomicBoolean();
@@ -40,11 +41,14 @@ class SpringJsonUnitTests {
     // initializes this loader's Loaded before the codec reads it
     URL testClasses = SpringJsonUnitTests.class.getProtectionDomain().getCodeSource().getLocation();
     byte[] bytes;
-    try (URLClassLoader writer = new URLClassLoader(new URL[] {testClasses}, ClassLoader.getPlatformClassLoader())) {
+    try (URLClassLoader writer =
+        new URLClassLoader(new URL[] {testClasses}, ClassLoader.getPlatformClassLoader())) {
       Class<?> holder = writer.loadClass(Holder.class.getName());
       Object value = holder.getConstructor().newInstance();
       holder.getField("name").set(value, "h");
-      holder.getField("payload").set(value, writer.loadClass(Loaded.class.getName()).getConstructor().newInstance());
+      holder
+          .getField("payload")
+          .set(value, writer.loadClass(Loaded.class.getName()).getConstructor().newInstance());
       bytes = SPRING_JSON.serialize(value);
     }
     assertThat(new String(bytes, StandardCharsets.UTF_8))
@@ -66,12 +70,16 @@ class SpringJsonUnitTests {
     strings.name = "s";
     strings.payload = new String[] {"a", "b"};
     byte[] bytes = SPRING_JSON.serialize(strings);
-    assertThat(new String(bytes, StandardCharsets.UTF_8)).contains("[\"[Ljava.lang.String;\",[\"a\",\"b\"]]");
-    assertThat((String[]) Codecs.springJson(Holder.class).decode(bytes).payload).containsExactly("a", "b");
+    assertThat(new String(bytes, StandardCharsets.UTF_8))
+        .contains("[\"[Ljava.lang.String;\",[\"a\",\"b\"]]");
+    assertThat((String[]) Codecs.springJson(Holder.class).decode(bytes).payload)
+        .containsExactly("a", "b");
 
     Holder numbers = new Holder();
     numbers.payload = new int[] {1, 2};
-    assertThat((int[]) Codecs.springJson(Holder.class).decode(SPRING_JSON.serialize(numbers)).payload).containsExactly(1, 2);
+    assertThat(
+            (int[]) Codecs.springJson(Holder.class).decode(SPRING_JSON.serialize(numbers)).payload)
+        .containsExactly(1, 2);
 
     Holder holders = new Holder();
     holders.payload = new Holder[] {new Holder()};
@@ -80,7 +88,8 @@ class SpringJsonUnitTests {
     assertThat((Holder[]) codec.decode(SPRING_JSON.serialize(holders)).payload).hasSize(1);
     Holder loaded = new Holder();
     loaded.payload = new Loaded[0];
-    assertThatThrownBy(() -> codec.decode(SPRING_JSON.serialize(loaded))).isInstanceOf(CodecException.class);
+    assertThatThrownBy(() -> codec.decode(SPRING_JSON.serialize(loaded)))
+        .isInstanceOf(CodecException.class);
   }
 
   @Test
@@ -88,15 +97,17 @@ class SpringJsonUnitTests {
     Holder value = new Holder();
     value.name = "w";
     value.payload = List.of(1L, "x");
-    assertThat(Codecs.springJson(Holder.class).encode(value)).isEqualTo(SPRING_JSON.serialize(value));
+    assertThat(Codecs.springJson(Holder.class).encode(value))
+        .isEqualTo(SPRING_JSON.serialize(value));
   }
 
   @Test
   void malformedPatternsAreRefusedAtOnce() {
     assertThatThrownBy(() -> Codecs.springJson(Holder.class, "*"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("spring-json codec: '*' is not an allowlist pattern; use a class name, 'com.example.*'"
-            + " or 'com.example.**'");
+        .hasMessage(
+            "spring-json codec: '*' is not an allowlist pattern; use a class name, 'com.example.*'"
+                + " or 'com.example.**'");
     assertThatThrownBy(() -> Codecs.springJson(Holder.class, "com.*.Type"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'*' may only end one as '.*' or '.**'");

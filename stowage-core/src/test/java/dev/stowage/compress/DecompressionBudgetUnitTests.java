@@ -31,7 +31,10 @@ import org.junit.jupiter.api.Test;
 class DecompressionBudgetUnitTests {
   private static final int ONE_MIB = 1 << 20;
 
-  /** Counts the payload bytes inside {@link #decode}, and keeps them there until {@link #gate} opens. */
+  /**
+   * Counts the payload bytes inside {@link #decode}, and keeps them there until {@link #gate}
+   * opens.
+   */
   private static final class HoldingCodec implements Codec<String> {
     final AtomicLong alive = new AtomicLong();
     final AtomicLong mostAlive = new AtomicLong();
@@ -70,10 +73,14 @@ class DecompressionBudgetUnitTests {
   void manyThreadsDecompressingAtOnceStayWithinTheBudget() throws Exception {
     HoldingCodec holding = new HoldingCodec();
     DecompressionBudget budget = DecompressionBudget.of(3L * ONE_MIB, Duration.ofSeconds(60));
-    EnvelopeCodec<String> codec = EnvelopeCodec.builder((Codec<String>) holding)
-        .compression(Compression.zstd()).decompressionBudget(budget).build();
+    EnvelopeCodec<String> codec =
+        EnvelopeCodec.builder((Codec<String>) holding)
+            .compression(Compression.zstd())
+            .decompressionBudget(budget)
+            .build();
     assertThat(codec.decompressionBudget()).isSameAs(budget);
-    byte[] value = codec.encode("\0".repeat(ONE_MIB)); // a kilobyte or so in Redis, a mebibyte decompressed
+    byte[] value =
+        codec.encode("\0".repeat(ONE_MIB)); // a kilobyte or so in Redis, a mebibyte decompressed
     assertThat(value.length).isLessThan(2048);
 
     ExecutorService readers = Executors.newFixedThreadPool(8);
@@ -102,8 +109,11 @@ class DecompressionBudgetUnitTests {
   void aReadThatFindsNoRoomInTimeFailsWithAnEnvelopeException() throws Exception {
     HoldingCodec holding = new HoldingCodec();
     DecompressionBudget budget = DecompressionBudget.of(ONE_MIB, Duration.ofMillis(50));
-    EnvelopeCodec<String> codec = EnvelopeCodec.builder((Codec<String>) holding)
-        .compression(Compression.lz4()).decompressionBudget(budget).build();
+    EnvelopeCodec<String> codec =
+        EnvelopeCodec.builder((Codec<String>) holding)
+            .compression(Compression.lz4())
+            .decompressionBudget(budget)
+            .build();
     byte[] value = codec.encode("\0".repeat(ONE_MIB));
     ExecutorService reader = Executors.newSingleThreadExecutor();
     try {
@@ -111,7 +121,8 @@ class DecompressionBudgetUnitTests {
       await().atMost(Duration.ofSeconds(30)).until(() -> holding.entered.get() == 1);
       assertThatThrownBy(() -> codec.decode(value))
           .isInstanceOf(EnvelopeException.class)
-          .hasMessageContaining("the payload declares 1048576 bytes and the decompression budget of 1048576 bytes had 0 free for 50 ms")
+          .hasMessageContaining(
+              "the payload declares 1048576 bytes and the decompression budget of 1048576 bytes had 0 free for 50 ms")
           .hasMessageContaining("string+lz4");
       holding.gate.countDown();
       assertThat(first.get(60, TimeUnit.SECONDS)).hasSize(ONE_MIB);
@@ -124,25 +135,38 @@ class DecompressionBudgetUnitTests {
   @Test
   void aPayloadLargerThanTheWholeBudgetGoesAloneAndFailuresGiveTheirShareBack() {
     DecompressionBudget budget = DecompressionBudget.of(1024, Duration.ofMillis(50));
-    EnvelopeCodec<String> codec = EnvelopeCodec.builder(TestCodecs.UTF8)
-        .compression(Compression.zstd()).decompressionBudget(budget).build();
+    EnvelopeCodec<String> codec =
+        EnvelopeCodec.builder(TestCodecs.UTF8)
+            .compression(Compression.zstd())
+            .decompressionBudget(budget)
+            .build();
     assertThat(codec.decode(codec.encode("x".repeat(ONE_MIB)))).hasSize(ONE_MIB);
     assertThat(budget.inUse()).isZero();
 
-    byte[] notUtf8 = EnvelopeCodec.builder((Codec<String>) new TestCodecs.StrictTextCodec(CodecIds.STRING,
-        StandardCharsets.ISO_8859_1)).compression(Compression.zstd()).build().encode("\u00ff".repeat(5000));
+    byte[] notUtf8 =
+        EnvelopeCodec.builder(
+                (Codec<String>)
+                    new TestCodecs.StrictTextCodec(CodecIds.STRING, StandardCharsets.ISO_8859_1))
+            .compression(Compression.zstd())
+            .build()
+            .encode("\u00ff".repeat(5000));
     assertThatThrownBy(() -> codec.decode(notUtf8)).isInstanceOf(CodecException.class);
     assertThat(budget.inUse()).as("given back after the codec failed").isZero();
   }
 
   @Test
   void budgetsAreValidatedAndTheSharedOneIsTheDefault() {
-    assertThat(EnvelopeCodec.builder(TestCodecs.UTF8).build().decompressionBudget()).isSameAs(DecompressionBudget.shared());
-    assertThat(DecompressionBudget.shared().bytes()).isEqualTo(DecompressionBudget.DEFAULT_BYTES).isEqualTo(64L << 20);
+    assertThat(EnvelopeCodec.builder(TestCodecs.UTF8).build().decompressionBudget())
+        .isSameAs(DecompressionBudget.shared());
+    assertThat(DecompressionBudget.shared().bytes())
+        .isEqualTo(DecompressionBudget.DEFAULT_BYTES)
+        .isEqualTo(64L << 20);
     assertThat(DecompressionBudget.shared().maxWait()).isEqualTo(Duration.ofSeconds(1));
-    assertThatThrownBy(() -> DecompressionBudget.of(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> DecompressionBudget.of(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a decompression budget must be at least 1 byte, got 0");
-    assertThatThrownBy(() -> DecompressionBudget.of(1, Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> DecompressionBudget.of(1, Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("maxWait must be from 0 to a day, got PT-1S");
     assertThatThrownBy(() -> DecompressionBudget.of(1, Duration.ofSeconds(Long.MAX_VALUE)))
         .isInstanceOf(IllegalArgumentException.class);

@@ -15,28 +15,34 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * Decompression bombs, built with the libraries and by hand, must fail with an
- * {@link EnvelopeException} before any output near their size is allocated. Allocation is measured
- * with the JVM's per-thread allocation counter around a second decode, once classes are loaded.
+ * Decompression bombs, built with the libraries and by hand, must fail with an {@link
+ * EnvelopeException} before any output near their size is allocated. Allocation is measured with
+ * the JVM's per-thread allocation counter around a second decode, once classes are loaded.
  */
 class DecompressionLimitUnitTests {
   private static final int ONE_GIB = 1 << 30;
   private static final int ONE_MIB = 1 << 20;
+
   /** Generous room for exception objects and messages; tiny next to any bomb. */
   private static final long ALLOCATION_ALLOWANCE = 256 * 1024;
 
-  private static final EnvelopeCodec<String> DEFAULT_READER = EnvelopeCodec.builder(TestCodecs.UTF8).build();
+  private static final EnvelopeCodec<String> DEFAULT_READER =
+      EnvelopeCodec.builder(TestCodecs.UTF8).build();
   private static final EnvelopeCodec<String> ONE_MIB_READER =
       EnvelopeCodec.builder(TestCodecs.UTF8).maxDecodedSize(ONE_MIB).build();
 
   @Test
   void zstdFrameOfEightMegabytesOfZerosIsRefusedByAOneMegabyteReader() {
-    EnvelopeCodec<String> writer = EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.zstd()).build();
+    EnvelopeCodec<String> writer =
+        EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.zstd()).build();
     byte[] bomb = writer.encode("\0".repeat(8 * ONE_MIB));
     assertThat(bomb.length).isLessThan(2048);
     assertThat(writer.decode(bomb)).hasSize(8 * ONE_MIB);
 
-    assertRefusedWithinAllowance(ONE_MIB_READER, bomb, "zstd payload declares 8388608 bytes, more than maxDecodedSize 1048576");
+    assertRefusedWithinAllowance(
+        ONE_MIB_READER,
+        bomb,
+        "zstd payload declares 8388608 bytes, more than maxDecodedSize 1048576");
   }
 
   @Test
@@ -45,7 +51,9 @@ class DecompressionLimitUnitTests {
     assertThat(Zstd.getFrameContentSize(frame)).as("a real 1 GiB zstd frame").isEqualTo(ONE_GIB);
     assertThat(frame.length).isLessThan(40_000);
 
-    assertRefusedWithinAllowance(DEFAULT_READER, envelope(2, frame),
+    assertRefusedWithinAllowance(
+        DEFAULT_READER,
+        envelope(2, frame),
         "zstd payload declares 1073741824 bytes, more than maxDecodedSize 67108864");
   }
 
@@ -63,7 +71,8 @@ class DecompressionLimitUnitTests {
       frame = context.compress(new byte[10_000]);
     }
     assertThat(Zstd.getFrameContentSize(frame)).isEqualTo(-1);
-    assertRefusedWithinAllowance(DEFAULT_READER, envelope(2, frame), "zstd frame does not declare its content size");
+    assertRefusedWithinAllowance(
+        DEFAULT_READER, envelope(2, frame), "zstd frame does not declare its content size");
   }
 
   @Test
@@ -77,40 +86,53 @@ class DecompressionLimitUnitTests {
 
   @Test
   void lz4BlockOfEightMegabytesOfZerosIsRefusedByAOneMegabyteReader() {
-    EnvelopeCodec<String> writer = EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.lz4()).build();
+    EnvelopeCodec<String> writer =
+        EnvelopeCodec.builder(TestCodecs.UTF8).compression(Compression.lz4()).build();
     byte[] bomb = writer.encode("\0".repeat(8 * ONE_MIB));
     assertThat(writer.decode(bomb)).hasSize(8 * ONE_MIB);
 
-    assertRefusedWithinAllowance(ONE_MIB_READER, bomb, "lz4 payload declares 8388608 bytes, more than maxDecodedSize 1048576");
+    assertRefusedWithinAllowance(
+        ONE_MIB_READER,
+        bomb,
+        "lz4 payload declares 8388608 bytes, more than maxDecodedSize 1048576");
   }
 
   @Test
   void lz4BlockOfAGigabyteIsRefusedByTheDefaultLimit() {
-    assertRefusedWithinAllowance(DEFAULT_READER, envelope(1, lz4ZeroPayload(ONE_GIB, ONE_GIB)),
+    assertRefusedWithinAllowance(
+        DEFAULT_READER,
+        envelope(1, lz4ZeroPayload(ONE_GIB, ONE_GIB)),
         "lz4 payload declares 1073741824 bytes, more than maxDecodedSize 67108864");
   }
 
   @Test
   void lz4BlockThatUnderstatesItsSizeStopsAtTheDeclaredSize() {
-    assertRefusedWithinAllowance(DEFAULT_READER, envelope(1, lz4ZeroPayload(1000, ONE_GIB)), "corrupt lz4 payload");
+    assertRefusedWithinAllowance(
+        DEFAULT_READER, envelope(1, lz4ZeroPayload(1000, ONE_GIB)), "corrupt lz4 payload");
   }
 
   @Test
   void lz4BlockThatOverstatesItsSizeIsRefused() {
-    assertRefusedWithinAllowance(DEFAULT_READER, envelope(1, lz4ZeroPayload(5000, 100)),
+    assertRefusedWithinAllowance(
+        DEFAULT_READER,
+        envelope(1, lz4ZeroPayload(5000, 100)),
         "lz4 payload decoded to 100 bytes but declares 5000");
   }
 
   @Test
   void handBuiltBombsAreValidBelowTheLimit() {
     EnvelopeCodec<String> reader = EnvelopeCodec.builder(TestCodecs.UTF8).build();
-    assertThat(reader.decode(envelope(2, zstdRleFrame(300_000, 300_000)))).isEqualTo("\0".repeat(300_000));
-    assertThat(reader.decode(envelope(1, lz4ZeroPayload(300_000, 300_000)))).isEqualTo("\0".repeat(300_000));
+    assertThat(reader.decode(envelope(2, zstdRleFrame(300_000, 300_000))))
+        .isEqualTo("\0".repeat(300_000));
+    assertThat(reader.decode(envelope(1, lz4ZeroPayload(300_000, 300_000))))
+        .isEqualTo("\0".repeat(300_000));
   }
 
-  private static void assertRefusedWithinAllowance(EnvelopeCodec<String> reader, byte[] value, String message) {
+  private static void assertRefusedWithinAllowance(
+      EnvelopeCodec<String> reader, byte[] value, String message) {
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-    assertThatThrownBy(() -> reader.decode(value)).as("first attempt, which also loads classes")
+    assertThatThrownBy(() -> reader.decode(value))
+        .as("first attempt, which also loads classes")
         .isInstanceOf(EnvelopeException.class);
     long before = threads.getCurrentThreadAllocatedBytes();
     Throwable thrown = null;

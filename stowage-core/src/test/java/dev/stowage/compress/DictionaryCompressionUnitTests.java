@@ -13,9 +13,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A dictionary trained on a couple of thousand board records makes zstd far better on records it has
- * not seen. The records are the samples module's board records (the first seed's 15 fields, made by
- * datafaker from a fixed seed), written by Jackson as the seed stored them.
+ * A dictionary trained on a couple of thousand board records makes zstd far better on records it
+ * has not seen. The records are the samples module's board records (the first seed's 15 fields,
+ * made by datafaker from a fixed seed), written by Jackson as the seed stored them.
  *
  * <p>Observed on this build (zstd-jni 1.5.6-9, level 3, 16 KiB dictionary, 500 held-out records):
  * records average 577 bytes of JSON; zstd alone keeps 71.8% of the bytes, zstd with the dictionary
@@ -35,14 +35,17 @@ class DictionaryCompressionUnitTests {
     List<BoardRecord> heldOut = Samples.boards(100_000, 500);
     ZstdDictionary dictionary = ZstdDictionary.train(training, 16 * 1024);
 
-    EnvelopeCodec<BoardRecord> plain = EnvelopeCodec.builder(codec).compression(Compression.zstd()).build();
-    EnvelopeCodec<BoardRecord> withDictionary = EnvelopeCodec.builder(codec).compression(Compression.zstd(dictionary)).build();
+    EnvelopeCodec<BoardRecord> plain =
+        EnvelopeCodec.builder(codec).compression(Compression.zstd()).build();
+    EnvelopeCodec<BoardRecord> withDictionary =
+        EnvelopeCodec.builder(codec).compression(Compression.zstd(dictionary)).build();
     long json = 0;
     long zstd = 0;
     long zstdDict = 0;
     for (BoardRecord record : heldOut) {
       byte[] small = withDictionary.encode(record);
-      assertThat(Envelope.readHeader(small).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+      assertThat(Envelope.readHeader(small).compressionId())
+          .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
       assertThat(withDictionary.decode(small)).isEqualTo(record);
       json += codec.encode(record).length;
       zstd += plain.encode(record).length;
@@ -50,7 +53,8 @@ class DictionaryCompressionUnitTests {
     }
     double plainRatio = (double) zstd / json;
     double dictionaryRatio = (double) zstdDict / json;
-    System.out.printf("board records: JSON %d bytes each, zstd %.1f%%, zstd+dictionary %.1f%%%n",
+    System.out.printf(
+        "board records: JSON %d bytes each, zstd %.1f%%, zstd+dictionary %.1f%%%n",
         json / heldOut.size(), 100 * plainRatio, 100 * dictionaryRatio);
 
     assertThat(json / heldOut.size()).as("average JSON size").isBetween(520L, 620L);

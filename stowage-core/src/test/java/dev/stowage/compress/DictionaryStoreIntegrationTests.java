@@ -57,7 +57,8 @@ class DictionaryStoreIntegrationTests {
     assertThat(new DictionaryStore(connection).save(TestDictionaries.TINY)).isFalse();
 
     assertThat(DictionaryStore.key(TestDictionaries.TINY.id())).isEqualTo("stowage:dict:e43d0dee");
-    assertThat(connection.sync().get(bytes("stowage:dict:e43d0dee"))).isEqualTo(TestDictionaries.TINY.bytes());
+    assertThat(connection.sync().get(bytes("stowage:dict:e43d0dee")))
+        .isEqualTo(TestDictionaries.TINY.bytes());
     assertThat(connection.sync().ttl(bytes("stowage:dict:e43d0dee"))).as("no expiry").isEqualTo(-1);
   }
 
@@ -68,7 +69,9 @@ class DictionaryStoreIntegrationTests {
     assertThat(reader.resolve(TestDictionaries.TINY.id())).isEqualTo(TestDictionaries.TINY);
 
     connection.sync().flushall();
-    assertThat(reader.resolve(TestDictionaries.TINY.id())).as("cached in-process").isEqualTo(TestDictionaries.TINY);
+    assertThat(reader.resolve(TestDictionaries.TINY.id()))
+        .as("cached in-process")
+        .isEqualTo(TestDictionaries.TINY);
     assertThatThrownBy(() -> new DictionaryStore(connection).resolve(TestDictionaries.TINY.id()))
         .isInstanceOf(DictionaryNotFoundException.class);
   }
@@ -84,8 +87,11 @@ class DictionaryStoreIntegrationTests {
   @Test
   void anAbsentIdIsNotFound() {
     assertThatThrownBy(() -> new DictionaryStore(connection).resolve(0x1234abcdL))
-        .isInstanceOfSatisfying(DictionaryNotFoundException.class, e -> assertThat(e.dictionaryId()).isEqualTo(0x1234abcdL))
-        .hasMessage("zstd dictionary 1234abcd was not found (no key stowage:dict:1234abcd in Redis)");
+        .isInstanceOfSatisfying(
+            DictionaryNotFoundException.class,
+            e -> assertThat(e.dictionaryId()).isEqualTo(0x1234abcdL))
+        .hasMessage(
+            "zstd dictionary 1234abcd was not found (no key stowage:dict:1234abcd in Redis)");
   }
 
   @Test
@@ -95,12 +101,16 @@ class DictionaryStoreIntegrationTests {
     DictionaryStore store = new DictionaryStore(connection);
     assertThatThrownBy(() -> store.resolve(real.id()))
         .isInstanceOf(DictionaryNotFoundException.class)
-        .hasMessageContaining("stowage:dict:" + real.hexId() + " is corrupt: its 14 bytes hash to "
-            + ZstdDictionary.hexId(ZstdDictionary.idOf(bytes("tampered bytes"))));
+        .hasMessageContaining(
+            "stowage:dict:"
+                + real.hexId()
+                + " is corrupt: its 14 bytes hash to "
+                + ZstdDictionary.hexId(ZstdDictionary.idOf(bytes("tampered bytes"))));
     assertThatThrownBy(() -> store.save(real))
         .isExactlyInstanceOf(StowageException.class)
         .hasMessageContaining("stowage:dict:" + real.hexId() + " already holds 14 other bytes");
-    assertThat(connection.sync().get(bytes(DictionaryStore.key(real.id())))).as("left as it is")
+    assertThat(connection.sync().get(bytes(DictionaryStore.key(real.id()))))
+        .as("left as it is")
         .isEqualTo(bytes("tampered bytes"));
   }
 
@@ -124,20 +134,33 @@ class DictionaryStoreIntegrationTests {
   void anEnvelopeCodecReadsDictionaryValuesThroughTheStore() {
     List<byte[]> samples = new ArrayList<>();
     for (int i = 0; i < 500; i++) {
-      samples.add(bytes("{\"id\":" + i + ",\"title\":\"post " + (i * 7919 % 1000) + "\",\"author\":\"user"
-          + (i % 37) + "\",\"tags\":[\"redis\",\"cache\"]}"));
+      samples.add(
+          bytes(
+              "{\"id\":"
+                  + i
+                  + ",\"title\":\"post "
+                  + (i * 7919 % 1000)
+                  + "\",\"author\":\"user"
+                  + (i % 37)
+                  + "\",\"tags\":[\"redis\",\"cache\"]}"));
     }
     ZstdDictionary trained = ZstdDictionary.train(samples, 2048);
     new DictionaryStore(connection).save(trained);
 
-    EnvelopeCodec<String> writer = EnvelopeCodec.builder(TestCodecs.UTF8)
-        .compression(Compression.zstd(trained).minSize(0)).build();
-    String value = "{\"id\":9001,\"title\":\"post 12\",\"author\":\"user3\",\"tags\":[\"redis\",\"cache\"]}";
+    EnvelopeCodec<String> writer =
+        EnvelopeCodec.builder(TestCodecs.UTF8)
+            .compression(Compression.zstd(trained).minSize(0))
+            .build();
+    String value =
+        "{\"id\":9001,\"title\":\"post 12\",\"author\":\"user3\",\"tags\":[\"redis\",\"cache\"]}";
     byte[] encoded = writer.encode(value);
     assertThat(Envelope.readHeader(encoded).dictionaryId()).isEqualTo(trained.id());
 
-    EnvelopeCodec<String> reader = EnvelopeCodec.builder(TestCodecs.UTF16).alsoRead(TestCodecs.UTF8)
-        .dictionaries(new DictionaryStore(connection)).build();
+    EnvelopeCodec<String> reader =
+        EnvelopeCodec.builder(TestCodecs.UTF16)
+            .alsoRead(TestCodecs.UTF8)
+            .dictionaries(new DictionaryStore(connection))
+            .build();
     assertThat(reader.decode(encoded)).isEqualTo(value);
   }
 
@@ -146,14 +169,16 @@ class DictionaryStoreIntegrationTests {
     try (RedisServer own = RedisServer.start()) {
       RedisClient shortTimeout = RedisClient.create(own.uri());
       shortTimeout.setDefaultTimeout(Duration.ofMillis(500));
-      try (StatefulRedisConnection<byte[], byte[]> doomed = shortTimeout.connect(ByteArrayCodec.INSTANCE)) {
+      try (StatefulRedisConnection<byte[], byte[]> doomed =
+          shortTimeout.connect(ByteArrayCodec.INSTANCE)) {
         DictionaryStore store = new DictionaryStore(doomed);
         own.stop();
         assertThatThrownBy(() -> store.resolve(42))
             .isExactlyInstanceOf(StowageException.class)
             .hasMessageStartingWith("could not load zstd dictionary 0000002a from Redis");
         assertThatThrownBy(store::list)
-            .isExactlyInstanceOf(StowageException.class).hasMessageStartingWith("could not list zstd dictionaries");
+            .isExactlyInstanceOf(StowageException.class)
+            .hasMessageStartingWith("could not list zstd dictionaries");
       } finally {
         shortTimeout.shutdown(Duration.ZERO, Duration.ofSeconds(1));
       }

@@ -20,14 +20,21 @@ class ZstdDictionaryUnitTests {
   void theIdIsTheFirstFourBytesOfSha256() throws Exception {
     byte[] bytes = TestDictionaries.TINY_TEXT.getBytes(StandardCharsets.UTF_8);
     byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes);
-    long expected = Long.parseLong(String.format("%02x%02x%02x%02x", digest[0], digest[1], digest[2], digest[3]), 16);
+    long expected =
+        Long.parseLong(
+            String.format("%02x%02x%02x%02x", digest[0], digest[1], digest[2], digest[3]), 16);
 
     ZstdDictionary dictionary = ZstdDictionary.of(bytes);
-    assertThat(dictionary.id()).isEqualTo(expected).isEqualTo(ZstdDictionary.idOf(bytes)).isEqualTo(0xe43d0deeL);
+    assertThat(dictionary.id())
+        .isEqualTo(expected)
+        .isEqualTo(ZstdDictionary.idOf(bytes))
+        .isEqualTo(0xe43d0deeL);
     assertThat(dictionary.hexId()).isEqualTo("e43d0dee");
     assertThat(ZstdDictionary.hexId(0x0000_00ffL)).isEqualTo("000000ff");
     assertThat(dictionary.size()).isEqualTo(bytes.length);
-    assertThat(dictionary).isEqualTo(ZstdDictionary.of(bytes.clone())).hasSameHashCodeAs(ZstdDictionary.of(bytes));
+    assertThat(dictionary)
+        .isEqualTo(ZstdDictionary.of(bytes.clone()))
+        .hasSameHashCodeAs(ZstdDictionary.of(bytes));
     assertThat(dictionary.toString()).isEqualTo("ZstdDictionary[e43d0dee, 78 bytes]");
   }
 
@@ -45,21 +52,27 @@ class ZstdDictionaryUnitTests {
   @Test
   void rejectsEmptyDictionariesAndTooFewSamples() {
     assertThatThrownBy(() -> ZstdDictionary.of(new byte[0]))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("a zstd dictionary cannot be empty");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("a zstd dictionary cannot be empty");
     List<byte[]> three = List.of(new byte[] {1}, new byte[] {2}, new byte[] {3}, new byte[0]);
     assertThatThrownBy(() -> ZstdDictionary.train(three, 4096))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("training a zstd dictionary needs at least 16 non-empty samples, got 3");
+        .hasMessageStartingWith(
+            "training a zstd dictionary needs at least 16 non-empty samples, got 3");
     assertThatThrownBy(() -> ZstdDictionary.train(List.of(), 100))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("dictionarySize must be at least 256 bytes, got 100");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("dictionarySize must be at least 256 bytes, got 100");
   }
 
   @Test
   void theSampleMinimumIsWhereZstdCanTrain() {
-    List<byte[]> fifteen = Collections.nCopies(15, "{\"id\":1,\"title\":\"x\"}".getBytes(StandardCharsets.UTF_8));
+    List<byte[]> fifteen =
+        Collections.nCopies(15, "{\"id\":1,\"title\":\"x\"}".getBytes(StandardCharsets.UTF_8));
     assertThatThrownBy(() -> ZstdDictionary.train(fifteen, 1024))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 16 non-empty samples, got 15");
-    List<byte[]> sixteen = Collections.nCopies(16, "{\"id\":1,\"title\":\"x\"}".getBytes(StandardCharsets.UTF_8));
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 16 non-empty samples, got 15");
+    List<byte[]> sixteen =
+        Collections.nCopies(16, "{\"id\":1,\"title\":\"x\"}".getBytes(StandardCharsets.UTF_8));
     assertThat(ZstdDictionary.train(sixteen, 1024).size()).isPositive();
   }
 
@@ -68,23 +81,37 @@ class ZstdDictionaryUnitTests {
     List<byte[]> samples = new ArrayList<>();
     Random random = new Random(5);
     for (int i = 0; i < 1000; i++) {
-      samples.add(("{\"id\":" + random.nextInt(100000) + ",\"title\":\"post number " + random.nextInt(999)
-          + "\",\"author\":\"user" + random.nextInt(50) + "\",\"likes\":" + random.nextInt(300)
-          + ",\"category\":\"" + List.of("news", "qna", "free", "notice").get(random.nextInt(4)) + "\"}")
-          .getBytes(StandardCharsets.UTF_8));
+      samples.add(
+          ("{\"id\":"
+                  + random.nextInt(100000)
+                  + ",\"title\":\"post number "
+                  + random.nextInt(999)
+                  + "\",\"author\":\"user"
+                  + random.nextInt(50)
+                  + "\",\"likes\":"
+                  + random.nextInt(300)
+                  + ",\"category\":\""
+                  + List.of("news", "qna", "free", "notice").get(random.nextInt(4))
+                  + "\"}")
+              .getBytes(StandardCharsets.UTF_8));
     }
     ZstdDictionary dictionary = ZstdDictionary.train(samples, 4096);
     assertThat(dictionary.size()).isBetween(256, 4096);
     assertThat(dictionary.bytes()).startsWith(0x37, 0xa4, 0x30, 0xec);
-    assertThat(ZstdDictionary.train(samples, 4096)).as("training is deterministic").isEqualTo(dictionary);
+    assertThat(ZstdDictionary.train(samples, 4096))
+        .as("training is deterministic")
+        .isEqualTo(dictionary);
   }
 
   @Test
   void aMissingLibraryNamesItsCoordinates() {
-    OptionalLibrary absent = new OptionalLibrary("brotli compression", "org.example.NoSuchBrotli", "org.example:brotli");
+    OptionalLibrary absent =
+        new OptionalLibrary("brotli compression", "org.example.NoSuchBrotli", "org.example:brotli");
     assertThat(absent.isPresent()).isFalse();
-    assertThatThrownBy(absent::require).isExactlyInstanceOf(MissingLibraryException.class)
-        .hasMessage("brotli compression needs org.example:brotli on the classpath; add it as a dependency");
+    assertThatThrownBy(absent::require)
+        .isExactlyInstanceOf(MissingLibraryException.class)
+        .hasMessage(
+            "brotli compression needs org.example:brotli on the classpath; add it as a dependency");
     assertThat(OptionalLibrary.ZSTD.isPresent()).isTrue();
     assertThat(OptionalLibrary.LZ4.isPresent()).isTrue();
     assertThat(OptionalLibrary.ZSTD.coordinates()).isEqualTo("com.github.luben:zstd-jni");
@@ -101,7 +128,8 @@ class ZstdDictionaryUnitTests {
         .isEqualTo("zstd-dict(level 5, dictionary e43d0dee) from 10 bytes");
     assertThat(Compression.zstd()).isEqualTo(Compression.zstd(Compression.DEFAULT_ZSTD_LEVEL));
     assertThat(Compression.zstd().minSize(1)).isNotEqualTo(Compression.zstd());
-    assertThat(Compression.zstd(TestDictionaries.TINY).dictionary()).contains(TestDictionaries.TINY);
+    assertThat(Compression.zstd(TestDictionaries.TINY).dictionary())
+        .contains(TestDictionaries.TINY);
     assertThat(Compression.lz4().dictionary()).isEmpty();
   }
 }

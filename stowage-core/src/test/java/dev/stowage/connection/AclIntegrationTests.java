@@ -45,7 +45,8 @@ class AclIntegrationTests {
     assertThatThrownBy(() -> Stowage.builder().redis(uri(redis, "app", "wrong")).build())
         .isInstanceOf(StowageException.class)
         .isNotInstanceOf(CacheUnavailableException.class)
-        .hasMessageStartingWith("Redis at 127.0.0.1:" + redis.port() + " refused the credentials: WRONGPASS");
+        .hasMessageStartingWith(
+            "Redis at 127.0.0.1:" + redis.port() + " refused the credentials: WRONGPASS");
     try (Stowage stowage = Stowage.builder().redis(uri(redis, "app", "right")).build()) {
       stowage.cache("acl-app", Item.class).build().put("1", Samples.item(1));
       assertThat(redis.reply("EXISTS", "acl-app:1")).isEqualTo(1L);
@@ -58,13 +59,26 @@ class AclIntegrationTests {
 
     assertThatThrownBy(() -> Stowage.builder().redis(uri(redis, "disabled", "secret")).build())
         .isInstanceOf(StowageException.class)
-        .hasMessageStartingWith("Redis at 127.0.0.1:" + redis.port() + " refused the credentials: WRONGPASS");
+        .hasMessageStartingWith(
+            "Redis at 127.0.0.1:" + redis.port() + " refused the credentials: WRONGPASS");
   }
 
   @Test
   void aUserWithTheRulesTheReadmeNamesCanUseCachesFeedsAndDictionaries(RedisServer redis) {
-    user(redis, "minimal", "on", ">secret", "~readme-items:*", "~readme-feed", "~readme-feed:*", "~counter", "~stowage:*",
-        "+@read", "+@write", "+@scripting", "+@connection");
+    user(
+        redis,
+        "minimal",
+        "on",
+        ">secret",
+        "~readme-items:*",
+        "~readme-feed",
+        "~readme-feed:*",
+        "~counter",
+        "~stowage:*",
+        "+@read",
+        "+@write",
+        "+@scripting",
+        "+@connection");
 
     try (Stowage stowage = Stowage.builder().redis(uri(redis, "minimal", "secret")).build()) {
       RedisCache<String, Item> items = stowage.cache("readme-items", Item.class).build();
@@ -78,19 +92,22 @@ class AclIntegrationTests {
       Feed<BoardRecord> feed = stowage.feed("readme-feed", BoardRecord.class).build();
       feed.addAll(Samples.boards(3));
       assertThat(feed.page(1, 10)).hasSize(3);
-
     }
     // A dictionary learned from 100 values, recorded under stowage:learned:… and stowage:dict:…, by
     // another process (within one Stowage, readme-items:boards: would overlap readme-items:).
     try (Stowage stowage = Stowage.builder().redis(uri(redis, "minimal", "secret")).build()) {
-      RedisCache<String, BoardRecord> boards = stowage.cache("readme-items", BoardRecord.class)
-          .keyPrefix("readme-items:boards:")
-          .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024)).build();
+      RedisCache<String, BoardRecord> boards =
+          stowage
+              .cache("readme-items", BoardRecord.class)
+              .keyPrefix("readme-items:boards:")
+              .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024))
+              .build();
       Map<String, BoardRecord> values = new LinkedHashMap<>();
       Samples.boards(110).forEach(board -> values.put(board.id(), board));
       boards.putAll(values);
-      await().atMost(Duration.ofSeconds(30)).untilAsserted(
-          () -> assertThat(stowage.dictionaries().list()).isNotEmpty());
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(stowage.dictionaries().list()).isNotEmpty());
       assertThat(boards.getAll(values.keySet())).isEqualTo(values);
     }
   }
@@ -100,14 +117,18 @@ class AclIntegrationTests {
     user(redis, "noscripts", "on", ">secret", "~*", "+@all", "-evalsha");
 
     try (Stowage stowage = Stowage.builder().redis(uri(redis, "noscripts", "secret")).build()) {
-      RedisCache<String, Item> items = stowage.cache("acl-noscripts", Item.class).ttl(Duration.ofMinutes(5)).build();
+      RedisCache<String, Item> items =
+          stowage.cache("acl-noscripts", Item.class).ttl(Duration.ofMinutes(5)).build();
       items.put("1", Samples.item(1));
       assertThat(items.get("1")).as("SET and GET are allowed").isEqualTo(Samples.item(1));
 
       assertThatThrownBy(() -> items.putAll(Map.of("2", Samples.item(2), "3", Samples.item(3))))
           .isInstanceOf(StowageException.class)
           .isNotInstanceOf(CacheUnavailableException.class)
-          .hasMessageStartingWith("Redis at 127.0.0.1:" + redis.port() + " refused EVALSHA (SET PX of 2 keys of cache 'acl-noscripts'): NOPERM")
+          .hasMessageStartingWith(
+              "Redis at 127.0.0.1:"
+                  + redis.port()
+                  + " refused EVALSHA (SET PX of 2 keys of cache 'acl-noscripts'): NOPERM")
           .hasMessageContaining("'evalsha'");
       Feed<BoardRecord> feed = stowage.feed("acl-feed", BoardRecord.class).build();
       assertThatThrownBy(() -> feed.add(Samples.board(1)))
@@ -125,7 +146,10 @@ class AclIntegrationTests {
       RedisCache<String, Item> items = stowage.cache("acl-elsewhere", Item.class).build();
       assertThatThrownBy(() -> items.get("1"))
           .isInstanceOf(StowageException.class)
-          .hasMessageStartingWith("Redis at 127.0.0.1:" + redis.port() + " refused GET (GET acl-elsewhere:1 of cache 'acl-elsewhere'): NOPERM");
+          .hasMessageStartingWith(
+              "Redis at 127.0.0.1:"
+                  + redis.port()
+                  + " refused GET (GET acl-elsewhere:1 of cache 'acl-elsewhere'): NOPERM");
       RedisCache<String, Item> allowed = stowage.cache("other", Item.class).build();
       allowed.put("1", Samples.item(1));
       assertThat(allowed.get("1")).isEqualTo(Samples.item(1));
@@ -136,10 +160,12 @@ class AclIntegrationTests {
   void aUserThatMayNotSelectItsDatabaseSaysRedisRefusedTheConnectionsSetup(RedisServer redis) {
     user(redis, "noselect", "on", ">secret", "~*", "+@all", "-select");
 
-    assertThatThrownBy(() -> Stowage.builder().redis(uri(redis, "noselect", "secret") + "/1").build())
+    assertThatThrownBy(
+            () -> Stowage.builder().redis(uri(redis, "noselect", "secret") + "/1").build())
         .isInstanceOf(StowageException.class)
         .isNotInstanceOf(CacheUnavailableException.class)
-        .hasMessageStartingWith("Redis at 127.0.0.1:" + redis.port() + " refused to set up the connection: NOPERM")
+        .hasMessageStartingWith(
+            "Redis at 127.0.0.1:" + redis.port() + " refused to set up the connection: NOPERM")
         .hasMessageContaining("'select'");
   }
 }

@@ -33,13 +33,16 @@ class ClientSettingsIntegrationTests {
     ClientResources resources = DefaultClientResources.create();
     try {
       Stowage first = Stowage.builder().redis(redis.uri()).clientResources(resources).build();
-      try (Stowage second = Stowage.builder().redis(redis.uri()).clientResources(resources).build()) {
+      try (Stowage second =
+          Stowage.builder().redis(redis.uri()).clientResources(resources).build()) {
         first.cache("shared-first", Item.class).build().put("1", Samples.item(1));
         first.close();
 
         RedisCache<String, Item> items = second.cache("shared-second", Item.class).build();
         items.put("1", Samples.item(1));
-        assertThat(items.get("1")).as("closing one Stowage leaves the other working").isEqualTo(Samples.item(1));
+        assertThat(items.get("1"))
+            .as("closing one Stowage leaves the other working")
+            .isEqualTo(Samples.item(1));
       }
       assertThat(resources.eventExecutorGroup().isShuttingDown()).isFalse();
       RedisClient application = RedisClient.create(resources, RedisURI.create(redis.uri()));
@@ -55,32 +58,42 @@ class ClientSettingsIntegrationTests {
 
   @Test
   void givenOptionsApplyWhileStowagesOwnGuaranteesStay() throws Exception {
-    ClientOptions options = ClientOptions.builder()
-        .protocolVersion(ProtocolVersion.RESP2)
-        .autoReconnect(false)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-        .build();
+    ClientOptions options =
+        ClientOptions.builder()
+            .protocolVersion(ProtocolVersion.RESP2)
+            .autoReconnect(false)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+            .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+            .build();
     try (RedisServer redis = RedisServer.start();
-         Stowage stowage = Stowage.builder().redis(redis.uri() + "?clientName=stowage-options")
-             .clientOptions(options).commandTimeout(TIMEOUT).build()) {
+        Stowage stowage =
+            Stowage.builder()
+                .redis(redis.uri() + "?clientName=stowage-options")
+                .clientOptions(options)
+                .commandTimeout(TIMEOUT)
+                .build()) {
       RedisCache<String, Item> items = stowage.cache("options", Item.class).build();
       items.put("1", Samples.item(1));
       assertThat(String.valueOf(redis.reply("CLIENT", "LIST")))
-          .as("the application's protocol version").containsPattern("name=stowage-options .*resp=2");
+          .as("the application's protocol version")
+          .containsPattern("name=stowage-options .*resp=2");
 
       redis.stop();
       long start = System.nanoTime();
       assertThatThrownBy(() -> items.get("1")).isInstanceOf(CacheUnavailableException.class);
       assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
-          .as("rejected at once or within the command timeout, not queued").isLessThan(2 * TIMEOUT.toMillis() + 1000);
+          .as("rejected at once or within the command timeout, not queued")
+          .isLessThan(2 * TIMEOUT.toMillis() + 1000);
 
       redis.restart();
-      await().atMost(Duration.ofSeconds(15)).ignoreException(CacheUnavailableException.class)
-          .untilAsserted(() -> {
-            items.put("2", Samples.item(2));
-            assertThat(items.get("2")).as("reconnected on its own").isEqualTo(Samples.item(2));
-          });
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .ignoreException(CacheUnavailableException.class)
+          .untilAsserted(
+              () -> {
+                items.put("2", Samples.item(2));
+                assertThat(items.get("2")).as("reconnected on its own").isEqualTo(Samples.item(2));
+              });
     }
   }
 }

@@ -39,7 +39,8 @@ class SentinelIntegrationTests {
 
       assertThat(items.get("1")).isEqualTo(Samples.item(1));
       assertThat(redis.master().reply("EXISTS", "sentinel-items:1")).isEqualTo(1L);
-      assertThat(stowage.address()).startsWith("mymaster (sentinels 127.0.0.1:" + redis.sentinels().get(0).port() + ", ");
+      assertThat(stowage.address())
+          .startsWith("mymaster (sentinels 127.0.0.1:" + redis.sentinels().get(0).port() + ", ");
     }
   }
 
@@ -57,31 +58,49 @@ class SentinelIntegrationTests {
 
   @Test
   void cachesFeedsAndDictionariesMadeBeforeAFailoverWorkOnTheNewMaster(RedisSentinelSet redis) {
-    try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofMillis(500)).build()) {
+    try (Stowage stowage =
+        Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofMillis(500)).build()) {
       RedisCache<String, Item> items = stowage.cache("failover-items", Item.class).build();
       RedisCache<String, BoardRecord> boards =
-          stowage.cache("failover-boards", BoardRecord.class)
-              .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.zstd(TestDictionaries.TINY)))
-            .build();
+          stowage
+              .cache("failover-boards", BoardRecord.class)
+              .encoding(
+                  Encoding.defaultFor(BoardRecord.class)
+                      .compression(Compression.zstd(TestDictionaries.TINY)))
+              .build();
       Feed<BoardRecord> feed = stowage.feed("failover-feed", BoardRecord.class).build();
       items.putAll(items(1, 20));
       boards.put("1", Samples.board(1));
       feed.add(Samples.board(1));
       RedisServer former = redis.master();
       RedisServer replica = redis.replica();
-      await().atMost(SWITCH).untilAsserted(() -> assertThat(replica.reply("EXISTS", "failover-items:20",
-          "failover-boards:1", "failover-feed", DictionaryStore.key(TestDictionaries.TINY.id()))).isEqualTo(4L));
+      await()
+          .atMost(SWITCH)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          replica.reply(
+                              "EXISTS",
+                              "failover-items:20",
+                              "failover-boards:1",
+                              "failover-feed",
+                              DictionaryStore.key(TestDictionaries.TINY.id())))
+                      .isEqualTo(4L));
 
       RedisServer promoted = redis.failover();
       assertThat(promoted).isSameAs(replica).isNotSameAs(former);
 
       // The cache made before the failover writes to the new master once its connection follows.
       AtomicLong attempt = new AtomicLong();
-      await().atMost(SWITCH).ignoreException(CacheUnavailableException.class).untilAsserted(() -> {
-        String key = "after-" + attempt.incrementAndGet();
-        items.put(key, Samples.item(attempt.get()));
-        assertThat(promoted.reply("EXISTS", "failover-items:" + key)).isEqualTo(1L);
-      });
+      await()
+          .atMost(SWITCH)
+          .ignoreException(CacheUnavailableException.class)
+          .untilAsserted(
+              () -> {
+                String key = "after-" + attempt.incrementAndGet();
+                items.put(key, Samples.item(attempt.get()));
+                assertThat(promoted.reply("EXISTS", "failover-items:" + key)).isEqualTo(1L);
+              });
       assertThat(items.get("after-" + attempt.get())).isEqualTo(Samples.item(attempt.get()));
       assertThat(items.getAll(items(1, 20).keySet())).isEqualTo(items(1, 20));
       items.putAll(items(21, 10));
@@ -92,10 +111,13 @@ class SentinelIntegrationTests {
       assertThat(boards.get("2")).isEqualTo(Samples.board(2));
 
       assertThat(feed.add(Samples.board(2))).isEqualTo(2);
-      assertThat(feed.page(1, 10)).extracting(Feed.Entry::value).containsExactly(Samples.board(2), Samples.board(1));
+      assertThat(feed.page(1, 10))
+          .extracting(Feed.Entry::value)
+          .containsExactly(Samples.board(2), Samples.board(1));
       assertThat(promoted.reply("ZCARD", "failover-feed")).isEqualTo(1L);
 
-      ZstdDictionary another = ZstdDictionary.of("saved after the failover".getBytes(StandardCharsets.UTF_8));
+      ZstdDictionary another =
+          ZstdDictionary.of("saved after the failover".getBytes(StandardCharsets.UTF_8));
       assertThat(stowage.dictionaries().save(another)).isTrue();
       assertThat(promoted.reply("EXISTS", DictionaryStore.key(another.id()))).isEqualTo(1L);
       assertThat(stowage.dictionaries().list()).contains(TestDictionaries.TINY.id(), another.id());

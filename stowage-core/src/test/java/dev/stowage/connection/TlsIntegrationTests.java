@@ -44,45 +44,79 @@ class TlsIntegrationTests {
 
   @Test
   void withTheClientCertificateAValueRoundTrips() {
-    ClientOptions options = ClientOptions.builder()
-        .sslOptions(SslOptions.builder()
-            .keyManager(certificates.clientCertificate().toFile(), certificates.clientKey().toFile(), null)
-            .trustManager(certificates.caCertificate().toFile())
-            .build())
-        .build();
-    try (Stowage stowage = Stowage.builder().redis(redis.uri()).clientOptions(options).commandTimeout(TIMEOUT).build()) {
+    ClientOptions options =
+        ClientOptions.builder()
+            .sslOptions(
+                SslOptions.builder()
+                    .keyManager(
+                        certificates.clientCertificate().toFile(),
+                        certificates.clientKey().toFile(),
+                        null)
+                    .trustManager(certificates.caCertificate().toFile())
+                    .build())
+            .build();
+    try (Stowage stowage =
+        Stowage.builder()
+            .redis(redis.uri())
+            .clientOptions(options)
+            .commandTimeout(TIMEOUT)
+            .build()) {
       RedisCache<String, Item> items = stowage.cache("tls", Item.class).build();
       items.put("1", Samples.item(1));
 
       assertThat(items.get("1")).isEqualTo(Samples.item(1));
       assertThat(redis.reply("EXISTS", "tls:1")).isEqualTo(1L);
-      assertThat(String.valueOf(redis.reply("CLIENT", "LIST"))).as("Stowage's own connection is there")
-          .contains("cmd=client|list").containsPattern("cmd=(get|set|client\\|setinfo|hello)");
+      assertThat(String.valueOf(redis.reply("CLIENT", "LIST")))
+          .as("Stowage's own connection is there")
+          .contains("cmd=client|list")
+          .containsPattern("cmd=(get|set|client\\|setinfo|hello)");
     }
   }
 
   @Test
   void withoutTheClientCertificateBuildingFailsSayingTheTlsHandshakeFailed() {
-    ClientOptions trustOnly = ClientOptions.builder()
-        .sslOptions(SslOptions.builder().trustManager(certificates.caCertificate().toFile()).build())
-        .build();
-    assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).clientOptions(trustOnly).commandTimeout(TIMEOUT).build())
+    ClientOptions trustOnly =
+        ClientOptions.builder()
+            .sslOptions(
+                SslOptions.builder().trustManager(certificates.caCertificate().toFile()).build())
+            .build();
+    assertThatThrownBy(
+            () ->
+                Stowage.builder()
+                    .redis(redis.uri())
+                    .clientOptions(trustOnly)
+                    .commandTimeout(TIMEOUT)
+                    .build())
         .isInstanceOf(CacheUnavailableException.class)
-        .hasMessageStartingWith("cannot connect to Redis at 127.0.0.1:" + redis.port() + ": the TLS handshake failed (")
-        .message().as("the server's alert: TLS 1.3 says certificate_required, TLS 1.2 bad_certificate")
+        .hasMessageStartingWith(
+            "cannot connect to Redis at 127.0.0.1:" + redis.port() + ": the TLS handshake failed (")
+        .message()
+        .as("the server's alert: TLS 1.3 says certificate_required, TLS 1.2 bad_certificate")
         .containsAnyOf("certificate_required", "bad_certificate", "handshake_failure");
   }
 
   @Test
   void withoutTrustingTheServersAuthorityBuildingFailsSayingTheTlsHandshakeFailed() {
-    ClientOptions clientOnly = ClientOptions.builder()
-        .sslOptions(SslOptions.builder()
-            .keyManager(certificates.clientCertificate().toFile(), certificates.clientKey().toFile(), null)
-            .build())
-        .build();
-    assertThatThrownBy(() -> Stowage.builder().redis(redis.uri()).clientOptions(clientOnly).commandTimeout(TIMEOUT).build())
+    ClientOptions clientOnly =
+        ClientOptions.builder()
+            .sslOptions(
+                SslOptions.builder()
+                    .keyManager(
+                        certificates.clientCertificate().toFile(),
+                        certificates.clientKey().toFile(),
+                        null)
+                    .build())
+            .build();
+    assertThatThrownBy(
+            () ->
+                Stowage.builder()
+                    .redis(redis.uri())
+                    .clientOptions(clientOnly)
+                    .commandTimeout(TIMEOUT)
+                    .build())
         .isInstanceOf(CacheUnavailableException.class)
-        .hasMessageStartingWith("cannot connect to Redis at 127.0.0.1:" + redis.port() + ": the TLS handshake failed (")
+        .hasMessageStartingWith(
+            "cannot connect to Redis at 127.0.0.1:" + redis.port() + ": the TLS handshake failed (")
         .hasMessageContaining("certification path");
   }
 }

@@ -60,8 +60,12 @@ class BoardRecordEnvelopeUnitTests {
         plain("fory", Codecs.fory(BoardRecord.class)),
         plain("jdk", Codecs.jdk(BoardRecord.class)),
         plain("fastjson2", Codecs.fastjson2(BoardRecord.class)),
-        new Form<>("protobuf", Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class), ProtobufForms::toProtobuf),
-        new Form<>("avro", Codecs.avro(dev.stowage.samples.avro.BoardRecord.class), AvroForms::toAvro),
+        new Form<>(
+            "protobuf",
+            Codecs.protobuf(dev.stowage.samples.protobuf.BoardRecord.class),
+            ProtobufForms::toProtobuf),
+        new Form<>(
+            "avro", Codecs.avro(dev.stowage.samples.avro.BoardRecord.class), AvroForms::toAvro),
         new Form<>("thrift", Codecs.thrift(TBoardRecord.class), ThriftForms::toThrift));
   }
 
@@ -69,23 +73,33 @@ class BoardRecordEnvelopeUnitTests {
     return new Form<>(name, codec, Function.identity());
   }
 
-  /** none, lz4, zstd, and zstd with a 16 KiB dictionary trained on 1000 other records in this codec's bytes. */
+  /**
+   * none, lz4, zstd, and zstd with a 16 KiB dictionary trained on 1000 other records in this
+   * codec's bytes.
+   */
   static <T> List<Compression> compressions(Form<T> form) {
-    return List.of(Compression.none(), Compression.lz4(), Compression.zstd(), Compression.zstd(dictionary(form)));
+    return List.of(
+        Compression.none(),
+        Compression.lz4(),
+        Compression.zstd(),
+        Compression.zstd(dictionary(form)));
   }
 
   private static <T> ZstdDictionary dictionary(Form<T> form) {
-    return DICTIONARIES.computeIfAbsent(form.name(), name -> {
-      List<byte[]> samples = new ArrayList<>();
-      for (BoardRecord record : Samples.boards(10_000, 1000)) {
-        samples.add(form.codec().encode(form.convert().apply(record)));
-      }
-      return ZstdDictionary.train(samples, 16 * 1024);
-    });
+    return DICTIONARIES.computeIfAbsent(
+        form.name(),
+        name -> {
+          List<byte[]> samples = new ArrayList<>();
+          for (BoardRecord record : Samples.boards(10_000, 1000)) {
+            samples.add(form.codec().encode(form.convert().apply(record)));
+          }
+          return ZstdDictionary.train(samples, 16 * 1024);
+        });
   }
 
   static Stream<Arguments> codecsAndCompressions() {
-    return forms().stream().flatMap(form -> compressions(form).stream().map(c -> Arguments.of(form, c)));
+    return forms().stream()
+        .flatMap(form -> compressions(form).stream().map(c -> Arguments.of(form, c)));
   }
 
   @ParameterizedTest(name = "{0} {1}")
@@ -94,13 +108,16 @@ class BoardRecordEnvelopeUnitTests {
     Codec<T> other = new RenumberedCodec<>(form.codec(), 200);
     int compressed = 0;
     for (BoardRecord record : GENERATED) {
-      byte[] encoded = EnvelopeRoundTrip.assertRoundTrip(form.codec(), other, compression, form.convert().apply(record));
+      byte[] encoded =
+          EnvelopeRoundTrip.assertRoundTrip(
+              form.codec(), other, compression, form.convert().apply(record));
       if (Envelope.readHeader(encoded).compressionId() != CompressionIds.NONE) {
         compressed++;
       }
     }
     for (BoardRecord record : EDGES) {
-      EnvelopeRoundTrip.assertRoundTrip(form.codec(), other, compression, form.convert().apply(record));
+      EnvelopeRoundTrip.assertRoundTrip(
+          form.codec(), other, compression, form.convert().apply(record));
     }
     if (compression.id() == CompressionIds.ZSTD_DICT) {
       assertThat(compressed).as("records the dictionary compressed").isEqualTo(GENERATED.size());
@@ -110,35 +127,42 @@ class BoardRecordEnvelopeUnitTests {
   @Test
   void aValueWrittenWithAnyCodecAndCompressionReadsThroughAReaderConfiguredForAnyOther() {
     // The codecs that take the plain record; each is written with all four compressions.
-    List<Form<BoardRecord>> plain = forms().stream()
-        .filter(form -> form.name().matches("json|msgpack|msgpack-compact|kryo|fory|jdk|fastjson2"))
-        .map(BoardRecordEnvelopeUnitTests::cast)
-        .toList();
+    List<Form<BoardRecord>> plain =
+        forms().stream()
+            .filter(
+                form -> form.name().matches("json|msgpack|msgpack-compact|kryo|fory|jdk|fastjson2"))
+            .map(BoardRecordEnvelopeUnitTests::cast)
+            .toList();
     List<Codec<BoardRecord>> codecs = plain.stream().map(Form::codec).toList();
     List<ZstdDictionary> dictionaries = new ArrayList<>();
     Map<String, EnvelopeCodec<BoardRecord>> writers = new LinkedHashMap<>();
     for (Form<BoardRecord> form : plain) {
       for (Compression compression : compressions(form)) {
         compression.dictionary().ifPresent(dictionaries::add);
-        writers.put(form.name() + "+" + compressionName(compression),
+        writers.put(
+            form.name() + "+" + compressionName(compression),
             EnvelopeCodec.builder(form.codec()).compression(compression).build());
       }
     }
     List<BoardRecord> values = new ArrayList<>(GENERATED.subList(0, 5));
     values.addAll(EDGES);
     Map<String, List<byte[]>> written = new LinkedHashMap<>();
-    writers.forEach((name, writer) -> written.put(name, values.stream().map(writer::encode).toList()));
+    writers.forEach(
+        (name, writer) -> written.put(name, values.stream().map(writer::encode).toList()));
 
-    DictionaryResolver resolver = DictionaryResolver.of(dictionaries.toArray(ZstdDictionary[]::new));
+    DictionaryResolver resolver =
+        DictionaryResolver.of(dictionaries.toArray(ZstdDictionary[]::new));
     int checked = 0;
     for (Codec<BoardRecord> readCodec : codecs) {
-      for (Compression readCompression : List.of(Compression.none(), Compression.lz4(), Compression.zstd())) {
+      for (Compression readCompression :
+          List.of(Compression.none(), Compression.lz4(), Compression.zstd())) {
         EnvelopeCodec<BoardRecord> reader = readerFor(readCodec, readCompression, codecs, resolver);
         for (Map.Entry<String, List<byte[]>> entry : written.entrySet()) {
           for (int i = 0; i < values.size(); i++) {
             assertThat(reader.decode(entry.getValue().get(i)))
-                .as("%s value %d read by a reader writing %s+%s", entry.getKey(), i, readCodec.name(),
-                    compressionName(readCompression))
+                .as(
+                    "%s value %d read by a reader writing %s+%s",
+                    entry.getKey(), i, readCodec.name(), compressionName(readCompression))
                 .isEqualTo(values.get(i));
             checked++;
           }
@@ -152,8 +176,10 @@ class BoardRecordEnvelopeUnitTests {
   void jsonWithZstdReadsThroughACacheConfiguredForMsgpackWithLz4AndBack() {
     Codec<BoardRecord> json = Codecs.json(BoardRecord.class);
     Codec<BoardRecord> msgpack = Codecs.msgpackCompact(BoardRecord.class);
-    EnvelopeCodec<BoardRecord> jsonZstd = EnvelopeCodec.builder(json).compression(Compression.zstd()).alsoRead(msgpack).build();
-    EnvelopeCodec<BoardRecord> msgpackLz4 = EnvelopeCodec.builder(msgpack).compression(Compression.lz4()).alsoRead(json).build();
+    EnvelopeCodec<BoardRecord> jsonZstd =
+        EnvelopeCodec.builder(json).compression(Compression.zstd()).alsoRead(msgpack).build();
+    EnvelopeCodec<BoardRecord> msgpackLz4 =
+        EnvelopeCodec.builder(msgpack).compression(Compression.lz4()).alsoRead(json).build();
     for (BoardRecord record : GENERATED) {
       byte[] fromJson = jsonZstd.encode(record);
       byte[] fromMsgpack = msgpackLz4.encode(record);
@@ -165,8 +191,12 @@ class BoardRecordEnvelopeUnitTests {
   }
 
   private static EnvelopeCodec<BoardRecord> readerFor(
-      Codec<BoardRecord> write, Compression compression, List<Codec<BoardRecord>> all, DictionaryResolver resolver) {
-    EnvelopeCodec.Builder<BoardRecord> builder = EnvelopeCodec.builder(write).compression(compression).dictionaries(resolver);
+      Codec<BoardRecord> write,
+      Compression compression,
+      List<Codec<BoardRecord>> all,
+      DictionaryResolver resolver) {
+    EnvelopeCodec.Builder<BoardRecord> builder =
+        EnvelopeCodec.builder(write).compression(compression).dictionaries(resolver);
     Set<Integer> ids = new HashSet<>();
     ids.add(write.id());
     for (Codec<BoardRecord> codec : all) {

@@ -25,14 +25,18 @@ class EnvelopeDocumentUnitTests {
     Map<String, byte[]> documented = new LinkedHashMap<>();
     Matcher matcher = VECTOR.matcher(document);
     while (matcher.find()) {
-      documented.put(matcher.group(1), HexFormat.of().parseHex(matcher.group(2).replaceAll("\\s+", "")));
+      documented.put(
+          matcher.group(1), HexFormat.of().parseHex(matcher.group(2).replaceAll("\\s+", "")));
     }
 
-    assertThat(documented.keySet()).containsExactlyElementsOf(
-        EnvelopeVectors.all().stream().map(EnvelopeVectors.Vector::name).toList());
+    assertThat(documented.keySet())
+        .containsExactlyElementsOf(
+            EnvelopeVectors.all().stream().map(EnvelopeVectors.Vector::name).toList());
     for (EnvelopeVectors.Vector vector : EnvelopeVectors.all()) {
       byte[] bytes = documented.get(vector.name());
-      assertThat(bytes).as("%s in docs/ENVELOPE.md against the golden file", vector.name()).isEqualTo(vector.golden());
+      assertThat(bytes)
+          .as("%s in docs/ENVELOPE.md against the golden file", vector.name())
+          .isEqualTo(vector.golden());
       assertThat(EnvelopeVectors.reader().decode(bytes)).isEqualTo(vector.value());
       assertThat(vector.writer().encode(vector.value())).as(vector.name()).isEqualTo(bytes);
       assertThat(document).contains("```hex\n" + EnvelopeVectors.documentHex(bytes) + "\n```");
@@ -42,7 +46,8 @@ class EnvelopeDocumentUnitTests {
   @Test
   void theDocumentNamesTheTinyDictionaryAndItsId() throws IOException {
     String document = Files.readString(document(), StandardCharsets.UTF_8);
-    assertThat(document).contains("\n" + TestDictionaries.TINY_TEXT + "\n")
+    assertThat(document)
+        .contains("\n" + TestDictionaries.TINY_TEXT + "\n")
         .contains("Its id is `" + TestDictionaries.TINY.hexId() + "`")
         .contains(TestDictionaries.TINY.size() + " bytes of UTF-8 text");
   }
@@ -58,7 +63,9 @@ class EnvelopeDocumentUnitTests {
   }
 
   private static Path document() {
-    for (Path directory = Path.of("").toAbsolutePath(); directory != null; directory = directory.getParent()) {
+    for (Path directory = Path.of("").toAbsolutePath();
+        directory != null;
+        directory = directory.getParent()) {
       Path candidate = directory.resolve("docs/ENVELOPE.md");
       if (Files.isRegularFile(candidate)) {
         return candidate;

@@ -47,32 +47,51 @@ class EnvelopeFuzzUnitTests {
         assertThat(e.getMessage()).isNotBlank();
         outcome = e.getClass().getSimpleName();
       } catch (Throwable t) {
-        throw new AssertionError("case " + i + " (seed " + SEED + ") escaped with " + t + " on bytes "
-            + HexFormat.of().formatHex(mutated, 0, Math.min(mutated.length, 200)), t);
+        throw new AssertionError(
+            "case "
+                + i
+                + " (seed "
+                + SEED
+                + ") escaped with "
+                + t
+                + " on bytes "
+                + HexFormat.of().formatHex(mutated, 0, Math.min(mutated.length, 200)),
+            t);
       }
       outcomes.merge(outcome, 1, Integer::sum);
     }
 
     assertThat(outcomes.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(CASES);
-    assertThat(outcomes).as("the mutations reach every outcome").containsKeys("decoded",
-        EnvelopeException.class.getSimpleName(), CodecException.class.getSimpleName(),
-        DictionaryNotFoundException.class.getSimpleName());
+    assertThat(outcomes)
+        .as("the mutations reach every outcome")
+        .containsKeys(
+            "decoded",
+            EnvelopeException.class.getSimpleName(),
+            CodecException.class.getSimpleName(),
+            DictionaryNotFoundException.class.getSimpleName());
   }
 
   private static EnvelopeCodec.Builder<String> reader() {
-    return EnvelopeCodec.builder(TestCodecs.UTF8).alsoRead(TestCodecs.UTF16)
+    return EnvelopeCodec.builder(TestCodecs.UTF8)
+        .alsoRead(TestCodecs.UTF16)
         .dictionaries(DictionaryResolver.of(TestDictionaries.TINY))
         .maxDecodedSize(64 * 1024);
   }
 
   private static List<byte[]> validEnvelopes(Random random) {
-    List<String> values = List.of("", "x", "{\"id\":7,\"title\":\"stowage\",\"tags\":[\"redis\",\"cache\"]}".repeat(3),
-        "한국어 中文 🚀".repeat(20), "\0".repeat(5000));
+    List<String> values =
+        List.of(
+            "",
+            "x",
+            "{\"id\":7,\"title\":\"stowage\",\"tags\":[\"redis\",\"cache\"]}".repeat(3),
+            "한국어 中文 🚀".repeat(20),
+            "\0".repeat(5000));
     List<byte[]> envelopes = new ArrayList<>();
     for (Compression compression : EnvelopeRoundTrip.compressions()) {
       for (int schema : new int[] {-1, 0, 300, Integer.MAX_VALUE}) {
-        EnvelopeCodec.Builder<String> builder = EnvelopeCodec.builder(random.nextBoolean() ? TestCodecs.UTF8 : TestCodecs.UTF16)
-            .compression(compression.minSize(0));
+        EnvelopeCodec.Builder<String> builder =
+            EnvelopeCodec.builder(random.nextBoolean() ? TestCodecs.UTF8 : TestCodecs.UTF16)
+                .compression(compression.minSize(0));
         if (schema >= 0) {
           builder.schemaVersion(schema);
         }

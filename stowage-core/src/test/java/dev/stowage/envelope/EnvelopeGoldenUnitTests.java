@@ -10,7 +10,9 @@ import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The committed envelopes under src/test/resources/envelope guard the wire format across versions. */
+/**
+ * The committed envelopes under src/test/resources/envelope guard the wire format across versions.
+ */
 class EnvelopeGoldenUnitTests {
 
   static List<EnvelopeVectors.Vector> vectors() {
@@ -26,7 +28,8 @@ class EnvelopeGoldenUnitTests {
     assertThat(reader.decode(golden)).isEqualTo(vector.value());
     assertThat(vector.writer().decode(golden)).isEqualTo(vector.value());
     assertThat(vector.writer().encode(vector.value()))
-        .as("re-encoding %s", vector.name()).isEqualTo(golden);
+        .as("re-encoding %s", vector.name())
+        .isEqualTo(golden);
 
     Envelope.Header header = Envelope.readHeader(golden);
     assertThat(header.codecId()).isEqualTo(vector.writer().writeCodec().id());
@@ -38,7 +41,8 @@ class EnvelopeGoldenUnitTests {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("vectors")
-  void everyProperPrefixOfAGoldenFileIsRejectedOrDecodesToSomethingElse(EnvelopeVectors.Vector vector) {
+  void everyProperPrefixOfAGoldenFileIsRejectedOrDecodesToSomethingElse(
+      EnvelopeVectors.Vector vector) {
     byte[] golden = vector.golden();
     EnvelopeCodec<String> reader = EnvelopeVectors.reader();
     for (int length = 0; length < golden.length; length++) {

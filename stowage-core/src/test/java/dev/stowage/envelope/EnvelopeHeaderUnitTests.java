@@ -76,40 +76,42 @@ class EnvelopeHeaderUnitTests {
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
-  @CsvSource(delimiter = '|', value = {
-      "''                        | not a Stowage value: the value is empty",
-      "7b 22 69 64               | not a Stowage value: it starts with 7b 22 69 64, not the magic byte c1",
-      "ac ed 00 05 73            | not a Stowage value",
-      "c1                        | truncated envelope: 1 bytes",
-      "c1 10                     | truncated envelope: 2 bytes",
-      "c1 10 0a                  | truncated envelope: 3 bytes",
-      "c1 00 0a 00               | unsupported envelope version 0",
-      "c1 20 0a 00               | unsupported envelope version 2",
-      "c1 f1 0a 00               | unsupported envelope version 15",
-      "c1 12 0a 00               | unknown envelope flags 0x2",
-      "c1 14 0a 00               | unknown envelope flags 0x4",
-      "c1 18 0a 00 00            | unknown envelope flags 0x8",
-      "c1 1f 0a 00               | unknown envelope flags 0xf",
-      "c1 10 00 00               | codec id 0 is reserved",
-      "c1 10 0a 05               | unknown compression id 5",
-      "c1 10 0a 04               | truncated dictionary id varint",
-      "c1 10 0a 04 80 00         | dictionary id varint is not minimally encoded",
-      "c1 10 0a ff               | unknown compression id 255",
-      "c1 10 0a 03               | truncated dictionary id varint",
-      "c1 10 0a 03 80            | truncated dictionary id varint",
-      "c1 10 0a 03 ff ff ff ff   | truncated dictionary id varint",
-      "c1 10 0a 03 80 80 80 80 80 01 | dictionary id varint is longer than 5 bytes",
-      "c1 10 0a 03 ff ff ff ff 1f | dictionary id varint overflows",
-      "c1 10 0a 03 80 00         | dictionary id varint is not minimally encoded",
-      "c1 10 0a 03 81 80 00      | dictionary id varint is not minimally encoded",
-      "c1 11 0a 00               | truncated schema version varint",
-      "c1 11 0a 00 ac            | truncated schema version varint",
-      "c1 11 0a 00 ff ff ff ff 0f | schema version varint overflows",
-      "c1 11 0a 00 ff ff ff ff 08 | schema version varint overflows",
-      "c1 11 0a 00 80 80 80 80 80 | schema version varint is longer than 5 bytes",
-      "c1 11 0a 00 80 00         | schema version varint is not minimally encoded",
-      "c1 11 0a 03 05            | truncated schema version varint",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "''                        | not a Stowage value: the value is empty",
+        "7b 22 69 64               | not a Stowage value: it starts with 7b 22 69 64, not the magic byte c1",
+        "ac ed 00 05 73            | not a Stowage value",
+        "c1                        | truncated envelope: 1 bytes",
+        "c1 10                     | truncated envelope: 2 bytes",
+        "c1 10 0a                  | truncated envelope: 3 bytes",
+        "c1 00 0a 00               | unsupported envelope version 0",
+        "c1 20 0a 00               | unsupported envelope version 2",
+        "c1 f1 0a 00               | unsupported envelope version 15",
+        "c1 12 0a 00               | unknown envelope flags 0x2",
+        "c1 14 0a 00               | unknown envelope flags 0x4",
+        "c1 18 0a 00 00            | unknown envelope flags 0x8",
+        "c1 1f 0a 00               | unknown envelope flags 0xf",
+        "c1 10 00 00               | codec id 0 is reserved",
+        "c1 10 0a 05               | unknown compression id 5",
+        "c1 10 0a 04               | truncated dictionary id varint",
+        "c1 10 0a 04 80 00         | dictionary id varint is not minimally encoded",
+        "c1 10 0a ff               | unknown compression id 255",
+        "c1 10 0a 03               | truncated dictionary id varint",
+        "c1 10 0a 03 80            | truncated dictionary id varint",
+        "c1 10 0a 03 ff ff ff ff   | truncated dictionary id varint",
+        "c1 10 0a 03 80 80 80 80 80 01 | dictionary id varint is longer than 5 bytes",
+        "c1 10 0a 03 ff ff ff ff 1f | dictionary id varint overflows",
+        "c1 10 0a 03 80 00         | dictionary id varint is not minimally encoded",
+        "c1 10 0a 03 81 80 00      | dictionary id varint is not minimally encoded",
+        "c1 11 0a 00               | truncated schema version varint",
+        "c1 11 0a 00 ac            | truncated schema version varint",
+        "c1 11 0a 00 ff ff ff ff 0f | schema version varint overflows",
+        "c1 11 0a 00 ff ff ff ff 08 | schema version varint overflows",
+        "c1 11 0a 00 80 80 80 80 80 | schema version varint is longer than 5 bytes",
+        "c1 11 0a 00 80 00         | schema version varint is not minimally encoded",
+        "c1 11 0a 03 05            | truncated schema version varint",
+      })
   void rejectsEveryMalformedHeader(String bytes, String message) {
     assertThatThrownBy(() -> Envelope.readHeader(hex(bytes)))
         .isExactlyInstanceOf(EnvelopeException.class)
@@ -127,23 +129,42 @@ class EnvelopeHeaderUnitTests {
   }
 
   @ParameterizedTest
-  @ValueSource(longs = {0, 1, 127, 128, 300, 16_383, 16_384, 2_097_151, 2_097_152, 268_435_455, 268_435_456,
-      Integer.MAX_VALUE, 0xFFFF_FFFFL})
+  @ValueSource(
+      longs = {
+        0,
+        1,
+        127,
+        128,
+        300,
+        16_383,
+        16_384,
+        2_097_151,
+        2_097_152,
+        268_435_455,
+        268_435_456,
+        Integer.MAX_VALUE,
+        0xFFFF_FFFFL
+      })
   void varintsRoundTripInTheirMinimalSize(long value) {
     byte[] buffer = new byte[8];
     int end = UnsignedVarint.write(value, buffer, 1);
-    int expectedSize = value < 1L << 7 ? 1 : value < 1L << 14 ? 2 : value < 1L << 21 ? 3 : value < 1L << 28 ? 4 : 5;
+    int expectedSize =
+        value < 1L << 7
+            ? 1
+            : value < 1L << 14 ? 2 : value < 1L << 21 ? 3 : value < 1L << 28 ? 4 : 5;
     assertThat(end - 1).isEqualTo(expectedSize).isEqualTo(UnsignedVarint.size(value));
     assertThat(UnsignedVarint.read(buffer, 1, end, 0xFFFF_FFFFL, "test")).isEqualTo(value);
     assertThatThrownBy(() -> UnsignedVarint.read(buffer, 1, end - 1, 0xFFFF_FFFFL, "test"))
-        .isInstanceOf(EnvelopeException.class).hasMessageContaining("truncated test varint");
+        .isInstanceOf(EnvelopeException.class)
+        .hasMessageContaining("truncated test varint");
   }
 
   @Test
   void varintsHoldOnlyUnsigned32BitValues() {
     assertThatThrownBy(() -> UnsignedVarint.size(-1)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> UnsignedVarint.write(0x1_0000_0000L, new byte[8], 0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0 to 4294967295");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0 to 4294967295");
   }
 
   @Test

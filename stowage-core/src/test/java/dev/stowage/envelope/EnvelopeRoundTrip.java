@@ -26,9 +26,13 @@ public final class EnvelopeRoundTrip {
   public static List<Compression> compressions() {
     return List.of(
         Compression.none(),
-        Compression.lz4(), Compression.lz4().minSize(0),
-        Compression.zstd(), Compression.zstd(19).minSize(0), Compression.zstd(-5),
-        Compression.zstd(TestDictionaries.TINY), Compression.zstd(TestDictionaries.TINY, 7).minSize(0));
+        Compression.lz4(),
+        Compression.lz4().minSize(0),
+        Compression.zstd(),
+        Compression.zstd(19).minSize(0),
+        Compression.zstd(-5),
+        Compression.zstd(TestDictionaries.TINY),
+        Compression.zstd(TestDictionaries.TINY, 7).minSize(0));
   }
 
   /**
@@ -37,7 +41,8 @@ public final class EnvelopeRoundTrip {
    * @param otherCodec a codec with another id and the same type, the write codec of the
    *     cross-reading check; its reader is told about {@code codec} with {@code alsoRead}
    */
-  public static <T> byte[] assertRoundTrip(Codec<T> codec, Codec<T> otherCodec, Compression compression, T value) {
+  public static <T> byte[] assertRoundTrip(
+      Codec<T> codec, Codec<T> otherCodec, Compression compression, T value) {
     EnvelopeCodec<T> writer = EnvelopeCodec.builder(codec).compression(compression).build();
     byte[] bare = codec.encode(value);
     byte[] encoded = writer.encode(value);
@@ -46,33 +51,44 @@ public final class EnvelopeRoundTrip {
     assertThat(header.version()).isEqualTo(1);
     assertThat(header.codecId()).isEqualTo(codec.id());
     if (codec instanceof EvolvingCodec<T> evolving) {
-      assertThat(header.schemaVersion()).as("an evolving codec's fingerprint").isEqualTo(Schemas.fingerprint(evolving.schema()));
+      assertThat(header.schemaVersion())
+          .as("an evolving codec's fingerprint")
+          .isEqualTo(Schemas.fingerprint(evolving.schema()));
     } else {
       assertThat(header.hasSchemaVersion()).isFalse();
     }
-    boolean eligible = compression.id() != CompressionIds.NONE && bare.length >= compression.minSize();
+    boolean eligible =
+        compression.id() != CompressionIds.NONE && bare.length >= compression.minSize();
     if (header.compressionId() == CompressionIds.NONE) {
       assertThat(Arrays.copyOfRange(encoded, header.payloadOffset(), encoded.length))
-          .as("an uncompressed payload is the codec's bytes").isEqualTo(bare);
+          .as("an uncompressed payload is the codec's bytes")
+          .isEqualTo(bare);
     } else {
       assertThat(eligible).as("compressed although below the threshold").isTrue();
       assertThat(header.compressionId()).isEqualTo(compression.id());
-      assertThat(encoded.length).as("compressed only when smaller").isLessThan(bare.length + header.payloadOffset());
+      assertThat(encoded.length)
+          .as("compressed only when smaller")
+          .isLessThan(bare.length + header.payloadOffset());
       assertThat(header.dictionaryId())
           .isEqualTo(compression.dictionary().map(d -> d.id()).orElse(-1L));
     }
     assertThat(writer.decode(encoded)).isEqualTo(value);
 
-    EnvelopeCodec<T> otherReader = EnvelopeCodec.builder(otherCodec)
-        .alsoRead(codec)
-        .compression(Compression.lz4())
-        .dictionaries(dictionariesFor(compression))
-        .build();
-    assertThat(otherReader.decode(encoded)).as("read through a reader writing " + otherCodec.name()).isEqualTo(value);
+    EnvelopeCodec<T> otherReader =
+        EnvelopeCodec.builder(otherCodec)
+            .alsoRead(codec)
+            .compression(Compression.lz4())
+            .dictionaries(dictionariesFor(compression))
+            .build();
+    assertThat(otherReader.decode(encoded))
+        .as("read through a reader writing " + otherCodec.name())
+        .isEqualTo(value);
     return encoded;
   }
 
-  /** The tiny test dictionary and the compression's own, which a reader writing lz4 must be told of. */
+  /**
+   * The tiny test dictionary and the compression's own, which a reader writing lz4 must be told of.
+   */
   private static DictionaryResolver dictionariesFor(Compression compression) {
     ZstdDictionary own = compression.dictionary().orElse(null);
     if (own == null || own.id() == TestDictionaries.TINY.id()) {

@@ -3,7 +3,10 @@ package dev.stowage.envelope;
 import java.util.Arrays;
 import java.util.Random;
 
-/** The fuzz tests' mutations of valid envelopes: bit flips, edge header bytes, cuts, runs, huge sizes. */
+/**
+ * The fuzz tests' mutations of valid envelopes: bit flips, edge header bytes, cuts, runs, huge
+ * sizes.
+ */
 public final class Mutations {
   private Mutations() {}
 
@@ -26,7 +29,9 @@ public final class Mutations {
         }
         case 2 -> { // change one of the header bytes to an edge value
           if (bytes.length > 3) {
-            int[] edges = {0x00, 0x01, 0x02, 0x03, 0x04, 0x0F, 0x10, 0x11, 0x12, 0x7F, 0x80, 0xC1, 0xFF};
+            int[] edges = {
+              0x00, 0x01, 0x02, 0x03, 0x04, 0x0F, 0x10, 0x11, 0x12, 0x7F, 0x80, 0xC1, 0xFF
+            };
             bytes[1 + random.nextInt(3)] = (byte) edges[random.nextInt(edges.length)];
           }
         }
@@ -61,7 +66,8 @@ public final class Mutations {
         case 7 -> { // overwrite a 4-byte little-endian field with a huge size
           if (bytes.length >= 8) {
             int at = 4 + random.nextInt(bytes.length - 7);
-            int huge = random.nextBoolean() ? Integer.MAX_VALUE : 0x4000_0000 + random.nextInt(1 << 20);
+            int huge =
+                random.nextBoolean() ? Integer.MAX_VALUE : 0x4000_0000 + random.nextInt(1 << 20);
             for (int k = 0; k < 4; k++) {
               bytes[at + k] = (byte) (huge >>> (8 * k));
             }

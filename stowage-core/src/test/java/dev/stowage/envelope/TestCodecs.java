@@ -10,14 +10,17 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Two small string codecs for envelope tests, independent of the built-in codecs: strict UTF-8 under
- * the built-in {@link CodecIds#STRING} id, and strict UTF-16BE under the first user id.
+ * Two small string codecs for envelope tests, independent of the built-in codecs: strict UTF-8
+ * under the built-in {@link CodecIds#STRING} id, and strict UTF-16BE under the first user id.
  */
 public final class TestCodecs {
   /** UTF-8 text, id 10. */
-  public static final Codec<String> UTF8 = new StrictTextCodec(CodecIds.STRING, StandardCharsets.UTF_8);
+  public static final Codec<String> UTF8 =
+      new StrictTextCodec(CodecIds.STRING, StandardCharsets.UTF_8);
+
   /** UTF-16BE text, id 128 ("user-128"). */
-  public static final Codec<String> UTF16 = new StrictTextCodec(CodecIds.USER_MIN, StandardCharsets.UTF_16BE);
+  public static final Codec<String> UTF16 =
+      new StrictTextCodec(CodecIds.USER_MIN, StandardCharsets.UTF_16BE);
 
   private TestCodecs() {}
 
@@ -44,7 +47,8 @@ public final class TestCodecs {
     @Override
     public String decode(byte[] data, int offset, int length) {
       try {
-        return charset.newDecoder()
+        return charset
+            .newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT)
             .decode(ByteBuffer.wrap(data, offset, length))

@@ -10,7 +10,8 @@ public final class TestDictionaries {
       "{\"id\":,\"title\":\"\",\"author\":\"\",\"content\":\"\",\"tags\":[\"stowage\",\"redis\",\"cache\"]}";
 
   /** A raw-content zstd dictionary: zstd accepts any bytes as a dictionary. */
-  public static final ZstdDictionary TINY = ZstdDictionary.of(TINY_TEXT.getBytes(StandardCharsets.UTF_8));
+  public static final ZstdDictionary TINY =
+      ZstdDictionary.of(TINY_TEXT.getBytes(StandardCharsets.UTF_8));
 
   private TestDictionaries() {}
 }

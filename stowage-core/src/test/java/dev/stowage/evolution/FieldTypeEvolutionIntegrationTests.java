@@ -65,96 +65,152 @@ import org.junit.jupiter.params.provider.ValueSource;
  * type and sample value of the writer's type, one process writes and another reads. Each read is
  * either a miss (refused, with a message that names the field) or exactly the value written
  * (numbers by their exact decimal value, text by its string, temporal values by their value, enums
- * by name, lists and maps element by element). Checked at the codec (every pair, with the
- * refusal's message, in both MessagePack shapes) and through real caches on a real Redis, where
- * the reader finds the writer's schema in Redis and a refusal is a counted decode failure.
+ * by name, lists and maps element by element). Checked at the codec (every pair, with the refusal's
+ * message, in both MessagePack shapes) and through real caches on a real Redis, where the reader
+ * finds the writer's schema in Redis and a refusal is a counted decode failure.
  *
- * <p>The variants are compiled in one run of the compiler, each in a package of its own
- * ({@code evo.v<n>.Holder}): schemas never name the application's classes, so the package changes
- * nothing but keeps the test within seconds.
+ * <p>The variants are compiled in one run of the compiler, each in a package of its own ({@code
+ * evo.v<n>.Holder}): schemas never name the application's classes, so the package changes nothing
+ * but keeps the test within seconds.
  */
 @WithRedis
 class FieldTypeEvolutionIntegrationTests {
-  private static final List<FieldType> TYPES = List.of(
-      type("boolean", true, false),
-      type("Boolean", Boolean.TRUE),
-      type("byte", (byte) -128, (byte) 127, (byte) 5),
-      type("Byte", (byte) -3),
-      type("short", (short) -32768, (short) 300),
-      type("Short", (short) 1000),
-      type("int", 200, Integer.MIN_VALUE, Integer.MAX_VALUE, 16_777_217),
-      type("Integer", 200, -7),
-      type("long", 5_000_000_000L, 1_700_000_000_123L, 30_000L, Long.MIN_VALUE, 9_007_199_254_740_993L),
-      type("Long", 42L, -5_000_000_000L),
-      type("float", 0.1f, Float.MAX_VALUE, 16_777_216f, 1.5f),
-      type("Float", -2.75f),
-      type("double", 1e300, 0.1, 2.5, 1e-300),
-      type("Double", 3.0, -0.1),
-      type("char", 'a', '\u00e9'),
-      type("Character", 'Z'),
-      type("String", "hello", "200", "1700000000123", "RED", "2023-11-14T22:13:20Z", "x", "PT30S"),
-      type("java.math.BigInteger", new BigInteger("1180591620717411303424"), BigInteger.valueOf(-5)),
-      type("java.math.BigDecimal", new BigDecimal("1.50"), new BigDecimal("1E-40"),
-          new BigDecimal("12345678901234567890.123")),
-      type("java.util.UUID", UUID.fromString("3f2504e0-4f89-11d3-9a0c-0305e82c3301")),
-      type("java.time.Instant", Instant.ofEpochMilli(1_700_000_000_123L)),
-      type("java.time.Duration", Duration.ofSeconds(30), Duration.ofMillis(1_500)),
-      type("java.time.Period", Period.of(1, 2, 3)),
-      type("java.time.LocalDate", LocalDate.of(2023, 11, 14)),
-      type("java.time.LocalDateTime", LocalDateTime.of(2023, 11, 14, 22, 13, 20, 123_000_000)),
-      type("java.time.LocalTime", LocalTime.of(22, 13, 20)),
-      type("java.time.OffsetDateTime", OffsetDateTime.of(2023, 11, 14, 22, 13, 20, 0, ZoneOffset.ofHours(2))),
-      type("java.time.OffsetTime", OffsetTime.of(22, 13, 20, 0, ZoneOffset.ofHours(-5))),
-      type("java.time.ZonedDateTime", ZonedDateTime.of(2023, 11, 14, 22, 13, 20, 0, ZoneOffset.UTC)),
-      type("java.time.Year", Year.of(2023)),
-      type("java.time.YearMonth", YearMonth.of(2023, 11)),
-      type("java.time.MonthDay", MonthDay.of(11, 14)),
-      type("java.util.Date", new Date(1_700_000_000_123L)),
-      type("java.net.URI", URI.create("https://example.com/a?b=c")),
-      type("java.util.Locale", Locale.CANADA_FRENCH),
-      type("java.util.Currency", Currency.getInstance("EUR")),
-      enumType("Color", List.of("RED", "GREEN"), "RED", "GREEN"),
-      enumType("Color", List.of("RED", "GREEN", "BLUE"), "BLUE", "RED"),
-      enumType("Color", List.of("RED"), "RED"),
-      enumType("Shade", List.of("LIGHT", "DARK"), "DARK"),
-      type("byte[]", (Object) new byte[] {1, 2, -3}),
-      type("int[]", (Object) new int[] {1, 200}),
-      type("long[]", (Object) new long[] {5_000_000_000L, 7L}),
-      type("java.util.List<Integer>", List.of(1, 200, -3)),
-      type("java.util.List<Long>", List.of(5_000_000_000L, 7L)),
-      type("java.util.List<String>", List.of("a", "200")),
-      type("java.util.List<Double>", List.of(0.1, 1e300)),
-      type("java.util.List<java.time.Instant>", List.of(Instant.ofEpochSecond(1_700_000_000L))),
-      type("java.util.Map<String, Integer>", Map.of("a", 1, "b", 200)),
-      type("java.util.Map<String, Long>", Map.of("a", 5_000_000_000L)),
-      type("java.util.Map<Integer, String>", Map.of(1, "a", 200, "b")),
-      type("java.util.Map<Long, String>", Map.of(5_000_000_000L, "x")),
-      type("java.util.Map<String, String>", Map.of("1", "a")),
-      type("java.util.Optional<Integer>", Optional.of(200)),
-      type("java.util.Optional<String>", Optional.of("hello")),
-      type("Object", 200, "hello"));
+  private static final List<FieldType> TYPES =
+      List.of(
+          type("boolean", true, false),
+          type("Boolean", Boolean.TRUE),
+          type("byte", (byte) -128, (byte) 127, (byte) 5),
+          type("Byte", (byte) -3),
+          type("short", (short) -32768, (short) 300),
+          type("Short", (short) 1000),
+          type("int", 200, Integer.MIN_VALUE, Integer.MAX_VALUE, 16_777_217),
+          type("Integer", 200, -7),
+          type(
+              "long",
+              5_000_000_000L,
+              1_700_000_000_123L,
+              30_000L,
+              Long.MIN_VALUE,
+              9_007_199_254_740_993L),
+          type("Long", 42L, -5_000_000_000L),
+          type("float", 0.1f, Float.MAX_VALUE, 16_777_216f, 1.5f),
+          type("Float", -2.75f),
+          type("double", 1e300, 0.1, 2.5, 1e-300),
+          type("Double", 3.0, -0.1),
+          type("char", 'a', '\u00e9'),
+          type("Character", 'Z'),
+          type(
+              "String",
+              "hello",
+              "200",
+              "1700000000123",
+              "RED",
+              "2023-11-14T22:13:20Z",
+              "x",
+              "PT30S"),
+          type(
+              "java.math.BigInteger",
+              new BigInteger("1180591620717411303424"),
+              BigInteger.valueOf(-5)),
+          type(
+              "java.math.BigDecimal",
+              new BigDecimal("1.50"),
+              new BigDecimal("1E-40"),
+              new BigDecimal("12345678901234567890.123")),
+          type("java.util.UUID", UUID.fromString("3f2504e0-4f89-11d3-9a0c-0305e82c3301")),
+          type("java.time.Instant", Instant.ofEpochMilli(1_700_000_000_123L)),
+          type("java.time.Duration", Duration.ofSeconds(30), Duration.ofMillis(1_500)),
+          type("java.time.Period", Period.of(1, 2, 3)),
+          type("java.time.LocalDate", LocalDate.of(2023, 11, 14)),
+          type("java.time.LocalDateTime", LocalDateTime.of(2023, 11, 14, 22, 13, 20, 123_000_000)),
+          type("java.time.LocalTime", LocalTime.of(22, 13, 20)),
+          type(
+              "java.time.OffsetDateTime",
+              OffsetDateTime.of(2023, 11, 14, 22, 13, 20, 0, ZoneOffset.ofHours(2))),
+          type("java.time.OffsetTime", OffsetTime.of(22, 13, 20, 0, ZoneOffset.ofHours(-5))),
+          type(
+              "java.time.ZonedDateTime",
+              ZonedDateTime.of(2023, 11, 14, 22, 13, 20, 0, ZoneOffset.UTC)),
+          type("java.time.Year", Year.of(2023)),
+          type("java.time.YearMonth", YearMonth.of(2023, 11)),
+          type("java.time.MonthDay", MonthDay.of(11, 14)),
+          type("java.util.Date", new Date(1_700_000_000_123L)),
+          type("java.net.URI", URI.create("https://example.com/a?b=c")),
+          type("java.util.Locale", Locale.CANADA_FRENCH),
+          type("java.util.Currency", Currency.getInstance("EUR")),
+          enumType("Color", List.of("RED", "GREEN"), "RED", "GREEN"),
+          enumType("Color", List.of("RED", "GREEN", "BLUE"), "BLUE", "RED"),
+          enumType("Color", List.of("RED"), "RED"),
+          enumType("Shade", List.of("LIGHT", "DARK"), "DARK"),
+          type("byte[]", (Object) new byte[] {1, 2, -3}),
+          type("int[]", (Object) new int[] {1, 200}),
+          type("long[]", (Object) new long[] {5_000_000_000L, 7L}),
+          type("java.util.List<Integer>", List.of(1, 200, -3)),
+          type("java.util.List<Long>", List.of(5_000_000_000L, 7L)),
+          type("java.util.List<String>", List.of("a", "200")),
+          type("java.util.List<Double>", List.of(0.1, 1e300)),
+          type("java.util.List<java.time.Instant>", List.of(Instant.ofEpochSecond(1_700_000_000L))),
+          type("java.util.Map<String, Integer>", Map.of("a", 1, "b", 200)),
+          type("java.util.Map<String, Long>", Map.of("a", 5_000_000_000L)),
+          type("java.util.Map<Integer, String>", Map.of(1, "a", 200, "b")),
+          type("java.util.Map<Long, String>", Map.of(5_000_000_000L, "x")),
+          type("java.util.Map<String, String>", Map.of("1", "a")),
+          type("java.util.Optional<Integer>", Optional.of(200)),
+          type("java.util.Optional<String>", Optional.of("hello")),
+          type("Object", 200, "hello"));
 
-  /** Changes that must read, writer to reader: the exact widenings and what differs only in wrapping. */
-  private static final List<List<String>> WIDENINGS = List.of(
-      List.of("byte", "short"), List.of("byte", "int"), List.of("byte", "Long"), List.of("Byte", "long"),
-      List.of("short", "int"), List.of("Short", "long"), List.of("int", "long"), List.of("Integer", "Long"),
-      List.of("float", "double"), List.of("Float", "double"), List.of("byte", "double"), List.of("short", "Double"),
-      List.of("int", "double"), List.of("byte", "float"), List.of("short", "float"), List.of("char", "String"),
-      List.of("Character", "String"), List.of("int", "Integer"), List.of("Integer", "int"), List.of("long", "Long"),
-      List.of("double", "Double"), List.of("boolean", "Boolean"), List.of("char", "Character"),
-      List.of("java.util.Optional<Integer>", "int"), List.of("Integer", "java.util.Optional<Integer>"),
-      List.of("java.util.Optional<String>", "String"),
-      List.of("Color[RED, GREEN]", "Color[RED, GREEN, BLUE]"), List.of("Color[RED]", "Color[RED, GREEN]"),
-      List.of("java.util.List<Integer>", "java.util.List<Long>"), List.of("int[]", "java.util.List<Integer>"),
-      List.of("int[]", "long[]"), List.of("java.util.List<Integer>", "java.util.List<Double>"),
-      List.of("java.util.Map<String, Integer>", "java.util.Map<String, Long>"),
-      List.of("java.util.Map<Integer, String>", "java.util.Map<Long, String>"),
-      List.of("int", "Object"), List.of("java.time.Instant", "Object"), List.of("Color[RED]", "Object"));
+  /**
+   * Changes that must read, writer to reader: the exact widenings and what differs only in
+   * wrapping.
+   */
+  private static final List<List<String>> WIDENINGS =
+      List.of(
+          List.of("byte", "short"),
+          List.of("byte", "int"),
+          List.of("byte", "Long"),
+          List.of("Byte", "long"),
+          List.of("short", "int"),
+          List.of("Short", "long"),
+          List.of("int", "long"),
+          List.of("Integer", "Long"),
+          List.of("float", "double"),
+          List.of("Float", "double"),
+          List.of("byte", "double"),
+          List.of("short", "Double"),
+          List.of("int", "double"),
+          List.of("byte", "float"),
+          List.of("short", "float"),
+          List.of("char", "String"),
+          List.of("Character", "String"),
+          List.of("int", "Integer"),
+          List.of("Integer", "int"),
+          List.of("long", "Long"),
+          List.of("double", "Double"),
+          List.of("boolean", "Boolean"),
+          List.of("char", "Character"),
+          List.of("java.util.Optional<Integer>", "int"),
+          List.of("Integer", "java.util.Optional<Integer>"),
+          List.of("java.util.Optional<String>", "String"),
+          List.of("Color[RED, GREEN]", "Color[RED, GREEN, BLUE]"),
+          List.of("Color[RED]", "Color[RED, GREEN]"),
+          List.of("java.util.List<Integer>", "java.util.List<Long>"),
+          List.of("int[]", "java.util.List<Integer>"),
+          List.of("int[]", "long[]"),
+          List.of("java.util.List<Integer>", "java.util.List<Double>"),
+          List.of("java.util.Map<String, Integer>", "java.util.Map<String, Long>"),
+          List.of("java.util.Map<Integer, String>", "java.util.Map<Long, String>"),
+          List.of("int", "Object"),
+          List.of("java.time.Instant", "Object"),
+          List.of("Color[RED]", "Object"));
 
   /** The rows of issue 27's table, each read wrong as a hit before. */
-  private static final List<List<String>> ISSUE_ROWS = List.of(
-      List.of("int", "byte"), List.of("long", "int"), List.of("double", "float"),
-      List.of("long", "java.time.Instant"), List.of("long", "java.time.Duration"));
+  private static final List<List<String>> ISSUE_ROWS =
+      List.of(
+          List.of("int", "byte"),
+          List.of("long", "int"),
+          List.of("double", "float"),
+          List.of("long", "java.time.Instant"),
+          List.of("long", "java.time.Duration"));
 
   private static List<Class<?>> holders;
   private static Stowage writerProcess;
@@ -177,9 +233,14 @@ class FieldTypeEvolutionIntegrationTests {
   @ParameterizedTest
   @ValueSource(strings = {"default (compact msgpack)", "named msgpack"})
   void everyPairOfFieldTypesReadsExactlyOrIsRefusedNamingTheField(String codec) {
-    List<Codec<Object>> codecs = holders.stream()
-        .map(holder -> codec.startsWith("named") ? Codecs.msgpack(raw(holder)) : Codecs.defaultFor(raw(holder)))
-        .toList();
+    List<Codec<Object>> codecs =
+        holders.stream()
+            .map(
+                holder ->
+                    codec.startsWith("named")
+                        ? Codecs.msgpack(raw(holder))
+                        : Codecs.defaultFor(raw(holder)))
+            .toList();
     Set<List<String>> hits = new HashSet<>();
     List<String> wrong = new ArrayList<>();
     for (int w = 0; w < TYPES.size(); w++) {
@@ -190,8 +251,10 @@ class FieldTypeEvolutionIntegrationTests {
           byte[] bytes = writer.encode(sample);
           Object read;
           try {
-            read = writer.schema().equals(reader.schema()) ? reader.decode(bytes)
-                : reader.decode(bytes, 0, bytes.length, writer.schema());
+            read =
+                writer.schema().equals(reader.schema())
+                    ? reader.decode(bytes)
+                    : reader.decode(bytes, 0, bytes.length, writer.schema());
           } catch (CodecException e) {
             if (!e.getMessage().contains("value.f")) {
               wrong.add(pair(w, r) + " refused without naming the field: " + e.getMessage());
@@ -207,7 +270,9 @@ class FieldTypeEvolutionIntegrationTests {
     assertThat(hits).as("the exact widenings read").containsAll(WIDENINGS);
     assertThat(hits).as("the rows of issue 27").doesNotContainAnyElementsOf(ISSUE_ROWS);
     for (int t = 0; t < TYPES.size(); t++) {
-      assertThat(hits).as("every type reads its own values").contains(List.of(TYPES.get(t).label(), TYPES.get(t).label()));
+      assertThat(hits)
+          .as("every type reads its own values")
+          .contains(List.of(TYPES.get(t).label(), TYPES.get(t).label()));
     }
   }
 
@@ -246,7 +311,8 @@ class FieldTypeEvolutionIntegrationTests {
       RedisCache<String, Object> reader = readers.get(r);
       Map<String, Object> read = reader.getAll(keys);
       CacheStats stats = reader.stats();
-      assertThat(stats.decodeFailures()).as("misses of %s, all decode failures", TYPES.get(r).label())
+      assertThat(stats.decodeFailures())
+          .as("misses of %s, all decode failures", TYPES.get(r).label())
           .isEqualTo(keys.size() - read.size());
       assertThat(stats.hits()).isEqualTo(read.size());
       for (String key : keys) {
@@ -268,9 +334,18 @@ class FieldTypeEvolutionIntegrationTests {
 
   @Test
   void theIssuesRowsAreRefusedWithTheFieldAndBothTypesNamed() {
-    Map<List<String>, Object> written = Map.of(List.of("int", "byte"), 200, List.of("long", "int"), 5_000_000_000L,
-        List.of("double", "float"), 1e300, List.of("long", "java.time.Instant"), 1_700_000_000_123L,
-        List.of("long", "java.time.Duration"), 30_000L);
+    Map<List<String>, Object> written =
+        Map.of(
+            List.of("int", "byte"),
+            200,
+            List.of("long", "int"),
+            5_000_000_000L,
+            List.of("double", "float"),
+            1e300,
+            List.of("long", "java.time.Instant"),
+            1_700_000_000_123L,
+            List.of("long", "java.time.Duration"),
+            30_000L);
     for (List<String> row : ISSUE_ROWS) {
       int w = indexOf(row.get(0));
       int r = indexOf(row.get(1));
@@ -279,13 +354,15 @@ class FieldTypeEvolutionIntegrationTests {
       byte[] bytes = writer.encode(holder(w, written.get(row)));
       assertThatThrownBy(() -> reader.decode(bytes, 0, bytes.length, writer.schema()))
           .isInstanceOf(CodecException.class)
-          .hasMessageContaining("value.f was written as " + row.get(0) + " and is read as " + row.get(1));
+          .hasMessageContaining(
+              "value.f was written as " + row.get(0) + " and is read as " + row.get(1));
     }
   }
 
   // ------------------------------------------------------------------ checking a read
 
-  private static void checkRead(int w, int r, Object writtenHolder, Object readHolder, List<String> wrong) {
+  private static void checkRead(
+      int w, int r, Object writtenHolder, Object readHolder, List<String> wrong) {
     Object written = field(writtenHolder);
     Object read = field(readHolder);
     if (TYPES.get(r).label().equals("Object")) {
@@ -316,9 +393,14 @@ class FieldTypeEvolutionIntegrationTests {
     }
     if (value instanceof Float || value instanceof Double) {
       double d = ((Number) value).doubleValue();
-      return Double.isFinite(d) ? "number " + new BigDecimal(d).stripTrailingZeros().toPlainString() : "number " + d;
+      return Double.isFinite(d)
+          ? "number " + new BigDecimal(d).stripTrailingZeros().toPlainString()
+          : "number " + d;
     }
-    if (value instanceof Byte || value instanceof Short || value instanceof Integer || value instanceof Long) {
+    if (value instanceof Byte
+        || value instanceof Short
+        || value instanceof Integer
+        || value instanceof Long) {
       return "number " + ((Number) value).longValue();
     }
     if (value instanceof BigInteger big) {
@@ -423,8 +505,16 @@ class FieldTypeEvolutionIntegrationTests {
     try {
       Path root = Files.createTempDirectory("stowage-field-types");
       Path out = Files.createDirectories(root.resolve("classes"));
-      List<String> args = new ArrayList<>(List.of("-d", out.toString(), "--release", "17", "-proc:none",
-          "-classpath", System.getProperty("java.class.path")));
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "-d",
+                  out.toString(),
+                  "--release",
+                  "17",
+                  "-proc:none",
+                  "-classpath",
+                  System.getProperty("java.class.path")));
       for (int t = 0; t < TYPES.size(); t++) {
         FieldType type = TYPES.get(t);
         Path dir = Files.createDirectories(root.resolve("src/evo/v" + t));
@@ -434,14 +524,21 @@ class FieldTypeEvolutionIntegrationTests {
         args.add(holder.toString());
         if (!type.enumName().isEmpty()) {
           Path constants = dir.resolve(type.enumName() + ".java");
-          Files.writeString(constants, pkg + "public enum " + type.enumName() + " { "
-              + String.join(", ", type.constants()) + " }\n");
+          Files.writeString(
+              constants,
+              pkg
+                  + "public enum "
+                  + type.enumName()
+                  + " { "
+                  + String.join(", ", type.constants())
+                  + " }\n");
           args.add(constants.toString());
         }
       }
       JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
       if (compiler == null) {
-        throw new IllegalStateException("this test needs a JDK, not a JRE: no system Java compiler");
+        throw new IllegalStateException(
+            "this test needs a JDK, not a JRE: no system Java compiler");
       }
       if (compiler.run(null, null, null, args.toArray(String[]::new)) != 0) {
         throw new IllegalStateException("the holders did not compile");
@@ -449,8 +546,10 @@ class FieldTypeEvolutionIntegrationTests {
       List<Class<?>> loaded = new ArrayList<>();
       for (int t = 0; t < TYPES.size(); t++) {
         // A class loader per version, as in another process.
-        ClassLoader version = new URLClassLoader(new URL[] {out.toUri().toURL()},
-            FieldTypeEvolutionIntegrationTests.class.getClassLoader());
+        ClassLoader version =
+            new URLClassLoader(
+                new URL[] {out.toUri().toURL()},
+                FieldTypeEvolutionIntegrationTests.class.getClassLoader());
         loaded.add(Class.forName("evo.v" + t + ".Holder", true, version));
       }
       return loaded;
@@ -463,8 +562,10 @@ class FieldTypeEvolutionIntegrationTests {
 
   @SuppressWarnings("unchecked")
   private static RedisCache<String, Object> cache(Stowage process, Class<?> holder) {
-    return process.cache("evo", (Class<Object>) holder)
-        .encoding(Encoding.defaultFor((Class<Object>) holder).compression(Compression.standard())).build();
+    return process
+        .cache("evo", (Class<Object>) holder)
+        .encoding(Encoding.defaultFor((Class<Object>) holder).compression(Compression.standard()))
+        .build();
   }
 
   @SuppressWarnings("unchecked")

@@ -25,10 +25,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Schemas that Stowage wrote before 0.1 (no format marker; one {@code "int"} for every integer
  * width, one {@code "float"}, one {@code "text"} for every text-like type, {@code "any"} for every
- * JDK value type) are still in Redis after an upgrade. They parse, and resolve by stricter rules: an
- * integer reads as a {@code long}, or as a narrower integer or a {@code double} when the value fits
- * exactly; a floating-point number only as a {@code double}; text as text, or as a {@code char} or
- * an enum constant when it is exactly one; {@code "any"} only as {@code Object}.
+ * JDK value type) are still in Redis after an upgrade. They parse, and resolve by stricter rules:
+ * an integer reads as a {@code long}, or as a narrower integer or a {@code double} when the value
+ * fits exactly; a floating-point number only as a {@code double}; text as text, or as a {@code
+ * char} or an enum constant when it is exactly one; {@code "any"} only as {@code Object}.
  */
 @WithRedis
 class LegacySchemaIntegrationTests {
@@ -36,29 +36,34 @@ class LegacySchemaIntegrationTests {
 
   @BeforeAll
   static void compile() {
-    Map<String, String> sources = Map.ofEntries(
-        Map.entry("LongBox", "public record LongBox(long f) {}"),
-        Map.entry("IntBox", "public record IntBox(int f) {}"),
-        Map.entry("ByteBox", "public record ByteBox(byte f) {}"),
-        Map.entry("DoubleBox", "public record DoubleBox(double f) {}"),
-        Map.entry("FloatBox", "public record FloatBox(float f) {}"),
-        Map.entry("StringBox", "public record StringBox(String f) {}"),
-        Map.entry("CharBox", "public record CharBox(char f) {}"),
-        Map.entry("Color", "public enum Color { RED, GREEN }"),
-        Map.entry("ColorBox", "public record ColorBox(Color f) {}"),
-        Map.entry("InstantBox", "public record InstantBox(java.time.Instant f) {}"),
-        Map.entry("ObjectBox", "public record ObjectBox(Object f) {}"),
-        Map.entry("LongMap", "public record LongMap(java.util.Map<String, Long> f) {}"),
-        Map.entry("IntMap", "public record IntMap(java.util.Map<String, Integer> f) {}"),
-        Map.entry("TextMap", "public record TextMap(java.util.Map<String, String> f) {}"),
-        Map.entry("KeyedByInt", "public record KeyedByInt(java.util.Map<Integer, String> f) {}"));
+    Map<String, String> sources =
+        Map.ofEntries(
+            Map.entry("LongBox", "public record LongBox(long f) {}"),
+            Map.entry("IntBox", "public record IntBox(int f) {}"),
+            Map.entry("ByteBox", "public record ByteBox(byte f) {}"),
+            Map.entry("DoubleBox", "public record DoubleBox(double f) {}"),
+            Map.entry("FloatBox", "public record FloatBox(float f) {}"),
+            Map.entry("StringBox", "public record StringBox(String f) {}"),
+            Map.entry("CharBox", "public record CharBox(char f) {}"),
+            Map.entry("Color", "public enum Color { RED, GREEN }"),
+            Map.entry("ColorBox", "public record ColorBox(Color f) {}"),
+            Map.entry("InstantBox", "public record InstantBox(java.time.Instant f) {}"),
+            Map.entry("ObjectBox", "public record ObjectBox(Object f) {}"),
+            Map.entry("LongMap", "public record LongMap(java.util.Map<String, Long> f) {}"),
+            Map.entry("IntMap", "public record IntMap(java.util.Map<String, Integer> f) {}"),
+            Map.entry("TextMap", "public record TextMap(java.util.Map<String, String> f) {}"),
+            Map.entry(
+                "KeyedByInt", "public record KeyedByInt(java.util.Map<Integer, String> f) {}"));
     ClassLoader loader = ClassVersions.compile(sources);
-    types = sources.keySet().stream().collect(Collectors.toMap(name -> name,
-        name -> ClassVersions.load(loader, name)));
+    types =
+        sources.keySet().stream()
+            .collect(Collectors.toMap(name -> name, name -> ClassVersions.load(loader, name)));
   }
 
   private static String legacy(String fieldType) {
-    return "{\"root\":{\"record\":0},\"records\":[{\"fields\":[{\"name\":\"f\",\"type\":" + fieldType + "}]}]}";
+    return "{\"root\":{\"record\":0},\"records\":[{\"fields\":[{\"name\":\"f\",\"type\":"
+        + fieldType
+        + "}]}]}";
   }
 
   @Test
@@ -72,7 +77,8 @@ class LegacySchemaIntegrationTests {
     assertRefused("LongBox", 5_000_000_000L, "IntBox", schema, "value.f holds 5000000000");
     assertRefused("IntBox", 200, "ByteBox", schema, "value.f holds 200");
     assertRefused("LongBox", (1L << 53) + 1, "DoubleBox", schema, "value.f holds 9007199254740993");
-    assertRefused("LongBox", 1_700_000_000_123L, "InstantBox", schema, "value.f was written as an integer");
+    assertRefused(
+        "LongBox", 1_700_000_000_123L, "InstantBox", schema, "value.f was written as an integer");
     assertRefused("LongBox", 3L, "FloatBox", schema, "value.f was written as an integer");
   }
 
@@ -81,7 +87,8 @@ class LegacySchemaIntegrationTests {
     String schema = legacy("\"float\"");
     assertThat(read("DoubleBox", 1e300, "DoubleBox", schema)).isEqualTo(1e300);
     assertThat(read("FloatBox", 0.1f, "DoubleBox", schema)).isEqualTo((double) 0.1f);
-    assertRefused("DoubleBox", 1.5, "FloatBox", schema, "value.f was written as a floating-point number");
+    assertRefused(
+        "DoubleBox", 1.5, "FloatBox", schema, "value.f was written as a floating-point number");
   }
 
   @Test
@@ -93,7 +100,8 @@ class LegacySchemaIntegrationTests {
     assertRefused("StringBox", "ab", "CharBox", schema, "value.f holds \"ab\"");
     // Jackson would read "1" as the constant at index 1.
     assertRefused("StringBox", "1", "ColorBox", schema, "value.f holds \"1\"");
-    assertRefused("StringBox", "2023-11-14T22:13:20Z", "InstantBox", schema, "value.f was written as text");
+    assertRefused(
+        "StringBox", "2023-11-14T22:13:20Z", "InstantBox", schema, "value.f was written as text");
   }
 
   @Test
@@ -108,25 +116,41 @@ class LegacySchemaIntegrationTests {
   void previousMapsCheckTheirValuesAndTheirKeys() {
     assertThat(read("LongMap", Map.of("a", 5_000_000_000L), "LongMap", legacy("{\"map\":\"int\"}")))
         .isEqualTo(Map.of("a", 5_000_000_000L));
-    assertThat(read("LongMap", Map.of("a", 5L), "IntMap", legacy("{\"map\":\"int\"}"))).isEqualTo(Map.of("a", 5));
-    assertRefused("LongMap", Map.of("a", 5_000_000_000L), "IntMap", legacy("{\"map\":\"int\"}"),
+    assertThat(read("LongMap", Map.of("a", 5L), "IntMap", legacy("{\"map\":\"int\"}")))
+        .isEqualTo(Map.of("a", 5));
+    assertRefused(
+        "LongMap",
+        Map.of("a", 5_000_000_000L),
+        "IntMap",
+        legacy("{\"map\":\"int\"}"),
         "value.f{} holds 5000000000");
     assertThat(read("TextMap", Map.of("12", "a"), "KeyedByInt", legacy("{\"map\":\"text\"}")))
         .isEqualTo(Map.of(12, "a"));
-    assertRefused("TextMap", Map.of("x", "a"), "KeyedByInt", legacy("{\"map\":\"text\"}"), "value.f{key} holds \"x\"");
-    assertRefused("TextMap", Map.of("012", "a"), "KeyedByInt", legacy("{\"map\":\"text\"}"),
+    assertRefused(
+        "TextMap",
+        Map.of("x", "a"),
+        "KeyedByInt",
+        legacy("{\"map\":\"text\"}"),
+        "value.f{key} holds \"x\"");
+    assertRefused(
+        "TextMap",
+        Map.of("012", "a"),
+        "KeyedByInt",
+        legacy("{\"map\":\"text\"}"),
         "value.f{key} holds \"012\"");
   }
 
   @Test
   void namedValuesOfAPreviousSchemaAreCheckedToo() {
-    EvolvingCodec<Object> writer = (EvolvingCodec<Object>) Codecs.msgpack(raw(types.get("LongBox")));
+    EvolvingCodec<Object> writer =
+        (EvolvingCodec<Object>) Codecs.msgpack(raw(types.get("LongBox")));
     EvolvingCodec<Object> reader = (EvolvingCodec<Object>) Codecs.msgpack(raw(types.get("IntBox")));
     byte[] big = writer.encode(make(types.get("LongBox"), 5_000_000_000L));
     byte[] small = writer.encode(make(types.get("LongBox"), 9L));
 
     assertThatThrownBy(() -> reader.decode(big, 0, big.length, legacy("\"int\"")))
-        .isInstanceOf(CodecException.class).hasMessageContaining("value.f holds 5000000000");
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("value.f holds 5000000000");
     assertThat(fields(reader.decode(small, 0, small.length, legacy("\"int\"")))).containsExactly(9);
   }
 
@@ -137,11 +161,19 @@ class LegacySchemaIntegrationTests {
     Class<?> intBox = types.get("IntBox");
     try (Stowage oldProcess = Stowage.builder().redis(redis.uri()).build();
         Stowage newProcess = Stowage.builder().redis(redis.uri()).build()) {
-      RedisCache<String, Object> writer = oldProcess.cache("boxes", raw(longBox))
-          .encoding(Encoding.of(new PreviousFormat(Codecs.defaultFor(raw(longBox)), legacy("\"int\"")))
-              .compression(Compression.standard())).build();
-      RedisCache<String, Object> reader = newProcess.cache("boxes", raw(intBox))
-          .encoding(Encoding.defaultFor(raw(intBox)).compression(Compression.standard())).build();
+      RedisCache<String, Object> writer =
+          oldProcess
+              .cache("boxes", raw(longBox))
+              .encoding(
+                  Encoding.of(
+                          new PreviousFormat(Codecs.defaultFor(raw(longBox)), legacy("\"int\"")))
+                      .compression(Compression.standard()))
+              .build();
+      RedisCache<String, Object> reader =
+          newProcess
+              .cache("boxes", raw(intBox))
+              .encoding(Encoding.defaultFor(raw(intBox)).compression(Compression.standard()))
+              .build();
       writer.put("big", make(longBox, 5_000_000_000L));
       writer.put("small", make(longBox, 7L));
 
@@ -154,8 +186,12 @@ class LegacySchemaIntegrationTests {
 
   // ------------------------------------------------------------------ helpers
 
-  /** What a codec of Stowage before 0.1 wrote: the same bytes, described by a schema without a format. */
-  private record PreviousFormat(Codec<Object> codec, String schema) implements EvolvingCodec<Object> {
+  /**
+   * What a codec of Stowage before 0.1 wrote: the same bytes, described by a schema without a
+   * format.
+   */
+  private record PreviousFormat(Codec<Object> codec, String schema)
+      implements EvolvingCodec<Object> {
     @Override
     public int id() {
       return codec.id();
@@ -178,17 +214,23 @@ class LegacySchemaIntegrationTests {
   }
 
   private static Object read(String writerType, Object value, String readerType, String schema) {
-    byte[] bytes = Codecs.defaultFor(raw(types.get(writerType))).encode(make(types.get(writerType), value));
-    EvolvingCodec<Object> reader = (EvolvingCodec<Object>) Codecs.defaultFor(raw(types.get(readerType)));
+    byte[] bytes =
+        Codecs.defaultFor(raw(types.get(writerType))).encode(make(types.get(writerType), value));
+    EvolvingCodec<Object> reader =
+        (EvolvingCodec<Object>) Codecs.defaultFor(raw(types.get(readerType)));
     return fields(reader.decode(bytes, 0, bytes.length, schema)).get(0);
   }
 
-  private static void assertRefused(String writerType, Object value, String readerType, String schema, String message) {
-    byte[] bytes = Codecs.defaultFor(raw(types.get(writerType))).encode(make(types.get(writerType), value));
-    EvolvingCodec<Object> reader = (EvolvingCodec<Object>) Codecs.defaultFor(raw(types.get(readerType)));
+  private static void assertRefused(
+      String writerType, Object value, String readerType, String schema, String message) {
+    byte[] bytes =
+        Codecs.defaultFor(raw(types.get(writerType))).encode(make(types.get(writerType), value));
+    EvolvingCodec<Object> reader =
+        (EvolvingCodec<Object>) Codecs.defaultFor(raw(types.get(readerType)));
     assertThatThrownBy(() -> reader.decode(bytes, 0, bytes.length, schema))
         .as("%s %s read as %s", writerType, value, readerType)
-        .isInstanceOf(CodecException.class).hasMessageContaining(message);
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining(message);
   }
 
   @SuppressWarnings("unchecked")

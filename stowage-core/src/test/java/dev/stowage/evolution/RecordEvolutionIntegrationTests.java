@@ -39,7 +39,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @WithRedis
 class RecordEvolutionIntegrationTests {
-  private static final String V1 = "public record Product(long id, String name, double price, String color) {}";
+  private static final String V1 =
+      "public record Product(long id, String name, double price, String color) {}";
 
   private Stowage writerProcess;
   private Stowage readerProcess;
@@ -61,90 +62,159 @@ class RecordEvolutionIntegrationTests {
 
   @Test
   void aFieldAddedAtTheEndTakesItsDefault() {
-    Object read = roundTrip(V1, "public record Product(long id, String name, double price, String color, int stock) {}",
-        1L, "Widget", 9.5, "red");
+    Object read =
+        roundTrip(
+            V1,
+            "public record Product(long id, String name, double price, String color, int stock) {}",
+            1L,
+            "Widget",
+            9.5,
+            "red");
     assertThat(fields(read)).containsExactly(1L, "Widget", 9.5, "red", 0);
   }
 
   @Test
   void aFieldAddedInTheMiddleTakesItsDefault() {
-    Object read = roundTrip(V1, "public record Product(long id, String sku, String name, double price, String color) {}",
-        1L, "Widget", 9.5, "red");
+    Object read =
+        roundTrip(
+            V1,
+            "public record Product(long id, String sku, String name, double price, String color) {}",
+            1L,
+            "Widget",
+            9.5,
+            "red");
     assertThat(fields(read)).containsExactly(1L, null, "Widget", 9.5, "red");
   }
 
   @Test
   void aFieldRemovedFromTheMiddleIsSkipped() {
-    Object read = roundTrip(V1, "public record Product(long id, double price, String color) {}",
-        1L, "Widget", 9.5, "red");
+    Object read =
+        roundTrip(
+            V1,
+            "public record Product(long id, double price, String color) {}",
+            1L,
+            "Widget",
+            9.5,
+            "red");
     assertThat(fields(read)).containsExactly(1L, 9.5, "red");
   }
 
   @Test
   void aFieldRemovedAtTheEndIsSkipped() {
-    Object read = roundTrip(V1, "public record Product(long id, String name, double price) {}",
-        1L, "Widget", 9.5, "red");
+    Object read =
+        roundTrip(
+            V1,
+            "public record Product(long id, String name, double price) {}",
+            1L,
+            "Widget",
+            9.5,
+            "red");
     assertThat(fields(read)).containsExactly(1L, "Widget", 9.5);
   }
 
   @Test
   void swappedFieldsOfOneTypeKeepTheirValues() {
     // Read by position, this gave color=Widget, name=red, counted as a hit.
-    Object read = roundTrip(V1, "public record Product(long id, String color, double price, String name) {}",
-        1L, "Widget", 9.5, "red");
+    Object read =
+        roundTrip(
+            V1,
+            "public record Product(long id, String color, double price, String name) {}",
+            1L,
+            "Widget",
+            9.5,
+            "red");
     assertThat(fields(read)).containsExactly(1L, "red", 9.5, "Widget");
   }
 
   @Test
   void aMiddleNameRemovedDoesNotBecomeTheLastName() {
     // Read by position, P2 got the middle name as its last name.
-    Object read = roundTrip("public record Person(long id, String first, String middle, String last) {}",
-        "public record Person(long id, String first, String last) {}", 7L, "Ada", "Augusta", "King");
+    Object read =
+        roundTrip(
+            "public record Person(long id, String first, String middle, String last) {}",
+            "public record Person(long id, String first, String last) {}",
+            7L,
+            "Ada",
+            "Augusta",
+            "King");
     assertThat(fields(read)).containsExactly(7L, "Ada", "King");
   }
 
   @Test
   void aFieldWidenedFromIntToDoubleReads() {
-    Object read = roundTrip("public record Product(long id, int price) {}",
-        "public record Product(long id, double price) {}", 1L, 12);
+    Object read =
+        roundTrip(
+            "public record Product(long id, int price) {}",
+            "public record Product(long id, double price) {}",
+            1L,
+            12);
     assertThat(fields(read)).containsExactly(1L, 12.0);
   }
 
   @Test
   void anIncompatibleTypeChangeIsACountedMiss() {
-    assertCountedMiss(V1, "public record Product(long id, String name, java.util.List<String> price, String color) {}",
-        1L, "Widget", 9.5, "red");
+    assertCountedMiss(
+        V1,
+        "public record Product(long id, String name, java.util.List<String> price, String color) {}",
+        1L,
+        "Widget",
+        9.5,
+        "red");
   }
 
   @Test
   void aRenameWithoutAnAliasIsACountedMiss() {
-    assertCountedMiss(V1, "public record Product(long id, String name, double price, String colour) {}",
-        1L, "Widget", 9.5, "red");
+    assertCountedMiss(
+        V1,
+        "public record Product(long id, String name, double price, String colour) {}",
+        1L,
+        "Widget",
+        9.5,
+        "red");
   }
 
   @Test
   void aRenameWithAnAliasReads() {
-    Object read = roundTrip(V1, "public record Product(long id, String name, double price,"
-        + " @com.fasterxml.jackson.annotation.JsonAlias(\"color\") String colour) {}", 1L, "Widget", 9.5, "red");
+    Object read =
+        roundTrip(
+            V1,
+            "public record Product(long id, String name, double price,"
+                + " @com.fasterxml.jackson.annotation.JsonAlias(\"color\") String colour) {}",
+            1L,
+            "Widget",
+            9.5,
+            "red");
     assertThat(fields(read)).containsExactly(1L, "Widget", 9.5, "red");
   }
 
   @Test
   void theOldReaderOfARollingDeployReadsTheNewValues() {
     // The new version writes; a process still on the old version reads.
-    Object read = roundTrip("public record Product(long id, String sku, String color, double price, String name) {}",
-        V1, 1L, "W-1", "red", 9.5, "Widget");
+    Object read =
+        roundTrip(
+            "public record Product(long id, String sku, String color, double price, String name) {}",
+            V1,
+            1L,
+            "W-1",
+            "red",
+            9.5,
+            "Widget");
     assertThat(fields(read)).containsExactly(1L, "Widget", 9.5, "red");
   }
 
   @Test
   void nestedRecordsAndCollectionsOfRecordsResolveByName() {
-    Map<String, String> before = Map.of(
-        "Line", "public record Line(String sku, int quantity, double unitPrice) {}",
-        "Order", "public record Order(long id, Line first, java.util.List<Line> lines, java.util.Map<String, Line> bySku) {}");
-    Map<String, String> after = Map.of(
-        "Line", "public record Line(double unitPrice, String note, String sku, int quantity) {}",
-        "Order", "public record Order(java.util.Map<String, Line> bySku, java.util.List<Line> lines, long id, Line first) {}");
+    Map<String, String> before =
+        Map.of(
+            "Line", "public record Line(String sku, int quantity, double unitPrice) {}",
+            "Order",
+                "public record Order(long id, Line first, java.util.List<Line> lines, java.util.Map<String, Line> bySku) {}");
+    Map<String, String> after =
+        Map.of(
+            "Line",
+                "public record Line(double unitPrice, String note, String sku, int quantity) {}",
+            "Order",
+                "public record Order(java.util.Map<String, Line> bySku, java.util.List<Line> lines, long id, Line first) {}");
     ClassLoader old = ClassVersions.compile(before);
     ClassLoader current = ClassVersions.compile(after);
     Class<?> oldLine = ClassVersions.load(old, "Line");
@@ -155,13 +225,19 @@ class RecordEvolutionIntegrationTests {
     bySku.put("B", b);
     Object order = make(ClassVersions.load(old, "Order"), 9L, a, List.of(a, b), bySku);
 
-    Object read = writeThenRead(ClassVersions.load(old, "Order"), ClassVersions.load(current, "Order"), order,
-        type -> null);
+    Object read =
+        writeThenRead(
+            ClassVersions.load(old, "Order"),
+            ClassVersions.load(current, "Order"),
+            order,
+            type -> null);
 
     List<Object> orderFields = fields(read);
     assertThat(orderFields.get(2)).isEqualTo(9L);
     assertThat(fields(orderFields.get(3))).containsExactly(1.5, null, "A", 2);
-    assertThat(((List<?>) orderFields.get(1)).stream().map(RecordEvolutionIntegrationTests::fields).toList())
+    assertThat(
+            ((List<?>) orderFields.get(1))
+                .stream().map(RecordEvolutionIntegrationTests::fields).toList())
         .containsExactly(Arrays.asList(1.5, null, "A", 2), Arrays.asList(2.5, null, "B", 3));
     Map<?, ?> readBySku = (Map<?, ?>) orderFields.get(0);
     assertThat(fields(readBySku.get("B"))).containsExactly(2.5, null, "B", 3);
@@ -176,8 +252,12 @@ class RecordEvolutionIntegrationTests {
   @Test
   void compressedValuesResolveToo() {
     Class<?> before = product(V1);
-    Object read = writeThenRead(before, product("public record Product(String color, long id, String name, double price) {}"),
-        make(before, 1L, "W".repeat(2000), 9.5, "red"), type -> null);
+    Object read =
+        writeThenRead(
+            before,
+            product("public record Product(String color, long id, String name, double price) {}"),
+            make(before, 1L, "W".repeat(2000), 9.5, "red"),
+            type -> null);
     assertThat(fields(read)).containsExactly("red", 1L, "W".repeat(2000), 9.5);
   }
 
@@ -186,7 +266,8 @@ class RecordEvolutionIntegrationTests {
   void aFeedReadsEntriesWrittenWithAnOlderShape() {
     Class<?> before = product(V1);
     Class<?> after = product("public record Product(String color, long id, double price) {}");
-    // Not "products": the caches' prefix products: of the same Stowages covers its buckets products:b:*.
+    // Not "products": the caches' prefix products: of the same Stowages covers its buckets
+    // products:b:*.
     Feed<Object> writer = writerProcess.feed("product-feed", (Class<Object>) before).build();
     Feed<Object> reader = readerProcess.feed("product-feed", (Class<Object>) after).build();
     writer.add(make(before, 1L, "Widget", 9.5, "red"));
@@ -195,20 +276,25 @@ class RecordEvolutionIntegrationTests {
     List<Object> page = reader.page(1, 10).stream().map(Entry::value).toList();
     List<Object> asyncPage = reader.async().page(1, 10).join().stream().map(Entry::value).toList();
 
-    assertThat(page).extracting(RecordEvolutionIntegrationTests::fields)
+    assertThat(page)
+        .extracting(RecordEvolutionIntegrationTests::fields)
         .containsExactly(List.of("blue", 2L, 3.0), List.of("red", 1L, 9.5));
     assertThat(asyncPage).isEqualTo(page);
   }
 
-  // ------------------------------------------------------------------ positional codecs that cannot resolve
+  // ------------------------------------------------------------------ positional codecs that
+  // cannot resolve
 
   @ParameterizedTest
   @ValueSource(strings = {"kryo", "fory"})
   void aPositionalCodecThatCannotResolveRefusesAChangedClassAsACountedMiss(String codec) {
     Class<?> before = product(V1);
-    Class<?> after = product("public record Product(long id, String color, double price, String name) {}");
-    RedisCache<String, Object> writer = cache(writerProcess, before, Codecs.forName(codec, raw(before)));
-    RedisCache<String, Object> reader = cache(readerProcess, after, Codecs.forName(codec, raw(after)));
+    Class<?> after =
+        product("public record Product(long id, String color, double price, String name) {}");
+    RedisCache<String, Object> writer =
+        cache(writerProcess, before, Codecs.forName(codec, raw(before)));
+    RedisCache<String, Object> reader =
+        cache(readerProcess, after, Codecs.forName(codec, raw(after)));
     writer.put("p", make(before, 1L, "Widget", 9.5, "red"));
 
     assertThat(reader.get("p")).isNull();
@@ -250,7 +336,8 @@ class RecordEvolutionIntegrationTests {
     assertThat(fields(writer.get("p"))).containsExactly(oldValues);
   }
 
-  private Object writeThenRead(Class<?> before, Class<?> after, Object value, Function<Class<?>, Codec<Object>> codec) {
+  private Object writeThenRead(
+      Class<?> before, Class<?> after, Object value, Function<Class<?>, Codec<Object>> codec) {
     RedisCache<String, Object> writer = cache(writerProcess, before, codec.apply(before));
     RedisCache<String, Object> reader = cache(readerProcess, after, codec.apply(after));
     writer.put("p", value);
@@ -265,8 +352,14 @@ class RecordEvolutionIntegrationTests {
 
   @SuppressWarnings("unchecked")
   private static RedisCache<String, Object> cache(Stowage process, Class<?> type, Codec<?> codec) {
-    Encoding<Object> encoding = codec != null ? Encoding.of((Codec<Object>) codec) : Encoding.defaultFor((Class<Object>) type);
-    return process.cache("products", (Class<Object>) type).encoding(encoding.compression(Compression.standard())).build();
+    Encoding<Object> encoding =
+        codec != null
+            ? Encoding.of((Codec<Object>) codec)
+            : Encoding.defaultFor((Class<Object>) type);
+    return process
+        .cache("products", (Class<Object>) type)
+        .encoding(encoding.compression(Compression.standard()))
+        .build();
   }
 
   @SuppressWarnings("unchecked")
@@ -285,8 +378,10 @@ class RecordEvolutionIntegrationTests {
 
   static Object make(Class<?> type, Object... values) {
     try {
-      Class<?>[] types = Arrays.stream(type.getRecordComponents()).map(RecordComponent::getType)
-          .toArray(Class<?>[]::new);
+      Class<?>[] types =
+          Arrays.stream(type.getRecordComponents())
+              .map(RecordComponent::getType)
+              .toArray(Class<?>[]::new);
       Constructor<?> constructor = type.getDeclaredConstructor(types);
       return constructor.newInstance(values);
     } catch (ReflectiveOperationException e) {

@@ -50,15 +50,17 @@ import org.springframework.data.redis.serializer.RedisSerializationContext.Seria
 import org.springframework.data.redis.serializer.RedisSerializer;
 
 /**
- * docs/MIGRATION.md, tested: values that Spring Data Redis's own serializers wrote, through Spring's
- * own {@code RedisCacheManager} and {@code RedisTemplate}, read by a Stowage cache through its legacy
- * codec; the classes a value may name; the keys; and a rolling deploy.
+ * docs/MIGRATION.md, tested: values that Spring Data Redis's own serializers wrote, through
+ * Spring's own {@code RedisCacheManager} and {@code RedisTemplate}, read by a Stowage cache through
+ * its legacy codec; the classes a value may name; the keys; and a rolling deploy.
  */
 @WithRedis
 class SpringSerializerMigrationIntegrationTests {
   /** The serializer a Spring application configures for JSON values, with java.time support. */
   private static final GenericJackson2JsonRedisSerializer SPRING_JSON =
-      new GenericJackson2JsonRedisSerializer().configure(mapper -> mapper.registerModule(new JavaTimeModule()));
+      new GenericJackson2JsonRedisSerializer()
+          .configure(mapper -> mapper.registerModule(new JavaTimeModule()));
+
   private static final Article ARTICLE = article(42, "Stowage");
 
   private static LettuceConnectionFactory connections;
@@ -66,7 +68,8 @@ class SpringSerializerMigrationIntegrationTests {
 
   @BeforeAll
   static void connect(RedisServer redis) {
-    connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
+    connections =
+        new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
     connections.afterPropertiesSet();
     connections.start();
     stowage = Stowage.builder().redis(redis.uri()).build();
@@ -92,36 +95,58 @@ class SpringSerializerMigrationIntegrationTests {
     extras.put("draft", false);
     extras.put("seen", new Date(1_700_000_000_000L));
     extras.put("related", new ArrayList<>(List.of("a", "b")));
-    return new Article(id, title, new Author("kim", 3_000_000_000L), new ArrayList<>(List.of("redis", "cache")), extras,
-        new Date(1_600_000_000_000L), Instant.parse("2026-01-02T03:04:05.123456Z"));
+    return new Article(
+        id,
+        title,
+        new Author("kim", 3_000_000_000L),
+        new ArrayList<>(List.of("redis", "cache")),
+        extras,
+        new Date(1_600_000_000_000L),
+        Instant.parse("2026-01-02T03:04:05.123456Z"));
   }
 
   /**
-   * An article whose {@code Object} values keep their class in plain JSON, which has no
-   * {@code Long} or {@code Date} of its own: what the caches write after the switch.
+   * An article whose {@code Object} values keep their class in plain JSON, which has no {@code
+   * Long} or {@code Date} of its own: what the caches write after the switch.
    */
   private static Article plain(long id, String title) {
     Map<String, Object> extras = new LinkedHashMap<>();
     extras.put("score", 4.5);
     extras.put("draft", false);
     extras.put("related", new ArrayList<>(List.of("a", "b")));
-    return new Article(id, title, new Author("kim", 3), new ArrayList<>(List.of("redis")), extras,
-        new Date(1_600_000_000_000L), Instant.parse("2026-01-02T03:04:05.123456Z"));
+    return new Article(
+        id,
+        title,
+        new Author("kim", 3),
+        new ArrayList<>(List.of("redis")),
+        extras,
+        new Date(1_600_000_000_000L),
+        Instant.parse("2026-01-02T03:04:05.123456Z"));
   }
 
   private static RedisCacheManager springCaches(RedisSerializer<?> values) {
-    // Spring Data Redis 4 writes a cache's values asynchronously by default; these tests read them right after.
-    RedisCacheManager manager = RedisCacheManager.builder(RedisCacheWriter.create(connections, writer -> writer.immediateWrites()))
-        .cacheDefaults(RedisCacheConfiguration.defaultCacheConfig()
-            .serializeValuesWith(SerializationPair.fromSerializer(values)))
-        .build();
+    // Spring Data Redis 4 writes a cache's values asynchronously by default; these tests read them
+    // right after.
+    RedisCacheManager manager =
+        RedisCacheManager.builder(
+                RedisCacheWriter.create(connections, writer -> writer.immediateWrites()))
+            .cacheDefaults(
+                RedisCacheConfiguration.defaultCacheConfig()
+                    .serializeValuesWith(SerializationPair.fromSerializer(values)))
+            .build();
     manager.afterPropertiesSet();
     return manager;
   }
 
-  /** Spring's default cache manager (JDK serialization), its writes acknowledged as in {@link #springCaches}. */
+  /**
+   * Spring's default cache manager (JDK serialization), its writes acknowledged as in {@link
+   * #springCaches}.
+   */
   private static RedisCacheManager springDefaults() {
-    RedisCacheManager manager = RedisCacheManager.builder(RedisCacheWriter.create(connections, writer -> writer.immediateWrites())).build();
+    RedisCacheManager manager =
+        RedisCacheManager.builder(
+                RedisCacheWriter.create(connections, writer -> writer.immediateWrites()))
+            .build();
     manager.afterPropertiesSet();
     return manager;
   }
@@ -149,11 +174,14 @@ class SpringSerializerMigrationIntegrationTests {
         .contains("[\"java.util.Date\",1700000000000]")
         .contains("\"published\":[\"java.util.Date\",1600000000000]");
 
-    RedisCache<Long, Article> articles = stowage.cache("articles", Article.class)
-        .<Long>keys(String::valueOf)
-        .keyPrefix("articles::")
-        .encoding(Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
-        .build();
+    RedisCache<Long, Article> articles =
+        stowage
+            .cache("articles", Article.class)
+            .<Long>keys(String::valueOf)
+            .keyPrefix("articles::")
+            .encoding(
+                Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
+            .build();
     assertThat(articles.redisKey(42L)).isEqualTo("articles::42");
     Article read = articles.get(42L);
     assertThat(read).isEqualTo(ARTICLE);
@@ -181,25 +209,33 @@ class SpringSerializerMigrationIntegrationTests {
     assertThat(new String(raw("lists::latest"), StandardCharsets.UTF_8))
         .startsWith("[\"java.util.ArrayList\",[{\"@class\":");
 
-    RedisCache<String, List<Article>> lists = stowage.cache("lists", new TypeRef<List<Article>>() {})
-        .keyPrefix("lists::")
-        .encoding(Encoding.of(Codecs.json(new TypeRef<List<Article>>() {}, null))
-            .legacy(Codecs.springJson(new TypeRef<List<Article>>() {})))
-        .build();
+    RedisCache<String, List<Article>> lists =
+        stowage
+            .cache("lists", new TypeRef<List<Article>>() {})
+            .keyPrefix("lists::")
+            .encoding(
+                Encoding.of(Codecs.json(new TypeRef<List<Article>>() {}, null))
+                    .legacy(Codecs.springJson(new TypeRef<List<Article>>() {})))
+            .build();
     assertThat(lists.get("latest")).isEqualTo(list);
 
-    RedisCache<String, Set<String>> sets = stowage.cache("lists", new TypeRef<Set<String>>() {})
-        .keyPrefix("lists::")
-        .encoding(Encoding.of(Codecs.json(new TypeRef<Set<String>>() {}, null))
-            .legacy(Codecs.springJson(new TypeRef<Set<String>>() {})))
-        .build();
+    RedisCache<String, Set<String>> sets =
+        stowage
+            .cache("lists", new TypeRef<Set<String>>() {})
+            .keyPrefix("lists::")
+            .encoding(
+                Encoding.of(Codecs.json(new TypeRef<Set<String>>() {}, null))
+                    .legacy(Codecs.springJson(new TypeRef<Set<String>>() {})))
+            .build();
     assertThat(sets.get("tags")).isInstanceOf(TreeSet.class).containsExactly("a", "b");
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    RedisCache<String, Map> maps = stowage.cache("lists", Map.class)
-        .keyPrefix("lists::")
-        .encoding(Encoding.of(Codecs.json(Map.class)).legacy(Codecs.springJson(Map.class)))
-        .build();
+    RedisCache<String, Map> maps =
+        stowage
+            .cache("lists", Map.class)
+            .keyPrefix("lists::")
+            .encoding(Encoding.of(Codecs.json(Map.class)).legacy(Codecs.springJson(Map.class)))
+            .build();
     assertThat(maps.get("counts")).isEqualTo(Map.of("x", 7L));
   }
 
@@ -214,10 +250,12 @@ class SpringSerializerMigrationIntegrationTests {
         .contains("\"@class\":\"dev.stowage.migration.SpringValues$Trap\"");
     Trap.CREATED.set(0);
 
-    RedisCache<String, Shelf> guarded = stowage.cache("shelves", Shelf.class)
-        .keyPrefix("shelves::")
-        .encoding(Encoding.of(Codecs.json(Shelf.class)).legacy(Codecs.springJson(Shelf.class)))
-        .build();
+    RedisCache<String, Shelf> guarded =
+        stowage
+            .cache("shelves", Shelf.class)
+            .keyPrefix("shelves::")
+            .encoding(Encoding.of(Codecs.json(Shelf.class)).legacy(Codecs.springJson(Shelf.class)))
+            .build();
     assertThat(guarded.get("top")).isNull();
     assertThat(guarded.stats().decodeFailures()).isEqualTo(1);
     assertThat(guarded.stats().misses()).isEqualTo(1);
@@ -227,24 +265,32 @@ class SpringSerializerMigrationIntegrationTests {
         .hasMessageContaining("dev.stowage.migration.SpringValues$Trap");
     assertThat(Trap.CREATED).hasValue(0);
 
-    RedisCache<String, Shelf> allowing = stowage.cache("shelves", Shelf.class)
-        .keyPrefix("shelves::")
-        .encoding(Encoding.of(Codecs.json(Shelf.class))
-            .legacy(Codecs.springJson(Shelf.class, "dev.stowage.migration.SpringValues$Trap")))
-        .build();
+    RedisCache<String, Shelf> allowing =
+        stowage
+            .cache("shelves", Shelf.class)
+            .keyPrefix("shelves::")
+            .encoding(
+                Encoding.of(Codecs.json(Shelf.class))
+                    .legacy(
+                        Codecs.springJson(Shelf.class, "dev.stowage.migration.SpringValues$Trap")))
+            .build();
     Shelf read = allowing.get("top");
     assertThat(read.label).isEqualTo("top");
-    assertThat(read.shape).isInstanceOfSatisfying(Trap.class, trap -> assertThat(trap.size).isEqualTo(3));
+    assertThat(read.shape)
+        .isInstanceOfSatisfying(Trap.class, trap -> assertThat(trap.size).isEqualTo(3));
     assertThat(Trap.CREATED).hasValue(1);
   }
 
   @Test
   void aRootClassOtherThanTheCachesIsRefusedByName() {
     setRaw("articles::7", SPRING_JSON.serialize(new Author("lee", 1)));
-    RedisCache<String, Article> articles = stowage.cache("articles", Article.class)
-        .keyPrefix("articles::")
-        .encoding(Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
-        .build();
+    RedisCache<String, Article> articles =
+        stowage
+            .cache("articles", Article.class)
+            .keyPrefix("articles::")
+            .encoding(
+                Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
+            .build();
     assertThat(articles.get("7")).isNull();
     assertThat(articles.stats().decodeFailures()).isEqualTo(1);
   }
@@ -258,35 +304,45 @@ class SpringSerializerMigrationIntegrationTests {
     assertThat(new String(raw("articles::9"), StandardCharsets.ISO_8859_1))
         .contains("org.springframework.cache.support.NullValue");
 
-    RedisCache<String, Article> articles = stowage.cache("articles", Article.class)
-        .keyPrefix("articles::")
-        .encoding(Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
-        .build();
+    RedisCache<String, Article> articles =
+        stowage
+            .cache("articles", Article.class)
+            .keyPrefix("articles::")
+            .encoding(
+                Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
+            .build();
     assertThat(articles.get("9")).isNull();
     assertThat(articles.stats().decodeFailures()).isEqualTo(1);
     assertThat(articles.getOrLoad("9", key -> plain(9, "loaded"))).isEqualTo(plain(9, "loaded"));
     assertThat(Envelope.isEnvelope(raw("articles::9"))).isTrue();
 
     springDefaults().getCache("accounts").put("none", null);
-    RedisCache<String, Account> accounts = stowage.cache("accounts", Account.class)
-        .keyPrefix("accounts::")
-        .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
-        .build();
+    RedisCache<String, Account> accounts =
+        stowage
+            .cache("accounts", Account.class)
+            .keyPrefix("accounts::")
+            .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
+            .build();
     assertThat(accounts.get("none")).isNull();
     assertThat(accounts.stats().decodeFailures()).isEqualTo(1);
   }
 
   @Test
   void jackson2JsonValuesReadThroughTheJsonCodec() {
-    springCaches(new Jackson2JsonRedisSerializer<>(
-        new ObjectMapper().registerModule(new JavaTimeModule()), Author.class))
-        .getCache("authors").put("kim", new Author("kim", 12));
-    assertThat(new String(raw("authors::kim"), StandardCharsets.UTF_8)).isEqualTo("{\"name\":\"kim\",\"followers\":12}");
+    springCaches(
+            new Jackson2JsonRedisSerializer<>(
+                new ObjectMapper().registerModule(new JavaTimeModule()), Author.class))
+        .getCache("authors")
+        .put("kim", new Author("kim", 12));
+    assertThat(new String(raw("authors::kim"), StandardCharsets.UTF_8))
+        .isEqualTo("{\"name\":\"kim\",\"followers\":12}");
 
-    RedisCache<String, Author> authors = stowage.cache("authors", Author.class)
-        .keyPrefix("authors::")
-        .encoding(Encoding.of(Codecs.msgpack(Author.class)).legacy(Codecs.json(Author.class)))
-        .build();
+    RedisCache<String, Author> authors =
+        stowage
+            .cache("authors", Author.class)
+            .keyPrefix("authors::")
+            .encoding(Encoding.of(Codecs.msgpack(Author.class)).legacy(Codecs.json(Author.class)))
+            .build();
     assertThat(authors.get("kim")).isEqualTo(new Author("kim", 12));
   }
 
@@ -300,10 +356,12 @@ class SpringSerializerMigrationIntegrationTests {
     assertThat(raw("accounts::kim")).startsWith(0xac, 0xed);
     JdkTrap.READ.set(0);
 
-    RedisCache<String, Account> accounts = stowage.cache("accounts", Account.class)
-        .keyPrefix("accounts::")
-        .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
-        .build();
+    RedisCache<String, Account> accounts =
+        stowage
+            .cache("accounts", Account.class)
+            .keyPrefix("accounts::")
+            .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
+            .build();
     assertThat(accounts.get("kim")).isEqualTo(account);
     assertThat(accounts.get("gadget")).isNull();
     assertThat(accounts.stats().decodeFailures()).isEqualTo(1);
@@ -315,10 +373,12 @@ class SpringSerializerMigrationIntegrationTests {
     StringRedisTemplate template = new StringRedisTemplate(connections);
     template.opsForValue().set("greetings::hi", "hello, wörld");
 
-    RedisCache<String, String> greetings = stowage.cache("greetings", String.class)
-        .keyPrefix("greetings::")
-        .encoding(Encoding.of(Codecs.string()).legacy(Codecs.string()))
-        .build();
+    RedisCache<String, String> greetings =
+        stowage
+            .cache("greetings", String.class)
+            .keyPrefix("greetings::")
+            .encoding(Encoding.of(Codecs.string()).legacy(Codecs.string()))
+            .build();
     assertThat(greetings.get("hi")).isEqualTo("hello, wörld");
   }
 
@@ -330,10 +390,13 @@ class SpringSerializerMigrationIntegrationTests {
     Account account = new Account("kim", 5, List.of(), "x");
     template.opsForValue().set("kim", account);
 
-    // Not "accounts": its default prefix, accounts:, would overlap the other tests' accounts:: in this Stowage.
-    RedisCache<String, Account> accounts = stowage.cache("jdk-accounts", Account.class)
-        .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
-        .build();
+    // Not "accounts": its default prefix, accounts:, would overlap the other tests' accounts:: in
+    // this Stowage.
+    RedisCache<String, Account> accounts =
+        stowage
+            .cache("jdk-accounts", Account.class)
+            .encoding(Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class)))
+            .build();
     assertThat(accounts.get("kim")).isNull();
 
     int renamed = JdkKeyMigration.renameJdkKeys(connections, key -> "jdk-accounts:" + key);
@@ -344,11 +407,15 @@ class SpringSerializerMigrationIntegrationTests {
   @Test
   void writeLegacyKeepsOldReadersReadingDuringARollingDeploy() {
     Cache spring = springCaches(SPRING_JSON).getCache("articles");
-    RedisCache<Long, Article> compatible = stowage.cache("articles", Article.class)
-        .<Long>keys(String::valueOf)
-        .keyPrefix("articles::")
-        .encoding(Encoding.of(Codecs.json(Article.class)).writeLegacy(Codecs.springJson(Article.class)))
-        .build();
+    RedisCache<Long, Article> compatible =
+        stowage
+            .cache("articles", Article.class)
+            .<Long>keys(String::valueOf)
+            .keyPrefix("articles::")
+            .encoding(
+                Encoding.of(Codecs.json(Article.class))
+                    .writeLegacy(Codecs.springJson(Article.class)))
+            .build();
 
     // step 1: the new version writes what the old one writes, byte for byte
     compatible.put(42L, ARTICLE);
@@ -358,11 +425,14 @@ class SpringSerializerMigrationIntegrationTests {
     assertThat(compatible.get(43L)).isEqualTo(article(43, "old"));
 
     // step 2, once no old reader runs: writes switch to the envelope; step-1 processes read them
-    RedisCache<Long, Article> switched = stowage.cache("articles", Article.class)
-        .<Long>keys(String::valueOf)
-        .keyPrefix("articles::")
-        .encoding(Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
-        .build();
+    RedisCache<Long, Article> switched =
+        stowage
+            .cache("articles", Article.class)
+            .<Long>keys(String::valueOf)
+            .keyPrefix("articles::")
+            .encoding(
+                Encoding.of(Codecs.json(Article.class)).legacy(Codecs.springJson(Article.class)))
+            .build();
     switched.put(44L, plain(44, "new"));
     assertThat(Envelope.isEnvelope(raw("articles::44"))).isTrue();
     assertThat(compatible.get(44L)).isEqualTo(plain(44, "new"));
@@ -372,12 +442,16 @@ class SpringSerializerMigrationIntegrationTests {
   @Test
   void writeLegacyWithTheJdkCodecWritesWhatSpringsJdkSerializerReads() {
     Account account = new Account("kim", 9, List.of("open"), "n");
-    RedisCache<String, Account> compatible = stowage.cache("accounts", Account.class)
-        .keyPrefix("accounts::")
-        .encoding(Encoding.of(Codecs.json(Account.class)).writeLegacy(Codecs.jdk(Account.class)))
-        .build();
+    RedisCache<String, Account> compatible =
+        stowage
+            .cache("accounts", Account.class)
+            .keyPrefix("accounts::")
+            .encoding(
+                Encoding.of(Codecs.json(Account.class)).writeLegacy(Codecs.jdk(Account.class)))
+            .build();
     compatible.put("kim", account);
-    assertThat(new JdkSerializationRedisSerializer().deserialize(raw("accounts::kim"))).isEqualTo(account);
+    assertThat(new JdkSerializationRedisSerializer().deserialize(raw("accounts::kim")))
+        .isEqualTo(account);
     assertThat(springDefaults().getCache("accounts").get("kim", Account.class)).isEqualTo(account);
   }
 }

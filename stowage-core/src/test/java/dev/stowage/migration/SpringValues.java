@@ -13,9 +13,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class SpringValues {
   private SpringValues() {}
 
-  /** A record with a nested record, a list, a map of anything, a {@code Date} and an {@code Instant}. */
-  public record Article(long id, String title, Author author, List<String> tags, Map<String, Object> extras,
-                        Date published, Instant updated) {}
+  /**
+   * A record with a nested record, a list, a map of anything, a {@code Date} and an {@code
+   * Instant}.
+   */
+  public record Article(
+      long id,
+      String title,
+      Author author,
+      List<String> tags,
+      Map<String, Object> extras,
+      Date published,
+      Instant updated) {}
 
   public record Author(String name, long followers) {}
 
@@ -38,7 +47,8 @@ final class SpringValues {
   }
 
   /** A value for JDK serialization, whose note may hold anything serializable. */
-  public record Account(String owner, long balance, List<String> history, Serializable note) implements Serializable {}
+  public record Account(String owner, long balance, List<String> history, Serializable note)
+      implements Serializable {}
 
   /** A class that runs code when JDK serialization reads it, as a gadget does. */
   public static final class JdkTrap implements Serializable {

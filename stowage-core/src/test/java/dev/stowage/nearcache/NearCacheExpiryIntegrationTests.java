@@ -86,8 +86,12 @@ class NearCacheExpiryIntegrationTests {
   @ValueSource(booleans = {false, true})
   void aTtlCachesNearCopiesGoWhenTheirEntriesExpire(boolean expireAfterWrite) {
     NearCache near = NearCache.maximumSize(1000);
-    RedisCache<String, Item> cache = readerProcess.cache("items", Item.class).ttl(Duration.ofSeconds(1))
-        .nearCache(expireAfterWrite ? near.expireAfterWrite(Duration.ofMinutes(5)) : near).build();
+    RedisCache<String, Item> cache =
+        readerProcess
+            .cache("items", Item.class)
+            .ttl(Duration.ofSeconds(1))
+            .nearCache(expireAfterWrite ? near.expireAfterWrite(Duration.ofMinutes(5)) : near)
+            .build();
     awaitTracking(cache);
     List<String> keys = keys(100);
     long written = System.nanoTime();
@@ -107,18 +111,22 @@ class NearCacheExpiryIntegrationTests {
     assertThat(cache.stats().nearHits() - hitsBefore).as("kept in the process").isEqualTo(100);
 
     sleepUntil(written + TimeUnit.MILLISECONDS.toNanos(1100));
-    assertThat((Long) redis.reply("DBSIZE")).as("Redis has not removed the expired keys").isGreaterThanOrEqualTo(keysInRedis);
+    assertThat((Long) redis.reply("DBSIZE"))
+        .as("Redis has not removed the expired keys")
+        .isGreaterThanOrEqualTo(keysInRedis);
     assertThat(readAll(cache, keys)).as("expired values read").isZero();
     assertThat(readAll(cache, keys)).as("expired values read again").isZero();
   }
 
-  /** A cache without a TTL keeps a copy no longer than the TTL another process wrote the key with. */
+  /**
+   * A cache without a TTL keeps a copy no longer than the TTL another process wrote the key with.
+   */
   @Test
   void aKeyWrittenWithATtlByAnotherProcessIsKeptNoLongerThanThatTtl() {
-    RedisCache<String, Item> reader = readerProcess.cache("items", Item.class)
-        .nearCache(NearCache.maximumSize(1000)).build();
-    RedisCache<String, Item> writer = writerProcess.cache("items", Item.class).ttl(Duration.ofMillis(800))
-        .ttlJitter(0).build();
+    RedisCache<String, Item> reader =
+        readerProcess.cache("items", Item.class).nearCache(NearCache.maximumSize(1000)).build();
+    RedisCache<String, Item> writer =
+        writerProcess.cache("items", Item.class).ttl(Duration.ofMillis(800)).ttlJitter(0).build();
     awaitTracking(reader);
     List<String> keys = keys(40);
     long written = System.nanoTime();
@@ -141,8 +149,8 @@ class NearCacheExpiryIntegrationTests {
    */
   @Test
   void aPexpireFromAnotherClientBoundsTheCopiesReadAfterIt() {
-    RedisCache<String, Item> reader = readerProcess.cache("items", Item.class)
-        .nearCache(NearCache.maximumSize(1000)).build();
+    RedisCache<String, Item> reader =
+        readerProcess.cache("items", Item.class).nearCache(NearCache.maximumSize(1000)).build();
     RedisCache<String, Item> writer = writerProcess.cache("items", Item.class).build();
     awaitTracking(reader);
     long expired = 0;
@@ -168,7 +176,10 @@ class NearCacheExpiryIntegrationTests {
         for (int k = 0; k < keys.size(); k++) {
           String key = keys.get(k);
           long started = System.nanoTime();
-          Item item = ThreadLocalRandom.current().nextBoolean() ? reader.get(key) : reader.getAll(List.of(key)).get(key);
+          Item item =
+              ThreadLocalRandom.current().nextBoolean()
+                  ? reader.get(key)
+                  : reader.getAll(List.of(key)).get(key);
           if (item != null && started - expiredBy[k] > 0) {
             expired++;
             latest = Math.max(latest, started - expiredBy[k]);
@@ -177,8 +188,11 @@ class NearCacheExpiryIntegrationTests {
       }
       keptWhileAlive += reader.stats().nearHits() - hitsBefore;
     }
-    assertThat(expired).as("reads that found a value after its PEXPIRE had passed (the latest %d µs after)",
-        TimeUnit.NANOSECONDS.toMicros(latest)).isZero();
+    assertThat(expired)
+        .as(
+            "reads that found a value after its PEXPIRE had passed (the latest %d µs after)",
+            TimeUnit.NANOSECONDS.toMicros(latest))
+        .isZero();
     assertThat(keptWhileAlive).as("near hits while the keys lived").isPositive();
   }
 
@@ -187,8 +201,11 @@ class NearCacheExpiryIntegrationTests {
   @ValueSource(booleans = {false, true})
   void expireAndPersistFromAnotherClientDropTheCopy(boolean broadcast) {
     NearCache near = NearCache.maximumSize(100);
-    RedisCache<String, Item> reader = readerProcess.cache("items", Item.class)
-        .nearCache(broadcast ? near.broadcast() : near).build();
+    RedisCache<String, Item> reader =
+        readerProcess
+            .cache("items", Item.class)
+            .nearCache(broadcast ? near.broadcast() : near)
+            .build();
     RedisCache<String, Item> writer = writerProcess.cache("items", Item.class).build();
     awaitTracking(reader);
     writer.put("1", version(1, 1));
@@ -212,8 +229,8 @@ class NearCacheExpiryIntegrationTests {
    */
   @Test
   void killingTheTrackingConnectionFailsNoReadInFlight() throws Exception {
-    RedisCache<String, Item> reader = readerProcess.cache("items", Item.class)
-        .nearCache(NearCache.maximumSize(50)).build();
+    RedisCache<String, Item> reader =
+        readerProcess.cache("items", Item.class).nearCache(NearCache.maximumSize(50)).build();
     RedisCache<String, Item> writer = writerProcess.cache("items", Item.class).build();
     int n = 2000;
     Map<String, Item> all = new LinkedHashMap<>();
@@ -231,39 +248,44 @@ class NearCacheExpiryIntegrationTests {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     List<Future<?>> readers = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
-      readers.add(pool.submit(() -> {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (!stop.get()) {
-          String key = Integer.toString(random.nextInt(n));
-          try {
-            Item item;
-            if (random.nextBoolean()) {
-              item = reader.get(key);
-            } else {
-              String other = Integer.toString(random.nextInt(n));
-              Map<String, Item> found = reader.getAll(List.of(key, other));
-              item = found.get(key);
-              if (!all.get(other).equals(found.get(other))) {
-                wrong.incrementAndGet();
-              }
-            }
-            if (!all.get(key).equals(item)) {
-              wrong.incrementAndGet();
-            }
-          } catch (RuntimeException e) {
-            failures.incrementAndGet();
-            firstFailure.compareAndSet(null, e);
-          }
-          reads.incrementAndGet();
-        }
-      }));
+      readers.add(
+          pool.submit(
+              () -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get()) {
+                  String key = Integer.toString(random.nextInt(n));
+                  try {
+                    Item item;
+                    if (random.nextBoolean()) {
+                      item = reader.get(key);
+                    } else {
+                      String other = Integer.toString(random.nextInt(n));
+                      Map<String, Item> found = reader.getAll(List.of(key, other));
+                      item = found.get(key);
+                      if (!all.get(other).equals(found.get(other))) {
+                        wrong.incrementAndGet();
+                      }
+                    }
+                    if (!all.get(key).equals(item)) {
+                      wrong.incrementAndGet();
+                    }
+                  } catch (RuntimeException e) {
+                    failures.incrementAndGet();
+                    firstFailure.compareAndSet(null, e);
+                  }
+                  reads.incrementAndGet();
+                }
+              }));
     }
     int kills = 0;
     for (int i = 0; i < 8; i++) {
       // Each kill comes once the readers have gone on reading since the last one, and once a
       // tracking connection is there again to kill.
       awaitMoreReads(reads);
-      Long id = await().atMost(Duration.ofSeconds(5)).until(NearCacheExpiryIntegrationTests::trackingClientId, found -> found != null);
+      Long id =
+          await()
+              .atMost(Duration.ofSeconds(5))
+              .until(NearCacheExpiryIntegrationTests::trackingClientId, found -> found != null);
       redis.command("CLIENT", "KILL", "ID", Long.toString(id));
       kills++;
     }
@@ -282,7 +304,10 @@ class NearCacheExpiryIntegrationTests {
     awaitTracking(reader);
   }
 
-  /** The id of the reading process's tracking connection (the one client with the {@code t} flag), or null. */
+  /**
+   * The id of the reading process's tracking connection (the one client with the {@code t} flag),
+   * or null.
+   */
   private static Long trackingClientId() {
     String list = (String) redis.reply("CLIENT", "LIST");
     for (String line : list.split("\n")) {
@@ -302,7 +327,9 @@ class NearCacheExpiryIntegrationTests {
     return null;
   }
 
-  /** Reads every key, half one by one and half in one getAll; returns how many values were found. */
+  /**
+   * Reads every key, half one by one and half in one getAll; returns how many values were found.
+   */
   private static int readAll(RedisCache<String, Item> cache, List<String> keys) {
     int found = 0;
     int half = keys.size() / 2;
@@ -316,26 +343,36 @@ class NearCacheExpiryIntegrationTests {
   }
 
   private static void awaitKept(RedisCache<String, Item> cache, String key) {
-    await().atMost(Duration.ofSeconds(5)).until(() -> {
-      long before = cache.stats().nearHits();
-      cache.get(key);
-      return cache.get(key) != null && cache.stats().nearHits() > before;
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> {
+              long before = cache.stats().nearHits();
+              cache.get(key);
+              return cache.get(key) != null && cache.stats().nearHits() > before;
+            });
   }
 
   /** Waits until a read of {@code key} is a near miss: the invalidation has arrived. */
   private static void awaitDropped(RedisCache<String, Item> cache, String key) {
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10)).until(() -> {
-      long before = cache.stats().nearMisses();
-      cache.get(key);
-      return cache.stats().nearMisses() > before;
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(10))
+        .until(
+            () -> {
+              long before = cache.stats().nearMisses();
+              cache.get(key);
+              return cache.stats().nearMisses() > before;
+            });
   }
 
   /** Waits until the readers have read a few hundred more times, whatever the machine's speed. */
   private static void awaitMoreReads(AtomicLong reads) {
     long from = reads.get();
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> reads.get() >= from + 200);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> reads.get() >= from + 200);
   }
 
   private static void sleepUntil(long nanoTime) {

@@ -138,7 +138,8 @@ class NearCacheIntegrationTests {
 
   @Test
   void broadcastModeDropsKeysWrittenUnderThePrefix() {
-    RedisCache<String, Item> reader = nearItems(readerProcess, NearCache.maximumSize(100).broadcast());
+    RedisCache<String, Item> reader =
+        nearItems(readerProcess, NearCache.maximumSize(100).broadcast());
     RedisCache<String, Item> writer = plainItems(writerProcess);
     writer.put("1", version(1, 1));
     awaitTracking(reader);
@@ -153,15 +154,21 @@ class NearCacheIntegrationTests {
 
   @Test
   void anEntryExpiresAfterItsTimeLimit() {
-    RedisCache<String, Item> cache = nearItems(readerProcess, NearCache.maximumSize(10).expireAfterWrite(Duration.ofMillis(200)));
+    RedisCache<String, Item> cache =
+        nearItems(
+            readerProcess, NearCache.maximumSize(10).expireAfterWrite(Duration.ofMillis(200)));
     awaitTracking(cache);
     cache.put("1", version(1, 1));
     cache.get("1");
     long before = cache.stats().nearMisses();
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> {
-      cache.get("1");
-      return cache.stats().nearMisses() > before;
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              cache.get("1");
+              return cache.stats().nearMisses() > before;
+            });
   }
 
   /**
@@ -188,19 +195,24 @@ class NearCacheIntegrationTests {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     List<Future<?>> readers = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
-      readers.add(pool.submit(() -> {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (!stop.get()) {
-          int k = random.nextInt(keys) < keys / 2 ? random.nextInt(10) : random.nextInt(keys);
-          long expected = floor.get(k);
-          Item item = random.nextBoolean() ? reader.get(Integer.toString(k))
-              : reader.getAll(List.of(Integer.toString(k))).get(Integer.toString(k));
-          if (item == null || item.price() < expected) {
-            stale.incrementAndGet();
-          }
-          reads.incrementAndGet();
-        }
-      }));
+      readers.add(
+          pool.submit(
+              () -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!stop.get()) {
+                  int k =
+                      random.nextInt(keys) < keys / 2 ? random.nextInt(10) : random.nextInt(keys);
+                  long expected = floor.get(k);
+                  Item item =
+                      random.nextBoolean()
+                          ? reader.get(Integer.toString(k))
+                          : reader.getAll(List.of(Integer.toString(k))).get(Integer.toString(k));
+                  if (item == null || item.price() < expected) {
+                    stale.incrementAndGet();
+                  }
+                  reads.incrementAndGet();
+                }
+              }));
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     int version = 0;
@@ -210,7 +222,10 @@ class NearCacheIntegrationTests {
       String key = Integer.toString(k);
       Item next = version(k, version);
       writer.put(key, next);
-      await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> next.equals(reader.get(key)));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .pollInterval(Duration.ofMillis(1))
+          .until(() -> next.equals(reader.get(key)));
       floor.set(k, version);
     }
     stop.set(true);
@@ -222,28 +237,37 @@ class NearCacheIntegrationTests {
     assertThat(reads.get()).isGreaterThanOrEqualTo(100_000);
     assertThat(version).isGreaterThanOrEqualTo(300);
     assertThat(stale.get()).as("reads older than an invalidation already received").isZero();
-    assertThat(reader.stats().nearHits()).as("the near cache answered most reads").isGreaterThan(reads.get() / 2);
+    assertThat(reader.stats().nearHits())
+        .as("the near cache answered most reads")
+        .isGreaterThan(reads.get() / 2);
   }
 
   @Test
   void aFeedKeepsPagesUntilTheFeedChanges() {
-    Feed<Item> reader = readerProcess.feed("board", Item.class).nearCache(NearCache.maximumSize(50)).build();
+    Feed<Item> reader =
+        readerProcess.feed("board", Item.class).nearCache(NearCache.maximumSize(50)).build();
     Feed<Item> writer = writerProcess.feed("board", Item.class).build();
     writer.addAll(Samples.items(30));
 
     // The same instance twice: the page is kept.
-    await().atMost(Duration.ofSeconds(5)).until(() -> {
-      List<Feed.Entry<Item>> first = reader.page(1, 10);
-      return reader.page(1, 10) == first;
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> {
+              List<Feed.Entry<Item>> first = reader.page(1, 10);
+              return reader.page(1, 10) == first;
+            });
     List<Feed.Entry<Item>> page = reader.page(1, 10);
     assertThat(reader.async().page(1, 10).join()).isSameAs(page);
 
     writer.add(version(99, 1));
-    await().atMost(Duration.ofSeconds(5)).until(() -> reader.page(1, 10).get(0).value().equals(version(99, 1)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> reader.page(1, 10).get(0).value().equals(version(99, 1)));
 
     reader.add(version(100, 1));
-    assertThat(reader.page(1, 10).get(0).value()).as("own writes drop the pages before they return")
+    assertThat(reader.page(1, 10).get(0).value())
+        .as("own writes drop the pages before they return")
         .isEqualTo(version(100, 1));
   }
 
@@ -264,40 +288,51 @@ class NearCacheIntegrationTests {
     assertThat(reader.get("1")).isEqualTo(version(1, 2));
     redis.command("CLIENT", "KILL", "TYPE", "normal");
     // The writer's own connection was killed too; once reconnected, its write must be seen.
-    await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-      writer.put("1", version(1, 3));
-      return version(1, 3).equals(reader.get("1"));
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              writer.put("1", version(1, 3));
+              return version(1, 3).equals(reader.get("1"));
+            });
 
     redis.restart();
     await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> reader.get("1") == null);
-    await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-      writer.put("1", version(1, 4));
-      return version(1, 4).equals(reader.get("1"));
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              writer.put("1", version(1, 4));
+              return version(1, 4).equals(reader.get("1"));
+            });
   }
 
   @Test
   void aServerThatRefusesResp3LeavesTheCacheWorkingWithoutTheNearCacheAndSaysSoOnce() {
     List<String> warnings = new CopyOnWriteArrayList<>();
     Logger log = Logger.getLogger("dev.stowage.nearcache");
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord record) {
-        warnings.add(record.getMessage());
-      }
+    Handler capture =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            warnings.add(record.getMessage());
+          }
 
-      @Override
-      public void flush() {}
+          @Override
+          public void flush() {}
 
-      @Override
-      public void close() {}
-    };
+          @Override
+          public void close() {}
+        };
     log.addHandler(capture);
     try (RedisServer old = RedisServer.start("--rename-command", "HELLO", "");
-         Stowage stowage = Stowage.builder().redis(old.uri()).build()) {
-      RedisCache<String, Item> cache = stowage.cache("items", Item.class).nearCache(NearCache.defaults()).build();
-      RedisCache<String, Item> other = stowage.cache("others", Item.class).nearCache(NearCache.defaults()).build();
+        Stowage stowage = Stowage.builder().redis(old.uri()).build()) {
+      RedisCache<String, Item> cache =
+          stowage.cache("items", Item.class).nearCache(NearCache.defaults()).build();
+      RedisCache<String, Item> other =
+          stowage.cache("others", Item.class).nearCache(NearCache.defaults()).build();
       cache.put("1", version(1, 1));
       assertThat(cache.get("1")).isEqualTo(version(1, 1));
       assertThat(cache.get("1")).isEqualTo(version(1, 1));

@@ -15,15 +15,18 @@ final class TrackingProbe {
    * write of it can overtake the read after the put (on a busy machine one did, round after round).
    */
   static <V> void awaitTracking(RedisCache<String, V> cache, V value) {
-    await().atMost(Duration.ofSeconds(10)).until(() -> {
-      String probe = "probe-" + System.nanoTime();
-      long before = cache.stats().nearHits();
-      cache.put(probe, value);
-      cache.get(probe);
-      cache.get(probe);
-      boolean kept = cache.stats().nearHits() > before;
-      cache.delete(probe);
-      return kept;
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              String probe = "probe-" + System.nanoTime();
+              long before = cache.stats().nearHits();
+              cache.put(probe, value);
+              cache.get(probe);
+              cache.get(probe);
+              boolean kept = cache.stats().nearHits() > before;
+              cache.delete(probe);
+              return kept;
+            });
   }
 }

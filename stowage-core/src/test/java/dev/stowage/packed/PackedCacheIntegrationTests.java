@@ -25,7 +25,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The packed layout on a real server: entries as fields of hashes, read and written in bulk per bucket. */
+/**
+ * The packed layout on a real server: entries as fields of hashes, read and written in bulk per
+ * bucket.
+ */
 @WithRedis
 class PackedCacheIntegrationTests {
   private static Stowage stowage;
@@ -59,8 +62,8 @@ class PackedCacheIntegrationTests {
 
   @Test
   void aValueIsAFieldOfItsBucketWhichStaysAListpackWithTheCachesTtl(RedisServer redis) {
-    RedisCache<String, Entry> cache = stowage.cache("packed-one", Entry.class).layout(CacheLayout.packedBuckets(8))
-        .build();
+    RedisCache<String, Entry> cache =
+        stowage.cache("packed-one", Entry.class).layout(CacheLayout.packedBuckets(8)).build();
     Entry entry = new Entry("a", 1);
 
     assertThat(cache.get("a")).isNull();
@@ -73,7 +76,8 @@ class PackedCacheIntegrationTests {
     assertThat(redis.reply("HEXISTS", cache.redisKey("a"), "a")).isEqualTo(1L);
     assertThat(redis.reply("OBJECT", "ENCODING", cache.redisKey("a"))).isEqualTo("listpack");
     assertThat(redis.reply("EXISTS", "packed-one:a")).as("no key per value").isEqualTo(0L);
-    assertThat((Long) redis.reply("PTTL", cache.redisKey("a"))).as("the bucket takes the default TTL, jittered")
+    assertThat((Long) redis.reply("PTTL", cache.redisKey("a")))
+        .as("the bucket takes the default TTL, jittered")
         .isBetween(Duration.ofMinutes(53).toMillis(), Duration.ofHours(1).toMillis());
     assertThat(cache.get("a")).isEqualTo(entry);
     assertThat(cache.exists("a")).isTrue();
@@ -96,67 +100,106 @@ class PackedCacheIntegrationTests {
 
   @Test
   void aBucketsTtlOnlyShortensToTheNewestEntrysAndNoExpiryGivesNone(RedisServer redis) {
-    RedisCache<String, Entry> timed = stowage.cache("packed-ttl", Entry.class).layout(CacheLayout.packedBuckets(1))
-        .ttl(Duration.ofMinutes(10)).ttlJitter(0).build();
+    RedisCache<String, Entry> timed =
+        stowage
+            .cache("packed-ttl", Entry.class)
+            .layout(CacheLayout.packedBuckets(1))
+            .ttl(Duration.ofMinutes(10))
+            .ttlJitter(0)
+            .build();
     timed.put("a", new Entry("a", 1));
     redis.command("PEXPIRE", timed.redisKey("a"), "5000000");
     timed.put("c", new Entry("c", 3));
-    assertThat((Long) redis.reply("PTTL", timed.redisKey("a"))).as("LT: a write shortens a longer TTL to its own")
+    assertThat((Long) redis.reply("PTTL", timed.redisKey("a")))
+        .as("LT: a write shortens a longer TTL to its own")
         .isBetween(Duration.ofMinutes(10).toMillis() - 60_000, Duration.ofMinutes(10).toMillis());
     redis.command("PEXPIRE", timed.redisKey("a"), "60000");
     timed.putAll(Map.of("b", new Entry("b", 2)));
     timed.put("c", new Entry("c", 4));
-    assertThat((Long) redis.reply("PTTL", timed.redisKey("a"))).as("LT: a later write leaves a shorter TTL")
+    assertThat((Long) redis.reply("PTTL", timed.redisKey("a")))
+        .as("LT: a later write leaves a shorter TTL")
         .isBetween(1L, 60_000L);
     redis.command("PERSIST", timed.redisKey("a"));
     timed.putAll(Map.of("b", new Entry("b", 5)));
-    assertThat((Long) redis.reply("PTTL", timed.redisKey("a"))).as("a bucket without a TTL takes the cache's")
+    assertThat((Long) redis.reply("PTTL", timed.redisKey("a")))
+        .as("a bucket without a TTL takes the cache's")
         .isBetween(Duration.ofMinutes(10).toMillis() - 60_000, Duration.ofMinutes(10).toMillis());
 
-    RedisCache<String, Entry> forever = stowage.cache("packed-forever", Entry.class)
-        .layout(CacheLayout.packedBuckets(1)).noExpiry().build();
+    RedisCache<String, Entry> forever =
+        stowage
+            .cache("packed-forever", Entry.class)
+            .layout(CacheLayout.packedBuckets(1))
+            .noExpiry()
+            .build();
     forever.putAll(Map.of("a", new Entry("a", 1)));
     assertThat(redis.reply("PTTL", forever.redisKey("a"))).isEqualTo(-1L);
   }
 
   @Test
   void afterADeployShortensTheTtlNewEntriesExpireWithTheNewTtl(RedisServer redis) {
-    RedisCache<String, Entry> before = stowage.cache("packed-deploy", Entry.class).layout(CacheLayout.packedBuckets(2))
-        .ttl(Duration.ofHours(1)).build();
+    RedisCache<String, Entry> before =
+        stowage
+            .cache("packed-deploy", Entry.class)
+            .layout(CacheLayout.packedBuckets(2))
+            .ttl(Duration.ofHours(1))
+            .build();
     before.putAll(entries(20));
     Set<String> buckets = bucketsOf(before, entries(20).keySet());
     assertThat(buckets).hasSize(2);
     for (String bucket : buckets) {
-      assertThat((Long) redis.reply("PTTL", bucket)).isGreaterThan(Duration.ofMinutes(50).toMillis());
+      assertThat((Long) redis.reply("PTTL", bucket))
+          .isGreaterThan(Duration.ofMinutes(50).toMillis());
     }
 
     // The next version of the application, in another process, with a TTL of 2 s.
     try (Stowage deployed = Stowage.builder().redis(redis.uri()).build()) {
-      RedisCache<String, Entry> after = deployed.cache("packed-deploy", Entry.class)
-          .layout(CacheLayout.packedBuckets(2)).ttl(Duration.ofSeconds(2)).build();
+      RedisCache<String, Entry> after =
+          deployed
+              .cache("packed-deploy", Entry.class)
+              .layout(CacheLayout.packedBuckets(2))
+              .ttl(Duration.ofSeconds(2))
+              .build();
       String single = "single";
       after.put(single, new Entry(single, 1));
-      assertThat((Long) redis.reply("PTTL", after.redisKey(single))).as("put").isBetween(1L, 2_000L);
+      assertThat((Long) redis.reply("PTTL", after.redisKey(single)))
+          .as("put")
+          .isBetween(1L, 2_000L);
       Map<String, Entry> fresh = new LinkedHashMap<>();
       for (int i = 0; i < 10; i++) {
         fresh.put("new" + i, new Entry("new" + i, i));
       }
       after.putAll(fresh);
       for (String bucket : bucketsOf(after, fresh.keySet())) {
-        assertThat((Long) redis.reply("PTTL", bucket)).as("putAll into %s", bucket).isBetween(1L, 2_000L);
+        assertThat((Long) redis.reply("PTTL", bucket))
+            .as("putAll into %s", bucket)
+            .isBetween(1L, 2_000L);
       }
       after.getOrLoad("loaded", key -> new Entry(key, 7));
-      assertThat((Long) redis.reply("PTTL", after.redisKey("loaded"))).as("getOrLoad").isBetween(1L, 2_000L);
-      // Every bucket expires within the new TTL of its last write (and a scheduling margin), not an hour later.
-      await().atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(100))
-          .until(() -> !after.exists(single) && !after.exists("loaded") && after.getAll(fresh.keySet()).isEmpty());
+      assertThat((Long) redis.reply("PTTL", after.redisKey("loaded")))
+          .as("getOrLoad")
+          .isBetween(1L, 2_000L);
+      // Every bucket expires within the new TTL of its last write (and a scheduling margin), not an
+      // hour later.
+      await()
+          .atMost(Duration.ofSeconds(4))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () ->
+                  !after.exists(single)
+                      && !after.exists("loaded")
+                      && after.getAll(fresh.keySet()).isEmpty());
     }
   }
 
   @Test
   void bulkOperationsAcrossManyBucketsSendOneCommandPerBucket(RedisServer redis) {
-    RedisCache<String, Entry> cache = stowage.cache("packed-bulk", Entry.class).layout(CacheLayout.packed(3_000))
-        .chunkSize(500).noExpiry().build();
+    RedisCache<String, Entry> cache =
+        stowage
+            .cache("packed-bulk", Entry.class)
+            .layout(CacheLayout.packed(3_000))
+            .chunkSize(500)
+            .noExpiry()
+            .build();
     Map<String, Entry> entries = entries(3_000);
     Set<String> buckets = bucketsOf(cache, entries.keySet());
     assertThat(buckets).hasSize(47);
@@ -180,7 +223,8 @@ class PackedCacheIntegrationTests {
     assertThat(read).containsExactlyEntriesOf(entries);
     assertThat(callsOf(redis, "hmget")).isEqualTo(47);
 
-    List<String> half = entries.keySet().stream().filter(k -> Integer.parseInt(k.substring(1)) % 2 == 0).toList();
+    List<String> half =
+        entries.keySet().stream().filter(k -> Integer.parseInt(k.substring(1)) % 2 == 0).toList();
     assertThat(cache.deleteAll(half)).isEqualTo(1_500);
     assertThat(cache.deleteAll(half)).isZero();
     Map<String, Entry> rest = new LinkedHashMap<>(entries);
@@ -210,8 +254,8 @@ class PackedCacheIntegrationTests {
 
   @Test
   void aValueLongerThanTheListpackLimitIsCountedAndMakesItsBucketAHashtable(RedisServer redis) {
-    RedisCache<String, String> cache = stowage.cache("packed-big", String.class).layout(CacheLayout.packedBuckets(2))
-        .build();
+    RedisCache<String, String> cache =
+        stowage.cache("packed-big", String.class).layout(CacheLayout.packedBuckets(2)).build();
     StringBuilder random = new StringBuilder();
     for (int i = 0; i < 6; i++) {
       random.append(UUID.randomUUID());
@@ -227,8 +271,8 @@ class PackedCacheIntegrationTests {
 
   @Test
   void aValueThatCannotBeDecodedIsAMissAndABucketOfAnotherTypeToo(RedisServer redis) {
-    RedisCache<String, Entry> cache = stowage.cache("packed-bad", Entry.class).layout(CacheLayout.packedBuckets(64))
-        .build();
+    RedisCache<String, Entry> cache =
+        stowage.cache("packed-bad", Entry.class).layout(CacheLayout.packedBuckets(64)).build();
     cache.putAll(entries(200));
     redis.command("HSET", cache.redisKey("k1"), "k1", "not an envelope");
     String otherBucketKey = "k2";
@@ -242,9 +286,12 @@ class PackedCacheIntegrationTests {
     assertThat(cache.get("k1")).isNull();
     assertThat(cache.get(otherBucketKey)).isNull();
     Map<String, Entry> read = cache.getAll(entries(200).keySet());
-    assertThat(read).doesNotContainKeys("k1", otherBucketKey).containsEntry("k0", new Entry("k0", 0));
+    assertThat(read)
+        .doesNotContainKeys("k1", otherBucketKey)
+        .containsEntry("k0", new Entry("k0", 0));
     CacheStats stats = cache.stats();
-    assertThat(stats.decodeFailures()).as("k1 twice, and every key of the string bucket read")
+    assertThat(stats.decodeFailures())
+        .as("k1 twice, and every key of the string bucket read")
         .isGreaterThanOrEqualTo(4);
     assertThat(stats.misses()).isEqualTo(stats.decodeFailures());
     assertThat(stats.hits()).isEqualTo(read.size());
@@ -252,13 +299,14 @@ class PackedCacheIntegrationTests {
 
   @Test
   void loadsAreStoredInTheBucketsAndSharedWithinTheProcess() {
-    RedisCache<String, Entry> cache = stowage.cache("packed-load", Entry.class).layout(CacheLayout.packedBuckets(4))
-        .build();
+    RedisCache<String, Entry> cache =
+        stowage.cache("packed-load", Entry.class).layout(CacheLayout.packedBuckets(4)).build();
     AtomicInteger calls = new AtomicInteger();
-    Function<String, Entry> loader = key -> {
-      calls.incrementAndGet();
-      return new Entry(key, 7);
-    };
+    Function<String, Entry> loader =
+        key -> {
+          calls.incrementAndGet();
+          return new Entry(key, 7);
+        };
     assertThat(cache.getOrLoad("x", loader)).isEqualTo(new Entry("x", 7));
     assertThat(cache.getOrLoad("x", loader)).isEqualTo(new Entry("x", 7));
     assertThat(calls).hasValue(1);
@@ -266,16 +314,22 @@ class PackedCacheIntegrationTests {
     assertThat(cache.exists("none")).isFalse();
 
     AtomicInteger bulkCalls = new AtomicInteger();
-    Map<String, Entry> all = cache.getAllOrLoad(List.of("x", "y", "z", "gone"), missing -> {
-      bulkCalls.incrementAndGet();
-      assertThat(missing).containsExactly("y", "z", "gone");
-      Map<String, Entry> loaded = new LinkedHashMap<>();
-      loaded.put("y", new Entry("y", 8));
-      loaded.put("z", new Entry("z", 9));
-      return loaded;
-    });
-    assertThat(all).containsExactly(Map.entry("x", new Entry("x", 7)), Map.entry("y", new Entry("y", 8)),
-        Map.entry("z", new Entry("z", 9)));
+    Map<String, Entry> all =
+        cache.getAllOrLoad(
+            List.of("x", "y", "z", "gone"),
+            missing -> {
+              bulkCalls.incrementAndGet();
+              assertThat(missing).containsExactly("y", "z", "gone");
+              Map<String, Entry> loaded = new LinkedHashMap<>();
+              loaded.put("y", new Entry("y", 8));
+              loaded.put("z", new Entry("z", 9));
+              return loaded;
+            });
+    assertThat(all)
+        .containsExactly(
+            Map.entry("x", new Entry("x", 7)),
+            Map.entry("y", new Entry("y", 8)),
+            Map.entry("z", new Entry("z", 9)));
     assertThat(cache.getAll(List.of("y", "z"))).hasSize(2);
     assertThat(bulkCalls).hasValue(1);
     assertThat(cache.stats().loads()).isEqualTo(3);
@@ -283,20 +337,37 @@ class PackedCacheIntegrationTests {
 
   @Test
   void whatThePackedLayoutCannotKeepIsRefusedAtBuild() {
-    assertThatThrownBy(() -> stowage.cache("packed-refused", Entry.class).layout(CacheLayout.packed(10))
-        .cacheAbsent(Duration.ofMinutes(1)).build())
+    assertThatThrownBy(
+            () ->
+                stowage
+                    .cache("packed-refused", Entry.class)
+                    .layout(CacheLayout.packed(10))
+                    .cacheAbsent(Duration.ofMinutes(1))
+                    .build())
         .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageStartingWith("cache 'packed-refused': cacheAbsent(...) is not supported on the packed layout")
+        .hasMessageStartingWith(
+            "cache 'packed-refused': cacheAbsent(...) is not supported on the packed layout")
         .hasMessageContaining("no expiry per hash field");
-    assertThatThrownBy(() -> stowage.cache("packed-refused", Entry.class).layout(CacheLayout.packed(10))
-        .distributedLoadLock(Duration.ofSeconds(1)).build())
+    assertThatThrownBy(
+            () ->
+                stowage
+                    .cache("packed-refused", Entry.class)
+                    .layout(CacheLayout.packed(10))
+                    .distributedLoadLock(Duration.ofSeconds(1))
+                    .build())
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("distributedLoadLock(...) is not supported on the packed layout");
-    assertThatThrownBy(() -> stowage.cache("packed-refused", Entry.class).layout(CacheLayout.packed(10))
-        .nearCache(NearCache.defaults()).build())
+    assertThatThrownBy(
+            () ->
+                stowage
+                    .cache("packed-refused", Entry.class)
+                    .layout(CacheLayout.packed(10))
+                    .nearCache(NearCache.defaults())
+                    .build())
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("nearCache(...) is not supported on the packed layout");
     assertThatThrownBy(() -> stowage.cache("packed-refused", Entry.class).layout(null))
-        .isInstanceOf(NullPointerException.class).hasMessage("layout");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("layout");
   }
 }

@@ -35,8 +35,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A child JVM, rather than a broker inside this one, so that a test can {@link #kill()} it as a
  * crash would (SIGKILL: nothing flushed, no clean shutdown) and {@link #start()} it again on the
  * same ports and the same data directory, as an operator restarts a broker. The broker keeps its
- * log in the page cache as Kafka does by default; a killed process loses nothing that the
- * operating system holds.
+ * log in the page cache as Kafka does by default; a killed process loses nothing that the operating
+ * system holds.
  *
  * <p>Starting waits until the broker answers a Kafka {@code ApiVersions} request on its port and
  * fails loudly with an {@link IllegalStateException} carrying the end of the broker's log when it
@@ -56,20 +56,31 @@ import org.jspecify.annotations.Nullable;
 public final class KafkaBroker implements AutoCloseable {
   /** How long one start may take before it counts as failed. */
   public static final int START_TIMEOUT_SECONDS = 90;
+
   /** Kafka's main class, which the child JVM runs. */
   static final String KAFKA_MAIN = "kafka.Kafka";
+
   /** Kafka's storage tool, which formats the data directory once before the first start. */
   static final String STORAGE_TOOL = "kafka.tools.StorageTool";
+
   private static final String HOST = "127.0.0.1";
   private static final int LOG_LINES = 30;
+
   /** The child's heap: enough for one node with small topics (Kafka's scripts default to 1 GiB). */
-  private static final List<String> JVM_OPTIONS = List.of("-Xms128m", "-Xmx512m",
-      "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true");
+  private static final List<String> JVM_OPTIONS =
+      List.of(
+          "-Xms128m",
+          "-Xmx512m",
+          "-XX:+UseSerialGC",
+          "-XX:+ExitOnOutOfMemoryError",
+          "-Djava.awt.headless=true");
+
   private static final Set<KafkaBroker> RUNNING = ConcurrentHashMap.newKeySet();
 
   static {
-    Runtime.getRuntime().addShutdownHook(
-        new Thread(() -> RUNNING.forEach(KafkaBroker::kill), "stowage-kafka-reaper"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(() -> RUNNING.forEach(KafkaBroker::kill), "stowage-kafka-reaper"));
   }
 
   private final Path dir;
@@ -194,8 +205,8 @@ public final class KafkaBroker implements AutoCloseable {
       throw new IllegalStateException("this Kafka broker was closed; start a new one");
     }
     if (isRunning()) {
-      throw new IllegalStateException("the Kafka broker on " + bootstrapServers()
-          + " is running; kill() or stop() it first");
+      throw new IllegalStateException(
+          "the Kafka broker on " + bootstrapServers() + " is running; kill() or stop() it first");
     }
     startProcess();
   }
@@ -218,33 +229,42 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   private void writeConfig() {
-    String config = String.join("\n",
-        "process.roles=broker,controller",
-        "node.id=1",
-        "controller.quorum.voters=1@" + HOST + ":" + controllerPort,
-        "listeners=PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":"
-            + controllerPort,
-        "advertised.listeners=PLAINTEXT://" + HOST + ":" + port,
-        "controller.listener.names=CONTROLLER",
-        "inter.broker.listener.name=PLAINTEXT",
-        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-        "log.dirs=" + dataDirectory(),
-        "num.partitions=1",
-        "auto.create.topics.enable=true",
-        // One node: every internal topic with one replica, and few partitions to create.
-        "offsets.topic.replication.factor=1",
-        "offsets.topic.num.partitions=1",
-        "transaction.state.log.replication.factor=1",
-        "transaction.state.log.min.isr=1",
-        "transaction.state.log.num.partitions=1",
-        "share.coordinator.state.topic.replication.factor=1",
-        "share.coordinator.state.topic.min.isr=1",
-        "group.initial.rebalance.delay.ms=0",
-        // After a SIGKILL the controller keeps the dead incarnation registered until its session
-        // expires (9 s by default); a short session lets the restarted broker in sooner.
-        "broker.session.timeout.ms=2000",
-        "broker.heartbeat.interval.ms=500",
-        "");
+    String config =
+        String.join(
+            "\n",
+            "process.roles=broker,controller",
+            "node.id=1",
+            "controller.quorum.voters=1@" + HOST + ":" + controllerPort,
+            "listeners=PLAINTEXT://"
+                + HOST
+                + ":"
+                + port
+                + ",CONTROLLER://"
+                + HOST
+                + ":"
+                + controllerPort,
+            "advertised.listeners=PLAINTEXT://" + HOST + ":" + port,
+            "controller.listener.names=CONTROLLER",
+            "inter.broker.listener.name=PLAINTEXT",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs=" + dataDirectory(),
+            "num.partitions=1",
+            "auto.create.topics.enable=true",
+            // One node: every internal topic with one replica, and few partitions to create.
+            "offsets.topic.replication.factor=1",
+            "offsets.topic.num.partitions=1",
+            "transaction.state.log.replication.factor=1",
+            "transaction.state.log.min.isr=1",
+            "transaction.state.log.num.partitions=1",
+            "share.coordinator.state.topic.replication.factor=1",
+            "share.coordinator.state.topic.min.isr=1",
+            "group.initial.rebalance.delay.ms=0",
+            // After a SIGKILL the controller keeps the dead incarnation registered until its
+            // session
+            // expires (9 s by default); a short session lets the restarted broker in sooner.
+            "broker.session.timeout.ms=2000",
+            "broker.heartbeat.interval.ms=500",
+            "");
     try {
       Files.writeString(dir.resolve("server.properties"), config);
     } catch (IOException e) {
@@ -258,20 +278,33 @@ public final class KafkaBroker implements AutoCloseable {
     List<String> command = javaCommand(STORAGE_TOOL);
     // One argument with '=': a URL-safe id may start with '-' (1 in 64), which the tool's parser
     // would take for an option after "-t" ("argument --cluster-id/-t: expected one argument").
-    command.addAll(List.of("format", "--cluster-id=" + clusterId(), "-c",
-        dir.resolve("server.properties").toString()));
+    command.addAll(
+        List.of(
+            "format",
+            "--cluster-id=" + clusterId(),
+            "-c",
+            dir.resolve("server.properties").toString()));
     try {
-      Process formatting = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(log.toFile()).start();
+      Process formatting =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
       formatting.getOutputStream().close();
       if (!formatting.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
         formatting.destroyForcibly();
-        throw new IllegalStateException("formatting Kafka's data directory did not finish within "
-            + START_TIMEOUT_SECONDS + " s:\n" + lastLines(log));
+        throw new IllegalStateException(
+            "formatting Kafka's data directory did not finish within "
+                + START_TIMEOUT_SECONDS
+                + " s:\n"
+                + lastLines(log));
       }
       if (formatting.exitValue() != 0) {
-        throw new IllegalStateException("formatting Kafka's data directory failed (exit "
-            + formatting.exitValue() + "):\n" + lastLines(log));
+        throw new IllegalStateException(
+            "formatting Kafka's data directory failed (exit "
+                + formatting.exitValue()
+                + "):\n"
+                + lastLines(log));
       }
     } catch (IOException e) {
       throw new IllegalStateException("cannot run " + STORAGE_TOOL + ": " + e, e);
@@ -288,8 +321,11 @@ public final class KafkaBroker implements AutoCloseable {
     command.add(dir.resolve("server.properties").toString());
     Process child;
     try {
-      child = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      child =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
       child.getOutputStream().close();
     } catch (IOException e) {
       throw new IllegalStateException("cannot start a Kafka broker: " + e, e);
@@ -301,9 +337,15 @@ public final class KafkaBroker implements AutoCloseable {
     while (System.nanoTime() < deadline) {
       if (!child.isAlive()) {
         kill();
-        throw new IllegalStateException("the Kafka broker exited with status " + child.exitValue()
-            + " before answering on " + bootstrapServers() + "; last lines of " + log + ":\n"
-            + lastLines(log));
+        throw new IllegalStateException(
+            "the Kafka broker exited with status "
+                + child.exitValue()
+                + " before answering on "
+                + bootstrapServers()
+                + "; last lines of "
+                + log
+                + ":\n"
+                + lastLines(log));
       }
       try {
         if (answersApiVersions()) {
@@ -323,9 +365,17 @@ public final class KafkaBroker implements AutoCloseable {
       }
     }
     kill();
-    throw new IllegalStateException("the Kafka broker did not answer on " + bootstrapServers()
-        + " within " + START_TIMEOUT_SECONDS + " s (last: " + last + "); last lines of " + log
-        + ":\n" + lastLines(log));
+    throw new IllegalStateException(
+        "the Kafka broker did not answer on "
+            + bootstrapServers()
+            + " within "
+            + START_TIMEOUT_SECONDS
+            + " s (last: "
+            + last
+            + "); last lines of "
+            + log
+            + ":\n"
+            + lastLines(log));
   }
 
   /**
@@ -376,15 +426,17 @@ public final class KafkaBroker implements AutoCloseable {
     try {
       Class.forName(KAFKA_MAIN, false, KafkaBroker.class.getClassLoader());
     } catch (ClassNotFoundException e) {
-      throw new IllegalStateException("no Kafka broker on the class path: add"
-          + " org.apache.kafka:kafka_2.13 (stowage-testkit and stowage-cli carry it)", e);
+      throw new IllegalStateException(
+          "no Kafka broker on the class path: add"
+              + " org.apache.kafka:kafka_2.13 (stowage-testkit and stowage-cli carry it)",
+          e);
     }
   }
 
   private static String lastLines(Path log) {
     try (InputStream in = Files.newInputStream(log)) {
-      List<String> lines = List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8)
-          .split("\n"));
+      List<String> lines =
+          List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"));
       return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_LINES), lines.size()));
     } catch (IOException e) {
       return "(no log: " + e + ")";

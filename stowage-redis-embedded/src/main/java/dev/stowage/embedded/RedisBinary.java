@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Finds a {@code redis-server} executable: the system property {@value #PROPERTY} if set, else the
  * first one on the {@code PATH}, else the binary shipped inside the {@code
- * com.github.codemonstur:embedded-redis} artifact, extracted once per JVM. Public for its
- * {@link #PROPERTY}; {@link RedisServer#binary()} names the executable a server runs.
+ * com.github.codemonstur:embedded-redis} artifact, extracted once per JVM. Public for its {@link
+ * #PROPERTY}; {@link RedisServer#binary()} names the executable a server runs.
  */
 public final class RedisBinary {
   /** Overrides the binary: a path, or {@code embedded} to force the artifact's binary. */
@@ -69,7 +69,9 @@ public final class RedisBinary {
     try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException(
-            "no redis-server on the PATH, and " + resource + " is not on the classpath: add"
+            "no redis-server on the PATH, and "
+                + resource
+                + " is not on the classpath: add"
                 + " com.github.codemonstur:embedded-redis or install redis-server");
       }
       Path dir = Files.createTempDirectory("stowage-redis-bin");

@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  * A real Redis Cluster on ephemeral loopback ports: six {@link RedisServer} nodes with {@code
  * cluster-enabled yes}, three masters serving slots 0-5460, 5461-10922 and 10923-16383, and one
  * replica of each ({@link #start()}); or the three masters alone ({@link #start(int) start(0)}),
- * which a benchmark compares with one server like for like. Every port and its cluster bus port (the port plus 10000) was found free; none
- * is 6379.
+ * which a benchmark compares with one server like for like. Every port and its cluster bus port
+ * (the port plus 10000) was found free; none is 6379.
  *
  * <pre>{@code
  * try (RedisClusterSet cluster = RedisClusterSet.start()) {
@@ -29,22 +29,24 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>The nodes are joined from Java ({@code CLUSTER MEET}, {@code ADDSLOTS}, {@code REPLICATE}),
- * so no {@code redis-cli} is needed. {@link #start} returns once every node knows the others, reports
+ * <p>The nodes are joined from Java ({@code CLUSTER MEET}, {@code ADDSLOTS}, {@code REPLICATE}), so
+ * no {@code redis-cli} is needed. {@link #start} returns once every node knows the others, reports
  * {@code cluster_state:ok}, names the same owner for every slot, and every replica's link to its
  * master is up. The nodes run with {@code cluster-node-timeout} {@value #NODE_TIMEOUT_MILLIS} ms
  * and {@code cluster-replica-validity-factor 0} (a replica always stands for election), so a
- * failover after {@link #killMaster} takes a few seconds; replicas never migrate to another
- * master (and a killed master without one never comes back). Starting, failing over or migrating fails loudly with an {@link IllegalStateException}
- * that carries the nodes' view of the cluster and their own logs.
+ * failover after {@link #killMaster} takes a few seconds; replicas never migrate to another master
+ * (and a killed master without one never comes back). Starting, failing over or migrating fails
+ * loudly with an {@link IllegalStateException} that carries the nodes' view of the cluster and
+ * their own logs.
  *
  * <p>{@link #masters()}, {@link #replicas()} and {@link #nodeForSlot} ask the nodes each time, so
- * they follow failovers and migrations. Used by tests through stowage-testkit's {@code
- * @WithRedisCluster}. Instances are thread-safe, but one failover or migration at a time.
+ * they follow failovers and migrations. Used by tests through stowage-testkit's
+ * {@code @WithRedisCluster}. Instances are thread-safe, but one failover or migration at a time.
  */
 public final class RedisClusterSet implements AutoCloseable {
   /** The number of hash slots: 16384. */
   public static final int SLOTS = 16_384;
+
   /** The nodes' {@code cluster-node-timeout}, in milliseconds. */
   public static final int NODE_TIMEOUT_MILLIS = 2000;
 
@@ -55,19 +57,26 @@ public final class RedisClusterSet implements AutoCloseable {
   private static final int MIGRATE_BATCH = 100;
   private static final String MIGRATE_TIMEOUT_MILLIS = "5000";
   private static final String[] NODE_ARGS = {
-      "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS),
-      "--cluster-replica-validity-factor", "0",
-      "--cluster-allow-replica-migration", "no",
-      // A full synchronisation starts at once rather than after 5 s of waiting for more replicas.
-      "--repl-diskless-sync-delay", "0",
-      // Cluster events (failure reports, elections, epochs) are logged at notice, for failure messages.
-      "--loglevel", "notice"};
+    "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS),
+    "--cluster-replica-validity-factor", "0",
+    "--cluster-allow-replica-migration", "no",
+    // A full synchronisation starts at once rather than after 5 s of waiting for more replicas.
+    "--repl-diskless-sync-delay", "0",
+    // Cluster events (failure reports, elections, epochs) are logged at notice, for failure
+    // messages.
+    "--loglevel", "notice"
+  };
   private static final int LOG_LINES = 40;
 
-  /** In the order they started: the three first masters, then their replicas (if any) in the same order. */
+  /**
+   * In the order they started: the three first masters, then their replicas (if any) in the same
+   * order.
+   */
   private final List<RedisServer> nodes;
+
   /** Each node's cluster id, by index in {@link #nodes}; kept across restarts in its nodes.conf. */
   private final List<String> ids;
+
   /** 0 or 1. */
   private final int replicasPerMaster;
 
@@ -116,7 +125,8 @@ public final class RedisClusterSet implements AutoCloseable {
 
   private static RedisClusterSet start(@Nullable TlsCertificates tls, int replicasPerMaster) {
     if (replicasPerMaster != 0 && replicasPerMaster != 1) {
-      throw new IllegalArgumentException("replicasPerMaster must be 0 or 1, not " + replicasPerMaster);
+      throw new IllegalArgumentException(
+          "replicasPerMaster must be 0 or 1, not " + replicasPerMaster);
     }
     List<RedisServer> started = new ArrayList<>();
     try {
@@ -127,7 +137,8 @@ public final class RedisClusterSet implements AutoCloseable {
       for (RedisServer node : started) {
         ids.add(String.valueOf(node.reply("CLUSTER", "MYID")));
       }
-      RedisClusterSet cluster = new RedisClusterSet(List.copyOf(started), List.copyOf(ids), replicasPerMaster);
+      RedisClusterSet cluster =
+          new RedisClusterSet(List.copyOf(started), List.copyOf(ids), replicasPerMaster);
       cluster.form();
       return cluster;
     } catch (RuntimeException e) {
@@ -139,7 +150,8 @@ public final class RedisClusterSet implements AutoCloseable {
   }
 
   private void form() {
-    // Distinct epochs from the start, as redis-cli gives them, spare the nodes resolving collisions.
+    // Distinct epochs from the start, as redis-cli gives them, spare the nodes resolving
+    // collisions.
     for (int i = 0; i < nodes.size(); i++) {
       nodes.get(i).reply("CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
     }
@@ -154,21 +166,30 @@ public final class RedisClusterSet implements AutoCloseable {
       }
       nodes.get(m).reply(command.toArray(String[]::new));
     }
-    waitUntil("every node knows the other " + (nodes.size() - 1), () -> {
-      for (RedisServer node : nodes) {
-        List<NodeLine> view = clusterNodes(node);
-        if (view.size() != nodes.size() || view.stream().anyMatch(
-            line -> line.flags.contains("handshake") || line.flags.contains("noaddr"))) {
-          return false;
-        }
-      }
-      return true;
-    });
+    waitUntil(
+        "every node knows the other " + (nodes.size() - 1),
+        () -> {
+          for (RedisServer node : nodes) {
+            List<NodeLine> view = clusterNodes(node);
+            if (view.size() != nodes.size()
+                || view.stream()
+                    .anyMatch(
+                        line ->
+                            line.flags.contains("handshake") || line.flags.contains("noaddr"))) {
+              return false;
+            }
+          }
+          return true;
+        });
     for (int r = SLOT_RANGES.length; r < nodes.size(); r++) {
       nodes.get(r).reply("CLUSTER", "REPLICATE", ids.get(r - SLOT_RANGES.length));
     }
-    waitUntil("the cluster forms: three masters serving all " + SLOTS + " slots, "
-        + (replicasPerMaster == 0 ? "no replicas" : "one replica of each in sync") + ", and cluster_state:ok on every node",
+    waitUntil(
+        "the cluster forms: three masters serving all "
+            + SLOTS
+            + " slots, "
+            + (replicasPerMaster == 0 ? "no replicas" : "one replica of each in sync")
+            + ", and cluster_state:ok on every node",
         this::isFormed);
   }
 
@@ -187,8 +208,10 @@ public final class RedisClusterSet implements AutoCloseable {
       for (NodeLine line : clusterNodes(node)) {
         int index = indexOf(line.port);
         boolean shouldBeMaster = index < SLOT_RANGES.length;
-        if (shouldBeMaster ? !line.flags.contains("master")
-            : !line.flags.contains("slave") || !ids.get(index - SLOT_RANGES.length).equals(line.masterId)) {
+        if (shouldBeMaster
+            ? !line.flags.contains("master")
+            : !line.flags.contains("slave")
+                || !ids.get(index - SLOT_RANGES.length).equals(line.masterId)) {
           return false;
         }
       }
@@ -246,15 +269,16 @@ public final class RedisClusterSet implements AutoCloseable {
 
   /**
    * The master that serves {@code slot}, as the first running master sees the cluster ({@code
-   * CLUSTER SLOTS}). Between a {@link #killMaster} and its {@link #awaitFailover()}, that may be the
-   * killed node.
+   * CLUSTER SLOTS}). Between a {@link #killMaster} and its {@link #awaitFailover()}, that may be
+   * the killed node.
    *
    * @throws IllegalArgumentException if {@code slot} is not between 0 and 16383
    * @throws IllegalStateException if no node serves it, or no master runs
    */
   public RedisServer nodeForSlot(int slot) {
     if (slot < 0 || slot >= SLOTS) {
-      throw new IllegalArgumentException("a slot is between 0 and " + (SLOTS - 1) + ", got " + slot);
+      throw new IllegalArgumentException(
+          "a slot is between 0 and " + (SLOTS - 1) + ", got " + slot);
     }
     List<RedisServer> masters = masters();
     if (masters.isEmpty()) {
@@ -272,14 +296,19 @@ public final class RedisClusterSet implements AutoCloseable {
     return nodeForSlot(slotOf(key));
   }
 
-  /** The URI of the first running node, such as {@code redis://127.0.0.1:41234}, to seed a client. */
+  /**
+   * The URI of the first running node, such as {@code redis://127.0.0.1:41234}, to seed a client.
+   */
   public String seedUri() {
     return anyRunning().uri();
   }
 
   /** The URIs of the running nodes, in the order they started. */
   public List<String> uris() {
-    return nodes.stream().filter(RedisServer::isRunning).map(RedisServer::uri).collect(Collectors.toList());
+    return nodes.stream()
+        .filter(RedisServer::isRunning)
+        .map(RedisServer::uri)
+        .collect(Collectors.toList());
   }
 
   /**
@@ -311,12 +340,14 @@ public final class RedisClusterSet implements AutoCloseable {
    * replica of the killed master has been promoted and the cluster knows it. Returns {@link
    * #masters()} then.
    *
-   * @throws IllegalStateException if that does not happen within a minute, as when a master
-   *     without a replica was killed
+   * @throws IllegalStateException if that does not happen within a minute, as when a master without
+   *     a replica was killed
    */
   public synchronized List<RedisServer> awaitFailover() {
-    waitUntil("every slot is served by a running master and every running node reports cluster_state:ok and"
-        + " agrees on the owner of every slot", this::servedByRunningMasters);
+    waitUntil(
+        "every slot is served by a running master and every running node reports cluster_state:ok and"
+            + " agrees on the owner of every slot",
+        this::servedByRunningMasters);
     return masters();
   }
 
@@ -336,12 +367,17 @@ public final class RedisClusterSet implements AutoCloseable {
       throw new IllegalArgumentException(node + " is not a stopped node of " + this);
     }
     node.restart();
-    waitUntil("the restarted node on port " + node.port() + " replicates a master in sync, and every slot is"
-        + " served by a running master", () -> {
-      String masterPort = info(node, "replication").get("master_port");
-      return masterPort != null && linkUp(node, nodes.get(indexOf(Integer.parseInt(masterPort))))
-          && servedByRunningMasters();
-    });
+    waitUntil(
+        "the restarted node on port "
+            + node.port()
+            + " replicates a master in sync, and every slot is"
+            + " served by a running master",
+        () -> {
+          String masterPort = info(node, "replication").get("master_port");
+          return masterPort != null
+              && linkUp(node, nodes.get(indexOf(Integer.parseInt(masterPort))))
+              && servedByRunningMasters();
+        });
   }
 
   /**
@@ -366,7 +402,8 @@ public final class RedisClusterSet implements AutoCloseable {
     RedisServer owner = nodeForSlot(slot);
     List<RedisServer> masters = masters();
     if (owner != from) {
-      throw new IllegalArgumentException("slot " + slot + " is served by " + owner + ", not by " + from);
+      throw new IllegalArgumentException(
+          "slot " + slot + " is served by " + owner + ", not by " + from);
     }
     if (to == from || !masters.contains(to)) {
       throw new IllegalArgumentException(to + " is not another running master of " + this);
@@ -376,12 +413,21 @@ public final class RedisClusterSet implements AutoCloseable {
     from.reply("CLUSTER", "SETSLOT", slotText, "MIGRATING", id(to));
     int moved = 0;
     while (true) {
-      Object keys = from.reply("CLUSTER", "GETKEYSINSLOT", slotText, Integer.toString(MIGRATE_BATCH));
+      Object keys =
+          from.reply("CLUSTER", "GETKEYSINSLOT", slotText, Integer.toString(MIGRATE_BATCH));
       if (!(keys instanceof List<?> batch) || batch.isEmpty()) {
         break;
       }
-      List<String> command = new ArrayList<>(List.of("MIGRATE", HOST, Integer.toString(to.port()), "", "0",
-          MIGRATE_TIMEOUT_MILLIS, "KEYS"));
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  "MIGRATE",
+                  HOST,
+                  Integer.toString(to.port()),
+                  "",
+                  "0",
+                  MIGRATE_TIMEOUT_MILLIS,
+                  "KEYS"));
       for (Object key : batch) {
         command.add(String.valueOf(key));
       }
@@ -401,14 +447,16 @@ public final class RedisClusterSet implements AutoCloseable {
     for (RedisServer master : told) {
       master.reply("CLUSTER", "SETSLOT", slotText, "NODE", id(to));
     }
-    waitUntil("every running node names port " + to.port() + " as the owner of slot " + slot, () -> {
-      for (RedisServer node : running()) {
-        if (slotOwners(node)[slot] != to.port() || !clusterStateOk(node)) {
-          return false;
-        }
-      }
-      return true;
-    });
+    waitUntil(
+        "every running node names port " + to.port() + " as the owner of slot " + slot,
+        () -> {
+          for (RedisServer node : running()) {
+            if (slotOwners(node)[slot] != to.port() || !clusterStateOk(node)) {
+              return false;
+            }
+          }
+          return true;
+        });
     return moved;
   }
 
@@ -422,8 +470,11 @@ public final class RedisClusterSet implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "RedisClusterSet[nodes on ports " + nodes.stream().map(n -> n.port() + (n.isRunning() ? "" : " (stopped)"))
-        .collect(Collectors.joining(", ")) + "]";
+    return "RedisClusterSet[nodes on ports "
+        + nodes.stream()
+            .map(n -> n.port() + (n.isRunning() ? "" : " (stopped)"))
+            .collect(Collectors.joining(", "))
+        + "]";
   }
 
   private boolean servedByRunningMasters() {
@@ -471,7 +522,9 @@ public final class RedisClusterSet implements AutoCloseable {
   private List<RedisServer> withRole(String role) {
     List<RedisServer> matching = new ArrayList<>();
     for (RedisServer node : running()) {
-      if (node.reply("ROLE") instanceof List<?> reply && !reply.isEmpty() && role.equals(reply.get(0))) {
+      if (node.reply("ROLE") instanceof List<?> reply
+          && !reply.isEmpty()
+          && role.equals(reply.get(0))) {
         matching.add(node);
       }
     }
@@ -499,19 +552,26 @@ public final class RedisClusterSet implements AutoCloseable {
   /** Whether {@code replica} says it replicates {@code master} and its link is up. */
   private static boolean linkUp(RedisServer replica, RedisServer master) {
     Map<String, String> info = info(replica, "replication");
-    return "slave".equals(info.get("role")) && Integer.toString(master.port()).equals(info.get("master_port"))
+    return "slave".equals(info.get("role"))
+        && Integer.toString(master.port()).equals(info.get("master_port"))
         && "up".equals(info.get("master_link_status"));
   }
 
-  /** The port of the master that serves each slot as {@code node} sees it ({@code CLUSTER SLOTS}), 0 for none. */
+  /**
+   * The port of the master that serves each slot as {@code node} sees it ({@code CLUSTER SLOTS}), 0
+   * for none.
+   */
   private static int[] slotOwners(RedisServer node) {
     int[] owners = new int[SLOTS];
     Object reply = node.reply("CLUSTER", "SLOTS");
     if (reply instanceof List<?> ranges) {
       for (Object entry : ranges) {
-        if (entry instanceof List<?> range && range.size() >= 3 && range.get(2) instanceof List<?> master) {
+        if (entry instanceof List<?> range
+            && range.size() >= 3
+            && range.get(2) instanceof List<?> master) {
           int port = ((Long) Objects.requireNonNull(master.get(1))).intValue();
-          Arrays.fill(owners, ((Long) range.get(0)).intValue(), ((Long) range.get(1)).intValue() + 1, port);
+          Arrays.fill(
+              owners, ((Long) range.get(0)).intValue(), ((Long) range.get(1)).intValue() + 1, port);
         }
       }
     }
@@ -533,8 +593,12 @@ public final class RedisClusterSet implements AutoCloseable {
       int at = address.indexOf('@');
       String hostPort = at < 0 ? address : address.substring(0, at);
       String port = hostPort.substring(hostPort.lastIndexOf(':') + 1);
-      lines.add(new NodeLine(parts[0], port.isEmpty() ? 0 : Integer.parseInt(port),
-          Set.of(parts[2].split(",")), parts[3]));
+      lines.add(
+          new NodeLine(
+              parts[0],
+              port.isEmpty() ? 0 : Integer.parseInt(port),
+              Set.of(parts[2].split(",")),
+              parts[3]));
     }
     return lines;
   }
@@ -574,8 +638,11 @@ public final class RedisClusterSet implements AutoCloseable {
         throw new IllegalStateException("interrupted while waiting until " + what, e);
       }
     }
-    StringBuilder message = new StringBuilder("waited ").append(SETTLE_TIMEOUT.toSeconds())
-        .append(" s in vain until ").append(what);
+    StringBuilder message =
+        new StringBuilder("waited ")
+            .append(SETTLE_TIMEOUT.toSeconds())
+            .append(" s in vain until ")
+            .append(what);
     if (lastError != null) {
       message.append("; last error: ").append(lastError.getMessage());
     }
@@ -583,7 +650,9 @@ public final class RedisClusterSet implements AutoCloseable {
       message.append("\n--- node ").append(node.port()).append(" (").append(id(node)).append(")");
       if (node.isRunning()) {
         try {
-          message.append(", CLUSTER NODES:\n").append(String.valueOf(node.reply("CLUSTER", "NODES")).strip());
+          message
+              .append(", CLUSTER NODES:\n")
+              .append(String.valueOf(node.reply("CLUSTER", "NODES")).strip());
         } catch (IllegalStateException e) {
           message.append(", CLUSTER NODES failed: ").append(e.getMessage());
         }
@@ -597,7 +666,10 @@ public final class RedisClusterSet implements AutoCloseable {
 
   private static String tail(String log) {
     String[] lines = log.split("\n");
-    return lines.length <= LOG_LINES ? log
-        : "...\n" + String.join("\n", Arrays.asList(lines).subList(lines.length - LOG_LINES, lines.length));
+    return lines.length <= LOG_LINES
+        ? log
+        : "...\n"
+            + String.join(
+                "\n", Arrays.asList(lines).subList(lines.length - LOG_LINES, lines.length));
   }
 }

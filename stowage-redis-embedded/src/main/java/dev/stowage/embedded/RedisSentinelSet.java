@@ -11,9 +11,9 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A real Sentinel topology on ephemeral loopback ports: a master, one replica of it, and
- * sentinels that watch them under the name {@value #MASTER_NAME}. Every process is a
- * {@link RedisServer}; none uses port 6379 or a port it did not find free.
+ * A real Sentinel topology on ephemeral loopback ports: a master, one replica of it, and sentinels
+ * that watch them under the name {@value #MASTER_NAME}. Every process is a {@link RedisServer};
+ * none uses port 6379 or a port it did not find free.
  *
  * <pre>{@code
  * try (RedisSentinelSet redis = RedisSentinelSet.start()) {
@@ -22,15 +22,15 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>{@link #start} returns once the replica has synchronised and every sentinel knows the
- * replica and the other sentinels, so a {@link #failover()} can begin at once. Where the server
- * has {@code SENTINEL DEBUG} (Redis 7.0 and later), the sentinels' timers are shortened so that a
- * failover completes in about two seconds rather than ten or more; nothing else about Sentinel's
- * behaviour changes. Starting or failing over fails loudly with an {@link IllegalStateException}
- * that carries the processes' own output.
+ * <p>{@link #start} returns once the replica has synchronised and every sentinel knows the replica
+ * and the other sentinels, so a {@link #failover()} can begin at once. Where the server has {@code
+ * SENTINEL DEBUG} (Redis 7.0 and later), the sentinels' timers are shortened so that a failover
+ * completes in about two seconds rather than ten or more; nothing else about Sentinel's behaviour
+ * changes. Starting or failing over fails loudly with an {@link IllegalStateException} that carries
+ * the processes' own output.
  *
- * <p>Used by tests through stowage-testkit's {@code @WithRedisSentinel}. Instances are thread-safe, but one failover
- * at a time.
+ * <p>Used by tests through stowage-testkit's {@code @WithRedisSentinel}. Instances are thread-safe,
+ * but one failover at a time.
  */
 public final class RedisSentinelSet implements AutoCloseable {
   /** The name under which the sentinels watch the master: {@code mymaster}. */
@@ -39,9 +39,22 @@ public final class RedisSentinelSet implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
   private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(60);
   private static final long POLL_MILLIS = 50;
+
   /** Shorter than Sentinel's own periods (10 s for INFO), so that a failover takes seconds. */
-  private static final String[] FAST_TIMERS = {"info-period", "250", "ping-period", "250",
-      "ask-period", "250", "publish-period", "250", "tilt-trigger", "10000", "tilt-period", "2000"};
+  private static final String[] FAST_TIMERS = {
+    "info-period",
+    "250",
+    "ping-period",
+    "250",
+    "ask-period",
+    "250",
+    "publish-period",
+    "250",
+    "tilt-trigger",
+    "10000",
+    "tilt-period",
+    "2000"
+  };
 
   private final List<RedisServer> dataNodes;
   private final List<RedisServer> sentinels;
@@ -66,21 +79,41 @@ public final class RedisSentinelSet implements AutoCloseable {
    */
   public static RedisSentinelSet start(int sentinelCount) {
     if (sentinelCount < 1 || sentinelCount > 5) {
-      throw new IllegalArgumentException("sentinelCount must be between 1 and 5, got " + sentinelCount);
+      throw new IllegalArgumentException(
+          "sentinelCount must be between 1 and 5, got " + sentinelCount);
     }
     List<RedisServer> started = new ArrayList<>();
     try {
       // A full synchronisation starts at once rather than after 5 s of waiting for more replicas.
       RedisServer master = RedisServer.start("--repl-diskless-sync-delay", "0");
       started.add(master);
-      RedisServer replica = RedisServer.start("--repl-diskless-sync-delay", "0",
-          "--replicaof", HOST, Integer.toString(master.port()));
+      RedisServer replica =
+          RedisServer.start(
+              "--repl-diskless-sync-delay",
+              "0",
+              "--replicaof",
+              HOST,
+              Integer.toString(master.port()));
       started.add(replica);
-      String config = "sentinel monitor " + MASTER_NAME + " " + HOST + " " + master.port() + " "
-          + (sentinelCount / 2 + 1) + "\n"
-          + "sentinel down-after-milliseconds " + MASTER_NAME + " 5000\n"
-          + "sentinel failover-timeout " + MASTER_NAME + " 10000\n"
-          + "sentinel parallel-syncs " + MASTER_NAME + " 1\n";
+      String config =
+          "sentinel monitor "
+              + MASTER_NAME
+              + " "
+              + HOST
+              + " "
+              + master.port()
+              + " "
+              + (sentinelCount / 2 + 1)
+              + "\n"
+              + "sentinel down-after-milliseconds "
+              + MASTER_NAME
+              + " 5000\n"
+              + "sentinel failover-timeout "
+              + MASTER_NAME
+              + " 10000\n"
+              + "sentinel parallel-syncs "
+              + MASTER_NAME
+              + " 1\n";
       List<RedisServer> sentinels = new ArrayList<>();
       for (int i = 0; i < sentinelCount; i++) {
         RedisServer sentinel = RedisServer.startSentinel(config);
@@ -89,8 +122,12 @@ public final class RedisSentinelSet implements AutoCloseable {
         shortenTimers(sentinel);
       }
       RedisSentinelSet set = new RedisSentinelSet(List.of(master, replica), List.copyOf(sentinels));
-      set.waitUntil("the replica on port " + replica.port() + " has synchronised with the master on port "
-          + master.port() + " and every sentinel knows it and the other sentinels",
+      set.waitUntil(
+          "the replica on port "
+              + replica.port()
+              + " has synchronised with the master on port "
+              + master.port()
+              + " and every sentinel knows it and the other sentinels",
           () -> set.isReplicaOf(replica, master) && set.sentinelsKnow(master, replica));
       return set;
     } catch (RuntimeException e) {
@@ -111,8 +148,10 @@ public final class RedisSentinelSet implements AutoCloseable {
    * redis-sentinel://127.0.0.1:41001,127.0.0.1:41002,127.0.0.1:41003#mymaster}.
    */
   public String uri() {
-    return "redis-sentinel://" + sentinels.stream().map(s -> HOST + ":" + s.port())
-        .collect(Collectors.joining(",")) + "#" + MASTER_NAME;
+    return "redis-sentinel://"
+        + sentinels.stream().map(s -> HOST + ":" + s.port()).collect(Collectors.joining(","))
+        + "#"
+        + MASTER_NAME;
   }
 
   /** The sentinels, in the order of {@link #uri()}. */
@@ -155,15 +194,20 @@ public final class RedisSentinelSet implements AutoCloseable {
     RedisServer former = master();
     RedisServer promoted = other(former);
     RedisServer leader = sentinels.get(0);
-    waitUntil("sentinel " + leader.port() + " sees the replica on port " + promoted.port() + " in sync",
+    waitUntil(
+        "sentinel " + leader.port() + " sees the replica on port " + promoted.port() + " in sync",
         () -> replicaLooksHealthy(leader, promoted));
     Object reply = leader.reply("SENTINEL", "FAILOVER", MASTER_NAME);
     if (!"OK".equals(reply)) {
       throw new IllegalStateException("SENTINEL FAILOVER answered " + reply);
     }
-    waitUntil("the failover from port " + former.port() + " to port " + promoted.port() + " completes",
-        () -> sentinelsName(promoted) && "master".equals(role(promoted)) && isReplicaOf(former, promoted)
-            && sentinelsKnow(promoted, former));
+    waitUntil(
+        "the failover from port " + former.port() + " to port " + promoted.port() + " completes",
+        () ->
+            sentinelsName(promoted)
+                && "master".equals(role(promoted))
+                && isReplicaOf(former, promoted)
+                && sentinelsKnow(promoted, former));
     return promoted;
   }
 
@@ -180,8 +224,13 @@ public final class RedisSentinelSet implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "RedisSentinelSet[" + uri() + ", data nodes on ports " + dataNodes.get(0).port() + " and "
-        + dataNodes.get(1).port() + "]";
+    return "RedisSentinelSet["
+        + uri()
+        + ", data nodes on ports "
+        + dataNodes.get(0).port()
+        + " and "
+        + dataNodes.get(1).port()
+        + "]";
   }
 
   private static void shortenTimers(RedisServer sentinel) {
@@ -194,7 +243,8 @@ public final class RedisSentinelSet implements AutoCloseable {
     } catch (IllegalStateException e) {
       // Before Redis 7.0 there is no SENTINEL DEBUG ("Unknown sentinel subcommand"): Sentinel's own
       // timers apply, and a failover takes longer; failover() waits for it all the same.
-      if (e.getMessage() == null || !e.getMessage().toLowerCase(Locale.ROOT).contains("subcommand")) {
+      if (e.getMessage() == null
+          || !e.getMessage().toLowerCase(Locale.ROOT).contains("subcommand")) {
         throw e;
       }
     }
@@ -206,8 +256,8 @@ public final class RedisSentinelSet implements AutoCloseable {
         return node;
       }
     }
-    throw new IllegalStateException("the sentinels name port " + port + " as master, which is not a data node of "
-        + this);
+    throw new IllegalStateException(
+        "the sentinels name port " + port + " as master, which is not a data node of " + this);
   }
 
   private RedisServer other(RedisServer node) {
@@ -231,7 +281,10 @@ public final class RedisSentinelSet implements AutoCloseable {
     return true;
   }
 
-  /** Whether every sentinel names {@code master}, sees {@code replica} in sync, and knows the others. */
+  /**
+   * Whether every sentinel names {@code master}, sees {@code replica} in sync, and knows the
+   * others.
+   */
   private boolean sentinelsKnow(RedisServer master, RedisServer replica) {
     if (!sentinelsName(master)) {
       return false;
@@ -264,7 +317,8 @@ public final class RedisSentinelSet implements AutoCloseable {
   /** Whether {@code node} says it replicates {@code master} and its link is up. */
   private boolean isReplicaOf(RedisServer node, RedisServer master) {
     Map<String, String> info = info(node, "replication");
-    return "slave".equals(info.get("role")) && Integer.toString(master.port()).equals(info.get("master_port"))
+    return "slave".equals(info.get("role"))
+        && Integer.toString(master.port()).equals(info.get("master_port"))
         && "up".equals(info.get("master_link_status"));
   }
 
@@ -314,8 +368,11 @@ public final class RedisSentinelSet implements AutoCloseable {
         throw new IllegalStateException("interrupted while waiting until " + what, e);
       }
     }
-    StringBuilder message = new StringBuilder("waited ").append(SETTLE_TIMEOUT.toSeconds())
-        .append(" s in vain until ").append(what);
+    StringBuilder message =
+        new StringBuilder("waited ")
+            .append(SETTLE_TIMEOUT.toSeconds())
+            .append(" s in vain until ")
+            .append(what);
     if (lastError != null) {
       message.append("; last error: ").append(lastError.getMessage());
     }
@@ -323,7 +380,11 @@ public final class RedisSentinelSet implements AutoCloseable {
       message.append("\n--- data node ").append(node.port()).append(":\n").append(node.log());
     }
     for (RedisServer sentinel : sentinels) {
-      message.append("\n--- sentinel ").append(sentinel.port()).append(":\n").append(sentinel.log());
+      message
+          .append("\n--- sentinel ")
+          .append(sentinel.port())
+          .append(":\n")
+          .append(sentinel.log());
     }
     throw new IllegalStateException(message.toString(), lastError);
   }

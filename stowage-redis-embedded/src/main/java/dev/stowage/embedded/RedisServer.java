@@ -25,8 +25,8 @@ import javax.net.ssl.SSLSocket;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A real {@code redis-server} process on an ephemeral loopback port, with no persistence and a
- * data directory of its own. Used by tests through stowage-testkit's {@code @WithRedis}, and by the
+ * A real {@code redis-server} process on an ephemeral loopback port, with no persistence and a data
+ * directory of its own. Used by tests through stowage-testkit's {@code @WithRedis}, and by the
  * benchmarks and the CLI as the embedded Redis when no URL is given. {@link #startTls} starts one
  * that speaks only TLS and wants client certificates; {@link RedisSentinelSet} starts sentinels
  * with it, and {@link RedisClusterSet} the nodes of a cluster.
@@ -44,27 +44,44 @@ public final class RedisServer implements AutoCloseable {
 
   static {
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> RUNNING.forEach(RedisServer::stop), "stowage-redis-reaper"));
+        .addShutdownHook(
+            new Thread(() -> RUNNING.forEach(RedisServer::stop), "stowage-redis-reaper"));
   }
 
   private static final String SENTINEL_CONFIG = "sentinel.conf";
+
   /** A cluster node's bus listens on its port plus this, so both must be free and below 65536. */
   private static final int CLUSTER_BUS_OFFSET = 10_000;
+
   private static final int PORT_PROBES = 200;
 
   private final Path binary;
   private final List<String> extraArgs;
   private final Path dir;
   private final int port;
-  /** Null for a plain server; otherwise it listens only on a TLS port and wants client certificates. */
+
+  /**
+   * Null for a plain server; otherwise it listens only on a TLS port and wants client certificates.
+   */
   private final @Nullable TlsCertificates tls;
+
   private final boolean sentinel;
-  /** Whether it runs with {@code --cluster-enabled yes} and a {@code nodes.conf} in its directory. */
+
+  /**
+   * Whether it runs with {@code --cluster-enabled yes} and a {@code nodes.conf} in its directory.
+   */
   private final boolean cluster;
+
   private @Nullable Process process;
 
-  private RedisServer(Path binary, List<String> extraArgs, Path dir, int port, @Nullable TlsCertificates tls,
-                      boolean sentinel, boolean cluster) {
+  private RedisServer(
+      Path binary,
+      List<String> extraArgs,
+      Path dir,
+      int port,
+      @Nullable TlsCertificates tls,
+      boolean sentinel,
+      boolean cluster) {
     this.binary = binary;
     this.extraArgs = extraArgs;
     this.dir = dir;
@@ -100,8 +117,8 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /**
-   * Starts {@code redis-server sentinel.conf --sentinel}, with {@code config} as the first lines
-   * of that file (Sentinel rewrites it as its state changes).
+   * Starts {@code redis-server sentinel.conf --sentinel}, with {@code config} as the first lines of
+   * that file (Sentinel rewrites it as its state changes).
    */
   static RedisServer startSentinel(String config, String... extraArgs) {
     return start(null, Objects.requireNonNull(config, "config"), false, extraArgs);
@@ -119,8 +136,11 @@ public final class RedisServer implements AutoCloseable {
     return start(tls, null, true, extraArgs);
   }
 
-  private static RedisServer start(@Nullable TlsCertificates tls, @Nullable String sentinelConfig, boolean cluster,
-                                   String... extraArgs) {
+  private static RedisServer start(
+      @Nullable TlsCertificates tls,
+      @Nullable String sentinelConfig,
+      boolean cluster,
+      String... extraArgs) {
     Path binary = RedisBinary.locate();
     IllegalStateException last = null;
     for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
@@ -133,8 +153,15 @@ public final class RedisServer implements AutoCloseable {
       } catch (IOException e) {
         throw new IllegalStateException("cannot create a data directory for redis-server", e);
       }
-      RedisServer server = new RedisServer(binary, List.of(extraArgs), dir, cluster ? freeClusterPort() : freePort(),
-          tls, sentinelConfig != null, cluster);
+      RedisServer server =
+          new RedisServer(
+              binary,
+              List.of(extraArgs),
+              dir,
+              cluster ? freeClusterPort() : freePort(),
+              tls,
+              sentinelConfig != null,
+              cluster);
       try {
         server.launch();
         RUNNING.add(server);
@@ -187,7 +214,9 @@ public final class RedisServer implements AutoCloseable {
    * #kill()} or {@link #close()} and the next {@link #restart()}, there is none).
    */
   public synchronized OptionalLong pid() {
-    return process != null && process.isAlive() ? OptionalLong.of(process.pid()) : OptionalLong.empty();
+    return process != null && process.isAlive()
+        ? OptionalLong.of(process.pid())
+        : OptionalLong.empty();
   }
 
   /** Stops the process; connections to it fail until {@link #restart()}. Idempotent. */
@@ -276,8 +305,8 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /**
-   * Sends {@code commands} one after the other on one connection and returns their replies, read
-   * as {@link #reply} reads one: for what holds per connection, such as {@code READONLY} before
+   * Sends {@code commands} one after the other on one connection and returns their replies, read as
+   * {@link #reply} reads one: for what holds per connection, such as {@code READONLY} before
    * reading from a cluster replica, or {@code ASKING} before reading a slot being imported.
    *
    * @throws IllegalStateException if the server cannot be reached or answers a command with an
@@ -315,7 +344,8 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private Socket send(String... args) throws IOException {
-    Socket socket = tls == null ? new Socket() : tls.clientContext().getSocketFactory().createSocket();
+    Socket socket =
+        tls == null ? new Socket() : tls.clientContext().getSocketFactory().createSocket();
     try {
       socket.connect(new InetSocketAddress(HOST, port), 2000);
       socket.setSoTimeout(10_000);
@@ -342,31 +372,34 @@ public final class RedisServer implements AutoCloseable {
       case '+':
         return rest;
       case '-':
-        throw new IllegalStateException("redis-server on port " + port + " answered " + command + " with " + line);
+        throw new IllegalStateException(
+            "redis-server on port " + port + " answered " + command + " with " + line);
       case ':':
         return Long.parseLong(rest);
-      case '$': {
-        int length = Integer.parseInt(rest);
-        if (length < 0) {
-          return null;
+      case '$':
+        {
+          int length = Integer.parseInt(rest);
+          if (length < 0) {
+            return null;
+          }
+          byte[] bytes = in.readNBytes(length + 2);
+          if (bytes.length != length + 2) {
+            throw new IOException("connection closed in a bulk string");
+          }
+          return new String(bytes, 0, length, StandardCharsets.UTF_8);
         }
-        byte[] bytes = in.readNBytes(length + 2);
-        if (bytes.length != length + 2) {
-          throw new IOException("connection closed in a bulk string");
+      case '*':
+        {
+          int count = Integer.parseInt(rest);
+          if (count < 0) {
+            return null;
+          }
+          List<Object> elements = new ArrayList<>(count);
+          for (int i = 0; i < count; i++) {
+            elements.add(readReply(in, command));
+          }
+          return elements;
         }
-        return new String(bytes, 0, length, StandardCharsets.UTF_8);
-      }
-      case '*': {
-        int count = Integer.parseInt(rest);
-        if (count < 0) {
-          return null;
-        }
-        List<Object> elements = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-          elements.add(readReply(in, command));
-        }
-        return elements;
-      }
       default:
         throw new IOException("an unexpected reply: " + line);
     }
@@ -395,7 +428,12 @@ public final class RedisServer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "RedisServer[" + (sentinel ? "sentinel " : cluster ? "cluster node " : "") + uri() + ", " + binary + "]";
+    return "RedisServer["
+        + (sentinel ? "sentinel " : cluster ? "cluster node " : "")
+        + uri()
+        + ", "
+        + binary
+        + "]";
   }
 
   private synchronized void launch() {
@@ -409,47 +447,93 @@ public final class RedisServer implements AutoCloseable {
     if (tls == null) {
       command.addAll(List.of("--port", Integer.toString(port)));
     } else {
-      command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(port),
-          "--tls-cert-file", tls.serverCertificate().toString(),
-          "--tls-key-file", tls.serverKey().toString(),
-          "--tls-ca-cert-file", tls.caCertificate().toString(),
-          "--tls-auth-clients", "yes"));
+      command.addAll(
+          List.of(
+              "--port",
+              "0",
+              "--tls-port",
+              Integer.toString(port),
+              "--tls-cert-file",
+              tls.serverCertificate().toString(),
+              "--tls-key-file",
+              tls.serverKey().toString(),
+              "--tls-ca-cert-file",
+              tls.caCertificate().toString(),
+              "--tls-auth-clients",
+              "yes"));
     }
-    command.addAll(List.of("--bind", HOST, "--save", "",
-        "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no",
-        "--daemonize", "no", "--loglevel", "warning"));
+    command.addAll(
+        List.of(
+            "--bind",
+            HOST,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            dir.toString(),
+            "--protected-mode",
+            "no",
+            "--daemonize",
+            "no",
+            "--loglevel",
+            "warning"));
     if (cluster) {
-      command.addAll(List.of("--cluster-enabled", "yes",
-          "--cluster-config-file", dir.resolve("nodes.conf").toString()));
+      command.addAll(
+          List.of(
+              "--cluster-enabled",
+              "yes",
+              "--cluster-config-file",
+              dir.resolve("nodes.conf").toString()));
       if (tls != null) {
         // A node connects to the others (bus, replication) as a client: with the client
         // certificate, since the server's is for server authentication only.
-        command.addAll(List.of("--tls-cluster", "yes", "--tls-replication", "yes",
-            "--tls-client-cert-file", tls.clientCertificate().toString(),
-            "--tls-client-key-file", tls.clientKey().toString()));
+        command.addAll(
+            List.of(
+                "--tls-cluster",
+                "yes",
+                "--tls-replication",
+                "yes",
+                "--tls-client-cert-file",
+                tls.clientCertificate().toString(),
+                "--tls-client-key-file",
+                tls.clientKey().toString()));
       }
     }
     command.addAll(extraArgs);
     Path log = dir.resolve("redis.log");
     try {
-      process = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(log.toFile()).start();
+      process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
     } catch (IOException e) {
       throw new IllegalStateException("cannot run " + binary + ": " + e, e);
     }
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("redis-server exited with code " + process.exitValue()
-            + " on port " + port + ": " + readLog(log));
+        throw new IllegalStateException(
+            "redis-server exited with code "
+                + process.exitValue()
+                + " on port "
+                + port
+                + ": "
+                + readLog(log));
       }
       if (answersPing()) {
         return;
       }
       sleep(20);
     }
-    throw new IllegalStateException("redis-server did not answer PING on port " + port + " within "
-        + START_TIMEOUT.toSeconds() + " s: " + readLog(log));
+    throw new IllegalStateException(
+        "redis-server did not answer PING on port "
+            + port
+            + " within "
+            + START_TIMEOUT.toSeconds()
+            + " s: "
+            + readLog(log));
   }
 
   private boolean answersPing() {
@@ -511,8 +595,14 @@ public final class RedisServer implements AutoCloseable {
         return port;
       }
     }
-    throw new IllegalStateException("found no free port on " + HOST + " whose cluster bus port (+"
-        + CLUSTER_BUS_OFFSET + ") is free too, in " + PORT_PROBES + " tries");
+    throw new IllegalStateException(
+        "found no free port on "
+            + HOST
+            + " whose cluster bus port (+"
+            + CLUSTER_BUS_OFFSET
+            + ") is free too, in "
+            + PORT_PROBES
+            + " tries");
   }
 
   private static boolean isFree(int port) {

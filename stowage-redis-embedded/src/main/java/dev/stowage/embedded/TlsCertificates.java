@@ -68,7 +68,8 @@ public final class TlsCertificates implements AutoCloseable {
   private final PrivateKey clientKey;
   private volatile @Nullable SSLContext clientContext;
 
-  private TlsCertificates(Path dir, X509Certificate ca, X509Certificate client, PrivateKey clientKey) {
+  private TlsCertificates(
+      Path dir, X509Certificate ca, X509Certificate client, PrivateKey clientKey) {
     this.dir = dir;
     this.ca = ca;
     this.client = client;
@@ -87,21 +88,32 @@ public final class TlsCertificates implements AutoCloseable {
       X500Name caName = new X500Name("CN=Stowage test CA");
       X509v3CertificateBuilder caBuilder = builder(caName, caName, caKeys);
       caBuilder.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
-      caBuilder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      caBuilder.addExtension(
+          Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       X509Certificate ca = sign(caBuilder, caKeys.getPrivate());
 
       KeyPair serverKeys = newKeyPair();
-      X509v3CertificateBuilder serverBuilder = builder(caName, new X500Name("CN=127.0.0.1"), serverKeys);
-      serverBuilder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-          new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}));
+      X509v3CertificateBuilder serverBuilder =
+          builder(caName, new X500Name("CN=127.0.0.1"), serverKeys);
+      serverBuilder.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(
+              new GeneralName[] {
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                new GeneralName(GeneralName.dNSName, "localhost")
+              }));
       serverBuilder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-      serverBuilder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
+      serverBuilder.addExtension(
+          Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
       X509Certificate server = sign(serverBuilder, caKeys.getPrivate());
 
       KeyPair clientKeys = newKeyPair();
-      X509v3CertificateBuilder clientBuilder = builder(caName, new X500Name("CN=stowage-test-client"), clientKeys);
+      X509v3CertificateBuilder clientBuilder =
+          builder(caName, new X500Name("CN=stowage-test-client"), clientKeys);
       clientBuilder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-      clientBuilder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth));
+      clientBuilder.addExtension(
+          Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth));
       X509Certificate client = sign(clientBuilder, caKeys.getPrivate());
 
       TlsCertificates certificates = new TlsCertificates(dir, ca, client, clientKeys.getPrivate());
@@ -153,14 +165,16 @@ public final class TlsCertificates implements AutoCloseable {
       KeyStore keys = KeyStore.getInstance("PKCS12");
       keys.load(null, null);
       keys.setKeyEntry("client", clientKey, STORE_PASSWORD, new Certificate[] {client, ca});
-      KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      KeyManagerFactory keyManagers =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       keyManagers.init(keys, STORE_PASSWORD);
       context = SSLContext.getInstance("TLS");
       context.init(keyManagers.getKeyManagers(), trustManagers(), null);
       clientContext = context;
       return context;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalStateException("cannot make a TLS context from the test certificates: " + e, e);
+      throw new IllegalStateException(
+          "cannot make a TLS context from the test certificates: " + e, e);
     }
   }
 
@@ -170,7 +184,8 @@ public final class TlsCertificates implements AutoCloseable {
       KeyStore trusted = KeyStore.getInstance("PKCS12");
       trusted.load(null, null);
       trusted.setCertificateEntry("ca", ca);
-      TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory factory =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       factory.init(trusted);
       return factory.getTrustManagers();
     } catch (IOException | GeneralSecurityException e) {
@@ -201,19 +216,28 @@ public final class TlsCertificates implements AutoCloseable {
 
   private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
     Instant now = Instant.now();
-    return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIALS.incrementAndGet()),
-        Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(VALIDITY)), subject, keys.getPublic());
+    return new JcaX509v3CertificateBuilder(
+        issuer,
+        BigInteger.valueOf(SERIALS.incrementAndGet()),
+        Date.from(now.minus(Duration.ofMinutes(5))),
+        Date.from(now.plus(VALIDITY)),
+        subject,
+        keys.getPublic());
   }
 
   private static X509Certificate sign(X509v3CertificateBuilder builder, PrivateKey issuerKey)
       throws GeneralSecurityException, OperatorCreationException {
     return new JcaX509CertificateConverter()
-        .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey)));
+        .getCertificate(
+            builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey)));
   }
 
   private static void writePem(Path file, String type, byte[] der) throws IOException {
-    String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
-    Files.writeString(file, "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n",
+    String body =
+        Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
+    Files.writeString(
+        file,
+        "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n",
         StandardCharsets.US_ASCII);
   }
 }

@@ -8,10 +8,10 @@ import java.time.LocalDateTime;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A post of the first seed's board service, with its 15 fields under the seed's JSON names
- * ({@code member_id}, {@code phone_number}, {@code modified_at}, ...) and its dates written as
- * {@code yyyy-MM-dd HH:mm:ss}, so Jackson produces the same document the seed's list endpoint
- * returned. Dates carry whole seconds only: finer parts would not survive that format.
+ * A post of the first seed's board service, with its 15 fields under the seed's JSON names ({@code
+ * member_id}, {@code phone_number}, {@code modified_at}, ...) and its dates written as {@code
+ * yyyy-MM-dd HH:mm:ss}, so Jackson produces the same document the seed's list endpoint returned.
+ * Dates carry whole seconds only: finer parts would not survive that format.
  *
  * <p>A plain record that implements {@link Serializable}: Jackson, MessagePack, fastjson2, Kryo,
  * Fory and JDK serialization all read and write it as it is. Text fields may be {@code null}.
@@ -32,8 +32,23 @@ import org.jspecify.annotations.Nullable;
  * @param createdAt when the post was made, local time, whole seconds
  * @param createdTs when the post was made, epoch milliseconds
  */
-@JsonPropertyOrder({"id", "score", "member_id", "title", "body", "address", "country", "job",
-    "credit", "ssn", "company", "phone_number", "modified_at", "created_at", "created_ts"})
+@JsonPropertyOrder({
+  "id",
+  "score",
+  "member_id",
+  "title",
+  "body",
+  "address",
+  "country",
+  "job",
+  "credit",
+  "ssn",
+  "company",
+  "phone_number",
+  "modified_at",
+  "created_at",
+  "created_ts"
+})
 public record BoardRecord(
     @JsonProperty("id") @Nullable String id,
     @JsonProperty("score") long score,
@@ -47,11 +62,14 @@ public record BoardRecord(
     @JsonProperty("ssn") @Nullable String ssn,
     @JsonProperty("company") @Nullable String company,
     @JsonProperty("phone_number") @Nullable String phoneNumber,
-    @JsonProperty("modified_at") @JsonFormat(shape = JsonFormat.Shape.STRING, pattern = BoardRecord.DATE_PATTERN)
+    @JsonProperty("modified_at")
+        @JsonFormat(shape = JsonFormat.Shape.STRING, pattern = BoardRecord.DATE_PATTERN)
         @Nullable LocalDateTime modifiedAt,
-    @JsonProperty("created_at") @JsonFormat(shape = JsonFormat.Shape.STRING, pattern = BoardRecord.DATE_PATTERN)
+    @JsonProperty("created_at")
+        @JsonFormat(shape = JsonFormat.Shape.STRING, pattern = BoardRecord.DATE_PATTERN)
         @Nullable LocalDateTime createdAt,
-    @JsonProperty("created_ts") long createdTs) implements Serializable {
+    @JsonProperty("created_ts") long createdTs)
+    implements Serializable {
 
   private static final long serialVersionUID = 1L;
 

@@ -12,9 +12,14 @@ import org.jspecify.annotations.Nullable;
  * @param height height in pixels
  * @param size the size class
  */
-public record Image(@Nullable String uri, @Nullable String title, int width, int height, @Nullable Size size) implements Serializable {
+public record Image(
+    @Nullable String uri, @Nullable String title, int width, int height, @Nullable Size size)
+    implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** A picture's size class. */
-  public enum Size { SMALL, LARGE }
+  public enum Size {
+    SMALL,
+    LARGE
+  }
 }

@@ -12,6 +12,7 @@ import java.io.Serializable;
  * @param price the price in cents
  * @param stock how many are in stock
  */
-public record Item(long id, String name, String description, long price, int stock) implements Serializable {
+public record Item(long id, String name, String description, long price, int stock)
+    implements Serializable {
   private static final long serialVersionUID = 1L;
 }

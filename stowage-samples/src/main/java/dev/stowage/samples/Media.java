@@ -32,10 +32,14 @@ public record Media(
     boolean hasBitrate,
     @Nullable List<String> persons,
     @Nullable Player player,
-    @Nullable String copyright) implements Serializable {
+    @Nullable String copyright)
+    implements Serializable {
 
   private static final long serialVersionUID = 1L;
 
   /** The player a video needs. */
-  public enum Player { JAVA, FLASH }
+  public enum Player {
+    JAVA,
+    FLASH
+  }
 }

@@ -5,14 +5,15 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The media-content object of the jvm-serializers benchmark: one {@link Media} with the
- * {@link Image}s that go with it. Every codec comparison since 2009 has used this shape, so T3
- * measures it beside the board record.
+ * The media-content object of the jvm-serializers benchmark: one {@link Media} with the {@link
+ * Image}s that go with it. Every codec comparison since 2009 has used this shape, so T3 measures it
+ * beside the board record.
  *
  * @param media the video
  * @param images its pictures, usually two
  */
-public record MediaContent(@Nullable Media media, @Nullable List<Image> images) implements Serializable {
+public record MediaContent(@Nullable Media media, @Nullable List<Image> images)
+    implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /**

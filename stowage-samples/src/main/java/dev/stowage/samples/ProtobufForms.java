@@ -18,10 +18,11 @@ public final class ProtobufForms {
 
   /** The Protobuf form of a board record. */
   public static dev.stowage.samples.protobuf.BoardRecord toProtobuf(BoardRecord record) {
-    dev.stowage.samples.protobuf.BoardRecord.Builder b = dev.stowage.samples.protobuf.BoardRecord.newBuilder()
-        .setScore(record.score())
-        .setMemberId(record.memberId())
-        .setCreatedTs(record.createdTs());
+    dev.stowage.samples.protobuf.BoardRecord.Builder b =
+        dev.stowage.samples.protobuf.BoardRecord.newBuilder()
+            .setScore(record.score())
+            .setMemberId(record.memberId())
+            .setCreatedTs(record.createdTs());
     if (record.id() != null) b.setId(record.id());
     if (record.title() != null) b.setTitle(record.title());
     if (record.body() != null) b.setBody(record.body());
@@ -59,7 +60,8 @@ public final class ProtobufForms {
 
   /** The Protobuf form of a media content. */
   public static dev.stowage.samples.protobuf.MediaContent toProtobuf(MediaContent content) {
-    dev.stowage.samples.protobuf.MediaContent.Builder b = dev.stowage.samples.protobuf.MediaContent.newBuilder();
+    dev.stowage.samples.protobuf.MediaContent.Builder b =
+        dev.stowage.samples.protobuf.MediaContent.newBuilder();
     if (content.media() != null) {
       b.setMedia(toProtobuf(content.media()));
     }
@@ -71,7 +73,9 @@ public final class ProtobufForms {
     return b.build();
   }
 
-  /** The media content a Protobuf message holds. An empty image list comes back empty, never null. */
+  /**
+   * The media content a Protobuf message holds. An empty image list comes back empty, never null.
+   */
   public static MediaContent fromProtobuf(dev.stowage.samples.protobuf.MediaContent m) {
     List<Image> images = new ArrayList<>(m.getImagesCount());
     for (dev.stowage.samples.protobuf.Image image : m.getImagesList()) {
@@ -81,16 +85,15 @@ public final class ProtobufForms {
   }
 
   private static dev.stowage.samples.protobuf.Media toProtobuf(Media media) {
-    dev.stowage.samples.protobuf.Media.Builder b = dev.stowage.samples.protobuf.Media.newBuilder()
-        .setWidth(media.width())
-        .setHeight(media.height())
-        .setDuration(media.duration())
-        .setSize(media.size())
-        .setBitrate(media.bitrate())
-        .setHasBitrate(media.hasBitrate())
-        .setPlayer(media.player() == Media.Player.FLASH
-            ? Player.FLASH
-            : Player.JAVA);
+    dev.stowage.samples.protobuf.Media.Builder b =
+        dev.stowage.samples.protobuf.Media.newBuilder()
+            .setWidth(media.width())
+            .setHeight(media.height())
+            .setDuration(media.duration())
+            .setSize(media.size())
+            .setBitrate(media.bitrate())
+            .setHasBitrate(media.hasBitrate())
+            .setPlayer(media.player() == Media.Player.FLASH ? Player.FLASH : Player.JAVA);
     if (media.uri() != null) b.setUri(media.uri());
     if (media.title() != null) b.setTitle(media.title());
     if (media.format() != null) b.setFormat(media.format());
@@ -116,12 +119,11 @@ public final class ProtobufForms {
   }
 
   private static dev.stowage.samples.protobuf.Image toProtobuf(Image image) {
-    dev.stowage.samples.protobuf.Image.Builder b = dev.stowage.samples.protobuf.Image.newBuilder()
-        .setWidth(image.width())
-        .setHeight(image.height())
-        .setSize(image.size() == Image.Size.LARGE
-            ? Size.LARGE
-            : Size.SMALL);
+    dev.stowage.samples.protobuf.Image.Builder b =
+        dev.stowage.samples.protobuf.Image.newBuilder()
+            .setWidth(image.width())
+            .setHeight(image.height())
+            .setSize(image.size() == Image.Size.LARGE ? Size.LARGE : Size.SMALL);
     if (image.uri() != null) b.setUri(image.uri());
     if (image.title() != null) b.setTitle(image.title());
     return b.build();

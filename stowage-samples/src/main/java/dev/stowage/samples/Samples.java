@@ -31,17 +31,21 @@ public final class Samples {
   private static final long MEDIA_SEED = 0x5EED_0000_3ED1L;
 
   private static final int[][] VIDEO_SIZES = {{640, 480}, {1280, 720}, {1920, 1080}, {854, 480}};
-  private static final String[] VIDEO_FORMATS = {"video/mpg4", "video/mp4", "video/webm", "video/quicktime"};
+  private static final String[] VIDEO_FORMATS = {
+    "video/mpg4", "video/mp4", "video/webm", "video/quicktime"
+  };
 
   /** The generator is not thread-safe; its Random is reseeded for every record. */
   private static final Random RANDOM = new Random(0);
+
   private static final Faker FAKER = new Faker(Locale.US, RANDOM);
 
   private Samples() {}
 
   /**
    * Board record {@code i}: score {@code i + 1}, created {@code i} minutes (plus up to a minute)
-   * after {@link #BOARD_EPOCH_SECOND}, realistic text in every field. Its JSON takes about 560 bytes.
+   * after {@link #BOARD_EPOCH_SECOND}, realistic text in every field. Its JSON takes about 560
+   * bytes.
    *
    * @throws IllegalArgumentException if {@code i} is negative
    */
@@ -54,10 +58,20 @@ public final class Samples {
       LocalDateTime created = LocalDateTime.ofEpochSecond(createdSecond, 0, ZoneOffset.UTC);
       String id = String.format(Locale.ROOT, "%08x%016x", createdSecond, RANDOM.nextLong());
       String title = FAKER.name().fullName();
-      String body = FAKER.lorem().sentence(3 + RANDOM.nextInt(4)) + " " + FAKER.lorem().sentence(2 + RANDOM.nextInt(4)) + "\n"
-          + FAKER.lorem().sentence(3 + RANDOM.nextInt(4));
-      String address = FAKER.address().streetAddress(RANDOM.nextBoolean()) + "\n"
-          + FAKER.address().city() + ", " + FAKER.address().stateAbbr() + " " + FAKER.address().zipCode();
+      String body =
+          FAKER.lorem().sentence(3 + RANDOM.nextInt(4))
+              + " "
+              + FAKER.lorem().sentence(2 + RANDOM.nextInt(4))
+              + "\n"
+              + FAKER.lorem().sentence(3 + RANDOM.nextInt(4));
+      String address =
+          FAKER.address().streetAddress(RANDOM.nextBoolean())
+              + "\n"
+              + FAKER.address().city()
+              + ", "
+              + FAKER.address().stateAbbr()
+              + " "
+              + FAKER.address().zipCode();
       return new BoardRecord(
           id,
           i + 1,
@@ -82,7 +96,10 @@ public final class Samples {
     return boards(0, n);
   }
 
-  /** Board records {@code from} to {@code from + n - 1}: records that {@link #boards(int)} does not hold when {@code from >= n}. */
+  /**
+   * Board records {@code from} to {@code from + n - 1}: records that {@link #boards(int)} does not
+   * hold when {@code from >= n}.
+   */
   public static List<BoardRecord> boards(long from, int n) {
     requireCount(n);
     requireIndex(from);
@@ -141,8 +158,8 @@ public final class Samples {
 
   /**
    * Media content {@code i}: a video with one to three people and a large and a small picture,
-   * varied in every field the way the jvm-serializers object is (some titles and the copyright
-   * are {@code null}, the bitrate is sometimes unknown).
+   * varied in every field the way the jvm-serializers object is (some titles and the copyright are
+   * {@code null}, the bitrate is sometimes unknown).
    *
    * @throws IllegalArgumentException if {@code i} is negative
    */
@@ -160,23 +177,37 @@ public final class Samples {
         persons.add(FAKER.name().fullName());
       }
       boolean hasBitrate = RANDOM.nextInt(4) != 0;
-      Media media = new Media(
-          host + "/" + slug + ".mpg",
-          title,
-          dimensions[0],
-          dimensions[1],
-          VIDEO_FORMATS[RANDOM.nextInt(VIDEO_FORMATS.length)],
-          60_000L + RANDOM.nextInt(7_200_000),
-          1_000_000L + (RANDOM.nextLong() & 0x3FFF_FFFFL),
-          hasBitrate ? 128 * (1 + RANDOM.nextInt(4096)) : 0,
-          hasBitrate,
-          List.copyOf(persons),
-          RANDOM.nextInt(5) == 0 ? Media.Player.FLASH : Media.Player.JAVA,
-          RANDOM.nextInt(3) == 0 ? "Copyright " + (2000 + RANDOM.nextInt(25)) + " " + FAKER.company().name() : null);
+      Media media =
+          new Media(
+              host + "/" + slug + ".mpg",
+              title,
+              dimensions[0],
+              dimensions[1],
+              VIDEO_FORMATS[RANDOM.nextInt(VIDEO_FORMATS.length)],
+              60_000L + RANDOM.nextInt(7_200_000),
+              1_000_000L + (RANDOM.nextLong() & 0x3FFF_FFFFL),
+              hasBitrate ? 128 * (1 + RANDOM.nextInt(4096)) : 0,
+              hasBitrate,
+              List.copyOf(persons),
+              RANDOM.nextInt(5) == 0 ? Media.Player.FLASH : Media.Player.JAVA,
+              RANDOM.nextInt(3) == 0
+                  ? "Copyright " + (2000 + RANDOM.nextInt(25)) + " " + FAKER.company().name()
+                  : null);
       boolean titled = RANDOM.nextBoolean();
-      List<Image> images = List.of(
-          new Image(host + "/" + slug + "_large.jpg", titled ? title : null, 1024, 768, Image.Size.LARGE),
-          new Image(host + "/" + slug + "_small.jpg", titled ? title : null, 320, 240, Image.Size.SMALL));
+      List<Image> images =
+          List.of(
+              new Image(
+                  host + "/" + slug + "_large.jpg",
+                  titled ? title : null,
+                  1024,
+                  768,
+                  Image.Size.LARGE),
+              new Image(
+                  host + "/" + slug + "_small.jpg",
+                  titled ? title : null,
+                  320,
+                  240,
+                  Image.Size.SMALL));
       return new MediaContent(media, images);
     }
   }
@@ -198,12 +229,35 @@ public final class Samples {
    * pictures), for comparing sizes with its published tables.
    */
   public static MediaContent keynoteMediaContent() {
-    Media media = new Media(
-        "http://javaone.com/keynote.mpg", "Javaone Keynote", 640, 480, "video/mpg4", 18_000_000L, 58_982_400L,
-        262_144, true, List.of("Bill Gates", "Steve Jobs"), Media.Player.JAVA, null);
-    return new MediaContent(media, List.of(
-        new Image("http://javaone.com/keynote_large.jpg", "Javaone Keynote", 1024, 768, Image.Size.LARGE),
-        new Image("http://javaone.com/keynote_small.jpg", "Javaone Keynote", 320, 240, Image.Size.SMALL)));
+    Media media =
+        new Media(
+            "http://javaone.com/keynote.mpg",
+            "Javaone Keynote",
+            640,
+            480,
+            "video/mpg4",
+            18_000_000L,
+            58_982_400L,
+            262_144,
+            true,
+            List.of("Bill Gates", "Steve Jobs"),
+            Media.Player.JAVA,
+            null);
+    return new MediaContent(
+        media,
+        List.of(
+            new Image(
+                "http://javaone.com/keynote_large.jpg",
+                "Javaone Keynote",
+                1024,
+                768,
+                Image.Size.LARGE),
+            new Image(
+                "http://javaone.com/keynote_small.jpg",
+                "Javaone Keynote",
+                320,
+                240,
+                Image.Size.SMALL)));
   }
 
   private static void reseed(long kind, long i) {

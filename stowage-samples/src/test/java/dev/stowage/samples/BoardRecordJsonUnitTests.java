@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 class BoardRecordJsonUnitTests {
 
   /** One element of the seed's list response, as its post prints it. */
-  private static final String SEED_ELEMENT = """
+  private static final String SEED_ELEMENT =
+      """
       {
           "id": "65653f5000b66559c04fe767",
           "score": 120000,
@@ -33,7 +34,8 @@ class BoardRecordJsonUnitTests {
 
   @Test
   void writesTheSeedsNamesInTheSeedsOrder() throws Exception {
-    JsonNode json = SampleJson.MAPPER.readTree(SampleJson.MAPPER.writeValueAsBytes(Samples.board(5)));
+    JsonNode json =
+        SampleJson.MAPPER.readTree(SampleJson.MAPPER.writeValueAsBytes(Samples.board(5)));
     List<String> names = new ArrayList<>();
     json.fieldNames().forEachRemaining(names::add);
     List<String> seedNames = new ArrayList<>();
@@ -42,8 +44,10 @@ class BoardRecordJsonUnitTests {
     assertThat(json.get("score").isIntegralNumber()).isTrue();
     assertThat(json.get("member_id").isIntegralNumber()).isTrue();
     assertThat(json.get("created_ts").isIntegralNumber()).isTrue();
-    assertThat(json.get("created_at").asText()).matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}");
-    assertThat(json.get("modified_at").asText()).matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}");
+    assertThat(json.get("created_at").asText())
+        .matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}");
+    assertThat(json.get("modified_at").asText())
+        .matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}");
   }
 
   @Test
@@ -65,7 +69,10 @@ class BoardRecordJsonUnitTests {
   @Test
   void generatedRecordsSurviveJson() throws Exception {
     for (BoardRecord board : Samples.boards(200)) {
-      assertThat(SampleJson.MAPPER.readValue(SampleJson.MAPPER.writeValueAsBytes(board), BoardRecord.class)).isEqualTo(board);
+      assertThat(
+              SampleJson.MAPPER.readValue(
+                  SampleJson.MAPPER.writeValueAsBytes(board), BoardRecord.class))
+          .isEqualTo(board);
     }
   }
 }

@@ -23,7 +23,8 @@ class SamplesUnitTests {
    * long as datafaker (pinned in the parent pom) and the generator are unchanged; a change here
    * changes every benchmark's data, so it must be deliberate.
    */
-  private static final String BOARDS_0_TO_99_SHA256 = "b31c103554469aeb405ca22fd83f8b99dd9cf6a38bdfc19d234a6bcbc28c9ac7";
+  private static final String BOARDS_0_TO_99_SHA256 =
+      "b31c103554469aeb405ca22fd83f8b99dd9cf6a38bdfc19d234a6bcbc28c9ac7";
 
   @Test
   void boardRecordsAreTheSameInEveryJvm() throws Exception {
@@ -70,8 +71,10 @@ class SamplesUnitTests {
   void recordsDifferFromOneAnother() {
     List<BoardRecord> boards = Samples.boards(500);
     assertThat(new HashSet<>(boards.stream().map(BoardRecord::id).toList())).hasSize(500);
-    assertThat(new HashSet<>(boards.stream().map(BoardRecord::body).toList())).hasSizeGreaterThan(490);
-    assertThat(new HashSet<>(boards.stream().map(BoardRecord::title).toList())).hasSizeGreaterThan(400);
+    assertThat(new HashSet<>(boards.stream().map(BoardRecord::body).toList()))
+        .hasSizeGreaterThan(490);
+    assertThat(new HashSet<>(boards.stream().map(BoardRecord::title).toList()))
+        .hasSizeGreaterThan(400);
     for (int i = 0; i < boards.size(); i++) {
       BoardRecord board = boards.get(i);
       assertThat(board.score()).isEqualTo(i + 1);
@@ -79,7 +82,8 @@ class SamplesUnitTests {
       assertThat(board.credit()).matches("[0-9]{12,19}");
       assertThat(board.ssn()).matches("[0-9]{3}-[0-9]{2}-[0-9]{4}");
       assertThat(board.createdAt().getNano()).isZero();
-      assertThat(board.createdTs() / 1000).isEqualTo(board.createdAt().toEpochSecond(ZoneOffset.UTC));
+      assertThat(board.createdTs() / 1000)
+          .isEqualTo(board.createdAt().toEpochSecond(ZoneOffset.UTC));
       assertThat(board.body()).contains("\n");
       assertThat(board.address()).contains("\n");
     }
@@ -102,12 +106,39 @@ class SamplesUnitTests {
       assertThat(person.checksumMatches()).as("person %d", person.id()).isTrue();
       assertThat(person.sex()).isIn("0", "1");
       assertThat(person.age()).isBetween(0, 29);
-      assertThat(new Person(person.id() + 1, person.name(), person.address(), person.phone(), person.sex(), person.age(),
-          person.md5()).checksumMatches()).isFalse();
-      assertThat(new Person(person.id(), person.name() + " ", person.address(), person.phone(), person.sex(), person.age(),
-          person.md5()).checksumMatches()).isFalse();
-      assertThat(new Person(person.id(), person.name(), person.address(), person.phone(), person.sex(), person.age() + 1,
-          person.md5()).checksumMatches()).isFalse();
+      assertThat(
+              new Person(
+                      person.id() + 1,
+                      person.name(),
+                      person.address(),
+                      person.phone(),
+                      person.sex(),
+                      person.age(),
+                      person.md5())
+                  .checksumMatches())
+          .isFalse();
+      assertThat(
+              new Person(
+                      person.id(),
+                      person.name() + " ",
+                      person.address(),
+                      person.phone(),
+                      person.sex(),
+                      person.age(),
+                      person.md5())
+                  .checksumMatches())
+          .isFalse();
+      assertThat(
+              new Person(
+                      person.id(),
+                      person.name(),
+                      person.address(),
+                      person.phone(),
+                      person.sex(),
+                      person.age() + 1,
+                      person.md5())
+                  .checksumMatches())
+          .isFalse();
     }
     Person first = Samples.person(0);
     assertThat(first.id()).isEqualTo(1);
@@ -120,30 +151,50 @@ class SamplesUnitTests {
     assertThat(Item.class.getRecordComponents()).hasSize(5);
     List<Item> items = Samples.items(100);
     assertThat(items.get(0).id()).isEqualTo(1);
-    assertThat(items).allSatisfy(item -> {
-      assertThat(item.name()).isNotBlank();
-      assertThat(item.price()).isPositive();
-    });
+    assertThat(items)
+        .allSatisfy(
+            item -> {
+              assertThat(item.name()).isNotBlank();
+              assertThat(item.price()).isPositive();
+            });
   }
 
   @Test
   void theKeynoteMediaContentIsJvmSerializersObject() throws Exception {
     MediaContent keynote = Samples.keynoteMediaContent();
     assertThat(keynote.media().persons()).containsExactly("Bill Gates", "Steve Jobs");
-    assertThat(keynote.images()).extracting(Image::size).containsExactly(Image.Size.LARGE, Image.Size.SMALL);
-    assertThat(MediaContent.nestedTypes()).containsExactly(Media.class, Media.Player.class, Image.class, Image.Size.class);
+    assertThat(keynote.images())
+        .extracting(Image::size)
+        .containsExactly(Image.Size.LARGE, Image.Size.SMALL);
+    assertThat(MediaContent.nestedTypes())
+        .containsExactly(Media.class, Media.Player.class, Image.class, Image.Size.class);
   }
 
   @Test
   void negativeIndexesAndCountsAreRejected() {
-    assertThatThrownBy(() -> Samples.board(-1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
-    assertThatThrownBy(() -> Samples.boards(-2)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-2");
+    assertThatThrownBy(() -> Samples.board(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-1");
+    assertThatThrownBy(() -> Samples.boards(-2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-2");
     assertThat(Samples.boards(0)).isEmpty();
   }
 
   private static byte[] sha(Person p) {
     try {
-      String text = p.id() + "|" + p.name() + "|" + p.address() + "|" + p.phone() + "|" + p.sex() + "|" + p.age();
+      String text =
+          p.id()
+              + "|"
+              + p.name()
+              + "|"
+              + p.address()
+              + "|"
+              + p.phone()
+              + "|"
+              + p.sex()
+              + "|"
+              + p.age();
       return MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8));
     } catch (Exception e) {
       throw new AssertionError(e);

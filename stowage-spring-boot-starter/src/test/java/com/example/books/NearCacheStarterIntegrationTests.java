@@ -20,14 +20,14 @@ import org.springframework.test.context.DynamicPropertySource;
  * brings Caffeine, so {@code near-cache.enabled=true} needs nothing else.
  */
 @WithRedis
-@SpringBootTest(classes = BooksApplication.class, properties = "stowage.caches.books.near-cache.enabled=true")
+@SpringBootTest(
+    classes = BooksApplication.class,
+    properties = "stowage.caches.books.near-cache.enabled=true")
 class NearCacheStarterIntegrationTests {
   private static RedisServer redis;
 
-  @Autowired
-  BookService books;
-  @Autowired
-  CacheManager cacheManager;
+  @Autowired BookService books;
+  @Autowired CacheManager cacheManager;
 
   @BeforeAll
   static void redis(RedisServer server) {
@@ -42,13 +42,18 @@ class NearCacheStarterIntegrationTests {
   @Test
   void theNearCacheWorksWithTheStarterAlone() {
     @SuppressWarnings("unchecked")
-    RedisCache<Object, Object> cache = (RedisCache<Object, Object>) cacheManager.getCache("books").getNativeCache();
+    RedisCache<Object, Object> cache =
+        (RedisCache<Object, Object>) cacheManager.getCache("books").getNativeCache();
     books.find("978-0140449136");
 
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(books.find("978-0140449136")).isEqualTo(new Book("978-0140449136", "The book 978-0140449136"));
-      assertThat(cache.stats().nearHits()).isPositive();
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(books.find("978-0140449136"))
+                  .isEqualTo(new Book("978-0140449136", "The book 978-0140449136"));
+              assertThat(cache.stats().nearHits()).isPositive();
+            });
     assertThat(books.lookups()).isEqualTo(1);
   }
 }

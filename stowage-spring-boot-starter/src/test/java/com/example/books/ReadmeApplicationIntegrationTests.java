@@ -22,10 +22,8 @@ import org.springframework.test.context.DynamicPropertySource;
 class ReadmeApplicationIntegrationTests {
   private static RedisServer redis;
 
-  @Autowired
-  BookService books;
-  @Autowired
-  CacheManager cacheManager;
+  @Autowired BookService books;
+  @Autowired CacheManager cacheManager;
 
   @BeforeAll
   static void redis(RedisServer server) {
@@ -39,8 +37,10 @@ class ReadmeApplicationIntegrationTests {
 
   @Test
   void theCacheableMethodCachesThroughStowage() {
-    assertThat(books.find("978-0441013593")).isEqualTo(new Book("978-0441013593", "The book 978-0441013593"));
-    assertThat(books.find("978-0441013593")).isEqualTo(new Book("978-0441013593", "The book 978-0441013593"));
+    assertThat(books.find("978-0441013593"))
+        .isEqualTo(new Book("978-0441013593", "The book 978-0441013593"));
+    assertThat(books.find("978-0441013593"))
+        .isEqualTo(new Book("978-0441013593", "The book 978-0441013593"));
 
     assertThat(books.lookups()).isEqualTo(1);
     assertThat(redis.reply("EXISTS", "books::978-0441013593")).isEqualTo(1L);

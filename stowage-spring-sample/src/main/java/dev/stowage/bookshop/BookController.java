@@ -34,7 +34,8 @@ public class BookController {
   @PutMapping("/books/{isbn}")
   public Book save(@PathVariable String isbn, @RequestBody Book book) {
     if (!book.isbn().equals(isbn)) {
-      throw new ResponseStatusException(HttpStatus.BAD_REQUEST,
+      throw new ResponseStatusException(
+          HttpStatus.BAD_REQUEST,
           "the book's ISBN " + book.isbn() + " is not the ISBN in the path, " + isbn);
     }
     return books.save(book);
@@ -42,22 +43,27 @@ public class BookController {
 
   @DeleteMapping("/books/{isbn}")
   public ResponseEntity<Void> delete(@PathVariable String isbn) {
-    return books.delete(isbn) ? ResponseEntity.noContent().build() : ResponseEntity.notFound().build();
+    return books.delete(isbn)
+        ? ResponseEntity.noContent().build()
+        : ResponseEntity.notFound().build();
   }
 
   @PostMapping("/books/{isbn}/sales")
   public ResponseEntity<Void> recordSale(@PathVariable String isbn, @RequestBody Sale sale) {
     if (sale.copies() < 1) {
-      throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "a sale is of 1 copy or more, not " + sale.copies());
+      throw new ResponseStatusException(
+          HttpStatus.BAD_REQUEST, "a sale is of 1 copy or more, not " + sale.copies());
     }
-    return books.recordSale(isbn, sale) ? ResponseEntity.noContent().build() : ResponseEntity.notFound().build();
+    return books.recordSale(isbn, sale)
+        ? ResponseEntity.noContent().build()
+        : ResponseEntity.notFound().build();
   }
 
   @GetMapping("/bestsellers")
   public Bestsellers bestsellers(@RequestParam(defaultValue = "10") int limit) {
     if (limit < 1 || limit > MAX_LIMIT) {
-      throw new ResponseStatusException(HttpStatus.BAD_REQUEST,
-          "limit is from 1 to " + MAX_LIMIT + ", not " + limit);
+      throw new ResponseStatusException(
+          HttpStatus.BAD_REQUEST, "limit is from 1 to " + MAX_LIMIT + ", not " + limit);
     }
     return books.bestsellers(limit);
   }

@@ -30,7 +30,8 @@ public class BookRepository {
 
   /** Inserts the book, or replaces the one with its ISBN. */
   public void save(Book book) {
-    jdbc.sql("""
+    jdbc.sql(
+            """
             INSERT INTO book (isbn, title, author, price_in_cents) VALUES (?, ?, ?, ?)
             ON CONFLICT (isbn) DO UPDATE
             SET title = excluded.title, author = excluded.author, price_in_cents = excluded.price_in_cents
@@ -47,26 +48,34 @@ public class BookRepository {
   /** Records a sale; false if there is no such book. */
   public boolean recordSale(String isbn, int copies) {
     return jdbc.sql("INSERT INTO sale (isbn, copies) SELECT isbn, ? FROM book WHERE isbn = ?")
-        .params(copies, isbn)
-        .update() > 0;
+            .params(copies, isbn)
+            .update()
+        > 0;
   }
 
   /** The {@code limit} books that sold the most copies, ties in ISBN order. */
   public Bestsellers bestsellers(int limit) {
     bestsellerQueries.incrementAndGet();
-    return new Bestsellers(jdbc.sql("""
+    return new Bestsellers(
+        jdbc.sql(
+                """
             SELECT b.isbn, b.title, b.author, b.price_in_cents, sum(s.copies) AS copies_sold
             FROM sale s JOIN book b ON b.isbn = s.isbn
             GROUP BY b.isbn
             ORDER BY copies_sold DESC, b.isbn
             LIMIT ?
             """)
-        .param(limit)
-        .query((row, number) -> new Bestseller(
-            new Book(row.getString("isbn"), row.getString("title"), row.getString("author"),
-                row.getLong("price_in_cents")),
-            row.getLong("copies_sold")))
-        .list());
+            .param(limit)
+            .query(
+                (row, number) ->
+                    new Bestseller(
+                        new Book(
+                            row.getString("isbn"),
+                            row.getString("title"),
+                            row.getString("author"),
+                            row.getLong("price_in_cents")),
+                        row.getLong("copies_sold")))
+            .list());
   }
 
   /** The book queries ({@link #findByIsbn}) sent so far. */

@@ -34,10 +34,8 @@ public class BookService {
   }
 
   /** Deletes the book and its sales, and the cache entries they are in. */
-  @Caching(evict = {
-      @CacheEvict("books"),
-      @CacheEvict(cacheNames = "bestsellers", allEntries = true)
-  })
+  @Caching(
+      evict = {@CacheEvict("books"), @CacheEvict(cacheNames = "bestsellers", allEntries = true)})
   public boolean delete(String isbn) {
     return repository.delete(isbn);
   }

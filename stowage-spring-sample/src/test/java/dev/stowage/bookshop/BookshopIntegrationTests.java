@@ -40,12 +40,14 @@ import org.springframework.web.client.RestClient;
 
 /**
  * The book shop as its clients see it: a real HTTP client against the running application, over a
- * real redis-server and a fresh PostgreSQL database. The repository's query counts tell whether
- * a request reached the database; the keys are read back from Redis as they are stored.
+ * real redis-server and a fresh PostgreSQL database. The repository's query counts tell whether a
+ * request reached the database; the keys are read back from Redis as they are stored.
  */
 @WithRedis
 @WithPostgres
-@SpringBootTest(classes = BookshopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    classes = BookshopApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
 class BookshopIntegrationTests {
   private static final String DUNE = "9780441013593";
@@ -58,10 +60,8 @@ class BookshopIntegrationTests {
   private static RedisClient redisClient;
   private static StatefulRedisConnection<byte[], byte[]> redisConnection;
 
-  @Autowired
-  BookRepository repository;
-  @LocalServerPort
-  int port;
+  @Autowired BookRepository repository;
+  @LocalServerPort int port;
 
   private RestClient http;
 
@@ -109,7 +109,8 @@ class BookshopIntegrationTests {
 
     byte[] value = redis().get(bytes("books::" + HOBBIT));
     assertThat(Envelope.isEnvelope(value)).isTrue();
-    // The books cache has a type (application.yml): compact MessagePack, the default for a typed cache.
+    // The books cache has a type (application.yml): compact MessagePack, the default for a typed
+    // cache.
     assertThat(Envelope.readHeader(value).codecName()).isEqualTo("msgpack");
     // ttl: 10m, less up to the default jitter of 10% (and the time since the write).
     assertThat(redis().pttl(bytes("books::" + HOBBIT)))
@@ -120,8 +121,10 @@ class BookshopIntegrationTests {
   void anUnknownIsbnIsCachedAsAbsent() {
     long queries = repository.bookQueries();
 
-    assertThat(status(http.get().uri("/books/{isbn}", "0000000000000"))).isEqualTo(HttpStatusCode.valueOf(404));
-    assertThat(status(http.get().uri("/books/{isbn}", "0000000000000"))).isEqualTo(HttpStatusCode.valueOf(404));
+    assertThat(status(http.get().uri("/books/{isbn}", "0000000000000")))
+        .isEqualTo(HttpStatusCode.valueOf(404));
+    assertThat(status(http.get().uri("/books/{isbn}", "0000000000000")))
+        .isEqualTo(HttpStatusCode.valueOf(404));
 
     assertThat(repository.bookQueries() - queries).isEqualTo(1);
     // Spring's cached null, in an envelope like any value, for the cache's TTL.
@@ -136,7 +139,8 @@ class BookshopIntegrationTests {
     long queries = repository.bookQueries();
 
     Book cheaper = new Book(ORWELL, "Nineteen Eighty-Four", "George Orwell", 799);
-    assertThat(http.put().uri("/books/{isbn}", ORWELL).body(cheaper).retrieve().body(Book.class)).isEqualTo(cheaper);
+    assertThat(http.put().uri("/books/{isbn}", ORWELL).body(cheaper).retrieve().body(Book.class))
+        .isEqualTo(cheaper);
 
     assertThat(get(ORWELL)).isEqualTo(cheaper);
     assertThat(repository.bookQueries() - queries).isZero();
@@ -153,10 +157,12 @@ class BookshopIntegrationTests {
     assertThat(get(book.isbn())).isEqualTo(book);
     long queries = repository.bookQueries();
 
-    assertThat(status(http.delete().uri("/books/{isbn}", book.isbn()))).isEqualTo(HttpStatusCode.valueOf(204));
+    assertThat(status(http.delete().uri("/books/{isbn}", book.isbn())))
+        .isEqualTo(HttpStatusCode.valueOf(204));
 
     assertThat(redis().exists(bytes("books::" + book.isbn()))).isZero();
-    assertThat(status(http.get().uri("/books/{isbn}", book.isbn()))).isEqualTo(HttpStatusCode.valueOf(404));
+    assertThat(status(http.get().uri("/books/{isbn}", book.isbn())))
+        .isEqualTo(HttpStatusCode.valueOf(404));
     assertThat(repository.bookQueries() - queries).isEqualTo(1);
   }
 
@@ -208,7 +214,8 @@ class BookshopIntegrationTests {
       // All twenty requests are in the cached method, and one query waits for the lock.
       await("all " + clients + " requests in bestsellers(), one query waiting for the lock")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> requestsIn("bestsellers") == clients && queriesWaitingForALock(monitor) == 1);
+          .until(
+              () -> requestsIn("bestsellers") == clients && queriesWaitingForALock(monitor) == 1);
       lock.rollback();
 
       Bestsellers first = results.get(0).get();
@@ -227,14 +234,22 @@ class BookshopIntegrationTests {
   void aPutOfABookWithAnotherIsbnIsRefusedAndCachesNothing() {
     Book book = new Book("9780000000002", "Misfiled", "Anonymous", 100);
 
-    String error = http.put().uri("/books/{isbn}", "9780000000003").body(book).exchange((request, response) -> {
-      assertThat(response.getStatusCode()).isEqualTo(HttpStatusCode.valueOf(400));
-      return new String(response.getBody().readAllBytes(), UTF_8);
-    });
-    assertThat(error).contains("the book's ISBN 9780000000002 is not the ISBN in the path, 9780000000003");
+    String error =
+        http.put()
+            .uri("/books/{isbn}", "9780000000003")
+            .body(book)
+            .exchange(
+                (request, response) -> {
+                  assertThat(response.getStatusCode()).isEqualTo(HttpStatusCode.valueOf(400));
+                  return new String(response.getBody().readAllBytes(), UTF_8);
+                });
+    assertThat(error)
+        .contains("the book's ISBN 9780000000002 is not the ISBN in the path, 9780000000003");
 
-    assertThat(redis().exists(bytes("books::9780000000002"), bytes("books::9780000000003"))).isZero();
-    assertThat(status(http.get().uri("/books/{isbn}", "9780000000003"))).isEqualTo(HttpStatusCode.valueOf(404));
+    assertThat(redis().exists(bytes("books::9780000000002"), bytes("books::9780000000003")))
+        .isZero();
+    assertThat(status(http.get().uri("/books/{isbn}", "9780000000003")))
+        .isEqualTo(HttpStatusCode.valueOf(404));
   }
 
   private Book get(String isbn) {
@@ -260,16 +275,23 @@ class BookshopIntegrationTests {
   /** The threads of this JVM (the server's among them) inside BookService's {@code method}. */
   private static long requestsIn(String method) {
     return Thread.getAllStackTraces().values().stream()
-        .filter(stack -> Arrays.stream(stack).anyMatch(frame -> frame.getMethodName().equals(method)
-            && frame.getClassName().startsWith(BookService.class.getName())))
+        .filter(
+            stack ->
+                Arrays.stream(stack)
+                    .anyMatch(
+                        frame ->
+                            frame.getMethodName().equals(method)
+                                && frame.getClassName().startsWith(BookService.class.getName())))
         .count();
   }
 
   private static long queriesWaitingForALock(Connection monitor) throws SQLException {
     try (Statement statement = monitor.createStatement();
-        ResultSet row = statement.executeQuery("SELECT count(*) FROM pg_stat_activity"
-            + " WHERE datname = current_database() AND backend_type = 'client backend'"
-            + " AND wait_event_type = 'Lock'")) {
+        ResultSet row =
+            statement.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND backend_type = 'client backend'"
+                    + " AND wait_event_type = 'Lock'")) {
       row.next();
       return row.getLong(1);
     }

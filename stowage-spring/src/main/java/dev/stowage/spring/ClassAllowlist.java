@@ -12,23 +12,43 @@ import java.util.Set;
  */
 final class ClassAllowlist {
   /**
-   * JDK classes a cached value may be, besides the packages; lists, sets and maps of them are read as
-   * {@link ClassNamingCodec} says.
+   * JDK classes a cached value may be, besides the packages; lists, sets and maps of them are read
+   * as {@link ClassNamingCodec} says.
    */
-  static final Set<String> JDK_VALUES = Set.of(
-      "java.lang.String", "java.lang.Boolean", "java.lang.Character", "java.lang.Byte", "java.lang.Short",
-      "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.math.BigDecimal",
-      "java.math.BigInteger", "java.util.UUID", "java.time.Instant", "java.time.LocalDate", "java.time.LocalDateTime",
-      "java.time.LocalTime", "java.time.OffsetDateTime", "java.time.ZonedDateTime", "java.time.Duration",
-      "java.time.Period", "java.time.Year", "java.time.YearMonth");
+  static final Set<String> JDK_VALUES =
+      Set.of(
+          "java.lang.String",
+          "java.lang.Boolean",
+          "java.lang.Character",
+          "java.lang.Byte",
+          "java.lang.Short",
+          "java.lang.Integer",
+          "java.lang.Long",
+          "java.lang.Float",
+          "java.lang.Double",
+          "java.math.BigDecimal",
+          "java.math.BigInteger",
+          "java.util.UUID",
+          "java.time.Instant",
+          "java.time.LocalDate",
+          "java.time.LocalDateTime",
+          "java.time.LocalTime",
+          "java.time.OffsetDateTime",
+          "java.time.ZonedDateTime",
+          "java.time.Duration",
+          "java.time.Period",
+          "java.time.Year",
+          "java.time.YearMonth");
 
   private final List<String> packages;
 
   ClassAllowlist(List<String> packages) {
     for (String name : requireNonNull(packages, "packages")) {
       if (name.isBlank() || name.startsWith(".") || name.endsWith(".") || name.contains("*")) {
-        throw new IllegalArgumentException("stowage.allowed-packages: '" + name
-            + "' is not a package name (such as com.example; its subpackages are allowed too)");
+        throw new IllegalArgumentException(
+            "stowage.allowed-packages: '"
+                + name
+                + "' is not a package name (such as com.example; its subpackages are allowed too)");
       }
     }
     this.packages = List.copyOf(packages);
@@ -40,7 +60,9 @@ final class ClassAllowlist {
       return true;
     }
     for (String name : packages) {
-      if (className.length() > name.length() && className.startsWith(name) && className.charAt(name.length()) == '.') {
+      if (className.length() > name.length()
+          && className.startsWith(name)
+          && className.charAt(name.length()) == '.') {
         return true;
       }
     }

@@ -35,61 +35,93 @@ import org.springframework.cache.support.NullValue;
 
 /**
  * The values of a cache without a configured type: each value's type as Java text, then the value
- * in an envelope of the codec named for that type, which carries the fingerprint of the type's shape.
- * Reading loads a class only if the {@link ClassAllowlist} permits its name; any other name is a
- * {@link CodecException}, which the cache counts as a miss. Nothing outside the allowlist is ever
- * loaded or created.
+ * in an envelope of the codec named for that type, which carries the fingerprint of the type's
+ * shape. Reading loads a class only if the {@link ClassAllowlist} permits its name; any other name
+ * is a {@link CodecException}, which the cache counts as a miss. Nothing outside the allowlist is
+ * ever loaded or created.
  *
  * <p><b>Types.</b> A value's type is its class; for a list, set or map it is the container with the
  * type of its elements, found in the value: {@code java.util.List<com.example.Book>} when every
- * element is a {@code Book} ({@code java.lang.Object} when there is none), read back as an
- * {@code ArrayList} of books. A container of {@code java.util} keeps its own class
- * ({@code ArrayList}, {@code LinkedList}, {@code HashSet}, {@code LinkedHashSet}, {@code TreeSet},
- * {@code HashMap}, {@code LinkedHashMap}, {@code TreeMap}); any other is written as its interface
- * ({@code List}, {@code Set}, {@code SortedSet}, {@code Map}, {@code SortedMap}) and read as an
- * {@code ArrayList}, {@code HashSet}, {@code TreeSet}, {@code LinkedHashMap} or {@code TreeMap};
- * containers are written in compact MessagePack
- * when the codec is {@code msgpack}. A value whose type cannot be told from it, such
- * as a list holding elements of two classes, or a queue, is refused with a message naming the
- * {@code type} setting to add; {@link #refusal} says so before anything is written.
+ * element is a {@code Book} ({@code java.lang.Object} when there is none), read back as an {@code
+ * ArrayList} of books. A container of {@code java.util} keeps its own class ({@code ArrayList},
+ * {@code LinkedList}, {@code HashSet}, {@code LinkedHashSet}, {@code TreeSet}, {@code HashMap},
+ * {@code LinkedHashMap}, {@code TreeMap}); any other is written as its interface ({@code List},
+ * {@code Set}, {@code SortedSet}, {@code Map}, {@code SortedMap}) and read as an {@code ArrayList},
+ * {@code HashSet}, {@code TreeSet}, {@code LinkedHashMap} or {@code TreeMap}; containers are
+ * written in compact MessagePack when the codec is {@code msgpack}. A value whose type cannot be
+ * told from it, such as a list holding elements of two classes, or a queue, is refused with a
+ * message naming the {@code type} setting to add; {@link #refusal} says so before anything is
+ * written.
  *
- * <p><b>Shapes.</b> Each type's codec is wrapped in an envelope of its own (no compression), written
- * with the {@link EnvelopeCodec} that {@code envelopes} makes, as a cache of that type would: an
- * {@link dev.stowage.EvolvingCodec} (named and compact MessagePack, the default) writes the
- * fingerprint of the type's schema, keeps the schema in Redis, and reads a value of another shape
- * through the writer's schema or refuses it, naming the property; JSON, fastjson2 and JDK
+ * <p><b>Shapes.</b> Each type's codec is wrapped in an envelope of its own (no compression),
+ * written with the {@link EnvelopeCodec} that {@code envelopes} makes, as a cache of that type
+ * would: an {@link dev.stowage.EvolvingCodec} (named and compact MessagePack, the default) writes
+ * the fingerprint of the type's schema, keeps the schema in Redis, and reads a value of another
+ * shape through the writer's schema or refuses it, naming the property; JSON, fastjson2 and JDK
  * serialization record their shape through {@link ShapedCodec}. So a value of a changed class is
  * read exactly or is a miss, never a value with a renamed property read as {@code null}.
  *
- * <p><b>Payload.</b> One tag byte: {@code 0} for a cached {@code null} (Spring's {@link NullValue}),
- * alone; {@code 2} for a value, followed by the type text's length (two bytes, big-endian), the text
- * in UTF-8 and the envelope. Tag {@code 1} was written by earlier versions: a class name and the
- * codec's bytes, with no fingerprint. Those values are refused (a miss, once per key, after which
- * the value is written again with its shape): without a fingerprint nothing says which shape of the
- * class they hold, and reading them by property name is what read a renamed property as {@code null}.
+ * <p><b>Payload.</b> One tag byte: {@code 0} for a cached {@code null} (Spring's {@link
+ * NullValue}), alone; {@code 2} for a value, followed by the type text's length (two bytes,
+ * big-endian), the text in UTF-8 and the envelope. Tag {@code 1} was written by earlier versions: a
+ * class name and the codec's bytes, with no fingerprint. Those values are refused (a miss, once per
+ * key, after which the value is written again with its shape): without a fingerprint nothing says
+ * which shape of the class they hold, and reading them by property name is what read a renamed
+ * property as {@code null}.
  */
 final class ClassNamingCodec implements Codec<Object> {
   /** The codec id in the envelope, from the range left to applications' codecs. */
   static final int ID = 200;
+
   static final byte NULL_TAG = 0;
+
   /** The tag of a value written before shapes were recorded; read as a miss. */
   static final byte VALUE_TAG = 1;
+
   static final byte SHAPED_TAG = 2;
+
   /** How many types' codecs are kept; a cache rarely holds more than a few types. */
   private static final int MAX_TYPES = 256;
+
   /** How deep containers may nest in a value whose type is found in it. */
   private static final int MAX_DEPTH = 8;
+
   /** The containers a value may be read as: those written, and none other. */
-  private static final Set<String> CONTAINERS = Set.of("java.util.List", "java.util.Set", "java.util.SortedSet",
-      "java.util.Map", "java.util.SortedMap", "java.util.ArrayList",
-      "java.util.LinkedList", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
-      "java.util.HashMap", "java.util.LinkedHashMap", "java.util.TreeMap");
-  /** Where a type's codec is made, or a writer's schema loaded, for a value first read on Redis's I/O thread. */
+  private static final Set<String> CONTAINERS =
+      Set.of(
+          "java.util.List",
+          "java.util.Set",
+          "java.util.SortedSet",
+          "java.util.Map",
+          "java.util.SortedMap",
+          "java.util.ArrayList",
+          "java.util.LinkedList",
+          "java.util.HashSet",
+          "java.util.LinkedHashSet",
+          "java.util.TreeSet",
+          "java.util.HashMap",
+          "java.util.LinkedHashMap",
+          "java.util.TreeMap");
+
+  /**
+   * Where a type's codec is made, or a writer's schema loaded, for a value first read on Redis's
+   * I/O thread.
+   */
   private static final Executor WARMING = ForkJoinPool.commonPool();
+
   /** Netty's event loop threads, which run Lettuce's I/O; null without Netty. */
   private static final @Nullable Class<?> NETTY_THREAD = nettyThread();
-  private static final List<Class<?>> OWN_CLASS_CONTAINERS = List.of(ArrayList.class, LinkedList.class,
-      HashSet.class, LinkedHashSet.class, TreeSet.class, HashMap.class, LinkedHashMap.class, TreeMap.class);
+
+  private static final List<Class<?>> OWN_CLASS_CONTAINERS =
+      List.of(
+          ArrayList.class,
+          LinkedList.class,
+          HashSet.class,
+          LinkedHashSet.class,
+          TreeSet.class,
+          HashMap.class,
+          LinkedHashMap.class,
+          TreeMap.class);
 
   private final String cacheName;
   private final String codecName;
@@ -104,20 +136,29 @@ final class ClassNamingCodec implements Codec<Object> {
    * {@code codecName} for its type, wrapped by {@code envelopes} (an envelope without compression
    * that reads and keeps the writer schemas, such as {@code Encoding.envelopeCodec(stowage)}).
    */
-  ClassNamingCodec(String cacheName, String codecName, ClassAllowlist allowlist, ClassLoader classLoader,
-                   Function<Codec<Object>, EnvelopeCodec<Object>> envelopes) {
+  ClassNamingCodec(
+      String cacheName,
+      String codecName,
+      ClassAllowlist allowlist,
+      ClassLoader classLoader,
+      Function<Codec<Object>, EnvelopeCodec<Object>> envelopes) {
     this.cacheName = cacheName;
     this.codecName = codecName.strip().toLowerCase(Locale.ROOT);
     this.allowlist = allowlist;
     this.classLoader = classLoader;
     this.envelopes = envelopes;
-    this.readable = className -> allowlist.permits(className) || CONTAINERS.contains(className)
-        || className.equals("java.lang.Object");
+    this.readable =
+        className ->
+            allowlist.permits(className)
+                || CONTAINERS.contains(className)
+                || className.equals("java.lang.Object");
   }
 
   private static @Nullable Class<?> nettyThread() {
     try {
-      return Class.forName("io.netty.util.concurrent.FastThreadLocalThread", false,
+      return Class.forName(
+          "io.netty.util.concurrent.FastThreadLocalThread",
+          false,
           ClassNamingCodec.class.getClassLoader());
     } catch (ClassNotFoundException | LinkageError e) {
       return null;
@@ -135,8 +176,8 @@ final class ClassNamingCodec implements Codec<Object> {
   }
 
   /**
-   * Why {@code value} cannot be written, naming the setting that would let it, or null when it
-   * can: what {@link #encode} would refuse before encoding it.
+   * Why {@code value} cannot be written, naming the setting that would let it, or null when it can:
+   * what {@link #encode} would refuse before encoding it.
    */
   @Nullable String refusal(Object value) {
     if (value instanceof NullValue) {
@@ -160,7 +201,8 @@ final class ClassNamingCodec implements Codec<Object> {
     String text = JavaTypeText.of(type);
     byte[] name = text.getBytes(StandardCharsets.UTF_8);
     if (name.length > 0xffff) {
-      throw new CodecException("cache '" + cacheName + "': the type " + text.substring(0, 200) + "... is too long");
+      throw new CodecException(
+          "cache '" + cacheName + "': the type " + text.substring(0, 200) + "... is too long");
     }
     byte[] payload = codecFor(text, type).codec.encode(value);
     byte[] bytes = new byte[3 + name.length + payload.length];
@@ -178,28 +220,45 @@ final class ClassNamingCodec implements Codec<Object> {
       return NullValue.INSTANCE;
     }
     if (length < 3 || data[offset] != SHAPED_TAG && data[offset] != VALUE_TAG) {
-      throw new CodecException(name() + ": not a value of a Spring cache (tag " + (length == 0 ? "none" : data[offset])
-          + ")");
+      throw new CodecException(
+          name()
+              + ": not a value of a Spring cache (tag "
+              + (length == 0 ? "none" : data[offset])
+              + ")");
     }
     int nameLength = (data[offset + 1] & 0xff) << 8 | data[offset + 2] & 0xff;
     if (nameLength == 0 || 3 + nameLength > length) {
-      throw new CodecException(name() + ": a type name of " + nameLength + " bytes in a value of " + length);
+      throw new CodecException(
+          name() + ": a type name of " + nameLength + " bytes in a value of " + length);
     }
     String text = new String(data, offset + 3, nameLength, StandardCharsets.UTF_8);
     if (data[offset] == VALUE_TAG) {
-      throw new CodecException(name() + ": a value of " + text + " written by an earlier stowage-spring without the"
-          + " fingerprint of its class's shape; it is read again, as reading it by property name could read a changed"
-          + " class wrong (a renamed property as null)");
+      throw new CodecException(
+          name()
+              + ": a value of "
+              + text
+              + " written by an earlier stowage-spring without the"
+              + " fingerprint of its class's shape; it is read again, as reading it by property name could read a changed"
+              + " class wrong (a renamed property as null)");
     }
     Type type;
     try {
       type = JavaTypeText.parse(text, classLoader, readable);
     } catch (IllegalArgumentException e) {
-      throw new CodecException(name() + ": the value names " + text + ", which cannot be read: " + e.getMessage()
-          + " (readable: " + allowlist + ")", e);
+      throw new CodecException(
+          name()
+              + ": the value names "
+              + text
+              + ", which cannot be read: "
+              + e.getMessage()
+              + " (readable: "
+              + allowlist
+              + ")",
+          e);
     }
     if (type == Object.class) {
-      throw new CodecException(name() + ": the value names java.lang.Object, which no value is written as");
+      throw new CodecException(
+          name() + ": the value names java.lang.Object, which no value is written as");
     }
     byte[] inner = Arrays.copyOfRange(data, offset + 3 + nameLength, offset + length);
     if (onRedisThread()) {
@@ -208,15 +267,20 @@ final class ClassNamingCodec implements Codec<Object> {
       TypeCodec known = codecs.get(text);
       int fingerprint = known == null ? -1 : known.fingerprintOf(inner);
       if (known == null || fingerprint >= 0 && !known.readable.contains(fingerprint)) {
-        WARMING.execute(() -> {
-          try {
-            decodeWith(codecFor(text, type), inner);
-          } catch (RuntimeException e) {
-            // Counted when it is read again.
-          }
-        });
-        throw new CodecException(name() + ": the first value of " + text + (known == null ? "" : " of another shape")
-            + " read on Redis's I/O thread, which must not wait for Redis; read as a miss while its schema is loaded");
+        WARMING.execute(
+            () -> {
+              try {
+                decodeWith(codecFor(text, type), inner);
+              } catch (RuntimeException e) {
+                // Counted when it is read again.
+              }
+            });
+        throw new CodecException(
+            name()
+                + ": the first value of "
+                + text
+                + (known == null ? "" : " of another shape")
+                + " read on Redis's I/O thread, which must not wait for Redis; read as a miss while its schema is loaded");
       }
     }
     return decodeWith(codecFor(text, type), inner);
@@ -234,7 +298,10 @@ final class ClassNamingCodec implements Codec<Object> {
     }
   }
 
-  /** Whether this thread runs Lettuce's I/O (a Netty event loop), where decoding must never wait for Redis. */
+  /**
+   * Whether this thread runs Lettuce's I/O (a Netty event loop), where decoding must never wait for
+   * Redis.
+   */
   private static boolean onRedisThread() {
     return NETTY_THREAD != null && NETTY_THREAD.isInstance(Thread.currentThread());
   }
@@ -245,7 +312,8 @@ final class ClassNamingCodec implements Codec<Object> {
     if (known != null) {
       return known;
     }
-    TypeCodec made = new TypeCodec(envelopes.apply(ShapedCodec.of(codecOf(text, type), TypeRef.of(type))));
+    TypeCodec made =
+        new TypeCodec(envelopes.apply(ShapedCodec.of(codecOf(text, type), TypeRef.of(type))));
     if (codecs.size() >= MAX_TYPES) {
       codecs.clear();
     }
@@ -253,7 +321,10 @@ final class ClassNamingCodec implements Codec<Object> {
     return made;
   }
 
-  /** The envelope codec of one type, and the writer fingerprints read with it without waiting for Redis. */
+  /**
+   * The envelope codec of one type, and the writer fingerprints read with it without waiting for
+   * Redis.
+   */
   private static final class TypeCodec {
     private static final int MAX_FINGERPRINTS = 64;
     final EnvelopeCodec<Object> codec;
@@ -297,19 +368,43 @@ final class ClassNamingCodec implements Codec<Object> {
         // the first element's header, which reads a named list of lists of records as positional.
         case "msgpack", "msgpack-compact" -> Codecs.msgpackCompact(ref, null);
         case "json" -> Codecs.json(ref, null);
-        default -> throw new CodecException("cache '" + cacheName + "': codec " + codecName + " takes a class, not "
-            + text + "; choose msgpack (the default), msgpack-compact or json for stowage.caches." + cacheName
-            + ".codec, or return a class holding it");
+        default ->
+            throw new CodecException(
+                "cache '"
+                    + cacheName
+                    + "': codec "
+                    + codecName
+                    + " takes a class, not "
+                    + text
+                    + "; choose msgpack (the default), msgpack-compact or json for stowage.caches."
+                    + cacheName
+                    + ".codec, or return a class holding it");
       };
     } catch (IllegalArgumentException e) {
-      throw new CodecException("cache '" + cacheName + "': codec " + codecName + " cannot write " + text + ": "
-          + e.getMessage(), e);
+      throw new CodecException(
+          "cache '"
+              + cacheName
+              + "': codec "
+              + codecName
+              + " cannot write "
+              + text
+              + ": "
+              + e.getMessage(),
+          e);
     } catch (StowageException e) {
       if (e instanceof CodecException codecFailure) {
         throw codecFailure;
       }
-      throw new CodecException("cache '" + cacheName + "': codec " + codecName + " cannot write " + text + ": "
-          + e.getMessage(), e);
+      throw new CodecException(
+          "cache '"
+              + cacheName
+              + "': codec "
+              + codecName
+              + " cannot write "
+              + text
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -330,9 +425,12 @@ final class ClassNamingCodec implements Codec<Object> {
       return JavaTypeText.parameterized(container, shared(root, collection, depth));
     }
     if (value instanceof Map<?, ?> map) {
-      Class<?> container = OWN_CLASS_CONTAINERS.contains(type) ? type
-          : map instanceof SortedMap ? SortedMap.class : Map.class;
-      return JavaTypeText.parameterized(container, shared(root, map.keySet(), depth), shared(root, map.values(), depth));
+      Class<?> container =
+          OWN_CLASS_CONTAINERS.contains(type)
+              ? type
+              : map instanceof SortedMap ? SortedMap.class : Map.class;
+      return JavaTypeText.parameterized(
+          container, shared(root, map.keySet(), depth), shared(root, map.values(), depth));
     }
     Class<?> component = type;
     while (component.isArray()) {
@@ -340,16 +438,31 @@ final class ClassNamingCodec implements Codec<Object> {
     }
     if (!component.isPrimitive() && !allowlist.permits(component.getName())) {
       if (depth == 0 && component == type) {
-        throw new CodecException("cache '" + cacheName + "': " + type.getName() + " is outside " + allowlist
-            + ", so it could not be read back; add its package to stowage.allowed-packages");
+        throw new CodecException(
+            "cache '"
+                + cacheName
+                + "': "
+                + type.getName()
+                + " is outside "
+                + allowlist
+                + ", so it could not be read back; add its package to stowage.allowed-packages");
       }
-      throw refused(root, "it holds a " + component.getName() + ", outside " + allowlist
-          + " (add its package to stowage.allowed-packages)", null);
+      throw refused(
+          root,
+          "it holds a "
+              + component.getName()
+              + ", outside "
+              + allowlist
+              + " (add its package to stowage.allowed-packages)",
+          null);
     }
     return type;
   }
 
-  /** The container class a collection is written as, or null for one that is neither a list nor a set. */
+  /**
+   * The container class a collection is written as, or null for one that is neither a list nor a
+   * set.
+   */
   private static @Nullable Class<?> containerOf(Collection<?> collection) {
     Class<?> type = collection.getClass();
     if (OWN_CLASS_CONTAINERS.contains(type)) {
@@ -377,8 +490,14 @@ final class ClassNamingCodec implements Codec<Object> {
         found = type;
         firstClass = element.getClass();
       } else if (!found.equals(type)) {
-        throw refused(root, "its elements are of different types (" + JavaTypeText.of(found) + ", "
-            + JavaTypeText.of(type) + ")", commonSuperclass(firstClass, element.getClass()));
+        throw refused(
+            root,
+            "its elements are of different types ("
+                + JavaTypeText.of(found)
+                + ", "
+                + JavaTypeText.of(type)
+                + ")",
+            commonSuperclass(firstClass, element.getClass()));
       }
     }
     return found == null ? Object.class : found;
@@ -402,8 +521,12 @@ final class ClassNamingCodec implements Codec<Object> {
     String suggestion;
     if (root instanceof Map<?, ?> map) {
       Object key = map.keySet().stream().filter(k -> k != null).findFirst().orElse(null);
-      suggestion = "java.util.Map<" + (key == null ? "java.lang.String" : key.getClass().getName()) + ", "
-          + elementText + ">";
+      suggestion =
+          "java.util.Map<"
+              + (key == null ? "java.lang.String" : key.getClass().getName())
+              + ", "
+              + elementText
+              + ">";
     } else if (root instanceof Set) {
       suggestion = "java.util.Set<" + elementText + ">";
     } else if (root instanceof Collection) {
@@ -411,8 +534,17 @@ final class ClassNamingCodec implements Codec<Object> {
     } else {
       suggestion = root.getClass().getName();
     }
-    return new CodecException("cache '" + cacheName + "': a " + root.getClass().getName() + " cannot be cached"
-        + " without a type, as " + why + "; set the type of the cache's values: stowage.caches." + cacheName
-        + ".type=" + suggestion);
+    return new CodecException(
+        "cache '"
+            + cacheName
+            + "': a "
+            + root.getClass().getName()
+            + " cannot be cached"
+            + " without a type, as "
+            + why
+            + "; set the type of the cache's values: stowage.caches."
+            + cacheName
+            + ".type="
+            + suggestion);
   }
 }

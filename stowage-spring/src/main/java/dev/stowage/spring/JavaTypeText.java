@@ -13,20 +13,36 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Java types written as text, as in source code but with every class named in full:
- * {@code com.example.Book}, {@code java.util.List<com.example.Book>},
- * {@code java.util.Map<java.lang.String, com.example.Book>}, {@code com.example.Book[]}. A class of
- * {@code java.lang} may be named alone ({@code String}), a nested class with {@code $} or a dot,
- * and a primitive only as an array's component ({@code byte[]}). Wildcards and type variables are
+ * Java types written as text, as in source code but with every class named in full: {@code
+ * com.example.Book}, {@code java.util.List<com.example.Book>}, {@code
+ * java.util.Map<java.lang.String, com.example.Book>}, {@code com.example.Book[]}. A class of {@code
+ * java.lang} may be named alone ({@code String}), a nested class with {@code $} or a dot, and a
+ * primitive only as an array's component ({@code byte[]}). Wildcards and type variables are
  * refused, and so is a generic class without its type arguments (whose elements could only be read
  * as maps). {@link #of(Type)} writes a type as {@link #parse} reads it.
  */
 final class JavaTypeText {
   /** How deep type arguments may nest. */
   private static final int MAX_DEPTH = 16;
-  private static final Map<String, Class<?>> PRIMITIVES = Map.of("boolean", boolean.class, "byte", byte.class,
-      "short", short.class, "char", char.class, "int", int.class, "long", long.class, "float", float.class,
-      "double", double.class);
+
+  private static final Map<String, Class<?>> PRIMITIVES =
+      Map.of(
+          "boolean",
+          boolean.class,
+          "byte",
+          byte.class,
+          "short",
+          short.class,
+          "char",
+          char.class,
+          "int",
+          int.class,
+          "long",
+          long.class,
+          "float",
+          float.class,
+          "double",
+          double.class);
 
   private final String text;
   private final ClassLoader classLoader;
@@ -44,8 +60,8 @@ final class JavaTypeText {
    * once {@code permitted} accepts their names, which it is asked before any class is loaded.
    *
    * @throws IllegalArgumentException if the text is malformed, names a class that cannot be found
-   *     or is not permitted, or gives a generic class too few or too many type arguments; the message
-   *     says which and where
+   *     or is not permitted, or gives a generic class too few or too many type arguments; the
+   *     message says which and where
    */
   static Type parse(String text, ClassLoader classLoader, Predicate<String> permitted) {
     Objects.requireNonNull(text, "text");
@@ -64,8 +80,10 @@ final class JavaTypeText {
       return c.isArray() ? of(c.getComponentType()) + "[]" : c.getName();
     }
     if (type instanceof ParameterizedType parameterized) {
-      return of(parameterized.getRawType()) + Arrays.stream(parameterized.getActualTypeArguments())
-          .map(JavaTypeText::of).collect(Collectors.joining(", ", "<", ">"));
+      return of(parameterized.getRawType())
+          + Arrays.stream(parameterized.getActualTypeArguments())
+              .map(JavaTypeText::of)
+              .collect(Collectors.joining(", ", "<", ">"));
     }
     throw new IllegalArgumentException("no text for " + type.getTypeName());
   }
@@ -81,13 +99,16 @@ final class JavaTypeText {
     }
     skipSpaces();
     int start = at;
-    while (at < text.length() && (Character.isJavaIdentifierPart(text.charAt(at)) || text.charAt(at) == '.')) {
+    while (at < text.length()
+        && (Character.isJavaIdentifierPart(text.charAt(at)) || text.charAt(at) == '.')) {
       at++;
     }
     String name = text.substring(start, at);
     if (name.isEmpty()) {
-      throw malformed(at < text.length() && text.charAt(at) == '?' ? "a wildcard (?) has no class to read values as;"
-          + " name the class" : "a class name expected");
+      throw malformed(
+          at < text.length() && text.charAt(at) == '?'
+              ? "a wildcard (?) has no class to read values as;" + " name the class"
+              : "a class name expected");
     }
     Type type = load(name, start);
     skipSpaces();
@@ -112,14 +133,29 @@ final class JavaTypeText {
       at++;
       Class<?> raw = (Class<?>) type;
       if (raw.getTypeParameters().length != arguments.size()) {
-        throw new IllegalArgumentException(raw.getName() + " takes " + raw.getTypeParameters().length
-            + " type argument(s), not " + arguments.size() + ", in '" + text + "'");
+        throw new IllegalArgumentException(
+            raw.getName()
+                + " takes "
+                + raw.getTypeParameters().length
+                + " type argument(s), not "
+                + arguments.size()
+                + ", in '"
+                + text
+                + "'");
       }
       type = new Parameterized(raw, arguments.toArray(Type[]::new));
     } else if (type instanceof Class<?> raw && raw.getTypeParameters().length > 0) {
-      throw new IllegalArgumentException(raw.getName() + " needs its type argument(s), or its elements are read as"
-          + " maps: such as " + raw.getName() + Arrays.stream(raw.getTypeParameters()).map(v -> "com.example.Book")
-          .collect(Collectors.joining(", ", "<", ">")) + ", in '" + text + "'");
+      throw new IllegalArgumentException(
+          raw.getName()
+              + " needs its type argument(s), or its elements are read as"
+              + " maps: such as "
+              + raw.getName()
+              + Arrays.stream(raw.getTypeParameters())
+                  .map(v -> "com.example.Book")
+                  .collect(Collectors.joining(", ", "<", ">"))
+              + ", in '"
+              + text
+              + "'");
     }
     skipSpaces();
     while (text.startsWith("[", at)) {
@@ -142,7 +178,10 @@ final class JavaTypeText {
     Class<?> primitive = PRIMITIVES.get(name);
     if (primitive != null) {
       if (!text.startsWith("[", afterSpaces())) {
-        throw malformed("a primitive type (" + name + ") outside an array; name its class, such as java.lang.Integer");
+        throw malformed(
+            "a primitive type ("
+                + name
+                + ") outside an array; name its class, such as java.lang.Integer");
       }
       return primitive;
     }
@@ -156,7 +195,9 @@ final class JavaTypeText {
       // com.example.Outer.Inner is com.example.Outer$Inner: try each dot from the last as a '$'.
       String candidate = name;
       candidates.add(candidate);
-      for (int dot = candidate.lastIndexOf('.'); dot > 0; dot = candidate.lastIndexOf('.', dot - 1)) {
+      for (int dot = candidate.lastIndexOf('.');
+          dot > 0;
+          dot = candidate.lastIndexOf('.', dot - 1)) {
         candidate = candidate.substring(0, dot) + '$' + candidate.substring(dot + 1);
         candidates.add(candidate);
       }
@@ -174,9 +215,11 @@ final class JavaTypeText {
       }
     }
     if (refused != null && refused.equals(candidates.get(0))) {
-      throw new IllegalArgumentException("'" + text + "' names " + refused + ", which is not allowed");
+      throw new IllegalArgumentException(
+          "'" + text + "' names " + refused + ", which is not allowed");
     }
-    throw new IllegalArgumentException("class " + name + " not found (at " + start + " in '" + text + "')");
+    throw new IllegalArgumentException(
+        "class " + name + " not found (at " + start + " in '" + text + "')");
   }
 
   private int afterSpaces() {
@@ -192,8 +235,14 @@ final class JavaTypeText {
   }
 
   private IllegalArgumentException malformed(String what) {
-    return new IllegalArgumentException("'" + text + "' is not a Java type: " + what + " at " + at
-        + " (write it as in source code, with every class named in full: java.util.List<com.example.Book>)");
+    return new IllegalArgumentException(
+        "'"
+            + text
+            + "' is not a Java type: "
+            + what
+            + " at "
+            + at
+            + " (write it as in source code, with every class named in full: java.util.List<com.example.Book>)");
   }
 
   /** A class with type arguments, equal to the JDK's own for the same class and arguments. */
@@ -223,7 +272,8 @@ final class JavaTypeText {
 
     @Override
     public boolean equals(Object other) {
-      return other instanceof ParameterizedType that && raw.equals(that.getRawType())
+      return other instanceof ParameterizedType that
+          && raw.equals(that.getRawType())
           && Objects.equals(getOwnerType(), that.getOwnerType())
           && Arrays.equals(arguments, that.getActualTypeArguments());
     }

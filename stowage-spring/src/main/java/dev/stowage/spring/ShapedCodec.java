@@ -11,13 +11,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A codec that reads properties by name ({@code json}, {@code fastjson2}) or whose own check can
- * pass a changed class ({@code jdk}: records and classes with a declared
- * {@code serialVersionUID}), made to record the shape of its type: it is an {@link EvolvingCodec}
- * whose schema is the shape Jackson sees in the type (the schema of MessagePack for the type, the
- * same text), so that each value's envelope carries the fingerprint of the shape it was written
- * with. A value written with another shape is refused, whatever changed: such a codec cannot tell a
- * rename from a removal and an addition, and reading a renamed property by name gives
- * {@code null}. A cache counts the refusal as a miss and loads the value again. Thread-safe.
+ * pass a changed class ({@code jdk}: records and classes with a declared {@code serialVersionUID}),
+ * made to record the shape of its type: it is an {@link EvolvingCodec} whose schema is the shape
+ * Jackson sees in the type (the schema of MessagePack for the type, the same text), so that each
+ * value's envelope carries the fingerprint of the shape it was written with. A value written with
+ * another shape is refused, whatever changed: such a codec cannot tell a rename from a removal and
+ * an addition, and reading a renamed property by name gives {@code null}. A cache counts the
+ * refusal as a miss and loads the value again. Thread-safe.
  */
 final class ShapedCodec implements EvolvingCodec<Object> {
   private final Codec<Object> codec;
@@ -31,14 +31,16 @@ final class ShapedCodec implements EvolvingCodec<Object> {
   }
 
   /**
-   * {@code codec} itself when it records the shape of what it writes already (an
-   * {@link EvolvingCodec}) or reads by field number (Protobuf, Thrift) or holds text only, and
-   * otherwise {@code codec} recording the shape of {@code type}; {@code codec} itself too when Jackson
-   * cannot describe the type.
+   * {@code codec} itself when it records the shape of what it writes already (an {@link
+   * EvolvingCodec}) or reads by field number (Protobuf, Thrift) or holds text only, and otherwise
+   * {@code codec} recording the shape of {@code type}; {@code codec} itself too when Jackson cannot
+   * describe the type.
    */
   static Codec<Object> of(Codec<Object> codec, TypeRef<?> type) {
-    if (codec instanceof EvolvingCodec || !(codec.id() == CodecIds.JSON || codec.id() == CodecIds.FASTJSON2
-        || codec.id() == CodecIds.JDK)) {
+    if (codec instanceof EvolvingCodec
+        || !(codec.id() == CodecIds.JSON
+            || codec.id() == CodecIds.FASTJSON2
+            || codec.id() == CodecIds.JDK)) {
       return codec;
     }
     String schema = shapeOf(type);
@@ -81,9 +83,12 @@ final class ShapedCodec implements EvolvingCodec<Object> {
 
   @Override
   public Object decode(byte[] data, int offset, int length, String writerSchema) {
-    throw new CodecException(codec.name() + " codec: the value was written with another shape of " + typeName
-        + "; this codec reads properties by name and cannot tell a renamed property from a removed one, so a value"
-        + " of another shape is read again (msgpack and msgpack-compact read it when the change is safe)");
+    throw new CodecException(
+        codec.name()
+            + " codec: the value was written with another shape of "
+            + typeName
+            + "; this codec reads properties by name and cannot tell a renamed property from a removed one, so a value"
+            + " of another shape is read again (msgpack and msgpack-compact read it when the change is safe)");
   }
 
   @Override

@@ -10,16 +10,17 @@ import org.springframework.core.env.Environment;
 /**
  * Spring's own Redis cache settings, {@code spring.cache.redis.*}, which an application moving from
  * Spring's {@code RedisCacheManager} still has, honoured where Stowage has the same notion and
- * refused, naming the {@code stowage.*} property to use, where it has not: never ignored. A
- * {@code stowage.*} setting given too wins.
+ * refused, naming the {@code stowage.*} property to use, where it has not: never ignored. A {@code
+ * stowage.*} setting given too wins.
  *
  * <ul>
- *   <li>{@code time-to-live}: the TTL of caches without {@code stowage.caches.<name>.ttl} or
- *       {@code stowage.defaults.ttl} (0 never expires, in both);
- *   <li>{@code key-prefix}: put before each cache's name in its default key prefix,
- *       {@code <key-prefix><name>::}, as Spring writes them; a cache's own
- *       {@code stowage.caches.<name>.key-prefix} wins;
- *   <li>{@code use-key-prefix}: true is what Stowage does; false (keys without a prefix) is refused;
+ *   <li>{@code time-to-live}: the TTL of caches without {@code stowage.caches.<name>.ttl} or {@code
+ *       stowage.defaults.ttl} (0 never expires, in both);
+ *   <li>{@code key-prefix}: put before each cache's name in its default key prefix, {@code
+ *       <key-prefix><name>::}, as Spring writes them; a cache's own {@code
+ *       stowage.caches.<name>.key-prefix} wins;
+ *   <li>{@code use-key-prefix}: true is what Stowage does; false (keys without a prefix) is
+ *       refused;
  *   <li>{@code cache-null-values}: {@code stowage.cache-null-values} unless that is set;
  *   <li>{@code enable-statistics}: Stowage's caches always count ({@code RedisCache.stats()}, the
  *       {@code cache.*} meters); false is noted in the log.
@@ -32,9 +33,13 @@ import org.springframework.core.env.Environment;
  * @param enableStatistics {@code spring.cache.redis.enable-statistics}, if set
  * @param stowageCacheNullValuesSet whether {@code stowage.cache-null-values} is set
  */
-record SpringCacheRedisSettings(@Nullable Duration timeToLive, @Nullable Boolean cacheNullValues,
-                                @Nullable String keyPrefix, @Nullable Boolean useKeyPrefix,
-                                @Nullable Boolean enableStatistics, boolean stowageCacheNullValuesSet) {
+record SpringCacheRedisSettings(
+    @Nullable Duration timeToLive,
+    @Nullable Boolean cacheNullValues,
+    @Nullable String keyPrefix,
+    @Nullable Boolean useKeyPrefix,
+    @Nullable Boolean enableStatistics,
+    boolean stowageCacheNullValuesSet) {
   private static final String PREFIX = "spring.cache.redis.";
   private static final System.Logger LOG = System.getLogger("dev.stowage.spring");
 
@@ -58,19 +63,30 @@ record SpringCacheRedisSettings(@Nullable Duration timeToLive, @Nullable Boolean
    */
   void applyTo(StowageProperties properties) {
     if (Boolean.FALSE.equals(useKeyPrefix)) {
-      throw new IllegalArgumentException(PREFIX + "use-key-prefix=false is not supported: Stowage writes every"
-          + " cache's keys under a prefix, so that clear() (@CacheEvict(allEntries = true)) removes that cache's"
-          + " keys only; remove it, and set stowage.caches.<name>.key-prefix (or stowage.defaults.key-prefix)"
-          + " for other prefixes");
+      throw new IllegalArgumentException(
+          PREFIX
+              + "use-key-prefix=false is not supported: Stowage writes every"
+              + " cache's keys under a prefix, so that clear() (@CacheEvict(allEntries = true)) removes that cache's"
+              + " keys only; remove it, and set stowage.caches.<name>.key-prefix (or stowage.defaults.key-prefix)"
+              + " for other prefixes");
     }
     if (timeToLive != null) {
       if (timeToLive.isNegative()) {
-        throw new IllegalArgumentException(PREFIX + "time-to-live must not be negative, got " + timeToLive
-            + "; 0 makes entries that never expire (or set stowage.defaults.ttl)");
+        throw new IllegalArgumentException(
+            PREFIX
+                + "time-to-live must not be negative, got "
+                + timeToLive
+                + "; 0 makes entries that never expire (or set stowage.defaults.ttl)");
       }
-      if (timeToLive.compareTo(RedisCache.MAX_TTL) > 0 || !timeToLive.isZero() && timeToLive.toNanos() < 1_000_000) {
-        throw new IllegalArgumentException(PREFIX + "time-to-live must be 0 (never expire) or from 1 ms to "
-            + RedisCache.MAX_TTL.toDays() + " days, got " + timeToLive + " (or set stowage.defaults.ttl)");
+      if (timeToLive.compareTo(RedisCache.MAX_TTL) > 0
+          || !timeToLive.isZero() && timeToLive.toNanos() < 1_000_000) {
+        throw new IllegalArgumentException(
+            PREFIX
+                + "time-to-live must be 0 (never expire) or from 1 ms to "
+                + RedisCache.MAX_TTL.toDays()
+                + " days, got "
+                + timeToLive
+                + " (or set stowage.defaults.ttl)");
       }
       if (properties.getDefaults().getTtl() == null) {
         properties.getDefaults().setTtl(timeToLive);
@@ -80,8 +96,11 @@ record SpringCacheRedisSettings(@Nullable Duration timeToLive, @Nullable Boolean
       properties.setCacheNullValues(cacheNullValues);
     }
     if (Boolean.FALSE.equals(enableStatistics)) {
-      LOG.log(Level.INFO, PREFIX + "enable-statistics=false: Stowage's caches always count their hits, misses and"
-          + " writes (RedisCache.stats(), the cache.* meters), at the cost of a LongAdder each");
+      LOG.log(
+          Level.INFO,
+          PREFIX
+              + "enable-statistics=false: Stowage's caches always count their hits, misses and"
+              + " writes (RedisCache.stats(), the cache.* meters), at the cost of a LongAdder each");
     }
   }
 

@@ -17,22 +17,26 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.cache.support.NullValue;
 
 /**
- * The legacy codec of a cache ({@code legacy-codec}): reads the values Spring Data Redis's
- * {@code RedisCacheManager} stored without Stowage's envelope, and writes them for
- * {@code write-legacy}. Spring's cached null is read as a cached null ({@link NullValue}) in both
- * of its forms: the JDK serialization of {@code NullValue} that Spring's {@code RedisCache} stores
- * whatever its value serializer, and the {@code {"@class":"org.springframework.cache.support.NullValue"}}
- * that {@code GenericJackson2JsonRedisSerializer} writes for it; a cached null is written in the
- * first form, which Spring's {@code RedisCache} reads as null. Any other value goes to the codec
- * named, behind the cache's allowlist.
+ * The legacy codec of a cache ({@code legacy-codec}): reads the values Spring Data Redis's {@code
+ * RedisCacheManager} stored without Stowage's envelope, and writes them for {@code write-legacy}.
+ * Spring's cached null is read as a cached null ({@link NullValue}) in both of its forms: the JDK
+ * serialization of {@code NullValue} that Spring's {@code RedisCache} stores whatever its value
+ * serializer, and the {@code {"@class":"org.springframework.cache.support.NullValue"}} that {@code
+ * GenericJackson2JsonRedisSerializer} writes for it; a cached null is written in the first form,
+ * which Spring's {@code RedisCache} reads as null. Any other value goes to the codec named, behind
+ * the cache's allowlist.
  */
 final class SpringLegacyCodec implements Codec<Object> {
   /** The names {@code legacy-codec} accepts. */
   static final List<String> NAMES = List.of("spring-json", "jackson-json", "jdk", "string");
+
   private static final String NULL_CLASS = NullValue.class.getName();
+
   /** What Spring's RedisCache stores for a cached null: NullValue, JDK-serialized. */
   private static final byte[] JDK_NULL = jdkNull();
+
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** Longer JSON is no NullValue: spared the parse. */
   private static final int JSON_NULL_MAX = 256;
 
@@ -51,36 +55,45 @@ final class SpringLegacyCodec implements Codec<Object> {
    *     cannot read the cache's type
    */
   @SuppressWarnings("unchecked")
-  static SpringLegacyCodec of(String name, String property, @Nullable TypeRef<Object> type, ClassAllowlist allowlist) {
+  static SpringLegacyCodec of(
+      String name, String property, @Nullable TypeRef<Object> type, ClassAllowlist allowlist) {
     String[] patterns = allowlist.packages().stream().map(p -> p + ".**").toArray(String[]::new);
     try {
-      Codec<?> codec = switch (name) {
-        case "spring-json" -> type == null ? Codecs.springJson(Object.class, patterns) : Codecs.springJson(type, patterns);
-        case "jackson-json" -> {
-          if (type == null) {
-            throw new IllegalArgumentException("jackson-json reads plain JSON of one class, which the value does not"
-                + " name: set the cache's type too, or use spring-json for values with \"@class\"");
-          }
-          yield Codecs.json(type, null);
-        }
-        case "jdk" -> {
-          Class<?> root = type == null ? Serializable.class : type.rawType();
-          yield Codecs.jdk(root, patterns);
-        }
-        case "string" -> {
-          if (type != null && type.type() != String.class) {
-            throw new IllegalArgumentException("string reads text, but the cache's type is " + type);
-          }
-          yield Codecs.string();
-        }
-        default -> throw new IllegalArgumentException("unknown legacy codec '" + name + "'; choose from "
-            + String.join(", ", NAMES));
-      };
+      Codec<?> codec =
+          switch (name) {
+            case "spring-json" ->
+                type == null
+                    ? Codecs.springJson(Object.class, patterns)
+                    : Codecs.springJson(type, patterns);
+            case "jackson-json" -> {
+              if (type == null) {
+                throw new IllegalArgumentException(
+                    "jackson-json reads plain JSON of one class, which the value does not"
+                        + " name: set the cache's type too, or use spring-json for values with \"@class\"");
+              }
+              yield Codecs.json(type, null);
+            }
+            case "jdk" -> {
+              Class<?> root = type == null ? Serializable.class : type.rawType();
+              yield Codecs.jdk(root, patterns);
+            }
+            case "string" -> {
+              if (type != null && type.type() != String.class) {
+                throw new IllegalArgumentException(
+                    "string reads text, but the cache's type is " + type);
+              }
+              yield Codecs.string();
+            }
+            default ->
+                throw new IllegalArgumentException(
+                    "unknown legacy codec '" + name + "'; choose from " + String.join(", ", NAMES));
+          };
       return new SpringLegacyCodec((Codec<Object>) codec);
     } catch (MissingLibraryException e) {
       throw new IllegalStateException(property + ": " + e.getMessage(), e);
     } catch (IllegalArgumentException e) {
-      // Without the cause: the message is the whole story, and the start's failure report ends with it.
+      // Without the cause: the message is the whole story, and the start's failure report ends with
+      // it.
       throw new IllegalArgumentException(property + ": " + e.getMessage());
     }
   }
@@ -130,7 +143,10 @@ final class SpringLegacyCodec implements Codec<Object> {
     }
     try {
       JsonNode tree = JSON.readTree(data, offset, length);
-      return tree != null && tree.isObject() && tree.size() == 1 && NULL_CLASS.equals(tree.path("@class").asText(null));
+      return tree != null
+          && tree.isObject()
+          && tree.size() == 1
+          && NULL_CLASS.equals(tree.path("@class").asText(null));
     } catch (IOException e) {
       return false;
     }

@@ -14,11 +14,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Stowage in Spring Boot's actuator: the health indicator {@code stowage}
- * ({@link StowageHealthIndicator}; off with {@code management.health.stowage.enabled=false}) when
- * {@code spring-boot-health} is on the classpath, and the endpoint {@code stowage}
- * ({@link StowageEndpoint}) when the actuator is and the endpoint is available (enabled and
- * exposed). Each needs a {@link Stowage} bean, and backs off for an application's own bean of its type.
+ * Stowage in Spring Boot's actuator: the health indicator {@code stowage} ({@link
+ * StowageHealthIndicator}; off with {@code management.health.stowage.enabled=false}) when {@code
+ * spring-boot-health} is on the classpath, and the endpoint {@code stowage} ({@link
+ * StowageEndpoint}) when the actuator is and the endpoint is available (enabled and exposed). Each
+ * needs a {@link Stowage} bean, and backs off for an application's own bean of its type.
  */
 @AutoConfiguration(after = StowageAutoConfiguration.class)
 @ConditionalOnBean(Stowage.class)
@@ -31,7 +31,8 @@ public class StowageActuatorAutoConfiguration {
   static class HealthIndicatorConfiguration {
     @Bean
     @ConditionalOnMissingBean(StowageHealthIndicator.class)
-    StowageHealthIndicator stowageHealthIndicator(Stowage stowage, ObjectProvider<StowageCacheManager> managers) {
+    StowageHealthIndicator stowageHealthIndicator(
+        Stowage stowage, ObjectProvider<StowageCacheManager> managers) {
       return new StowageHealthIndicator(stowage, () -> managers.orderedStream().toList());
     }
   }

@@ -22,27 +22,28 @@ import org.springframework.cache.support.AbstractValueAdaptingCache;
  * {@link StowageCacheManager}. Values are written in Stowage's envelope, with the cache's codec,
  * compression and learned dictionary.
  *
- * <p><b>Keys</b> from Spring's key generator become the text after the cache's key prefix:
- * strings, numbers, {@link SimpleKey}s, enums, UUIDs and {@code java.time} values as their
- * {@code toString()}, and any other key whose class declares its own {@code toString()}. A key of a
- * class that does not is refused with an {@link IllegalArgumentException}, as two equal keys could
+ * <p><b>Keys</b> from Spring's key generator become the text after the cache's key prefix: strings,
+ * numbers, {@link SimpleKey}s, enums, UUIDs and {@code java.time} values as their {@code
+ * toString()}, and any other key whose class declares its own {@code toString()}. A key of a class
+ * that does not is refused with an {@link IllegalArgumentException}, as two equal keys could
  * otherwise land on two Redis keys.
  *
  * <p><b>Null values</b>, when the manager allows them ({@code stowage.cache-null-values}, true by
- * default), are stored as a one-byte marker with the cache's TTL, and read back as a cached
- * {@code null}: the method is not called again for the key until the marker expires. When not
- * allowed, {@link #put} of {@code null} throws {@link IllegalArgumentException} (so does a
- * {@code @Cacheable} method returning {@code null}, as with Spring's {@code RedisCacheManager}), and
- * a {@code sync = true} load returning {@code null} stores nothing.
+ * default), are stored as a one-byte marker with the cache's TTL, and read back as a cached {@code
+ * null}: the method is not called again for the key until the marker expires. When not allowed,
+ * {@link #put} of {@code null} throws {@link IllegalArgumentException} (so does a
+ * {@code @Cacheable} method returning {@code null}, as with Spring's {@code RedisCacheManager}),
+ * and a {@code sync = true} load returning {@code null} stores nothing.
  *
- * <p><b>{@code get(key, loader)}</b>, which {@code @Cacheable(sync = true)} calls, is
- * {@link RedisCache#getOrLoad}, and {@code retrieve(key, loader)}, which asynchronous and reactive
- * {@code @Cacheable} methods call, is {@link dev.stowage.AsyncRedisCache#getOrLoadAsync}: either way,
- * concurrent callers for one key in this process share one loader call. {@link #clear()} is {@link RedisCache#clear()}: {@code SCAN} and {@code UNLINK} under the
- * key prefix, never {@code KEYS}.
+ * <p><b>{@code get(key, loader)}</b>, which {@code @Cacheable(sync = true)} calls, is {@link
+ * RedisCache#getOrLoad}, and {@code retrieve(key, loader)}, which asynchronous and reactive
+ * {@code @Cacheable} methods call, is {@link dev.stowage.AsyncRedisCache#getOrLoadAsync}: either
+ * way, concurrent callers for one key in this process share one loader call. {@link #clear()} is
+ * {@link RedisCache#clear()}: {@code SCAN} and {@code UNLINK} under the key prefix, never {@code
+ * KEYS}.
  *
- * <p><b>Values without a type</b> ({@code stowage.caches.<name>.type} not set) record their type,
- * a list's or map's found in its elements; a value whose type cannot be told from it (a list of
+ * <p><b>Values without a type</b> ({@code stowage.caches.<name>.type} not set) record their type, a
+ * list's or map's found in its elements; a value whose type cannot be told from it (a list of
  * elements of two classes, a class outside the allowlist) is not cached: {@code put} stores
  * nothing, and a loading call returns the loaded value uncached; why, and the {@code type} setting
  * to add, is logged once.
@@ -65,7 +66,10 @@ public final class StowageCache extends AbstractValueAdaptingCache {
   private final StowageCacheManager.Settings settings;
   private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
 
-  StowageCache(RedisCache<Object, Object> cache, boolean allowNullValues, StowageCacheManager.Settings settings) {
+  StowageCache(
+      RedisCache<Object, Object> cache,
+      boolean allowNullValues,
+      StowageCacheManager.Settings settings) {
     super(allowNullValues);
     this.cache = requireNonNull(cache, "cache");
     this.settings = requireNonNull(settings, "settings");
@@ -78,8 +82,14 @@ public final class StowageCache extends AbstractValueAdaptingCache {
 
   /** The text of {@code key} in its Redis key, after the cache's prefix. */
   static String keyText(Object key) {
-    if (key instanceof String || key instanceof Number || key instanceof SimpleKey || key instanceof Enum
-        || key instanceof UUID || key instanceof TemporalAccessor || key instanceof Boolean || key instanceof Character) {
+    if (key instanceof String
+        || key instanceof Number
+        || key instanceof SimpleKey
+        || key instanceof Enum
+        || key instanceof UUID
+        || key instanceof TemporalAccessor
+        || key instanceof Boolean
+        || key instanceof Character) {
       return key.toString();
     }
     try {
@@ -89,9 +99,11 @@ public final class StowageCache extends AbstractValueAdaptingCache {
     } catch (NoSuchMethodException e) {
       throw new IllegalStateException(e);
     }
-    throw new IllegalArgumentException("a cache key of " + key.getClass().getName()
-        + " has no toString() of its own to make its Redis key from; give the class one that is consistent with"
-        + " equals(), or use a key generator that returns a String");
+    throw new IllegalArgumentException(
+        "a cache key of "
+            + key.getClass().getName()
+            + " has no toString() of its own to make its Redis key from; give the class one that is consistent with"
+            + " equals(), or use a key generator that returns a String");
   }
 
   @Override
@@ -115,15 +127,20 @@ public final class StowageCache extends AbstractValueAdaptingCache {
   public <T> @Nullable T get(Object key, Callable<T> valueLoader) {
     Object stored;
     try {
-      stored = cache.getOrLoad(key, k -> {
-        T value;
-        try {
-          value = valueLoader.call();
-        } catch (Exception e) {
-          throw new ValueRetrievalException(key, valueLoader, e);
-        }
-        return value == null && !isAllowNullValues() ? null : cacheable(toStoreValue(value));
-      });
+      stored =
+          cache.getOrLoad(
+              key,
+              k -> {
+                T value;
+                try {
+                  value = valueLoader.call();
+                } catch (Exception e) {
+                  throw new ValueRetrievalException(key, valueLoader, e);
+                }
+                return value == null && !isAllowNullValues()
+                    ? null
+                    : cacheable(toStoreValue(value));
+              });
     } catch (RuntimeException e) {
       Uncached uncached = uncached(e);
       if (uncached == null) {
@@ -146,7 +163,9 @@ public final class StowageCache extends AbstractValueAdaptingCache {
     return stored;
   }
 
-  /** Why the cache's codec cannot write {@code stored}, logged once per reason; null when it can. */
+  /**
+   * Why the cache's codec cannot write {@code stored}, logged once per reason; null when it can.
+   */
   private @Nullable String refusal(@Nullable Object stored) {
     if (stored == null || !(settings.encoding().codec() instanceof ClassNamingCodec naming)) {
       return null;
@@ -157,7 +176,9 @@ public final class StowageCache extends AbstractValueAdaptingCache {
         refusalsLogged.clear();
       }
       if (refusalsLogged.add(refusal)) {
-        LOG.log(System.Logger.Level.WARNING, refusal + "; the value is returned uncached (logged once)");
+        LOG.log(
+            System.Logger.Level.WARNING,
+            refusal + "; the value is returned uncached (logged once)");
       }
     }
     return refusal;
@@ -175,6 +196,7 @@ public final class StowageCache extends AbstractValueAdaptingCache {
   /** A loaded value the cache's codec cannot write, handed back to the caller uncached. */
   private static final class Uncached extends RuntimeException {
     private static final long serialVersionUID = 1L;
+
     @SuppressWarnings("serial") // never serialized: it only travels from the loader to the caller
     final transient Object value;
 
@@ -186,26 +208,46 @@ public final class StowageCache extends AbstractValueAdaptingCache {
 
   @Override
   public @Nullable CompletableFuture<?> retrieve(Object key) {
-    return cache.async().get(key).thenApplyAsync(
-        stored -> stored == null ? null : isAllowNullValues() ? toValueWrapper(stored) : fromStoreValue(stored),
-        COMPLETIONS);
+    return cache
+        .async()
+        .get(key)
+        .thenApplyAsync(
+            stored ->
+                stored == null
+                    ? null
+                    : isAllowNullValues() ? toValueWrapper(stored) : fromStoreValue(stored),
+            COMPLETIONS);
   }
 
   @Override
   @SuppressWarnings("unchecked")
   public <T> CompletableFuture<T> retrieve(Object key, Supplier<CompletableFuture<T>> valueLoader) {
-    return cache.async().getOrLoadAsync(key, k -> valueLoader.get()
-            .thenApply(value -> value == null && !isAllowNullValues() ? null : cacheable(toStoreValue(value))))
-        .handleAsync((stored, failure) -> {
-          if (failure == null) {
-            return (T) fromStoreValue(stored);
-          }
-          Uncached uncached = uncached(failure);
-          if (uncached == null) {
-            throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
-          }
-          return (T) fromStoreValue(uncached.value);
-        }, COMPLETIONS);
+    return cache
+        .async()
+        .getOrLoadAsync(
+            key,
+            k ->
+                valueLoader
+                    .get()
+                    .thenApply(
+                        value ->
+                            value == null && !isAllowNullValues()
+                                ? null
+                                : cacheable(toStoreValue(value))))
+        .handleAsync(
+            (stored, failure) -> {
+              if (failure == null) {
+                return (T) fromStoreValue(stored);
+              }
+              Uncached uncached = uncached(failure);
+              if (uncached == null) {
+                throw failure instanceof CompletionException completion
+                    ? completion
+                    : new CompletionException(failure);
+              }
+              return (T) fromStoreValue(uncached.value);
+            },
+            COMPLETIONS);
   }
 
   /**

@@ -6,9 +6,9 @@ import org.springframework.boot.cache.metrics.CacheMeterBinderProvider;
 
 /**
  * Lets Spring Boot's cache metrics bind {@link StowageCache}s, with {@link StowageCacheMetrics}:
- * Boot binds the caches a cache manager has when the application starts, and
- * {@link StowageMetricsAutoConfiguration} binds the ones made later through Boot's
- * {@link org.springframework.boot.cache.metrics.CacheMetricsRegistrar}.
+ * Boot binds the caches a cache manager has when the application starts, and {@link
+ * StowageMetricsAutoConfiguration} binds the ones made later through Boot's {@link
+ * org.springframework.boot.cache.metrics.CacheMetricsRegistrar}.
  */
 public class StowageCacheMeterBinderProvider implements CacheMeterBinderProvider<StowageCache> {
   @Override

@@ -16,18 +16,22 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * The actuator endpoint {@code stowage}: the Redis Stowage uses and every cache made so far, with its
- * settings and its statistics ({@code /actuator/stowage}), or one cache ({@code /actuator/stowage/{name}},
- * 404 for a cache not made yet). Expose it with {@code management.endpoints.web.exposure.include=stowage}.
- * Reading it asks Redis nothing.
+ * The actuator endpoint {@code stowage}: the Redis Stowage uses and every cache made so far, with
+ * its settings and its statistics ({@code /actuator/stowage}), or one cache ({@code
+ * /actuator/stowage/{name}}, 404 for a cache not made yet). Expose it with {@code
+ * management.endpoints.web.exposure.include=stowage}. Reading it asks Redis nothing.
  */
 @Endpoint(id = "stowage")
 public class StowageEndpoint {
   private final Stowage stowage;
   private final Supplier<? extends Iterable<StowageCacheManager>> managers;
 
-  /** The endpoint of {@code stowage} and of the caches of the managers {@code managers} gives at each read. */
-  public StowageEndpoint(Stowage stowage, Supplier<? extends Iterable<StowageCacheManager>> managers) {
+  /**
+   * The endpoint of {@code stowage} and of the caches of the managers {@code managers} gives at
+   * each read.
+   */
+  public StowageEndpoint(
+      Stowage stowage, Supplier<? extends Iterable<StowageCacheManager>> managers) {
     this.stowage = requireNonNull(stowage, "stowage");
     this.managers = requireNonNull(managers, "managers");
   }
@@ -51,15 +55,23 @@ public class StowageEndpoint {
    * @param codec the codec values are written with
    * @param compression the compression setting: {@code learned}, {@code standard}, {@code zstd},
    *     {@code lz4} or {@code none}
-   * @param writtenWith the compression values are written with now, such as
-   *     {@code zstd-dict(level 2, dictionary 1a2b3c4d) from 64 bytes}
+   * @param writtenWith the compression values are written with now, such as {@code zstd-dict(level
+   *     2, dictionary 1a2b3c4d) from 64 bytes}
    * @param dictionary the id of the zstd dictionary values are written with, or {@code null}
    * @param nearCache the near cache's limits, or {@code null} without one
    * @param stats the cache's counters since it was made
    */
-  public record CacheDescriptor(String name, String keyPrefix, @Nullable String ttl, double ttlJitter, String codec,
-                                String compression, String writtenWith, @Nullable String dictionary,
-                                @Nullable String nearCache, CacheStats stats) {}
+  public record CacheDescriptor(
+      String name,
+      String keyPrefix,
+      @Nullable String ttl,
+      double ttlJitter,
+      String codec,
+      String compression,
+      String writtenWith,
+      @Nullable String dictionary,
+      @Nullable String nearCache,
+      CacheStats stats) {}
 
   /** Every cache made so far. */
   @ReadOperation
@@ -90,10 +102,16 @@ public class StowageEndpoint {
     StowageCacheManager.Settings settings = cache.settings();
     RedisCache<Object, Object> stowageCache = cache.getNativeCache();
     Compression writtenWith = stowageCache.compression();
-    return new CacheDescriptor(cache.getName(), settings.keyPrefix(),
-        settings.ttl() == null ? null : settings.ttl().toString(), settings.ttlJitter(),
-        settings.encoding().codec().name(), settings.compression(), writtenWith.toString(),
+    return new CacheDescriptor(
+        cache.getName(),
+        settings.keyPrefix(),
+        settings.ttl() == null ? null : settings.ttl().toString(),
+        settings.ttlJitter(),
+        settings.encoding().codec().name(),
+        settings.compression(),
+        writtenWith.toString(),
         writtenWith.dictionary().map(ZstdDictionary::hexId).orElse(null),
-        settings.nearCache() == null ? null : settings.nearCache().toString(), stowageCache.stats());
+        settings.nearCache() == null ? null : settings.nearCache().toString(),
+        stowageCache.stats());
   }
 }

@@ -20,10 +20,10 @@ import org.springframework.boot.health.contributor.Health;
  * Stowage's health: UP when Redis answers {@code PING} within the command timeout and holds every
  * zstd dictionary the caches write with (one {@code EXISTS} each, never a scan), so that every
  * process can read their values; DOWN otherwise. Details: {@code address}, the Redis it uses;
- * {@code dictionaries}, each cache's dictionary id; and when one is missing,
- * {@code missingDictionaries}, their Redis keys (Stowage saves them again when it reconnects, so a
- * Redis that restarted empty is DOWN only until then). A failure is DOWN with the exception's
- * message as {@code error}.
+ * {@code dictionaries}, each cache's dictionary id; and when one is missing, {@code
+ * missingDictionaries}, their Redis keys (Stowage saves them again when it reconnects, so a Redis
+ * that restarted empty is DOWN only until then). A failure is DOWN with the exception's message as
+ * {@code error}.
  */
 public class StowageHealthIndicator extends AbstractHealthIndicator {
   private final Stowage stowage;
@@ -33,7 +33,8 @@ public class StowageHealthIndicator extends AbstractHealthIndicator {
    * The health of {@code stowage} and of the dictionaries of the caches {@code managers} gives at
    * each check.
    */
-  public StowageHealthIndicator(Stowage stowage, Supplier<? extends Iterable<StowageCacheManager>> managers) {
+  public StowageHealthIndicator(
+      Stowage stowage, Supplier<? extends Iterable<StowageCacheManager>> managers) {
     super("Stowage health check failed");
     this.stowage = requireNonNull(stowage, "stowage");
     this.managers = requireNonNull(managers, "managers");

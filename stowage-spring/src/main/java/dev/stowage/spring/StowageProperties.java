@@ -9,23 +9,23 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The {@code stowage.*} settings. Redis itself is configured by Spring's {@code spring.data.redis.*}.
- * Every per-cache setting left out takes the value under {@code stowage.defaults}, and then
- * Stowage's own default. The values are checked when the cache manager is made, and a bad one
- * fails the application's start with a message naming the property.
+ * The {@code stowage.*} settings. Redis itself is configured by Spring's {@code
+ * spring.data.redis.*}. Every per-cache setting left out takes the value under {@code
+ * stowage.defaults}, and then Stowage's own default. The values are checked when the cache manager
+ * is made, and a bad one fails the application's start with a message naming the property.
  */
 @ConfigurationProperties("stowage")
 public class StowageProperties {
   /**
    * Whether a method's null result is cached, as a marker with the cache's TTL, so that the method
-   * is not called again for the key until then; when false, null results are not cached and
-   * putting null fails, as with Spring's RedisCacheManager.
+   * is not called again for the key until then; when false, null results are not cached and putting
+   * null fails, as with Spring's RedisCacheManager.
    */
   private boolean cacheNullValues = true;
 
   /**
-   * Packages (with their subpackages) whose classes caches without a configured type may read
-   * back, besides the application's auto-configuration packages (the package of the
+   * Packages (with their subpackages) whose classes caches without a configured type may read back,
+   * besides the application's auto-configuration packages (the package of the
    * {@code @SpringBootApplication} class) and the JDK value classes.
    */
   private List<String> allowedPackages = new ArrayList<>();
@@ -34,8 +34,8 @@ public class StowageProperties {
    * Whether the application starts while Redis cannot be reached, as Spring's RedisCacheManager
    * does: the connection is tried again every second, the health indicator is DOWN and cache calls
    * fail at once until Redis answers (a cache with load-when-unavailable then calls the method; a
-   * CachingConfigurer's errorHandler can let the others through). When false, the start fails
-   * while Redis cannot be reached. Refused credentials fail the start either way.
+   * CachingConfigurer's errorHandler can let the others through). When false, the start fails while
+   * Redis cannot be reached. Refused credentials fail the start either way.
    */
   private boolean connectInBackground = true;
 
@@ -119,21 +119,23 @@ public class StowageProperties {
 
     /**
      * The Java type of the cache's values, generics included, with every class named in full:
-     * com.example.Book, java.util.List<com.example.Book>,
-     * java.util.Map<java.lang.String, com.example.Book>. Values are read with the codec for that
-     * type. By default each value records its type (a list or map the type its elements share), and
-     * only allowed classes are read back.
+     * com.example.Book, java.util.List<com.example.Book>, java.util.Map<java.lang.String,
+     * com.example.Book>. Values are read with the codec for that type. By default each value
+     * records its type (a list or map the type its elements share), and only allowed classes are
+     * read back.
      */
     private @Nullable String type;
 
     /**
-     * Whether a {@code @Cacheable(sync = true)} method is called when Redis is unreachable or slower
-     * than the command timeout (spring.data.redis.timeout, 2 s by default), instead of the call
-     * failing; nothing is stored meanwhile. False by default.
+     * Whether a {@code @Cacheable(sync = true)} method is called when Redis is unreachable or
+     * slower than the command timeout (spring.data.redis.timeout, 2 s by default), instead of the
+     * call failing; nothing is stored meanwhile. False by default.
      */
     private @Nullable Boolean loadWhenUnavailable;
 
-    /** The near cache: decoded values kept in the process while Redis says they have not changed. */
+    /**
+     * The near cache: decoded values kept in the process while Redis says they have not changed.
+     */
     private NearCacheSettings nearCache = new NearCacheSettings();
 
     /**

@@ -18,10 +18,11 @@ import org.springframework.data.redis.serializer.SerializationException;
 import org.springframework.data.redis.serializer.StringRedisSerializer;
 
 /**
- * A Spring Data Redis value serializer that writes Stowage envelopes, for a {@code RedisTemplate} or,
- * through {@link #context()}, a {@code ReactiveRedisTemplate}: values are written as an
- * {@link Encoding} says (its codec and compression, in an {@link Envelope}) and read whatever codec,
- * compression and dictionary wrote them, so a template and Stowage's caches read each other's values.
+ * A Spring Data Redis value serializer that writes Stowage envelopes, for a {@code RedisTemplate}
+ * or, through {@link #context()}, a {@code ReactiveRedisTemplate}: values are written as an {@link
+ * Encoding} says (its codec and compression, in an {@link Envelope}) and read whatever codec,
+ * compression and dictionary wrote them, so a template and Stowage's caches read each other's
+ * values.
  *
  * <pre>{@code
  * StowageRedisSerializer<Article> articles = StowageRedisSerializer.of(stowage,
@@ -34,17 +35,17 @@ import org.springframework.data.redis.serializer.StringRedisSerializer;
  * }</pre>
  *
  * <p><b>Values Spring wrote before.</b> A value without an envelope is read by the encoding's
- * {@linkplain Encoding#legacy legacy codec}, such as {@code Codecs.springJson} for what
- * {@code GenericJackson2JsonRedisSerializer} wrote or {@code Codecs.jdk} for
- * {@code JdkSerializationRedisSerializer}'s values; those codecs create only the classes on their
+ * {@linkplain Encoding#legacy legacy codec}, such as {@code Codecs.springJson} for what {@code
+ * GenericJackson2JsonRedisSerializer} wrote or {@code Codecs.jdk} for {@code
+ * JdkSerializationRedisSerializer}'s values; those codecs create only the classes on their
  * allowlists. During a rolling deploy, {@link Encoding#writeLegacy} writes new values as that codec
- * encodes them, without an envelope, so that the old version still reads them
- * ({@code docs/MIGRATION.md}).
+ * encodes them, without an envelope, so that the old version still reads them ({@code
+ * docs/MIGRATION.md}).
  *
- * <p><b>Failures.</b> A template has no miss: a value that cannot be read (no envelope and no legacy
- * codec, a corrupt or foreign value, a class off the allowlist, a dictionary Redis does not hold)
- * or written throws Spring's {@link SerializationException}, whose message says why and whose cause
- * is the {@link StowageException}. {@code null} is written as no bytes, and no bytes read as
+ * <p><b>Failures.</b> A template has no miss: a value that cannot be read (no envelope and no
+ * legacy codec, a corrupt or foreign value, a class off the allowlist, a dictionary Redis does not
+ * hold) or written throws Spring's {@link SerializationException}, whose message says why and whose
+ * cause is the {@link StowageException}. {@code null} is written as no bytes, and no bytes read as
  * {@code null}, as Spring's own serializers do.
  *
  * <p><b>Keys</b> are not this serializer's business: use {@link RedisSerializer#string()} for them,
@@ -61,7 +62,8 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
   private final @Nullable Codec<T> legacyWrites;
   private final @Nullable Stowage stowage;
 
-  private StowageRedisSerializer(EnvelopeCodec<T> codec, @Nullable Codec<T> legacyWrites, @Nullable Stowage stowage) {
+  private StowageRedisSerializer(
+      EnvelopeCodec<T> codec, @Nullable Codec<T> legacyWrites, @Nullable Stowage stowage) {
     this.codec = codec;
     this.legacyWrites = legacyWrites;
     this.stowage = stowage;
@@ -70,10 +72,10 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
   /**
    * A serializer of {@code encoding} over {@code stowage}'s Redis: it reads the zstd dictionaries
    * and writer schemas that values name there, including the dictionaries Stowage's caches learned,
-   * and saves there the dictionary and schema it writes with ({@link Encoding#envelopeCodec(Stowage)}).
-   * The default compression policy, learning a dictionary, needs a cache to learn from, so this
-   * serializer writes with {@code Compression.standard()} under it; give
-   * {@link Encoding#compression} or {@link Encoding#trainDictionary} for a dictionary.
+   * and saves there the dictionary and schema it writes with ({@link
+   * Encoding#envelopeCodec(Stowage)}). The default compression policy, learning a dictionary, needs
+   * a cache to learn from, so this serializer writes with {@code Compression.standard()} under it;
+   * give {@link Encoding#compression} or {@link Encoding#trainDictionary} for a dictionary.
    *
    * @throws dev.stowage.MissingLibraryException if the compression's library is absent
    * @throws StowageException if the dictionary to write with cannot be saved in Redis now
@@ -81,26 +83,28 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
   public static <T> StowageRedisSerializer<T> of(Stowage stowage, Encoding<T> encoding) {
     requireNonNull(stowage, "stowage");
     requireNonNull(encoding, "encoding");
-    return new StowageRedisSerializer<>(encoding.envelopeCodec(stowage), encoding.legacyWrites().orElse(null),
-        stowage);
+    return new StowageRedisSerializer<>(
+        encoding.envelopeCodec(stowage), encoding.legacyWrites().orElse(null), stowage);
   }
 
   /**
    * A serializer of {@code encoding} without a Stowage: it reads no zstd dictionary but the one its
-   * own compression holds, so a value compressed with any other fails to read
-   * ({@link Encoding#envelopeCodec()}). For encodings without dictionaries; otherwise use
-   * {@link #of(Stowage, Encoding)}.
+   * own compression holds, so a value compressed with any other fails to read ({@link
+   * Encoding#envelopeCodec()}). For encodings without dictionaries; otherwise use {@link
+   * #of(Stowage, Encoding)}.
    */
   public static <T> StowageRedisSerializer<T> of(Encoding<T> encoding) {
     requireNonNull(encoding, "encoding");
-    return new StowageRedisSerializer<>(encoding.envelopeCodec(), encoding.legacyWrites().orElse(null), null);
+    return new StowageRedisSerializer<>(
+        encoding.envelopeCodec(), encoding.legacyWrites().orElse(null), null);
   }
 
   /**
-   * A serialization context for a {@code ReactiveRedisTemplate<String, T>}:
-   * {@link #context()} of {@link #of(Stowage, Encoding)}.
+   * A serialization context for a {@code ReactiveRedisTemplate<String, T>}: {@link #context()} of
+   * {@link #of(Stowage, Encoding)}.
    */
-  public static <T> RedisSerializationContext<String, T> context(Stowage stowage, Encoding<T> encoding) {
+  public static <T> RedisSerializationContext<String, T> context(
+      Stowage stowage, Encoding<T> encoding) {
     return of(stowage, encoding).context();
   }
 
@@ -109,16 +113,16 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
    * values, are written and read by this serializer, and whose keys, hash keys and strings are
    * UTF-8 text ({@link StringRedisSerializer#UTF_8}).
    *
-   * <p><b>Lettuce's I/O threads.</b> A reactive template decodes values on the thread that
-   * delivers Redis's reply, a Lettuce I/O thread unless the connection factory's
-   * {@code ClientOptions} set {@code publishOnScheduler(true)}. A value naming a zstd dictionary
-   * or a writer schema that this process has not read yet makes the serializer ask Stowage's Redis
-   * and wait for the answer: on an I/O thread, that stalls the thread's other connections, and when
-   * Stowage shares the application's {@code ClientResources} (as the auto-configuration does) the
-   * answer may be due on that very thread, so the read fails after the command timeout. This method
-   * therefore reads every dictionary Redis holds now into the serializer's Stowage (when it has
-   * one; a failure is logged, not thrown); for dictionaries and schemas that appear later, set
-   * {@code publishOnScheduler(true)}.
+   * <p><b>Lettuce's I/O threads.</b> A reactive template decodes values on the thread that delivers
+   * Redis's reply, a Lettuce I/O thread unless the connection factory's {@code ClientOptions} set
+   * {@code publishOnScheduler(true)}. A value naming a zstd dictionary or a writer schema that this
+   * process has not read yet makes the serializer ask Stowage's Redis and wait for the answer: on
+   * an I/O thread, that stalls the thread's other connections, and when Stowage shares the
+   * application's {@code ClientResources} (as the auto-configuration does) the answer may be due on
+   * that very thread, so the read fails after the command timeout. This method therefore reads
+   * every dictionary Redis holds now into the serializer's Stowage (when it has one; a failure is
+   * logged, not thrown); for dictionaries and schemas that appear later, set {@code
+   * publishOnScheduler(true)}.
    */
   public RedisSerializationContext<String, T> context() {
     loadDictionaries();
@@ -128,7 +132,9 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
         .build();
   }
 
-  /** The envelope codec this serializer reads with, and writes with unless it writes legacy values. */
+  /**
+   * The envelope codec this serializer reads with, and writes with unless it writes legacy values.
+   */
   public EnvelopeCodec<T> envelopeCodec() {
     return codec;
   }
@@ -148,8 +154,8 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
     try {
       return legacyWrites == null ? codec.encode(value) : codec.encodeLegacy(legacyWrites, value);
     } catch (StowageException e) {
-      throw new SerializationException("Stowage could not serialize a " + value.getClass().getName() + ": "
-          + e.getMessage(), e);
+      throw new SerializationException(
+          "Stowage could not serialize a " + value.getClass().getName() + ": " + e.getMessage(), e);
     }
   }
 
@@ -167,13 +173,23 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
     try {
       return codec.decode(bytes);
     } catch (StowageException e) {
-      throw new SerializationException("Stowage could not deserialize " + bytes.length + " bytes ("
-          + (Envelope.isEnvelope(bytes) ? "an envelope" : "no envelope") + ") with " + codec + ": " + e.getMessage(),
+      throw new SerializationException(
+          "Stowage could not deserialize "
+              + bytes.length
+              + " bytes ("
+              + (Envelope.isEnvelope(bytes) ? "an envelope" : "no envelope")
+              + ") with "
+              + codec
+              + ": "
+              + e.getMessage(),
           e);
     }
   }
 
-  /** Reads the dictionaries Redis holds into the Stowage's store, so that decoding finds them without a wait. */
+  /**
+   * Reads the dictionaries Redis holds into the Stowage's store, so that decoding finds them
+   * without a wait.
+   */
   private void loadDictionaries() {
     if (stowage == null) {
       return;
@@ -184,19 +200,31 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
         try {
           store.resolve(id);
         } catch (StowageException e) {
-          LOG.log(Level.WARNING, "could not read zstd dictionary " + ZstdDictionary.hexId(id) + " from Redis at "
-              + stowage.address() + " in advance: " + e.getMessage());
+          LOG.log(
+              Level.WARNING,
+              "could not read zstd dictionary "
+                  + ZstdDictionary.hexId(id)
+                  + " from Redis at "
+                  + stowage.address()
+                  + " in advance: "
+                  + e.getMessage());
         }
       }
     } catch (StowageException e) {
-      LOG.log(Level.WARNING, "could not list the zstd dictionaries in Redis at " + stowage.address()
-          + " to read them in advance; values naming them are read when they arrive: " + e.getMessage());
+      LOG.log(
+          Level.WARNING,
+          "could not list the zstd dictionaries in Redis at "
+              + stowage.address()
+              + " to read them in advance; values naming them are read when they arrive: "
+              + e.getMessage());
     }
   }
 
   @Override
   public String toString() {
-    return "StowageRedisSerializer[" + (legacyWrites == null ? "" : "writing legacy " + legacyWrites.name() + ", ")
-        + codec + "]";
+    return "StowageRedisSerializer["
+        + (legacyWrites == null ? "" : "writing legacy " + legacyWrites.name() + ", ")
+        + codec
+        + "]";
   }
 }

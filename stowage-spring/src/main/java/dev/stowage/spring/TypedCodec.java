@@ -31,7 +31,9 @@ class TypedCodec implements Codec<Object> {
 
   /** The codec for values of {@code codec}, evolving if it is. */
   static TypedCodec of(Codec<Object> codec) {
-    return codec instanceof EvolvingCodec<Object> evolving ? new Evolving(evolving) : new TypedCodec(codec);
+    return codec instanceof EvolvingCodec<Object> evolving
+        ? new Evolving(evolving)
+        : new TypedCodec(codec);
   }
 
   @Override
@@ -58,7 +60,9 @@ class TypedCodec implements Codec<Object> {
 
   @Override
   public Object decode(byte[] data, int offset, int length) {
-    return checkTag(data, offset, length) ? NullValue.INSTANCE : codec.decode(data, offset + 1, length - 1);
+    return checkTag(data, offset, length)
+        ? NullValue.INSTANCE
+        : codec.decode(data, offset + 1, length - 1);
   }
 
   /** Whether the bytes hold a cached null; throws unless they hold a value either way. */
@@ -67,8 +71,10 @@ class TypedCodec implements Codec<Object> {
       return true;
     }
     if (length >= 1 && data[offset] == ClassNamingCodec.VALUE_TAG && valueTag == SHAPED_TAG) {
-      throw new CodecException(name() + ": a value written by an earlier stowage-spring without the fingerprint of"
-          + " its shape, which this codec, reading by name, needs to read it safely; it is read again");
+      throw new CodecException(
+          name()
+              + ": a value written by an earlier stowage-spring without the fingerprint of"
+              + " its shape, which this codec, reading by name, needs to read it safely; it is read again");
     }
     if (length < 1 || data[offset] != valueTag) {
       throw new CodecException(name() + ": not a value of a Spring cache");
@@ -92,8 +98,9 @@ class TypedCodec implements Codec<Object> {
 
     @Override
     public Object decode(byte[] data, int offset, int length, String writerSchema) {
-      return checkTag(data, offset, length) ? NullValue.INSTANCE : evolving.decode(data, offset + 1, length - 1,
-          writerSchema);
+      return checkTag(data, offset, length)
+          ? NullValue.INSTANCE
+          : evolving.decode(data, offset + 1, length - 1, writerSchema);
     }
   }
 }

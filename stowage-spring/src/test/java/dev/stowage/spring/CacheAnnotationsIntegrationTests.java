@@ -27,16 +27,16 @@ import org.springframework.cache.CacheManager;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** The cache annotations on a real Spring Boot application, through Stowage, against a real Redis. */
+/**
+ * The cache annotations on a real Spring Boot application, through Stowage, against a real Redis.
+ */
 @WithRedis
 @SpringBootTest(classes = LibraryApplication.class, properties = "stowage.caches.books.ttl=10m")
 class CacheAnnotationsIntegrationTests {
   private static RedisServer redis;
 
-  @Autowired
-  LibraryService library;
-  @Autowired
-  CacheManager cacheManager;
+  @Autowired LibraryService library;
+  @Autowired CacheManager cacheManager;
 
   @BeforeAll
   static void redis(RedisServer server) {
@@ -95,7 +95,10 @@ class CacheAnnotationsIntegrationTests {
 
     assertThat(library.finds() - before).isEqualTo(1);
     assertThat(redis.reply("EXISTS", "books::-7")).isEqualTo(1L);
-    assertThat(cacheManager.getCache("books").get(-7L)).isNotNull().extracting(w -> w.get()).isNull();
+    assertThat(cacheManager.getCache("books").get(-7L))
+        .isNotNull()
+        .extracting(w -> w.get())
+        .isNull();
   }
 
   @Test
@@ -141,21 +144,32 @@ class CacheAnnotationsIntegrationTests {
     try {
       List<Future<String>> results = new ArrayList<>();
       for (int i = 0; i < callers; i++) {
-        results.add(pool.submit(() -> {
-          synchronized (threads) {
-            threads.add(Thread.currentThread());
-          }
-          start.await();
-          return library.slow("k");
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  synchronized (threads) {
+                    threads.add(Thread.currentThread());
+                  }
+                  start.await();
+                  return library.slow("k");
+                }));
       }
-      // Every caller is in: one in the method, waiting for the release, and the others waiting for it.
-      await().atMost(Duration.ofSeconds(20)).until(() -> {
-        synchronized (threads) {
-          return threads.size() == callers && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING
-              || t.getState() == Thread.State.TIMED_WAITING) && library.slowLoads() == 1;
-        }
-      });
+      // Every caller is in: one in the method, waiting for the release, and the others waiting for
+      // it.
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                synchronized (threads) {
+                  return threads.size() == callers
+                      && threads.stream()
+                          .allMatch(
+                              t ->
+                                  t.getState() == Thread.State.WAITING
+                                      || t.getState() == Thread.State.TIMED_WAITING)
+                      && library.slowLoads() == 1;
+                }
+              });
       release.countDown();
       for (Future<String> result : results) {
         assertThat(result.get()).isEqualTo("loaded k");
@@ -192,7 +206,8 @@ class CacheAnnotationsIntegrationTests {
     assertThat(results).noneMatch(CompletableFuture::isDone);
     release.complete(null);
 
-    assertThat(results).allSatisfy(result -> assertThat(result.join()).isEqualTo(new Book(6, "Once 6")));
+    assertThat(results)
+        .allSatisfy(result -> assertThat(result.join()).isEqualTo(new Book(6, "Once 6")));
     assertThat(library.syncFutureLoads()).isEqualTo(1);
     assertThat(redis.reply("EXISTS", "futuresOnce::6")).isEqualTo(1L);
   }

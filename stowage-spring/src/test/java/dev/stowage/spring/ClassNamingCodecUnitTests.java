@@ -25,8 +25,12 @@ class ClassNamingCodecUnitTests {
   private final ClassNamingCodec codec = codec("msgpack");
 
   private ClassNamingCodec codec(String codecName) {
-    return new ClassNamingCodec("books", codecName, new ClassAllowlist(List.of("dev.stowage.spring.app")),
-        getClass().getClassLoader(), perType -> Encoding.of(perType).compression(Compression.none()).envelopeCodec());
+    return new ClassNamingCodec(
+        "books",
+        codecName,
+        new ClassAllowlist(List.of("dev.stowage.spring.app")),
+        getClass().getClassLoader(),
+        perType -> Encoding.of(perType).compression(Compression.none()).envelopeCodec());
   }
 
   private static String typeText(byte[] bytes) {
@@ -36,7 +40,8 @@ class ClassNamingCodecUnitTests {
 
   @Test
   void valuesOfAllowedClassesAndNullRoundTrip() {
-    for (Object value : List.of(new Book(7, "Emma"), "text", 42L, LocalDate.of(2024, 2, 29), NullValue.INSTANCE)) {
+    for (Object value :
+        List.of(new Book(7, "Emma"), "text", 42L, LocalDate.of(2024, 2, 29), NullValue.INSTANCE)) {
       assertThat(codec.decode(codec.encode(value))).isEqualTo(value);
     }
   }
@@ -50,27 +55,34 @@ class ClassNamingCodecUnitTests {
 
     Map<String, Book> byTitle = new TreeMap<>(Map.of("Emma", books.get(0)));
     byte[] map = codec.encode(byTitle);
-    assertThat(typeText(map)).isEqualTo("java.util.TreeMap<java.lang.String, dev.stowage.spring.app.Book>");
+    assertThat(typeText(map))
+        .isEqualTo("java.util.TreeMap<java.lang.String, dev.stowage.spring.app.Book>");
     assertThat(codec.decode(map)).isEqualTo(byTitle).isInstanceOf(TreeMap.class);
 
     Map<Long, List<Book>> nested = new LinkedHashMap<>(Map.of(1L, books));
     assertThat(codec.decode(codec.encode(nested))).isEqualTo(nested);
     assertThat(codec.decode(codec.encode(Set.of(books.get(1))))).isEqualTo(Set.of(books.get(1)));
     assertThat(codec.decode(codec.encode(List.of()))).isEqualTo(List.of());
-    assertThat(codec.decode(codec.encode(new Book[] {books.get(0)}))).isEqualTo(new Book[] {books.get(0)});
+    assertThat(codec.decode(codec.encode(new Book[] {books.get(0)})))
+        .isEqualTo(new Book[] {books.get(0)});
   }
 
   @Test
   void aValueWhoseTypeCannotBeToldFromItIsRefusedNamingTheSettingToAdd() {
     List<Object> mixed = List.of(new Book(1, "Emma"), "text");
-    assertThat(codec.refusal(mixed)).contains("its elements are of different types (dev.stowage.spring.app.Book,"
-        + " java.lang.String)").contains("stowage.caches.books.type=java.util.List<");
-    assertThatThrownBy(() -> codec.encode(mixed)).isInstanceOf(CodecException.class)
+    assertThat(codec.refusal(mixed))
+        .contains(
+            "its elements are of different types (dev.stowage.spring.app.Book,"
+                + " java.lang.String)")
+        .contains("stowage.caches.books.type=java.util.List<");
+    assertThatThrownBy(() -> codec.encode(mixed))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining("stowage.caches.books.type=");
-    assertThat(codec.refusal(new ArrayDeque<>(List.of(new Book(1, "a"))))).contains("neither a list nor a set");
+    assertThat(codec.refusal(new ArrayDeque<>(List.of(new Book(1, "a")))))
+        .contains("neither a list nor a set");
     assertThat(codec.refusal(List.of(new Book(1, "a")))).isNull();
-    assertThat(codec("kryo").refusal(List.of(new Book(1, "a")))).contains("codec kryo takes a class, not"
-        + " java.util.List<dev.stowage.spring.app.Book>");
+    assertThat(codec("kryo").refusal(List.of(new Book(1, "a"))))
+        .contains("codec kryo takes a class, not" + " java.util.List<dev.stowage.spring.app.Book>");
   }
 
   @Test
@@ -81,14 +93,17 @@ class ClassNamingCodecUnitTests {
     byte[] bytes = book.clone();
     System.arraycopy(forged.getBytes(StandardCharsets.UTF_8), 0, bytes, 3, forged.length());
 
-    assertThatThrownBy(() -> codec.decode(bytes)).isInstanceOf(CodecException.class)
+    assertThatThrownBy(() -> codec.decode(bytes))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining("the value names dev.stowage.spring.apps.Boo, which cannot be read")
         .hasMessageContaining("dev.stowage.spring.apps.Boo, which is not allowed");
     byte[] list = codec.encode(List.of(new Book(7, "Emma")));
     String forgedList = "java.util.List<dev.stowage.spring.apps.Boo>";
     byte[] forgedBytes = list.clone();
-    System.arraycopy(forgedList.getBytes(StandardCharsets.UTF_8), 0, forgedBytes, 3, forgedList.length());
-    assertThatThrownBy(() -> codec.decode(forgedBytes)).isInstanceOf(CodecException.class)
+    System.arraycopy(
+        forgedList.getBytes(StandardCharsets.UTF_8), 0, forgedBytes, 3, forgedList.length());
+    assertThatThrownBy(() -> codec.decode(forgedBytes))
+        .isInstanceOf(CodecException.class)
         .hasMessageContaining("dev.stowage.spring.apps.Boo, which is not allowed");
   }
 
@@ -102,16 +117,21 @@ class ClassNamingCodecUnitTests {
     System.arraycopy(name, 0, old, 3, name.length);
     System.arraycopy(payload, 0, old, 3 + name.length, payload.length);
 
-    assertThatThrownBy(() -> codec.decode(old)).isInstanceOf(CodecException.class)
-        .hasMessageContaining("a value of dev.stowage.spring.app.Book written by an earlier stowage-spring without"
-            + " the fingerprint of its class's shape");
+    assertThatThrownBy(() -> codec.decode(old))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining(
+            "a value of dev.stowage.spring.app.Book written by an earlier stowage-spring without"
+                + " the fingerprint of its class's shape");
   }
 
   @Test
   void classesOutsideTheAllowlistAreRefusedWhenWritten() {
-    assertThatThrownBy(() -> codec.encode(new StringBuilder("x"))).isInstanceOf(CodecException.class)
-        .hasMessageContaining("java.lang.StringBuilder is outside").hasMessageContaining("stowage.allowed-packages");
-    assertThat(codec.refusal(List.of(new StringBuilder("x")))).contains("java.lang.StringBuilder, outside");
+    assertThatThrownBy(() -> codec.encode(new StringBuilder("x")))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("java.lang.StringBuilder is outside")
+        .hasMessageContaining("stowage.allowed-packages");
+    assertThat(codec.refusal(List.of(new StringBuilder("x"))))
+        .contains("java.lang.StringBuilder, outside");
   }
 
   @Test
@@ -121,6 +141,7 @@ class ClassNamingCodecUnitTests {
     assertThat(allowlist.permits("com.example.shop.Order")).isTrue();
     assertThat(allowlist.permits("com.examples.Book")).isFalse();
     assertThat(allowlist.permits("java.lang.ProcessBuilder")).isFalse();
-    assertThatThrownBy(() -> new ClassAllowlist(List.of("com.*"))).hasMessageContaining("stowage.allowed-packages");
+    assertThatThrownBy(() -> new ClassAllowlist(List.of("com.*")))
+        .hasMessageContaining("stowage.allowed-packages");
   }
 }

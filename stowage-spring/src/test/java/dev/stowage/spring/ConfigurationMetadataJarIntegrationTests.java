@@ -25,8 +25,15 @@ class ConfigurationMetadataJarIntegrationTests {
   void theJarHoldsTheGeneratedMetadataWithItsHints() throws IOException {
     Path jar;
     try (Stream<Path> files = Files.list(Path.of("target"))) {
-      jar = files.filter(file -> file.getFileName().toString().matches("stowage-spring-[\\d.]+(-SNAPSHOT)?\\.jar"))
-          .findFirst().orElseThrow(() -> new AssertionError("no stowage-spring jar in target/"));
+      jar =
+          files
+              .filter(
+                  file ->
+                      file.getFileName()
+                          .toString()
+                          .matches("stowage-spring-[\\d.]+(-SNAPSHOT)?\\.jar"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no stowage-spring jar in target/"));
     }
     try (JarFile file = new JarFile(jar.toFile())) {
       JarEntry entry = file.getJarEntry("META-INF/spring-configuration-metadata.json");
@@ -34,12 +41,19 @@ class ConfigurationMetadataJarIntegrationTests {
       try (InputStream in = file.getInputStream(entry)) {
         JsonNode metadata = new ObjectMapper().readTree(in);
         List<String> properties = new ArrayList<>();
-        metadata.path("properties").forEach(property -> properties.add(property.path("name").asText()));
+        metadata
+            .path("properties")
+            .forEach(property -> properties.add(property.path("name").asText()));
         List<String> hints = new ArrayList<>();
         metadata.path("hints").forEach(hint -> hints.add(hint.path("name").asText()));
-        assertThat(properties).contains("stowage.connect-in-background", "stowage.defaults.codec",
-            "stowage.defaults.load-when-unavailable");
-        assertThat(hints).contains("stowage.defaults.codec", "stowage.defaults.compression", "stowage.defaults.type");
+        assertThat(properties)
+            .contains(
+                "stowage.connect-in-background",
+                "stowage.defaults.codec",
+                "stowage.defaults.load-when-unavailable");
+        assertThat(hints)
+            .contains(
+                "stowage.defaults.codec", "stowage.defaults.compression", "stowage.defaults.type");
       }
     }
   }

@@ -79,17 +79,24 @@ class GenericValuesIntegrationTests {
 
   private ApplicationContextRunner runner() {
     return new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class))
+        .withConfiguration(
+            AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class))
         .withUserConfiguration(ShelfApplication.class)
-        .withPropertyValues("spring.data.redis.url=" + redis.uri(), "stowage.allowed-packages=dev.stowage.spring.app");
+        .withPropertyValues(
+            "spring.data.redis.url=" + redis.uri(),
+            "stowage.allowed-packages=dev.stowage.spring.app");
   }
 
   private static void listsAndMapsAreCachedAsTheyWere(Shelf shelf) {
     List<Book> first = shelf.byAuthor("Austen");
     List<Book> second = shelf.byAuthor("Austen");
-    assertThat(second).isEqualTo(first).allSatisfy(book -> assertThat(book).isInstanceOf(Book.class));
+    assertThat(second)
+        .isEqualTo(first)
+        .allSatisfy(book -> assertThat(book).isInstanceOf(Book.class));
     Map<String, Book> index = shelf.index("Austen");
-    assertThat(shelf.index("Austen")).isEqualTo(index).containsKeys("b", "a")
+    assertThat(shelf.index("Austen"))
+        .isEqualTo(index)
+        .containsKeys("b", "a")
         .allSatisfy((key, book) -> assertThat(book).isInstanceOf(Book.class));
     assertThat(new ArrayList<>(shelf.index("Austen").keySet())).containsExactly("b", "a");
     assertThat(shelf.calls()).isEqualTo(2);
@@ -97,51 +104,83 @@ class GenericValuesIntegrationTests {
 
   @Test
   void aListOrMapOfRecordsIsCachedWithoutAType() {
-    runner().run(context -> {
-      assertThat(context).hasNotFailed();
-      listsAndMapsAreCachedAsTheyWere(context.getBean(Shelf.class));
-      assertThat((String) redis.reply("GET", "lists::Austen"))
-          .contains("java.util.List<dev.stowage.spring.app.Book>");
-    });
+    runner()
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              listsAndMapsAreCachedAsTheyWere(context.getBean(Shelf.class));
+              assertThat((String) redis.reply("GET", "lists::Austen"))
+                  .contains("java.util.List<dev.stowage.spring.app.Book>");
+            });
   }
 
   @Test
   void aTypeWithGenericsTypesTheCache() {
-    runner().withPropertyValues("stowage.caches.lists.type=java.util.List<dev.stowage.spring.app.Book>",
-        "stowage.caches.maps.type=java.util.Map<java.lang.String, dev.stowage.spring.app.Book>").run(context -> {
-          assertThat(context).hasNotFailed();
-          listsAndMapsAreCachedAsTheyWere(context.getBean(Shelf.class));
-          assertThat((String) redis.reply("GET", "lists::Austen"))
-              .doesNotContain("java.util.List");
-        });
+    runner()
+        .withPropertyValues(
+            "stowage.caches.lists.type=java.util.List<dev.stowage.spring.app.Book>",
+            "stowage.caches.maps.type=java.util.Map<java.lang.String, dev.stowage.spring.app.Book>")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              listsAndMapsAreCachedAsTheyWere(context.getBean(Shelf.class));
+              assertThat((String) redis.reply("GET", "lists::Austen"))
+                  .doesNotContain("java.util.List");
+            });
   }
 
   @Test
   void aListWhoseTypeCannotBeToldRunsTheMethodUncached() {
-    runner().run(context -> {
-      Shelf shelf = context.getBean(Shelf.class);
-      assertThat(shelf.mixed("Austen")).containsExactly(new Book(1, "Austen"), "Austen");
-      assertThat(shelf.mixed("Austen")).containsExactly(new Book(1, "Austen"), "Austen");
-      assertThat(shelf.calls()).isEqualTo(2);
-      assertThat(redis.reply("EXISTS", "mixed::Austen")).isEqualTo(0L);
-    });
+    runner()
+        .run(
+            context -> {
+              Shelf shelf = context.getBean(Shelf.class);
+              assertThat(shelf.mixed("Austen")).containsExactly(new Book(1, "Austen"), "Austen");
+              assertThat(shelf.mixed("Austen")).containsExactly(new Book(1, "Austen"), "Austen");
+              assertThat(shelf.calls()).isEqualTo(2);
+              assertThat(redis.reply("EXISTS", "mixed::Austen")).isEqualTo(0L);
+            });
   }
 
   @Test
   void aTypeThatIsUnknownOrMalformedFailsTheStartNamingTheProperty() {
-    runner().withPropertyValues("stowage.caches.lists.type=java.util.List<com.example.Missing>").run(context ->
-        assertThat(context.getStartupFailure()).rootCause().hasMessage("stowage.caches.lists.type: class"
-            + " com.example.Missing not found (at 15 in 'java.util.List<com.example.Missing>')"));
-    runner().withPropertyValues("stowage.defaults.type=java.util.List<dev.stowage.spring.app.Book").run(context ->
-        assertThat(context.getStartupFailure()).rootCause().hasMessageStartingWith("stowage.defaults.type:"
-            + " 'java.util.List<dev.stowage.spring.app.Book' is not a Java type: '>' expected at 42"));
-    runner().withPropertyValues("stowage.caches.lists.type=java.util.List").run(context ->
-        assertThat(context.getStartupFailure()).rootCause().hasMessageStartingWith("stowage.caches.lists.type:"
-            + " java.util.List needs its type argument(s)"));
-    runner().withPropertyValues("stowage.caches.lists.type=java.util.List<dev.stowage.spring.app.Book>",
-        "stowage.caches.lists.codec=kryo").run(context ->
-        assertThat(context.getStartupFailure()).hasStackTraceContaining("stowage.caches.lists.codec with"
-            + " stowage.caches.lists.type=java.util.List<dev.stowage.spring.app.Book>: codec kryo takes a class, not"
-            + " java.util.List<dev.stowage.spring.app.Book>; choose msgpack-compact (the default), msgpack or json"));
+    runner()
+        .withPropertyValues("stowage.caches.lists.type=java.util.List<com.example.Missing>")
+        .run(
+            context ->
+                assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessage(
+                        "stowage.caches.lists.type: class"
+                            + " com.example.Missing not found (at 15 in 'java.util.List<com.example.Missing>')"));
+    runner()
+        .withPropertyValues("stowage.defaults.type=java.util.List<dev.stowage.spring.app.Book")
+        .run(
+            context ->
+                assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageStartingWith(
+                        "stowage.defaults.type:"
+                            + " 'java.util.List<dev.stowage.spring.app.Book' is not a Java type: '>' expected at 42"));
+    runner()
+        .withPropertyValues("stowage.caches.lists.type=java.util.List")
+        .run(
+            context ->
+                assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageStartingWith(
+                        "stowage.caches.lists.type:"
+                            + " java.util.List needs its type argument(s)"));
+    runner()
+        .withPropertyValues(
+            "stowage.caches.lists.type=java.util.List<dev.stowage.spring.app.Book>",
+            "stowage.caches.lists.codec=kryo")
+        .run(
+            context ->
+                assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining(
+                        "stowage.caches.lists.codec with"
+                            + " stowage.caches.lists.type=java.util.List<dev.stowage.spring.app.Book>: codec kryo takes a class, not"
+                            + " java.util.List<dev.stowage.spring.app.Book>; choose msgpack-compact (the default), msgpack or json"));
   }
 }

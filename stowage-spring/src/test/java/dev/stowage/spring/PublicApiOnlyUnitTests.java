@@ -6,11 +6,10 @@ import com.tngtech.archunit.lang.ArchRule;
 import dev.stowage.testkit.StowageArchitecture;
 
 /**
- * Stowage for Spring uses stowage-core's public API only: {@link StowageArchitecture#CORE_INTERNALS_UNUSED}, over
- * main and test classes.
+ * Stowage for Spring uses stowage-core's public API only: {@link
+ * StowageArchitecture#CORE_INTERNALS_UNUSED}, over main and test classes.
  */
 @AnalyzeClasses(packages = "dev.stowage.spring")
 class PublicApiOnlyUnitTests {
-  @ArchTest
-  static final ArchRule CORE_INTERNALS_UNUSED = StowageArchitecture.CORE_INTERNALS_UNUSED;
+  @ArchTest static final ArchRule CORE_INTERNALS_UNUSED = StowageArchitecture.CORE_INTERNALS_UNUSED;
 }

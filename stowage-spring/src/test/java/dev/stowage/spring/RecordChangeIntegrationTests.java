@@ -26,18 +26,34 @@ import org.springframework.cache.CacheManager;
  */
 @WithRedis
 class RecordChangeIntegrationTests {
-  private static final ClassLoader V1 = ClassVersions.compile(Map.of("Book",
-      "public record Book(long id, String title, int pages) implements java.io.Serializable {}"));
+  private static final ClassLoader V1 =
+      ClassVersions.compile(
+          Map.of(
+              "Book",
+              "public record Book(long id, String title, int pages) implements java.io.Serializable {}"));
+
   /** {@code title} renamed {@code name}. */
-  private static final ClassLoader RENAMED = ClassVersions.compile(Map.of("Book",
-      "public record Book(long id, String name, int pages) implements java.io.Serializable {}"));
+  private static final ClassLoader RENAMED =
+      ClassVersions.compile(
+          Map.of(
+              "Book",
+              "public record Book(long id, String name, int pages) implements java.io.Serializable {}"));
+
   /** {@code pages} narrowed from int to short. */
-  private static final ClassLoader NARROWED = ClassVersions.compile(Map.of("Book",
-      "public record Book(long id, String title, short pages) implements java.io.Serializable {}"));
+  private static final ClassLoader NARROWED =
+      ClassVersions.compile(
+          Map.of(
+              "Book",
+              "public record Book(long id, String title, short pages) implements java.io.Serializable {}"));
+
   /** A property added, which every codec reads. */
-  private static final ClassLoader GREW = ClassVersions.compile(Map.of("Book",
-      "public record Book(long id, String title, int pages, String isbn)"
-      + " implements java.io.Serializable {}"));
+  private static final ClassLoader GREW =
+      ClassVersions.compile(
+          Map.of(
+              "Book",
+              "public record Book(long id, String title, int pages, String isbn)"
+                  + " implements java.io.Serializable {}"));
+
   private static RedisServer redis;
 
   @BeforeAll
@@ -50,26 +66,37 @@ class RecordChangeIntegrationTests {
     redis.flushAll();
   }
 
-  /** Runs {@code test} on the cache {@code books} of an application whose classes are those of {@code version}. */
+  /**
+   * Runs {@code test} on the cache {@code books} of an application whose classes are those of
+   * {@code version}.
+   */
   private static void deploy(ClassLoader version, Consumer<Cache> test, String... properties) {
     new ApplicationContextRunner()
         .withClassLoader(version)
-        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class))
-        .withPropertyValues("spring.data.redis.url=" + redis.uri(), "stowage.allowed-packages=evolve")
+        .withConfiguration(
+            AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.data.redis.url=" + redis.uri(), "stowage.allowed-packages=evolve")
         .withPropertyValues(properties)
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          test.accept(context.getBean(CacheManager.class).getCache("books"));
-        });
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              test.accept(context.getBean(CacheManager.class).getCache("books"));
+            });
   }
 
   private static CacheStats stats(Cache cache) {
     return ((RedisCache<?, ?>) cache.getNativeCache()).stats();
   }
 
-  /** Writes a v1 book under 1 and reads it back with {@code reader}: what that reader's cache answers. */
-  private static void writeThenRead(ClassLoader reader, Consumer<Cache> test, String... properties) {
-    deploy(V1, cache -> cache.put(1L, ClassVersions.create(V1, "Book", 1L, "Dune", 412)), properties);
+  /**
+   * Writes a v1 book under 1 and reads it back with {@code reader}: what that reader's cache
+   * answers.
+   */
+  private static void writeThenRead(
+      ClassLoader reader, Consumer<Cache> test, String... properties) {
+    deploy(
+        V1, cache -> cache.put(1L, ClassVersions.create(V1, "Book", 1L, "Dune", 412)), properties);
     deploy(reader, test, properties);
   }
 
@@ -92,23 +119,37 @@ class RecordChangeIntegrationTests {
 
   @Test
   void anAddedPropertyIsReadInACacheWithoutAType() {
-    writeThenRead(GREW, cache -> {
-      assertThat(cache.get(1L).get()).hasToString("Book[id=1, title=Dune, pages=412, isbn=null]");
-      assertThat(stats(cache).decodeFailures()).isZero();
-    });
-    writeThenRead(V1, cache -> assertThat(cache.get(1L).get()).hasToString("Book[id=1, title=Dune, pages=412]"));
+    writeThenRead(
+        GREW,
+        cache -> {
+          assertThat(cache.get(1L).get())
+              .hasToString("Book[id=1, title=Dune, pages=412, isbn=null]");
+          assertThat(stats(cache).decodeFailures()).isZero();
+        });
+    writeThenRead(
+        V1,
+        cache -> assertThat(cache.get(1L).get()).hasToString("Book[id=1, title=Dune, pages=412]"));
   }
 
   @Test
   void aRenamedOrNarrowedPropertyIsAMissWithEveryCodecThatReadsByName() {
     for (String codec : new String[] {"json", "msgpack", "jdk"}) {
       writeThenRead(RENAMED, aCountedMiss(), "stowage.caches.books.codec=" + codec);
-      writeThenRead(RENAMED, aCountedMiss(), "stowage.caches.books.codec=" + codec,
+      writeThenRead(
+          RENAMED,
+          aCountedMiss(),
+          "stowage.caches.books.codec=" + codec,
           "stowage.caches.books.type=evolve.Book");
-      writeThenRead(NARROWED, aCountedMiss(), "stowage.caches.books.codec=" + codec,
+      writeThenRead(
+          NARROWED,
+          aCountedMiss(),
+          "stowage.caches.books.codec=" + codec,
           "stowage.caches.books.type=evolve.Book");
-      writeThenRead(V1, cache -> assertThat(cache.get(1L).get()).hasToString("Book[id=1, title=Dune, pages=412]"),
-          "stowage.caches.books.codec=" + codec, "stowage.caches.books.type=evolve.Book");
+      writeThenRead(
+          V1,
+          cache -> assertThat(cache.get(1L).get()).hasToString("Book[id=1, title=Dune, pages=412]"),
+          "stowage.caches.books.codec=" + codec,
+          "stowage.caches.books.type=evolve.Book");
     }
   }
 }

@@ -6,7 +6,10 @@ import java.io.Serializable;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The values an application kept in Redis through a {@code RedisTemplate} before it moved to Stowage. */
+/**
+ * The values an application kept in Redis through a {@code RedisTemplate} before it moved to
+ * Stowage.
+ */
 final class SerializerValues {
   private SerializerValues() {}
 
@@ -50,10 +53,16 @@ final class SerializerValues {
   /** Many similar values, which a zstd dictionary compresses well. */
   public record Ticket(String id, String customer, String street, String status, String note) {
     static Ticket of(int i) {
-      return new Ticket("T-" + i, "customer-" + (i * 7919 % 1000), (i % 97) + " Harbour Street, Portsmouth",
+      return new Ticket(
+          "T-" + i,
+          "customer-" + (i * 7919 % 1000),
+          (i % 97) + " Harbour Street, Portsmouth",
           i % 3 == 0 ? "SHIPPED" : "WAITING_FOR_PAYMENT",
-          "Ticket " + i + " was opened by the web shop; the customer asked for delivery before noon on day "
-              + (i % 28 + 1) + " and a printed invoice.");
+          "Ticket "
+              + i
+              + " was opened by the web shop; the customer asked for delivery before noon on day "
+              + (i % 28 + 1)
+              + " and a printed invoice.");
     }
   }
 }

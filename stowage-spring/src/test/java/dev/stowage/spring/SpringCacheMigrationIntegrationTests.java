@@ -80,21 +80,29 @@ class SpringCacheMigrationIntegrationTests {
     }
   }
 
-  /** The old version: Spring's RedisCacheManager, with the value serializer {@code old.values} names. */
+  /**
+   * The old version: Spring's RedisCacheManager, with the value serializer {@code old.values}
+   * names.
+   */
   @Configuration(proxyBeanMethods = false)
   @EnableCaching
   static class OldApplication {
     @Bean
     LettuceConnectionFactory connections() {
-      return new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
+      return new LettuceConnectionFactory(
+          new RedisStandaloneConfiguration(redis.host(), redis.port()));
     }
 
     @Bean
     RedisCacheManager cacheManager(LettuceConnectionFactory connections, Environment environment) {
-      RedisSerializer<?> values = "spring-json".equals(environment.getProperty("old.values"))
-          ? new GenericJackson2JsonRedisSerializer() : RedisSerializer.java(OldApplication.class.getClassLoader());
+      RedisSerializer<?> values =
+          "spring-json".equals(environment.getProperty("old.values"))
+              ? new GenericJackson2JsonRedisSerializer()
+              : RedisSerializer.java(OldApplication.class.getClassLoader());
       return RedisCacheManager.builder(connections)
-          .cacheDefaults(RedisCacheConfiguration.defaultCacheConfig().serializeValuesWith(SerializationPair.fromSerializer(values)))
+          .cacheDefaults(
+              RedisCacheConfiguration.defaultCacheConfig()
+                  .serializeValuesWith(SerializationPair.fromSerializer(values)))
           .build();
     }
 
@@ -114,28 +122,35 @@ class SpringCacheMigrationIntegrationTests {
   }
 
   private static ApplicationContextRunner oldVersion(String values) {
-    return new ApplicationContextRunner().withUserConfiguration(OldApplication.class)
+    return new ApplicationContextRunner()
+        .withUserConfiguration(OldApplication.class)
         .withPropertyValues("old.values=" + values);
   }
 
   private static ApplicationContextRunner newVersion(String... properties) {
-    List<String> all = new ArrayList<>(List.of("spring.data.redis.url=" + redis.uri(),
-        "stowage.allowed-packages=dev.stowage.spring"));
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "spring.data.redis.url=" + redis.uri(),
+                "stowage.allowed-packages=dev.stowage.spring"));
     all.addAll(List.of(properties));
     return new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class))
+        .withConfiguration(
+            AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class))
         .withUserConfiguration(NewApplication.class)
         .withPropertyValues(all.toArray(String[]::new));
   }
 
   @SuppressWarnings("unchecked")
   private static RedisCache<Object, Object> loansCache(AssertableApplicationContext context) {
-    return (RedisCache<Object, Object>) context.getBean(CacheManager.class).getCache("loans").getNativeCache();
+    return (RedisCache<Object, Object>)
+        context.getBean(CacheManager.class).getCache("loans").getNativeCache();
   }
 
   private static byte[] stored(String key) {
     RedisClient client = RedisClient.create(redis.uri());
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(ByteArrayCodec.INSTANCE)) {
       byte[] value = connection.sync().get(key.getBytes(StandardCharsets.UTF_8));
       assertThat(value).as(key).isNotNull();
       return value;
@@ -146,73 +161,99 @@ class SpringCacheMigrationIntegrationTests {
 
   @ParameterizedTest
   @ValueSource(strings = {"spring-json", "jdk"})
-  void aSpringCacheMovesToTheStarterWithPropertiesAloneWhileTheOldVersionKeepsReading(String legacy) {
-    oldVersion(legacy).run(old -> {
-      assertThat(old).hasNotFailed();
-      LoanService oldLoans = old.getBean(LoanService.class);
-      assertThat(oldLoans.find(1)).isEqualTo(new Loan(1, "reader 1"));
-      assertThat(oldLoans.find(2)).isEqualTo(new Loan(2, "reader 2"));
-      assertThat(oldLoans.find(-1)).isNull();
-      assertThat(oldLoans.calls()).isEqualTo(3);
+  void aSpringCacheMovesToTheStarterWithPropertiesAloneWhileTheOldVersionKeepsReading(
+      String legacy) {
+    oldVersion(legacy)
+        .run(
+            old -> {
+              assertThat(old).hasNotFailed();
+              LoanService oldLoans = old.getBean(LoanService.class);
+              assertThat(oldLoans.find(1)).isEqualTo(new Loan(1, "reader 1"));
+              assertThat(oldLoans.find(2)).isEqualTo(new Loan(2, "reader 2"));
+              assertThat(oldLoans.find(-1)).isNull();
+              assertThat(oldLoans.calls()).isEqualTo(3);
 
-      // Step 1, the readers: deployed while the old version runs.
-      newVersion("stowage.caches.loans.legacy-codec=" + legacy, "stowage.caches.loans.write-legacy=true").run(reader -> {
-        assertThat(reader).hasNotFailed();
-        LoanService loans = reader.getBean(LoanService.class);
-        assertThat(loans.find(1)).isEqualTo(new Loan(1, "reader 1"));
-        assertThat(loans.find(2)).isEqualTo(new Loan(2, "reader 2"));
-        assertThat(loans.find(-1)).as("Spring's cached null").isNull();
-        assertThat(loans.calls()).as("what Spring cached, its null included, reads as hits").isZero();
+              // Step 1, the readers: deployed while the old version runs.
+              newVersion(
+                      "stowage.caches.loans.legacy-codec=" + legacy,
+                      "stowage.caches.loans.write-legacy=true")
+                  .run(
+                      reader -> {
+                        assertThat(reader).hasNotFailed();
+                        LoanService loans = reader.getBean(LoanService.class);
+                        assertThat(loans.find(1)).isEqualTo(new Loan(1, "reader 1"));
+                        assertThat(loans.find(2)).isEqualTo(new Loan(2, "reader 2"));
+                        assertThat(loans.find(-1)).as("Spring's cached null").isNull();
+                        assertThat(loans.calls())
+                            .as("what Spring cached, its null included, reads as hits")
+                            .isZero();
 
-        assertThat(loans.find(3)).isEqualTo(new Loan(3, "reader 3"));
-        assertThat(loans.find(-3)).isNull();
-        assertThat(loans.calls()).isEqualTo(2);
-        assertThat(stored("loans::3")[0] & 0xff).as("written as Spring wrote it, no envelope").isNotEqualTo(0xc1);
-        // The old version reads what the new one wrote, its cached null included.
-        assertThat(oldLoans.find(3)).isEqualTo(new Loan(3, "reader 3"));
-        assertThat(oldLoans.find(-3)).isNull();
-        assertThat(oldLoans.find(1)).isEqualTo(new Loan(1, "reader 1"));
-        assertThat(oldLoans.calls()).as("the old version read every entry as a hit").isEqualTo(3);
-        assertThat(loansCache(reader).stats().decodeFailures()).isZero();
-        assertThat(loansCache(reader).stats().hits()).isEqualTo(3);
-      });
-    });
+                        assertThat(loans.find(3)).isEqualTo(new Loan(3, "reader 3"));
+                        assertThat(loans.find(-3)).isNull();
+                        assertThat(loans.calls()).isEqualTo(2);
+                        assertThat(stored("loans::3")[0] & 0xff)
+                            .as("written as Spring wrote it, no envelope")
+                            .isNotEqualTo(0xc1);
+                        // The old version reads what the new one wrote, its cached null included.
+                        assertThat(oldLoans.find(3)).isEqualTo(new Loan(3, "reader 3"));
+                        assertThat(oldLoans.find(-3)).isNull();
+                        assertThat(oldLoans.find(1)).isEqualTo(new Loan(1, "reader 1"));
+                        assertThat(oldLoans.calls())
+                            .as("the old version read every entry as a hit")
+                            .isEqualTo(3);
+                        assertThat(loansCache(reader).stats().decodeFailures()).isZero();
+                        assertThat(loansCache(reader).stats().hits()).isEqualTo(3);
+                      });
+            });
 
     // Step 2, the writers: once no old version runs.
-    newVersion("stowage.caches.loans.legacy-codec=" + legacy, "stowage.caches.loans.write-legacy=false").run(writer -> {
-      assertThat(writer).hasNotFailed();
-      LoanService loans = writer.getBean(LoanService.class);
-      assertThat(loans.find(4)).isEqualTo(new Loan(4, "reader 4"));
-      assertThat(stored("loans::4")[0] & 0xff).as("an envelope").isEqualTo(0xc1);
-      assertThat(loans.find(1)).isEqualTo(new Loan(1, "reader 1"));
-      assertThat(loans.find(3)).isEqualTo(new Loan(3, "reader 3"));
-      assertThat(loans.find(-1)).isNull();
-      assertThat(loans.find(-3)).isNull();
-      assertThat(loans.calls()).isEqualTo(1);
-      // A reader of step 1, still running, reads the envelopes.
-      newVersion("stowage.caches.loans.legacy-codec=" + legacy, "stowage.caches.loans.write-legacy=true").run(reader -> {
-        LoanService readerLoans = reader.getBean(LoanService.class);
-        assertThat(readerLoans.find(4)).isEqualTo(new Loan(4, "reader 4"));
-        assertThat(readerLoans.calls()).isZero();
-      });
-    });
+    newVersion(
+            "stowage.caches.loans.legacy-codec=" + legacy,
+            "stowage.caches.loans.write-legacy=false")
+        .run(
+            writer -> {
+              assertThat(writer).hasNotFailed();
+              LoanService loans = writer.getBean(LoanService.class);
+              assertThat(loans.find(4)).isEqualTo(new Loan(4, "reader 4"));
+              assertThat(stored("loans::4")[0] & 0xff).as("an envelope").isEqualTo(0xc1);
+              assertThat(loans.find(1)).isEqualTo(new Loan(1, "reader 1"));
+              assertThat(loans.find(3)).isEqualTo(new Loan(3, "reader 3"));
+              assertThat(loans.find(-1)).isNull();
+              assertThat(loans.find(-3)).isNull();
+              assertThat(loans.calls()).isEqualTo(1);
+              // A reader of step 1, still running, reads the envelopes.
+              newVersion(
+                      "stowage.caches.loans.legacy-codec=" + legacy,
+                      "stowage.caches.loans.write-legacy=true")
+                  .run(
+                      reader -> {
+                        LoanService readerLoans = reader.getBean(LoanService.class);
+                        assertThat(readerLoans.find(4)).isEqualTo(new Loan(4, "reader 4"));
+                        assertThat(readerLoans.calls()).isZero();
+                      });
+            });
 
-    // Step 3, the legacy codec dropped: an entry still in the old format is a counted miss, loaded again.
-    newVersion().run(done -> {
-      LoanService loans = done.getBean(LoanService.class);
-      assertThat(loans.find(4)).isEqualTo(new Loan(4, "reader 4"));
-      assertThat(loans.calls()).isZero();
-      assertThat(loans.find(1)).isEqualTo(new Loan(1, "reader 1"));
-      assertThat(loans.calls()).isEqualTo(1);
-      assertThat(loansCache(done).stats().decodeFailures()).isEqualTo(1);
-      assertThat(stored("loans::1")[0] & 0xff).as("rewritten as an envelope").isEqualTo(0xc1);
-    });
+    // Step 3, the legacy codec dropped: an entry still in the old format is a counted miss, loaded
+    // again.
+    newVersion()
+        .run(
+            done -> {
+              LoanService loans = done.getBean(LoanService.class);
+              assertThat(loans.find(4)).isEqualTo(new Loan(4, "reader 4"));
+              assertThat(loans.calls()).isZero();
+              assertThat(loans.find(1)).isEqualTo(new Loan(1, "reader 1"));
+              assertThat(loans.calls()).isEqualTo(1);
+              assertThat(loansCache(done).stats().decodeFailures()).isEqualTo(1);
+              assertThat(stored("loans::1")[0] & 0xff)
+                  .as("rewritten as an envelope")
+                  .isEqualTo(0xc1);
+            });
   }
 
   @Test
   void aNullValueThatGenericJacksonWroteReadsAsSpringsNull() {
-    LettuceConnectionFactory connections = new LettuceConnectionFactory(
-        new RedisStandaloneConfiguration(redis.host(), redis.port()));
+    LettuceConnectionFactory connections =
+        new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
     connections.afterPropertiesSet();
     connections.start();
     try {
@@ -227,36 +268,50 @@ class SpringCacheMigrationIntegrationTests {
     } finally {
       connections.destroy();
     }
-    newVersion("stowage.caches.loans.legacy-codec=spring-json").run(context -> {
-      LoanService loans = context.getBean(LoanService.class);
-      assertThat(loans.find(-7)).isNull();
-      assertThat(loans.calls()).as("a cached null, not a corrupt value").isZero();
-      assertThat(loansCache(context).stats().decodeFailures()).isZero();
-    });
+    newVersion("stowage.caches.loans.legacy-codec=spring-json")
+        .run(
+            context -> {
+              LoanService loans = context.getBean(LoanService.class);
+              assertThat(loans.find(-7)).isNull();
+              assertThat(loans.calls()).as("a cached null, not a corrupt value").isZero();
+              assertThat(loansCache(context).stats().decodeFailures()).isZero();
+            });
   }
 
   @Test
   void writeLegacyWithoutALegacyCodecFailsTheStartNamingTheProperty() {
-    newVersion("stowage.defaults.write-legacy=true").run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(rootCause(context.getStartupFailure())).hasMessage("stowage.defaults.write-legacy is true, but no"
-          + " legacy codec is set to write with: set stowage.defaults.legacy-codec to what the old readers read"
-          + " (spring-json, jackson-json, jdk, string)");
-    });
+    newVersion("stowage.defaults.write-legacy=true")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(rootCause(context.getStartupFailure()))
+                  .hasMessage(
+                      "stowage.defaults.write-legacy is true, but no"
+                          + " legacy codec is set to write with: set stowage.defaults.legacy-codec to what the old readers read"
+                          + " (spring-json, jackson-json, jdk, string)");
+            });
   }
 
   @Test
   void anUnknownLegacyCodecOrOneThatCannotReadTheCacheFailsTheStartNamingTheProperty() {
-    newVersion("stowage.caches.loans.legacy-codec=xml").run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(rootCause(context.getStartupFailure())).hasMessage("stowage.caches.loans.legacy-codec: unknown"
-          + " legacy codec 'xml'; choose from spring-json, jackson-json, jdk, string");
-    });
-    newVersion("stowage.caches.loans.legacy-codec=jackson-json").run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(rootCause(context.getStartupFailure())).hasMessageStartingWith("stowage.caches.loans.legacy-codec:"
-          + " jackson-json reads plain JSON of one class");
-    });
+    newVersion("stowage.caches.loans.legacy-codec=xml")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(rootCause(context.getStartupFailure()))
+                  .hasMessage(
+                      "stowage.caches.loans.legacy-codec: unknown"
+                          + " legacy codec 'xml'; choose from spring-json, jackson-json, jdk, string");
+            });
+    newVersion("stowage.caches.loans.legacy-codec=jackson-json")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(rootCause(context.getStartupFailure()))
+                  .hasMessageStartingWith(
+                      "stowage.caches.loans.legacy-codec:"
+                          + " jackson-json reads plain JSON of one class");
+            });
   }
 
   private static Throwable rootCause(Throwable failure) {

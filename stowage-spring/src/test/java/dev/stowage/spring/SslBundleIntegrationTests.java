@@ -41,40 +41,59 @@ class SslBundleIntegrationTests {
 
   private static ApplicationContextRunner runner(String... bundle) {
     return new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DataRedisAutoConfiguration.class,
-            StowageAutoConfiguration.class))
-        .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
-            "spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=redis", "spring.data.redis.timeout=2s")
+        .withConfiguration(
+            AutoConfigurations.of(
+                SslAutoConfiguration.class,
+                DataRedisAutoConfiguration.class,
+                StowageAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.data.redis.host=" + redis.host(),
+            "spring.data.redis.port=" + redis.port(),
+            "spring.data.redis.ssl.enabled=true",
+            "spring.data.redis.ssl.bundle=redis",
+            "spring.data.redis.timeout=2s")
         .withPropertyValues(bundle);
   }
 
   @Test
   void theBundlesClientCertificateAndAuthorityConnect() {
-    runner("spring.ssl.bundle.pem.redis.keystore.certificate=file:" + certificates.clientCertificate(),
-        "spring.ssl.bundle.pem.redis.keystore.private-key=file:" + certificates.clientKey(),
-        "spring.ssl.bundle.pem.redis.truststore.certificate=file:" + certificates.caCertificate())
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          Cache cache = context.getBean(CacheManager.class).getCache("tls");
-          cache.put("k", "v");
-          assertThat(cache.get("k")).isNotNull().extracting(Cache.ValueWrapper::get).isEqualTo("v");
-          assertThat(redis.reply("EXISTS", "tls::k")).isEqualTo(1L);
-        });
+    runner(
+            "spring.ssl.bundle.pem.redis.keystore.certificate=file:"
+                + certificates.clientCertificate(),
+            "spring.ssl.bundle.pem.redis.keystore.private-key=file:" + certificates.clientKey(),
+            "spring.ssl.bundle.pem.redis.truststore.certificate=file:"
+                + certificates.caCertificate())
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              Cache cache = context.getBean(CacheManager.class).getCache("tls");
+              cache.put("k", "v");
+              assertThat(cache.get("k"))
+                  .isNotNull()
+                  .extracting(Cache.ValueWrapper::get)
+                  .isEqualTo("v");
+              assertThat(redis.reply("EXISTS", "tls::k")).isEqualTo(1L);
+            });
   }
 
   @Test
   void aBundleWithoutTheClientCertificateFailsTheStartSayingTheHandshakeFailed() {
     // A start that waits for Redis; by default the application starts and keeps trying.
-    runner("spring.ssl.bundle.pem.redis.truststore.certificate=file:" + certificates.caCertificate(),
-        "stowage.connect-in-background=false")
-        .run(context -> {
-          assertThat(context).hasFailed();
-          Throwable cause = context.getStartupFailure();
-          while (cause != null && !(cause instanceof CacheUnavailableException)) {
-            cause = cause.getCause();
-          }
-          assertThat(cause).as("the failure's causes").isNotNull()
-              .hasMessageContaining("the TLS handshake failed");
-        });
+    runner(
+            "spring.ssl.bundle.pem.redis.truststore.certificate=file:"
+                + certificates.caCertificate(),
+            "stowage.connect-in-background=false")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              Throwable cause = context.getStartupFailure();
+              while (cause != null && !(cause instanceof CacheUnavailableException)) {
+                cause = cause.getCause();
+              }
+              assertThat(cause)
+                  .as("the failure's causes")
+                  .isNotNull()
+                  .hasMessageContaining("the TLS handshake failed");
+            });
   }
 }

@@ -16,7 +16,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * Stowage's start-up errors as Spring Boot reports them: "APPLICATION FAILED TO START" with a
- * description naming the property and an action, not a raw stack trace. Real applications, real Redis.
+ * description naming the property and an action, not a raw stack trace. Real applications, real
+ * Redis.
  */
 @WithRedis
 @ExtendWith(OutputCaptureExtension.class)
@@ -29,8 +30,14 @@ class StowageFailureAnalyzerIntegrationTests {
   }
 
   private static void start(String... properties) {
-    assertThatThrownBy(() -> new SpringApplicationBuilder(LibraryApplication.class).web(WebApplicationType.NONE)
-        .properties("spring.data.redis.url=" + redis.uri()).properties(properties).run().close())
+    assertThatThrownBy(
+            () ->
+                new SpringApplicationBuilder(LibraryApplication.class)
+                    .web(WebApplicationType.NONE)
+                    .properties("spring.data.redis.url=" + redis.uri())
+                    .properties(properties)
+                    .run()
+                    .close())
         .isInstanceOf(Exception.class);
   }
 
@@ -47,8 +54,12 @@ class StowageFailureAnalyzerIntegrationTests {
     start("stowage.caches.books.ttl=-5s");
 
     String report = report(output);
-    assertThat(report).contains("Description:", "stowage.caches.books.ttl must not be negative, got PT-5S",
-        "Action:", "Change stowage.caches.books.ttl");
+    assertThat(report)
+        .contains(
+            "Description:",
+            "stowage.caches.books.ttl must not be negative, got PT-5S",
+            "Action:",
+            "Change stowage.caches.books.ttl");
   }
 
   @Test
@@ -56,8 +67,12 @@ class StowageFailureAnalyzerIntegrationTests {
     start("stowage.caches.books.codec=kryo");
 
     String report = report(output);
-    assertThat(report).contains("Description:", "stowage.caches.books.codec", "Action:",
-        "Add com.esotericsoftware:kryo");
+    assertThat(report)
+        .contains(
+            "Description:",
+            "stowage.caches.books.codec",
+            "Action:",
+            "Add com.esotericsoftware:kryo");
   }
 
   @Test
@@ -65,22 +80,37 @@ class StowageFailureAnalyzerIntegrationTests {
     start("spring.cache.redis.use-key-prefix=false");
 
     String report = report(output);
-    assertThat(report).contains("Description:", "spring.cache.redis.use-key-prefix=false is not supported",
-        "Action:", "stowage.caches.<name>.key-prefix");
+    assertThat(report)
+        .contains(
+            "Description:",
+            "spring.cache.redis.use-key-prefix=false is not supported",
+            "Action:",
+            "stowage.caches.<name>.key-prefix");
   }
 
   @Test
   void aRedisThatCannotBeReachedWhenTheStartWaitsForIt(CapturedOutput output) {
     try (RedisServer down = RedisServer.start()) {
       down.stop();
-      assertThatThrownBy(() -> new SpringApplicationBuilder(LibraryApplication.class).web(WebApplicationType.NONE)
-          .properties("spring.data.redis.url=" + down.uri(), "spring.data.redis.timeout=300ms",
-              "stowage.connect-in-background=false").run().close())
+      assertThatThrownBy(
+              () ->
+                  new SpringApplicationBuilder(LibraryApplication.class)
+                      .web(WebApplicationType.NONE)
+                      .properties(
+                          "spring.data.redis.url=" + down.uri(),
+                          "spring.data.redis.timeout=300ms",
+                          "stowage.connect-in-background=false")
+                      .run()
+                      .close())
           .isInstanceOf(Exception.class);
 
       String report = report(output);
-      assertThat(report).contains("Description:", "127.0.0.1:" + down.port(), "Action:",
-          "stowage.connect-in-background");
+      assertThat(report)
+          .contains(
+              "Description:",
+              "127.0.0.1:" + down.port(),
+              "Action:",
+              "stowage.connect-in-background");
     }
   }
 }

@@ -37,9 +37,15 @@ class StowageHealthIntegrationTests {
 
   private static ApplicationContextRunner runner(String redisUri) {
     return new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, StowageAutoConfiguration.class,
-            StowageMetricsAutoConfiguration.class, StowageActuatorAutoConfiguration.class))
-        .withPropertyValues("spring.data.redis.url=" + redisUri, "spring.data.redis.timeout=1s",
+        .withConfiguration(
+            AutoConfigurations.of(
+                DataRedisAutoConfiguration.class,
+                StowageAutoConfiguration.class,
+                StowageMetricsAutoConfiguration.class,
+                StowageActuatorAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.data.redis.url=" + redisUri,
+            "spring.data.redis.timeout=1s",
             "management.endpoints.web.exposure.include=stowage");
   }
 
@@ -51,76 +57,118 @@ class StowageHealthIntegrationTests {
   @Test
   void upWhileRedisAnswersThenDownOnceItStopped() {
     try (RedisServer own = RedisServer.start()) {
-      runner(own.uri()).run(context -> {
-        HealthIndicator health = context.getBean(StowageHealthIndicator.class);
-        Health up = health.health(true);
-        assertThat(up.getStatus()).isEqualTo(Status.UP);
-        assertThat(up.getDetails()).containsEntry("address", "127.0.0.1:" + own.port())
-            .containsEntry("dictionaries", Map.of());
+      runner(own.uri())
+          .run(
+              context -> {
+                HealthIndicator health = context.getBean(StowageHealthIndicator.class);
+                Health up = health.health(true);
+                assertThat(up.getStatus()).isEqualTo(Status.UP);
+                assertThat(up.getDetails())
+                    .containsEntry("address", "127.0.0.1:" + own.port())
+                    .containsEntry("dictionaries", Map.of());
 
-        own.stop();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-          Health down = health.health(true);
-          assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-          assertThat(down.getDetails()).containsEntry("address", "127.0.0.1:" + own.port());
-          assertThat((String) down.getDetails().get("error")).contains("CacheUnavailableException")
-              .contains("127.0.0.1:" + own.port());
-        });
+                own.stop();
+                await()
+                    .atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                        () -> {
+                          Health down = health.health(true);
+                          assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                          assertThat(down.getDetails())
+                              .containsEntry("address", "127.0.0.1:" + own.port());
+                          assertThat((String) down.getDetails().get("error"))
+                              .contains("CacheUnavailableException")
+                              .contains("127.0.0.1:" + own.port());
+                        });
 
-        own.restart();
-        await().atMost(Duration.ofSeconds(20))
-            .untilAsserted(() -> assertThat(health.health(true).getStatus()).isEqualTo(Status.UP));
-      });
+                own.restart();
+                await()
+                    .atMost(Duration.ofSeconds(20))
+                    .untilAsserted(
+                        () -> assertThat(health.health(true).getStatus()).isEqualTo(Status.UP));
+              });
     }
   }
 
   @Test
   void downWhenRedisLostADictionaryACacheWritesWith() {
-    runner(redis.uri()).run(context -> {
-      StowageCacheManager manager = context.getBean(StowageCacheManager.class);
-      cache(manager, "visits").putAll(StowageMetricsIntegrationTests.visits(1_100));
-      ZstdDictionary dictionary = cache(manager, "visits").compression().dictionary().orElseThrow();
-      HealthIndicator health = context.getBean(StowageHealthIndicator.class);
-      assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
-      assertThat(health.health(true).getDetails()).containsEntry("dictionaries", Map.of("visits", dictionary.hexId()));
+    runner(redis.uri())
+        .run(
+            context -> {
+              StowageCacheManager manager = context.getBean(StowageCacheManager.class);
+              cache(manager, "visits").putAll(StowageMetricsIntegrationTests.visits(1_100));
+              ZstdDictionary dictionary =
+                  cache(manager, "visits").compression().dictionary().orElseThrow();
+              HealthIndicator health = context.getBean(StowageHealthIndicator.class);
+              assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+              assertThat(health.health(true).getDetails())
+                  .containsEntry("dictionaries", Map.of("visits", dictionary.hexId()));
 
-      redis.command("DEL", DictionaryStore.key(dictionary.id()));
+              redis.command("DEL", DictionaryStore.key(dictionary.id()));
 
-      Health down = health.health(true);
-      assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-      assertThat(down.getDetails()).containsEntry("missingDictionaries",
-          List.of(DictionaryStore.key(dictionary.id())));
-    });
+              Health down = health.health(true);
+              assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(down.getDetails())
+                  .containsEntry(
+                      "missingDictionaries", List.of(DictionaryStore.key(dictionary.id())));
+            });
   }
 
   @Test
   void eachPartIsConfiguredWhenItsLibrariesArePresent() {
-    runner(redis.uri()).run(context -> {
-      assertThat(context).hasSingleBean(StowageHealthIndicator.class).hasSingleBean(StowageEndpoint.class)
-          .hasSingleBean(StowageCacheMeterBinderProvider.class);
-      assertThat(context).hasBean("stowageHealthIndicator");
-    });
+    runner(redis.uri())
+        .run(
+            context -> {
+              assertThat(context)
+                  .hasSingleBean(StowageHealthIndicator.class)
+                  .hasSingleBean(StowageEndpoint.class)
+                  .hasSingleBean(StowageCacheMeterBinderProvider.class);
+              assertThat(context).hasBean("stowageHealthIndicator");
+            });
   }
 
   @Test
   void theHealthIndicatorCanBeTurnedOffAndTheEndpointIsOnlyThereWhenExposed() {
-    runner(redis.uri()).withPropertyValues("management.health.stowage.enabled=false",
-        "management.endpoints.web.exposure.include=health").run(context -> {
-          assertThat(context).hasNotFailed().doesNotHaveBean(StowageHealthIndicator.class)
-              .doesNotHaveBean(StowageEndpoint.class).hasSingleBean(StowageCacheManager.class);
-        });
+    runner(redis.uri())
+        .withPropertyValues(
+            "management.health.stowage.enabled=false",
+            "management.endpoints.web.exposure.include=health")
+        .run(
+            context -> {
+              assertThat(context)
+                  .hasNotFailed()
+                  .doesNotHaveBean(StowageHealthIndicator.class)
+                  .doesNotHaveBean(StowageEndpoint.class)
+                  .hasSingleBean(StowageCacheManager.class);
+            });
   }
 
   @Test
   void eachPartBacksOffWithoutItsLibraries() {
-    runner(redis.uri()).withClassLoader(new FilteredClassLoader(MeterRegistry.class)).run(context ->
-        assertThat(context).hasNotFailed().doesNotHaveBean(StowageCacheMeterBinderProvider.class)
-            .hasSingleBean(StowageHealthIndicator.class));
-    runner(redis.uri()).withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context ->
-        assertThat(context).hasNotFailed().doesNotHaveBean(StowageHealthIndicator.class)
-            .hasSingleBean(StowageEndpoint.class));
-    runner(redis.uri()).withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate.")).run(context ->
-        assertThat(context).hasNotFailed().doesNotHaveBean(StowageEndpoint.class)
-            .hasSingleBean(StowageHealthIndicator.class).hasSingleBean(StowageCacheManager.class));
+    runner(redis.uri())
+        .withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .doesNotHaveBean(StowageCacheMeterBinderProvider.class)
+                    .hasSingleBean(StowageHealthIndicator.class));
+    runner(redis.uri())
+        .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .doesNotHaveBean(StowageHealthIndicator.class)
+                    .hasSingleBean(StowageEndpoint.class));
+    runner(redis.uri())
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate."))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .doesNotHaveBean(StowageEndpoint.class)
+                    .hasSingleBean(StowageHealthIndicator.class)
+                    .hasSingleBean(StowageCacheManager.class));
   }
 }

@@ -37,29 +37,27 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Micrometer's and Stowage's meters, the health indicator and the {@code stowage} endpoint in a real
- * Spring Boot application with the actuator, configured by the auto-configuration alone, against a
- * real Redis. The context is shared by the tests, so each uses caches or keys of its own.
+ * Micrometer's and Stowage's meters, the health indicator and the {@code stowage} endpoint in a
+ * real Spring Boot application with the actuator, configured by the auto-configuration alone,
+ * against a real Redis. The context is shared by the tests, so each uses caches or keys of its own.
  */
 @WithRedis
-@SpringBootTest(classes = LibraryApplication.class, properties = {
-    "stowage.caches.books.ttl=10m",
-    "stowage.caches.texts.compression=zstd",
-    "stowage.caches.near.near-cache.enabled=true",
-    "management.endpoints.web.exposure.include=health,stowage"})
+@SpringBootTest(
+    classes = LibraryApplication.class,
+    properties = {
+      "stowage.caches.books.ttl=10m",
+      "stowage.caches.texts.compression=zstd",
+      "stowage.caches.near.near-cache.enabled=true",
+      "management.endpoints.web.exposure.include=health,stowage"
+    })
 class StowageMetricsIntegrationTests {
   private static RedisServer redis;
 
-  @Autowired
-  LibraryService library;
-  @Autowired
-  CacheManager cacheManager;
-  @Autowired
-  MeterRegistry registry;
-  @Autowired
-  StowageEndpoint endpoint;
-  @Autowired
-  StowageHealthIndicator stowageHealthIndicator;
+  @Autowired LibraryService library;
+  @Autowired CacheManager cacheManager;
+  @Autowired MeterRegistry registry;
+  @Autowired StowageEndpoint endpoint;
+  @Autowired StowageHealthIndicator stowageHealthIndicator;
 
   @BeforeAll
   static void redis(RedisServer server) {
@@ -103,10 +101,15 @@ class StowageMetricsIntegrationTests {
     assertThat(gets("books", "miss") - misses).isEqualTo(1);
     assertThat(gets("books", "hit") - hits).isEqualTo(1);
     assertThat(count("cache.puts", "books") - puts).isEqualTo(1);
-    assertThat(count("cache.removals", "books") - removals).as("the second evict removed nothing").isEqualTo(1);
+    assertThat(count("cache.removals", "books") - removals)
+        .as("the second evict removed nothing")
+        .isEqualTo(1);
     assertThat(registry.find("cache.evictions").tag("cache", "books").meters())
-        .as("as Boot's Redis cache metrics: deletes are removals; Redis's own evictions are not counted").isEmpty();
-    assertThat(registry.find("cache.size").tag("cache", "books").meters()).as("Redis cannot count a cache's keys")
+        .as(
+            "as Boot's Redis cache metrics: deletes are removals; Redis's own evictions are not counted")
+        .isEmpty();
+    assertThat(registry.find("cache.size").tag("cache", "books").meters())
+        .as("Redis cannot count a cache's keys")
         .isEmpty();
   }
 
@@ -127,8 +130,10 @@ class StowageMetricsIntegrationTests {
     library.slow("timed");
     library.slow("timed");
 
-    assertThat(meter("cache.load", "slow").tag("result", "success").functionCounter().count()).isEqualTo(1);
-    assertThat(meter("cache.load", "slow").tag("result", "failure").functionCounter().count()).isZero();
+    assertThat(meter("cache.load", "slow").tag("result", "success").functionCounter().count())
+        .isEqualTo(1);
+    assertThat(meter("cache.load", "slow").tag("result", "failure").functionCounter().count())
+        .isZero();
     assertThat(meter("cache.load.duration", "slow").timeGauge().value(TimeUnit.NANOSECONDS))
         .as("the gauge keeps seconds, so nanoseconds come back within rounding")
         .isCloseTo((double) stowageCache("slow").stats().loadNanos(), within(1.0));
@@ -150,10 +155,13 @@ class StowageMetricsIntegrationTests {
     library.text(1);
     library.text(2);
 
-    long stored = (Long) redis.reply("STRLEN", "texts::1") + (Long) redis.reply("STRLEN", "texts::2");
+    long stored =
+        (Long) redis.reply("STRLEN", "texts::1") + (Long) redis.reply("STRLEN", "texts::2");
     assertThat(count("stowage.cache.written", "texts")).isEqualTo((double) stored);
-    assertThat(meter("stowage.cache.written", "texts").functionCounter().getId().getBaseUnit()).isEqualTo("bytes");
-    assertThat(meter("stowage.cache.encoded", "texts").functionCounter().getId().getBaseUnit()).isEqualTo("bytes");
+    assertThat(meter("stowage.cache.written", "texts").functionCounter().getId().getBaseUnit())
+        .isEqualTo("bytes");
+    assertThat(meter("stowage.cache.encoded", "texts").functionCounter().getId().getBaseUnit())
+        .isEqualTo("bytes");
     // zstd shrinks a sentence repeated fifty times to a small part of it.
     assertThat(count("stowage.cache.encoded", "texts")).isGreaterThan(10.0 * stored);
   }
@@ -162,23 +170,29 @@ class StowageMetricsIntegrationTests {
   void theDictionaryInfoGaugeAndTheHealthNameTheDictionaryTheCacheLearned() {
     Cache learned = cacheManager.getCache("learned");
     publish();
-    assertThat(meter("stowage.cache.dictionary", "learned").tag("dictionary", "none").gauge().value()).isEqualTo(1);
+    assertThat(
+            meter("stowage.cache.dictionary", "learned").tag("dictionary", "none").gauge().value())
+        .isEqualTo(1);
 
-    stowageCache("learned").putAll(visits(1_100)); // completes the samples: trains before it returns
+    stowageCache("learned")
+        .putAll(visits(1_100)); // completes the samples: trains before it returns
 
     long id = stowageCache("learned").compression().dictionary().orElseThrow().id();
     publish();
     assertThat(registry.find("stowage.cache.dictionary").tag("cache", "learned").gauges())
-        .as("one info gauge of 1, the dictionary as its tag").singleElement()
-        .satisfies(gauge -> {
-          assertThat(gauge.getId().getTag("dictionary")).isEqualTo(String.format("%08x", id));
-          assertThat(gauge.value()).isEqualTo(1);
-        });
+        .as("one info gauge of 1, the dictionary as its tag")
+        .singleElement()
+        .satisfies(
+            gauge -> {
+              assertThat(gauge.getId().getTag("dictionary")).isEqualTo(String.format("%08x", id));
+              assertThat(gauge.value()).isEqualTo(1);
+            });
     assertThat(learned.get("visit-7", String.class)).isEqualTo(visits(1_100).get("visit-7"));
     Health health = stowageHealthIndicator.health(true);
     assertThat(health.getStatus()).isEqualTo(Status.UP);
     assertThat(health.getDetails()).containsEntry("address", "127.0.0.1:" + redis.port());
-    assertThat(health.getDetails()).containsEntry("dictionaries", Map.of("learned", String.format("%08x", id)));
+    assertThat(health.getDetails())
+        .containsEntry("dictionaries", Map.of("learned", String.format("%08x", id)));
   }
 
   /** Reads every meter, as a registry does when it publishes or Prometheus scrapes it. */
@@ -196,22 +210,40 @@ class StowageMetricsIntegrationTests {
         new StowageCacheMetrics(cache, Tags.of("cache.manager", "cacheManager")).bindTo(prometheus);
       }
     }
-    prometheus.scrape(); // the first read re-tags the dictionary gauge, as a registry's first publish does
+    prometheus
+        .scrape(); // the first read re-tags the dictionary gauge, as a registry's first publish
+    // does
     String scrape = prometheus.scrape();
 
     Set<String> names = new TreeSet<>();
-    scrape.lines().filter(line -> !line.isBlank() && !line.startsWith("#"))
+    scrape
+        .lines()
+        .filter(line -> !line.isBlank() && !line.startsWith("#"))
         .forEach(line -> names.add(line.split("[{ ]", 2)[0]));
-    assertThat(names).contains("cache_gets_total", "cache_puts_total", "cache_removals_total", "cache_load_total",
-        "cache_load_duration_seconds", "stowage_cache_decode_failures_total", "stowage_cache_redis_errors_total",
-        "stowage_cache_encoded_bytes_total", "stowage_cache_written_bytes_total", "stowage_cache_dictionary",
-        "stowage_cache_near_gets_total");
-    assertThat(names).doesNotContain("cache_evictions_total", "stowage_cache_load_seconds_count",
-        "stowage_cache_bytes_encoded_bytes_total", "stowage_cache_bytes_written_bytes_total");
+    assertThat(names)
+        .contains(
+            "cache_gets_total",
+            "cache_puts_total",
+            "cache_removals_total",
+            "cache_load_total",
+            "cache_load_duration_seconds",
+            "stowage_cache_decode_failures_total",
+            "stowage_cache_redis_errors_total",
+            "stowage_cache_encoded_bytes_total",
+            "stowage_cache_written_bytes_total",
+            "stowage_cache_dictionary",
+            "stowage_cache_near_gets_total");
+    assertThat(names)
+        .doesNotContain(
+            "cache_evictions_total",
+            "stowage_cache_load_seconds_count",
+            "stowage_cache_bytes_encoded_bytes_total",
+            "stowage_cache_bytes_written_bytes_total");
     for (String name : names) {
       assertThat(List.of(name.split("_"))).as("each word of %s once", name).doesNotHaveDuplicates();
     }
-    assertThat(scrape).containsPattern("stowage_cache_dictionary\\{[^}]*dictionary=\"[^\"]+\"[^}]*\\} 1");
+    assertThat(scrape)
+        .containsPattern("stowage_cache_dictionary\\{[^}]*dictionary=\"[^\"]+\"[^}]*\\} 1");
   }
 
   /** Texts alike but not the same, for a dictionary to learn from. */
@@ -220,9 +252,21 @@ class StowageMetricsIntegrationTests {
     String[] pages = {"/books", "/authors", "/search?q=calvino", "/cart", "/books/recent", "/help"};
     Map<String, String> visits = new LinkedHashMap<>();
     for (int i = 0; i < n; i++) {
-      visits.put("visit-" + i, "{\"visitor\":" + (i * 7919 % 100_003) + ",\"city\":\"" + cities[i % cities.length]
-          + "\",\"page\":\"" + pages[(i / 7) % pages.length] + "\",\"seconds\":" + (i * 31 % 600)
-          + ",\"referrer\":\"" + pages[(i / 3) % pages.length] + "\",\"returning\":" + (i % 3 == 0) + "}");
+      visits.put(
+          "visit-" + i,
+          "{\"visitor\":"
+              + (i * 7919 % 100_003)
+              + ",\"city\":\""
+              + cities[i % cities.length]
+              + "\",\"page\":\""
+              + pages[(i / 7) % pages.length]
+              + "\",\"seconds\":"
+              + (i * 31 % 600)
+              + ",\"referrer\":\""
+              + pages[(i / 3) % pages.length]
+              + "\",\"returning\":"
+              + (i % 3 == 0)
+              + "}");
     }
     return visits;
   }
@@ -232,15 +276,27 @@ class StowageMetricsIntegrationTests {
     Cache near = cacheManager.getCache("near");
     near.put("a", "kept in the process");
 
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(near.get("a", String.class)).isEqualTo("kept in the process");
-      assertThat(meter("stowage.cache.near.gets", "near").tag("result", "hit").functionCounter().count())
-          .isGreaterThanOrEqualTo(1);
-    });
-    assertThat(meter("stowage.cache.near.gets", "near").tag("result", "miss").functionCounter().count())
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(near.get("a", String.class)).isEqualTo("kept in the process");
+              assertThat(
+                      meter("stowage.cache.near.gets", "near")
+                          .tag("result", "hit")
+                          .functionCounter()
+                          .count())
+                  .isGreaterThanOrEqualTo(1);
+            });
+    assertThat(
+            meter("stowage.cache.near.gets", "near")
+                .tag("result", "miss")
+                .functionCounter()
+                .count())
         .isGreaterThanOrEqualTo(1);
     assertThat(registry.find("stowage.cache.near.gets").tag("cache", "books").meters())
-        .as("only caches with a near cache").isEmpty();
+        .as("only caches with a near cache")
+        .isEmpty();
   }
 
   @Test
@@ -254,7 +310,8 @@ class StowageMetricsIntegrationTests {
     assertThat(books.ttlJitter()).isEqualTo(0.1);
     assertThat(books.codec()).isEqualTo("class-named msgpack");
     assertThat(books.compression()).isEqualTo("learned");
-    assertThat(books.writtenWith()).as("the standard compression until a dictionary is learned")
+    assertThat(books.writtenWith())
+        .as("the standard compression until a dictionary is learned")
         .isEqualTo(Compression.standard().toString());
     assertThat(books.dictionary()).isNull();
     assertThat(books.nearCache()).isNull();
@@ -262,7 +319,9 @@ class StowageMetricsIntegrationTests {
     assertThat(books.stats()).isEqualTo(stowageCache("books").stats());
 
     assertThat(endpoint.caches().redis()).isEqualTo("127.0.0.1:" + redis.port());
-    assertThat(endpoint.caches().caches()).extracting(CacheDescriptor::name).contains("books", "texts", "near");
+    assertThat(endpoint.caches().caches())
+        .extracting(CacheDescriptor::name)
+        .contains("books", "texts", "near");
     assertThat(endpoint.cache("texts").compression()).isEqualTo("zstd");
     assertThat(endpoint.cache("near").nearCache()).isNotNull();
     assertThat(endpoint.cache("never made")).isNull();
@@ -274,7 +333,12 @@ class StowageMetricsIntegrationTests {
 
     String json = new ObjectMapper().writeValueAsString(endpoint.caches());
 
-    assertThat(json).contains("\"name\":\"books\"", "\"keyPrefix\":\"books::\"", "\"ttl\":\"PT10M\"",
-        "\"codec\":\"class-named msgpack\"", "\"stats\":{\"hits\":");
+    assertThat(json)
+        .contains(
+            "\"name\":\"books\"",
+            "\"keyPrefix\":\"books::\"",
+            "\"ttl\":\"PT10M\"",
+            "\"codec\":\"class-named msgpack\"",
+            "\"stats\":{\"hits\":");
   }
 }

@@ -50,11 +50,19 @@ import org.springframework.data.redis.serializer.SerializationException;
  * serializers read, and zstd dictionaries are found in Redis.
  */
 @WithRedis
-@SuppressWarnings({"deprecation", "removal"}) // Spring Data Redis 4 deprecates the Jackson 2 serializers
+@SuppressWarnings({
+  "deprecation",
+  "removal"
+}) // Spring Data Redis 4 deprecates the Jackson 2 serializers
 class StowageRedisSerializerIntegrationTests {
-  private static final GenericJackson2JsonRedisSerializer SPRING_JSON = new GenericJackson2JsonRedisSerializer();
-  private static final Article ARTICLE = new Article(42, "Stowage", new Author("kim", 3_000_000_000L),
-      new ArrayList<>(List.of("redis", "cache")));
+  private static final GenericJackson2JsonRedisSerializer SPRING_JSON =
+      new GenericJackson2JsonRedisSerializer();
+  private static final Article ARTICLE =
+      new Article(
+          42,
+          "Stowage",
+          new Author("kim", 3_000_000_000L),
+          new ArrayList<>(List.of("redis", "cache")));
   private static final Encoding<Article> MSGPACK = Encoding.of(Codecs.msgpack(Article.class));
 
   private static LettuceConnectionFactory connections;
@@ -62,7 +70,8 @@ class StowageRedisSerializerIntegrationTests {
 
   @BeforeAll
   static void connect(RedisServer redis) {
-    connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
+    connections =
+        new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
     connections.afterPropertiesSet();
     connections.start();
     stowage = Stowage.builder().redis(redis.uri()).build();
@@ -105,7 +114,8 @@ class StowageRedisSerializerIntegrationTests {
     assertThat(Envelope.readHeader(raw("articles:42")).codecName()).isEqualTo("msgpack");
     assertThat(articles.opsForValue().get("articles:42")).isEqualTo(ARTICLE);
     assertThat(articles.opsForValue().get("articles:none")).isNull();
-    RedisCache<String, Article> cache = stowage.cache("articles", Article.class).encoding(MSGPACK).build();
+    RedisCache<String, Article> cache =
+        stowage.cache("articles", Article.class).encoding(MSGPACK).build();
     assertThat(cache.get("42")).isEqualTo(ARTICLE);
 
     Article other = new Article(7, "Caches", new Author("lee", 1), List.of("x"));
@@ -115,8 +125,8 @@ class StowageRedisSerializerIntegrationTests {
 
   @Test
   void aReactiveRedisTemplateWritesAndReadsEnvelopesInValuesAndHashes() {
-    ReactiveRedisTemplate<String, Article> articles = new ReactiveRedisTemplate<>(connections,
-        StowageRedisSerializer.context(stowage, MSGPACK));
+    ReactiveRedisTemplate<String, Article> articles =
+        new ReactiveRedisTemplate<>(connections, StowageRedisSerializer.context(stowage, MSGPACK));
     assertThat(articles.opsForValue().set("articles:42", ARTICLE).block()).isTrue();
     assertThat(articles.opsForHash().put("shelf", "first", ARTICLE).block()).isTrue();
 
@@ -125,7 +135,8 @@ class StowageRedisSerializerIntegrationTests {
     assertThat(articles.opsForHash().get("shelf", "first").block()).isEqualTo(ARTICLE);
     assertThat(articles.opsForHash().keys("shelf").collectList().block()).containsExactly("first");
     // The blocking template with the same serializer reads what the reactive one wrote.
-    assertThat(template(StowageRedisSerializer.of(stowage, MSGPACK)).opsForValue().get("articles:42"))
+    assertThat(
+            template(StowageRedisSerializer.of(stowage, MSGPACK)).opsForValue().get("articles:42"))
         .isEqualTo(ARTICLE);
   }
 
@@ -139,16 +150,21 @@ class StowageRedisSerializerIntegrationTests {
     assertThat(new String(raw("tags"), StandardCharsets.UTF_8))
         .isEqualTo("[\"java.util.ArrayList\",[\"redis\",\"cache\"]]");
 
-    RedisTemplate<String, Article> articles = template(StowageRedisSerializer.of(stowage,
-        MSGPACK.legacy(Codecs.springJson(Article.class))));
+    RedisTemplate<String, Article> articles =
+        template(
+            StowageRedisSerializer.of(stowage, MSGPACK.legacy(Codecs.springJson(Article.class))));
     assertThat(articles.opsForValue().get("articles:42")).isEqualTo(ARTICLE);
     articles.opsForValue().set("articles:42", ARTICLE);
     assertThat(Envelope.isEnvelope(raw("articles:42"))).isTrue();
     assertThat(articles.opsForValue().get("articles:42")).isEqualTo(ARTICLE);
 
     TypeRef<List<String>> listOfStrings = new TypeRef<>() {};
-    RedisTemplate<String, List<String>> tags = template(StowageRedisSerializer.of(stowage,
-        Encoding.of(Codecs.msgpack(listOfStrings, null)).legacy(Codecs.springJson(listOfStrings))));
+    RedisTemplate<String, List<String>> tags =
+        template(
+            StowageRedisSerializer.of(
+                stowage,
+                Encoding.of(Codecs.msgpack(listOfStrings, null))
+                    .legacy(Codecs.springJson(listOfStrings))));
     assertThat(tags.opsForValue().get("tags")).isEqualTo(List.of("redis", "cache"));
   }
 
@@ -164,8 +180,11 @@ class StowageRedisSerializerIntegrationTests {
         .contains("\"@class\":\"dev.stowage.spring.SerializerValues$Trap\"");
     Trap.CREATED.set(0);
 
-    RedisTemplate<String, Shelf> refusing = template(StowageRedisSerializer.of(stowage,
-        Encoding.of(Codecs.json(Shelf.class)).legacy(Codecs.springJson(Shelf.class))));
+    RedisTemplate<String, Shelf> refusing =
+        template(
+            StowageRedisSerializer.of(
+                stowage,
+                Encoding.of(Codecs.json(Shelf.class)).legacy(Codecs.springJson(Shelf.class))));
     assertThatThrownBy(() -> refusing.opsForValue().get("shelf"))
         .isInstanceOf(SerializationException.class)
         .hasMessageContaining("no envelope")
@@ -173,21 +192,29 @@ class StowageRedisSerializerIntegrationTests {
         .hasCauseInstanceOf(CodecException.class);
     assertThat(Trap.CREATED).hasValue(0);
 
-    RedisTemplate<String, Shelf> allowing = template(StowageRedisSerializer.of(stowage,
-        Encoding.of(Codecs.json(Shelf.class)).legacy(Codecs.springJson(Shelf.class,
-            "dev.stowage.spring.SerializerValues$Trap"))));
+    RedisTemplate<String, Shelf> allowing =
+        template(
+            StowageRedisSerializer.of(
+                stowage,
+                Encoding.of(Codecs.json(Shelf.class))
+                    .legacy(
+                        Codecs.springJson(
+                            Shelf.class, "dev.stowage.spring.SerializerValues$Trap"))));
     Shelf read = allowing.opsForValue().get("shelf");
-    assertThat(read.shape).isInstanceOfSatisfying(Trap.class, created -> assertThat(created.size).isEqualTo(3));
+    assertThat(read.shape)
+        .isInstanceOfSatisfying(Trap.class, created -> assertThat(created.size).isEqualTo(3));
     assertThat(Trap.CREATED).hasValue(1);
   }
 
   @Test
   void jackson2JsonValuesReadThroughTheJsonCodec() {
-    template(new Jackson2JsonRedisSerializer<>(Article.class)).opsForValue().set("articles:42", ARTICLE);
+    template(new Jackson2JsonRedisSerializer<>(Article.class))
+        .opsForValue()
+        .set("articles:42", ARTICLE);
     assertThat(new String(raw("articles:42"), StandardCharsets.UTF_8)).startsWith("{\"id\":42,");
 
-    RedisTemplate<String, Article> articles = template(StowageRedisSerializer.of(stowage,
-        MSGPACK.legacy(Codecs.json(Article.class))));
+    RedisTemplate<String, Article> articles =
+        template(StowageRedisSerializer.of(stowage, MSGPACK.legacy(Codecs.json(Article.class))));
     assertThat(articles.opsForValue().get("articles:42")).isEqualTo(ARTICLE);
   }
 
@@ -199,8 +226,11 @@ class StowageRedisSerializerIntegrationTests {
     spring.opsForValue().set("accounts:eve", new Account("eve", 0, new JdkTrap()));
     JdkTrap.READ.set(0);
 
-    RedisTemplate<String, Account> accounts = template(StowageRedisSerializer.of(stowage,
-        Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class))));
+    RedisTemplate<String, Account> accounts =
+        template(
+            StowageRedisSerializer.of(
+                stowage,
+                Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class))));
     assertThat(accounts.opsForValue().get("accounts:kim")).isEqualTo(account);
     assertThatThrownBy(() -> accounts.opsForValue().get("accounts:eve"))
         .isInstanceOf(SerializationException.class)
@@ -212,7 +242,8 @@ class StowageRedisSerializerIntegrationTests {
 
   @Test
   void aTemplateThatKeepsItsJdkKeysReadsItsOldValuesThroughTheLegacyCodec() {
-    RedisTemplate<Object, Object> defaults = new RedisTemplate<>(); // JDK serialization for keys and values
+    RedisTemplate<Object, Object> defaults =
+        new RedisTemplate<>(); // JDK serialization for keys and values
     defaults.setConnectionFactory(connections);
     defaults.afterPropertiesSet();
     Account account = new Account("kim", 120, "first deposit");
@@ -223,8 +254,9 @@ class StowageRedisSerializerIntegrationTests {
     RedisTemplate<Object, Account> migrated = new RedisTemplate<>();
     migrated.setConnectionFactory(connections);
     migrated.setKeySerializer(defaults.getKeySerializer()); // the serializer is for values only
-    migrated.setValueSerializer(StowageRedisSerializer.of(stowage,
-        Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class))));
+    migrated.setValueSerializer(
+        StowageRedisSerializer.of(
+            stowage, Encoding.of(Codecs.json(Account.class)).legacy(Codecs.jdk(Account.class))));
     migrated.afterPropertiesSet();
     assertThat(migrated.opsForValue().get("kim")).isEqualTo(account);
     Account richer = new Account("kim", 500, "second deposit");
@@ -240,8 +272,10 @@ class StowageRedisSerializerIntegrationTests {
     StringRedisTemplate spring = new StringRedisTemplate(connections);
     spring.opsForValue().set("greeting", "hello, Stowage");
 
-    RedisTemplate<String, String> strings = template(StowageRedisSerializer.of(stowage,
-        Encoding.of(Codecs.msgpack(String.class)).legacy(Codecs.string())));
+    RedisTemplate<String, String> strings =
+        template(
+            StowageRedisSerializer.of(
+                stowage, Encoding.of(Codecs.msgpack(String.class)).legacy(Codecs.string())));
     assertThat(strings.opsForValue().get("greeting")).isEqualTo("hello, Stowage");
     strings.opsForValue().set("greeting", "hello again");
     assertThat(Envelope.isEnvelope(raw("greeting"))).isTrue();
@@ -254,13 +288,17 @@ class StowageRedisSerializerIntegrationTests {
     StowageRedisSerializer<Article> serializer = StowageRedisSerializer.of(stowage, MSGPACK);
     assertThatThrownBy(() -> template(serializer).opsForValue().get("greeting"))
         .isInstanceOf(SerializationException.class)
-        .hasMessageStartingWith("Stowage could not deserialize 5 bytes (no envelope) with EnvelopeCodec[write msgpack")
-        .hasMessageContaining("not a Stowage value: it starts with 68 65 6c 6c, not the magic byte c1, and no legacy"
-            + " codec is configured");
+        .hasMessageStartingWith(
+            "Stowage could not deserialize 5 bytes (no envelope) with EnvelopeCodec[write msgpack")
+        .hasMessageContaining(
+            "not a Stowage value: it starts with 68 65 6c 6c, not the magic byte c1, and no legacy"
+                + " codec is configured");
 
     byte[] cut = Arrays.copyOf(serializer.serialize(ARTICLE), 3);
-    assertThatThrownBy(() -> serializer.deserialize(cut)).isInstanceOf(SerializationException.class)
-        .hasMessageContaining("(an envelope)").hasMessageContaining("truncated envelope");
+    assertThatThrownBy(() -> serializer.deserialize(cut))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("(an envelope)")
+        .hasMessageContaining("truncated envelope");
     assertThat(serializer.deserialize(null)).isNull();
     assertThat(serializer.deserialize(new byte[0])).isNull();
     assertThat(serializer.serialize(null)).isEmpty();
@@ -268,37 +306,45 @@ class StowageRedisSerializerIntegrationTests {
 
   @Test
   void writeLegacyWritesWhatSpringsOwnSerializersRead() {
-    RedisTemplate<String, Article> stepOne = template(StowageRedisSerializer.of(stowage,
-        MSGPACK.writeLegacy(Codecs.springJson(Article.class))));
+    RedisTemplate<String, Article> stepOne =
+        template(
+            StowageRedisSerializer.of(
+                stowage, MSGPACK.writeLegacy(Codecs.springJson(Article.class))));
     stepOne.opsForValue().set("articles:42", ARTICLE);
     assertThat(Envelope.isEnvelope(raw("articles:42"))).isFalse();
     assertThat(template(SPRING_JSON).opsForValue().get("articles:42")).isEqualTo(ARTICLE);
 
     // Step two writes envelopes, which the processes still in step one read.
-    RedisTemplate<String, Article> stepTwo = template(StowageRedisSerializer.of(stowage,
-        MSGPACK.legacy(Codecs.springJson(Article.class))));
+    RedisTemplate<String, Article> stepTwo =
+        template(
+            StowageRedisSerializer.of(stowage, MSGPACK.legacy(Codecs.springJson(Article.class))));
     Article newer = new Article(42, "Stowage, again", ARTICLE.author(), ARTICLE.tags());
     stepTwo.opsForValue().set("articles:42", newer);
     assertThat(Envelope.isEnvelope(raw("articles:42"))).isTrue();
     assertThat(stepOne.opsForValue().get("articles:42")).isEqualTo(newer);
 
-    RedisTemplate<String, Account> accounts = template(StowageRedisSerializer.of(stowage,
-        Encoding.of(Codecs.json(Account.class)).writeLegacy(Codecs.jdk(Account.class))));
+    RedisTemplate<String, Account> accounts =
+        template(
+            StowageRedisSerializer.of(
+                stowage,
+                Encoding.of(Codecs.json(Account.class)).writeLegacy(Codecs.jdk(Account.class))));
     Account account = new Account("kim", 120, "first deposit");
     accounts.opsForValue().set("accounts:kim", account);
-    assertThat(template(new JdkSerializationRedisSerializer()).opsForValue().get("accounts:kim")).isEqualTo(account);
+    assertThat(template(new JdkSerializationRedisSerializer()).opsForValue().get("accounts:kim"))
+        .isEqualTo(account);
   }
 
   @Test
   void aValueCompressedWithADictionaryACacheLearnedReadsInAFreshSerializer(RedisServer redis) {
     Encoding<Ticket> json = Encoding.of(Codecs.json(Ticket.class));
-    RedisCache<String, Ticket> learner = stowage.cache("tickets", Ticket.class)
-        .encoding(json.learnDictionary(100, 4096)).build();
+    RedisCache<String, Ticket> learner =
+        stowage.cache("tickets", Ticket.class).encoding(json.learnDictionary(100, 4096)).build();
     Map<String, Ticket> tickets = new LinkedHashMap<>();
     for (int i = 0; i < 150; i++) {
       tickets.put("T-" + i, Ticket.of(i));
     }
-    learner.putAll(tickets); // a bulk write that completes the samples trains before it writes the rest
+    learner.putAll(
+        tickets); // a bulk write that completes the samples trains before it writes the rest
     Envelope.Header header = Envelope.readHeader(raw("tickets:T-149"));
     assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
 
@@ -307,7 +353,8 @@ class StowageRedisSerializerIntegrationTests {
       assertThat(reader.opsForValue().get("tickets:T-149")).isEqualTo(Ticket.of(149));
       assertThat(reader.opsForValue().get("tickets:T-3")).isEqualTo(Ticket.of(3));
     }
-    assertThatThrownBy(() -> template(StowageRedisSerializer.of(json)).opsForValue().get("tickets:T-149"))
+    assertThatThrownBy(
+            () -> template(StowageRedisSerializer.of(json)).opsForValue().get("tickets:T-149"))
         .isInstanceOf(SerializationException.class)
         .hasMessageContaining("dictionary")
         .hasMessageContaining(Long.toHexString(header.dictionaryId()));
@@ -324,14 +371,15 @@ class StowageRedisSerializerIntegrationTests {
   @Test
   void aReactiveContextReadsTheDictionariesInRedisBeforeLettucesThreadsNeedThem(RedisServer redis) {
     Encoding<Ticket> json = Encoding.of(Codecs.json(Ticket.class));
-    template(StowageRedisSerializer.of(stowage, json.trainDictionary(tickets(200), 4096))).opsForValue()
+    template(StowageRedisSerializer.of(stowage, json.trainDictionary(tickets(200), 4096)))
+        .opsForValue()
         .set("tickets:T-500", Ticket.of(500));
     long id = Envelope.readHeader(raw("tickets:T-500")).dictionaryId();
 
     try (Stowage fresh = Stowage.builder().redis(redis.uri()).build()) {
       assertThat(fresh.dictionaries().isLoaded(id)).isFalse();
-      ReactiveRedisTemplate<String, Ticket> reader = new ReactiveRedisTemplate<>(connections,
-          StowageRedisSerializer.context(fresh, json));
+      ReactiveRedisTemplate<String, Ticket> reader =
+          new ReactiveRedisTemplate<>(connections, StowageRedisSerializer.context(fresh, json));
       assertThat(fresh.dictionaries().isLoaded(id)).isTrue();
       assertThat(reader.opsForValue().get("tickets:T-500").block()).isEqualTo(Ticket.of(500));
     }
@@ -341,14 +389,15 @@ class StowageRedisSerializerIntegrationTests {
   void aDictionaryTheSerializerTrainsIsSavedInRedisForAFreshSerializer(RedisServer redis) {
     List<Ticket> samples = tickets(200);
     Encoding<Ticket> json = Encoding.of(Codecs.json(Ticket.class));
-    RedisTemplate<String, Ticket> writer = template(StowageRedisSerializer.of(stowage,
-        json.trainDictionary(samples, 4096)));
+    RedisTemplate<String, Ticket> writer =
+        template(StowageRedisSerializer.of(stowage, json.trainDictionary(samples, 4096)));
     writer.opsForValue().set("tickets:T-500", Ticket.of(500));
-    assertThat(Envelope.readHeader(raw("tickets:T-500")).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    assertThat(Envelope.readHeader(raw("tickets:T-500")).compressionId())
+        .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
 
     try (Stowage fresh = Stowage.builder().redis(redis.uri()).build()) {
-      RedisTemplate<String, Ticket> reader = template(StowageRedisSerializer.of(fresh,
-          json.compression(Compression.none())));
+      RedisTemplate<String, Ticket> reader =
+          template(StowageRedisSerializer.of(fresh, json.compression(Compression.none())));
       assertThat(reader.opsForValue().get("tickets:T-500")).isEqualTo(Ticket.of(500));
     }
   }

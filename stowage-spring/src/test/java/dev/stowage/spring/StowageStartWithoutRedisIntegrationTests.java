@@ -21,21 +21,25 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * An application started while its Redis is down, with the default settings: it starts, its health
- * is DOWN, its cached methods answer through the method ({@code load-when-unavailable} for a
- * {@code sync = true} method, a {@link CachingConfigurer#errorHandler()} for the others), and once
- * Redis starts on the configured port it turns UP and caches again. A real Redis, started late.
+ * is DOWN, its cached methods answer through the method ({@code load-when-unavailable} for a {@code
+ * sync = true} method, a {@link CachingConfigurer#errorHandler()} for the others), and once Redis
+ * starts on the configured port it turns UP and caches again. A real Redis, started late.
  */
 class StowageStartWithoutRedisIntegrationTests {
 
   @Test
-  void startsWhileRedisIsDownServesThroughTheMethodsAndTurnsHealthyOnceRedisStarts() throws InterruptedException {
+  void startsWhileRedisIsDownServesThroughTheMethodsAndTurnsHealthyOnceRedisStarts()
+      throws InterruptedException {
     try (RedisServer late = RedisServer.start()) {
       late.stop(); // its port, with nothing listening until restart()
-      try (ConfigurableApplicationContext context = new SpringApplicationBuilder(LibraryApplication.class,
-          ErrorsLogged.class).web(WebApplicationType.NONE)
-          .properties("spring.data.redis.url=" + late.uri(), "spring.data.redis.timeout=500ms",
-              "stowage.caches.slow.load-when-unavailable=true")
-          .run()) {
+      try (ConfigurableApplicationContext context =
+          new SpringApplicationBuilder(LibraryApplication.class, ErrorsLogged.class)
+              .web(WebApplicationType.NONE)
+              .properties(
+                  "spring.data.redis.url=" + late.uri(),
+                  "spring.data.redis.timeout=500ms",
+                  "stowage.caches.slow.load-when-unavailable=true")
+              .run()) {
         LibraryService library = context.getBean(LibraryService.class);
         StowageHealthIndicator health = context.getBean(StowageHealthIndicator.class);
         Health down = health.health(true);
@@ -49,11 +53,13 @@ class StowageStartWithoutRedisIntegrationTests {
         assertThat(library.slowLoads()).as("nothing is cached while Redis is down").isEqualTo(2);
         assertThat(library.find(7)).isEqualTo(new Book(7, "Book 7"));
         assertThat(library.finds()).isEqualTo(1);
-        assertThat((System.nanoTime() - start) / 1_000_000).as("calls fail at once, not after the timeout")
+        assertThat((System.nanoTime() - start) / 1_000_000)
+            .as("calls fail at once, not after the timeout")
             .isLessThan(2_000);
 
         late.restart();
-        await().atMost(Duration.ofSeconds(20))
+        await()
+            .atMost(Duration.ofSeconds(20))
             .untilAsserted(() -> assertThat(health.health(true).getStatus()).isEqualTo(Status.UP));
 
         assertThat(library.slow("second")).isEqualTo("loaded second");
@@ -68,7 +74,9 @@ class StowageStartWithoutRedisIntegrationTests {
     }
   }
 
-  /** The application's own error handler: a failed cache read is a miss, a failed write is logged. */
+  /**
+   * The application's own error handler: a failed cache read is a miss, a failed write is logged.
+   */
   @Configuration(proxyBeanMethods = false)
   static class ErrorsLogged implements CachingConfigurer {
     @Override

@@ -31,8 +31,15 @@ public final class ClassVersions {
       Path root = Files.createTempDirectory("stowage-class-versions");
       Path src = Files.createDirectories(root.resolve("src/evolve"));
       Path out = Files.createDirectories(root.resolve("classes"));
-      List<String> args = new ArrayList<>(List.of("-d", out.toString(), "--release", "17",
-          "-classpath", System.getProperty("java.class.path")));
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "-d",
+                  out.toString(),
+                  "--release",
+                  "17",
+                  "-classpath",
+                  System.getProperty("java.class.path")));
       for (Map.Entry<String, String> source : sources.entrySet()) {
         Path file = src.resolve(source.getKey() + ".java");
         Files.writeString(file, "package evolve;\n" + source.getValue());
@@ -40,13 +47,15 @@ public final class ClassVersions {
       }
       JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
       if (compiler == null) {
-        throw new IllegalStateException("these tests need a JDK, not a JRE: no system Java compiler");
+        throw new IllegalStateException(
+            "these tests need a JDK, not a JRE: no system Java compiler");
       }
       int status = compiler.run(null, null, null, args.toArray(String[]::new));
       if (status != 0) {
         throw new IllegalStateException("the test sources did not compile: " + sources);
       }
-      return new URLClassLoader(new URL[] {out.toUri().toURL()}, ClassVersions.class.getClassLoader());
+      return new URLClassLoader(
+          new URL[] {out.toUri().toURL()}, ClassVersions.class.getClassLoader());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

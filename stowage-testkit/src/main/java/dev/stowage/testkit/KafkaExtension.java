@@ -37,16 +37,23 @@ public final class KafkaExtension implements BeforeAllCallback, ParameterResolve
       classContext = classContext.getParent().get();
     }
     String owner = classContext.getDisplayName();
-    return classContext.getStore(NAMESPACE)
-        .computeIfAbsent("broker", key -> {
-          long started = System.nanoTime();
-          KafkaBroker broker = KafkaBroker.start();
-          System.out.printf("@WithKafka: Kafka broker on %s for %s: formatted and started in %d ms"
-                  + " (the broker's JVM answered %d ms after launch)%n", broker.bootstrapServers(),
-              owner, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-              broker.lastStartTime().toMillis());
-          return new Resource(broker);
-        }, Resource.class)
+    return classContext
+        .getStore(NAMESPACE)
+        .computeIfAbsent(
+            "broker",
+            key -> {
+              long started = System.nanoTime();
+              KafkaBroker broker = KafkaBroker.start();
+              System.out.printf(
+                  "@WithKafka: Kafka broker on %s for %s: formatted and started in %d ms"
+                      + " (the broker's JVM answered %d ms after launch)%n",
+                  broker.bootstrapServers(),
+                  owner,
+                  TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                  broker.lastStartTime().toMillis());
+              return new Resource(broker);
+            },
+            Resource.class)
         .broker;
   }
 

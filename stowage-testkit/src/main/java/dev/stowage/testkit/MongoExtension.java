@@ -36,15 +36,20 @@ public final class MongoExtension implements BeforeAllCallback, ParameterResolve
       classContext = classContext.getParent().get();
     }
     String owner = classContext.getDisplayName();
-    return classContext.getStore(NAMESPACE)
-        .computeIfAbsent("server", key -> {
-          long started = System.nanoTime();
-          MongoTestServer server = MongoTestServer.start();
-          System.out.printf("@WithMongo: mongo-java-server (a MongoDB wire-compatible test server,"
-                  + " not MongoDB) at %s for %s, started in %d ms%n", server.url(), owner,
-              TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-          return new Resource(server);
-        }, Resource.class)
+    return classContext
+        .getStore(NAMESPACE)
+        .computeIfAbsent(
+            "server",
+            key -> {
+              long started = System.nanoTime();
+              MongoTestServer server = MongoTestServer.start();
+              System.out.printf(
+                  "@WithMongo: mongo-java-server (a MongoDB wire-compatible test server,"
+                      + " not MongoDB) at %s for %s, started in %d ms%n",
+                  server.url(), owner, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+              return new Resource(server);
+            },
+            Resource.class)
         .server;
   }
 

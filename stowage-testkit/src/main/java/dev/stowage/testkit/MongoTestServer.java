@@ -14,10 +14,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * A MongoDB wire-compatible test server, <b>not MongoDB</b>: mongo-java-server (de.bwaldvogel) in
  * this JVM on an ephemeral loopback port, keeping its data in an H2 MVStore file, so that {@link
- * #restart()} starts it again on the same port with the same data. It answers the official
- * drivers (and Spring Data MongoDB) with indexes, sorted and paged finds, duplicate-key errors
- * (11000) and aggregation, and has no sessions, transactions or change streams. Code under test
- * must not depend on how it differs from MongoDB, and no performance figure is taken from it.
+ * #restart()} starts it again on the same port with the same data. It answers the official drivers
+ * (and Spring Data MongoDB) with indexes, sorted and paged finds, duplicate-key errors (11000) and
+ * aggregation, and has no sessions, transactions or change streams. Code under test must not depend
+ * on how it differs from MongoDB, and no performance figure is taken from it.
  *
  * <pre>{@code
  * try (MongoTestServer mongo = MongoTestServer.start()) {
@@ -46,11 +46,15 @@ public final class MongoTestServer implements AutoCloseable {
     try {
       directory = Files.createTempDirectory("stowage-mongo-");
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot make a directory for the MongoDB test server's data"
-          + " file; check that java.io.tmpdir is writable", e);
+      throw new UncheckedIOException(
+          "cannot make a directory for the MongoDB test server's data"
+              + " file; check that java.io.tmpdir is writable",
+          e);
     }
-    MongoTestServer mongo = new MongoTestServer(directory,
-        "stowage_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
+    MongoTestServer mongo =
+        new MongoTestServer(
+            directory,
+            "stowage_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
     mongo.listen(0);
     return mongo;
   }
@@ -82,9 +86,7 @@ public final class MongoTestServer implements AutoCloseable {
     return server != null;
   }
 
-  /**
-   * Stops it: open connections are closed and the data file is written and closed. Idempotent.
-   */
+  /** Stops it: open connections are closed and the data file is written and closed. Idempotent. */
   public synchronized void stop() {
     MongoServer running = server;
     server = null;

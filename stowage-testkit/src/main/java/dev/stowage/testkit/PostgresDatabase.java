@@ -4,8 +4,8 @@ import java.util.Objects;
 
 /**
  * A fresh PostgreSQL database of its own, named {@code stowage_test_<random>}, on a {@link
- * PostgresServer}. Closing it drops the database (terminating any connection still open to it);
- * no other database is ever touched. Tests get one per class through {@link WithPostgres}.
+ * PostgresServer}. Closing it drops the database (terminating any connection still open to it); no
+ * other database is ever touched. Tests get one per class through {@link WithPostgres}.
  *
  * <p>The user connects with no password (trust authentication). Instances are thread-safe.
  */

@@ -34,9 +34,9 @@ public final class PostgresExtension implements BeforeAllCallback, ParameterReso
     while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
       classContext = classContext.getParent().get();
     }
-    return classContext.getStore(NAMESPACE)
-        .computeIfAbsent("database", key -> new Resource(PostgresDatabase.create()),
-            Resource.class)
+    return classContext
+        .getStore(NAMESPACE)
+        .computeIfAbsent("database", key -> new Resource(PostgresDatabase.create()), Resource.class)
         .database;
   }
 

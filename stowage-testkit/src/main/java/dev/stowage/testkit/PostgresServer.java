@@ -27,13 +27,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A PostgreSQL server that tests may create databases in: either one already running on {@code
- * 127.0.0.1:5432} with trust authentication for the user {@code postgres}, or a private server
- * that this class initialises in a temporary directory and starts on an ephemeral port.
+ * 127.0.0.1:5432} with trust authentication for the user {@code postgres}, or a private server that
+ * this class initialises in a temporary directory and starts on an ephemeral port.
  *
  * <p>{@link #shared()} picks one of the two once per JVM; {@link #start()} always starts a private
- * one. The choice can be forced with the system property {@value #MODE_PROPERTY}: {@code
- * existing}, {@code private} or {@code auto} (the default). The existing server's address can be
- * changed with {@value #HOST_PROPERTY}, {@value #PORT_PROPERTY} and {@value #USER_PROPERTY}.
+ * one. The choice can be forced with the system property {@value #MODE_PROPERTY}: {@code existing},
+ * {@code private} or {@code auto} (the default). The existing server's address can be changed with
+ * {@value #HOST_PROPERTY}, {@value #PORT_PROPERTY} and {@value #USER_PROPERTY}.
  *
  * <p>Nothing here ever falls back silently: when neither way works, {@link IllegalStateException}
  * says what was tried and how to fix it. A private server is stopped and its directory deleted by
@@ -44,12 +44,16 @@ import org.jspecify.annotations.Nullable;
 public final class PostgresServer implements AutoCloseable {
   /** {@code auto} (default), {@code existing} or {@code private}. */
   public static final String MODE_PROPERTY = "stowage.postgres.mode";
+
   /** Host of an existing server; {@code 127.0.0.1} unless set. */
   public static final String HOST_PROPERTY = "stowage.postgres.host";
+
   /** Port of an existing server; {@code 5432} unless set. */
   public static final String PORT_PROPERTY = "stowage.postgres.port";
+
   /** User of an existing server (trust authentication); {@code postgres} unless set. */
   public static final String USER_PROPERTY = "stowage.postgres.user";
+
   /** Directory holding {@code initdb} and {@code pg_ctl}; searched for when unset. */
   public static final String BIN_PROPERTY = "stowage.postgres.bin";
 
@@ -60,12 +64,19 @@ public final class PostgresServer implements AutoCloseable {
   private final String host;
   private final int port;
   private final String user;
+
   /** Null for a server found running; set for a private one, with {@link #binDir}. */
   private final @Nullable Path dataDir;
+
   private final @Nullable Path binDir;
   private final boolean runAsPostgresUser;
 
-  private PostgresServer(String host, int port, String user, @Nullable Path dataDir, @Nullable Path binDir,
+  private PostgresServer(
+      String host,
+      int port,
+      String user,
+      @Nullable Path dataDir,
+      @Nullable Path binDir,
       boolean runAsPostgresUser) {
     this.host = host;
     this.port = port;
@@ -96,15 +107,17 @@ public final class PostgresServer implements AutoCloseable {
   /**
    * Initialises and starts a private server on an ephemeral loopback port. The caller closes it.
    *
-   * @throws IllegalStateException if {@code initdb}/{@code pg_ctl} are missing or fail; the
-   *     message includes their output
+   * @throws IllegalStateException if {@code initdb}/{@code pg_ctl} are missing or fail; the message
+   *     includes their output
    */
   public static PostgresServer start() {
     Path bin = findBinDir();
     if (bin == null) {
-      throw new IllegalStateException("no initdb/pg_ctl found: looked at -D" + BIN_PROPERTY
-          + ", the PATH and /usr/lib/postgresql/*/bin; install PostgreSQL"
-          + " (Debian: apt-get install -y postgresql)");
+      throw new IllegalStateException(
+          "no initdb/pg_ctl found: looked at -D"
+              + BIN_PROPERTY
+              + ", the PATH and /usr/lib/postgresql/*/bin; install PostgreSQL"
+              + " (Debian: apt-get install -y postgresql)");
     }
     boolean root = isRoot();
     Path dir;
@@ -116,8 +129,8 @@ public final class PostgresServer implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException("cannot prepare a data directory for PostgreSQL: " + e, e);
     }
-    PostgresServer server = new PostgresServer("127.0.0.1", freePort(), OS_USER,
-        dir.resolve("data"), bin, root);
+    PostgresServer server =
+        new PostgresServer("127.0.0.1", freePort(), OS_USER, dir.resolve("data"), bin, root);
     try {
       server.initAndStart();
     } catch (RuntimeException e) {
@@ -164,8 +177,8 @@ public final class PostgresServer implements AutoCloseable {
         Statement statement = connection.createStatement()) {
       statement.execute(sql);
     } catch (SQLException e) {
-      throw new IllegalStateException("PostgreSQL at " + host + ":" + port + " refused `" + sql
-          + "`: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "PostgreSQL at " + host + ":" + port + " refused `" + sql + "`: " + e.getMessage(), e);
     }
   }
 
@@ -180,8 +193,17 @@ public final class PostgresServer implements AutoCloseable {
       return;
     }
     if (Files.exists(dataDir.resolve("postmaster.pid"))) {
-      run(List.of(requireNonNull(binDir).resolve("pg_ctl").toString(), "stop", "-D", dataDir.toString(), "-m",
-          "immediate", "-w"), 30, false);
+      run(
+          List.of(
+              requireNonNull(binDir).resolve("pg_ctl").toString(),
+              "stop",
+              "-D",
+              dataDir.toString(),
+              "-m",
+              "immediate",
+              "-w"),
+          30,
+          false);
     }
     try (Stream<Path> files = Files.walk(parent(dataDir))) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -192,7 +214,11 @@ public final class PostgresServer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "PostgresServer[" + host + ":" + port + (isPrivate() ? ", private " + dataDir : "")
+    return "PostgresServer["
+        + host
+        + ":"
+        + port
+        + (isPrivate() ? ", private " + dataDir : "")
         + "]";
   }
 
@@ -218,9 +244,18 @@ public final class PostgresServer implements AutoCloseable {
     try {
       return start();
     } catch (IllegalStateException e) {
-      throw new IllegalStateException("no PostgreSQL for the tests. Tried (1) the server at "
-          + host + ":" + port + " as user " + user + " with trust auth: " + existingProblem
-          + "; (2) starting a private one: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "no PostgreSQL for the tests. Tried (1) the server at "
+              + host
+              + ":"
+              + port
+              + " as user "
+              + user
+              + " with trust auth: "
+              + existingProblem
+              + "; (2) starting a private one: "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -228,15 +263,42 @@ public final class PostgresServer implements AutoCloseable {
     Path dataDir = requireNonNull(this.dataDir);
     Path binDir = requireNonNull(this.binDir);
     String initdb = binDir.resolve("initdb").toString();
-    run(List.of(initdb, "-D", dataDir.toString(), "-U", OS_USER, "-A", "trust", "-E", "UTF8",
-        "--no-sync", "--locale=C"), 120, true);
+    run(
+        List.of(
+            initdb,
+            "-D",
+            dataDir.toString(),
+            "-U",
+            OS_USER,
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--locale=C"),
+        120,
+        true);
     Path socketDir = parent(dataDir);
-    run(List.of(binDir.resolve("pg_ctl").toString(), "start", "-D", dataDir.toString(), "-w",
-        "-t", Integer.toString(START_TIMEOUT_SECONDS), "-l",
-        socketDir.resolve("postgres.log").toString(), "-o",
-        "-p " + port + " -h 127.0.0.1 -k " + socketDir + " -F -c fsync=off"
-            + " -c full_page_writes=off -c synchronous_commit=off -c max_connections=200"),
-        START_TIMEOUT_SECONDS + 10, true);
+    run(
+        List.of(
+            binDir.resolve("pg_ctl").toString(),
+            "start",
+            "-D",
+            dataDir.toString(),
+            "-w",
+            "-t",
+            Integer.toString(START_TIMEOUT_SECONDS),
+            "-l",
+            socketDir.resolve("postgres.log").toString(),
+            "-o",
+            "-p "
+                + port
+                + " -h 127.0.0.1 -k "
+                + socketDir
+                + " -F -c fsync=off"
+                + " -c full_page_writes=off -c synchronous_commit=off -c max_connections=200"),
+        START_TIMEOUT_SECONDS + 10,
+        true);
   }
 
   private String run(List<String> command, int timeoutSeconds, boolean failOnError) {
@@ -248,19 +310,31 @@ public final class PostgresServer implements AutoCloseable {
     try {
       Path out = Files.createTempFile("stowage-pg-cmd", ".log");
       try {
-        Process process = new ProcessBuilder(full).redirectErrorStream(true)
-            .redirectOutput(out.toFile()).directory(new File(System.getProperty("java.io.tmpdir")))
-            .start();
+        Process process =
+            new ProcessBuilder(full)
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .directory(new File(System.getProperty("java.io.tmpdir")))
+                .start();
         if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
           process.destroyForcibly();
           throw new IllegalStateException(
-              String.join(" ", full) + " did not finish within " + timeoutSeconds + " s: "
-                  + Files.readString(out) + serverLog());
+              String.join(" ", full)
+                  + " did not finish within "
+                  + timeoutSeconds
+                  + " s: "
+                  + Files.readString(out)
+                  + serverLog());
         }
         String output = Files.readString(out);
         if (process.exitValue() != 0 && failOnError) {
-          throw new IllegalStateException(String.join(" ", full) + " exited with "
-              + process.exitValue() + ": " + output.strip() + serverLog());
+          throw new IllegalStateException(
+              String.join(" ", full)
+                  + " exited with "
+                  + process.exitValue()
+                  + ": "
+                  + output.strip()
+                  + serverLog());
         }
         return output;
       } finally {
@@ -304,9 +378,12 @@ public final class PostgresServer implements AutoCloseable {
         return root.resolve("bin");
       }
       try (Stream<Path> versions = Files.list(root)) {
-        Path newest = versions.map(v -> v.resolve("bin"))
-            .filter(b -> Files.isExecutable(b.resolve("initdb")))
-            .max(Comparator.comparing(PostgresServer::versionOf)).orElse(null);
+        Path newest =
+            versions
+                .map(v -> v.resolve("bin"))
+                .filter(b -> Files.isExecutable(b.resolve("initdb")))
+                .max(Comparator.comparing(PostgresServer::versionOf))
+                .orElse(null);
         if (newest != null) {
           return newest;
         }
@@ -317,7 +394,9 @@ public final class PostgresServer implements AutoCloseable {
     return null;
   }
 
-  /** The directory above {@code path}, which the callers' paths (files and data directories) have. */
+  /**
+   * The directory above {@code path}, which the callers' paths (files and data directories) have.
+   */
   private static Path parent(Path path) {
     return requireNonNull(path.getParent(), path + " has no parent directory");
   }
@@ -348,8 +427,11 @@ public final class PostgresServer implements AutoCloseable {
     try {
       principal = lookup.lookupPrincipalByName(owner);
     } catch (IOException e) {
-      throw new IOException("running as root, and PostgreSQL refuses to run as root, but there is"
-          + " no OS user '" + owner + "' to run it as (Debian's postgresql package creates one)",
+      throw new IOException(
+          "running as root, and PostgreSQL refuses to run as root, but there is"
+              + " no OS user '"
+              + owner
+              + "' to run it as (Debian's postgresql package creates one)",
           e);
     }
     Files.getFileAttributeView(dir, PosixFileAttributeView.class).setOwner(principal);

@@ -8,8 +8,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Starts one {@link RedisClusterSet} per test class and resolves {@code RedisClusterSet}
- * parameters. The cluster is closed when the class's extension context closes. See
- * {@link WithRedisCluster}.
+ * parameters. The cluster is closed when the class's extension context closes. See {@link
+ * WithRedisCluster}.
  */
 public final class RedisClusterExtension implements BeforeAllCallback, ParameterResolver {
   private static final ExtensionContext.Namespace NAMESPACE =
@@ -35,7 +35,8 @@ public final class RedisClusterExtension implements BeforeAllCallback, Parameter
     while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
       classContext = classContext.getParent().get();
     }
-    return classContext.getStore(NAMESPACE)
+    return classContext
+        .getStore(NAMESPACE)
         .computeIfAbsent("cluster", key -> new Resource(RedisClusterSet.start()), Resource.class)
         .cluster;
   }

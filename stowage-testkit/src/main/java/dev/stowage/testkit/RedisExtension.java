@@ -34,7 +34,8 @@ public final class RedisExtension implements BeforeAllCallback, ParameterResolve
     while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
       classContext = classContext.getParent().get();
     }
-    return classContext.getStore(NAMESPACE)
+    return classContext
+        .getStore(NAMESPACE)
         .computeIfAbsent("server", key -> new Resource(RedisServer.start()), Resource.class)
         .server;
   }

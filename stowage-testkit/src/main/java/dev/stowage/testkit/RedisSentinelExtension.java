@@ -8,8 +8,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Starts one {@link RedisSentinelSet} per test class and resolves {@code RedisSentinelSet}
- * parameters. The topology is closed when the class's extension context closes. See
- * {@link WithRedisSentinel}.
+ * parameters. The topology is closed when the class's extension context closes. See {@link
+ * WithRedisSentinel}.
  */
 public final class RedisSentinelExtension implements BeforeAllCallback, ParameterResolver {
   private static final ExtensionContext.Namespace NAMESPACE =
@@ -35,7 +35,8 @@ public final class RedisSentinelExtension implements BeforeAllCallback, Paramete
     while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
       classContext = classContext.getParent().get();
     }
-    return classContext.getStore(NAMESPACE)
+    return classContext
+        .getStore(NAMESPACE)
         .computeIfAbsent("sentinels", key -> new Resource(RedisSentinelSet.start()), Resource.class)
         .sentinels;
   }

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Gives a test class its own real {@code redis-server} on an ephemeral port, started before the
- * first test and stopped after the last. Tests, constructors and lifecycle methods receive it as
- * a {@link RedisServer} parameter.
+ * first test and stopped after the last. Tests, constructors and lifecycle methods receive it as a
+ * {@link RedisServer} parameter.
  *
  * <pre>{@code
  * @WithRedis

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Gives a test class its own Sentinel topology (a master, a replica and three sentinels on
- * ephemeral ports), started before the first test and stopped after the last. Tests,
- * constructors and lifecycle methods receive it as a {@link RedisSentinelSet} parameter.
+ * ephemeral ports), started before the first test and stopped after the last. Tests, constructors
+ * and lifecycle methods receive it as a {@link RedisSentinelSet} parameter.
  *
  * <pre>{@code
  * @WithRedisSentinel
@@ -20,8 +20,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }
  * }</pre>
  *
- * <p>The tests of a class share the topology, so a test that fails it over leaves the other
- * server as master for the tests after it; {@link RedisSentinelSet#master()} says which.
+ * <p>The tests of a class share the topology, so a test that fails it over leaves the other server
+ * as master for the tests after it; {@link RedisSentinelSet#master()} says which.
  */
 @Target({ElementType.TYPE, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

@@ -30,11 +30,16 @@ class KafkaBrokerIntegrationTests {
   @Test
   void theCodecsOnTheClassPathAreTheProjectsAndTheBrokerTakesBatchesCompressedWithThem(
       KafkaBroker kafka) throws Exception {
-    List<String> jars = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .map(path -> new File(path).getName()).toList();
-    assertThat(jars).contains("zstd-jni-" + System.getProperty("zstd.version") + ".jar",
-        "lz4-java-" + System.getProperty("lz4.version") + ".jar");
-    assertThat(jars).filteredOn(name -> name.startsWith("zstd-jni-") || name.startsWith("lz4-java-"))
+    List<String> jars =
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .map(path -> new File(path).getName())
+            .toList();
+    assertThat(jars)
+        .contains(
+            "zstd-jni-" + System.getProperty("zstd.version") + ".jar",
+            "lz4-java-" + System.getProperty("lz4.version") + ".jar");
+    assertThat(jars)
+        .filteredOn(name -> name.startsWith("zstd-jni-") || name.startsWith("lz4-java-"))
         .hasSize(2);
 
     for (String compression : List.of("zstd", "lz4")) {
@@ -57,33 +62,52 @@ class KafkaBrokerIntegrationTests {
       throws Exception {
     String bootstrap = kafka.bootstrapServers();
     try (KafkaProducer<String, String> producer = producer(kafka, "none")) {
-      producer.send(new ProducerRecord<>("survivors", "k", "before the kill")).get(30, TimeUnit.SECONDS);
+      producer
+          .send(new ProducerRecord<>("survivors", "k", "before the kill"))
+          .get(30, TimeUnit.SECONDS);
     }
 
     kafka.kill();
     assertThat(kafka.isRunning()).isFalse();
     kafka.restart();
-    System.out.printf("Kafka broker restarted after SIGKILL in %d ms%n",
-        kafka.lastStartTime().toMillis());
+    System.out.printf(
+        "Kafka broker restarted after SIGKILL in %d ms%n", kafka.lastStartTime().toMillis());
 
     assertThat(kafka.bootstrapServers()).isEqualTo(bootstrap);
     try (KafkaProducer<String, String> producer = producer(kafka, "none")) {
-      producer.send(new ProducerRecord<>("survivors", "k", "after the restart")).get(60, TimeUnit.SECONDS);
+      producer
+          .send(new ProducerRecord<>("survivors", "k", "after the restart"))
+          .get(60, TimeUnit.SECONDS);
     }
-    assertThat(readAll(kafka, "survivors", 2)).containsExactly("before the kill", "after the restart");
+    assertThat(readAll(kafka, "survivors", 2))
+        .containsExactly("before the kill", "after the restart");
   }
 
   private static KafkaProducer<String, String> producer(KafkaBroker kafka, String compression) {
-    return new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers(),
-        "acks", "all", "enable.idempotence", "true", "compression.type", compression,
-        "linger.ms", "20"), new StringSerializer(), new StringSerializer());
+    return new KafkaProducer<>(
+        Map.of(
+            "bootstrap.servers",
+            kafka.bootstrapServers(),
+            "acks",
+            "all",
+            "enable.idempotence",
+            "true",
+            "compression.type",
+            compression,
+            "linger.ms",
+            "20"),
+        new StringSerializer(),
+        new StringSerializer());
   }
 
   /** Every value of partition 0 of {@code topic} from the start, once {@code count} have come. */
   private static List<String> readAll(KafkaBroker kafka, String topic, int count) {
     List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers",
-        kafka.bootstrapServers()), new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(
+            Map.of("bootstrap.servers", kafka.bootstrapServers()),
+            new StringDeserializer(),
+            new StringDeserializer())) {
       TopicPartition partition = new TopicPartition(topic, 0);
       consumer.assign(List.of(partition));
       consumer.seekToBeginning(List.of(partition));

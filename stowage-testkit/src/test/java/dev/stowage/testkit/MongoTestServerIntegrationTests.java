@@ -25,13 +25,13 @@ class MongoTestServerIntegrationTests {
     assertThat(mongo.url()).matches("mongodb://127\\.0\\.0\\.1:\\d+/stowage_test_[0-9a-f]{12}");
     int port = mongo.port();
     try (MongoClient client = MongoClients.create(mongo.url())) {
-      MongoCollection<Document> things = client.getDatabase(mongo.database())
-          .getCollection("things");
+      MongoCollection<Document> things =
+          client.getDatabase(mongo.database()).getCollection("things");
       things.createIndex(Indexes.ascending("n"), new IndexOptions().unique(true));
       things.insertOne(new Document("n", 1L).append("name", "one"));
       assertThatThrownBy(() -> things.insertOne(new Document("n", 1L)))
-          .isInstanceOfSatisfying(MongoWriteException.class,
-              e -> assertThat(e.getError().getCode()).isEqualTo(11000));
+          .isInstanceOfSatisfying(
+              MongoWriteException.class, e -> assertThat(e.getError().getCode()).isEqualTo(11000));
 
       mongo.restart();
       assertThat(mongo.port()).isEqualTo(port);

@@ -18,14 +18,31 @@ class PostgresDatabaseIntegrationTests {
   @Test
   void handsOutAFreshEmptyDatabaseThatAcceptsWrites(PostgresDatabase db) throws SQLException {
     assertThat(db.database()).startsWith("stowage_test_");
-    assertThat(db.jdbcUrl()).isEqualTo("jdbc:postgresql://" + db.host() + ":" + db.port() + "/"
-        + db.database() + "?user=" + db.user());
-    assertThat(db.r2dbcUrl()).isEqualTo("r2dbc:postgresql://" + db.user() + "@" + db.host() + ":"
-        + db.port() + "/" + db.database());
+    assertThat(db.jdbcUrl())
+        .isEqualTo(
+            "jdbc:postgresql://"
+                + db.host()
+                + ":"
+                + db.port()
+                + "/"
+                + db.database()
+                + "?user="
+                + db.user());
+    assertThat(db.r2dbcUrl())
+        .isEqualTo(
+            "r2dbc:postgresql://"
+                + db.user()
+                + "@"
+                + db.host()
+                + ":"
+                + db.port()
+                + "/"
+                + db.database());
     try (Connection connection = DriverManager.getConnection(db.jdbcUrl());
         Statement statement = connection.createStatement()) {
-      try (ResultSet tables = statement.executeQuery(
-          "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")) {
+      try (ResultSet tables =
+          statement.executeQuery(
+              "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")) {
         tables.next();
         assertThat(tables.getInt(1)).isZero();
       }
@@ -55,7 +72,8 @@ class PostgresDatabaseIntegrationTests {
     }
     assertThat(databases(classDb)).containsExactlyInAnyOrderElementsOf(before);
     assertThatThrownBy(() -> DriverManager.getConnection(extra.jdbcUrl()).close())
-        .isInstanceOf(SQLException.class).hasMessageContaining(extra.database());
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining(extra.database());
     extra.close(); // idempotent
   }
 
@@ -74,8 +92,13 @@ class PostgresDatabaseIntegrationTests {
         assertThat(result.getString(1)).isEqualTo(db.database());
       }
     }
-    assertThatThrownBy(() -> DriverManager.getConnection(
-        "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres&connectTimeout=2").close())
+    assertThatThrownBy(
+            () ->
+                DriverManager.getConnection(
+                        "jdbc:postgresql://127.0.0.1:"
+                            + port
+                            + "/postgres?user=postgres&connectTimeout=2")
+                    .close())
         .isInstanceOf(SQLException.class);
   }
 

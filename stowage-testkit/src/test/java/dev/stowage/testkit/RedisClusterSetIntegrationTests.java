@@ -44,8 +44,13 @@ class RedisClusterSetIntegrationTests {
       assertThat(node.port()).isNotEqualTo(6379).isLessThan(55_536);
       uris.add("redis://127.0.0.1:" + node.port());
       String info = String.valueOf(node.reply("CLUSTER", "INFO"));
-      assertThat(info).contains("cluster_state:ok", "cluster_slots_assigned:16384", "cluster_slots_ok:16384",
-          "cluster_known_nodes:6", "cluster_size:3");
+      assertThat(info)
+          .contains(
+              "cluster_state:ok",
+              "cluster_slots_assigned:16384",
+              "cluster_slots_ok:16384",
+              "cluster_known_nodes:6",
+              "cluster_size:3");
     }
     assertThat(cluster.uris()).isEqualTo(uris);
     assertThat(cluster.seedUri()).isEqualTo(uris.get(0));
@@ -56,7 +61,8 @@ class RedisClusterSetIntegrationTests {
       int[] served = new int[masters.size()];
       for (Object entry : (List<?>) node.reply("CLUSTER", "SLOTS")) {
         List<?> range = (List<?>) entry;
-        RedisServer owner = cluster.nodes().get(portIndex(cluster, (Long) ((List<?>) range.get(2)).get(1)));
+        RedisServer owner =
+            cluster.nodes().get(portIndex(cluster, (Long) ((List<?>) range.get(2)).get(1)));
         assertThat(masters).contains(owner);
         int first = ((Long) range.get(0)).intValue();
         int last = ((Long) range.get(1)).intValue();
@@ -67,7 +73,8 @@ class RedisClusterSetIntegrationTests {
       assertThat(served[0] + served[1] + served[2]).isEqualTo(RedisClusterSet.SLOTS);
       assertThat(IntStream.of(served).min().orElseThrow()).isGreaterThanOrEqualTo(5460);
     }
-    assertThatThrownBy(() -> cluster.nodeForSlot(RedisClusterSet.SLOTS)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> cluster.nodeForSlot(RedisClusterSet.SLOTS))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   private static int portIndex(RedisClusterSet cluster, long port) {
@@ -104,7 +111,8 @@ class RedisClusterSetIntegrationTests {
     owner.reply("SET", key, "here");
     for (RedisServer other : cluster.masters()) {
       if (other != owner) {
-        assertThatThrownBy(() -> other.reply("GET", key)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> other.reply("GET", key))
+            .isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("-MOVED " + slot + " 127.0.0.1:" + owner.port());
       }
     }
@@ -124,7 +132,8 @@ class RedisClusterSetIntegrationTests {
     assertThat(cluster.migrateSlot(slot, from, to)).isEqualTo(keys);
 
     assertThat(cluster.nodeForSlot(slot)).isSameAs(to);
-    assertThat(to.reply("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot))).isEqualTo((long) keys);
+    assertThat(to.reply("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot)))
+        .isEqualTo((long) keys);
     assertThat(from.reply("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(slot))).isEqualTo(0L);
     for (int i = 0; i < keys; i++) {
       assertThat(to.reply("GET", tag + i)).isEqualTo("v" + i);
@@ -134,7 +143,8 @@ class RedisClusterSetIntegrationTests {
     for (RedisServer node : cluster.nodes()) {
       assertThat(String.valueOf(node.reply("CLUSTER", "INFO"))).contains("cluster_state:ok");
     }
-    assertThatThrownBy(() -> cluster.migrateSlot(slot, from, to)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> cluster.migrateSlot(slot, from, to))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("slot " + slot + " is served by");
   }
 
@@ -153,18 +163,20 @@ class RedisClusterSetIntegrationTests {
       }
       AtomicBoolean migrated = new AtomicBoolean();
       // Rewrites the existing keys and adds new ones until the migration is over, then a few more.
-      Future<Integer> written = writer.submit(() -> {
-        int i = 0;
-        int after = 0;
-        while (after < 50) {
-          redis.set(tag + i, "during " + i);
-          i++;
-          if (migrated.get()) {
-            after++;
-          }
-        }
-        return i;
-      });
+      Future<Integer> written =
+          writer.submit(
+              () -> {
+                int i = 0;
+                int after = 0;
+                while (after < 50) {
+                  redis.set(tag + i, "during " + i);
+                  i++;
+                  if (migrated.get()) {
+                    after++;
+                  }
+                }
+                return i;
+              });
 
       int moved = cluster.migrateSlot(slot, from, to);
       migrated.set(true);
@@ -205,7 +217,8 @@ class RedisClusterSetIntegrationTests {
       // A multi-key command across slots, which the client splits by slot.
       assertThat(redis.mget("lettuce:1", "lettuce:2", "lettuce:3"))
           .allSatisfy(value -> assertThat(value.hasValue()).isTrue())
-          .extracting(value -> value.getValue()).containsExactly("value 1", "value 2", "value 3");
+          .extracting(value -> value.getValue())
+          .containsExactly("value 1", "value 2", "value 3");
       assertThat(redis.clusterInfo()).contains("cluster_state:ok");
     } finally {
       client.shutdown();
@@ -241,21 +254,28 @@ class RedisClusterSetIntegrationTests {
       own.revive(master);
       assertThat(own.replicasOf(replica)).containsExactly(master);
       assertThat(own.masters()).hasSize(3).doesNotContain(master);
-      assertThat(master.replies(List.of(List.of("READONLY"), List.of("GET", key)))).containsExactly("OK", "after");
+      assertThat(master.replies(List.of(List.of("READONLY"), List.of("GET", key))))
+          .containsExactly("OK", "after");
     }
   }
 
   @Test
   void threeMastersWithoutReplicasServeAllSlots() {
-    assertThatThrownBy(() -> RedisClusterSet.start(2)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> RedisClusterSet.start(2))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("0 or 1");
     try (RedisClusterSet own = RedisClusterSet.start(0)) {
       assertThat(own.nodes()).hasSize(3);
       assertThat(own.masters()).containsExactlyElementsOf(own.nodes());
       assertThat(own.replicas()).isEmpty();
       for (RedisServer node : own.nodes()) {
-        assertThat(String.valueOf(node.reply("CLUSTER", "INFO"))).contains("cluster_state:ok",
-            "cluster_slots_assigned:16384", "cluster_slots_ok:16384", "cluster_known_nodes:3", "cluster_size:3");
+        assertThat(String.valueOf(node.reply("CLUSTER", "INFO")))
+            .contains(
+                "cluster_state:ok",
+                "cluster_slots_assigned:16384",
+                "cluster_slots_ok:16384",
+                "cluster_known_nodes:3",
+                "cluster_size:3");
       }
       RedisClusterClient client = RedisClusterClient.create(own.seedUri());
       try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
@@ -292,7 +312,9 @@ class RedisClusterSetIntegrationTests {
 
     assertThat(nodes).noneMatch(RedisServer::isRunning).allMatch(node -> node.pid().isEmpty());
     for (long pid : pids) {
-      assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).as("process %d", pid).isEmpty();
+      assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive))
+          .as("process %d", pid)
+          .isEmpty();
     }
   }
 }

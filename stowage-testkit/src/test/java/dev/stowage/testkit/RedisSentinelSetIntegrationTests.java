@@ -18,7 +18,10 @@ class RedisSentinelSetIntegrationTests {
     StringBuilder expected = new StringBuilder("redis-sentinel://");
     for (RedisServer sentinel : redis.sentinels()) {
       assertThat(sentinel.port()).isNotEqualTo(6379).isNotEqualTo(26379);
-      expected.append(expected.length() > "redis-sentinel://".length() ? "," : "").append("127.0.0.1:").append(sentinel.port());
+      expected
+          .append(expected.length() > "redis-sentinel://".length() ? "," : "")
+          .append("127.0.0.1:")
+          .append(sentinel.port());
       assertThat(sentinel.reply("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster"))
           .isEqualTo(List.of("127.0.0.1", Integer.toString(redis.master().port())));
     }
@@ -31,8 +34,10 @@ class RedisSentinelSetIntegrationTests {
   @Test
   void theReplicaFollowsTheMaster(RedisSentinelSet redis) {
     redis.master().reply("SET", "replicated", "yes");
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(
-        () -> assertThat(redis.replica().reply("GET", "replicated")).isEqualTo("yes"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> assertThat(redis.replica().reply("GET", "replicated")).isEqualTo("yes"));
     assertThat(redis.replica().reply("ROLE")).asList().first().isEqualTo("slave");
   }
 
@@ -41,8 +46,9 @@ class RedisSentinelSetIntegrationTests {
     RedisServer former = redis.master();
     RedisServer replica = redis.replica();
     former.reply("SET", "before-failover", "kept");
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(
-        () -> assertThat(replica.reply("GET", "before-failover")).isEqualTo("kept"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(replica.reply("GET", "before-failover")).isEqualTo("kept"));
 
     RedisServer promoted = redis.failover();
 
@@ -57,8 +63,9 @@ class RedisSentinelSetIntegrationTests {
     assertThat(former.reply("ROLE")).asList().first().isEqualTo("slave");
     assertThat(promoted.reply("GET", "before-failover")).isEqualTo("kept");
     promoted.reply("SET", "after-failover", "new");
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(
-        () -> assertThat(former.reply("GET", "after-failover")).isEqualTo("new"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(former.reply("GET", "after-failover")).isEqualTo("new"));
 
     assertThat(redis.failover()).as("a second failover goes back").isSameAs(former);
     assertThat(redis.master()).isSameAs(former);

@@ -92,7 +92,7 @@ class RedisServerIntegrationTests {
   @Test
   void aTlsServerAnswersOnlyClientsThatPresentACertificateOfItsAuthority() throws Exception {
     try (TlsCertificates certificates = TlsCertificates.create();
-         RedisServer tls = RedisServer.startTls(certificates)) {
+        RedisServer tls = RedisServer.startTls(certificates)) {
       assertThat(tls.isTls()).isTrue();
       assertThat(tls.uri()).isEqualTo("rediss://127.0.0.1:" + tls.port());
       assertThat(tls.port()).isNotEqualTo(6379);
@@ -104,7 +104,8 @@ class RedisServerIntegrationTests {
       SSLContext noClientCertificate = SSLContext.getInstance("TLS");
       noClientCertificate.init(null, certificates.trustManagers(), null);
       assertThatThrownBy(() -> tlsPing(noClientCertificate, tls.port()))
-          .as("the server wants a client certificate").isInstanceOf(IOException.class);
+          .as("the server wants a client certificate")
+          .isInstanceOf(IOException.class);
 
       tls.restart();
       assertThat(tls.command("PING")).isEqualTo("+PONG");

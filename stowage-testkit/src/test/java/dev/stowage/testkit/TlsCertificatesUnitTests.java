@@ -69,7 +69,9 @@ class TlsCertificatesUnitTests {
     String text = Files.readString(pem);
     assertThat(text).startsWith("-----BEGIN PRIVATE KEY-----\n");
     String body = text.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-    var key = KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body)));
+    var key =
+        KeyFactory.getInstance("EC")
+            .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body)));
     var signature = Signature.getInstance("SHA256withECDSA");
     signature.initSign(key);
     signature.update(new byte[] {1, 2, 3});

@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
     name = "all",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
-    header = "Every table in turn, each a line of progress with the time left, then the report page.",
+    header =
+        "Every table in turn, each a line of progress with the time left, then the report page.",
     description = {
       "Runs every other bench subcommand in turn with --out DIR (and --quick and --redis when given; --redis only",
       "reaches the tables that take it), prints which table runs and about how long is left, goes on past a table that",
@@ -39,34 +40,52 @@ final class BenchAllCommand implements Callable<Integer> {
   /**
    * About how long each table takes on the project's machine (2 shared cores), quick and full, in
    * seconds: only the estimate of the time left uses them, scaled by how the finished tables
-   * compared with theirs. The quick ones are from {@code ./stowage bench all --quick} (8 min 40 s in
-   * all); the full ones are rougher. A table not listed counts as {@link #UNKNOWN_SECONDS}.
+   * compared with theirs. The quick ones are from {@code ./stowage bench all --quick} (8 min 40 s
+   * in all); the full ones are rougher. A table not listed counts as {@link #UNKNOWN_SECONDS}.
    */
-  private static final Map<String, int[]> EXPECTED_SECONDS = Map.of(
-      "codecs", new int[] {70, 1_500},
-      "pipeline", new int[] {30, 120},
-      "clients", new int[] {40, 300},
-      "memory", new int[] {15, 120},
-      "app", new int[] {15, 300},
-      "http", new int[] {180, 900},
-      "transport", new int[] {140, 600},
-      "nearcache", new int[] {50, 300},
-      "cluster", new int[] {75, 240},
-      "spring", new int[] {60, 300});
+  private static final Map<String, int[]> EXPECTED_SECONDS =
+      Map.of(
+          "codecs", new int[] {70, 1_500},
+          "pipeline", new int[] {30, 120},
+          "clients", new int[] {40, 300},
+          "memory", new int[] {15, 120},
+          "app", new int[] {15, 300},
+          "http", new int[] {180, 900},
+          "transport", new int[] {140, 600},
+          "nearcache", new int[] {50, 300},
+          "cluster", new int[] {75, 240},
+          "spring", new int[] {60, 300});
+
   private static final int UNKNOWN_SECONDS = 60;
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--quick", description = "Every table with --quick: the whole run takes about 9 minutes on 2 cores instead of over an hour.")
+  @Option(
+      names = "--quick",
+      description =
+          "Every table with --quick: the whole run takes about 9 minutes on 2 cores instead of over an hour.")
   boolean quick;
 
-  @Option(names = "--out", paramLabel = "DIR", defaultValue = "results", description = "Where the tables' JSON and the report go (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      defaultValue = "results",
+      description = "Where the tables' JSON and the report go (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--redis", paramLabel = "URL", description = "The Redis of the tables that take --redis (default: each starts an embedded one).")
+  @Option(
+      names = "--redis",
+      paramLabel = "URL",
+      description =
+          "The Redis of the tables that take --redis (default: each starts an embedded one).")
   @Nullable String redis;
 
-  @Option(names = "--tables", paramLabel = "TABLE", split = ",", description = "Only these tables, in this order (default: all of them, in the order 'bench --help' lists).")
+  @Option(
+      names = "--tables",
+      paramLabel = "TABLE",
+      split = ",",
+      description =
+          "Only these tables, in this order (default: all of them, in the order 'bench --help' lists).")
   @Nullable List<String> tables;
 
   /** How one table ended. */
@@ -88,8 +107,13 @@ final class BenchAllCommand implements Callable<Integer> {
     for (Map.Entry<String, CommandLine> table : planned.entrySet()) {
       index++;
       Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-      err.printf("bench all: [%d/%d] %s, elapsed %s%s%n", index, planned.size(), table.getKey(),
-          ProgressReporter.format(elapsed), timeLeft(planned, index - 1, expectedDone, elapsed));
+      err.printf(
+          "bench all: [%d/%d] %s, elapsed %s%s%n",
+          index,
+          planned.size(),
+          table.getKey(),
+          ProgressReporter.format(elapsed),
+          timeLeft(planned, index - 1, expectedDone, elapsed));
       err.flush();
       outcomes.add(run(table.getKey(), table.getValue()));
       expectedDone += expected(table.getKey());
@@ -97,11 +121,17 @@ final class BenchAllCommand implements Callable<Integer> {
     Duration total = Duration.ofNanos(System.nanoTime() - start);
     err.printf("bench all: %d table(s) in %s%n", outcomes.size(), ProgressReporter.format(total));
     for (Outcome outcome : outcomes) {
-      err.printf("  %-10s %-6s %s%s%n", outcome.table(), outcome.succeeded() ? "ok" : "FAILED",
-          ProgressReporter.format(outcome.took()), outcome.failure() == null ? "" : "  " + outcome.failure());
+      err.printf(
+          "  %-10s %-6s %s%s%n",
+          outcome.table(),
+          outcome.succeeded() ? "ok" : "FAILED",
+          ProgressReporter.format(outcome.took()),
+          outcome.failure() == null ? "" : "  " + outcome.failure());
     }
     err.flush();
-    boolean reported = ReportCommand.write(out, out.resolve(ReportBuilder.FILE_NAME), spec.commandLine().getOut(), err);
+    boolean reported =
+        ReportCommand.write(
+            out, out.resolve(ReportBuilder.FILE_NAME), spec.commandLine().getOut(), err);
     boolean allSucceeded = outcomes.stream().allMatch(Outcome::succeeded);
     return allSucceeded && reported ? 0 : 1;
   }
@@ -117,14 +147,17 @@ final class BenchAllCommand implements Callable<Integer> {
     for (String table : tables) {
       CommandLine command = all.get(table);
       if (command == null) {
-        throw new ParameterException(spec.commandLine(), "no table '" + table + "'; the tables are " + all.keySet());
+        throw new ParameterException(
+            spec.commandLine(), "no table '" + table + "'; the tables are " + all.keySet());
       }
       chosen.put(table, command);
     }
     return chosen;
   }
 
-  /** Runs one table with this command's options; any failure, thrown or returned, is its outcome. */
+  /**
+   * Runs one table with this command's options; any failure, thrown or returned, is its outcome.
+   */
   private Outcome run(String table, CommandLine command) {
     List<String> args = new ArrayList<>(List.of("--out", out.toString()));
     if (quick) {
@@ -149,10 +182,11 @@ final class BenchAllCommand implements Callable<Integer> {
   }
 
   /**
-   * The time left once {@code done} tables finished, from the tables' expected durations, scaled
-   * by how long the finished ones took against theirs; empty before the first has finished.
+   * The time left once {@code done} tables finished, from the tables' expected durations, scaled by
+   * how long the finished ones took against theirs; empty before the first has finished.
    */
-  private String timeLeft(Map<String, CommandLine> planned, int done, double expectedDone, Duration elapsed) {
+  private String timeLeft(
+      Map<String, CommandLine> planned, int done, double expectedDone, Duration elapsed) {
     double expectedLeft = 0;
     int index = 0;
     for (String table : planned.keySet()) {
@@ -161,12 +195,13 @@ final class BenchAllCommand implements Callable<Integer> {
       }
     }
     double scale = done == 0 ? 1.0 : elapsed.toMillis() / 1000.0 / expectedDone;
-    return ", about " + ProgressReporter.format(Duration.ofMillis(Math.round(expectedLeft * scale * 1000))) + " left";
+    return ", about "
+        + ProgressReporter.format(Duration.ofMillis(Math.round(expectedLeft * scale * 1000)))
+        + " left";
   }
 
   private double expected(String table) {
     int[] seconds = EXPECTED_SECONDS.get(table);
     return seconds == null ? UNKNOWN_SECONDS : seconds[quick ? 0 : 1];
   }
-
 }

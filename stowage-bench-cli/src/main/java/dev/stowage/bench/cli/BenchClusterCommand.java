@@ -20,12 +20,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code stowage bench cluster}: issue 16, bulk and single reads and writes on one server and on a cluster. */
+/**
+ * {@code stowage bench cluster}: issue 16, bulk and single reads and writes on one server and on a
+ * cluster.
+ */
 @Command(
     name = "cluster",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
-    header = "Issue 16: putAll, getAll and random GETs on one server and on a three-master Redis Cluster.",
+    header =
+        "Issue 16: putAll, getAll and random GETs on one server and on a three-master Redis Cluster.",
     description = {
       "Issue 16: N items (default 30,000) written and read back in bulk, and random GETs of them from many callers, by",
       "Stowage, Redisson's RBatch, Spring Data Redis's executePipelined and a raw Lettuce pipeline (the limit), each on",
@@ -39,31 +43,60 @@ final class BenchClusterCommand implements Callable<Integer> {
 
   @Mixin RedisBenchOptions options;
 
-  @Option(names = "--cluster-redis", paramLabel = "URL", split = ",", description = "Seed URLs of an existing Redis Cluster,"
-      + " such as redis://10.0.0.1:7000,redis://10.0.0.2:7000; only the bench's keys are removed from it. Default: an"
-      + " embedded cluster of three masters.")
+  @Option(
+      names = "--cluster-redis",
+      paramLabel = "URL",
+      split = ",",
+      description =
+          "Seed URLs of an existing Redis Cluster,"
+              + " such as redis://10.0.0.1:7000,redis://10.0.0.2:7000; only the bench's keys are removed from it. Default: an"
+              + " embedded cluster of three masters.")
   @Nullable List<String> clusterRedis;
 
-  @Option(names = "--items", paramLabel = "N", description = "Items per bulk call (default: 30,000).")
+  @Option(
+      names = "--items",
+      paramLabel = "N",
+      description = "Items per bulk call (default: 30,000).")
   @Nullable Integer items;
 
-  @Option(names = "--concurrency", paramLabel = "C", description = "Callers of the GET loop (default: 200).")
+  @Option(
+      names = "--concurrency",
+      paramLabel = "C",
+      description = "Callers of the GET loop (default: 200).")
   @Nullable Integer concurrency;
 
-  @Option(names = "--repeats", paramLabel = "K", description = "Timed bulk runs per row; the median is kept (default: 7, quick 3).")
+  @Option(
+      names = "--repeats",
+      paramLabel = "K",
+      description = "Timed bulk runs per row; the median is kept (default: 7, quick 3).")
   @Nullable Integer repeats;
 
-  @Option(names = "--warmups", paramLabel = "W", description = "Untimed bulk runs first (default: 3, quick 1).")
+  @Option(
+      names = "--warmups",
+      paramLabel = "W",
+      description = "Untimed bulk runs first (default: 3, quick 1).")
   @Nullable Integer warmups;
 
-  @Option(names = "--duration", paramLabel = "SECONDS", description = "Timed seconds of the GET loop per row (default: 15, quick 5).")
+  @Option(
+      names = "--duration",
+      paramLabel = "SECONDS",
+      description = "Timed seconds of the GET loop per row (default: 15, quick 5).")
   @Nullable Integer duration;
 
-  @Option(names = "--warmup", paramLabel = "SECONDS", description = "Warm-up seconds of the GET loop per row (default: 5, quick 2).")
+  @Option(
+      names = "--warmup",
+      paramLabel = "SECONDS",
+      description = "Warm-up seconds of the GET loop per row (default: 5, quick 2).")
   @Nullable Integer warmup;
 
-  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows, or a client's row on both topologies"
-      + " (default: all): ${COMPLETION-CANDIDATES}", completionCandidates = RowNames.class)
+  @Option(
+      names = "--rows",
+      paramLabel = "ROW",
+      split = ",",
+      description =
+          "Only these rows, or a client's row on both topologies"
+              + " (default: all): ${COMPLETION-CANDIDATES}",
+      completionCandidates = RowNames.class)
   @Nullable List<String> rows;
 
   /** The plan these options describe. */
@@ -88,10 +121,22 @@ final class BenchClusterCommand implements Callable<Integer> {
     try {
       ClusterBench.Plan plan = plan();
       try (Topology single = Topology.single(options.open());
-           Topology cluster = clusterRedis == null ? Topology.cluster(RedisClusterSet.start(0)) : Topology.borrowedCluster(clusterRedis)) {
-        stderr.printf(Locale.ROOT, "bench cluster: %,d items, %d warm-up + %d timed bulk runs per row, GET loop of %d callers"
-                + " for %ds + %ds per row, on %s and on %s%n", plan.items(), plan.warmups(), plan.repeats(), plan.concurrency(),
-            plan.warmup().toSeconds(), plan.duration().toSeconds(), single, cluster);
+          Topology cluster =
+              clusterRedis == null
+                  ? Topology.cluster(RedisClusterSet.start(0))
+                  : Topology.borrowedCluster(clusterRedis)) {
+        stderr.printf(
+            Locale.ROOT,
+            "bench cluster: %,d items, %d warm-up + %d timed bulk runs per row, GET loop of %d callers"
+                + " for %ds + %ds per row, on %s and on %s%n",
+            plan.items(),
+            plan.warmups(),
+            plan.repeats(),
+            plan.concurrency(),
+            plan.warmup().toSeconds(),
+            plan.duration().toSeconds(),
+            single,
+            cluster);
         stderr.flush();
         results = ClusterBench.run(plan, single, cluster, new PrintStream(System.err, true));
       }
@@ -99,7 +144,12 @@ final class BenchClusterCommand implements Callable<Integer> {
       stderr.println("bench cluster failed: " + e.getMessage());
       return 1;
     }
-    return options.finish(ClusterBench.BENCH_NAME, results, ClusterBench.table(), spec.commandLine().getOut(), stderr);
+    return options.finish(
+        ClusterBench.BENCH_NAME,
+        results,
+        ClusterBench.table(),
+        spec.commandLine().getOut(),
+        stderr);
   }
 
   /** The row names, for the help text. */

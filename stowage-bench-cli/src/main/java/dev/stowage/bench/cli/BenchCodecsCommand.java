@@ -27,7 +27,8 @@ import picocli.CommandLine.TypeConversionException;
     name = "codecs",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
-    header = "Table T3: time and size of every codec, bare and in Stowage's envelope with each compression.",
+    header =
+        "Table T3: time and size of every codec, bare and in Stowage's envelope with each compression.",
     description = {
       "Table T3: create, ser, deser and total ns per record, size and size after deflate, for every codec,",
       "bare and inside Stowage's envelope with no compression, lz4, zstd and zstd with a trained dictionary.",
@@ -38,7 +39,10 @@ final class BenchCodecsCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--quick", description = "Short warmup and measurement in this JVM: everything in under 3 minutes on 2 cores.")
+  @Option(
+      names = "--quick",
+      description =
+          "Short warmup and measurement in this JVM: everything in under 3 minutes on 2 cores.")
   boolean quick;
 
   @Option(
@@ -61,7 +65,8 @@ final class BenchCodecsCommand implements Callable<Integer> {
       paramLabel = "CODEC",
       split = ",",
       converter = CodecConverter.class,
-      description = "Comma-separated codecs (default: all): json, fastjson2, msgpack, msgpack-compact, kryo, fory, protobuf, avro, thrift, jdk.")
+      description =
+          "Comma-separated codecs (default: all): json, fastjson2, msgpack, msgpack-compact, kryo, fory, protobuf, avro, thrift, jdk.")
   List<CodecUnderTest> codecs = List.of(CodecUnderTest.values());
 
   /** The plan these options describe. */
@@ -76,7 +81,10 @@ final class BenchCodecsCommand implements Callable<Integer> {
     PrintWriter stderr = spec.commandLine().getErr();
     stderr.printf(
         "bench codecs: %d configurations (%d codecs x %d variants x %d data), %s%n",
-        plan.configurations(), plan.codecs().size(), plan.variants().size(), plan.data().size(),
+        plan.configurations(),
+        plan.codecs().size(),
+        plan.variants().size(),
+        plan.data().size(),
         quick ? "quick" : "thorough (use --quick for a short run)");
     stderr.flush();
     ResultsDocument results;
@@ -92,7 +100,8 @@ final class BenchCodecsCommand implements Callable<Integer> {
       Path file = results.writeTo(out);
       stderr.println("results written to " + file);
     } catch (UncheckedIOException e) {
-      stderr.println("bench codecs: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
+      stderr.println(
+          "bench codecs: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
       return 1;
     }
     return 0;
@@ -123,7 +132,8 @@ final class BenchCodecsCommand implements Callable<Integer> {
       try {
         return new DataSelection(List.of(DataShape.forName(value)));
       } catch (IllegalArgumentException e) {
-        throw new TypeConversionException(String.valueOf(e.getMessage()).replace("; choose from ", "; choose from all, "));
+        throw new TypeConversionException(
+            String.valueOf(e.getMessage()).replace("; choose from ", "; choose from all, "));
       }
     }
   }

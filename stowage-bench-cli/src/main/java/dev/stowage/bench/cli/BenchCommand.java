@@ -16,7 +16,19 @@ import picocli.CommandLine.Spec;
       "Reproduce a seed's table on this machine: the seed's configuration, its peers and Stowage side by side.",
       "Each subcommand prints a table and writes results/<name>.json."
     },
-    subcommands = {BenchAllCommand.class, BenchCodecsCommand.class, BenchPipelineCommand.class, BenchClientsCommand.class, BenchMemoryCommand.class, BenchAppCommand.class, BenchHttpCommand.class, BenchTransportCommand.class, BenchNearCacheCommand.class, BenchSpringCommand.class, BenchClusterCommand.class})
+    subcommands = {
+      BenchAllCommand.class,
+      BenchCodecsCommand.class,
+      BenchPipelineCommand.class,
+      BenchClientsCommand.class,
+      BenchMemoryCommand.class,
+      BenchAppCommand.class,
+      BenchHttpCommand.class,
+      BenchTransportCommand.class,
+      BenchNearCacheCommand.class,
+      BenchSpringCommand.class,
+      BenchClusterCommand.class
+    })
 final class BenchCommand implements Runnable {
 
   /** The system property that sets java.util.logging's one-line format. */
@@ -33,7 +45,8 @@ final class BenchCommand implements Runnable {
     // obeys simplelogger.properties (warnings and errors only).
     LoggerFactory.useSlf4jLogging(true);
     // Stowage's own events (a dictionary learned, say) go through java.util.logging, whose default
-    // format takes two lines with a timestamp; one line like the progress reads better between them.
+    // format takes two lines with a timestamp; one line like the progress reads better between
+    // them.
     if (System.getProperty(LOG_FORMAT_PROPERTY) == null) {
       System.setProperty(LOG_FORMAT_PROPERTY, LOG_FORMAT);
     }
@@ -41,6 +54,7 @@ final class BenchCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
+    throw new ParameterException(
+        spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
   }
 }

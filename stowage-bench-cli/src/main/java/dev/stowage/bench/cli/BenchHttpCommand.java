@@ -46,74 +46,130 @@ final class BenchHttpCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--quick",
-      description = "20,000 posts, 200 users started in 5 s, 10 s of warm-up and 15 s per load: about 5 minutes for"
-          + " the three modes (6 with --events).")
+  @Option(
+      names = "--quick",
+      description =
+          "20,000 posts, 200 users started in 5 s, 10 s of warm-up and 15 s per load: about 5 minutes for"
+              + " the three modes (6 with --events).")
   boolean quick;
 
-  @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
-      description = "Directory for http.json and the board services' logs (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      defaultValue = "results",
+      description =
+          "Directory for http.json and the board services' logs (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--modes", paramLabel = "MODE", split = ",", converter = ModeConverter.class,
-      description = "Comma-separated modes, run in this order (default: stowage,seed-json,seed-msgpack).")
+  @Option(
+      names = "--modes",
+      paramLabel = "MODE",
+      split = ",",
+      converter = ModeConverter.class,
+      description =
+          "Comma-separated modes, run in this order (default: stowage,seed-json,seed-msgpack).")
   List<BoardMode> modes = List.of(BoardMode.STOWAGE, BoardMode.SEED_JSON, BoardMode.SEED_MSGPACK);
 
-  @Option(names = "--records", paramLabel = "N",
+  @Option(
+      names = "--records",
+      paramLabel = "N",
       description = "Posts preloaded before the loads (default: 120000; 20000 with --quick).")
   Integer records;
 
-  @Option(names = "--users", paramLabel = "U",
-      description = "Concurrent virtual users, each with one request in flight (default: 1000; 200 with --quick).")
+  @Option(
+      names = "--users",
+      paramLabel = "U",
+      description =
+          "Concurrent virtual users, each with one request in flight (default: 1000; 200 with --quick).")
   Integer users;
 
-  @Option(names = "--ramp", paramLabel = "PER_SECOND",
+  @Option(
+      names = "--ramp",
+      paramLabel = "PER_SECOND",
       description = "Users started per second (default: 200; 40 with --quick).")
   Double ramp;
 
-  @Option(names = "--duration", paramLabel = "SECONDS",
+  @Option(
+      names = "--duration",
+      paramLabel = "SECONDS",
       description = "Length of each load, ramp included (default: 60; 15 with --quick).")
   Integer duration;
 
-  @Option(names = "--warmup", paramLabel = "SECONDS",
-      description = "Unmeasured warm-up of each load before it is measured (default: 10, as with --quick).")
+  @Option(
+      names = "--warmup",
+      paramLabel = "SECONDS",
+      description =
+          "Unmeasured warm-up of each load before it is measured (default: 10, as with --quick).")
   Integer warmup;
 
-  @Option(names = "--rounds", paramLabel = "N", defaultValue = "3",
-      description = "Each load's duration is cut into N slices, the modes taking turns (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--rounds",
+      paramLabel = "N",
+      defaultValue = "3",
+      description =
+          "Each load's duration is cut into N slices, the modes taking turns (default: ${DEFAULT-VALUE}).")
   int rounds;
 
-  @Option(names = "--client", paramLabel = "KIND", defaultValue = "netty",
-      description = "HTTP client of the virtual users: netty (Netty's HTTP codec alone, the cheapest per"
-          + " request), reactor (Reactor Netty) or jdk (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--client",
+      paramLabel = "KIND",
+      defaultValue = "netty",
+      description =
+          "HTTP client of the virtual users: netty (Netty's HTTP codec alone, the cheapest per"
+              + " request), reactor (Reactor Netty) or jdk (default: ${DEFAULT-VALUE}).")
   String client;
 
-  @Option(names = "--no-wrk", description = "Do not run wrk after the loads even when it is on the PATH.")
+  @Option(
+      names = "--no-wrk",
+      description = "Do not run wrk after the loads even when it is on the PATH.")
   boolean noWrk;
 
-  @Option(names = "--events",
-      description = "Also measure each mode's writes with a Kafka event for every created post (an outbox"
-          + " relayed to an embedded one-node broker the bench starts), beside the same mode with events off:"
-          + " one more service per mode, in the write load only.")
+  @Option(
+      names = "--events",
+      description =
+          "Also measure each mode's writes with a Kafka event for every created post (an outbox"
+              + " relayed to an embedded one-node broker the bench starts), beside the same mode with events off:"
+              + " one more service per mode, in the write load only.")
   boolean events;
 
-  @Option(names = "--no-near-cache",
-      description = "Stowage mode reads every page from Redis instead of keeping decoded pages in the process"
-          + " (its default), to measure the Redis path alone.")
+  @Option(
+      names = "--no-near-cache",
+      description =
+          "Stowage mode reads every page from Redis instead of keeping decoded pages in the process"
+              + " (its default), to measure the Redis path alone.")
   boolean noNearCache;
 
   /** The plan these options describe. */
   HttpBench.Plan plan() {
-    int userCount = users != null ? users : quick ? HttpBench.Plan.QUICK_USERS : HttpBench.Plan.DEFAULT_USERS;
-    double rampRate = ramp != null ? ramp : quick ? HttpBench.Plan.QUICK_RAMP : HttpBench.Plan.DEFAULT_RAMP;
-    Duration length = duration != null ? Duration.ofSeconds(duration)
-        : quick ? HttpBench.Plan.QUICK_DURATION : HttpBench.Plan.DEFAULT_DURATION;
-    int posts = records != null ? records : quick ? HttpBench.Plan.QUICK_RECORDS : HttpBench.Plan.DEFAULT_RECORDS;
-    Duration warm = warmup != null ? Duration.ofSeconds(warmup)
-        : quick ? HttpBench.Plan.QUICK_WARMUP : HttpBench.Plan.DEFAULT_WARMUP;
+    int userCount =
+        users != null ? users : quick ? HttpBench.Plan.QUICK_USERS : HttpBench.Plan.DEFAULT_USERS;
+    double rampRate =
+        ramp != null ? ramp : quick ? HttpBench.Plan.QUICK_RAMP : HttpBench.Plan.DEFAULT_RAMP;
+    Duration length =
+        duration != null
+            ? Duration.ofSeconds(duration)
+            : quick ? HttpBench.Plan.QUICK_DURATION : HttpBench.Plan.DEFAULT_DURATION;
+    int posts =
+        records != null
+            ? records
+            : quick ? HttpBench.Plan.QUICK_RECORDS : HttpBench.Plan.DEFAULT_RECORDS;
+    Duration warm =
+        warmup != null
+            ? Duration.ofSeconds(warmup)
+            : quick ? HttpBench.Plan.QUICK_WARMUP : HttpBench.Plan.DEFAULT_WARMUP;
     Optional<Wrk> wrk = noWrk ? Optional.empty() : Wrk.onPath();
-    return new HttpBench.Plan(modes, posts, new LoadPlan(userCount, rampRate, length), warm, rounds, quick,
-        HttpClientKind.parse(client), wrk, out.resolve("logs"), !noNearCache, events);
+    return new HttpBench.Plan(
+        modes,
+        posts,
+        new LoadPlan(userCount, rampRate, length),
+        warm,
+        rounds,
+        quick,
+        HttpClientKind.parse(client),
+        wrk,
+        out.resolve("logs"),
+        !noNearCache,
+        events);
   }
 
   @Override
@@ -127,10 +183,17 @@ final class BenchHttpCommand implements Callable<Integer> {
       stderr.println("bench http: " + e.getMessage());
       return 2;
     }
-    stderr.printf("bench http: modes %s%s, %,d posts, %d users at %.0f/s for %ds per load after %ds of warm-up,"
-        + " client %s, wrk %s%n",
-        plan.modes(), plan.events() ? " with events off and on" : "", plan.records(), plan.load().users(), plan.load().rampPerSecond(),
-        plan.load().duration().toSeconds(), plan.warmup().toSeconds(), plan.client().label(),
+    stderr.printf(
+        "bench http: modes %s%s, %,d posts, %d users at %.0f/s for %ds per load after %ds of warm-up,"
+            + " client %s, wrk %s%n",
+        plan.modes(),
+        plan.events() ? " with events off and on" : "",
+        plan.records(),
+        plan.load().users(),
+        plan.load().rampPerSecond(),
+        plan.load().duration().toSeconds(),
+        plan.warmup().toSeconds(),
+        plan.client().label(),
         plan.wrk().map(w -> w.executable().toString()).orElse("not run"));
     stderr.flush();
     ResultsDocument results;
@@ -147,7 +210,8 @@ final class BenchHttpCommand implements Callable<Integer> {
       Path file = results.writeTo(out);
       stderr.println("results written to " + file);
     } catch (UncheckedIOException e) {
-      stderr.println("bench http: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
+      stderr.println(
+          "bench http: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
       return 1;
     }
     return 0;

@@ -23,7 +23,8 @@ import picocli.CommandLine.TypeConversionException;
     name = "memory",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
-    header = "Tables T1/T5 memory: Redis memory for N records in the seeds' layouts and in Stowage's.",
+    header =
+        "Tables T1/T5 memory: Redis memory for N records in the seeds' layouts and in Stowage's.",
     description = {
       "Tables T1/T5 memory: Redis used_memory for N records with each codec and compression, in the seed's layout",
       "(board: whole records as sorted-set members; person: a key per record), a key per record, and Stowage's feed.",
@@ -35,20 +36,38 @@ final class BenchMemoryCommand implements Callable<Integer> {
 
   @Mixin RedisBenchOptions options;
 
-  @Option(names = "--records", paramLabel = "KIND", defaultValue = "board", converter = KindConverter.class,
-      description = "board (T1, default 120,000; quick 20,000) or person (T5, default 1,000,000; quick 100,000).")
+  @Option(
+      names = "--records",
+      paramLabel = "KIND",
+      defaultValue = "board",
+      converter = KindConverter.class,
+      description =
+          "board (T1, default 120,000; quick 20,000) or person (T5, default 1,000,000; quick 100,000).")
   RecordKind kind;
 
-  @Option(names = "--count", paramLabel = "N", description = "How many records (default: see --records).")
+  @Option(
+      names = "--count",
+      paramLabel = "N",
+      description = "How many records (default: see --records).")
   Integer count;
 
-  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows, such as zset/json,feed/default+zstd-dict,packed/default (default: all).")
+  @Option(
+      names = "--rows",
+      paramLabel = "ROW",
+      split = ",",
+      description =
+          "Only these rows, such as zset/json,feed/default+zstd-dict,packed/default (default: all).")
   List<String> rows;
 
   /** The plan these options describe. */
   MemoryBench.Plan plan() {
     MemoryBench.Plan defaults = MemoryBench.Plan.defaults(kind, options.quick);
-    return new MemoryBench.Plan(kind, count == null ? defaults.count() : count, options.quick, rows == null ? List.of() : rows, false);
+    return new MemoryBench.Plan(
+        kind,
+        count == null ? defaults.count() : count,
+        options.quick,
+        rows == null ? List.of() : rows,
+        false);
   }
 
   @Override
@@ -64,7 +83,12 @@ final class BenchMemoryCommand implements Callable<Integer> {
       stderr.println("bench memory failed: " + e.getMessage());
       return 1;
     }
-    return options.finish(MemoryBench.BENCH_NAME, results, MemoryBench.table(plan.kind()), spec.commandLine().getOut(), stderr);
+    return options.finish(
+        MemoryBench.BENCH_NAME,
+        results,
+        MemoryBench.table(plan.kind()),
+        spec.commandLine().getOut(),
+        stderr);
   }
 
   /** Converts board or person. */

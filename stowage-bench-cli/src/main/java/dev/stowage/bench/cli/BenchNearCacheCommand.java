@@ -17,7 +17,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code stowage bench nearcache}: issue 13, hot-key reads while keys change, with and without a near cache. */
+/**
+ * {@code stowage bench nearcache}: issue 13, hot-key reads while keys change, with and without a
+ * near cache.
+ */
 @Command(
     name = "nearcache",
     mixinStandardHelpOptions = true,
@@ -38,38 +41,63 @@ final class BenchNearCacheCommand implements Callable<Integer> {
   @Option(names = "--keys", paramLabel = "N", description = "How many items (default: 100,000).")
   Integer keys;
 
-  @Option(names = "--zipf", paramLabel = "S", description = "The skew of the reads' keys, the Zipf exponent; 0 is uniform (default: 1.0).")
+  @Option(
+      names = "--zipf",
+      paramLabel = "S",
+      description = "The skew of the reads' keys, the Zipf exponent; 0 is uniform (default: 1.0).")
   Double zipf;
 
-  @Option(names = "--concurrency", paramLabel = "C", description = "Concurrent callers (default: 200).")
+  @Option(
+      names = "--concurrency",
+      paramLabel = "C",
+      description = "Concurrent callers (default: 200).")
   Integer concurrency;
 
-  @Option(names = "--writes", paramLabel = "PER_SECOND", description = "New versions written per second (default: 1%% of the keys).")
+  @Option(
+      names = "--writes",
+      paramLabel = "PER_SECOND",
+      description = "New versions written per second (default: 1%% of the keys).")
   Integer writes;
 
-  @Option(names = "--duration", paramLabel = "SECONDS", description = "Timed seconds per row (default: 20, quick 8).")
+  @Option(
+      names = "--duration",
+      paramLabel = "SECONDS",
+      description = "Timed seconds per row (default: 20, quick 8).")
   Integer duration;
 
-  @Option(names = "--warmup", paramLabel = "SECONDS", description = "Warm-up seconds per row, the writer running (default: 5, quick 3).")
+  @Option(
+      names = "--warmup",
+      paramLabel = "SECONDS",
+      description = "Warm-up seconds per row, the writer running (default: 5, quick 3).")
   Integer warmup;
 
-  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows (default: all): stowage, stowage-near, lettuce-client-side-caching, redisson-local-cached-map.")
+  @Option(
+      names = "--rows",
+      paramLabel = "ROW",
+      split = ",",
+      description =
+          "Only these rows (default: all): stowage, stowage-near, lettuce-client-side-caching, redisson-local-cached-map.")
   List<String> rows;
 
   /** The plan these options describe. */
   NearCacheBench.Plan plan() {
     NearCacheBench.Plan defaults = NearCacheBench.Plan.defaults(options.quick);
     int keyCount = keys == null ? defaults.keys() : keys;
-    int writeRate = writes != null ? writes
-        : keys == null ? defaults.writesPerSecond() : Math.max(1, keyCount / 100);
-    return new NearCacheBench.Plan(keyCount,
+    int writeRate =
+        writes != null
+            ? writes
+            : keys == null ? defaults.writesPerSecond() : Math.max(1, keyCount / 100);
+    return new NearCacheBench.Plan(
+        keyCount,
         zipf == null ? defaults.zipfExponent() : zipf,
         concurrency == null ? defaults.concurrency() : concurrency,
         writeRate,
         warmup == null ? defaults.warmup() : Duration.ofSeconds(warmup),
         duration == null ? defaults.duration() : Duration.ofSeconds(duration),
         defaults.visibilityTimeout(),
-        options.quick, rows == null ? List.of() : rows, false);
+        options.quick,
+        rows == null ? List.of() : rows,
+        false);
   }
 
   @Override
@@ -78,15 +106,27 @@ final class BenchNearCacheCommand implements Callable<Integer> {
     ResultsDocument results;
     try (BenchRedis redis = options.open()) {
       NearCacheBench.Plan plan = plan();
-      stderr.printf(Locale.ROOT, "bench nearcache: %,d items, Zipf s=%s, %d callers, %,d writes/s, %ds + %ds per row, on %s%n",
-          plan.keys(), plan.zipfExponent(), plan.concurrency(), plan.writesPerSecond(), plan.warmup().toSeconds(),
-          plan.duration().toSeconds(), redis);
+      stderr.printf(
+          Locale.ROOT,
+          "bench nearcache: %,d items, Zipf s=%s, %d callers, %,d writes/s, %ds + %ds per row, on %s%n",
+          plan.keys(),
+          plan.zipfExponent(),
+          plan.concurrency(),
+          plan.writesPerSecond(),
+          plan.warmup().toSeconds(),
+          plan.duration().toSeconds(),
+          redis);
       stderr.flush();
       results = NearCacheBench.run(plan, redis, new PrintStream(System.err, true));
     } catch (BenchmarkRunException | IllegalArgumentException | IllegalStateException e) {
       stderr.println("bench nearcache failed: " + e.getMessage());
       return 1;
     }
-    return options.finish(NearCacheBench.BENCH_NAME, results, NearCacheBench.table(), spec.commandLine().getOut(), stderr);
+    return options.finish(
+        NearCacheBench.BENCH_NAME,
+        results,
+        NearCacheBench.table(),
+        spec.commandLine().getOut(),
+        stderr);
   }
 }

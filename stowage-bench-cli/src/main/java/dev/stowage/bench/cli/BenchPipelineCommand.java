@@ -33,16 +33,30 @@ final class BenchPipelineCommand implements Callable<Integer> {
 
   @Mixin RedisBenchOptions options;
 
-  @Option(names = "--sizes", paramLabel = "N", split = ",", description = "Comma-separated N (default: the seed's 10,100,1000,2000,5000,10000,30000).")
+  @Option(
+      names = "--sizes",
+      paramLabel = "N",
+      split = ",",
+      description = "Comma-separated N (default: the seed's 10,100,1000,2000,5000,10000,30000).")
   List<Integer> sizes;
 
-  @Option(names = "--repeats", paramLabel = "K", description = "Timed runs per row and N; the median is kept (default: 7, quick 3).")
+  @Option(
+      names = "--repeats",
+      paramLabel = "K",
+      description = "Timed runs per row and N; the median is kept (default: 7, quick 3).")
   Integer repeats;
 
-  @Option(names = "--warmups", paramLabel = "W", description = "Untimed runs first (default: 3, quick 1).")
+  @Option(
+      names = "--warmups",
+      paramLabel = "W",
+      description = "Untimed runs first (default: 3, quick 1).")
   Integer warmups;
 
-  @Option(names = "--rows", paramLabel = "ROW", split = ",", description = "Only these rows (default: all): ${COMPLETION-CANDIDATES}",
+  @Option(
+      names = "--rows",
+      paramLabel = "ROW",
+      split = ",",
+      description = "Only these rows (default: all): ${COMPLETION-CANDIDATES}",
       completionCandidates = RowNames.class)
   List<String> rows;
 
@@ -64,14 +78,21 @@ final class BenchPipelineCommand implements Callable<Integer> {
     PipelineBench.Plan plan = plan();
     ResultsDocument results;
     try (BenchRedis redis = options.open()) {
-      stderr.printf("bench pipeline: N=%s, %d warm-up + %d timed runs each, on %s%n", plan.sizes(), plan.warmups(), plan.repeats(), redis);
+      stderr.printf(
+          "bench pipeline: N=%s, %d warm-up + %d timed runs each, on %s%n",
+          plan.sizes(), plan.warmups(), plan.repeats(), redis);
       stderr.flush();
       results = PipelineBench.run(plan, redis, new PrintStream(System.err, true));
     } catch (BenchmarkRunException | IllegalArgumentException | IllegalStateException e) {
       stderr.println("bench pipeline failed: " + e.getMessage());
       return 1;
     }
-    return options.finish(PipelineBench.BENCH_NAME, results, PipelineBench.table(), spec.commandLine().getOut(), stderr);
+    return options.finish(
+        PipelineBench.BENCH_NAME,
+        results,
+        PipelineBench.table(),
+        spec.commandLine().getOut(),
+        stderr);
   }
 
   /** The row names, for the help text. */

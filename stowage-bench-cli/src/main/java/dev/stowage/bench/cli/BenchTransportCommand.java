@@ -21,7 +21,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
-/** {@code stowage bench transport}: table T6, HTTP with JSON or MessagePack against the board protocol. */
+/**
+ * {@code stowage bench transport}: table T6, HTTP with JSON or MessagePack against the board
+ * protocol.
+ */
 @Command(
     name = "transport",
     mixinStandardHelpOptions = true,
@@ -37,41 +40,68 @@ final class BenchTransportCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--quick",
-      description = "5,000 posts, 32 and 128 users, 6 s per cell after 3 s of warm-up: about 3 minutes.")
+  @Option(
+      names = "--quick",
+      description =
+          "5,000 posts, 32 and 128 users, 6 s per cell after 3 s of warm-up: about 3 minutes.")
   boolean quick;
 
-  @Option(names = "--out", paramLabel = "DIR", defaultValue = "results",
-      description = "Directory for transport.json and the board service's log (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      defaultValue = "results",
+      description =
+          "Directory for transport.json and the board service's log (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--transports", paramLabel = "T", split = ",", converter = TransportConverter.class,
-      description = "Comma-separated transports, taking turns in this order"
-          + " (default: http-json,http-msgpack,tcp,tcp-tls).")
+  @Option(
+      names = "--transports",
+      paramLabel = "T",
+      split = ",",
+      converter = TransportConverter.class,
+      description =
+          "Comma-separated transports, taking turns in this order"
+              + " (default: http-json,http-msgpack,tcp,tcp-tls).")
   List<Transport> transports;
 
-  @Option(names = "--users", paramLabel = "N", split = ",",
+  @Option(
+      names = "--users",
+      paramLabel = "N",
+      split = ",",
       description = "Comma-separated concurrencies (default: 16,64,256; 32,128 with --quick).")
   List<Integer> users;
 
-  @Option(names = "--records", paramLabel = "N",
+  @Option(
+      names = "--records",
+      paramLabel = "N",
       description = "Posts preloaded before the loads (default: 20000; 5000 with --quick).")
   Integer records;
 
-  @Option(names = "--duration", paramLabel = "SECONDS",
-      description = "Measured time of each transport at each operation and concurrency (default: 20; 6 with --quick).")
+  @Option(
+      names = "--duration",
+      paramLabel = "SECONDS",
+      description =
+          "Measured time of each transport at each operation and concurrency (default: 20; 6 with --quick).")
   Integer duration;
 
-  @Option(names = "--warmup", paramLabel = "SECONDS",
-      description = "Unmeasured run of each operation on each transport first (default: 5; 3 with --quick).")
+  @Option(
+      names = "--warmup",
+      paramLabel = "SECONDS",
+      description =
+          "Unmeasured run of each operation on each transport first (default: 5; 3 with --quick).")
   Integer warmup;
 
-  @Option(names = "--rounds", paramLabel = "N",
+  @Option(
+      names = "--rounds",
+      paramLabel = "N",
       description = "Each duration is cut into N slices, the transports taking turns (default: 2).")
   Integer rounds;
 
-  @Option(names = "--tcp-connections", paramLabel = "N",
-      description = "Connections of each TCP transport, and the HTTP client's I/O threads (default: half the cores).")
+  @Option(
+      names = "--tcp-connections",
+      paramLabel = "N",
+      description =
+          "Connections of each TCP transport, and the HTTP client's I/O threads (default: half the cores).")
   Integer tcpConnections;
 
   /** The plan these options describe. */
@@ -85,7 +115,8 @@ final class BenchTransportCommand implements Callable<Integer> {
         warmup != null ? Duration.ofSeconds(warmup) : defaults.warmup(),
         rounds != null ? rounds : defaults.rounds(),
         tcpConnections != null ? tcpConnections : defaults.tcpConnections(),
-        quick, defaults.logDir());
+        quick,
+        defaults.logDir());
   }
 
   @Override
@@ -99,9 +130,16 @@ final class BenchTransportCommand implements Callable<Integer> {
       stderr.println("bench transport: " + e.getMessage());
       return 2;
     }
-    stderr.printf("bench transport: %s at %s users, %,d posts, %ds per cell in %d rounds after %ds of warm-up,"
-        + " %d TCP connections%n", plan.transports().stream().map(Transport::label).toList(), plan.concurrencies(),
-        plan.records(), plan.duration().toSeconds(), plan.rounds(), plan.warmup().toSeconds(), plan.tcpConnections());
+    stderr.printf(
+        "bench transport: %s at %s users, %,d posts, %ds per cell in %d rounds after %ds of warm-up,"
+            + " %d TCP connections%n",
+        plan.transports().stream().map(Transport::label).toList(),
+        plan.concurrencies(),
+        plan.records(),
+        plan.duration().toSeconds(),
+        plan.rounds(),
+        plan.warmup().toSeconds(),
+        plan.tcpConnections());
     stderr.flush();
     ResultsDocument results;
     try {
@@ -115,7 +153,8 @@ final class BenchTransportCommand implements Callable<Integer> {
     try {
       stderr.println("results written to " + results.writeTo(out));
     } catch (UncheckedIOException e) {
-      stderr.println("bench transport: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
+      stderr.println(
+          "bench transport: " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
       return 1;
     }
     return 0;

@@ -11,17 +11,17 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /**
- * The options every Redis-backed {@code stowage bench} subcommand shares: {@code --redis},
- * {@code --out} and {@code --quick}, and the common end of a run (print the table, write the
- * results).
+ * The options every Redis-backed {@code stowage bench} subcommand shares: {@code --redis}, {@code
+ * --out} and {@code --quick}, and the common end of a run (print the table, write the results).
  */
 final class RedisBenchOptions {
 
   @Option(
       names = "--redis",
       paramLabel = "URL",
-      description = "Redis to measure against, such as redis://127.0.0.1:6380. It is never flushed: only the bench's own keys"
-          + " (prefix stowage-bench:) are removed. Default: an embedded redis-server started for the run.")
+      description =
+          "Redis to measure against, such as redis://127.0.0.1:6380. It is never flushed: only the bench's own keys"
+              + " (prefix stowage-bench:) are removed. Default: an embedded redis-server started for the run.")
   String redis;
 
   @Option(
@@ -31,7 +31,9 @@ final class RedisBenchOptions {
       description = "Directory for the results JSON (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--quick", description = "Smaller sizes and fewer repeats, for a run of a few minutes.")
+  @Option(
+      names = "--quick",
+      description = "Smaller sizes and fewer repeats, for a run of a few minutes.")
   boolean quick;
 
   /** The Redis to use: embedded unless {@code --redis} was given. */
@@ -40,7 +42,12 @@ final class RedisBenchOptions {
   }
 
   /** Prints the table and writes the results; returns the exit code. */
-  int finish(String bench, ResultsDocument results, ResultTable table, PrintWriter stdout, PrintWriter stderr) {
+  int finish(
+      String bench,
+      ResultsDocument results,
+      ResultTable table,
+      PrintWriter stdout,
+      PrintWriter stderr) {
     stdout.print(table.render(results.rows()));
     stdout.flush();
     try {
@@ -49,7 +56,13 @@ final class RedisBenchOptions {
       stderr.flush();
       return 0;
     } catch (UncheckedIOException e) {
-      stderr.println("bench " + bench + ": " + e.getMessage() + ": " + requireNonNull(e.getCause()).getMessage());
+      stderr.println(
+          "bench "
+              + bench
+              + ": "
+              + e.getMessage()
+              + ": "
+              + requireNonNull(e.getCause()).getMessage());
       return 1;
     }
   }

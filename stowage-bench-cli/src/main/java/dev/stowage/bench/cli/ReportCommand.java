@@ -31,10 +31,17 @@ final class ReportCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--results", paramLabel = "DIR", defaultValue = "results", description = "Directory of the results JSON (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--results",
+      paramLabel = "DIR",
+      defaultValue = "results",
+      description = "Directory of the results JSON (default: ${DEFAULT-VALUE}).")
   Path results;
 
-  @Option(names = {"-o", "--out"}, paramLabel = "FILE", description = "Where to write the page (default: <results>/" + ReportBuilder.FILE_NAME + ").")
+  @Option(
+      names = {"-o", "--out"},
+      paramLabel = "FILE",
+      description = "Where to write the page (default: <results>/" + ReportBuilder.FILE_NAME + ").")
   @Nullable Path out;
 
   @Override
@@ -61,7 +68,9 @@ final class ReportCommand implements Callable<Integer> {
     for (String problem : report.problems()) {
       err.println("report: " + problem);
     }
-    err.printf("report: %d table(s) charted %s, not run %s%n", report.tables().size(), report.tables(), report.notRun());
+    err.printf(
+        "report: %d table(s) charted %s, not run %s%n",
+        report.tables().size(), report.tables(), report.notRun());
     err.flush();
     out.println(target);
     out.flush();

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param onlyWhenMeasured whether the chart is left out when no row has the metric (for figures
  *     only some runs take, such as the full-scale memory of {@code bench app --records})
  */
-public record ChartSpec(String metric, String title, String unit, MetricKind kind, boolean onlyWhenMeasured) {
+public record ChartSpec(
+    String metric, String title, String unit, MetricKind kind, boolean onlyWhenMeasured) {
 
   /** A chart shown whenever its table is, with a dash for a row that lacks the metric. */
   public ChartSpec(String metric, String title, String unit, MetricKind kind) {

@@ -62,7 +62,10 @@ final class Html {
 
   /** A ratio such as {@code "×0.42"} or {@code "×12.5"}. */
   static String ratio(double ratio) {
-    return "\u00d7" + (ratio >= 10 ? String.format(Locale.ROOT, "%.1f", ratio) : String.format(Locale.ROOT, "%.2f", ratio));
+    return "\u00d7"
+        + (ratio >= 10
+            ? String.format(Locale.ROOT, "%.1f", ratio)
+            : String.format(Locale.ROOT, "%.2f", ratio));
   }
 
   /** A coordinate with one decimal, for SVG attributes. */

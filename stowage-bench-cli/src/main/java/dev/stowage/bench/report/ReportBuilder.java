@@ -28,21 +28,21 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Builds the report page from a directory of results files ({@code <bench>.json}, as
- * {@link ResultsDocument#writeTo} writes them).
+ * Builds the report page from a directory of results files ({@code <bench>.json}, as {@link
+ * ResultsDocument#writeTo} writes them).
  *
- * <p>Tables that ran come first, then those whose file could not be read, then those not run.
- * The page starts with the headline: for each table, Stowage's best row against the seed's
+ * <p>Tables that ran come first, then those whose file could not be read, then those not run. The
+ * page starts with the headline: for each table, Stowage's best row against the seed's
  * configuration on the table's first charted metric. Then comes one section per table: the seed's
  * published figures, the seed's configuration as reproduced, one inline SVG bar chart per charted
- * metric with one bar per row (each labelled with its value and its ratio to its baseline row),
- * the rows as a compact table, where the bench ran, and the command that reproduces it.
+ * metric with one bar per row (each labelled with its value and its ratio to its baseline row), the
+ * rows as a compact table, where the bench ran, and the command that reproduces it.
  *
  * <p>A table without a results file says {@code not run: ./stowage bench <name>}; a file that
- * cannot be read says so, naming the file and the problem, and the other tables are still built.
- * A row that failed carries its message in {@code params.error} (results rows hold numbers only in
- * {@code metrics}); its bars have no length and say {@code error}. Rows with a positive
- * {@code metrics.errors} count are flagged.
+ * cannot be read says so, naming the file and the problem, and the other tables are still built. A
+ * row that failed carries its message in {@code params.error} (results rows hold numbers only in
+ * {@code metrics}); its bars have no length and say {@code error}. Rows with a positive {@code
+ * metrics.errors} count are flagged.
  *
  * <p>The page has no script and refers to nothing outside itself, so it opens from disk with no
  * network. All text from the results is escaped.
@@ -85,14 +85,17 @@ public final class ReportBuilder {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  /** A builder with the figures of {@link SeedFigures#load()} and the tables of {@link TableSpec#known()}. */
+  /**
+   * A builder with the figures of {@link SeedFigures#load()} and the tables of {@link
+   * TableSpec#known()}.
+   */
   public static ReportBuilder standard() {
     return new ReportBuilder(SeedFigures.load(), TableSpec.known(), Clock.systemUTC());
   }
 
   /**
-   * The report on the results in {@code resultsDir}. Problems with single files end up in the
-   * page and in {@link Report#problems()}; they never stop the build.
+   * The report on the results in {@code resultsDir}. Problems with single files end up in the page
+   * and in {@link Report#problems()}; they never stop the build.
    */
   public Report build(Path resultsDir) {
     Objects.requireNonNull(resultsDir, "resultsDir");
@@ -106,8 +109,11 @@ public final class ReportBuilder {
     for (Loaded file : new TreeMap<>(loaded).values()) {
       tables.add(file.table(null));
     }
-    // What ran comes first, then what could not be read, then what was not run; each in table order.
-    tables.sort(Comparator.comparingInt(table -> table.document != null ? 0 : table.failure != null ? 1 : 2));
+    // What ran comes first, then what could not be read, then what was not run; each in table
+    // order.
+    tables.sort(
+        Comparator.comparingInt(
+            table -> table.document != null ? 0 : table.failure != null ? 1 : 2));
     for (Table table : tables) {
       if (table.failure != null) {
         problems.add(table.failure);
@@ -115,7 +121,11 @@ public final class ReportBuilder {
     }
     String html = render(resultsDir, tables, problems);
     List<String> shown = tables.stream().filter(t -> t.document != null).map(t -> t.bench).toList();
-    List<String> missing = tables.stream().filter(t -> t.document == null && t.failure == null).map(t -> t.bench).toList();
+    List<String> missing =
+        tables.stream()
+            .filter(t -> t.document == null && t.failure == null)
+            .map(t -> t.bench)
+            .toList();
     return new Report(html, problems, shown, missing);
   }
 
@@ -133,7 +143,8 @@ public final class ReportBuilder {
       Path temp = Files.createTempFile(directory, ".report", ".html.tmp");
       try {
         Files.writeString(temp, report.html());
-        Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+            temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } finally {
         Files.deleteIfExists(temp);
       }
@@ -171,7 +182,8 @@ public final class ReportBuilder {
           loaded.put(document.bench(), new Loaded(document.bench(), file, document, null));
         }
       } catch (UncheckedIOException e) {
-        loaded.putIfAbsent(stem, new Loaded(stem, file, null, "cannot read " + file + ": " + describe(e)));
+        loaded.putIfAbsent(
+            stem, new Loaded(stem, file, null, "cannot read " + file + ": " + describe(e)));
       }
     }
     return loaded;
@@ -183,7 +195,10 @@ public final class ReportBuilder {
     while (cause != null) {
       if (cause instanceof JsonProcessingException json) {
         JsonLocation where = json.getLocation();
-        String at = where == null ? "" : " (line " + where.getLineNr() + ", column " + where.getColumnNr() + ")";
+        String at =
+            where == null
+                ? ""
+                : " (line " + where.getLineNr() + ", column " + where.getColumnNr() + ")";
         return json.getOriginalMessage() + at;
       }
       if (cause.getCause() == null) {
@@ -195,7 +210,8 @@ public final class ReportBuilder {
   }
 
   /** A results file, read or not. */
-  private record Loaded(String bench, Path file, @Nullable ResultsDocument document, @Nullable String failure) {
+  private record Loaded(
+      String bench, Path file, @Nullable ResultsDocument document, @Nullable String failure) {
     Table table(@Nullable TableSpec knownSpec) {
       if (document == null) {
         return new Table(bench, knownSpec, null, file, failure);
@@ -211,9 +227,15 @@ public final class ReportBuilder {
     }
   }
 
-  /** One table of the page: a spec (when known or derivable) and its document, or why there is none. */
+  /**
+   * One table of the page: a spec (when known or derivable) and its document, or why there is none.
+   */
   private record Table(
-      String bench, @Nullable TableSpec spec, @Nullable ResultsDocument document, @Nullable Path file, @Nullable String failure) {
+      String bench,
+      @Nullable TableSpec spec,
+      @Nullable ResultsDocument document,
+      @Nullable Path file,
+      @Nullable String failure) {
     static Table missing(TableSpec spec) {
       return new Table(spec.bench(), spec, null, null, null);
     }
@@ -228,11 +250,14 @@ public final class ReportBuilder {
         .append(CSS)
         .append("</style>\n</head>\n<body>\n");
     out.append("<h1>Stowage benchmark report</h1>\n<p class=\"lead\">Built ")
-        .append(Html.escape(OffsetDateTime.now(clock).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)))
+        .append(
+            Html.escape(OffsetDateTime.now(clock).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)))
         .append(" from <code>")
         .append(Html.escape(resultsDir.toString()))
-        .append("</code>. Each table puts the seed's configuration, its peers and Stowage side by side, measured in one run;")
-        .append(" a ratio is a row's value over its baseline row's (the seed's configuration), so it holds even where absolute")
+        .append(
+            "</code>. Each table puts the seed's configuration, its peers and Stowage side by side, measured in one run;")
+        .append(
+            " a ratio is a row's value over its baseline row's (the seed's configuration), so it holds even where absolute")
         .append(" figures differ between machines.</p>\n");
     if (!problems.isEmpty()) {
       out.append("<section id=\"problems\"><h2>Problems</h2><ul>\n");
@@ -246,23 +271,37 @@ public final class ReportBuilder {
       renderTable(out, table);
     }
     out.append("<footer><p>Bars: <span class=\"swatch role-seed\"></span> seed's configuration")
-        .append(" <span class=\"swatch role-peer\"></span> peer <span class=\"swatch role-stowage\"></span> Stowage")
-        .append(" <span class=\"swatch role-limit\"></span> limit. Made by <code>./stowage report</code>.</p></footer>\n");
+        .append(
+            " <span class=\"swatch role-peer\"></span> peer <span class=\"swatch role-stowage\"></span> Stowage")
+        .append(
+            " <span class=\"swatch role-limit\"></span> limit. Made by <code>./stowage report</code>.</p></footer>\n");
     out.append("</body>\n</html>\n");
     return out.toString();
   }
 
   private void renderHeadlines(StringBuilder out, List<Table> tables) {
-    out.append("<section id=\"headline\">\n<h2>Headline: Stowage against the seed's configuration</h2>\n")
-        .append("<table class=\"headline\">\n<thead><tr><th>table</th><th>ratio</th><th>what it compares</th><th>ran on</th></tr></thead>\n<tbody>\n");
+    out.append(
+            "<section id=\"headline\">\n<h2>Headline: Stowage against the seed's configuration</h2>\n")
+        .append(
+            "<table class=\"headline\">\n<thead><tr><th>table</th><th>ratio</th><th>what it compares</th><th>ran on</th></tr></thead>\n<tbody>\n");
     for (Table table : tables) {
-      out.append("<tr data-bench=\"").append(Html.escape(table.bench)).append("\"><td><a href=\"#bench-")
-          .append(Html.escape(table.bench)).append("\">").append(Html.escape(tableName(table))).append("</a></td>");
+      out.append("<tr data-bench=\"")
+          .append(Html.escape(table.bench))
+          .append("\"><td><a href=\"#bench-")
+          .append(Html.escape(table.bench))
+          .append("\">")
+          .append(Html.escape(tableName(table)))
+          .append("</a></td>");
       ResultsDocument document = table.document;
       TableSpec spec = table.spec;
       if (document == null || spec == null) {
-        String text = table.failure != null ? "could not read " + fileName(table) : "not run: " + command(table.bench, null);
-        out.append("<td class=\"none\" colspan=\"3\">").append(Html.escape(text)).append("</td></tr>\n");
+        String text =
+            table.failure != null
+                ? "could not read " + fileName(table)
+                : "not run: " + command(table.bench, null);
+        out.append("<td class=\"none\" colspan=\"3\">")
+            .append(Html.escape(text))
+            .append("</td></tr>\n");
         continue;
       }
       Headline headline = headline(spec, document.rows());
@@ -271,10 +310,15 @@ public final class ReportBuilder {
             .append(Html.escape(spec.headline().title()))
             .append(" and a baseline to compare with</td>");
       } else {
-        boolean ahead = spec.headline().kind().higherIsBetter() ? headline.ratio >= 1 : headline.ratio <= 1;
-        out.append("<td class=\"ratio ").append(ahead ? "ahead" : "behind").append("\">").append(Html.escape(Html.ratio(headline.ratio)))
+        boolean ahead =
+            spec.headline().kind().higherIsBetter() ? headline.ratio >= 1 : headline.ratio <= 1;
+        out.append("<td class=\"ratio ")
+            .append(ahead ? "ahead" : "behind")
+            .append("\">")
+            .append(Html.escape(Html.ratio(headline.ratio)))
             .append("</td><td>")
-            .append(Html.escape(headline.text)).append("</td>");
+            .append(Html.escape(headline.text))
+            .append("</td>");
       }
       out.append("<td>").append(Html.escape(ranOn(document))).append("</td></tr>\n");
     }
@@ -321,7 +365,9 @@ public final class ReportBuilder {
         continue;
       }
       double r = ratio.getAsDouble();
-      boolean better = Double.isNaN(bestRatio) || (chart.kind().higherIsBetter() ? r > bestRatio : r < bestRatio);
+      boolean better =
+          Double.isNaN(bestRatio)
+              || (chart.kind().higherIsBetter() ? r > bestRatio : r < bestRatio);
       if (better) {
         best = row;
         bestBase = base;
@@ -331,10 +377,19 @@ public final class ReportBuilder {
     if (best == null || bestBase == null) {
       return null;
     }
-    String against = bestBase.role() == RowRole.SEED ? " (the seed's configuration)" : " (the baseline)";
+    String against =
+        bestBase.role() == RowRole.SEED ? " (the seed's configuration)" : " (the baseline)";
     String text =
-        best.name() + " against " + bestBase.name() + against + groupText + ": " + verdict(chart.kind(), bestRatio)
-            + " (" + chart.title() + ")";
+        best.name()
+            + " against "
+            + bestBase.name()
+            + against
+            + groupText
+            + ": "
+            + verdict(chart.kind(), bestRatio)
+            + " ("
+            + chart.title()
+            + ")";
     return new Headline(bestRatio, text);
   }
 
@@ -345,7 +400,8 @@ public final class ReportBuilder {
     }
     if (kind == MetricKind.BYTES || kind == MetricKind.MEMORY) {
       double percent = Math.abs(1 - ratio) * 100;
-      return String.format(Locale.ROOT, "%.0f%% %s %s", percent, ratio <= 1 ? "less" : "more", kind.noun());
+      return String.format(
+          Locale.ROOT, "%.0f%% %s %s", percent, ratio <= 1 ? "less" : "more", kind.noun());
     }
     if (ratio == 0) {
       return "no measurable " + kind.noun();
@@ -358,9 +414,15 @@ public final class ReportBuilder {
   private void renderTable(StringBuilder out, Table table) {
     TableSpec spec = table.spec;
     ResultsDocument document = table.document;
-    String css = document != null ? "table" : table.failure != null ? "table failed" : "table missing";
-    out.append("<section class=\"").append(css).append("\" id=\"bench-").append(Html.escape(table.bench))
-        .append("\" data-bench=\"").append(Html.escape(table.bench)).append('"');
+    String css =
+        document != null ? "table" : table.failure != null ? "table failed" : "table missing";
+    out.append("<section class=\"")
+        .append(css)
+        .append("\" id=\"bench-")
+        .append(Html.escape(table.bench))
+        .append("\" data-bench=\"")
+        .append(Html.escape(table.bench))
+        .append('"');
     if (document != null) {
       out.append(" data-rows=\"").append(document.rows().size()).append('"');
     }
@@ -371,10 +433,16 @@ public final class ReportBuilder {
     out.append("</h2>\n");
     if (document == null) {
       if (table.failure != null) {
-        out.append("<p class=\"problem\">").append(Html.escape(table.failure)).append("</p>\n")
-            .append("<p class=\"command\">Run it again: <code>").append(Html.escape(command(table.bench, null))).append("</code></p>\n");
+        out.append("<p class=\"problem\">")
+            .append(Html.escape(table.failure))
+            .append("</p>\n")
+            .append("<p class=\"command\">Run it again: <code>")
+            .append(Html.escape(command(table.bench, null)))
+            .append("</code></p>\n");
       } else {
-        out.append("<p class=\"notrun\">not run: <code>").append(Html.escape(command(table.bench, null))).append("</code></p>\n");
+        out.append("<p class=\"notrun\">not run: <code>")
+            .append(Html.escape(command(table.bench, null)))
+            .append("</code></p>\n");
       }
       if (spec != null) {
         renderSeedFigures(out, spec);
@@ -384,9 +452,12 @@ public final class ReportBuilder {
     }
     Objects.requireNonNull(spec, "a read table has a spec");
     List<ResultRow> rows = document.rows();
-    out.append("<p class=\"command\">Reproduce: <code>").append(Html.escape(command(table.bench, document))).append("</code>");
+    out.append("<p class=\"command\">Reproduce: <code>")
+        .append(Html.escape(command(table.bench, document)))
+        .append("</code>");
     if (document.quick()) {
-      out.append(" <span class=\"quick\">(quick run: shorter and smaller than the full one)</span>");
+      out.append(
+          " <span class=\"quick\">(quick run: shorter and smaller than the full one)</span>");
     }
     out.append("</p>\n");
     renderEnvironment(out, document);
@@ -399,7 +470,8 @@ public final class ReportBuilder {
     }
     out.append("<div class=\"charts\">\n");
     for (ChartSpec chart : spec.charts()) {
-      if (chart.onlyWhenMeasured() && rows.stream().noneMatch(row -> row.metric(chart.metric()).isPresent())) {
+      if (chart.onlyWhenMeasured()
+          && rows.stream().noneMatch(row -> row.metric(chart.metric()).isPresent())) {
         continue;
       }
       renderChart(out, spec, chart, rows);
@@ -414,15 +486,21 @@ public final class ReportBuilder {
         spec.seedTables().stream().map(seeds::table).flatMap(Optional::stream).toList();
     out.append("<div class=\"seed\"><h3>What the seed measured</h3>\n");
     if (published.isEmpty()) {
-      out.append("<p>No seed published this table; the ratios are to the baseline row.</p></div>\n");
+      out.append(
+          "<p>No seed published this table; the ratios are to the baseline row.</p></div>\n");
       return;
     }
     for (SeedFigures.SeedTable seedTable : published) {
-      out.append("<table class=\"figures\" data-seed-table=\"").append(Html.escape(seedTable.id())).append("\"><caption>")
-          .append(Html.escape(seedTable.id() + ", seed " + seedTable.seed() + ": " + seedTable.title()))
+      out.append("<table class=\"figures\" data-seed-table=\"")
+          .append(Html.escape(seedTable.id()))
+          .append("\"><caption>")
+          .append(
+              Html.escape(seedTable.id() + ", seed " + seedTable.seed() + ": " + seedTable.title()))
           .append("</caption>\n");
       for (SeedFigures.Figure figure : seedTable.figures()) {
-        out.append("<tr><td>").append(Html.escape(figure.label())).append("</td><td class=\"num\">")
+        out.append("<tr><td>")
+            .append(Html.escape(figure.label()))
+            .append("</td><td class=\"num\">")
             .append(Html.escape(Html.published(figure.value())))
             .append(figure.unit().isEmpty() ? "" : " " + Html.escape(figure.unit()))
             .append("</td></tr>\n");
@@ -432,7 +510,8 @@ public final class ReportBuilder {
     out.append("</div>\n");
   }
 
-  private static void renderSeedConfiguration(StringBuilder out, TableSpec spec, List<ResultRow> rows) {
+  private static void renderSeedConfiguration(
+      StringBuilder out, TableSpec spec, List<ResultRow> rows) {
     out.append("<div class=\"config\"><h3>The seed's configuration, reproduced here</h3>\n");
     ResultRow base = null;
     for (String name : spec.baselineNames()) {
@@ -447,8 +526,11 @@ public final class ReportBuilder {
           .append(") in the results: ratios are left out</p></div>\n");
       return;
     }
-    out.append("<p>Row <strong>").append(Html.escape(base.name())).append("</strong> (")
-        .append(Html.escape(base.role().jsonName())).append("); every ratio is to this row");
+    out.append("<p>Row <strong>")
+        .append(Html.escape(base.name()))
+        .append("</strong> (")
+        .append(Html.escape(base.role().jsonName()))
+        .append("); every ratio is to this row");
     if (!spec.matchKeys().isEmpty()) {
       out.append(" with the same ").append(Html.escape(String.join(" and ", spec.matchKeys())));
     }
@@ -457,37 +539,61 @@ public final class ReportBuilder {
       if (spec.matchKeys().contains(param.getKey())) {
         continue;
       }
-      out.append("<dt>").append(Html.escape(param.getKey())).append("</dt><dd>")
-          .append(Html.escape(String.valueOf(param.getValue()))).append("</dd>\n");
+      out.append("<dt>")
+          .append(Html.escape(param.getKey()))
+          .append("</dt><dd>")
+          .append(Html.escape(String.valueOf(param.getValue())))
+          .append("</dd>\n");
     }
     out.append("</dl></div>\n");
   }
 
   private static void renderEnvironment(StringBuilder out, ResultsDocument document) {
-    out.append("<p class=\"env\">Ran on ").append(Html.escape(ranOn(document))).append("</p>\n<details><summary>environment</summary><dl class=\"env\">\n");
+    out.append("<p class=\"env\">Ran on ")
+        .append(Html.escape(ranOn(document)))
+        .append("</p>\n<details><summary>environment</summary><dl class=\"env\">\n");
     for (Map.Entry<String, Object> entry : document.env().entrySet()) {
-      out.append("<dt>").append(Html.escape(entry.getKey())).append("</dt><dd>")
-          .append(Html.escape(String.valueOf(entry.getValue()))).append("</dd>\n");
+      out.append("<dt>")
+          .append(Html.escape(entry.getKey()))
+          .append("</dt><dd>")
+          .append(Html.escape(String.valueOf(entry.getValue())))
+          .append("</dd>\n");
     }
     out.append("</dl></details>\n");
   }
 
-  private static void renderChart(StringBuilder out, TableSpec spec, ChartSpec chart, List<ResultRow> rows) {
+  private static void renderChart(
+      StringBuilder out, TableSpec spec, ChartSpec chart, List<ResultRow> rows) {
     Map<String, List<Integer>> groups = groups(spec, rows);
-    int height = 4 + rows.size() * ROW_HEIGHT + (spec.groupKey() == null ? 0 : groups.size() * GROUP_HEIGHT);
+    int height =
+        4 + rows.size() * ROW_HEIGHT + (spec.groupKey() == null ? 0 : groups.size() * GROUP_HEIGHT);
     int width = LABEL_WIDTH + BAR_WIDTH + VALUE_WIDTH;
     String better = chart.kind().higherIsBetter() ? "higher is better" : "lower is better";
     String unit = chart.unit().isEmpty() ? "" : " (" + chart.unit() + ")";
-    out.append("<figure class=\"chart\"><figcaption>").append(Html.escape(chart.title() + unit + ", " + better)).append("</figcaption>\n")
-        .append("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" data-metric=\"").append(Html.escape(chart.metric()))
-        .append("\" width=\"").append(width).append("\" height=\"").append(height)
-        .append("\" viewBox=\"0 0 ").append(width).append(' ').append(height).append("\" role=\"img\" aria-label=\"")
-        .append(Html.escape(chart.title())).append("\">\n");
+    out.append("<figure class=\"chart\"><figcaption>")
+        .append(Html.escape(chart.title() + unit + ", " + better))
+        .append("</figcaption>\n")
+        .append("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" data-metric=\"")
+        .append(Html.escape(chart.metric()))
+        .append("\" width=\"")
+        .append(width)
+        .append("\" height=\"")
+        .append(height)
+        .append("\" viewBox=\"0 0 ")
+        .append(width)
+        .append(' ')
+        .append(height)
+        .append("\" role=\"img\" aria-label=\"")
+        .append(Html.escape(chart.title()))
+        .append("\">\n");
     double y = 4;
     for (Map.Entry<String, List<Integer>> group : groups.entrySet()) {
       if (spec.groupKey() != null) {
-        out.append("<text class=\"group\" x=\"2\" y=\"").append(Html.coordinate(y + 14)).append("\">")
-            .append(Html.escape(spec.groupKey() + " = " + group.getKey())).append("</text>\n");
+        out.append("<text class=\"group\" x=\"2\" y=\"")
+            .append(Html.coordinate(y + 14))
+            .append("\">")
+            .append(Html.escape(spec.groupKey() + " = " + group.getKey()))
+            .append("</text>\n");
         y += GROUP_HEIGHT;
       }
       double max = 0;
@@ -507,7 +613,14 @@ public final class ReportBuilder {
   }
 
   private static void renderBar(
-      StringBuilder out, TableSpec spec, ChartSpec chart, List<ResultRow> rows, int index, ResultRow row, double max, double y) {
+      StringBuilder out,
+      TableSpec spec,
+      ChartSpec chart,
+      List<ResultRow> rows,
+      int index,
+      ResultRow row,
+      double max,
+      double y) {
     String error = errorOf(row);
     OptionalDouble value = error == null ? row.metric(chart.metric()) : OptionalDouble.empty();
     double length = 0;
@@ -520,27 +633,58 @@ public final class ReportBuilder {
     } else if (value.isEmpty()) {
       label = "\u2013";
     } else {
-      label = Html.number(value.getAsDouble()) + (chart.unit().isEmpty() ? "" : " " + chart.unit()) + ratioLabel(spec, chart, rows, row);
+      label =
+          Html.number(value.getAsDouble())
+              + (chart.unit().isEmpty() ? "" : " " + chart.unit())
+              + ratioLabel(spec, chart, rows, row);
     }
     OptionalDouble errors = row.metric(ERRORS_METRIC);
     if (errors.isPresent() && errors.getAsDouble() > 0) {
       label += " \u26a0 " + Html.count(errors.getAsDouble()) + " errors";
     }
     double textY = y + BAR_HEIGHT - 2;
-    out.append("<text class=\"label\" x=\"").append(LABEL_WIDTH - 6).append("\" y=\"").append(Html.coordinate(textY))
-        .append("\" text-anchor=\"end\">").append(Html.escape(Html.shorten(row.name(), LABEL_CHARS))).append("</text>")
-        .append("<rect class=\"bar role-").append(row.role().jsonName()).append(error != null ? " error" : "")
-        .append("\" data-row=\"").append(index).append("\" data-name=\"").append(Html.escape(row.name()))
-        .append("\" x=\"").append(LABEL_WIDTH).append("\" y=\"").append(Html.coordinate(y + 1))
-        .append("\" width=\"").append(Html.coordinate(length)).append("\" height=\"").append(BAR_HEIGHT).append("\"><title>")
-        .append(Html.escape(row.name() + ": " + label)).append("</title></rect>")
-        .append("<text class=\"value").append(error != null ? " err" : "").append("\" x=\"")
-        .append(Html.coordinate(LABEL_WIDTH + length + 4)).append("\" y=\"").append(Html.coordinate(textY)).append("\">")
-        .append(Html.escape(label)).append("</text>\n");
+    out.append("<text class=\"label\" x=\"")
+        .append(LABEL_WIDTH - 6)
+        .append("\" y=\"")
+        .append(Html.coordinate(textY))
+        .append("\" text-anchor=\"end\">")
+        .append(Html.escape(Html.shorten(row.name(), LABEL_CHARS)))
+        .append("</text>")
+        .append("<rect class=\"bar role-")
+        .append(row.role().jsonName())
+        .append(error != null ? " error" : "")
+        .append("\" data-row=\"")
+        .append(index)
+        .append("\" data-name=\"")
+        .append(Html.escape(row.name()))
+        .append("\" x=\"")
+        .append(LABEL_WIDTH)
+        .append("\" y=\"")
+        .append(Html.coordinate(y + 1))
+        .append("\" width=\"")
+        .append(Html.coordinate(length))
+        .append("\" height=\"")
+        .append(BAR_HEIGHT)
+        .append("\"><title>")
+        .append(Html.escape(row.name() + ": " + label))
+        .append("</title></rect>")
+        .append("<text class=\"value")
+        .append(error != null ? " err" : "")
+        .append("\" x=\"")
+        .append(Html.coordinate(LABEL_WIDTH + length + 4))
+        .append("\" y=\"")
+        .append(Html.coordinate(textY))
+        .append("\">")
+        .append(Html.escape(label))
+        .append("</text>\n");
   }
 
-  /** {@code "  ×0.42"} against the row's baseline, {@code "  ×1 seed"} on the baseline itself, or empty. */
-  private static String ratioLabel(TableSpec spec, ChartSpec chart, List<ResultRow> rows, ResultRow row) {
+  /**
+   * {@code " ×0.42"} against the row's baseline, {@code " ×1 seed"} on the baseline itself, or
+   * empty.
+   */
+  private static String ratioLabel(
+      TableSpec spec, ChartSpec chart, List<ResultRow> rows, ResultRow row) {
     ResultRow base = baselineOf(spec, row, rows);
     if (base == null) {
       return "";
@@ -563,21 +707,35 @@ public final class ReportBuilder {
     out.append("<th>errors</th></tr></thead>\n<tbody>\n");
     for (ResultRow row : rows) {
       String error = errorOf(row);
-      out.append("<tr class=\"role-").append(row.role().jsonName()).append(error != null ? " error" : "").append("\"><td>")
-          .append(Html.escape(row.name())).append("</td><td>").append(row.role().jsonName()).append("</td>");
+      out.append("<tr class=\"role-")
+          .append(row.role().jsonName())
+          .append(error != null ? " error" : "")
+          .append("\"><td>")
+          .append(Html.escape(row.name()))
+          .append("</td><td>")
+          .append(row.role().jsonName())
+          .append("</td>");
       if (spec.groupKey() != null) {
         out.append("<td>").append(Html.escape(groupOf(spec, row))).append("</td>");
       }
       ResultRow base = baselineOf(spec, row, rows);
       for (ChartSpec chart : spec.charts()) {
         OptionalDouble value = row.metric(chart.metric());
-        OptionalDouble ratio = base == null ? OptionalDouble.empty() : ResultTable.ratio(row, base, chart.metric());
-        out.append("<td class=\"num\">").append(value.isPresent() ? Html.escape(Html.number(value.getAsDouble())) : "\u2013")
-            .append("</td><td class=\"num\">").append(ratio.isPresent() ? Html.escape(Html.ratio(ratio.getAsDouble())) : "\u2013")
+        OptionalDouble ratio =
+            base == null ? OptionalDouble.empty() : ResultTable.ratio(row, base, chart.metric());
+        out.append("<td class=\"num\">")
+            .append(value.isPresent() ? Html.escape(Html.number(value.getAsDouble())) : "\u2013")
+            .append("</td><td class=\"num\">")
+            .append(ratio.isPresent() ? Html.escape(Html.ratio(ratio.getAsDouble())) : "\u2013")
             .append("</td>");
       }
       OptionalDouble errors = row.metric(ERRORS_METRIC);
-      String errorText = error != null ? "error: " + error : errors.isPresent() && errors.getAsDouble() > 0 ? Html.count(errors.getAsDouble()) + " errors" : "";
+      String errorText =
+          error != null
+              ? "error: " + error
+              : errors.isPresent() && errors.getAsDouble() > 0
+                  ? Html.count(errors.getAsDouble()) + " errors"
+                  : "";
       out.append("<td class=\"err\">").append(Html.escape(errorText)).append("</td></tr>\n");
     }
     out.append("</tbody>\n</table>\n");
@@ -610,7 +768,10 @@ public final class ReportBuilder {
       return rows.stream()
           .filter(candidate -> candidate.name().equals(name))
           .filter(candidate -> errorOf(candidate) == null)
-          .filter(candidate -> spec.matchKeys().stream().allMatch(key -> Objects.equals(candidate.param(key), row.param(key))))
+          .filter(
+              candidate ->
+                  spec.matchKeys().stream()
+                      .allMatch(key -> Objects.equals(candidate.param(key), row.param(key))))
           .findFirst()
           .orElse(null);
     }
@@ -622,7 +783,10 @@ public final class ReportBuilder {
     return row.param(ERROR_PARAM);
   }
 
-  /** The command that reproduces a table, with {@code --quick} when the results came from a quick run. */
+  /**
+   * The command that reproduces a table, with {@code --quick} when the results came from a quick
+   * run.
+   */
   static String command(String bench, @Nullable ResultsDocument document) {
     StringBuilder command = new StringBuilder("./stowage bench ").append(bench);
     if (document != null) {
@@ -676,7 +840,10 @@ public final class ReportBuilder {
 
   private static String tableName(Table table) {
     TableSpec spec = table.spec;
-    String ids = spec == null || spec.seedTables().isEmpty() ? "" : String.join("+", spec.seedTables()) + " ";
+    String ids =
+        spec == null || spec.seedTables().isEmpty()
+            ? ""
+            : String.join("+", spec.seedTables()) + " ";
     return ids + table.bench;
   }
 

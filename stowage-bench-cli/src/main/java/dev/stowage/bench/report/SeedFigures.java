@@ -34,10 +34,12 @@ public record SeedFigures(String source, List<SeedTable> tables) {
    * @throws UncheckedIOException if the resource is missing or malformed
    */
   public static SeedFigures load() {
-    ObjectMapper mapper = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    ObjectMapper mapper =
+        new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     try (InputStream in = SeedFigures.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {
-        throw new UncheckedIOException(new IOException("resource " + RESOURCE + " is missing from the class path"));
+        throw new UncheckedIOException(
+            new IOException("resource " + RESOURCE + " is missing from the class path"));
       }
       return mapper.readValue(in, SeedFigures.class);
     } catch (IOException e) {

@@ -83,7 +83,9 @@ public record TableSpec(
             MemoryBench.BENCH_NAME,
             "Redis memory per layout and codec",
             List.of("T1", "T5"),
-            List.of(MemoryBench.baselineRow(RecordKind.BOARD), MemoryBench.baselineRow(RecordKind.PERSON)),
+            List.of(
+                MemoryBench.baselineRow(RecordKind.BOARD),
+                MemoryBench.baselineRow(RecordKind.PERSON)),
             List.of(),
             "layout",
             false,
@@ -104,7 +106,8 @@ public record TableSpec(
                 new ChartSpec("p50_ms", "p50 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("p95_ms", "p95 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("p99_ms", "p99 latency", "ms", MetricKind.LATENCY),
-                new ChartSpec("redis_used_memory_mb", "Redis used memory", "MB", MetricKind.MEMORY))),
+                new ChartSpec(
+                    "redis_used_memory_mb", "Redis used memory", "MB", MetricKind.MEMORY))),
         new TableSpec(
             PipelineBench.BENCH_NAME,
             "Pipelined bulk writes of N items",
@@ -113,7 +116,8 @@ public record TableSpec(
             List.of("n"),
             "n",
             true,
-            List.of(new ChartSpec("median_ms", "median time to write N items", "ms", MetricKind.TIME))),
+            List.of(
+                new ChartSpec("median_ms", "median time to write N items", "ms", MetricKind.TIME))),
         new TableSpec(
             CodecsBench.BENCH_NAME,
             "Codec cost and size",
@@ -123,7 +127,8 @@ public record TableSpec(
             "data",
             false,
             List.of(
-                new ChartSpec("total_ns", "create + serialize + deserialize", "ns", MetricKind.TIME),
+                new ChartSpec(
+                    "total_ns", "create + serialize + deserialize", "ns", MetricKind.TIME),
                 new ChartSpec("size", "encoded size", "B", MetricKind.BYTES),
                 new ChartSpec("size_deflate", "size after deflate", "B", MetricKind.BYTES))),
         new TableSpec(
@@ -138,7 +143,8 @@ public record TableSpec(
                 new ChartSpec("ops_per_s", "GETs per second", "/s", MetricKind.THROUGHPUT),
                 new ChartSpec("p50_ms", "p50 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("p99_ms", "p99 latency", "ms", MetricKind.LATENCY),
-                new ChartSpec("client_cpu_us_per_op", "client CPU per GET", "\u00b5s", MetricKind.TIME))),
+                new ChartSpec(
+                    "client_cpu_us_per_op", "client CPU per GET", "\u00b5s", MetricKind.TIME))),
         new TableSpec(
             AppBench.BENCH_NAME,
             "The seed's Person app: add and check 100 people a request",
@@ -148,14 +154,20 @@ public record TableSpec(
             null,
             false,
             List.of(
-                new ChartSpec("add_ops_per_s", "add requests per second", "/s", MetricKind.THROUGHPUT),
-                new ChartSpec("check_ops_per_s", "check requests per second", "/s", MetricKind.THROUGHPUT),
+                new ChartSpec(
+                    "add_ops_per_s", "add requests per second", "/s", MetricKind.THROUGHPUT),
+                new ChartSpec(
+                    "check_ops_per_s", "check requests per second", "/s", MetricKind.THROUGHPUT),
                 new ChartSpec("add_p50_ms", "add p50 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("add_p99_ms", "add p99 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("check_p50_ms", "check p50 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("check_p99_ms", "check p99 latency", "ms", MetricKind.LATENCY),
-                new ChartSpec("bytes_per_person", "Redis memory per person", "B", MetricKind.MEMORY),
-                ChartSpec.whenMeasured("scale_bytes_per_person", "Redis memory per person at full scale (--records)", "B",
+                new ChartSpec(
+                    "bytes_per_person", "Redis memory per person", "B", MetricKind.MEMORY),
+                ChartSpec.whenMeasured(
+                    "scale_bytes_per_person",
+                    "Redis memory per person at full scale (--records)",
+                    "B",
                     MetricKind.MEMORY))),
         new TableSpec(
             TransportBench.BENCH_NAME,
@@ -169,7 +181,8 @@ public record TableSpec(
                 new ChartSpec("rps", "requests per second", "/s", MetricKind.THROUGHPUT),
                 new ChartSpec("p50_ms", "p50 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("p99_ms", "p99 latency", "ms", MetricKind.LATENCY),
-                new ChartSpec("wire_bytes_per_request", "wire bytes per request", "B", MetricKind.BYTES))),
+                new ChartSpec(
+                    "wire_bytes_per_request", "wire bytes per request", "B", MetricKind.BYTES))),
         new TableSpec(
             NearCacheBench.BENCH_NAME,
             "Near-cache reads while keys are updated",
@@ -193,7 +206,8 @@ public record TableSpec(
             List.of(
                 new ChartSpec("putall_ms", "putAll of N items", "ms", MetricKind.TIME),
                 new ChartSpec("getall_ms", "getAll of N items", "ms", MetricKind.TIME),
-                new ChartSpec("get_ops_per_s", "random GETs per second", "/s", MetricKind.THROUGHPUT),
+                new ChartSpec(
+                    "get_ops_per_s", "random GETs per second", "/s", MetricKind.THROUGHPUT),
                 new ChartSpec("get_p50_ms", "GET p50 latency", "ms", MetricKind.LATENCY),
                 new ChartSpec("get_p99_ms", "GET p99 latency", "ms", MetricKind.LATENCY))));
   }
@@ -206,8 +220,8 @@ public record TableSpec(
   /**
    * A spec for a bench the report does not know, read off its results: the first {@code seed} row
    * is the baseline (else the first row), rows form one group, and up to six metrics are charted
-   * whose names say what they measure ({@code rps}, {@code *_per_s}, {@code p99_ms},
-   * {@code *_ms}, {@code *bytes*}, {@code *memory*}, ...), in their order of appearance.
+   * whose names say what they measure ({@code rps}, {@code *_per_s}, {@code p99_ms}, {@code *_ms},
+   * {@code *bytes*}, {@code *memory*}, ...), in their order of appearance.
    *
    * @throws IllegalArgumentException if no row has a metric whose name says what it measures
    */
@@ -230,9 +244,20 @@ public record TableSpec(
     }
     if (charts.isEmpty()) {
       throw new IllegalArgumentException(
-          "no metric of bench '" + document.bench() + "' says what it measures (such as rps, *_per_s, *_ms, *bytes*); metrics: " + keys);
+          "no metric of bench '"
+              + document.bench()
+              + "' says what it measures (such as rps, *_per_s, *_ms, *bytes*); metrics: "
+              + keys);
     }
-    return new TableSpec(document.bench(), "bench " + document.bench(), List.of(), List.of(baseline), List.of(), null, false, charts);
+    return new TableSpec(
+        document.bench(),
+        "bench " + document.bench(),
+        List.of(),
+        List.of(baseline),
+        List.of(),
+        null,
+        false,
+        charts);
   }
 
   /** What a metric measures, judged by its name, or {@code null} when the name does not say. */

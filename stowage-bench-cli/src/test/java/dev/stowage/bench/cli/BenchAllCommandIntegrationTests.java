@@ -23,45 +23,75 @@ class BenchAllCommandIntegrationTests {
   private final StringWriter err = new StringWriter();
 
   private CommandLine cli() {
-    return StowageCli.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
+    return StowageCli.commandLine()
+        .setOut(new PrintWriter(out, true))
+        .setErr(new PrintWriter(err, true));
   }
 
   @Test
-  void aFailedTableIsReportedAndTheNextStillRunsAndTheReportIsWritten(@TempDir Path dir) throws IOException {
+  void aFailedTableIsReportedAndTheNextStillRunsAndTheReportIsWritten(@TempDir Path dir)
+      throws IOException {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0)) {
       closedPort = socket.getLocalPort();
     }
 
-    int exit = cli().execute("bench", "all", "--quick", "--tables", "pipeline,memory",
-        "--redis", "redis://127.0.0.1:" + closedPort, "--out", dir.toString());
+    int exit =
+        cli()
+            .execute(
+                "bench",
+                "all",
+                "--quick",
+                "--tables",
+                "pipeline,memory",
+                "--redis",
+                "redis://127.0.0.1:" + closedPort,
+                "--out",
+                dir.toString());
 
     assertThat(exit).as(err.toString()).isEqualTo(1);
     assertThat(err.toString())
-        .contains("bench all: [1/2] pipeline, elapsed ", "bench all: [2/2] memory, elapsed ", " left")
+        .contains(
+            "bench all: [1/2] pipeline, elapsed ", "bench all: [2/2] memory, elapsed ", " left")
         .containsPattern("pipeline +FAILED")
         .containsPattern("memory +FAILED");
     Path page = dir.resolve("report.html");
     assertThat(page).exists();
     assertThat(out.toString().strip()).isEqualTo(page.toString());
-    assertThat(Files.readString(page)).contains("./stowage bench pipeline", "./stowage bench memory");
+    assertThat(Files.readString(page))
+        .contains("./stowage bench pipeline", "./stowage bench memory");
   }
 
   @Test
-  void everyTableThatRanIsChartedInTheReport(RedisServer redis, @TempDir Path dir) throws IOException {
-    int exit = cli().execute("bench", "all", "--quick", "--tables", "pipeline", "--redis", redis.uri(),
-        "--out", dir.toString());
+  void everyTableThatRanIsChartedInTheReport(RedisServer redis, @TempDir Path dir)
+      throws IOException {
+    int exit =
+        cli()
+            .execute(
+                "bench",
+                "all",
+                "--quick",
+                "--tables",
+                "pipeline",
+                "--redis",
+                redis.uri(),
+                "--out",
+                dir.toString());
 
     assertThat(exit).as(err.toString()).isZero();
     assertThat(ResultsDocument.read(dir.resolve("pipeline.json")).quick()).isTrue();
-    assertThat(err.toString()).contains("bench all: [1/1] pipeline").containsPattern("pipeline +ok")
+    assertThat(err.toString())
+        .contains("bench all: [1/1] pipeline")
+        .containsPattern("pipeline +ok")
         .contains("report: 1 table(s) charted [pipeline]");
-    assertThat(Files.readString(dir.resolve("report.html"))).contains("<rect class=\"bar role-stowage");
+    assertThat(Files.readString(dir.resolve("report.html")))
+        .contains("<rect class=\"bar role-stowage");
   }
 
   @Test
   void anUnknownTableIsAUsageErrorNamingTheTables(@TempDir Path dir) {
-    int exit = cli().execute("bench", "all", "--tables", "pipeline,nosuch", "--out", dir.toString());
+    int exit =
+        cli().execute("bench", "all", "--tables", "pipeline,nosuch", "--out", dir.toString());
 
     assertThat(exit).isEqualTo(2);
     assertThat(err.toString()).contains("no table 'nosuch'; the tables are [codecs, pipeline");

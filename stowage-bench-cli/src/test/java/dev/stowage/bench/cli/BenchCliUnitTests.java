@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
-/** {@code stowage bench}, found by {@link StowageCli#commandLine()} through the provider of this module. */
+/**
+ * {@code stowage bench}, found by {@link StowageCli#commandLine()} through the provider of this
+ * module.
+ */
 class BenchCliUnitTests {
 
   private final StringWriter out = new StringWriter();
@@ -55,19 +58,43 @@ class BenchCliUnitTests {
   @Test
   void benchCodecsParsesEveryOption() {
     BenchCodecsCommand command =
-        codecsCommand(cli().parseArgs("bench", "codecs", "--quick", "--out", "/tmp/r", "--data", "media", "--codecs", "kryo,JSON,msgpack-compact"));
+        codecsCommand(
+            cli()
+                .parseArgs(
+                    "bench",
+                    "codecs",
+                    "--quick",
+                    "--out",
+                    "/tmp/r",
+                    "--data",
+                    "media",
+                    "--codecs",
+                    "kryo,JSON,msgpack-compact"));
     CodecsBench.Plan plan = command.plan();
 
     assertThat(plan.quick()).isTrue();
     assertThat(command.out).isEqualTo(Path.of("/tmp/r"));
     assertThat(plan.data()).containsExactly(DataShape.MEDIA);
-    assertThat(plan.codecs()).containsExactly(CodecUnderTest.KRYO, CodecUnderTest.JSON, CodecUnderTest.MSGPACK_COMPACT);
+    assertThat(plan.codecs())
+        .containsExactly(CodecUnderTest.KRYO, CodecUnderTest.JSON, CodecUnderTest.MSGPACK_COMPACT);
     assertThat(plan.configurations()).isEqualTo(3 * 5);
   }
 
   @Test
   void repeatedCodecsOptionsAddUpWithoutDuplicates() {
-    CodecsBench.Plan plan = codecsCommand(cli().parseArgs("bench", "codecs", "--codecs", "fory", "--codecs", "avro,fory", "--data", "all")).plan();
+    CodecsBench.Plan plan =
+        codecsCommand(
+                cli()
+                    .parseArgs(
+                        "bench",
+                        "codecs",
+                        "--codecs",
+                        "fory",
+                        "--codecs",
+                        "avro,fory",
+                        "--data",
+                        "all"))
+            .plan();
 
     assertThat(plan.codecs()).containsExactly(CodecUnderTest.FORY, CodecUnderTest.AVRO);
     assertThat(plan.data()).containsExactly(DataShape.values());
@@ -80,7 +107,8 @@ class BenchCliUnitTests {
     assertThat(exit).isEqualTo(2);
     assertThat(err.toString())
         .contains("unknown codec 'yaml'")
-        .contains("json, fastjson2, msgpack, msgpack-compact, kryo, fory, protobuf, avro, thrift, jdk")
+        .contains(
+            "json, fastjson2, msgpack, msgpack-compact, kryo, fory, protobuf, avro, thrift, jdk")
         .contains("--codecs");
     assertThat(out.toString()).isEmpty();
   }
@@ -97,7 +125,9 @@ class BenchCliUnitTests {
   void theStowageCommandFindsTheRealBenchOnTheClassPath() {
     Object bench = cli().getSubcommands().get("bench").getCommand();
     assertThat(bench).isInstanceOf(BenchCommand.class);
-    assertThat(cli().getSubcommands().keySet()).containsExactly("bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate", "report");
+    assertThat(cli().getSubcommands().keySet())
+        .containsExactly(
+            "bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate", "report");
     Object report = cli().getSubcommands().get("report").getCommand();
     assertThat(report).isInstanceOf(ReportCommand.class);
   }
@@ -105,17 +135,28 @@ class BenchCliUnitTests {
   @Test
   void withoutASubcommandItSaysWhichOnesExist() {
     assertThat(cli().execute("bench")).isEqualTo(2);
-    assertThat(err.toString()).contains("Missing subcommand").contains("codecs").contains("nearcache");
+    assertThat(err.toString())
+        .contains("Missing subcommand")
+        .contains("codecs")
+        .contains("nearcache");
   }
 
   @Test
   void helpExitsZero() {
     assertThat(cli().execute("bench", "--help")).isZero();
-    assertThat(out.toString()).contains("Usage: stowage bench").contains("codecs").contains("pipeline").contains("http");
+    assertThat(out.toString())
+        .contains("Usage: stowage bench")
+        .contains("codecs")
+        .contains("pipeline")
+        .contains("http");
 
     out.getBuffer().setLength(0);
     assertThat(cli().execute("bench", "codecs", "-h")).isZero();
-    assertThat(out.toString()).contains("--quick").contains("--out=DIR").contains("--data=DATA").contains("--codecs=CODEC");
+    assertThat(out.toString())
+        .contains("--quick")
+        .contains("--out=DIR")
+        .contains("--data=DATA")
+        .contains("--codecs=CODEC");
 
     out.getBuffer().setLength(0);
     assertThat(cli().execute("bench", "--version")).isZero();
@@ -125,7 +166,8 @@ class BenchCliUnitTests {
   @Test
   void theSubcommandListGivesEachOneAWholeSentence() {
     assertThat(cli().execute("bench", "--help")).isZero();
-    String commands = out.toString().substring(out.toString().indexOf("Commands:") + "Commands:".length());
+    String commands =
+        out.toString().substring(out.toString().indexOf("Commands:") + "Commands:".length());
     // An entry starts with its name at two spaces; the lines after it, further in, continue it.
     List<String> entries = new ArrayList<>();
     for (String line : commands.lines().toList()) {
@@ -135,14 +177,17 @@ class BenchCliUnitTests {
         entries.set(entries.size() - 1, entries.get(entries.size() - 1) + " " + line.strip());
       }
     }
-    assertThat(entries).hasSize(cli().getSubcommands().get("bench").getSubcommands().size())
+    assertThat(entries)
+        .hasSize(cli().getSubcommands().get("bench").getSubcommands().size())
         .allSatisfy(entry -> assertThat(entry).as("a subcommand's summary").endsWith("."));
   }
 
   @Test
   void emptyPlansAreRejected() {
     assertThatThrownBy(
-            () -> new CodecsBench.Plan(true, List.of(), List.of(PayloadVariant.BARE), List.of(DataShape.BOARD)))
+            () ->
+                new CodecsBench.Plan(
+                    true, List.of(), List.of(PayloadVariant.BARE), List.of(DataShape.BOARD)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("choose at least one of the codecs");
   }
@@ -153,6 +198,8 @@ class BenchCliUnitTests {
     LogRecord record = new LogRecord(Level.INFO, "cache 'person': values are now compressed");
     record.setLoggerName("dev.stowage.dictionary");
     assertThat(new SimpleFormatter().format(record))
-        .isEqualTo("INFO dev.stowage.dictionary: cache 'person': values are now compressed" + System.lineSeparator());
+        .isEqualTo(
+            "INFO dev.stowage.dictionary: cache 'person': values are now compressed"
+                + System.lineSeparator());
   }
 }

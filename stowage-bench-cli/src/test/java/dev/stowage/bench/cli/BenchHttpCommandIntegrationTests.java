@@ -25,37 +25,81 @@ class BenchHttpCommandIntegrationTests {
     command.setOut(new PrintWriter(stdout, true));
     command.setErr(new PrintWriter(stderr, true));
 
-    int exit = command.execute("bench", "http", "--records", "200", "--users", "10", "--ramp", "100",
-        "--duration", "2", "--warmup", "1", "--rounds", "2", "--no-wrk", "--out", out.toString());
+    int exit =
+        command.execute(
+            "bench",
+            "http",
+            "--records",
+            "200",
+            "--users",
+            "10",
+            "--ramp",
+            "100",
+            "--duration",
+            "2",
+            "--warmup",
+            "1",
+            "--rounds",
+            "2",
+            "--no-wrk",
+            "--out",
+            out.toString());
 
     assertThat(exit).as(stderr.toString()).isZero();
     ResultsDocument results = ResultsDocument.read(out.resolve("http.json"));
     assertThat(results.bench()).isEqualTo("http");
-    assertThat(results.rows()).extracting(ResultRow::name)
-        .containsExactly("stowage", "stowage", "seed-json", "seed-json", "seed-msgpack", "seed-msgpack");
-    assertThat(results.rows()).extracting(row -> row.param("load"))
+    assertThat(results.rows())
+        .extracting(ResultRow::name)
+        .containsExactly(
+            "stowage", "stowage", "seed-json", "seed-json", "seed-msgpack", "seed-msgpack");
+    assertThat(results.rows())
+        .extracting(row -> row.param("load"))
         .containsExactly("write", "read", "write", "read", "write", "read");
-    assertThat(results.rows()).extracting(ResultRow::role)
-        .containsExactly(RowRole.STOWAGE, RowRole.STOWAGE, RowRole.SEED, RowRole.SEED, RowRole.SEED, RowRole.SEED);
+    assertThat(results.rows())
+        .extracting(ResultRow::role)
+        .containsExactly(
+            RowRole.STOWAGE,
+            RowRole.STOWAGE,
+            RowRole.SEED,
+            RowRole.SEED,
+            RowRole.SEED,
+            RowRole.SEED);
     for (ResultRow row : results.rows()) {
-      assertThat(row.metric("errors").getAsDouble()).as(row.name() + " " + row.param("load")).isZero();
+      assertThat(row.metric("errors").getAsDouble())
+          .as(row.name() + " " + row.param("load"))
+          .isZero();
       assertThat(row.metric("requests").getAsDouble()).as(row.name()).isPositive();
       assertThat(row.metric("rps").getAsDouble()).isPositive();
-      assertThat(row.metric("p99_ms").getAsDouble()).isGreaterThanOrEqualTo(row.metric("p50_ms").getAsDouble());
+      assertThat(row.metric("p99_ms").getAsDouble())
+          .isGreaterThanOrEqualTo(row.metric("p50_ms").getAsDouble());
       assertThat(row.metric("users").getAsDouble()).isEqualTo(10);
       assertThat(row.metric("redis_used_memory_bytes").getAsDouble()).isPositive();
       assertThat(row.param("records")).isEqualTo("200");
       assertThat(row.param("warmup_s")).isEqualTo("1");
       assertThat(row.param("rounds")).isEqualTo("2");
     }
-    List<ResultRow> reads = results.rows().stream().filter(row -> "read".equals(row.param("load"))).toList();
+    List<ResultRow> reads =
+        results.rows().stream().filter(row -> "read".equals(row.param("load"))).toList();
     // 25 posts of the seed's shape: the seed's page was about 16.9 KB.
-    assertThat(reads).allSatisfy(row -> assertThat(row.metric("page_bytes").getAsDouble()).isBetween(10_000.0, 30_000.0));
-    // The load reads newer posts than the page measured before the write load, so sizes differ a little.
-    assertThat(reads).allSatisfy(row -> assertThat(row.metric("bytes_per_request").getAsDouble())
-        .isCloseTo(row.metric("page_bytes").getAsDouble(), Percentage.withPercentage(20)));
-    assertThat(stdout.toString()).contains("load: write").contains("load: read").contains("rps/json");
-    assertThat(out.resolve("logs").resolve("board-seed-msgpack.log")).as("the board's output goes to its log file").isRegularFile();
+    assertThat(reads)
+        .allSatisfy(
+            row ->
+                assertThat(row.metric("page_bytes").getAsDouble()).isBetween(10_000.0, 30_000.0));
+    // The load reads newer posts than the page measured before the write load, so sizes differ a
+    // little.
+    assertThat(reads)
+        .allSatisfy(
+            row ->
+                assertThat(row.metric("bytes_per_request").getAsDouble())
+                    .isCloseTo(
+                        row.metric("page_bytes").getAsDouble(), Percentage.withPercentage(20)));
+    assertThat(stdout.toString())
+        .contains("load: write")
+        .contains("load: read")
+        .contains("rps/json");
+    assertThat(out.resolve("logs").resolve("board-seed-msgpack.log"))
+        .as("the board's output goes to its log file")
+        .isRegularFile();
   }
 
   @Test
@@ -66,29 +110,62 @@ class BenchHttpCommandIntegrationTests {
     command.setOut(new PrintWriter(stdout, true));
     command.setErr(new PrintWriter(stderr, true));
 
-    int exit = command.execute("bench", "http", "--modes", "stowage", "--events", "--records", "200", "--users", "10",
-        "--ramp", "100", "--duration", "2", "--warmup", "1", "--rounds", "2", "--no-wrk", "--out", out.toString());
+    int exit =
+        command.execute(
+            "bench",
+            "http",
+            "--modes",
+            "stowage",
+            "--events",
+            "--records",
+            "200",
+            "--users",
+            "10",
+            "--ramp",
+            "100",
+            "--duration",
+            "2",
+            "--warmup",
+            "1",
+            "--rounds",
+            "2",
+            "--no-wrk",
+            "--out",
+            out.toString());
 
     assertThat(exit).as(stderr.toString()).isZero();
     ResultsDocument results = ResultsDocument.read(out.resolve("http.json"));
-    assertThat(results.rows()).extracting(ResultRow::name).containsExactly("stowage", "stowage+events", "stowage");
-    assertThat(results.rows()).extracting(row -> row.param("load")).containsExactly("write", "write", "read");
-    assertThat(results.rows()).extracting(row -> row.param("events")).containsExactly("off", "on", "off");
+    assertThat(results.rows())
+        .extracting(ResultRow::name)
+        .containsExactly("stowage", "stowage+events", "stowage");
+    assertThat(results.rows())
+        .extracting(row -> row.param("load"))
+        .containsExactly("write", "write", "read");
+    assertThat(results.rows())
+        .extracting(row -> row.param("events"))
+        .containsExactly("off", "on", "off");
     ResultRow on = results.rows().get(1);
     assertThat(on.metric("errors").getAsDouble()).isZero();
     assertThat(on.param("kafka")).contains("KRaft").contains("loopback");
-    assertThat(on.param("kafka_version")).isNotBlank().isEqualTo(results.env().get("kafka_version"));
+    assertThat(on.param("kafka_version"))
+        .isNotBlank()
+        .isEqualTo(results.env().get("kafka_version"));
     assertThat(on.metric("events_rps_ratio").getAsDouble()).isPositive();
     assertThat(on.metric("events_rps_ratio_min").getAsDouble())
-        .isPositive().isLessThanOrEqualTo(on.metric("events_rps_ratio_max").getAsDouble());
+        .isPositive()
+        .isLessThanOrEqualTo(on.metric("events_rps_ratio_max").getAsDouble());
     // Drained: nothing pending, and every post acknowledged (preload and writes) published.
     assertThat(on.metric("outbox_pending").getAsDouble()).isZero();
     assertThat(on.metric("posts_acknowledged").getAsDouble())
         .isGreaterThanOrEqualTo(200 + on.metric("requests").getAsDouble());
     assertThat(on.metric("events_published").getAsDouble())
         .isGreaterThanOrEqualTo(on.metric("posts_acknowledged").getAsDouble());
-    assertThat(results.rows().get(0).param("kafka")).as("the events-off row names no broker").isNull();
-    assertThat(stdout.toString()).contains("rps on/off").contains("stowage+events: outbox drained after the load: 0 pending");
+    assertThat(results.rows().get(0).param("kafka"))
+        .as("the events-off row names no broker")
+        .isNull();
+    assertThat(stdout.toString())
+        .contains("rps on/off")
+        .contains("stowage+events: outbox drained after the load: 0 pending");
   }
 
   @Test

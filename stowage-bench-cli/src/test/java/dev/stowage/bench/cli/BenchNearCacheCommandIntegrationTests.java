@@ -24,11 +24,19 @@ class BenchNearCacheCommandIntegrationTests {
   private final StringWriter err = new StringWriter();
 
   private CommandLine cli() {
-    return StowageCli.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
+    return StowageCli.commandLine()
+        .setOut(new PrintWriter(out, true))
+        .setErr(new PrintWriter(err, true));
   }
 
   private static BenchNearCacheCommand command(String... args) {
-    return (BenchNearCacheCommand) StowageCli.commandLine().parseArgs(args).subcommand().subcommand().commandSpec().userObject();
+    return (BenchNearCacheCommand)
+        StowageCli.commandLine()
+            .parseArgs(args)
+            .subcommand()
+            .subcommand()
+            .commandSpec()
+            .userObject();
   }
 
   @Test
@@ -50,8 +58,23 @@ class BenchNearCacheCommandIntegrationTests {
     assertThat(quick.duration()).isEqualTo(Duration.ofSeconds(8));
     assertThat(quick.keys()).isEqualTo(100_000);
 
-    NearCacheBench.Plan given = command("bench", "nearcache", "--keys", "20000", "--zipf", "0.8", "--concurrency", "50",
-        "--duration", "4", "--warmup", "1", "--rows", "stowage,stowage-near").plan();
+    NearCacheBench.Plan given =
+        command(
+                "bench",
+                "nearcache",
+                "--keys",
+                "20000",
+                "--zipf",
+                "0.8",
+                "--concurrency",
+                "50",
+                "--duration",
+                "4",
+                "--warmup",
+                "1",
+                "--rows",
+                "stowage,stowage-near")
+            .plan();
     assertThat(given.keys()).isEqualTo(20_000);
     assertThat(given.writesPerSecond()).as("1% of the keys a second").isEqualTo(200);
     assertThat(given.zipfExponent()).isEqualTo(0.8);
@@ -60,15 +83,33 @@ class BenchNearCacheCommandIntegrationTests {
     assertThat(given.warmup()).isEqualTo(Duration.ofSeconds(1));
     assertThat(given.rows()).containsExactly("stowage", "stowage-near");
 
-    assertThat(command("bench", "nearcache", "--keys", "20000", "--writes", "5").plan().writesPerSecond()).isEqualTo(5);
+    assertThat(
+            command("bench", "nearcache", "--keys", "20000", "--writes", "5")
+                .plan()
+                .writesPerSecond())
+        .isEqualTo(5);
   }
 
   @Test
   void helpListsTheOptions() {
     assertThat(cli().execute("bench", "nearcache", "--help")).isZero();
-    assertThat(out.toString()).contains("Usage: stowage bench nearcache", "Zipf", "--redis=URL", "--out=DIR", "--quick",
-        "--keys=N", "--zipf=S", "--concurrency=C", "--writes=PER_SECOND", "--duration=SECONDS", "--warmup=SECONDS",
-        "--rows=ROW", "lettuce-client-side-caching", "redisson-local-cached-map", "1% of the keys");
+    assertThat(out.toString())
+        .contains(
+            "Usage: stowage bench nearcache",
+            "Zipf",
+            "--redis=URL",
+            "--out=DIR",
+            "--quick",
+            "--keys=N",
+            "--zipf=S",
+            "--concurrency=C",
+            "--writes=PER_SECOND",
+            "--duration=SECONDS",
+            "--warmup=SECONDS",
+            "--rows=ROW",
+            "lettuce-client-side-caching",
+            "redisson-local-cached-map",
+            "1% of the keys");
 
     out.getBuffer().setLength(0);
     assertThat(cli().execute("bench", "--help")).isZero();
@@ -76,27 +117,61 @@ class BenchNearCacheCommandIntegrationTests {
   }
 
   @Test
-  void aTinyRunAgainstAGivenRedisPrintsTheTableAndWritesNearcacheJson(RedisServer redis, @TempDir Path dir) {
+  void aTinyRunAgainstAGivenRedisPrintsTheTableAndWritesNearcacheJson(
+      RedisServer redis, @TempDir Path dir) {
     redis.flushAll();
-    int exit = cli().execute("bench", "nearcache", "--redis", redis.uri(), "--keys", "300", "--concurrency", "4",
-        "--writes", "30", "--warmup", "1", "--duration", "1", "--out", dir.toString());
+    int exit =
+        cli()
+            .execute(
+                "bench",
+                "nearcache",
+                "--redis",
+                redis.uri(),
+                "--keys",
+                "300",
+                "--concurrency",
+                "4",
+                "--writes",
+                "30",
+                "--warmup",
+                "1",
+                "--duration",
+                "1",
+                "--out",
+                dir.toString());
 
     assertThat(exit).as(err.toString()).isZero();
-    assertThat(err.toString()).contains("bench nearcache: 300 items, Zipf s=1.0, 4 callers, 30 writes/s",
-        "results written to");
-    assertThat(out.toString()).contains("x stowage", "stale", "inval t/o", "stowage-near", "redisson-local-cached-map");
+    assertThat(err.toString())
+        .contains(
+            "bench nearcache: 300 items, Zipf s=1.0, 4 callers, 30 writes/s", "results written to");
+    assertThat(out.toString())
+        .contains("x stowage", "stale", "inval t/o", "stowage-near", "redisson-local-cached-map");
     ResultsDocument results = ResultsDocument.read(dir.resolve("nearcache.json"));
-    assertThat(results.rows()).extracting(ResultRow::name).containsExactlyElementsOf(NearCacheBench.rowNames());
+    assertThat(results.rows())
+        .extracting(ResultRow::name)
+        .containsExactlyElementsOf(NearCacheBench.rowNames());
     assertThat(results.env().get("redis_version")).asString().matches("\\d+\\.\\d+.*");
   }
 
   @Test
   void anUnknownRowFailsWithTheChoices(RedisServer redis, @TempDir Path dir) {
-    int exit = cli().execute("bench", "nearcache", "--redis", redis.uri(), "--keys", "10", "--rows", "stowage,jedis",
-        "--out", dir.toString());
+    int exit =
+        cli()
+            .execute(
+                "bench",
+                "nearcache",
+                "--redis",
+                redis.uri(),
+                "--keys",
+                "10",
+                "--rows",
+                "stowage,jedis",
+                "--out",
+                dir.toString());
 
     assertThat(exit).isEqualTo(1);
-    assertThat(err.toString()).contains("unknown row 'jedis'", "stowage-near", "redisson-local-cached-map");
+    assertThat(err.toString())
+        .contains("unknown row 'jedis'", "stowage-near", "redisson-local-cached-map");
     assertThat(List.of(dir.toFile().list())).isEmpty();
   }
 }

@@ -24,11 +24,19 @@ class BenchSpringCommandIntegrationTests {
   private final StringWriter err = new StringWriter();
 
   private CommandLine cli() {
-    return StowageCli.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
+    return StowageCli.commandLine()
+        .setOut(new PrintWriter(out, true))
+        .setErr(new PrintWriter(err, true));
   }
 
   private static BenchSpringCommand command(String... args) {
-    return (BenchSpringCommand) StowageCli.commandLine().parseArgs(args).subcommand().subcommand().commandSpec().userObject();
+    return (BenchSpringCommand)
+        StowageCli.commandLine()
+            .parseArgs(args)
+            .subcommand()
+            .subcommand()
+            .commandSpec()
+            .userObject();
   }
 
   @Test
@@ -44,8 +52,21 @@ class BenchSpringCommandIntegrationTests {
     assertThat(quick.records()).isEqualTo(20_000);
     assertThat(quick.duration()).isEqualTo(Duration.ofSeconds(10));
 
-    SpringCacheBench.Plan given = command("bench", "spring", "--records", "500", "--concurrency", "20", "--duration", "2",
-        "--warmup", "1", "--rows", "stowage-cache-manager").plan();
+    SpringCacheBench.Plan given =
+        command(
+                "bench",
+                "spring",
+                "--records",
+                "500",
+                "--concurrency",
+                "20",
+                "--duration",
+                "2",
+                "--warmup",
+                "1",
+                "--rows",
+                "stowage-cache-manager")
+            .plan();
     assertThat(given.records()).isEqualTo(500);
     assertThat(given.warmupRecords()).as("never more warm-up records than records").isEqualTo(500);
     assertThat(given.concurrency()).isEqualTo(20);
@@ -55,17 +76,38 @@ class BenchSpringCommandIntegrationTests {
   }
 
   @Test
-  void aSmallQuickRunWritesSpringJsonWithBothManagersAndTheirRatios(RedisServer redis, @TempDir Path dir) {
+  void aSmallQuickRunWritesSpringJsonWithBothManagersAndTheirRatios(
+      RedisServer redis, @TempDir Path dir) {
     redis.flushAll();
-    int exit = cli().execute("bench", "spring", "--quick", "--redis", redis.uri(), "--records", "400", "--concurrency", "16",
-        "--warmup", "1", "--duration", "1", "--out", dir.toString());
+    int exit =
+        cli()
+            .execute(
+                "bench",
+                "spring",
+                "--quick",
+                "--redis",
+                redis.uri(),
+                "--records",
+                "400",
+                "--concurrency",
+                "16",
+                "--warmup",
+                "1",
+                "--duration",
+                "1",
+                "--out",
+                dir.toString());
 
     assertThat(exit).as(err.toString()).isZero();
-    assertThat(err.toString()).contains("bench spring: 400 board records", "16 callers", "results written to");
-    assertThat(out.toString()).contains("hits/s", "B/record", SpringCacheBench.SPRING, SpringCacheBench.STOWAGE, "1.00");
+    assertThat(err.toString())
+        .contains("bench spring: 400 board records", "16 callers", "results written to");
+    assertThat(out.toString())
+        .contains("hits/s", "B/record", SpringCacheBench.SPRING, SpringCacheBench.STOWAGE, "1.00");
     ResultsDocument results = ResultsDocument.read(dir.resolve("spring.json"));
     assertThat(results.quick()).isTrue();
-    assertThat(results.rows()).extracting(ResultRow::name).containsExactlyElementsOf(SpringCacheBench.rowNames());
+    assertThat(results.rows())
+        .extracting(ResultRow::name)
+        .containsExactlyElementsOf(SpringCacheBench.rowNames());
     ResultRow spring = results.rows().get(0);
     ResultRow stowage = results.rows().get(1);
     ResultTable table = SpringCacheBench.table();

@@ -2,7 +2,10 @@ package dev.stowage.bench.cli;
 
 import dev.stowage.bench.ForkClassPath;
 
-/** Prints the class path JMH's forks would get in this JVM; run by {@link LauncherBenchClassPathIntegrationTests}. */
+/**
+ * Prints the class path JMH's forks would get in this JVM; run by {@link
+ * LauncherBenchClassPathIntegrationTests}.
+ */
 final class ForkClassPathProbe {
 
   private ForkClassPathProbe() {}

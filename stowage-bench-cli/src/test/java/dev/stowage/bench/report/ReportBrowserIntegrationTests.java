@@ -23,18 +23,26 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code ./stowage report} on the fixture results, opened from disk in a real browser: Debian's
  * {@code chromium}, headless, with no sandbox, no GPU and no background networking. The page's DOM
- * as Chromium built it ({@code --dump-dom}) has, for every table that ran, its charts with one
- * bar per row; its screenshot is a real picture; and Chromium logs no console message for it.
+ * as Chromium built it ({@code --dump-dom}) has, for every table that ran, its charts with one bar
+ * per row; its screenshot is a real picture; and Chromium logs no console message for it.
  *
  * <p>Chromium must be installed ({@code apt-get install chromium}; {@code .ci/run} does it): the
  * test fails without it.
  */
 class ReportBrowserIntegrationTests {
 
-  private static final Path MODULE = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
+  private static final Path MODULE =
+      Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
   private static final Path SCRIPT = MODULE.getParent().resolve("stowage");
   private static final List<String> CHROMIUM_FLAGS =
-      List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--enable-logging=stderr", "--v=0");
+      List.of(
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-background-networking",
+          "--no-first-run",
+          "--enable-logging=stderr",
+          "--v=0");
 
   @TempDir Path temp;
 
@@ -45,7 +53,9 @@ class ReportBrowserIntegrationTests {
     assertThat(built.exit()).as(built.err()).isZero();
     Path page = results.resolve(ReportBuilder.FILE_NAME);
     assertThat(built.out().strip()).isEqualTo(page.toString());
-    assertThat(built.err()).contains("cannot read " + results.resolve("app.json")).contains("not run [memory, http, transport, nearcache, cluster]");
+    assertThat(built.err())
+        .contains("cannot read " + results.resolve("app.json"))
+        .contains("not run [memory, http, transport, nearcache, cluster]");
 
     Run dump = chromium(List.of("--dump-dom", page.toUri().toString()));
     assertNoConsoleMessages(dump);
@@ -54,17 +64,27 @@ class ReportBrowserIntegrationTests {
     List<String> charted = new ArrayList<>();
     for (Element section : dom.select("section.table[data-rows]")) {
       int rows = Integer.parseInt(section.attr("data-rows"));
-      assertThat(section.select("svg.chart")).as(section.id()).isNotEmpty().allSatisfy(chart ->
-          assertThat(chart.select("rect.bar[data-row]")).as(section.id() + " " + chart.attr("data-metric")).hasSize(rows));
+      assertThat(section.select("svg.chart"))
+          .as(section.id())
+          .isNotEmpty()
+          .allSatisfy(
+              chart ->
+                  assertThat(chart.select("rect.bar[data-row]"))
+                      .as(section.id() + " " + chart.attr("data-metric"))
+                      .hasSize(rows));
       charted.add(section.attr("data-bench"));
     }
     assertThat(charted).containsExactly("pipeline", "codecs", "clients", "spring");
-    assertThat(dom.select("section.table.missing").eachAttr("data-bench")).containsExactly("memory", "http", "transport", "nearcache", "cluster");
+    assertThat(dom.select("section.table.missing").eachAttr("data-bench"))
+        .containsExactly("memory", "http", "transport", "nearcache", "cluster");
     assertThat(dom.select("section.table.failed").eachAttr("data-bench")).containsExactly("app");
     assertThat(dom.select("script")).isEmpty();
 
     Path screenshot = temp.resolve("report.png");
-    Run shot = chromium(List.of("--screenshot=" + screenshot, "--window-size=1280,2000", page.toUri().toString()));
+    Run shot =
+        chromium(
+            List.of(
+                "--screenshot=" + screenshot, "--window-size=1280,2000", page.toUri().toString()));
     assertNoConsoleMessages(shot);
     assertThat(screenshot).exists();
     BufferedImage image = ImageIO.read(screenshot.toFile());
@@ -77,16 +97,23 @@ class ReportBrowserIntegrationTests {
         colours.add(image.getRGB(x, y) & 0xffffff);
       }
     }
-    assertThat(colours).as("text, tables and bars, not a blank page").hasSizeGreaterThan(50).contains(0x2a9d5c, 0x8c8c8c);
+    assertThat(colours)
+        .as("text, tables and bars, not a blank page")
+        .hasSizeGreaterThan(50)
+        .contains(0x2a9d5c, 0x8c8c8c);
   }
 
   @Test
   void aConsoleErrorWouldBeCaught() throws Exception {
     // The check above only means something if Chromium reports console messages this way.
     Path page = temp.resolve("broken.html");
-    Files.writeString(page, "<!DOCTYPE html><html><body><script>console.error('report-check'); missingFunction();</script></body></html>");
+    Files.writeString(
+        page,
+        "<!DOCTYPE html><html><body><script>console.error('report-check'); missingFunction();</script></body></html>");
     Run run = chromium(List.of("--dump-dom", page.toUri().toString()));
-    assertThat(consoleMessages(run)).anyMatch(line -> line.contains("report-check")).anyMatch(line -> line.contains("Uncaught ReferenceError"));
+    assertThat(consoleMessages(run))
+        .anyMatch(line -> line.contains("report-check"))
+        .anyMatch(line -> line.contains("Uncaught ReferenceError"));
   }
 
   private static void assertNoConsoleMessages(Run run) {
@@ -94,9 +121,14 @@ class ReportBrowserIntegrationTests {
     assertThat(consoleMessages(run)).as("console messages of the page").isEmpty();
   }
 
-  /** Chromium's console lines ({@code ...:CONSOLE...] "message", source: ...}) and uncaught errors. */
+  /**
+   * Chromium's console lines ({@code ...:CONSOLE...] "message", source: ...}) and uncaught errors.
+   */
   private static List<String> consoleMessages(Run run) {
-    return run.err().lines().filter(line -> line.contains(":CONSOLE") || line.contains("Uncaught")).toList();
+    return run.err()
+        .lines()
+        .filter(line -> line.contains(":CONSOLE") || line.contains("Uncaught"))
+        .toList();
   }
 
   private Run chromium(List<String> args) throws Exception {
@@ -120,11 +152,15 @@ class ReportBrowserIntegrationTests {
         return candidate;
       }
     }
-    return fail("chromium is not installed: the report's browser test needs Debian's chromium"
-        + " (apt-get install chromium, as .ci/run does)");
+    return fail(
+        "chromium is not installed: the report's browser test needs Debian's chromium"
+            + " (apt-get install chromium, as .ci/run does)");
   }
 
-  /** The java command {@code ./stowage args} runs (asked with STOWAGE_DRY_RUN=1, so nothing is built). */
+  /**
+   * The java command {@code ./stowage args} runs (asked with STOWAGE_DRY_RUN=1, so nothing is
+   * built).
+   */
   private List<String> launcherCommand(List<String> args) throws Exception {
     List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
     command.addAll(args);
@@ -135,7 +171,9 @@ class ReportBrowserIntegrationTests {
     assertThat(run.exit()).as(run.err()).isZero();
     List<String> printed = run.out().lines().toList();
     String classPath = printed.get(printed.indexOf("-cp") + 1);
-    assertThat(classPath).as("report runs on the bench class path").startsWith(MODULE.resolve("target/stowage-bench-cli.jar").toString());
+    assertThat(classPath)
+        .as("report runs on the bench class path")
+        .startsWith(MODULE.resolve("target/stowage-bench-cli.jar").toString());
     return printed;
   }
 
@@ -148,12 +186,20 @@ class ReportBrowserIntegrationTests {
   private static Run run(ProcessBuilder builder, Path workDir) throws Exception {
     Path out = Files.createTempFile(workDir, "run", ".out");
     Path err = Files.createTempFile(workDir, "run", ".err");
-    Process process = builder.directory(workDir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    Process process =
+        builder
+            .directory(workDir.toFile())
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
     process.getOutputStream().close();
     if (!process.waitFor(2, TimeUnit.MINUTES)) {
       process.destroyForcibly();
       throw new AssertionError("timed out: " + builder.command());
     }
-    return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    return new Run(
+        process.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
   }
 }

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@link ReportBuilder} on the fixture results: what the page says, read back through its DOM. */
 class ReportBuilderUnitTests {
 
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-23T20:00:00Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-11-23T20:00:00Z"), ZoneOffset.UTC);
 
   @TempDir Path temp;
 
@@ -33,7 +34,9 @@ class ReportBuilderUnitTests {
 
   @BeforeEach
   void build() {
-    report = new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(ReportFixtures.copyTo(temp.resolve("results")));
+    report =
+        new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK)
+            .build(ReportFixtures.copyTo(temp.resolve("results")));
     page = Jsoup.parse(report.html());
   }
 
@@ -54,9 +57,29 @@ class ReportBuilderUnitTests {
     assertThat(report.tables()).containsExactly("pipeline", "codecs", "clients", "spring");
     // What ran first, then the unreadable file, then what was not run.
     assertThat(page.select("section.table").eachAttr("data-bench"))
-        .containsExactly("pipeline", "codecs", "clients", "spring", "app", "memory", "http", "transport", "nearcache", "cluster");
+        .containsExactly(
+            "pipeline",
+            "codecs",
+            "clients",
+            "spring",
+            "app",
+            "memory",
+            "http",
+            "transport",
+            "nearcache",
+            "cluster");
     assertThat(page.select("#headline tbody tr").eachAttr("data-bench"))
-        .containsExactly("pipeline", "codecs", "clients", "spring", "app", "memory", "http", "transport", "nearcache", "cluster");
+        .containsExactly(
+            "pipeline",
+            "codecs",
+            "clients",
+            "spring",
+            "app",
+            "memory",
+            "http",
+            "transport",
+            "nearcache",
+            "cluster");
     for (String bench : report.tables()) {
       Element section = section(bench);
       int rows = Integer.parseInt(section.attr("data-rows"));
@@ -69,10 +92,12 @@ class ReportBuilderUnitTests {
       }
       assertThat(section.select("table.rows tbody tr")).hasSize(rows);
     }
-    assertThat(section("pipeline").select("svg.chart").eachAttr("data-metric")).containsExactly("median_ms");
+    assertThat(section("pipeline").select("svg.chart").eachAttr("data-metric"))
+        .containsExactly("median_ms");
     assertThat(section("clients").select("svg.chart").eachAttr("data-metric"))
         .containsExactly("ops_per_s", "p50_ms", "p99_ms", "client_cpu_us_per_op");
-    assertThat(section("codecs").select("svg.chart").eachAttr("data-metric")).containsExactly("total_ns", "size", "size_deflate");
+    assertThat(section("codecs").select("svg.chart").eachAttr("data-metric"))
+        .containsExactly("total_ns", "size", "size_deflate");
   }
 
   @Test
@@ -84,17 +109,25 @@ class ReportBuilderUnitTests {
     Element pipeline = headlineRow("pipeline");
     assertThat(pipeline.selectFirst("td.ratio").text()).isEqualTo("\u00d70.25");
     assertThat(pipeline.text())
-        .contains("stowage-putAll against spring-executePipelined (the seed's configuration), n = 1000: 4.00\u00d7 faster")
+        .contains(
+            "stowage-putAll against spring-executePipelined (the seed's configuration), n = 1000: 4.00\u00d7 faster")
         .contains("commit 5c60414e0d3b");
     Element clients = headlineRow("clients");
     assertThat(clients.selectFirst("td.ratio").text()).isEqualTo("\u00d71.20");
-    assertThat(clients.text()).contains("stowage against lettuce-shared (the seed's configuration): 1.20\u00d7 the throughput");
+    assertThat(clients.text())
+        .contains(
+            "stowage against lettuce-shared (the seed's configuration): 1.20\u00d7 the throughput");
     Element codecs = headlineRow("codecs");
     assertThat(codecs.selectFirst("td.ratio").text()).isEqualTo("\u00d70.40");
-    assertThat(codecs.text()).contains("msgpack-compact+zstd against json", "data = board", "2.50\u00d7 faster");
+    assertThat(codecs.text())
+        .contains("msgpack-compact+zstd against json", "data = board", "2.50\u00d7 faster");
     assertThat(headlineRow("spring").selectFirst("td.ratio").text()).isEqualTo("\u00d71.50");
-    assertThat(pipeline.selectFirst("td.ratio").hasClass("ahead")).as("less time is ahead").isTrue();
-    assertThat(clients.selectFirst("td.ratio").hasClass("ahead")).as("more throughput is ahead").isTrue();
+    assertThat(pipeline.selectFirst("td.ratio").hasClass("ahead"))
+        .as("less time is ahead")
+        .isTrue();
+    assertThat(clients.selectFirst("td.ratio").hasClass("ahead"))
+        .as("more throughput is ahead")
+        .isTrue();
 
     assertThat(headlineRow("memory").text()).contains("not run: ./stowage bench memory");
     assertThat(headlineRow("app").text()).contains("could not read app.json");
@@ -106,9 +139,18 @@ class ReportBuilderUnitTests {
     assertThat(chart.select("text.group").eachText()).containsExactly("n = 10", "n = 1000");
     Elements values = chart.select("text.value");
     // Rows in file order: n=10 (one-by-one, pipelined, RBatch, putAll, raw), then n=1000.
-    assertThat(values.eachText()).containsExactly(
-        "12.0 ms \u00d73.00", "4.00 ms \u00d71 seed", "6.00 ms \u00d71.50", "2.00 ms \u00d70.50", "1.00 ms \u00d70.25",
-        "400 ms \u00d710.0", "40.0 ms \u00d71 seed", "30.0 ms \u00d70.75", "10.0 ms \u00d70.25", "5.00 ms \u00d70.13");
+    assertThat(values.eachText())
+        .containsExactly(
+            "12.0 ms \u00d73.00",
+            "4.00 ms \u00d71 seed",
+            "6.00 ms \u00d71.50",
+            "2.00 ms \u00d70.50",
+            "1.00 ms \u00d70.25",
+            "400 ms \u00d710.0",
+            "40.0 ms \u00d71 seed",
+            "30.0 ms \u00d70.75",
+            "10.0 ms \u00d70.25",
+            "5.00 ms \u00d70.13");
     // Each group is scaled to its own longest bar.
     Elements bars = chart.select("rect.bar");
     assertThat(bars.get(0).attr("width")).isEqualTo("250.0");
@@ -133,34 +175,47 @@ class ReportBuilderUnitTests {
     Element row = clients.select("table.rows tbody tr").get(1);
     assertThat(row.classNames()).contains("error");
     assertThat(row.selectFirst("td.err").text())
-        .isEqualTo("error: JedisConnectionException: Could not get a resource from the pool <max 128> & gave up");
+        .isEqualTo(
+            "error: JedisConnectionException: Could not get a resource from the pool <max 128> & gave up");
     assertThat(report.html()).contains("&lt;max 128&gt; &amp; gave up");
   }
 
   @Test
   void missingTablesSayHowToRunThemAndStillShowTheSeedsFigures() {
-    assertThat(report.notRun()).containsExactly("memory", "http", "transport", "nearcache", "cluster");
+    assertThat(report.notRun())
+        .containsExactly("memory", "http", "transport", "nearcache", "cluster");
     for (String bench : report.notRun()) {
       Element section = section(bench);
       assertThat(section.classNames()).contains("missing");
-      assertThat(section.selectFirst("p.notrun").text()).isEqualTo("not run: ./stowage bench " + bench);
+      assertThat(section.selectFirst("p.notrun").text())
+          .isEqualTo("not run: ./stowage bench " + bench);
       assertThat(section.select("svg")).isEmpty();
     }
-    assertThat(section("memory").select("table.figures").eachAttr("data-seed-table")).containsExactly("T1", "T5");
-    assertThat(section("memory").text()).contains("Redis memory, 120,000 records, JSON 79 MB", "Redis memory, 15M records, fastjson string 3.3 GB", "write, fastjson string 399.18 requests/s");
+    assertThat(section("memory").select("table.figures").eachAttr("data-seed-table"))
+        .containsExactly("T1", "T5");
+    assertThat(section("memory").text())
+        .contains(
+            "Redis memory, 120,000 records, JSON 79 MB",
+            "Redis memory, 15M records, fastjson string 3.3 GB",
+            "write, fastjson string 399.18 requests/s");
     assertThat(section("nearcache").text()).contains("No seed published this table");
   }
 
   @Test
   void aMalformedFileIsNamedWithItsProblemAndTheOtherTablesAreBuilt() {
     Path app = temp.resolve("results").resolve("app.json");
-    assertThat(report.problems()).singleElement().asString().startsWith("cannot read " + app + ": ").contains("line ");
+    assertThat(report.problems())
+        .singleElement()
+        .asString()
+        .startsWith("cannot read " + app + ": ")
+        .contains("line ");
     Element section = section("app");
     assertThat(section.classNames()).contains("failed");
     assertThat(section.selectFirst("p.problem").text()).startsWith("cannot read " + app);
     assertThat(section.text()).contains("Run it again: ./stowage bench app");
     assertThat(section.select("table.figures").eachAttr("data-seed-table")).containsExactly("T5");
-    assertThat(page.select("#problems li.problem").eachText()).containsExactly(report.problems().get(0));
+    assertThat(page.select("#problems li.problem").eachText())
+        .containsExactly(report.problems().get(0));
   }
 
   @Test
@@ -169,19 +224,28 @@ class ReportBuilderUnitTests {
     assertThat(pipeline.selectFirst("table.figures[data-seed-table=T2]").text())
         .contains("N=30,000, one by one 2,078 ms", "N=30,000, pipelined 321 ms");
     assertThat(pipeline.selectFirst("div.config").text())
-        .contains("Row spring-executePipelined (seed)", "with the same n", "Spring Data Redis executePipelined");
+        .contains(
+            "Row spring-executePipelined (seed)",
+            "with the same n",
+            "Spring Data Redis executePipelined");
     assertThat(pipeline.selectFirst("p.env").text())
-        .isEqualTo("Ran on Linux 6.1.0 amd64, 2 cores, Java 17.0.13, Redis 7.0.15, commit 5c60414e0d3b, 2026-11-20T10:15:30Z, quick");
-    assertThat(pipeline.selectFirst("p.command code").text()).isEqualTo("./stowage bench pipeline --quick");
-    assertThat(section("clients").selectFirst("p.command code").text()).isEqualTo("./stowage bench clients");
-    assertThat(section("clients").selectFirst("p.env").text()).contains("commit 0123456789ab-dirty");
-    assertThat(section("codecs").selectFirst("div.config").text()).contains("Row json (seed)", "codec json");
+        .isEqualTo(
+            "Ran on Linux 6.1.0 amd64, 2 cores, Java 17.0.13, Redis 7.0.15, commit 5c60414e0d3b, 2026-11-20T10:15:30Z, quick");
+    assertThat(pipeline.selectFirst("p.command code").text())
+        .isEqualTo("./stowage bench pipeline --quick");
+    assertThat(section("clients").selectFirst("p.command code").text())
+        .isEqualTo("./stowage bench clients");
+    assertThat(section("clients").selectFirst("p.env").text())
+        .contains("commit 0123456789ab-dirty");
+    assertThat(section("codecs").selectFirst("div.config").text())
+        .contains("Row json (seed)", "codec json");
   }
 
   @Test
   void anUnknownBenchIsChartedFromTheNamesOfItsMetricsAndFlagsErrors() {
     Element spring = section("spring");
-    assertThat(spring.select("svg.chart").eachAttr("data-metric")).containsExactly("rps", "p99_ms", "value_bytes");
+    assertThat(spring.select("svg.chart").eachAttr("data-metric"))
+        .containsExactly("rps", "p99_ms", "value_bytes");
     assertThat(spring.selectFirst("svg.chart[data-metric=rps]").select("text.value").eachText())
         .containsExactly("2,000 /s \u00d71 seed", "3,000 /s \u00d71.50 \u26a0 3 errors");
     assertThat(spring.selectFirst("svg.chart[data-metric=p99_ms]").select("text.value").eachText())
@@ -191,20 +255,41 @@ class ReportBuilderUnitTests {
   @Test
   void textFromTheResultsIsEscapedAndThePageNeedsNothingOutsideItself() {
     assertThat(page.select("script")).isEmpty();
-    assertThat(report.html()).doesNotContain("<script>").contains("fory+&lt;script&gt;alert(1)&lt;/script&gt;");
-    assertThat(section("codecs").select("rect.bar").eachAttr("data-name")).filteredOn("fory+<script>alert(1)</script>"::equals).hasSize(3 * 2);
+    assertThat(report.html())
+        .doesNotContain("<script>")
+        .contains("fory+&lt;script&gt;alert(1)&lt;/script&gt;");
+    assertThat(section("codecs").select("rect.bar").eachAttr("data-name"))
+        .filteredOn("fory+<script>alert(1)</script>"::equals)
+        .hasSize(3 * 2);
     assertThat(page.select("[src]")).isEmpty();
     assertThat(page.select("link")).isEmpty();
-    assertThat(page.select("a[href]").eachAttr("href")).allMatch(href -> href.startsWith("#bench-"));
+    assertThat(page.select("a[href]").eachAttr("href"))
+        .allMatch(href -> href.startsWith("#bench-"));
     assertThat(report.html()).doesNotContain("@import").doesNotContain("url(");
   }
 
   @Test
   void withoutAResultsDirectoryEveryTableIsNotRun() {
-    Report empty = new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(temp.resolve("nothing"));
+    Report empty =
+        new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK)
+            .build(temp.resolve("nothing"));
     assertThat(empty.tables()).isEmpty();
-    assertThat(empty.notRun()).containsExactly("memory", "http", "pipeline", "codecs", "clients", "app", "transport", "nearcache", "cluster");
-    assertThat(empty.problems()).containsExactly("no results directory " + temp.resolve("nothing") + ": run ./stowage bench <name> first");
+    assertThat(empty.notRun())
+        .containsExactly(
+            "memory",
+            "http",
+            "pipeline",
+            "codecs",
+            "clients",
+            "app",
+            "transport",
+            "nearcache",
+            "cluster");
+    assertThat(empty.problems())
+        .containsExactly(
+            "no results directory "
+                + temp.resolve("nothing")
+                + ": run ./stowage bench <name> first");
     assertThat(Jsoup.parse(empty.html()).select("#headline td.none")).hasSize(9);
   }
 
@@ -213,13 +298,17 @@ class ReportBuilderUnitTests {
     Path results = temp.resolve("results");
     Path target = results.resolve(ReportBuilder.FILE_NAME);
     Files.writeString(target, "old");
-    Report written = new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).write(results, target);
+    Report written =
+        new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).write(results, target);
     assertThat(Files.readString(target)).isEqualTo(written.html()).startsWith("<!DOCTYPE html>");
     try (var listing = Files.list(results)) {
-      assertThat(listing.map(p -> p.getFileName().toString()).filter(name -> name.endsWith(".tmp"))).isEmpty();
+      assertThat(listing.map(p -> p.getFileName().toString()).filter(name -> name.endsWith(".tmp")))
+          .isEmpty();
     }
     // The page itself is not a results file: building again reads the same tables.
-    assertThat(new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(results).tables()).isEqualTo(written.tables());
+    assertThat(
+            new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(results).tables())
+        .isEqualTo(written.tables());
   }
 
   @Test
@@ -230,16 +319,24 @@ class ReportBuilderUnitTests {
       Files.copy(in, results.resolve("pipeline.json"));
     }
     ResultsDocument document = ResultsDocument.read(results.resolve("pipeline.json"));
-    Document real = Jsoup.parse(new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(results).html());
+    Document real =
+        Jsoup.parse(
+            new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(results).html());
 
     Element chart = real.selectFirst("#bench-pipeline svg.chart[data-metric=median_ms]");
     assertThat(chart.select("rect.bar[data-row]")).hasSize(document.rows().size());
-    assertThat(chart.select("text.group").eachText()).containsExactly(
-        "n = 10", "n = 100", "n = 1000", "n = 2000", "n = 5000", "n = 10000", "n = 30000");
+    assertThat(chart.select("text.group").eachText())
+        .containsExactly(
+            "n = 10", "n = 100", "n = 1000", "n = 2000", "n = 5000", "n = 10000", "n = 30000");
     double seed = median(document, "spring-executePipelined", 30000);
-    double best = Math.min(median(document, "stowage-putAll", 30000), median(document, "stowage-putAll-noExpiry", 30000));
-    assertThat(real.selectFirst("#headline tr[data-bench=pipeline] td.ratio").text()).isEqualTo(Html.ratio(best / seed));
-    assertThat(real.selectFirst("#headline tr[data-bench=pipeline]").text()).contains("n = 30000", "commit unknown");
+    double best =
+        Math.min(
+            median(document, "stowage-putAll", 30000),
+            median(document, "stowage-putAll-noExpiry", 30000));
+    assertThat(real.selectFirst("#headline tr[data-bench=pipeline] td.ratio").text())
+        .isEqualTo(Html.ratio(best / seed));
+    assertThat(real.selectFirst("#headline tr[data-bench=pipeline]").text())
+        .contains("n = 30000", "commit unknown");
   }
 
   private static double median(ResultsDocument document, String name, int n) {
@@ -253,25 +350,42 @@ class ReportBuilderUnitTests {
 
   @Test
   void theFullScaleMemoryChartAppearsOnlyWhenARunMeasuredIt() {
-    Map<String, Number> quick = Map.of("add_ops_per_s", 900, "check_ops_per_s", 1_200, "bytes_per_person", 120);
+    Map<String, Number> quick =
+        Map.of("add_ops_per_s", 900, "check_ops_per_s", 1_200, "bytes_per_person", 120);
     Path plain = temp.resolve("plain");
-    new ResultsDocument("app", true, Map.of(), List.of(
-        new ResultRow("fastjson-string", RowRole.SEED, Map.of(), quick),
-        new ResultRow("stowage", RowRole.STOWAGE, Map.of(), quick))).writeTo(plain);
-    Document withoutScale = Jsoup.parse(new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(plain).html());
+    new ResultsDocument(
+            "app",
+            true,
+            Map.of(),
+            List.of(
+                new ResultRow("fastjson-string", RowRole.SEED, Map.of(), quick),
+                new ResultRow("stowage", RowRole.STOWAGE, Map.of(), quick)))
+        .writeTo(plain);
+    Document withoutScale =
+        Jsoup.parse(
+            new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(plain).html());
     assertThat(withoutScale.select("#bench-app svg.chart").eachAttr("data-metric"))
-        .contains("bytes_per_person").doesNotContain("scale_bytes_per_person");
+        .contains("bytes_per_person")
+        .doesNotContain("scale_bytes_per_person");
 
     Path scaled = temp.resolve("scaled");
     Map<String, Number> seedAtScale = new LinkedHashMap<>(quick);
     seedAtScale.put("scale_bytes_per_person", 220.0);
     Map<String, Number> stowageAtScale = new LinkedHashMap<>(quick);
     stowageAtScale.put("scale_bytes_per_person", 110.0);
-    new ResultsDocument("app", false, Map.of(), List.of(
-        new ResultRow("fastjson-string", RowRole.SEED, Map.of(), seedAtScale),
-        new ResultRow("stowage", RowRole.STOWAGE, Map.of(), stowageAtScale))).writeTo(scaled);
-    Document withScale = Jsoup.parse(new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(scaled).html());
-    Element chart = withScale.selectFirst("#bench-app svg.chart[data-metric=scale_bytes_per_person]");
+    new ResultsDocument(
+            "app",
+            false,
+            Map.of(),
+            List.of(
+                new ResultRow("fastjson-string", RowRole.SEED, Map.of(), seedAtScale),
+                new ResultRow("stowage", RowRole.STOWAGE, Map.of(), stowageAtScale)))
+        .writeTo(scaled);
+    Document withScale =
+        Jsoup.parse(
+            new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(scaled).html());
+    Element chart =
+        withScale.selectFirst("#bench-app svg.chart[data-metric=scale_bytes_per_person]");
     assertThat(chart).as("the full-scale chart").isNotNull();
     assertThat(chart.select("rect.bar[data-row]")).hasSize(2);
     assertThat(chart.text()).contains("220").contains("110").contains("0.5");
@@ -280,10 +394,18 @@ class ReportBuilderUnitTests {
   @Test
   void aHeadlineWhereStowageIsBehindIsMarkedSo() {
     Path results = temp.resolve("behind");
-    new ResultsDocument("clients", true, Map.of(), List.of(
-        new ResultRow("lettuce-shared", RowRole.SEED, Map.of(), Map.of("ops_per_s", 70_000)),
-        new ResultRow("stowage", RowRole.STOWAGE, Map.of(), Map.of("ops_per_s", 35_000)))).writeTo(results);
-    Document behind = Jsoup.parse(new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(results).html());
+    new ResultsDocument(
+            "clients",
+            true,
+            Map.of(),
+            List.of(
+                new ResultRow(
+                    "lettuce-shared", RowRole.SEED, Map.of(), Map.of("ops_per_s", 70_000)),
+                new ResultRow("stowage", RowRole.STOWAGE, Map.of(), Map.of("ops_per_s", 35_000))))
+        .writeTo(results);
+    Document behind =
+        Jsoup.parse(
+            new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK).build(results).html());
     Element ratio = behind.selectFirst("#headline tr[data-bench=clients] td.ratio");
     assertThat(ratio).isNotNull();
     assertThat(ratio.text()).isEqualTo("\u00d70.50");
@@ -297,7 +419,10 @@ class ReportBuilderUnitTests {
     assertThat(ReportBuilder.verdict(MetricKind.LATENCY, 2.0)).isEqualTo("2.00\u00d7 slower");
     assertThat(ReportBuilder.verdict(MetricKind.MEMORY, 0.62)).isEqualTo("38% less memory");
     assertThat(ReportBuilder.verdict(MetricKind.BYTES, 1.1)).isEqualTo("10% more bytes");
-    assertThat(ReportBuilder.verdict(MetricKind.THROUGHPUT, 1.8)).isEqualTo("1.80\u00d7 the throughput");
-    assertThat(List.of(MetricKind.values())).filteredOn(MetricKind::higherIsBetter).containsExactly(MetricKind.THROUGHPUT);
+    assertThat(ReportBuilder.verdict(MetricKind.THROUGHPUT, 1.8))
+        .isEqualTo("1.80\u00d7 the throughput");
+    assertThat(List.of(MetricKind.values()))
+        .filteredOn(MetricKind::higherIsBetter)
+        .containsExactly(MetricKind.THROUGHPUT);
   }
 }

@@ -15,7 +15,8 @@ import java.util.List;
  */
 final class ReportFixtures {
 
-  static final List<String> FILES = List.of("pipeline.json", "clients.json", "codecs.json", "app.json", "spring.json");
+  static final List<String> FILES =
+      List.of("pipeline.json", "clients.json", "codecs.json", "app.json", "spring.json");
 
   private ReportFixtures() {}
 
@@ -24,9 +25,11 @@ final class ReportFixtures {
     try {
       Files.createDirectories(directory);
       for (String name : FILES) {
-        try (InputStream in = ReportFixtures.class.getResourceAsStream("/report-fixtures/" + name)) {
+        try (InputStream in =
+            ReportFixtures.class.getResourceAsStream("/report-fixtures/" + name)) {
           if (in == null) {
-            throw new IllegalStateException("fixture " + name + " is missing from the test class path");
+            throw new IllegalStateException(
+                "fixture " + name + " is missing from the test class path");
           }
           Files.copy(in, directory.resolve(name));
         }

@@ -10,18 +10,23 @@ class SeedFiguresUnitTests {
   @Test
   void everySeedTableThatAKnownBenchReproducesHasFigures() {
     SeedFigures seeds = SeedFigures.load();
-    assertThat(seeds.tables()).extracting(SeedFigures.SeedTable::id).containsExactly("T1", "T2", "T3", "T4", "T5", "T6");
+    assertThat(seeds.tables())
+        .extracting(SeedFigures.SeedTable::id)
+        .containsExactly("T1", "T2", "T3", "T4", "T5", "T6");
     for (TableSpec spec : TableSpec.known()) {
       for (String id : spec.seedTables()) {
-        assertThat(seeds.table(id)).as(spec.bench() + " -> " + id).hasValueSatisfying(table -> assertThat(table.figures()).isNotEmpty());
+        assertThat(seeds.table(id))
+            .as(spec.bench() + " -> " + id)
+            .hasValueSatisfying(table -> assertThat(table.figures()).isNotEmpty());
       }
     }
     assertThat(seeds.table("T2").orElseThrow().figures())
-        .anySatisfy(figure -> {
-          assertThat(figure.label()).isEqualTo("N=30,000, one by one");
-          assertThat(figure.value()).isEqualTo(2078.0);
-          assertThat(figure.unit()).isEqualTo("ms");
-        });
+        .anySatisfy(
+            figure -> {
+              assertThat(figure.label()).isEqualTo("N=30,000, one by one");
+              assertThat(figure.value()).isEqualTo(2078.0);
+              assertThat(figure.unit()).isEqualTo("ms");
+            });
   }
 
   @Test

@@ -29,9 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Each row: a warm-up of both operations, then the row's keys are removed and the id counters
  * reset, as the seed flushed Redis and called {@code /reset}; then {@code requests} {@code /add}
  * operations from {@code concurrency} callers, each storing the next 100 people by id; then as many
- * {@code /check} operations, each reading the next 100 people back and checking every one against its
- * MD5 and the person written. The row reports operations per second and p50/p99 for each, and the
- * growth of Redis's {@code used_memory} during the adds per person stored.
+ * {@code /check} operations, each reading the next 100 people back and checking every one against
+ * its MD5 and the person written. The row reports operations per second and p50/p99 for each, and
+ * the growth of Redis's {@code used_memory} during the adds per person stored.
  *
  * <p>With {@code records} set (the seed's 15,000,000 with {@code --records 15000000}), each row
  * then also loads that many people in bulk in its own layout (pipelined, a window of chunks in
@@ -50,7 +50,10 @@ public final class AppBench {
   /** The seed's concurrency ({@code ab -c 200}). */
   public static final int SEED_CONCURRENCY = 200;
 
-  /** The key prefix on a Redis server the bench does not own; on its own server keys are the seed's {@code person_<id>}. */
+  /**
+   * The key prefix on a Redis server the bench does not own; on its own server keys are the seed's
+   * {@code person_<id>}.
+   */
   public static final String BORROWED_PREFIX = "stowage-bench:app:";
 
   /** The row ratios compare with: the seed's fastjson string app. */
@@ -81,15 +84,22 @@ public final class AppBench {
    * @param records people each row also loads in bulk to measure Redis memory at that scale (the
    *     seed's {@link #SEED_RECORDS}); 0 for none
    */
-  public record Plan(int requests, int warmupRequests, int concurrency, boolean quick, List<String> rows, boolean keepKeys,
-                     long records) {
+  public record Plan(
+      int requests,
+      int warmupRequests,
+      int concurrency,
+      boolean quick,
+      List<String> rows,
+      boolean keepKeys,
+      long records) {
     public Plan {
       rows = List.copyOf(rows);
       if (requests < 1 || warmupRequests < 0 || concurrency < 1) {
         throw new IllegalArgumentException("need requests >= 1, warm-up >= 0 and concurrency >= 1");
       }
       if (records < 0 || records > MAX_RECORDS) {
-        throw new IllegalArgumentException("records must be between 0 and " + MAX_RECORDS + ", not " + records);
+        throw new IllegalArgumentException(
+            "records must be between 0 and " + MAX_RECORDS + ", not " + records);
       }
     }
 
@@ -106,7 +116,11 @@ public final class AppBench {
 
   /** The rows, in table order. */
   public static List<String> rowNames() {
-    return List.of(SeedPersonStore.FASTJSON, SeedPersonStore.KRYO, StowagePersonStore.NAME, StowagePersonStore.PACKED);
+    return List.of(
+        SeedPersonStore.FASTJSON,
+        SeedPersonStore.KRYO,
+        StowagePersonStore.NAME,
+        StowagePersonStore.PACKED);
   }
 
   /** The person with this id: fields from one of 10,000 sample people, the id, and its checksum. */
@@ -129,7 +143,8 @@ public final class AppBench {
     List<String> chosen = plan.rows().isEmpty() ? rowNames() : plan.rows();
     for (String name : chosen) {
       if (!rowNames().contains(name)) {
-        throw new IllegalArgumentException("unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
+        throw new IllegalArgumentException(
+            "unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
       }
     }
     List<Person> templates = Samples.people(TEMPLATES);
@@ -140,8 +155,13 @@ public final class AppBench {
       for (String name : chosen) {
         ResultRow row = measure(name, plan, redis, prefix, templates, progressOut);
         rows.add(row);
-        progress.finished(name + String.format(Locale.ROOT, "  add %.0f/s  check %.0f/s",
-            row.metric("add_ops_per_s").orElse(0), row.metric("check_ops_per_s").orElse(0)));
+        progress.finished(
+            name
+                + String.format(
+                    Locale.ROOT,
+                    "  add %.0f/s  check %.0f/s",
+                    row.metric("add_ops_per_s").orElse(0),
+                    row.metric("check_ops_per_s").orElse(0)));
         if (!plan.keepKeys() || !name.equals(chosen.get(chosen.size() - 1))) {
           redis.clear(prefix);
         }
@@ -151,7 +171,11 @@ public final class AppBench {
     } catch (RuntimeException e) {
       throw new BenchmarkRunException("bench app failed: " + e, e);
     }
-    return new ResultsDocument(BENCH_NAME, plan.quick(), RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()), rows);
+    return new ResultsDocument(
+        BENCH_NAME,
+        plan.quick(),
+        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        rows);
   }
 
   /** The terminal table, ratios against the seed's fastjson string app. */
@@ -172,32 +196,65 @@ public final class AppBench {
         .build();
   }
 
-  private static ResultRow measure(String name, Plan plan, BenchRedis redis, String prefix, List<Person> templates,
-                                   PrintStream progressOut) {
+  private static ResultRow measure(
+      String name,
+      Plan plan,
+      BenchRedis redis,
+      String prefix,
+      List<Person> templates,
+      PrintStream progressOut) {
     redis.clear(prefix);
-    PersonStore store = name.equals(StowagePersonStore.NAME) ? new StowagePersonStore(redis.uri(), prefix, 0)
-        : name.equals(StowagePersonStore.PACKED)
-        ? new StowagePersonStore(redis.uri(), prefix, Math.max(plan.records(), (long) plan.requests() * PEOPLE_PER_OPERATION))
-        : new SeedPersonStore(name, redis, prefix);
+    PersonStore store =
+        name.equals(StowagePersonStore.NAME)
+            ? new StowagePersonStore(redis.uri(), prefix, 0)
+            : name.equals(StowagePersonStore.PACKED)
+                ? new StowagePersonStore(
+                    redis.uri(),
+                    prefix,
+                    Math.max(plan.records(), (long) plan.requests() * PEOPLE_PER_OPERATION))
+                : new SeedPersonStore(name, redis, prefix);
     try {
       AtomicLong addIds = new AtomicLong();
       AtomicLong checkIds = new AtomicLong();
       if (plan.warmupRequests() > 0) {
-        ClosedLoop.run(name + "-warmup-add", plan.concurrency(), plan.warmupRequests(), Duration.ofHours(1), (t, s) -> add(store, addIds, templates));
-        ClosedLoop.run(name + "-warmup-check", plan.concurrency(), plan.warmupRequests(), Duration.ofHours(1), (t, s) -> check(store, checkIds, templates, name));
+        ClosedLoop.run(
+            name + "-warmup-add",
+            plan.concurrency(),
+            plan.warmupRequests(),
+            Duration.ofHours(1),
+            (t, s) -> add(store, addIds, templates));
+        ClosedLoop.run(
+            name + "-warmup-check",
+            plan.concurrency(),
+            plan.warmupRequests(),
+            Duration.ofHours(1),
+            (t, s) -> check(store, checkIds, templates, name));
         redis.clear(prefix);
         addIds.set(0);
         checkIds.set(0);
       }
       redis.awaitLazyFree();
       long before = redis.usedMemory();
-      ClosedLoop.Result adds = ClosedLoop.run(name + "-add", plan.concurrency(), plan.requests(), Duration.ofHours(1), (t, s) -> add(store, addIds, templates));
+      ClosedLoop.Result adds =
+          ClosedLoop.run(
+              name + "-add",
+              plan.concurrency(),
+              plan.requests(),
+              Duration.ofHours(1),
+              (t, s) -> add(store, addIds, templates));
       long after = redis.usedMemory();
-      ClosedLoop.Result checks = ClosedLoop.run(name + "-check", plan.concurrency(), plan.requests(), Duration.ofHours(1), (t, s) -> check(store, checkIds, templates, name));
+      ClosedLoop.Result checks =
+          ClosedLoop.run(
+              name + "-check",
+              plan.concurrency(),
+              plan.requests(),
+              Duration.ofHours(1),
+              (t, s) -> check(store, checkIds, templates, name));
       long people = (long) plan.requests() * PEOPLE_PER_OPERATION;
       long stored = store.stored(redis, prefix);
       if (stored != people) {
-        throw new BenchmarkRunException(name + " left " + stored + " people in Redis, not " + people, null);
+        throw new BenchmarkRunException(
+            name + " left " + stored + " people in Redis, not " + people, null);
       }
       Map<String, Object> params = new LinkedHashMap<>(store.params());
       params.put("requests", plan.requests());
@@ -219,7 +276,8 @@ public final class AppBench {
       if (plan.records() > 0) {
         redis.clear(prefix);
         params.put("records", plan.records());
-        metrics.putAll(measureScale(name, plan.records(), redis, prefix, templates, store, progressOut));
+        metrics.putAll(
+            measureScale(name, plan.records(), redis, prefix, templates, store, progressOut));
       }
       return new ResultRow(name, store.role(), params, metrics);
     } finally {
@@ -229,27 +287,38 @@ public final class AppBench {
 
   /**
    * Loads {@code records} people in bulk in this row's layout and reads Redis's {@code used_memory}
-   * growth per person: the seed's memory measurement at its own scale. Then checks that every person
-   * is there (a count of the row's keys) and that 1,000 spread over the range read back intact
-   * through the row's own read path.
+   * growth per person: the seed's memory measurement at its own scale. Then checks that every
+   * person is there (a count of the row's keys) and that 1,000 spread over the range read back
+   * intact through the row's own read path.
    */
-  private static Map<String, Number> measureScale(String name, long records, BenchRedis redis, String prefix,
-                                                  List<Person> templates, PersonStore store, PrintStream progressOut) {
+  private static Map<String, Number> measureScale(
+      String name,
+      long records,
+      BenchRedis redis,
+      String prefix,
+      List<Person> templates,
+      PersonStore store,
+      PrintStream progressOut) {
     progressOut.printf(Locale.ROOT, "[%s] loading %,d people in bulk%n", name, records);
     redis.awaitLazyFree();
     long before = redis.usedMemory();
-    BulkLoader.Loaded loaded = new BulkLoader("people", LOAD_CHUNK, LOAD_WINDOW, progressOut)
-        .load(records, Duration.ofMinutes(2), (first, count) -> {
-          List<Person> people = new ArrayList<>(count);
-          for (long id = first + 1; id <= first + count; id++) {
-            people.add(person(templates, id));
-          }
-          return store.load(people);
-        });
+    BulkLoader.Loaded loaded =
+        new BulkLoader("people", LOAD_CHUNK, LOAD_WINDOW, progressOut)
+            .load(
+                records,
+                Duration.ofMinutes(2),
+                (first, count) -> {
+                  List<Person> people = new ArrayList<>(count);
+                  for (long id = first + 1; id <= first + count; id++) {
+                    people.add(person(templates, id));
+                  }
+                  return store.load(people);
+                });
     long used = redis.usedMemory() - before;
     long stored = store.stored(redis, prefix);
     if (stored != records) {
-      throw new BenchmarkRunException(name + " left " + stored + " people in Redis after loading " + records, null);
+      throw new BenchmarkRunException(
+          name + " left " + stored + " people in Redis after loading " + records, null);
     }
     long step = Math.max(1, records / SCALE_CHECKS);
     long[] sample = new long[(int) Math.min(SCALE_CHECKS, records)];
@@ -260,7 +329,8 @@ public final class AppBench {
     for (int i = 0; i < sample.length; i++) {
       Person person = read.get(i);
       if (person == null || !person.equals(person(templates, sample[i]))) {
-        throw new BenchmarkRunException(name + ": person " + sample[i] + " of the bulk load reads back as " + person, null);
+        throw new BenchmarkRunException(
+            name + ": person " + sample[i] + " of the bulk load reads back as " + person, null);
       }
     }
     Map<String, Number> metrics = new LinkedHashMap<>();
@@ -269,8 +339,15 @@ public final class AppBench {
     metrics.put("scale_bytes_per_person", round(used / (double) records));
     metrics.put("scale_load_per_s", Math.round(loaded.perSecond()));
     metrics.put("scale_people_checked", sample.length);
-    progressOut.printf(Locale.ROOT, "[%s] %,d people: Redis used_memory %,.2f GB = %,.2f GiB (%,.1f B per person), loaded at %,.0f/s%n",
-        name, records, used / 1e9, used / (double) (1L << 30), used / (double) records, loaded.perSecond());
+    progressOut.printf(
+        Locale.ROOT,
+        "[%s] %,d people: Redis used_memory %,.2f GB = %,.2f GiB (%,.1f B per person), loaded at %,.0f/s%n",
+        name,
+        records,
+        used / 1e9,
+        used / (double) (1L << 30),
+        used / (double) records,
+        loaded.perSecond());
     redis.clear(prefix);
     return metrics;
   }
@@ -284,7 +361,8 @@ public final class AppBench {
     store.add(people);
   }
 
-  private static void check(PersonStore store, AtomicLong ids, List<Person> templates, String name) {
+  private static void check(
+      PersonStore store, AtomicLong ids, List<Person> templates, String name) {
     long first = ids.getAndAdd(PEOPLE_PER_OPERATION) + 1;
     long[] wanted = new long[PEOPLE_PER_OPERATION];
     for (int i = 0; i < wanted.length; i++) {
@@ -297,7 +375,8 @@ public final class AppBench {
         throw new IllegalStateException(name + ": person " + wanted[i] + " does not exist");
       }
       if (!person.checksumMatches() || !person.equals(person(templates, wanted[i]))) {
-        throw new IllegalStateException(name + ": person " + wanted[i] + " reads back as " + person);
+        throw new IllegalStateException(
+            name + ": person " + wanted[i] + " reads back as " + person);
       }
     }
   }

@@ -9,17 +9,19 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The fifth seed's two ways of turning a {@link Person} into a Redis value: fastjson text (the
- * seed's string app, through {@code StringRedisTemplate}) and Kryo bytes (its Kryo app: one Kryo per
- * thread, the class registered, {@code writeClassAndObject}). The seed used fastjson 1.x; this uses
- * fastjson2, its maintained successor, with the same default settings.
+ * seed's string app, through {@code StringRedisTemplate}) and Kryo bytes (its Kryo app: one Kryo
+ * per thread, the class registered, {@code writeClassAndObject}). The seed used fastjson 1.x; this
+ * uses fastjson2, its maintained successor, with the same default settings.
  */
 public final class PersonSerializers {
 
-  private static final ThreadLocal<Kryo> KRYO = ThreadLocal.withInitial(() -> {
-    Kryo kryo = new Kryo();
-    kryo.register(Person.class);
-    return kryo;
-  });
+  private static final ThreadLocal<Kryo> KRYO =
+      ThreadLocal.withInitial(
+          () -> {
+            Kryo kryo = new Kryo();
+            kryo.register(Person.class);
+            return kryo;
+          });
 
   private PersonSerializers() {}
 

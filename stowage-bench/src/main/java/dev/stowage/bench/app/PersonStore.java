@@ -20,14 +20,16 @@ interface PersonStore extends AutoCloseable {
   void add(List<Person> people);
 
   /**
-   * Stores every person as {@link #add} does, in bulk for the full-scale memory measurement: the same
-   * keys and values, sent in one pipelined batch, returning before Redis has answered.
+   * Stores every person as {@link #add} does, in bulk for the full-scale memory measurement: the
+   * same keys and values, sent in one pipelined batch, returning before Redis has answered.
    *
    * @return a stage that completes when Redis has stored them all
    */
   CompletionStage<?> load(List<Person> people);
 
-  /** The seed's {@code /check}: reads the people with these ids back; a missing one is {@code null}. */
+  /**
+   * The seed's {@code /check}: reads the people with these ids back; a missing one is {@code null}.
+   */
   List<Person> read(long[] ids);
 
   /** How many people Redis holds under {@code prefix}: by default, the keys there. */

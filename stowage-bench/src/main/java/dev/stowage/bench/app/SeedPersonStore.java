@@ -23,10 +23,10 @@ import org.springframework.data.redis.serializer.StringRedisSerializer;
 import redis.clients.jedis.JedisPoolConfig;
 
 /**
- * The fifth seed's two apps. Both ran on Spring Boot 1.4, whose Redis client was Jedis with the pool
- * its {@code application.properties} set ({@code maxActive=8}, {@code maxIdle=8}, {@code minIdle=0},
- * {@code maxWait=-1}); both do one SET per person in {@code /add} and one GET per person in
- * {@code /check}, in sequence.
+ * The fifth seed's two apps. Both ran on Spring Boot 1.4, whose Redis client was Jedis with the
+ * pool its {@code application.properties} set ({@code maxActive=8}, {@code maxIdle=8}, {@code
+ * minIdle=0}, {@code maxWait=-1}); both do one SET per person in {@code /add} and one GET per
+ * person in {@code /check}, in sequence.
  *
  * <ul>
  *   <li>{@code fastjson-string}: {@code StringRedisTemplate}, values are fastjson text.
@@ -63,7 +63,8 @@ final class SeedPersonStore implements PersonStore {
     pool.setMinIdle(0);
     pool.setMaxWait(Duration.ofMillis(-1));
     RedisTarget target = new RedisTarget(uri);
-    JedisClientConfiguration.JedisClientConfigurationBuilder builder = JedisClientConfiguration.builder();
+    JedisClientConfiguration.JedisClientConfigurationBuilder builder =
+        JedisClientConfiguration.builder();
     if (target.tls()) {
       builder.useSsl();
     }
@@ -97,8 +98,16 @@ final class SeedPersonStore implements PersonStore {
   @Override
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("client", name.equals(FASTJSON) ? "StringRedisTemplate, Jedis pool of 8" : "RedisTemplate with a Kryo serializer, Jedis pool of 8");
-    params.put("serializer", name.equals(FASTJSON) ? "fastjson2 JSON text" : "Kryo writeClassAndObject, class registered");
+    params.put(
+        "client",
+        name.equals(FASTJSON)
+            ? "StringRedisTemplate, Jedis pool of 8"
+            : "RedisTemplate with a Kryo serializer, Jedis pool of 8");
+    params.put(
+        "serializer",
+        name.equals(FASTJSON)
+            ? "fastjson2 JSON text"
+            : "Kryo writeClassAndObject, class registered");
     params.put("commands", "one SET / GET per person, in sequence");
     return params;
   }
@@ -115,17 +124,19 @@ final class SeedPersonStore implements PersonStore {
   }
 
   /**
-   * The bytes {@link #add} stores (the fastjson text in UTF-8, as {@code StringRedisTemplate} writes
-   * it, or the Kryo bytes), one {@code MSET} for them all: the same keys and values as the seed's one
-   * {@code SET} per person, without a round trip each, which at 15,000,000 people would take hours.
+   * The bytes {@link #add} stores (the fastjson text in UTF-8, as {@code StringRedisTemplate}
+   * writes it, or the Kryo bytes), one {@code MSET} for them all: the same keys and values as the
+   * seed's one {@code SET} per person, without a round trip each, which at 15,000,000 people would
+   * take hours.
    */
   @Override
   public CompletionStage<?> load(List<Person> people) {
     Map<byte[], byte[]> entries = new LinkedHashMap<>(people.size() * 2);
     for (Person person : people) {
-      byte[] value = name.equals(FASTJSON)
-          ? PersonSerializers.toFastjson(person).getBytes(StandardCharsets.UTF_8)
-          : PersonSerializers.toKryo(person);
+      byte[] value =
+          name.equals(FASTJSON)
+              ? PersonSerializers.toFastjson(person).getBytes(StandardCharsets.UTF_8)
+              : PersonSerializers.toKryo(person);
       entries.put((keyPrefix + person.id()).getBytes(StandardCharsets.UTF_8), value);
     }
     return redis.mset(entries);

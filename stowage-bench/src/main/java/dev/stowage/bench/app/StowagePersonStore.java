@@ -15,13 +15,14 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Stowage: {@code /add} is one {@code putAll} of the 100 people and {@code /check} one
- * {@code getAll}, each a single round trip, on the default codec and compression. Entries do not
- * expire, as the seed's did not, so that memory compares like with like.
+ * Stowage: {@code /add} is one {@code putAll} of the 100 people and {@code /check} one {@code
+ * getAll}, each a single round trip, on the default codec and compression. Entries do not expire,
+ * as the seed's did not, so that memory compares like with like.
  */
 final class StowagePersonStore implements PersonStore {
 
   static final String NAME = "stowage";
+
   /** The same with {@link CacheLayout#packed(long)}: people as fields of hashes. */
   static final String PACKED = "stowage-packed";
 
@@ -35,8 +36,14 @@ final class StowagePersonStore implements PersonStore {
   StowagePersonStore(String uri, String keyPrefix, long packedFor) {
     this.stowage = Stowage.builder().redis(uri).commandTimeout(Duration.ofSeconds(60)).build();
     this.layout = packedFor > 0 ? CacheLayout.packed(packedFor) : null;
-    this.cache = stowage.cache("person", Person.class).<Long>keys(String::valueOf).keyPrefix(keyPrefix).noExpiry()
-        .layout(layout == null ? CacheLayout.keyPerValue() : layout).build();
+    this.cache =
+        stowage
+            .cache("person", Person.class)
+            .<Long>keys(String::valueOf)
+            .keyPrefix(keyPrefix)
+            .noExpiry()
+            .layout(layout == null ? CacheLayout.keyPerValue() : layout)
+            .build();
   }
 
   @Override
@@ -67,8 +74,13 @@ final class StowagePersonStore implements PersonStore {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("client", "Stowage RedisCache putAll / getAll, one shared Lettuce connection");
     params.put("serializer", "envelope, compact MessagePack, zstd (Stowage's defaults)");
-    params.put("commands", layout == null ? "one round trip per 100 people"
-        : "one HMGET / HSET per bucket, " + layout.buckets() + " buckets, one flush per 100 people");
+    params.put(
+        "commands",
+        layout == null
+            ? "one round trip per 100 people"
+            : "one HMGET / HSET per bucket, "
+                + layout.buckets()
+                + " buckets, one flush per 100 people");
     return params;
   }
 

@@ -37,22 +37,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runs table T4 ({@code stowage bench clients}): loads N items (Stowage's default envelope,
- * compact MessagePack with zstd), then for each client runs a warm-up and a timed closed loop of
- * GETs of random keys from many caller threads, and finally {@code redis-benchmark} with the same
- * number of connections when it is on the PATH.
+ * Runs table T4 ({@code stowage bench clients}): loads N items (Stowage's default envelope, compact
+ * MessagePack with zstd), then for each client runs a warm-up and a timed closed loop of GETs of
+ * random keys from many caller threads, and finally {@code redis-benchmark} with the same number of
+ * connections when it is on the PATH.
  *
  * <p>Each row reports GETs per second, p50 and p99 latency, the connections Redis accepted while
- * the row's client was created and used ({@code total_connections_received} before and after),
- * and this JVM's CPU time while the loop ran. Every value read is decoded; a missing key fails the
- * run.
+ * the row's client was created and used ({@code total_connections_received} before and after), and
+ * this JVM's CPU time while the loop ran. Every value read is decoded; a missing key fails the run.
  */
 public final class ClientsBench {
 
   /** The bench name: results go to {@code clients.json}. */
   public static final String BENCH_NAME = "clients";
 
-  /** Every key starts with this; the rest is a zero-padded 12-digit index, as redis-benchmark's {@code __rand_int__}. */
+  /**
+   * Every key starts with this; the rest is a zero-padded 12-digit index, as redis-benchmark's
+   * {@code __rand_int__}.
+   */
   public static final String KEY_PREFIX = "stowage-bench:clients:key:";
 
   /** The seed's concurrency: 740 virtual users. */
@@ -82,13 +84,21 @@ public final class ClientsBench {
    * @param redisBenchmark the redis-benchmark executable, or empty to skip that row
    * @param keepKeys leave the loaded keys in Redis (for tests)
    */
-  public record Plan(long keys, int concurrency, Duration warmup, Duration duration, boolean quick, List<String> rows,
-      Optional<Path> redisBenchmark, boolean keepKeys) {
+  public record Plan(
+      long keys,
+      int concurrency,
+      Duration warmup,
+      Duration duration,
+      boolean quick,
+      List<String> rows,
+      Optional<Path> redisBenchmark,
+      boolean keepKeys) {
     public Plan {
       rows = List.copyOf(rows);
       Objects.requireNonNull(redisBenchmark, "redisBenchmark");
       if (keys < 1 || keys > 999_999_999_999L) {
-        throw new IllegalArgumentException("keys must be between 1 and 999,999,999,999, not " + keys);
+        throw new IllegalArgumentException(
+            "keys must be between 1 and 999,999,999,999, not " + keys);
       }
       if (concurrency < 1) {
         throw new IllegalArgumentException("concurrency must be at least 1, not " + concurrency);
@@ -98,14 +108,35 @@ public final class ClientsBench {
     /** 1M keys (quick: 100k), the seed's 740 callers, 5 s + 20 s per row (quick: 2 s + 6 s). */
     public static Plan defaults(boolean quick) {
       return quick
-          ? new Plan(100_000, SEED_CONCURRENCY, Duration.ofSeconds(2), Duration.ofSeconds(6), true, List.of(), findOnPath("redis-benchmark"), false)
-          : new Plan(1_000_000, SEED_CONCURRENCY, Duration.ofSeconds(5), Duration.ofSeconds(20), false, List.of(), findOnPath("redis-benchmark"), false);
+          ? new Plan(
+              100_000,
+              SEED_CONCURRENCY,
+              Duration.ofSeconds(2),
+              Duration.ofSeconds(6),
+              true,
+              List.of(),
+              findOnPath("redis-benchmark"),
+              false)
+          : new Plan(
+              1_000_000,
+              SEED_CONCURRENCY,
+              Duration.ofSeconds(5),
+              Duration.ofSeconds(20),
+              false,
+              List.of(),
+              findOnPath("redis-benchmark"),
+              false);
     }
   }
 
   /** The client rows, in table order (redis-benchmark comes last when it runs). */
   public static List<String> rowNames() {
-    return List.of(SpringGetClient.JEDIS_DEFAULT, SpringGetClient.JEDIS_POOL_128, SpringGetClient.LETTUCE_SHARED, StowageGetClient.NAME, REDIS_BENCHMARK_ROW);
+    return List.of(
+        SpringGetClient.JEDIS_DEFAULT,
+        SpringGetClient.JEDIS_POOL_128,
+        SpringGetClient.LETTUCE_SHARED,
+        StowageGetClient.NAME,
+        REDIS_BENCHMARK_ROW);
   }
 
   /** The key suffix of index {@code i}: 12 digits, zero-padded. */
@@ -114,7 +145,9 @@ public final class ClientsBench {
     return "0".repeat(Math.max(0, 12 - digits.length())) + digits;
   }
 
-  /** The value stored at index {@code i}: a copy of one of 10,000 sample items with id {@code i}. */
+  /**
+   * The value stored at index {@code i}: a copy of one of 10,000 sample items with id {@code i}.
+   */
   static Item item(List<Item> templates, long index) {
     Item t = templates.get((int) (index % templates.size()));
     return new Item(index, t.name(), t.description(), t.price(), t.stock());
@@ -122,7 +155,9 @@ public final class ClientsBench {
 
   /** The envelope that values are stored in: Stowage's default codec and compression. */
   static EnvelopeCodec<Item> envelope() {
-    return EnvelopeCodec.builder(Codecs.defaultFor(Item.class)).compression(Compression.standard()).build();
+    return EnvelopeCodec.builder(Codecs.defaultFor(Item.class))
+        .compression(Compression.standard())
+        .build();
   }
 
   /**
@@ -134,12 +169,15 @@ public final class ClientsBench {
     List<String> chosen = plan.rows().isEmpty() ? rowNames() : plan.rows();
     for (String name : chosen) {
       if (!rowNames().contains(name)) {
-        throw new IllegalArgumentException("unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
+        throw new IllegalArgumentException(
+            "unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
       }
     }
     List<String> clientRows = chosen.stream().filter(n -> !n.equals(REDIS_BENCHMARK_ROW)).toList();
-    boolean benchmarkRow = chosen.contains(REDIS_BENCHMARK_ROW) && plan.redisBenchmark().isPresent();
-    ProgressReporter progress = new ProgressReporter(1 + clientRows.size() + (benchmarkRow ? 1 : 0), progressOut);
+    boolean benchmarkRow =
+        chosen.contains(REDIS_BENCHMARK_ROW) && plan.redisBenchmark().isPresent();
+    ProgressReporter progress =
+        new ProgressReporter(1 + clientRows.size() + (benchmarkRow ? 1 : 0), progressOut);
     EnvelopeCodec<Item> codec = envelope();
     List<Item> templates = Samples.items(TEMPLATES);
     List<ResultRow> rows = new ArrayList<>();
@@ -149,11 +187,21 @@ public final class ClientsBench {
       progress.finished(String.format(Locale.ROOT, "loaded %,d keys", plan.keys()));
       for (String name : clientRows) {
         rows.add(measure(name, plan, redis, codec, templates, loaded));
-        progress.finished(name + String.format(Locale.ROOT, "  %,.0f GET/s", rows.get(rows.size() - 1).metric("ops_per_s").orElse(0)));
+        progress.finished(
+            name
+                + String.format(
+                    Locale.ROOT,
+                    "  %,.0f GET/s",
+                    rows.get(rows.size() - 1).metric("ops_per_s").orElse(0)));
       }
       if (benchmarkRow) {
         rows.add(redisBenchmark(plan, redis, loaded));
-        progress.finished(REDIS_BENCHMARK_ROW + String.format(Locale.ROOT, "  %,.0f GET/s", rows.get(rows.size() - 1).metric("ops_per_s").orElse(0)));
+        progress.finished(
+            REDIS_BENCHMARK_ROW
+                + String.format(
+                    Locale.ROOT,
+                    "  %,.0f GET/s",
+                    rows.get(rows.size() - 1).metric("ops_per_s").orElse(0)));
       }
       if (!plan.keepKeys()) {
         redis.clear(KEY_PREFIX);
@@ -163,7 +211,11 @@ public final class ClientsBench {
     } catch (Exception e) {
       throw new BenchmarkRunException("bench clients failed: " + e, e);
     }
-    return new ResultsDocument(BENCH_NAME, plan.quick(), RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()), rows);
+    return new ResultsDocument(
+        BENCH_NAME,
+        plan.quick(),
+        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        rows);
   }
 
   /** The terminal table, ratios against one shared Lettuce connection. */
@@ -186,21 +238,37 @@ public final class ClientsBench {
    * Loads the keys, one {@code MSET} per chunk with a window of chunks in flight, and measures what
    * they cost: Redis's {@code used_memory} growth per key and the load rate.
    */
-  private static LoadFigures load(long keys, List<Item> templates, EnvelopeCodec<Item> codec, BenchRedis redis,
-                                  PrintStream progressOut) {
+  private static LoadFigures load(
+      long keys,
+      List<Item> templates,
+      EnvelopeCodec<Item> codec,
+      BenchRedis redis,
+      PrintStream progressOut) {
     redis.awaitLazyFree();
     long before = redis.usedMemory();
-    BulkLoader.Loaded loaded = new BulkLoader("keys", LOAD_CHUNK, LOAD_WINDOW, progressOut)
-        .load(keys, Duration.ofMinutes(1), (first, count) -> {
-          Map<byte[], byte[]> chunk = new LinkedHashMap<>(count * 2);
-          for (long i = first; i < first + count; i++) {
-            chunk.put((KEY_PREFIX + keySuffix(i)).getBytes(StandardCharsets.UTF_8), codec.encode(item(templates, i)));
-          }
-          return redis.mset(chunk);
-        });
-    LoadFigures figures = new LoadFigures(loaded.perSecond(), (redis.usedMemory() - before) / (double) keys);
-    progressOut.printf(Locale.ROOT, "[load] %,d keys in %s: %,.0f keys/s, Redis used_memory %,.1f B per key%n", keys,
-        ProgressReporter.format(loaded.took()), figures.keysPerSecond(), figures.bytesPerKey());
+    BulkLoader.Loaded loaded =
+        new BulkLoader("keys", LOAD_CHUNK, LOAD_WINDOW, progressOut)
+            .load(
+                keys,
+                Duration.ofMinutes(1),
+                (first, count) -> {
+                  Map<byte[], byte[]> chunk = new LinkedHashMap<>(count * 2);
+                  for (long i = first; i < first + count; i++) {
+                    chunk.put(
+                        (KEY_PREFIX + keySuffix(i)).getBytes(StandardCharsets.UTF_8),
+                        codec.encode(item(templates, i)));
+                  }
+                  return redis.mset(chunk);
+                });
+    LoadFigures figures =
+        new LoadFigures(loaded.perSecond(), (redis.usedMemory() - before) / (double) keys);
+    progressOut.printf(
+        Locale.ROOT,
+        "[load] %,d keys in %s: %,.0f keys/s, Redis used_memory %,.1f B per key%n",
+        keys,
+        ProgressReporter.format(loaded.took()),
+        figures.keysPerSecond(),
+        figures.bytesPerKey());
     return figures;
   }
 
@@ -212,12 +280,18 @@ public final class ClientsBench {
     }
   }
 
-  private static ResultRow measure(String name, Plan plan, BenchRedis redis, EnvelopeCodec<Item> codec, List<Item> templates,
-                                   LoadFigures loaded) {
+  private static ResultRow measure(
+      String name,
+      Plan plan,
+      BenchRedis redis,
+      EnvelopeCodec<Item> codec,
+      List<Item> templates,
+      LoadFigures loaded) {
     long connectionsBefore = redis.totalConnectionsReceived();
-    GetClient client = name.equals(StowageGetClient.NAME)
-        ? new StowageGetClient(redis.uri(), KEY_PREFIX)
-        : new SpringGetClient(name, redis.redisUri(), codec, KEY_PREFIX);
+    GetClient client =
+        name.equals(StowageGetClient.NAME)
+            ? new StowageGetClient(redis.uri(), KEY_PREFIX)
+            : new SpringGetClient(name, redis.redisUri(), codec, KEY_PREFIX);
     AtomicLong misses = new AtomicLong();
     SplittableRandom seeds = new SplittableRandom(42);
     SplittableRandom[] randoms = new SplittableRandom[plan.concurrency()];
@@ -225,21 +299,24 @@ public final class ClientsBench {
       randoms[t] = seeds.split();
     }
     long checkEvery = Math.max(1, plan.keys() / 1_000);
-    ClosedLoop.Operation get = (thread, sequence) -> {
-      long index = randoms[thread].nextLong(plan.keys());
-      Object value = client.get(index);
-      if (value == null) {
-        misses.incrementAndGet();
-      } else if (index % checkEvery == 0 && !value.equals(item(templates, index))) {
-        throw new IllegalStateException(name + " read key " + index + " as " + value);
-      }
-    };
+    ClosedLoop.Operation get =
+        (thread, sequence) -> {
+          long index = randoms[thread].nextLong(plan.keys());
+          Object value = client.get(index);
+          if (value == null) {
+            misses.incrementAndGet();
+          } else if (index % checkEvery == 0 && !value.equals(item(templates, index))) {
+            throw new IllegalStateException(name + " read key " + index + " as " + value);
+          }
+        };
     try {
       ClosedLoop.run(name + "-warmup", plan.concurrency(), Long.MAX_VALUE, plan.warmup(), get);
-      ClosedLoop.Result result = ClosedLoop.run(name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), get);
+      ClosedLoop.Result result =
+          ClosedLoop.run(name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), get);
       long connections = redis.totalConnectionsReceived() - connectionsBefore;
       if (misses.get() > 0) {
-        throw new BenchmarkRunException(name + " missed " + misses.get() + " of the loaded keys", null);
+        throw new BenchmarkRunException(
+            name + " missed " + misses.get() + " of the loaded keys", null);
       }
       Map<String, Object> params = new LinkedHashMap<>(client.params());
       params.put("keys", plan.keys());
@@ -252,7 +329,11 @@ public final class ClientsBench {
       metrics.put("p99_ms", Figures.round(result.percentileMillis(99), 3));
       metrics.put("connections_opened", connections);
       metrics.put("client_cpu_pct", Figures.round(result.cpuPercentOfOneCore(), 1));
-      metrics.put("client_cpu_us_per_op", result.operations() == 0 ? 0 : Figures.round(result.processCpuNanos() / 1e3 / result.operations(), 2));
+      metrics.put(
+          "client_cpu_us_per_op",
+          result.operations() == 0
+              ? 0
+              : Figures.round(result.processCpuNanos() / 1e3 / result.operations(), 2));
       metrics.put("misses", misses.get());
       return new ResultRow(name, client.role(), params, metrics);
     } finally {
@@ -261,21 +342,32 @@ public final class ClientsBench {
   }
 
   /** Runs redis-benchmark: GET of random loaded keys, as many connections as callers. */
-  private static ResultRow redisBenchmark(Plan plan, BenchRedis redis, LoadFigures loaded) throws IOException, InterruptedException {
+  private static ResultRow redisBenchmark(Plan plan, BenchRedis redis, LoadFigures loaded)
+      throws IOException, InterruptedException {
     // Size the request count so that the run lasts about as long as the other rows' timed loops.
     long requests = Math.max(10_000L, plan.duration().toSeconds() * 60_000L);
     List<String> command = new ArrayList<>();
     command.add(plan.redisBenchmark().orElseThrow().toString());
     command.addAll(new RedisTarget(redis.redisUri()).redisBenchmarkOptions());
-    command.addAll(List.of("-c", Integer.toString(plan.concurrency()), "-n", Long.toString(requests),
-        "-r", Long.toString(plan.keys()), "--csv", "GET", KEY_PREFIX + "__rand_int__"));
+    command.addAll(
+        List.of(
+            "-c",
+            Integer.toString(plan.concurrency()),
+            "-n",
+            Long.toString(requests),
+            "-r",
+            Long.toString(plan.keys()),
+            "--csv",
+            "GET",
+            KEY_PREFIX + "__rand_int__"));
     long connectionsBefore = redis.totalConnectionsReceived();
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     process.getOutputStream().close();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
       process.destroyForcibly();
-      throw new BenchmarkRunException("redis-benchmark failed: " + String.join(" ", command) + "\n" + output, null);
+      throw new BenchmarkRunException(
+          "redis-benchmark failed: " + String.join(" ", command) + "\n" + output, null);
     }
     long connections = redis.totalConnectionsReceived() - connectionsBefore;
     Map<String, Double> csv = parseCsv(output);

@@ -4,7 +4,9 @@ import dev.stowage.bench.RowRole;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
-/** One client configuration of table T4: reads the value of key number {@code index}. Thread-safe. */
+/**
+ * One client configuration of table T4: reads the value of key number {@code index}. Thread-safe.
+ */
 interface GetClient extends AutoCloseable {
 
   String name();

@@ -22,16 +22,21 @@ import org.springframework.data.redis.serializer.StringRedisSerializer;
 import redis.clients.jedis.JedisPoolConfig;
 
 /**
- * The fourth seed's three configurations, each a Spring connection factory under a
- * {@code RedisTemplate} that GETs the value's bytes, which are then decoded with the same envelope
- * codec as Stowage's row, so that the rows differ only in how they reach Redis.
+ * The fourth seed's three configurations, each a Spring connection factory under a {@code
+ * RedisTemplate} that GETs the value's bytes, which are then decoded with the same envelope codec
+ * as Stowage's row, so that the rows differ only in how they reach Redis.
  */
 final class SpringGetClient implements GetClient {
 
-  /** Spring's {@code JedisConnectionFactory} as the seed built it for "no pool": no pool settings given. */
+  /**
+   * Spring's {@code JedisConnectionFactory} as the seed built it for "no pool": no pool settings
+   * given.
+   */
   static final String JEDIS_DEFAULT = "jedis-spring-default";
+
   /** The seed's Jedis pool of 128, with its borrow, return and idle tests. */
   static final String JEDIS_POOL_128 = "jedis-pool-128";
+
   /** Spring's {@code LettuceConnectionFactory}: one shared native connection. */
   static final String LETTUCE_SHARED = "lettuce-shared";
 
@@ -50,30 +55,42 @@ final class SpringGetClient implements GetClient {
     RedisStandaloneConfiguration config = target.springStandalone();
     switch (name) {
       case JEDIS_DEFAULT -> {
-        JedisConnectionFactory jedis = target.tls()
-            ? new JedisConnectionFactory(config, JedisClientConfiguration.builder().useSsl().and().usePooling().build())
-            : new JedisConnectionFactory(config);
+        JedisConnectionFactory jedis =
+            target.tls()
+                ? new JedisConnectionFactory(
+                    config, JedisClientConfiguration.builder().useSsl().and().usePooling().build())
+                : new JedisConnectionFactory(config);
         start(jedis);
         params.put("client", "Jedis through Spring's JedisConnectionFactory, no pool settings");
         GenericObjectPoolConfig<?> pool = jedis.getPoolConfig();
-        params.put("pool", jedis.getUsePool() && pool != null ? "Spring's default: max " + pool.getMaxTotal() : "none");
+        params.put(
+            "pool",
+            jedis.getUsePool() && pool != null
+                ? "Spring's default: max " + pool.getMaxTotal()
+                : "none");
         factory = jedis;
       }
       case JEDIS_POOL_128 -> {
-        JedisClientConfiguration.JedisClientConfigurationBuilder client = JedisClientConfiguration.builder();
+        JedisClientConfiguration.JedisClientConfigurationBuilder client =
+            JedisClientConfiguration.builder();
         if (target.tls()) {
           client.useSsl();
         }
-        JedisConnectionFactory jedis = new JedisConnectionFactory(config,
-            client.usePooling().poolConfig(seedPoolConfig()).build());
+        JedisConnectionFactory jedis =
+            new JedisConnectionFactory(
+                config, client.usePooling().poolConfig(seedPoolConfig()).build());
         start(jedis);
         params.put("client", "Jedis through Spring's JedisConnectionFactory");
         params.put("pool", "max 128, min idle 36, test on borrow/return/idle (the seed's)");
         factory = jedis;
       }
       case LETTUCE_SHARED -> {
-        LettuceConnectionFactory lettuce = new LettuceConnectionFactory(config, target.tls()
-            ? LettuceClientConfiguration.builder().useSsl().build() : LettuceClientConfiguration.defaultConfiguration());
+        LettuceConnectionFactory lettuce =
+            new LettuceConnectionFactory(
+                config,
+                target.tls()
+                    ? LettuceClientConfiguration.builder().useSsl().build()
+                    : LettuceClientConfiguration.defaultConfiguration());
         lettuce.afterPropertiesSet();
         lettuce.start();
         params.put("client", "Lettuce through Spring's LettuceConnectionFactory");

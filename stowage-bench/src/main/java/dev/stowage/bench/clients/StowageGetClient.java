@@ -9,7 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
-/** Stowage: {@code cache.get(key)} on a cache with the default codec and compression (one shared connection). */
+/**
+ * Stowage: {@code cache.get(key)} on a cache with the default codec and compression (one shared
+ * connection).
+ */
 final class StowageGetClient implements GetClient {
 
   static final String NAME = "stowage";
@@ -19,7 +22,12 @@ final class StowageGetClient implements GetClient {
 
   StowageGetClient(String uri, String keyPrefix) {
     this.stowage = Stowage.builder().redis(uri).commandTimeout(Duration.ofSeconds(60)).build();
-    this.cache = stowage.cache("items", Item.class).<Long>keys(ClientsBench::keySuffix).keyPrefix(keyPrefix).build();
+    this.cache =
+        stowage
+            .cache("items", Item.class)
+            .<Long>keys(ClientsBench::keySuffix)
+            .keyPrefix(keyPrefix)
+            .build();
   }
 
   @Override

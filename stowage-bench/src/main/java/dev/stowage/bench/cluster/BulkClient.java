@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One client on one topology: one row of the cluster table. It writes and reads items in bulk, and
- * reads one at a time from many threads at once ({@link #get}); the bulk calls come from one thread.
+ * reads one at a time from many threads at once ({@link #get}); the bulk calls come from one
+ * thread.
  */
 interface BulkClient extends AutoCloseable {
 
@@ -21,12 +22,15 @@ interface BulkClient extends AutoCloseable {
   /** What the row configures (client, serializer), for the results. */
   Map<String, Object> params();
 
-  /** Writes every item under {@code keyPrefix + id}, without a TTL; returns once Redis acknowledged them all. */
+  /**
+   * Writes every item under {@code keyPrefix + id}, without a TTL; returns once Redis acknowledged
+   * them all.
+   */
   void putAll(List<Item> items, String keyPrefix) throws Exception;
 
   /**
-   * Reads the items of these ids from {@code keyPrefix + id} in bulk, in the order of {@code ids}, a
-   * missing one as {@code null}.
+   * Reads the items of these ids from {@code keyPrefix + id} in bulk, in the order of {@code ids},
+   * a missing one as {@code null}.
    */
   List<@Nullable Item> getAll(List<Long> ids, String keyPrefix) throws Exception;
 

@@ -31,12 +31,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Rows are client × topology ({@code stowage@single}, {@code redisson-RBatch@cluster}, ...). The
  * timed bulk runs take turns across every row of both topologies (each row once, then each again),
- * so that load from other processes on a shared machine falls on every row alike; before each
- * write the row's keys are removed, and each bulk read is compared with the items written (outside
- * the clock). After the timed runs each row writes once more, its keys are counted on every master
- * and read back, and its GET loop runs ({@link ClosedLoop}, a warm-up then the timed loop). A row
- * whose client fails is kept with its message in {@code params.error} and no metrics; the others
- * go on.
+ * so that load from other processes on a shared machine falls on every row alike; before each write
+ * the row's keys are removed, and each bulk read is compared with the items written (outside the
+ * clock). After the timed runs each row writes once more, its keys are counted on every master and
+ * read back, and its GET loop runs ({@link ClosedLoop}, a warm-up then the timed loop). A row whose
+ * client fails is kept with its message in {@code params.error} and no metrics; the others go on.
  *
  * <p>Two cores cannot show a cluster's scaling, so each cluster row also carries the per-operation
  * cost against the same client's single-server row: {@code putall_x_single} and {@code
@@ -72,12 +71,20 @@ public final class ClusterBench {
    * @param warmup untimed GET loop per row
    * @param duration timed GET loop per row
    * @param quick whether this is a {@code --quick} run (recorded in the results)
-   * @param rows only these rows, by full name ({@code stowage@cluster}) or client ({@code stowage});
-   *     empty for all
+   * @param rows only these rows, by full name ({@code stowage@cluster}) or client ({@code
+   *     stowage}); empty for all
    * @param keepKeys leave the last row's keys in Redis at the end (for tests)
    */
-  public record Plan(int items, int concurrency, int warmups, int repeats, Duration warmup, Duration duration,
-      boolean quick, List<String> rows, boolean keepKeys) {
+  public record Plan(
+      int items,
+      int concurrency,
+      int warmups,
+      int repeats,
+      Duration warmup,
+      Duration duration,
+      boolean quick,
+      List<String> rows,
+      boolean keepKeys) {
     public Plan {
       rows = List.copyOf(rows);
       Objects.requireNonNull(warmup, "warmup");
@@ -89,11 +96,16 @@ public final class ClusterBench {
         throw new IllegalArgumentException("concurrency must be at least 1, not " + concurrency);
       }
       if (warmups < 0 || repeats < 1) {
-        throw new IllegalArgumentException("need warmups >= 0 and repeats >= 1, not " + warmups + " and " + repeats);
+        throw new IllegalArgumentException(
+            "need warmups >= 0 and repeats >= 1, not " + warmups + " and " + repeats);
       }
       if (warmup.isNegative() || duration.isNegative() || duration.isZero()) {
-        throw new IllegalArgumentException("the GET loop needs a warm-up >= 0 s and a duration > 0 s, not "
-            + warmup.toSeconds() + " s and " + duration.toSeconds() + " s");
+        throw new IllegalArgumentException(
+            "the GET loop needs a warm-up >= 0 s and a duration > 0 s, not "
+                + warmup.toSeconds()
+                + " s and "
+                + duration.toSeconds()
+                + " s");
       }
     }
 
@@ -103,14 +115,36 @@ public final class ClusterBench {
      */
     public static Plan defaults(boolean quick) {
       return quick
-          ? new Plan(DEFAULT_ITEMS, DEFAULT_CONCURRENCY, 1, 3, Duration.ofSeconds(2), Duration.ofSeconds(5), true, List.of(), false)
-          : new Plan(DEFAULT_ITEMS, DEFAULT_CONCURRENCY, 3, 7, Duration.ofSeconds(5), Duration.ofSeconds(15), false, List.of(), false);
+          ? new Plan(
+              DEFAULT_ITEMS,
+              DEFAULT_CONCURRENCY,
+              1,
+              3,
+              Duration.ofSeconds(2),
+              Duration.ofSeconds(5),
+              true,
+              List.of(),
+              false)
+          : new Plan(
+              DEFAULT_ITEMS,
+              DEFAULT_CONCURRENCY,
+              3,
+              7,
+              Duration.ofSeconds(5),
+              Duration.ofSeconds(15),
+              false,
+              List.of(),
+              false);
     }
   }
 
   /** The clients, in table order. */
   public static List<String> clientNames() {
-    return List.of(StowageBulkClient.NAME, RedissonBatchClient.NAME, SpringPipelinedClient.NAME, LettuceRawClient.NAME);
+    return List.of(
+        StowageBulkClient.NAME,
+        RedissonBatchClient.NAME,
+        SpringPipelinedClient.NAME,
+        LettuceRawClient.NAME);
   }
 
   /** Every row, in table order: each client on one server, then each on the cluster. */
@@ -135,10 +169,12 @@ public final class ClusterBench {
    * @throws IllegalArgumentException if the plan names a row that does not exist
    * @throws BenchmarkRunException if the bench itself fails (a client's failure only fails its row)
    */
-  public static ResultsDocument run(Plan plan, Topology single, Topology cluster, PrintStream progressOut) {
+  public static ResultsDocument run(
+      Plan plan, Topology single, Topology cluster, PrintStream progressOut) {
     Objects.requireNonNull(plan, "plan");
     if (single.isCluster() || !cluster.isCluster()) {
-      throw new IllegalArgumentException("need one server and one cluster, not " + single + " and " + cluster);
+      throw new IllegalArgumentException(
+          "need one server and one cluster, not " + single + " and " + cluster);
     }
     List<String> chosen = chosenRows(plan.rows());
     List<Item> items = Samples.items(plan.items());
@@ -175,15 +211,26 @@ public final class ClusterBench {
         if (row.live()) {
           row.check(items, ids);
         }
-        progress.finished(row.name + "  " + (row.live()
-            ? String.format(Locale.ROOT, "putAll %.1f ms, getAll %.1f ms", Figures.median(row.putMillis), Figures.median(row.getMillis))
-            : "failed: " + row.error));
+        progress.finished(
+            row.name
+                + "  "
+                + (row.live()
+                    ? String.format(
+                        Locale.ROOT,
+                        "putAll %.1f ms, getAll %.1f ms",
+                        Figures.median(row.putMillis),
+                        Figures.median(row.getMillis))
+                    : "failed: " + row.error));
         if (row.live()) {
           row.getLoop(plan, items);
         }
-        progress.finished(row.name + "  " + (row.live()
-            ? String.format(Locale.ROOT, "%,.0f GET/s", Objects.requireNonNull(row.loop).opsPerSecond())
-            : "failed: " + row.error));
+        progress.finished(
+            row.name
+                + "  "
+                + (row.live()
+                    ? String.format(
+                        Locale.ROOT, "%,.0f GET/s", Objects.requireNonNull(row.loop).opsPerSecond())
+                    : "failed: " + row.error));
       }
       if (!plan.keepKeys()) {
         single.clear(KEY_PREFIX);
@@ -202,11 +249,16 @@ public final class ClusterBench {
     for (Row row : rows) {
       results.add(row.result(plan));
     }
-    return new ResultsDocument(BENCH_NAME, plan.quick(),
-        RunEnvironment.capture(single.version(), Clock.systemDefaultZone()), withSingleRatios(results));
+    return new ResultsDocument(
+        BENCH_NAME,
+        plan.quick(),
+        RunEnvironment.capture(single.version(), Clock.systemDefaultZone()),
+        withSingleRatios(results));
   }
 
-  /** The terminal table, one section per topology; ratios against Redisson's batch on the cluster. */
+  /**
+   * The terminal table, one section per topology; ratios against Redisson's batch on the cluster.
+   */
   public static ResultTable table() {
     return ResultTable.builder()
         .text("row", ResultRow::name)
@@ -232,13 +284,21 @@ public final class ClusterBench {
   static List<String> chosenRows(List<String> wanted) {
     for (String name : wanted) {
       if (!rowNames().contains(name) && !clientNames().contains(name)) {
-        throw new IllegalArgumentException("unknown row '" + name + "'; choose from " + String.join(", ", rowNames())
-            + ", or a client on both topologies (" + String.join(", ", clientNames()) + ")");
+        throw new IllegalArgumentException(
+            "unknown row '"
+                + name
+                + "'; choose from "
+                + String.join(", ", rowNames())
+                + ", or a client on both topologies ("
+                + String.join(", ", clientNames())
+                + ")");
       }
     }
     List<String> chosen = new ArrayList<>();
     for (String name : rowNames()) {
-      if (wanted.isEmpty() || wanted.contains(name) || wanted.contains(name.substring(0, name.lastIndexOf('@')))) {
+      if (wanted.isEmpty()
+          || wanted.contains(name)
+          || wanted.contains(name.substring(0, name.lastIndexOf('@')))) {
         chosen.add(name);
       }
     }
@@ -269,17 +329,22 @@ public final class ClusterBench {
         out.add(row);
         continue;
       }
-      String singleName = rowName(Objects.requireNonNull(row.param("client_name")), Topology.SINGLE);
-      ResultRow single = rows.stream().filter(r -> r.name().equals(singleName)).findFirst().orElse(null);
+      String singleName =
+          rowName(Objects.requireNonNull(row.param("client_name")), Topology.SINGLE);
+      ResultRow single =
+          rows.stream().filter(r -> r.name().equals(singleName)).findFirst().orElse(null);
       if (single == null) {
         out.add(row);
         continue;
       }
       Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
-      ResultTable.ratio(row, single, "putall_ms").ifPresent(ratio -> metrics.put("putall_x_single", Figures.round(ratio, 3)));
-      ResultTable.ratio(row, single, "getall_ms").ifPresent(ratio -> metrics.put("getall_x_single", Figures.round(ratio, 3)));
+      ResultTable.ratio(row, single, "putall_ms")
+          .ifPresent(ratio -> metrics.put("putall_x_single", Figures.round(ratio, 3)));
+      ResultTable.ratio(row, single, "getall_ms")
+          .ifPresent(ratio -> metrics.put("getall_x_single", Figures.round(ratio, 3)));
       // The time per GET is the inverse of the rate at the same number of callers.
-      ResultTable.ratio(single, row, "get_ops_per_s").ifPresent(ratio -> metrics.put("get_x_single", Figures.round(ratio, 3)));
+      ResultTable.ratio(single, row, "get_ops_per_s")
+          .ifPresent(ratio -> metrics.put("get_x_single", Figures.round(ratio, 3)));
       out.add(new ResultRow(row.name(), row.role(), row.params(), metrics));
     }
     return out;
@@ -368,13 +433,15 @@ public final class ClusterBench {
       for (int t = 0; t < randoms.length; t++) {
         randoms[t] = seeds.split();
       }
-      ClosedLoop.Operation get = (thread, sequence) -> {
-        Item expected = items.get(randoms[thread].nextInt(items.size()));
-        Item actual = reader.get(prefix(), expected.id());
-        if (!expected.equals(actual)) {
-          throw new IllegalStateException(name + " read item " + expected.id() + " as " + actual);
-        }
-      };
+      ClosedLoop.Operation get =
+          (thread, sequence) -> {
+            Item expected = items.get(randoms[thread].nextInt(items.size()));
+            Item actual = reader.get(prefix(), expected.id());
+            if (!expected.equals(actual)) {
+              throw new IllegalStateException(
+                  name + " read item " + expected.id() + " as " + actual);
+            }
+          };
       try {
         if (!plan.warmup().isZero()) {
           ClosedLoop.run(name + "-warmup", plan.concurrency(), Long.MAX_VALUE, plan.warmup(), get);
@@ -396,9 +463,12 @@ public final class ClusterBench {
       params.put("items", plan.items());
       params.put("concurrency", plan.concurrency());
       Map<String, Number> metrics = new LinkedHashMap<>();
-      RowRole role = client != null ? client.role()
-          : clientName.equals(StowageBulkClient.NAME) ? RowRole.STOWAGE
-          : clientName.equals(LettuceRawClient.NAME) ? RowRole.LIMIT : RowRole.PEER;
+      RowRole role =
+          client != null
+              ? client.role()
+              : clientName.equals(StowageBulkClient.NAME)
+                  ? RowRole.STOWAGE
+                  : clientName.equals(LettuceRawClient.NAME) ? RowRole.LIMIT : RowRole.PEER;
       if (error != null) {
         params.put("error", error);
         return new ResultRow(name, role, params, metrics);
@@ -438,7 +508,8 @@ public final class ClusterBench {
 
     private static String describe(Throwable e) {
       String message = e.getMessage();
-      return e.getClass().getSimpleName() + (message == null ? "" : ": " + message.lines().findFirst().orElse(""));
+      return e.getClass().getSimpleName()
+          + (message == null ? "" : ": " + message.lines().findFirst().orElse(""));
     }
   }
 }

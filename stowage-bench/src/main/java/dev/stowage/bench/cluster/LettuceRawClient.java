@@ -49,7 +49,8 @@ final class LettuceRawClient implements BulkClient {
     this.cluster = topology.isCluster();
     if (cluster) {
       RedisClusterClient clusterClient = RedisClusterClient.create(topology.seeds());
-      StatefulRedisClusterConnection<byte[], byte[]> clusterConnection = clusterClient.connect(ByteArrayCodec.INSTANCE);
+      StatefulRedisClusterConnection<byte[], byte[]> clusterConnection =
+          clusterClient.connect(ByteArrayCodec.INSTANCE);
       // Opens the connection to every master before automatic flushing is turned off: a command
       // routed to a master whose connection Lettuce opens only then is queued on that connection
       // after the one flush, and waits there for good (the run failed with no reply in a minute).
@@ -64,7 +65,8 @@ final class LettuceRawClient implements BulkClient {
       this.async = clusterConnection.async();
     } else {
       RedisClient redisClient = RedisClient.create(topology.seeds().get(0));
-      StatefulRedisConnection<byte[], byte[]> redisConnection = redisClient.connect(ByteArrayCodec.INSTANCE);
+      StatefulRedisConnection<byte[], byte[]> redisConnection =
+          redisClient.connect(ByteArrayCodec.INSTANCE);
       this.client = redisClient;
       this.connection = redisConnection;
       this.async = redisConnection.async();
@@ -91,7 +93,11 @@ final class LettuceRawClient implements BulkClient {
   @Override
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("client", "Lettuce " + (cluster ? "cluster connection" : "connection") + ", auto-flush off, one flush");
+    params.put(
+        "client",
+        "Lettuce "
+            + (cluster ? "cluster connection" : "connection")
+            + ", auto-flush off, one flush");
     params.put("serializer", "Jackson JSON, encoded before timing");
     return params;
   }
@@ -102,7 +108,8 @@ final class LettuceRawClient implements BulkClient {
     connection.setAutoFlushCommands(false);
     try {
       for (Item item : items) {
-        replies.add(async.set(key(keyPrefix, item.id()), encoded.computeIfAbsent(item, this::encode)));
+        replies.add(
+            async.set(key(keyPrefix, item.id()), encoded.computeIfAbsent(item, this::encode)));
       }
       connection.flushCommands();
     } finally {
@@ -148,7 +155,8 @@ final class LettuceRawClient implements BulkClient {
 
   private static void await(List<RedisFuture<?>> replies, String command) {
     if (!LettuceFutures.awaitAll(TIMEOUT, replies.toArray(RedisFuture[]::new))) {
-      throw new IllegalStateException("Redis did not answer " + replies.size() + " " + command + "s within a minute");
+      throw new IllegalStateException(
+          "Redis did not answer " + replies.size() + " " + command + "s within a minute");
     }
   }
 

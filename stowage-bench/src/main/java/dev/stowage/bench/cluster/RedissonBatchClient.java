@@ -32,14 +32,19 @@ final class RedissonBatchClient implements BulkClient {
 
   RedissonBatchClient(Topology topology) {
     this.cluster = topology.isCluster();
-    this.redisson = Redisson.create(cluster ? clusterConfig(topology.seeds()) : new RedisTarget(topology.seeds().get(0)).redisson());
+    this.redisson =
+        Redisson.create(
+            cluster
+                ? clusterConfig(topology.seeds())
+                : new RedisTarget(topology.seeds().get(0)).redisson());
   }
 
   private static Config clusterConfig(List<RedisURI> seeds) {
     Config config = new Config();
     ClusterServersConfig servers = config.useClusterServers();
     for (RedisURI seed : seeds) {
-      servers.addNodeAddress((seed.isSsl() ? "rediss://" : "redis://") + seed.getHost() + ":" + seed.getPort());
+      servers.addNodeAddress(
+          (seed.isSsl() ? "rediss://" : "redis://") + seed.getHost() + ":" + seed.getPort());
       if (seed.getUsername() != null) {
         servers.setUsername(seed.getUsername());
       }
@@ -64,7 +69,9 @@ final class RedissonBatchClient implements BulkClient {
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("client", "Redisson RBatch" + (cluster ? " (useClusterServers)" : ""));
-    params.put("serializer", redisson.getConfig().getCodec().getClass().getSimpleName() + " (Redisson's default)");
+    params.put(
+        "serializer",
+        redisson.getConfig().getCodec().getClass().getSimpleName() + " (Redisson's default)");
     return params;
   }
 

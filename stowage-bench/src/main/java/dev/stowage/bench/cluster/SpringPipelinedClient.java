@@ -24,8 +24,8 @@ import org.springframework.data.redis.serializer.StringRedisSerializer;
  * Spring Data Redis's pipelining, as the second seed's cache module writes: {@code
  * executePipelined} with a {@code RedisCallback} of {@code SET}s (or {@code GET}s) on the raw
  * connection, keys and values through the template's serializers (strings, and {@code
- * GenericJackson2JsonRedisSerializer}), on Spring's default Lettuce connection factory; on a cluster,
- * the factory is made with a {@code RedisClusterConfiguration} of the seeds.
+ * GenericJackson2JsonRedisSerializer}), on Spring's default Lettuce connection factory; on a
+ * cluster, the factory is made with a {@code RedisClusterConfiguration} of the seeds.
  */
 final class SpringPipelinedClient implements BulkClient {
 
@@ -39,10 +39,14 @@ final class SpringPipelinedClient implements BulkClient {
   SpringPipelinedClient(Topology topology) {
     this.cluster = topology.isCluster();
     RedisURI first = topology.seeds().get(0);
-    LettuceClientConfiguration client = first.isSsl() ? LettuceClientConfiguration.builder().useSsl().build()
-        : LettuceClientConfiguration.defaultConfiguration();
-    this.factory = cluster ? new LettuceConnectionFactory(clusterConfiguration(topology.seeds()), client)
-        : new LettuceConnectionFactory(new RedisTarget(first).springStandalone(), client);
+    LettuceClientConfiguration client =
+        first.isSsl()
+            ? LettuceClientConfiguration.builder().useSsl().build()
+            : LettuceClientConfiguration.defaultConfiguration();
+    this.factory =
+        cluster
+            ? new LettuceConnectionFactory(clusterConfiguration(topology.seeds()), client)
+            : new LettuceConnectionFactory(new RedisTarget(first).springStandalone(), client);
     factory.afterPropertiesSet();
     factory.start();
     this.template = new RedisTemplate<>();
@@ -78,37 +82,49 @@ final class SpringPipelinedClient implements BulkClient {
   @Override
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("client", "Spring Data Redis executePipelined (Lettuce" + (cluster ? ", RedisClusterConfiguration" : "")
-        + ", flush after each command)");
+    params.put(
+        "client",
+        "Spring Data Redis executePipelined (Lettuce"
+            + (cluster ? ", RedisClusterConfiguration" : "")
+            + ", flush after each command)");
     params.put("serializer", "GenericJackson2JsonRedisSerializer");
     return params;
   }
 
   @Override
-  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it non-null).
+  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it
+  // non-null).
   @SuppressWarnings({"unchecked", "NullAway"})
   public void putAll(List<Item> items, String keyPrefix) {
     RedisSerializer<String> keys = (RedisSerializer<String>) template.getKeySerializer();
     RedisSerializer<Object> values = (RedisSerializer<Object>) template.getValueSerializer();
-    template.executePipelined((RedisCallback<Object>) connection -> {
-      for (Item item : items) {
-        connection.stringCommands().set(keys.serialize(keyPrefix + item.id()), values.serialize(item));
-      }
-      return null;
-    });
+    template.executePipelined(
+        (RedisCallback<Object>)
+            connection -> {
+              for (Item item : items) {
+                connection
+                    .stringCommands()
+                    .set(keys.serialize(keyPrefix + item.id()), values.serialize(item));
+              }
+              return null;
+            });
   }
 
   @Override
-  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it non-null).
+  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it
+  // non-null).
   @SuppressWarnings({"unchecked", "NullAway"})
   public List<@Nullable Item> getAll(List<Long> ids, String keyPrefix) {
     RedisSerializer<String> keys = (RedisSerializer<String>) template.getKeySerializer();
-    List<Object> replies = template.executePipelined((RedisCallback<Object>) connection -> {
-      for (long id : ids) {
-        connection.stringCommands().get(keys.serialize(keyPrefix + id));
-      }
-      return null;
-    });
+    List<Object> replies =
+        template.executePipelined(
+            (RedisCallback<Object>)
+                connection -> {
+                  for (long id : ids) {
+                    connection.stringCommands().get(keys.serialize(keyPrefix + id));
+                  }
+                  return null;
+                });
     List<@Nullable Item> items = new ArrayList<>(replies.size());
     for (Object reply : replies) {
       items.add(asItem(reply));

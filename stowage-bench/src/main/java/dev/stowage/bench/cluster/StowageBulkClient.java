@@ -18,11 +18,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Stowage's bulk calls, on one server ({@code Stowage.builder().redis}) or on a cluster ({@code
- * redisCluster}, which groups a bulk call's keys by slot and master): {@code cache.putAll(map)} and {@code cache.getAll(ids)} on a cache with every
- * default (compact MessagePack, the standard compression then a learned dictionary, chunks of 1,000
- * keys) but {@code noExpiry()}, as the other rows write, one cache per key prefix; single reads are
- * {@code cache.get(id)}. The command timeout is a minute so that a busy shared machine slows the row
- * down rather than failing it.
+ * redisCluster}, which groups a bulk call's keys by slot and master): {@code cache.putAll(map)} and
+ * {@code cache.getAll(ids)} on a cache with every default (compact MessagePack, the standard
+ * compression then a learned dictionary, chunks of 1,000 keys) but {@code noExpiry()}, as the other
+ * rows write, one cache per key prefix; single reads are {@code cache.get(id)}. The command timeout
+ * is a minute so that a busy shared machine slows the row down rather than failing it.
  */
 final class StowageBulkClient implements BulkClient {
 
@@ -34,8 +34,10 @@ final class StowageBulkClient implements BulkClient {
 
   StowageBulkClient(Topology topology) {
     this.topology = topology;
-    Stowage.Builder builder = topology.isCluster() ? Stowage.builder().redisCluster(topology.seedUris().toArray(String[]::new))
-        : Stowage.builder().redis(topology.seedUris().get(0));
+    Stowage.Builder builder =
+        topology.isCluster()
+            ? Stowage.builder().redisCluster(topology.seedUris().toArray(String[]::new))
+            : Stowage.builder().redis(topology.seedUris().get(0));
     this.stowage = builder.commandTimeout(Duration.ofSeconds(60)).build();
   }
 
@@ -52,9 +54,13 @@ final class StowageBulkClient implements BulkClient {
   @Override
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("client", "Stowage RedisCache.putAll/getAll (defaults but noExpiry(), as the other rows write)"
-        + (topology.isCluster() ? ", Stowage.builder().redisCluster" : ""));
-    params.put("serializer", "envelope, compact MessagePack, standard compression then a learned dictionary (defaults)");
+    params.put(
+        "client",
+        "Stowage RedisCache.putAll/getAll (defaults but noExpiry(), as the other rows write)"
+            + (topology.isCluster() ? ", Stowage.builder().redisCluster" : ""));
+    params.put(
+        "serializer",
+        "envelope, compact MessagePack, standard compression then a learned dictionary (defaults)");
     return params;
   }
 
@@ -128,7 +134,16 @@ final class StowageBulkClient implements BulkClient {
 
   private RedisCache<Long, Item> cache(String keyPrefix) {
     RedisCache<Long, Item> cache = caches.get(keyPrefix);
-    return cache != null ? cache : caches.computeIfAbsent(keyPrefix,
-        prefix -> stowage.cache(NAME, Item.class).<Long>keys(String::valueOf).keyPrefix(prefix).noExpiry().build());
+    return cache != null
+        ? cache
+        : caches.computeIfAbsent(
+            keyPrefix,
+            prefix ->
+                stowage
+                    .cache(NAME, Item.class)
+                    .<Long>keys(String::valueOf)
+                    .keyPrefix(prefix)
+                    .noExpiry()
+                    .build());
   }
 }

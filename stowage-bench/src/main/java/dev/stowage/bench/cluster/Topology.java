@@ -31,6 +31,7 @@ public final class Topology implements AutoCloseable {
 
   /** The name of the one-server topology in row names: {@code stowage@single}. */
   static final String SINGLE = "single";
+
   /** The name of the cluster topology in row names: {@code stowage@cluster}. */
   static final String CLUSTER = "cluster";
 
@@ -42,7 +43,11 @@ public final class Topology implements AutoCloseable {
   private final @Nullable RedisClusterClient clusterClient;
   private final @Nullable StatefulRedisClusterConnection<String, String> clusterAdmin;
 
-  private Topology(String name, List<String> seedUris, @Nullable BenchRedis single, @Nullable RedisClusterSet embeddedCluster) {
+  private Topology(
+      String name,
+      List<String> seedUris,
+      @Nullable BenchRedis single,
+      @Nullable RedisClusterSet embeddedCluster) {
     this.name = name;
     this.seedUris = List.copyOf(seedUris);
     List<RedisURI> parsed = new ArrayList<>();
@@ -50,7 +55,8 @@ public final class Topology implements AutoCloseable {
       try {
         parsed.add(RedisURI.create(uri));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("not a Redis URI: '" + uri + "' (" + e.getMessage() + ")", e);
+        throw new IllegalArgumentException(
+            "not a Redis URI: '" + uri + "' (" + e.getMessage() + ")", e);
       }
     }
     this.seeds = List.copyOf(parsed);
@@ -62,7 +68,8 @@ public final class Topology implements AutoCloseable {
         this.clusterAdmin = clusterClient.connect();
       } catch (RuntimeException e) {
         clusterClient.shutdown();
-        throw new BenchmarkRunException("cannot connect to the Redis Cluster at " + this.seeds + ": " + e.getMessage(), e);
+        throw new BenchmarkRunException(
+            "cannot connect to the Redis Cluster at " + this.seeds + ": " + e.getMessage(), e);
       }
     } else {
       this.clusterClient = null;
@@ -79,7 +86,8 @@ public final class Topology implements AutoCloseable {
   public static Topology cluster(RedisClusterSet cluster) {
     Objects.requireNonNull(cluster, "cluster");
     try {
-      return new Topology(CLUSTER, cluster.masters().stream().map(node -> node.uri()).toList(), null, cluster);
+      return new Topology(
+          CLUSTER, cluster.masters().stream().map(node -> node.uri()).toList(), null, cluster);
     } catch (RuntimeException e) {
       cluster.close();
       throw e;
@@ -150,7 +158,10 @@ public final class Topology implements AutoCloseable {
     }
   }
 
-  /** How many keys start with {@code prefix}, on each master in the order of their ports (one entry for one server). */
+  /**
+   * How many keys start with {@code prefix}, on each master in the order of their ports (one entry
+   * for one server).
+   */
   List<Long> countKeysPerMaster(String prefix) {
     if (single != null) {
       return List.of(single.countKeys(prefix));
@@ -211,7 +222,10 @@ public final class Topology implements AutoCloseable {
 
   @Override
   public String toString() {
-    String where = isCluster() ? "a cluster of " + masterCount() + " masters (seeds " + seeds + ")" : "one server at " + seeds.get(0);
+    String where =
+        isCluster()
+            ? "a cluster of " + masterCount() + " masters (seeds " + seeds + ")"
+            : "one server at " + seeds.get(0);
     return (owned() ? "embedded " : "") + where;
   }
 
@@ -228,7 +242,8 @@ public final class Topology implements AutoCloseable {
     }
     masters.sort(Comparator.comparingInt(node -> node.getUri().getPort()));
     if (masters.isEmpty()) {
-      throw new BenchmarkRunException("the cluster at " + seeds + " names no master that serves slots", null);
+      throw new BenchmarkRunException(
+          "the cluster at " + seeds + " names no master that serves slots", null);
     }
     return masters;
   }

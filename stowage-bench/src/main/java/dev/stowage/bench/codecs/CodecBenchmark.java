@@ -15,15 +15,17 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Table T3 on JMH: for one codec, payload variant and data shape, how long it takes to create a
- * record in the codec's own form, to serialize it and to deserialize it, and how many bytes it takes.
+ * record in the codec's own form, to serialize it and to deserialize it, and how many bytes it
+ * takes.
  *
  * <p>Each invocation runs a batch of {@value CodecFixture#RECORDS} distinct, pre-generated records
  * through the three phases in turn: create all of them (protobuf, Thrift and Avro build their own
- * objects from the field values; the other codecs build the plain Java object), serialize each, then
- * deserialize each. The score is the time per record for all three phases together; each phase is
- * timed over the whole batch with {@link System#nanoTime()} (two reads per batch, so the clock costs
- * well under a nanosecond per record) and reported through {@link PhaseCounters}. This way one forked
- * JVM measures all three phases of a configuration, which keeps {@code --quick} within its budget.
+ * objects from the field values; the other codecs build the plain Java object), serialize each,
+ * then deserialize each. The score is the time per record for all three phases together; each phase
+ * is timed over the whole batch with {@link System#nanoTime()} (two reads per batch, so the clock
+ * costs well under a nanosecond per record) and reported through {@link PhaseCounters}. This way
+ * one forked JVM measures all three phases of a configuration, which keeps {@code --quick} within
+ * its budget.
  *
  * <p>Every result goes to the {@link Blackhole} or into an array the next phase reads, so the JIT
  * cannot drop any work. The zstd dictionary is trained once per trial on other records of the same
@@ -35,7 +37,18 @@ import org.openjdk.jmh.infra.Blackhole;
 public class CodecBenchmark {
 
   /** The codec, by {@link CodecUnderTest#cliName()}. */
-  @Param({"json", "fastjson2", "msgpack", "msgpack-compact", "kryo", "fory", "protobuf", "avro", "thrift", "jdk"})
+  @Param({
+    "json",
+    "fastjson2",
+    "msgpack",
+    "msgpack-compact",
+    "kryo",
+    "fory",
+    "protobuf",
+    "avro",
+    "thrift",
+    "jdk"
+  })
   public String codec;
 
   /** Bare, or the envelope with a compression, by {@link PayloadVariant#paramName()}. */
@@ -57,7 +70,10 @@ public class CodecBenchmark {
   public void setUp() {
     fixture =
         (CodecFixture<Object, Object>)
-            CodecFixture.create(CodecUnderTest.forName(codec), PayloadVariant.forName(compression), DataShape.forName(data));
+            CodecFixture.create(
+                CodecUnderTest.forName(codec),
+                PayloadVariant.forName(compression),
+                DataShape.forName(data));
     fixture.verifyRoundTrips();
     created = new Object[fixture.records()];
     encoded = new byte[fixture.records()][];

@@ -34,9 +34,9 @@ public final class CodecFixture<S, T> {
   public static final int DICTIONARY_SAMPLES = Encoding.DEFAULT_LEARNING_SAMPLES;
 
   /**
-   * The most the trained zstd dictionary takes, in bytes, as a learned one
-   * ({@link Encoding#DEFAULT_LEARNED_DICTIONARY_SIZE}); like a cache, the bench asks for at most a
-   * quarter of the samples' bytes.
+   * The most the trained zstd dictionary takes, in bytes, as a learned one ({@link
+   * Encoding#DEFAULT_LEARNED_DICTIONARY_SIZE}); like a cache, the bench asks for at most a quarter
+   * of the samples' bytes.
    */
   public static final int DICTIONARY_SIZE = Encoding.DEFAULT_LEARNED_DICTIONARY_SIZE;
 
@@ -47,7 +47,11 @@ public final class CodecFixture<S, T> {
   private final Function<byte[], T> decode;
 
   private CodecFixture(
-      String description, List<S> sources, Function<S, T> create, Function<T, byte[]> encode, Function<byte[], T> decode) {
+      String description,
+      List<S> sources,
+      Function<S, T> create,
+      Function<T, byte[]> encode,
+      Function<byte[], T> decode) {
     this.description = description;
     this.sources = List.copyOf(sources);
     this.create = create;
@@ -62,7 +66,8 @@ public final class CodecFixture<S, T> {
    * @throws dev.stowage.StowageException if the codec cannot be built, for example because its
    *     library is missing
    */
-  public static CodecFixture<?, ?> create(CodecUnderTest codec, PayloadVariant variant, DataShape data) {
+  public static CodecFixture<?, ?> create(
+      CodecUnderTest codec, PayloadVariant variant, DataShape data) {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(variant, "variant");
     Objects.requireNonNull(data, "data");
@@ -88,7 +93,8 @@ public final class CodecFixture<S, T> {
     return new CodecFixture<>(description, sources, create, envelope::encode, envelope::decode);
   }
 
-  private static <T> EnvelopeCodec<T> envelope(Codec<T> codec, PayloadVariant variant, List<T> trainingSamples) {
+  private static <T> EnvelopeCodec<T> envelope(
+      Codec<T> codec, PayloadVariant variant, List<T> trainingSamples) {
     EnvelopeCodec.Builder<T> builder = EnvelopeCodec.builder(codec);
     switch (variant) {
       case NONE -> builder.compression(Compression.none());
@@ -102,9 +108,12 @@ public final class CodecFixture<S, T> {
           samples.add(encoded);
           total += encoded.length;
         }
-        int size = (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(DICTIONARY_SIZE, total / 4));
+        int size =
+            (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(DICTIONARY_SIZE, total / 4));
         ZstdDictionary dictionary = ZstdDictionary.train(samples, size);
-        builder.compression(Compression.zstd(dictionary)).dictionaries(DictionaryResolver.of(dictionary));
+        builder
+            .compression(Compression.zstd(dictionary))
+            .dictionaries(DictionaryResolver.of(dictionary));
       }
       default -> throw new IllegalArgumentException("not an envelope variant: " + variant);
     }
@@ -143,8 +152,16 @@ public final class CodecFixture<S, T> {
       T back = decode(encode(value));
       if (!value.equals(back)) {
         throw new IllegalStateException(
-            description + ": record " + i + " did not survive the round trip:" + System.lineSeparator()
-                + "  wrote " + value + System.lineSeparator() + "  read  " + back);
+            description
+                + ": record "
+                + i
+                + " did not survive the round trip:"
+                + System.lineSeparator()
+                + "  wrote "
+                + value
+                + System.lineSeparator()
+                + "  read  "
+                + back);
       }
     }
   }

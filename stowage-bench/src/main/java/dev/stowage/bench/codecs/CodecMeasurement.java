@@ -61,8 +61,8 @@ public record CodecMeasurement(
   }
 
   /**
-   * The role of a configuration: bare codecs a seed used are {@code seed}, other bare codecs
-   * {@code peer}, and every enveloped configuration {@code stowage}.
+   * The role of a configuration: bare codecs a seed used are {@code seed}, other bare codecs {@code
+   * peer}, and every enveloped configuration {@code stowage}.
    */
   public static RowRole role(CodecUnderTest codec, PayloadVariant variant) {
     if (variant.enveloped()) {

@@ -34,7 +34,10 @@ public enum CodecUnderTest {
     this.seed = seed;
   }
 
-  /** The name used on the command line, in results and in JMH params, such as {@code "msgpack-compact"}. */
+  /**
+   * The name used on the command line, in results and in JMH params, such as {@code
+   * "msgpack-compact"}.
+   */
   public String cliName() {
     return cliName;
   }

@@ -31,13 +31,11 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * Runs table T3 ({@code stowage bench codecs}): {@link CodecBenchmark} for every chosen codec ×
- * payload variant × data shape, each configuration in a forked JVM of its own (or, with
- * {@code --quick}, all of them in this JVM), and turns the JMH results into a
- * {@link ResultsDocument}.
+ * payload variant × data shape, each configuration in a forked JVM of its own (or, with {@code
+ * --quick}, all of them in this JVM), and turns the JMH results into a {@link ResultsDocument}.
  *
- * <p>The forked JVMs get the jars of this JVM's class path that this module needs
- * ({@link ForkClassPath}), so the run works from the {@code stowage} launcher as well as from a
- * build tool.
+ * <p>The forked JVMs get the jars of this JVM's class path that this module needs ({@link
+ * ForkClassPath}), so the run works from the {@code stowage} launcher as well as from a build tool.
  */
 public final class CodecsBench {
 
@@ -60,7 +58,11 @@ public final class CodecsBench {
    * @param variants bare and the envelope variants, in table order
    * @param data the record shapes
    */
-  public record Plan(boolean quick, List<CodecUnderTest> codecs, List<PayloadVariant> variants, List<DataShape> data) {
+  public record Plan(
+      boolean quick,
+      List<CodecUnderTest> codecs,
+      List<PayloadVariant> variants,
+      List<DataShape> data) {
 
     /**
      * Removes duplicates, keeping the first occurrence.
@@ -75,7 +77,11 @@ public final class CodecsBench {
 
     /** Every codec, variant and data shape. */
     public static Plan everything(boolean quick) {
-      return new Plan(quick, List.of(CodecUnderTest.values()), List.of(PayloadVariant.values()), List.of(DataShape.values()));
+      return new Plan(
+          quick,
+          List.of(CodecUnderTest.values()),
+          List.of(PayloadVariant.values()),
+          List.of(DataShape.values()));
     }
 
     /** How many configurations (forked JVMs) the plan runs. */
@@ -93,7 +99,12 @@ public final class CodecsBench {
   }
 
   /** How long JMH runs each configuration. */
-  record Timing(int forks, int warmupIterations, TimeValue warmupTime, int measurementIterations, TimeValue measurementTime) {}
+  record Timing(
+      int forks,
+      int warmupIterations,
+      TimeValue warmupTime,
+      int measurementIterations,
+      TimeValue measurementTime) {}
 
   /**
    * The short settings of {@code --quick}: every configuration in this JVM, one after another
@@ -103,7 +114,8 @@ public final class CodecsBench {
    * anything is measured ({@link #warmUpInThisJvm}). The price is that later configurations run in
    * a JVM that earlier ones profiled, so {@code --quick} figures are rougher than the default's.
    */
-  static final Timing QUICK = new Timing(0, 3, TimeValue.milliseconds(100), 3, TimeValue.milliseconds(100));
+  static final Timing QUICK =
+      new Timing(0, 3, TimeValue.milliseconds(100), 3, TimeValue.milliseconds(100));
 
   /** The default settings: longer and steadier, each configuration in a fresh forked JVM. */
   static final Timing THOROUGH = new Timing(1, 3, TimeValue.seconds(1), 5, TimeValue.seconds(1));
@@ -114,7 +126,9 @@ public final class CodecsBench {
     return new OptionsBuilder()
         .include("^" + Pattern.quote(CodecBenchmark.class.getName() + "." + BENCHMARK_METHOD) + "$")
         .param("codec", plan.codecs().stream().map(CodecUnderTest::cliName).toArray(String[]::new))
-        .param("compression", plan.variants().stream().map(PayloadVariant::paramName).toArray(String[]::new))
+        .param(
+            "compression",
+            plan.variants().stream().map(PayloadVariant::paramName).toArray(String[]::new))
         .param("data", plan.data().stream().map(DataShape::paramName).toArray(String[]::new))
         .forks(timing.forks())
         .warmupIterations(timing.warmupIterations())
@@ -149,8 +163,11 @@ public final class CodecsBench {
       results = ForkClassPath.run(() -> new Runner(options, format).run());
     } catch (Exception e) {
       throw new BenchmarkRunException(
-          "the codec benchmark failed: " + e.getMessage() + "; JMH's last lines:"
-              + System.lineSeparator() + String.join(System.lineSeparator(), format.lastLines()),
+          "the codec benchmark failed: "
+              + e.getMessage()
+              + "; JMH's last lines:"
+              + System.lineSeparator()
+              + String.join(System.lineSeparator(), format.lastLines()),
           e);
     }
     List<CodecMeasurement> measurements = new ArrayList<>();
@@ -159,7 +176,12 @@ public final class CodecsBench {
     }
     if (measurements.size() != plan.configurations()) {
       throw new BenchmarkRunException(
-          "JMH returned " + measurements.size() + " results for " + plan.configurations() + " configurations", null);
+          "JMH returned "
+              + measurements.size()
+              + " results for "
+              + plan.configurations()
+              + " configurations",
+          null);
     }
     measurements.sort(
         Comparator.comparing((CodecMeasurement m) -> plan.data().indexOf(m.data()))
@@ -177,27 +199,39 @@ public final class CodecsBench {
    */
   static void primeJmhLoop(Plan plan, PrintStream progressOut) throws Exception {
     long start = System.nanoTime();
-    Options prime = new OptionsBuilder()
-        .include("^" + Pattern.quote(CodecBenchmark.class.getName() + "." + BENCHMARK_METHOD) + "$")
-        .param("codec", plan.codecs().get(0).cliName())
-        .param("compression", plan.variants().get(0).paramName())
-        .param("data", plan.data().get(0).paramName())
-        .forks(0)
-        .warmupIterations(4)
-        .warmupTime(TimeValue.milliseconds(500))
-        .measurementIterations(1)
-        .measurementTime(TimeValue.milliseconds(100))
-        .threads(1)
-        .timeUnit(TimeUnit.NANOSECONDS)
-        .shouldFailOnError(true)
-        .build();
-    ForkClassPath.run(() -> new Runner(prime, new JmhProgressFormat(new ProgressReporter(1,
-        new PrintStream(OutputStream.nullOutputStream())), CodecsBench::label)).run());
+    Options prime =
+        new OptionsBuilder()
+            .include(
+                "^" + Pattern.quote(CodecBenchmark.class.getName() + "." + BENCHMARK_METHOD) + "$")
+            .param("codec", plan.codecs().get(0).cliName())
+            .param("compression", plan.variants().get(0).paramName())
+            .param("data", plan.data().get(0).paramName())
+            .forks(0)
+            .warmupIterations(4)
+            .warmupTime(TimeValue.milliseconds(500))
+            .measurementIterations(1)
+            .measurementTime(TimeValue.milliseconds(100))
+            .threads(1)
+            .timeUnit(TimeUnit.NANOSECONDS)
+            .shouldFailOnError(true)
+            .build();
+    ForkClassPath.run(
+        () ->
+            new Runner(
+                    prime,
+                    new JmhProgressFormat(
+                        new ProgressReporter(1, new PrintStream(OutputStream.nullOutputStream())),
+                        CodecsBench::label))
+                .run());
     waitForCompilerIdle(Duration.ofSeconds(10));
-    progressOut.printf("primed JMH's measurement loop in %.1fs%n", (System.nanoTime() - start) / 1e9);
+    progressOut.printf(
+        "primed JMH's measurement loop in %.1fs%n", (System.nanoTime() - start) / 1e9);
   }
 
-  /** Records each codec runs through before {@code --quick} measures anything; see {@link #warmUpInThisJvm}. */
+  /**
+   * Records each codec runs through before {@code --quick} measures anything; see {@link
+   * #warmUpInThisJvm}.
+   */
   static final int QUICK_WARMUP_RECORDS = 4_000;
 
   /**
@@ -214,14 +248,21 @@ public final class CodecsBench {
       for (CodecUnderTest codec : plan.codecs()) {
         for (PayloadVariant variant : plan.variants()) {
           if (variant == PayloadVariant.ZSTD_DICT) {
-            continue; // training a dictionary twice costs more than it warms: the native code is the same as zstd's
+            continue; // training a dictionary twice costs more than it warms: the native code is
+            // the same as zstd's
           }
-          checksum += warmUp(CodecFixture.create(codec, variant, data), QUICK_WARMUP_RECORDS / plan.variants().size());
+          checksum +=
+              warmUp(
+                  CodecFixture.create(codec, variant, data),
+                  QUICK_WARMUP_RECORDS / plan.variants().size());
         }
       }
     }
     boolean idle = waitForCompilerIdle(Duration.ofSeconds(20));
-    progressOut.printf("warmed up every codec in this JVM in %.1fs (%d bytes)%s%n", (System.nanoTime() - start) / 1e9, checksum,
+    progressOut.printf(
+        "warmed up every codec in this JVM in %.1fs (%d bytes)%s%n",
+        (System.nanoTime() - start) / 1e9,
+        checksum,
         idle ? "" : "; the JIT compiler was still busy");
   }
 
@@ -294,8 +335,10 @@ public final class CodecsBench {
 
   private static String label(BenchmarkParams params) {
     return CodecMeasurement.rowName(
-            CodecUnderTest.forName(params.getParam("codec")), PayloadVariant.forName(params.getParam("compression")))
-        + " " + params.getParam("data");
+            CodecUnderTest.forName(params.getParam("codec")),
+            PayloadVariant.forName(params.getParam("compression")))
+        + " "
+        + params.getParam("data");
   }
 
   private static CodecMeasurement measurement(RunResult result) {
@@ -319,7 +362,8 @@ public final class CodecsBench {
   private static double counter(Map<String, Result> counters, String name, BenchmarkParams params) {
     Result value = counters.get(name);
     if (value == null) {
-      throw new BenchmarkRunException(label(params) + " reported no '" + name + "' counter; got " + counters.keySet(), null);
+      throw new BenchmarkRunException(
+          label(params) + " reported no '" + name + "' counter; got " + counters.keySet(), null);
     }
     return value.getScore();
   }

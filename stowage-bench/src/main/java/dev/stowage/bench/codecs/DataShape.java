@@ -33,7 +33,9 @@ public enum DataShape {
       }
     }
     throw new IllegalArgumentException(
-        "unknown data '" + name + "'; choose from "
+        "unknown data '"
+            + name
+            + "'; choose from "
             + Arrays.stream(values()).map(DataShape::paramName).collect(Collectors.joining(", ")));
   }
 

@@ -44,7 +44,8 @@ final class JmhProgressFormat implements OutputFormat {
   public void iteration(BenchmarkParams benchParams, IterationParams params, int iteration) {}
 
   @Override
-  public void iterationResult(BenchmarkParams benchParams, IterationParams params, int iteration, IterationResult data) {}
+  public void iterationResult(
+      BenchmarkParams benchParams, IterationParams params, int iteration, IterationResult data) {}
 
   @Override
   public synchronized void startBenchmark(BenchmarkParams benchParams) {

@@ -47,8 +47,12 @@ public enum PayloadVariant {
       }
     }
     throw new IllegalArgumentException(
-        "unknown compression '" + name + "'; choose from "
-            + Arrays.stream(values()).map(PayloadVariant::paramName).collect(Collectors.joining(", ")));
+        "unknown compression '"
+            + name
+            + "'; choose from "
+            + Arrays.stream(values())
+                .map(PayloadVariant::paramName)
+                .collect(Collectors.joining(", ")));
   }
 
   @Override

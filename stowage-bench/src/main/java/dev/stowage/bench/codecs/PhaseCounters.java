@@ -18,27 +18,37 @@ import org.openjdk.jmh.annotations.State;
 public class PhaseCounters {
   /** The name of the create-phase counter. */
   static final String CREATE_NANOS = "createNanos";
+
   /** The name of the ser-phase counter. */
   static final String SER_NANOS = "serNanos";
+
   /** The name of the deser-phase counter. */
   static final String DESER_NANOS = "deserNanos";
+
   /** The name of the record counter. */
   static final String RECORDS = "records";
+
   /** The name of the encoded-bytes counter. */
   static final String ENCODED_BYTES = "encodedBytes";
+
   /** The name of the deflated-bytes counter. */
   static final String DEFLATED_BYTES = "deflatedBytes";
 
   /** Nanoseconds spent building records in the codec's form. */
   public long createNanos;
+
   /** Nanoseconds spent encoding. */
   public long serNanos;
+
   /** Nanoseconds spent decoding. */
   public long deserNanos;
+
   /** Records that went through all three phases. */
   public long records;
+
   /** Bytes those records encoded to. */
   public long encodedBytes;
+
   /** Bytes those encodings deflate to (computed once per record, not timed). */
   public long deflatedBytes;
 

@@ -29,11 +29,11 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * zstd's own share of the learned default, with the parameters that Stowage does not expose: one
  * frame per board record in compact MessagePack (the payload a cache compresses), compressed and
- * decompressed with a dictionary trained as a cache learns one (on {@link Encoding#DEFAULT_LEARNING_SAMPLES}
- * other records, at most {@code dictionaryKiB} and a quarter of their bytes), through zstd-jni with
- * the digested dictionary and one context, as {@code ZstdFrameCompressor} does. Not part of
- * {@code stowage bench}: it answers which zstd settings to choose, so run it with JMH's own main,
- * picking params with {@code -p}:
+ * decompressed with a dictionary trained as a cache learns one (on {@link
+ * Encoding#DEFAULT_LEARNING_SAMPLES} other records, at most {@code dictionaryKiB} and a quarter of
+ * their bytes), through zstd-jni with the digested dictionary and one context, as {@code
+ * ZstdFrameCompressor} does. Not part of {@code stowage bench}: it answers which zstd settings to
+ * choose, so run it with JMH's own main, picking params with {@code -p}:
  *
  * <pre>
  * java -cp 'stowage-bench-cli/target/stowage-bench-cli.jar:stowage-bench-cli/target/lib/*' \
@@ -41,9 +41,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * </pre>
  *
  * <p>The score is the time per record to compress and decompress it; the trial's setup prints the
- * dictionary's size and the average payload and frame sizes. {@code hashLog} 0 keeps the level's own and digests the dictionary
- * once for all contexts ({@code ZstdDictCompress}); any other value sets it on the context, which
- * then digests its own copy of the dictionary with that table size.
+ * dictionary's size and the average payload and frame sizes. {@code hashLog} 0 keeps the level's
+ * own and digests the dictionary once for all contexts ({@code ZstdDictCompress}); any other value
+ * sets it on the context, which then digests its own copy of the dictionary with that table size.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -121,7 +121,9 @@ public class ZstdFrameBenchmark {
     frames = new byte[RECORDS][];
     long frameBytes = 0;
     for (int i = 0; i < RECORDS; i++) {
-      int n = compressor.compressByteArray(buffer, 0, buffer.length, payloads[i], 0, payloads[i].length);
+      int n =
+          compressor.compressByteArray(
+              buffer, 0, buffer.length, payloads[i], 0, payloads[i].length);
       frames[i] = Arrays.copyOf(buffer, n);
       frameBytes += n;
       int m = decompressor.decompressByteArray(output, 0, payloads[i].length, frames[i], 0, n);
@@ -129,8 +131,11 @@ public class ZstdFrameBenchmark {
         throw new IllegalStateException("record " + i + " did not survive the round trip");
       }
     }
-    System.out.printf("%n%d-byte dictionary, payloads %.1f bytes and frames %.1f bytes on average%n", dictionary.length,
-        Arrays.stream(payloads).mapToInt(p -> p.length).average().orElse(0), frameBytes / (double) RECORDS);
+    System.out.printf(
+        "%n%d-byte dictionary, payloads %.1f bytes and frames %.1f bytes on average%n",
+        dictionary.length,
+        Arrays.stream(payloads).mapToInt(p -> p.length).average().orElse(0),
+        frameBytes / (double) RECORDS);
   }
 
   /** Frees the native contexts and dictionaries. */
@@ -152,7 +157,9 @@ public class ZstdFrameBenchmark {
     for (int i = 0; i < RECORDS; i++) {
       byte[] payload = payloads[i];
       sum += compressor.compressByteArray(buffer, 0, buffer.length, payload, 0, payload.length);
-      sum += decompressor.decompressByteArray(output, 0, payload.length, frames[i], 0, frames[i].length);
+      sum +=
+          decompressor.decompressByteArray(
+              output, 0, payload.length, frames[i], 0, frames[i].length);
     }
     return sum;
   }

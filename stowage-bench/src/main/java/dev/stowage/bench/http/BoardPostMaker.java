@@ -11,9 +11,9 @@ import net.datafaker.Faker;
 
 /**
  * Makes request bodies for {@code POST /boards} and {@code POST /boards/bulk}: posts with the
- * seed's writable fields ({@code member_id}, {@code title}, {@code body}, {@code address},
- * {@code country}, {@code job}, {@code credit}, {@code ssn}, {@code company},
- * {@code phone_number}) filled by datafaker from a fixed seed, so every run sends the same posts.
+ * seed's writable fields ({@code member_id}, {@code title}, {@code body}, {@code address}, {@code
+ * country}, {@code job}, {@code credit}, {@code ssn}, {@code company}, {@code phone_number}) filled
+ * by datafaker from a fixed seed, so every run sends the same posts.
  *
  * <p>Not thread-safe: one maker per thread.
  */
@@ -69,8 +69,15 @@ public final class BoardPostMaker {
     out.writeStringField("title", faker.name().fullName());
     // The seed's bodies are a few sentences in two paragraphs.
     out.writeStringField("body", faker.lorem().paragraph(2) + "\n" + faker.lorem().paragraph(2));
-    out.writeStringField("address", faker.address().streetAddress(true) + "\n"
-        + faker.address().city() + ", " + faker.address().stateAbbr() + " " + faker.address().zipCode());
+    out.writeStringField(
+        "address",
+        faker.address().streetAddress(true)
+            + "\n"
+            + faker.address().city()
+            + ", "
+            + faker.address().stateAbbr()
+            + " "
+            + faker.address().zipCode());
     out.writeStringField("country", faker.address().country());
     out.writeStringField("job", faker.job().title());
     out.writeStringField("credit", faker.finance().creditCard().replace("-", ""));

@@ -12,10 +12,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fills a board service with {@code records} posts through {@code POST /boards/bulk}, in batches
- * of {@value #BATCH} with {@value #IN_FLIGHT} in flight, printing progress. The posts come from
- * {@link BoardPostMaker} with its default seed, so every service preloaded by one instance (or by
- * any run) gets the same posts; the batches are made once and kept. Not thread-safe.
+ * Fills a board service with {@code records} posts through {@code POST /boards/bulk}, in batches of
+ * {@value #BATCH} with {@value #IN_FLIGHT} in flight, printing progress. The posts come from {@link
+ * BoardPostMaker} with its default seed, so every service preloaded by one instance (or by any run)
+ * gets the same posts; the batches are made once and kept. Not thread-safe.
  */
 public final class BoardPreload {
 
@@ -81,19 +81,30 @@ public final class BoardPreload {
   private int await(String label, CompletableFuture<Outcome> batch, BoardProcess board) {
     Outcome outcome = batch.join();
     if (!outcome.success()) {
-      throw new BenchmarkRunException("preloading the board service (" + label + ") failed: " + outcome.failure()
-          + "; last lines of " + board.log() + ":\n" + board.lastLogLines(), null);
+      throw new BenchmarkRunException(
+          "preloading the board service ("
+              + label
+              + ") failed: "
+              + outcome.failure()
+              + "; last lines of "
+              + board.log()
+              + ":\n"
+              + board.lastLogLines(),
+          null);
     }
     return BATCH;
   }
 
   private void print(String label, int done, long start, long now) {
     Duration elapsed = Duration.ofNanos(now - start);
-    String eta = done > 0 && done < records
-        ? "  ETA " + ProgressReporter.format(elapsed.multipliedBy(records - done).dividedBy(done))
-        : "";
-    progress.printf("[preload %s] %,d/%,d posts  %s%s%n", label, Math.min(done, records), records,
-        ProgressReporter.format(elapsed), eta);
+    String eta =
+        done > 0 && done < records
+            ? "  ETA "
+                + ProgressReporter.format(elapsed.multipliedBy(records - done).dividedBy(done))
+            : "";
+    progress.printf(
+        "[preload %s] %,d/%,d posts  %s%s%n",
+        label, Math.min(done, records), records, ProgressReporter.format(elapsed), eta);
   }
 
   /** Batch {@code index}, made on first use and kept for the next service. */

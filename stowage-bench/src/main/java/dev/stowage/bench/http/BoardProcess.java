@@ -38,13 +38,13 @@ public final class BoardProcess implements AutoCloseable {
   public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(120);
 
   private static final int LOG_LINES = 40;
-  private static final Pattern STACK_FRAME =
-      Pattern.compile("^\\s+(at |\\.\\.\\. \\d+ more)");
+  private static final Pattern STACK_FRAME = Pattern.compile("^\\s+(at |\\.\\.\\. \\d+ more)");
   private static final Set<BoardProcess> RUNNING = ConcurrentHashMap.newKeySet();
 
   static {
-    Runtime.getRuntime().addShutdownHook(
-        new Thread(() -> RUNNING.forEach(BoardProcess::close), "stowage-board-reaper"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(() -> RUNNING.forEach(BoardProcess::close), "stowage-board-reaper"));
   }
 
   private final BoardMode mode;
@@ -60,16 +60,16 @@ public final class BoardProcess implements AutoCloseable {
   }
 
   /**
-   * Starts the service in {@code mode} against {@code redisUri} and returns once it answers
-   * {@code GET /boards}.
+   * Starts the service in {@code mode} against {@code redisUri} and returns once it answers {@code
+   * GET /boards}.
    *
    * @param jvmOptions options for the child JVM, such as {@code -Xmx2g}; may be empty
    * @param log the file the child's output is written to (replaced)
-   * @throws BenchmarkRunException if the child exits or does not answer within
-   *     {@code startTimeout}; the message includes the last lines of its log
+   * @throws BenchmarkRunException if the child exits or does not answer within {@code
+   *     startTimeout}; the message includes the last lines of its log
    */
-  public static BoardProcess start(BoardMode mode, String redisUri, List<String> jvmOptions, Path log,
-      Duration startTimeout) {
+  public static BoardProcess start(
+      BoardMode mode, String redisUri, List<String> jvmOptions, Path log, Duration startTimeout) {
     return start(mode, redisUri, jvmOptions, List.of(), log, startTimeout);
   }
 
@@ -77,8 +77,13 @@ public final class BoardProcess implements AutoCloseable {
    * As {@link #start(BoardMode, String, List, Path, Duration)}, with more application arguments
    * such as {@code --stowage.board.tcp.port=7070}.
    */
-  public static BoardProcess start(BoardMode mode, String redisUri, List<String> jvmOptions,
-      List<String> applicationArguments, Path log, Duration startTimeout) {
+  public static BoardProcess start(
+      BoardMode mode,
+      String redisUri,
+      List<String> jvmOptions,
+      List<String> applicationArguments,
+      Path log,
+      Duration startTimeout) {
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(applicationArguments, "applicationArguments");
     Objects.requireNonNull(redisUri, "redisUri");
@@ -98,11 +103,15 @@ public final class BoardProcess implements AutoCloseable {
     Process process;
     try {
       Files.createDirectories(log.toAbsolutePath().getParent());
-      process = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+      process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
+              .start();
       process.getOutputStream().close();
     } catch (IOException e) {
-      throw new BenchmarkRunException("cannot start the board service (" + mode.label() + "): " + e.getMessage(), e);
+      throw new BenchmarkRunException(
+          "cannot start the board service (" + mode.label() + "): " + e.getMessage(), e);
     }
     BoardProcess board = new BoardProcess(mode, process, log, port);
     RUNNING.add(board);
@@ -117,14 +126,24 @@ public final class BoardProcess implements AutoCloseable {
 
   private void awaitReady(Duration timeout) {
     HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    HttpRequest request = HttpRequest.newBuilder(URI.create(url() + "/boards?page=1&size=1"))
-        .timeout(Duration.ofSeconds(5)).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(url() + "/boards?page=1&size=1"))
+            .timeout(Duration.ofSeconds(5))
+            .build();
     long deadline = System.nanoTime() + timeout.toNanos();
     String lastAnswer = "no answer";
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new BenchmarkRunException("the board service (" + mode.label() + ") exited with status "
-            + process.exitValue() + " before answering; last lines of " + log + ":\n" + lastLogLines(), null);
+        throw new BenchmarkRunException(
+            "the board service ("
+                + mode.label()
+                + ") exited with status "
+                + process.exitValue()
+                + " before answering; last lines of "
+                + log
+                + ":\n"
+                + lastLogLines(),
+            null);
       }
       try {
         HttpResponse<Void> response = probe.send(request, HttpResponse.BodyHandlers.discarding());
@@ -140,8 +159,18 @@ public final class BoardProcess implements AutoCloseable {
       }
       sleep(200);
     }
-    throw new BenchmarkRunException("the board service (" + mode.label() + ") did not answer GET /boards within "
-        + timeout.toSeconds() + "s (last: " + lastAnswer + "); last lines of " + log + ":\n" + lastLogLines(), null);
+    throw new BenchmarkRunException(
+        "the board service ("
+            + mode.label()
+            + ") did not answer GET /boards within "
+            + timeout.toSeconds()
+            + "s (last: "
+            + lastAnswer
+            + "); last lines of "
+            + log
+            + ":\n"
+            + lastLogLines(),
+        null);
   }
 
   /** {@code http://127.0.0.1:port}. */
@@ -175,9 +204,10 @@ public final class BoardProcess implements AutoCloseable {
    */
   public String lastLogLines() {
     try {
-      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8).stream()
-          .filter(line -> !STACK_FRAME.matcher(line).find())
-          .toList();
+      List<String> lines =
+          Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+              .filter(line -> !STACK_FRAME.matcher(line).find())
+              .toList();
       return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_LINES), lines.size()));
     } catch (IOException | UncheckedIOException e) {
       return "(cannot read " + log + ": " + e.getMessage() + ")";
@@ -203,7 +233,9 @@ public final class BoardProcess implements AutoCloseable {
   }
 
   private static String javaExecutable() {
-    return ProcessHandle.current().info().command()
+    return ProcessHandle.current()
+        .info()
+        .command()
         .orElseGet(() -> Paths.get(System.getProperty("java.home"), "bin", "java").toString());
   }
 

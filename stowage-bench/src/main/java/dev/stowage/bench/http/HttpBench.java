@@ -45,21 +45,21 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>For each mode, in the plan's order: a fresh embedded Redis; the board service in a JVM of its
  * own ({@link BoardProcess}) with its own in-memory H2; the preload of {@link Plan#records()} posts
- * through {@code POST /boards/bulk} ({@link BoardPreload}); Redis {@code used_memory}; one
- * {@code GET} of the read page to record its size. All services stay up; then the write load
- * ({@code POST /boards}) and the read load ({@value #READ_PATH}) from the same virtual users, each
- * after an unmeasured warm-up per mode (so that both JVMs have compiled their paths) and measured
- * in rounds in which the modes take turns, so that whatever else the machine is doing weighs on
- * every mode alike; last, {@code wrk} on each read page when the plan asks for it. Rows are named by mode and grouped by load; ratios are against
- * seed-json in the same run.
+ * through {@code POST /boards/bulk} ({@link BoardPreload}); Redis {@code used_memory}; one {@code
+ * GET} of the read page to record its size. All services stay up; then the write load ({@code POST
+ * /boards}) and the read load ({@value #READ_PATH}) from the same virtual users, each after an
+ * unmeasured warm-up per mode (so that both JVMs have compiled their paths) and measured in rounds
+ * in which the modes take turns, so that whatever else the machine is doing weighs on every mode
+ * alike; last, {@code wrk} on each read page when the plan asks for it. Rows are named by mode and
+ * grouped by load; ratios are against seed-json in the same run.
  *
  * <p>With {@link Plan#events()}, an embedded one-node Kafka broker ({@link KafkaBroker}: KRaft, on
- * loopback) starts first, and each mode runs twice, as {@code <mode>} with events off and as
- * {@code <mode>+events} with every created post published through the board's outbox (the preload's
- * too; the load starts once they are out). Both take part in the write load's rounds, side by
- * side; the events row carries the ratio of its rates and p99 to the events-off row's, over the
- * whole load and round by round (the spread), and whether the outbox drained after the load
- * ({@link OutboxDrain}). The events services are then stopped: reads do not touch the outbox.
+ * loopback) starts first, and each mode runs twice, as {@code <mode>} with events off and as {@code
+ * <mode>+events} with every created post published through the board's outbox (the preload's too;
+ * the load starts once they are out). Both take part in the write load's rounds, side by side; the
+ * events row carries the ratio of its rates and p99 to the events-off row's, over the whole load
+ * and round by round (the spread), and whether the outbox drained after the load ({@link
+ * OutboxDrain}). The events services are then stopped: reads do not touch the outbox.
  */
 public final class HttpBench {
 
@@ -69,7 +69,9 @@ public final class HttpBench {
   /** The mode the ratios are taken against. */
   public static final String BASELINE = BoardMode.SEED_JSON.label();
 
-  /** What a row's name adds to its mode when the service published events: {@code stowage+events}. */
+  /**
+   * What a row's name adds to its mode when the service published events: {@code stowage+events}.
+   */
   public static final String EVENTS_SUFFIX = "+events";
 
   /** The broker of the events rows, as their {@code kafka} parameter names it. */
@@ -106,30 +108,49 @@ public final class HttpBench {
    * @param events whether each mode's writes are measured a second time with an events outbox
    *     publishing to an embedded Kafka broker
    */
-  public record Plan(List<BoardMode> modes, int records, LoadPlan load, Duration warmup, int rounds,
-      boolean quick, HttpClientKind client,
-      Optional<Wrk> wrk, Path logDir, boolean nearCache, boolean events) {
+  public record Plan(
+      List<BoardMode> modes,
+      int records,
+      LoadPlan load,
+      Duration warmup,
+      int rounds,
+      boolean quick,
+      HttpClientKind client,
+      Optional<Wrk> wrk,
+      Path logDir,
+      boolean nearCache,
+      boolean events) {
 
     /** The seed's figures: 120,000 posts, 1000 users at 200 a second for 60 s. */
     public static final int DEFAULT_RECORDS = 120_000;
+
     /** Users in the seed's locust run. */
     public static final int DEFAULT_USERS = 1000;
+
     /** Users started per second in the seed's locust run. */
     public static final double DEFAULT_RAMP = 200;
+
     /** The seed's locust run time. */
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(60);
+
     /** {@code --quick}: posts preloaded. */
     public static final int QUICK_RECORDS = 20_000;
+
     /** {@code --quick}: users. */
     public static final int QUICK_USERS = 200;
+
     /** {@code --quick}: users per second (all started in 5 s). */
     public static final double QUICK_RAMP = 40;
+
     /** {@code --quick}: each load's length. */
     public static final Duration QUICK_DURATION = Duration.ofSeconds(15);
+
     /** Rounds each load is cut into, the modes taking turns. */
     public static final int DEFAULT_ROUNDS = 3;
+
     /** The unmeasured warm-up before each load. */
     public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(10);
+
     /**
      * {@code --quick}: the warm-up before each load: the ramp's 5 s, then 5 s with every user, so
      * that the services' compilers have settled before the measured rounds (with 5 s, read rates
@@ -153,13 +174,15 @@ public final class HttpBench {
       Objects.requireNonNull(wrk, "wrk");
       Objects.requireNonNull(logDir, "logDir");
       if (modes.isEmpty()) {
-        throw new IllegalArgumentException("no mode to run; choose from stowage, seed-json, seed-msgpack");
+        throw new IllegalArgumentException(
+            "no mode to run; choose from stowage, seed-json, seed-msgpack");
       }
       if (modes.stream().distinct().count() != modes.size()) {
         throw new IllegalArgumentException("a mode is listed twice: " + modes);
       }
       if (rounds < 1 || load.duration().dividedBy(rounds).isZero()) {
-        throw new IllegalArgumentException("rounds must be at least 1 and leave each slice some time, not " + rounds);
+        throw new IllegalArgumentException(
+            "rounds must be at least 1 and leave each slice some time, not " + rounds);
       }
       if (records < 1) {
         throw new IllegalArgumentException("records must be at least 1, not " + records);
@@ -168,8 +191,8 @@ public final class HttpBench {
   }
 
   /**
-   * Runs the plan, printing progress to {@code progress}, and returns the results document
-   * ({@code "bench": "http"}).
+   * Runs the plan, printing progress to {@code progress}, and returns the results document ({@code
+   * "bench": "http"}).
    *
    * @throws BenchmarkRunException if Redis or a board service cannot start, or a preload request
    *     fails; the services started are stopped first
@@ -194,7 +217,8 @@ public final class HttpBench {
     if (events) {
       table.param("events", "events");
     }
-    table.metric("rps", "rps", 0)
+    table
+        .metric("rps", "rps", 0)
         .metric("p50 ms", "p50_ms", 1)
         .metric("p95 ms", "p95_ms", 1)
         .metric("p99 ms", "p99_ms", 1)
@@ -206,7 +230,8 @@ public final class HttpBench {
         .ratio("rps/json", "rps")
         .ratio("p99/json", "p99_ms");
     if (events) {
-      table.metric("rps on/off", "events_rps_ratio", 2)
+      table
+          .metric("rps on/off", "events_rps_ratio", 2)
           .text("per round", HttpBench::roundRange)
           .metric("p99 on/off", "events_p99_ratio", 2)
           .metric("pending", "outbox_pending", 0);
@@ -225,23 +250,39 @@ public final class HttpBench {
         continue;
       }
       if (out.isEmpty()) {
-        out.append(String.format(Locale.ROOT, "events: %s, Kafka %s, topic per service, acks=all, idempotent producer%n",
-            row.param("kafka"), row.param("kafka_version")));
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "events: %s, Kafka %s, topic per service, acks=all, idempotent producer%n",
+                row.param("kafka"),
+                row.param("kafka_version")));
       }
       boolean drained = row.metric("outbox_pending").orElse(-1) == 0;
-      out.append(String.format(Locale.ROOT, "%s: outbox %s after the load: %,.0f pending, %,.0f events published for"
-          + " %,.0f acknowledged posts, %.1f s%s%n",
-          row.name(), drained ? "drained" : "NOT drained", row.metric("outbox_pending").orElse(-1),
-          row.metric("events_published").orElse(-1), row.metric("posts_acknowledged").orElse(-1),
-          row.metric("outbox_drain_ms").orElse(-1) / 1000.0,
-          drained ? "" : " (the broker fell behind: the rate with events does not include all their publication)"));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%s: outbox %s after the load: %,.0f pending, %,.0f events published for"
+                  + " %,.0f acknowledged posts, %.1f s%s%n",
+              row.name(),
+              drained ? "drained" : "NOT drained",
+              row.metric("outbox_pending").orElse(-1),
+              row.metric("events_published").orElse(-1),
+              row.metric("posts_acknowledged").orElse(-1),
+              row.metric("outbox_drain_ms").orElse(-1) / 1000.0,
+              drained
+                  ? ""
+                  : " (the broker fell behind: the rate with events does not include all their publication)"));
     }
     return out.toString();
   }
 
   private static String roundRange(ResultRow row) {
-    return row.metric("events_rps_ratio_min").isPresent() && row.metric("events_rps_ratio_max").isPresent()
-        ? String.format(Locale.ROOT, "%.2f-%.2f", row.metric("events_rps_ratio_min").getAsDouble(),
+    return row.metric("events_rps_ratio_min").isPresent()
+            && row.metric("events_rps_ratio_max").isPresent()
+        ? String.format(
+            Locale.ROOT,
+            "%.2f-%.2f",
+            row.metric("events_rps_ratio_min").getAsDouble(),
             row.metric("events_rps_ratio_max").getAsDouble())
         : ResultTable.MISSING;
   }
@@ -258,12 +299,20 @@ public final class HttpBench {
           targets.add(start(new Setup(mode, true)));
         }
       }
-      Map<Setup, Measured> writes = interleave("write", targets, target -> {
-        List<byte[]> bodies = writeBodies();
-        AtomicInteger next = new AtomicInteger();
-        return user -> target.client().postJson("/boards",
-            bodies.get(Math.floorMod(next.getAndIncrement(), bodies.size())));
-      });
+      Map<Setup, Measured> writes =
+          interleave(
+              "write",
+              targets,
+              target -> {
+                List<byte[]> bodies = writeBodies();
+                AtomicInteger next = new AtomicInteger();
+                return user ->
+                    target
+                        .client()
+                        .postJson(
+                            "/boards",
+                            bodies.get(Math.floorMod(next.getAndIncrement(), bodies.size())));
+              });
       Map<Setup, OutboxDrain> drains = new LinkedHashMap<>();
       for (Target target : List.copyOf(targets)) {
         if (target.setup().events()) {
@@ -274,25 +323,45 @@ public final class HttpBench {
           target.close();
         }
       }
-      Map<Setup, Measured> reads = interleave("read", targets, target -> target.client().getting(READ_PATH));
+      Map<Setup, Measured> reads =
+          interleave("read", targets, target -> target.client().getting(READ_PATH));
       List<ResultRow> rows = new ArrayList<>();
       for (Target target : targets) {
         Optional<Wrk.Result> wrk = runWrk(target);
         requireAlive(target);
         Setup off = target.setup();
-        rows.add(row(off, "write", "POST /boards", requireNonNull(writes.get(off)).combined(), target.usedMemory(),
-            Map.of()));
+        rows.add(
+            row(
+                off,
+                "write",
+                "POST /boards",
+                requireNonNull(writes.get(off)).combined(),
+                target.usedMemory(),
+                Map.of()));
         Setup on = new Setup(off.mode(), true);
         OutboxDrain drain = drains.get(on);
         if (drain != null) {
-          rows.add(row(on, "write", "POST /boards", requireNonNull(writes.get(on)).combined(),
-              requireNonNull(writes.get(on)).usedMemory(), eventsExtras(requireNonNull(writes.get(on)),
-                  requireNonNull(writes.get(off)), drain)));
+          rows.add(
+              row(
+                  on,
+                  "write",
+                  "POST /boards",
+                  requireNonNull(writes.get(on)).combined(),
+                  requireNonNull(writes.get(on)).usedMemory(),
+                  eventsExtras(
+                      requireNonNull(writes.get(on)), requireNonNull(writes.get(off)), drain)));
         }
-        rows.add(row(off, "read", "GET " + READ_PATH, requireNonNull(reads.get(off)).combined(), target.usedMemory(),
-            readExtras(target.pageBytes(), wrk)));
+        rows.add(
+            row(
+                off,
+                "read",
+                "GET " + READ_PATH,
+                requireNonNull(reads.get(off)).combined(),
+                target.usedMemory(),
+                readExtras(target.pageBytes(), wrk)));
       }
-      Map<String, Object> env = new LinkedHashMap<>(RunEnvironment.capture(redisVersion, Clock.systemDefaultZone()));
+      Map<String, Object> env =
+          new LinkedHashMap<>(RunEnvironment.capture(redisVersion, Clock.systemDefaultZone()));
       if (plan.events()) {
         env.put("kafka", EMBEDDED_BROKER);
         env.put("kafka_version", AppInfoParser.getVersion());
@@ -315,13 +384,22 @@ public final class HttpBench {
     }
   }
 
-  /** One load's figures for one service: its warm-up (if any), each round's slice, and all slices as one. */
-  private record Measured(@Nullable LoadResult warmup, List<LoadResult> slices, LoadResult combined,
-      long usedMemory) {}
+  /**
+   * One load's figures for one service: its warm-up (if any), each round's slice, and all slices as
+   * one.
+   */
+  private record Measured(
+      @Nullable LoadResult warmup, List<LoadResult> slices, LoadResult combined, long usedMemory) {}
 
   /** One service, its Redis and the client of its users, preloaded and measured at rest. */
-  private record Target(Setup setup, RedisServer redis, BoardProcess board, HttpLoadClient client,
-      long usedMemory, int pageBytes) implements AutoCloseable {
+  private record Target(
+      Setup setup,
+      RedisServer redis,
+      BoardProcess board,
+      HttpLoadClient client,
+      long usedMemory,
+      int pageBytes)
+      implements AutoCloseable {
     @Override
     public void close() {
       try {
@@ -337,14 +415,17 @@ public final class HttpBench {
   }
 
   private void startKafka() {
-    progress.printf("== events: starting an %s (Kafka %s)%n", EMBEDDED_BROKER, AppInfoParser.getVersion());
+    progress.printf(
+        "== events: starting an %s (Kafka %s)%n", EMBEDDED_BROKER, AppInfoParser.getVersion());
     try {
       kafka = KafkaBroker.start();
     } catch (IllegalStateException e) {
-      throw new BenchmarkRunException("cannot start the embedded Kafka broker for --events: " + e.getMessage(), e);
+      throw new BenchmarkRunException(
+          "cannot start the embedded Kafka broker for --events: " + e.getMessage(), e);
     }
-    progress.printf("== events: broker %s up in %.1f s%n", kafka.bootstrapServers(),
-        kafka.lastStartTime().toMillis() / 1000.0);
+    progress.printf(
+        "== events: broker %s up in %.1f s%n",
+        kafka.bootstrapServers(), kafka.lastStartTime().toMillis() / 1000.0);
   }
 
   private Target start(Setup setup) {
@@ -359,14 +440,22 @@ public final class HttpBench {
         arguments.add("--stowage.board.near-cache=false");
       }
       if (setup.events()) {
-        arguments.add("--stowage.board.kafka.bootstrap-servers=" + requireNonNull(kafka).bootstrapServers());
+        arguments.add(
+            "--stowage.board.kafka.bootstrap-servers=" + requireNonNull(kafka).bootstrapServers());
         arguments.add("--stowage.board.kafka.topic=" + topic(setup));
       }
-      board = BoardProcess.start(setup.mode(), redis.uri(), List.of(), arguments,
-          plan.logDir().resolve("board-" + label + ".log"), BoardProcess.DEFAULT_START_TIMEOUT);
+      board =
+          BoardProcess.start(
+              setup.mode(),
+              redis.uri(),
+              List.of(),
+              arguments,
+              plan.logDir().resolve("board-" + label + ".log"),
+              BoardProcess.DEFAULT_START_TIMEOUT);
       client = plan.client().open(board.url(), plan.load().users());
-      progress.printf("== %s: board pid %d on %s (log %s), redis %s%n", label, board.pid(), board.url(),
-          board.log(), redis.uri());
+      progress.printf(
+          "== %s: board pid %d on %s (log %s), redis %s%n",
+          label, board.pid(), board.url(), board.log(), redis.uri());
       preload.load(label, client, board);
       if (setup.events()) {
         // The load starts from an empty outbox, not behind the preload's events.
@@ -374,7 +463,9 @@ public final class HttpBench {
         progress.printf("== %s: preload's events %s%n", label, drain.describe());
       }
       long usedMemory = usedMemory(redis.uri());
-      progress.printf("== %s: redis used_memory after %,d posts: %.1f MB%n", label, plan.records(), usedMemory / 1e6);
+      progress.printf(
+          "== %s: redis used_memory after %,d posts: %.1f MB%n",
+          label, plan.records(), usedMemory / 1e6);
       int pageBytes = readPageSize(board.url());
       progress.printf("== %s: %s answers %,d bytes%n", label, READ_PATH, pageBytes);
       return new Target(setup, redis, board, client, usedMemory, pageBytes);
@@ -399,10 +490,14 @@ public final class HttpBench {
    * successful write of the load, its warm-up included.
    */
   private OutboxDrain drain(Target target, Measured writes) {
-    long acknowledged = plan.records() + writes.slices().stream().mapToLong(LoadResult::succeeded).sum()
-        + (writes.warmup() == null ? 0 : writes.warmup().succeeded());
-    OutboxDrain drain = OutboxDrain.await(target.board(), acknowledged, OutboxDrain.DEFAULT_TIMEOUT);
-    progress.printf("== %s: outbox after the write load %s%n", target.setup().label(), drain.describe());
+    long acknowledged =
+        plan.records()
+            + writes.slices().stream().mapToLong(LoadResult::succeeded).sum()
+            + (writes.warmup() == null ? 0 : writes.warmup().succeeded());
+    OutboxDrain drain =
+        OutboxDrain.await(target.board(), acknowledged, OutboxDrain.DEFAULT_TIMEOUT);
+    progress.printf(
+        "== %s: outbox after the write load %s%n", target.setup().label(), drain.describe());
     return drain;
   }
 
@@ -444,8 +539,15 @@ public final class HttpBench {
 
   private static void requireAlive(Target target) {
     if (!target.board().isAlive()) {
-      throw new BenchmarkRunException("the board service (" + target.setup().label() + ") died during the loads;"
-          + " last lines of " + target.board().log() + ":\n" + target.board().lastLogLines(), null);
+      throw new BenchmarkRunException(
+          "the board service ("
+              + target.setup().label()
+              + ") died during the loads;"
+              + " last lines of "
+              + target.board().log()
+              + ":\n"
+              + target.board().lastLogLines(),
+          null);
     }
   }
 
@@ -456,8 +558,8 @@ public final class HttpBench {
    * in the warm-up or else in the first round; later rounds start every user at once (their
    * connections are already open).
    */
-  private Map<Setup, Measured> interleave(String load, List<Target> targets,
-      Function<Target, RequestIssuer> issuerOf) {
+  private Map<Setup, Measured> interleave(
+      String load, List<Target> targets, Function<Target, RequestIssuer> issuerOf) {
     Map<Setup, RequestIssuer> issuers = new LinkedHashMap<>();
     for (Target target : targets) {
       issuers.put(target.setup(), issuerOf.apply(target));
@@ -468,11 +570,19 @@ public final class HttpBench {
     if (warm) {
       for (Target target : targets) {
         String label = "warm-up " + load + " " + target.setup().label();
-        LoadResult warmup = LoadGenerator.run(label,
-            new LoadPlan(shape.users(), shape.rampPerSecond(), plan.warmup(), shape.progressInterval()),
-            requireNonNull(issuers.get(target.setup())), progress);
-        progress.printf(Locale.ROOT, "== %s: %.0f rps, %d errors (not counted)%n", label,
-            warmup.requestsPerSecond(), warmup.errors());
+        LoadResult warmup =
+            LoadGenerator.run(
+                label,
+                new LoadPlan(
+                    shape.users(), shape.rampPerSecond(), plan.warmup(), shape.progressInterval()),
+                requireNonNull(issuers.get(target.setup())),
+                progress);
+        progress.printf(
+            Locale.ROOT,
+            "== %s: %.0f rps, %d errors (not counted)%n",
+            label,
+            warmup.requestsPerSecond(),
+            warmup.errors());
         warmups.put(target.setup(), warmup);
       }
     }
@@ -483,9 +593,14 @@ public final class HttpBench {
       for (Target target : targets) {
         double ramp = round == 1 && !warm ? shape.rampPerSecond() : allAtOnce;
         String label = load + " " + target.setup().label() + " " + round + "/" + plan.rounds();
-        slices.computeIfAbsent(target.setup(), m -> new ArrayList<>()).add(LoadGenerator.run(label,
-            new LoadPlan(shape.users(), ramp, slice, shape.progressInterval()),
-            requireNonNull(issuers.get(target.setup())), progress));
+        slices
+            .computeIfAbsent(target.setup(), m -> new ArrayList<>())
+            .add(
+                LoadGenerator.run(
+                    label,
+                    new LoadPlan(shape.users(), ramp, slice, shape.progressInterval()),
+                    requireNonNull(issuers.get(target.setup())),
+                    progress));
       }
     }
     Map<Setup, Measured> results = new LinkedHashMap<>();
@@ -493,35 +608,56 @@ public final class HttpBench {
       List<LoadResult> rounds = requireNonNull(slices.get(target.setup()));
       LoadResult combined = LoadResult.combine(load + " " + target.setup().label(), rounds);
       summary(combined);
-      results.put(target.setup(), new Measured(warmups.get(target.setup()), rounds, combined, target.usedMemory()));
+      results.put(
+          target.setup(),
+          new Measured(warmups.get(target.setup()), rounds, combined, target.usedMemory()));
     }
     return results;
   }
+
   private Optional<Wrk.Result> runWrk(Target target) {
-    return plan.wrk().map(w -> {
-      String label = target.setup().label();
-      progress.printf("== %s: wrk -c%d -d%ds %s%n", label, plan.load().users(), plan.load().duration().toSeconds(),
-          READ_PATH);
-      Wrk.Result result = w.run(target.board().url() + READ_PATH, plan.load().users(),
-          Runtime.getRuntime().availableProcessors(), plan.load().duration());
-      progress.printf(Locale.ROOT, "== %s: wrk %.0f rps, p99 %.1f ms, %d errors%n", label,
-          result.requestsPerSecond(), result.p99Millis(), result.errors());
-      return result;
-    });
+    return plan.wrk()
+        .map(
+            w -> {
+              String label = target.setup().label();
+              progress.printf(
+                  "== %s: wrk -c%d -d%ds %s%n",
+                  label, plan.load().users(), plan.load().duration().toSeconds(), READ_PATH);
+              Wrk.Result result =
+                  w.run(
+                      target.board().url() + READ_PATH,
+                      plan.load().users(),
+                      Runtime.getRuntime().availableProcessors(),
+                      plan.load().duration());
+              progress.printf(
+                  Locale.ROOT,
+                  "== %s: wrk %.0f rps, p99 %.1f ms, %d errors%n",
+                  label,
+                  result.requestsPerSecond(),
+                  result.p99Millis(),
+                  result.errors());
+              return result;
+            });
   }
 
   private static Map<String, Number> readExtras(int pageBytes, Optional<Wrk.Result> wrk) {
     Map<String, Number> extras = new LinkedHashMap<>();
     extras.put("page_bytes", pageBytes);
-    wrk.ifPresent(result -> {
-      extras.put("wrk_rps", Math.round(result.requestsPerSecond() * 10) / 10.0);
-      extras.put("wrk_p99_ms", result.p99Millis());
-      extras.put("wrk_errors", result.errors());
-    });
+    wrk.ifPresent(
+        result -> {
+          extras.put("wrk_rps", Math.round(result.requestsPerSecond() * 10) / 10.0);
+          extras.put("wrk_p99_ms", result.p99Millis());
+          extras.put("wrk_errors", result.errors());
+        });
     return extras;
   }
 
-  private ResultRow row(Setup setup, String load, String request, LoadResult result, long usedMemory,
+  private ResultRow row(
+      Setup setup,
+      String load,
+      String request,
+      LoadResult result,
+      long usedMemory,
       Map<String, Number> extras) {
     BoardMode mode = setup.mode();
     Map<String, Object> params = new LinkedHashMap<>();
@@ -551,13 +687,21 @@ public final class HttpBench {
     metrics.put("redis_used_memory_bytes", usedMemory);
     metrics.put("redis_used_memory_mb", Math.round(usedMemory / 1e5) / 10.0);
     metrics.putAll(extras);
-    return new ResultRow(setup.label(), mode == BoardMode.STOWAGE ? RowRole.STOWAGE : RowRole.SEED, params, metrics);
+    return new ResultRow(
+        setup.label(), mode == BoardMode.STOWAGE ? RowRole.STOWAGE : RowRole.SEED, params, metrics);
   }
 
   private void summary(LoadResult result) {
-    progress.printf(Locale.ROOT, "== %s: %.0f rps, p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, %d errors%s%n",
-        result.label(), result.requestsPerSecond(), result.latencyMillis(50), result.latencyMillis(95),
-        result.latencyMillis(99), result.errors(), result.failures().isEmpty() ? "" : " " + result.failures());
+    progress.printf(
+        Locale.ROOT,
+        "== %s: %.0f rps, p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, %d errors%s%n",
+        result.label(),
+        result.requestsPerSecond(),
+        result.latencyMillis(50),
+        result.latencyMillis(95),
+        result.latencyMillis(99),
+        result.errors(),
+        result.failures().isEmpty() ? "" : " " + result.failures());
   }
 
   private List<byte[]> writeBodies() {
@@ -575,11 +719,18 @@ public final class HttpBench {
   private int readPageSize(String baseUrl) {
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     try {
-      HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl + READ_PATH))
-          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
-      String start = new String(response.body(), 0, Math.min(40, response.body().length), StandardCharsets.UTF_8);
+      HttpResponse<byte[]> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create(baseUrl + READ_PATH))
+                  .timeout(Duration.ofSeconds(30))
+                  .build(),
+              HttpResponse.BodyHandlers.ofByteArray());
+      String start =
+          new String(
+              response.body(), 0, Math.min(40, response.body().length), StandardCharsets.UTF_8);
       if (response.statusCode() != 200 || !start.startsWith("{\"code\":200")) {
-        throw new BenchmarkRunException("GET " + READ_PATH + " answered HTTP " + response.statusCode() + ": " + start, null);
+        throw new BenchmarkRunException(
+            "GET " + READ_PATH + " answered HTTP " + response.statusCode() + ": " + start, null);
       }
       return response.body().length;
     } catch (IOException e) {

@@ -32,8 +32,11 @@ public enum HttpClientKind {
         return kind;
       }
     }
-    throw new IllegalArgumentException("unknown HTTP client '" + label + "'; expected one of "
-        + Arrays.stream(values()).map(HttpClientKind::label).collect(Collectors.joining(", ")));
+    throw new IllegalArgumentException(
+        "unknown HTTP client '"
+            + label
+            + "'; expected one of "
+            + Arrays.stream(values()).map(HttpClientKind::label).collect(Collectors.joining(", ")));
   }
 
   /**

@@ -7,9 +7,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An HTTP/1.1 client for load: one base URL, keep-alive connections, each call one request whose
- * response body is read in full and counted, not kept. A response with a status other than 2xx is
- * a failure named {@code "HTTP <status>"}; a connection closed before the response ended fails
- * with the client's exception.
+ * response body is read in full and counted, not kept. A response with a status other than 2xx is a
+ * failure named {@code "HTTP <status>"}; a connection closed before the response ended fails with
+ * the client's exception.
  *
  * <p>Implementations are thread-safe; calls may come from any thread, including the client's own
  * I/O threads, and never block.
@@ -39,7 +39,8 @@ public interface HttpLoadClient extends AutoCloseable {
    * {@code POST path} with a body of {@code contentType}, and {@code Accept: accept} unless it is
    * null. The bytes moved count the request body too.
    */
-  CompletionStage<Outcome> post(String path, String contentType, @Nullable String accept, byte[] body);
+  CompletionStage<Outcome> post(
+      String path, String contentType, @Nullable String accept, byte[] body);
 
   /** An issuer sending {@code GET path} for every user. */
   default RequestIssuer getting(String path) {

@@ -34,16 +34,20 @@ public final class JdkHttpLoadClient implements HttpLoadClient {
   public JdkHttpLoadClient(String baseUrl, int threads) {
     this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
     AtomicInteger count = new AtomicInteger();
-    this.executor = Executors.newFixedThreadPool(Math.max(1, threads), runnable -> {
-      Thread thread = new Thread(runnable, "bench-jdk-http-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
-    this.client = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .executor(executor)
-        .connectTimeout(Duration.ofSeconds(10))
-        .build();
+    this.executor =
+        Executors.newFixedThreadPool(
+            Math.max(1, threads),
+            runnable -> {
+              Thread thread = new Thread(runnable, "bench-jdk-http-" + count.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    this.client =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .executor(executor)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
   }
 
   @Override
@@ -52,27 +56,35 @@ public final class JdkHttpLoadClient implements HttpLoadClient {
   }
 
   @Override
-  public CompletionStage<Outcome> post(String path, String contentType, @Nullable String accept, byte[] body) {
-    return send(accepting(HttpRequest.newBuilder(URI.create(baseUrl + path))
-        .header("Content-Type", contentType)
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body)), accept), body.length);
+  public CompletionStage<Outcome> post(
+      String path, String contentType, @Nullable String accept, byte[] body) {
+    return send(
+        accepting(
+            HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)),
+            accept),
+        body.length);
   }
 
-  private static HttpRequest.Builder accepting(HttpRequest.Builder request, @Nullable String accept) {
+  private static HttpRequest.Builder accepting(
+      HttpRequest.Builder request, @Nullable String accept) {
     return accept == null ? request : request.header("Accept", accept);
   }
 
   private CompletionStage<Outcome> send(HttpRequest.Builder request, long sent) {
-    return client.sendAsync(request.timeout(RESPONSE_TIMEOUT).build(), info -> new CountingSubscriber())
-        .handle((response, error) -> {
-          if (error != null) {
-            return Outcome.failure(error);
-          }
-          int status = response.statusCode();
-          return status / 100 == 2
-              ? Outcome.success(sent + response.body())
-              : Outcome.failure(HttpLoadClient.statusFailure(status));
-        });
+    return client
+        .sendAsync(request.timeout(RESPONSE_TIMEOUT).build(), info -> new CountingSubscriber())
+        .handle(
+            (response, error) -> {
+              if (error != null) {
+                return Outcome.failure(error);
+              }
+              int status = response.statusCode();
+              return status / 100 == 2
+                  ? Outcome.success(sent + response.body())
+                  : Outcome.failure(HttpLoadClient.statusFailure(status));
+            });
   }
 
   @Override

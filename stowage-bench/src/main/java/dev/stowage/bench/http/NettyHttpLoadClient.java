@@ -43,9 +43,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * {@link HttpLoadClient} on Netty's HTTP codec alone: each request takes an idle keep-alive
  * connection (or opens one), writes the request, counts the response's bytes as they arrive and
- * hands the connection back when the response ends. No pool library, no reactive pipeline: the
- * load generator shares the machine's cores with the service it measures, so the less the client
- * spends on a request, the more of the machine measures the service.
+ * hands the connection back when the response ends. No pool library, no reactive pipeline: the load
+ * generator shares the machine's cores with the service it measures, so the less the client spends
+ * on a request, the more of the machine measures the service.
  */
 public final class NettyHttpLoadClient implements HttpLoadClient {
   private static final int RESPONSE_TIMEOUT_SECONDS = 60;
@@ -64,8 +64,8 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
    * threads; it opens a connection whenever no idle one is left, so it holds as many as there are
    * requests in flight at once.
    *
-   * @throws IllegalArgumentException if the URL is not {@code http://host:port} or
-   *     {@code ioThreads} is below 1
+   * @throws IllegalArgumentException if the URL is not {@code http://host:port} or {@code
+   *     ioThreads} is below 1
    */
   public NettyHttpLoadClient(String baseUrl, int ioThreads) {
     Objects.requireNonNull(baseUrl, "baseUrl");
@@ -80,20 +80,26 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
     this.port = uri.getPort();
     this.hostHeader = host + ":" + port;
     boolean epoll = Epoll.isAvailable();
-    this.loops = new MultiThreadIoEventLoopGroup(ioThreads,
-        epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-    this.bootstrap = new Bootstrap().group(loops)
-        .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel channel) {
-            channel.pipeline().addLast(wire)
-                .addLast(new ReadTimeoutHandler(RESPONSE_TIMEOUT_SECONDS, TimeUnit.SECONDS))
-                .addLast(new HttpClientCodec())
-                .addLast(new Connection(channel));
-          }
-        });
+    this.loops =
+        new MultiThreadIoEventLoopGroup(
+            ioThreads, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    this.bootstrap =
+        new Bootstrap()
+            .group(loops)
+            .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel channel) {
+                    channel
+                        .pipeline()
+                        .addLast(wire)
+                        .addLast(new ReadTimeoutHandler(RESPONSE_TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                        .addLast(new HttpClientCodec())
+                        .addLast(new Connection(channel));
+                  }
+                });
   }
 
   @Override
@@ -102,15 +108,24 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
   }
 
   @Override
-  public CompletionStage<Outcome> post(String path, String contentType, @Nullable String accept, byte[] body) {
+  public CompletionStage<Outcome> post(
+      String path, String contentType, @Nullable String accept, byte[] body) {
     Objects.requireNonNull(body, "body");
     return send(request(HttpMethod.POST, path, accept, contentType, body), body.length);
   }
 
-  private FullHttpRequest request(HttpMethod method, String path, @Nullable String accept, @Nullable String contentType,
+  private FullHttpRequest request(
+      HttpMethod method,
+      String path,
+      @Nullable String accept,
+      @Nullable String contentType,
       byte @Nullable [] body) {
-    FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path,
-        body == null ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
+    FullHttpRequest request =
+        new DefaultFullHttpRequest(
+            HttpVersion.HTTP_1_1,
+            method,
+            path,
+            body == null ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body));
     request.headers().set(HttpHeaderNames.HOST, hostHeader);
     if (accept != null) {
       request.headers().set(HttpHeaderNames.ACCEPT, accept);
@@ -125,7 +140,8 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
   private CompletionStage<Outcome> send(FullHttpRequest request, long sent) {
     if (closed) {
       request.release();
-      return CompletableFuture.completedFuture(Outcome.failure(new IllegalStateException("the client is closed")));
+      return CompletableFuture.completedFuture(
+          Outcome.failure(new IllegalStateException("the client is closed")));
     }
     Connection connection;
     while ((connection = idle.poll()) != null) {
@@ -134,15 +150,24 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
       }
     }
     CompletableFuture<Outcome> result = new CompletableFuture<>();
-    bootstrap.connect(host, port).addListener((ChannelFuture connected) -> {
-      if (!connected.isSuccess()) {
-        request.release();
-        result.complete(Outcome.failure(connected.cause()));
-        return;
-      }
-      connected.channel().pipeline().get(Connection.class).exchange(request, sent)
-          .whenComplete((outcome, error) -> result.complete(error == null ? outcome : Outcome.failure(error)));
-    });
+    bootstrap
+        .connect(host, port)
+        .addListener(
+            (ChannelFuture connected) -> {
+              if (!connected.isSuccess()) {
+                request.release();
+                result.complete(Outcome.failure(connected.cause()));
+                return;
+              }
+              connected
+                  .channel()
+                  .pipeline()
+                  .get(Connection.class)
+                  .exchange(request, sent)
+                  .whenComplete(
+                      (outcome, error) ->
+                          result.complete(error == null ? outcome : Outcome.failure(error)));
+            });
     return result;
   }
 
@@ -166,8 +191,10 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
   /** One keep-alive connection and the exchange in flight on it, if any. */
   private final class Connection extends SimpleChannelInboundHandler<HttpObject> {
     private final Channel channel;
+
     /** Touched by the caller that takes the idle connection, then only by its event loop. */
     private @Nullable CompletableFuture<Outcome> pending;
+
     private long sent;
     private long received;
     private int status;
@@ -197,12 +224,16 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
       sent = sentBytes;
       received = 0;
       status = 0;
-      channel.writeAndFlush(request).addListener((ChannelFutureListener) written -> {
-        if (!written.isSuccess()) {
-          fail(written.cause());
-          written.channel().close();
-        }
-      });
+      channel
+          .writeAndFlush(request)
+          .addListener(
+              (ChannelFutureListener)
+                  written -> {
+                    if (!written.isSuccess()) {
+                      fail(written.cause());
+                      written.channel().close();
+                    }
+                  });
     }
 
     @Override
@@ -217,8 +248,10 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
       if (message instanceof LastHttpContent && pending != null) {
         CompletableFuture<Outcome> done = pending;
         pending = null;
-        Outcome outcome = status / 100 == 2 ? Outcome.success(sent + received)
-            : Outcome.failure(HttpLoadClient.statusFailure(status));
+        Outcome outcome =
+            status / 100 == 2
+                ? Outcome.success(sent + received)
+                : Outcome.failure(HttpLoadClient.statusFailure(status));
         if (keepAlive && !closed) {
           idle.offer(this);
         } else {

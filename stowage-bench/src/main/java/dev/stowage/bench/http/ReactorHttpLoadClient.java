@@ -28,31 +28,37 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
   private final SocketByteCounter wire = new SocketByteCounter();
 
   /**
-   * A client for {@code baseUrl} with at most {@code maxConnections} connections and
-   * {@code ioThreads} event-loop threads.
+   * A client for {@code baseUrl} with at most {@code maxConnections} connections and {@code
+   * ioThreads} event-loop threads.
    *
    * @throws IllegalArgumentException if {@code maxConnections} or {@code ioThreads} is below 1
    */
   public ReactorHttpLoadClient(String baseUrl, int maxConnections, int ioThreads) {
     Objects.requireNonNull(baseUrl, "baseUrl");
     if (maxConnections < 1 || ioThreads < 1) {
-      throw new IllegalArgumentException("connections and I/O threads must be at least 1, not "
-          + maxConnections + " and " + ioThreads);
+      throw new IllegalArgumentException(
+          "connections and I/O threads must be at least 1, not "
+              + maxConnections
+              + " and "
+              + ioThreads);
     }
-    this.connections = ConnectionProvider.builder("bench-http")
-        .maxConnections(maxConnections)
-        .pendingAcquireMaxCount(-1)
-        .pendingAcquireTimeout(RESPONSE_TIMEOUT)
-        .build();
+    this.connections =
+        ConnectionProvider.builder("bench-http")
+            .maxConnections(maxConnections)
+            .pendingAcquireMaxCount(-1)
+            .pendingAcquireTimeout(RESPONSE_TIMEOUT)
+            .build();
     this.loops = LoopResources.create("bench-http", ioThreads, true);
-    this.client = HttpClient.create(connections)
-        .runOn(loops)
-        .baseUrl(baseUrl)
-        .keepAlive(true)
-        // Every attempt is a request the server saw: a retried one would be counted once but served twice.
-        .disableRetry(true)
-        .responseTimeout(RESPONSE_TIMEOUT)
-        .doOnChannelInit((observer, channel, address) -> channel.pipeline().addFirst(wire));
+    this.client =
+        HttpClient.create(connections)
+            .runOn(loops)
+            .baseUrl(baseUrl)
+            .keepAlive(true)
+            // Every attempt is a request the server saw: a retried one would be counted once but
+            // served twice.
+            .disableRetry(true)
+            .responseTimeout(RESPONSE_TIMEOUT)
+            .doOnChannelInit((observer, channel, address) -> channel.pipeline().addFirst(wire));
   }
 
   @Override
@@ -61,10 +67,14 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
   }
 
   @Override
-  public CompletionStage<Outcome> post(String path, String contentType, @Nullable String accept, byte[] body) {
-    HttpClient.ResponseReceiver<?> request = accepting(client, accept)
-        .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, contentType))
-        .post().uri(path).send(Mono.fromSupplier(() -> (ByteBuf) Unpooled.wrappedBuffer(body)));
+  public CompletionStage<Outcome> post(
+      String path, String contentType, @Nullable String accept, byte[] body) {
+    HttpClient.ResponseReceiver<?> request =
+        accepting(client, accept)
+            .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, contentType))
+            .post()
+            .uri(path)
+            .send(Mono.fromSupplier(() -> (ByteBuf) Unpooled.wrappedBuffer(body)));
     return exchange(request, body.length);
   }
 
@@ -82,17 +92,20 @@ public final class ReactorHttpLoadClient implements HttpLoadClient {
     return wire.received();
   }
 
-  private static CompletionStage<Outcome> exchange(HttpClient.ResponseReceiver<?> request, long sent) {
+  private static CompletionStage<Outcome> exchange(
+      HttpClient.ResponseReceiver<?> request, long sent) {
     return request
-        .response((response, body) -> body
-            .map(ByteBuf::readableBytes)
-            .reduce(0L, (total, size) -> total + size)
-            .map(received -> {
-              int status = response.status().code();
-              return status / 100 == 2
-                  ? Outcome.success(sent + received)
-                  : Outcome.failure(HttpLoadClient.statusFailure(status));
-            }))
+        .response(
+            (response, body) ->
+                body.map(ByteBuf::readableBytes)
+                    .reduce(0L, (total, size) -> total + size)
+                    .map(
+                        received -> {
+                          int status = response.status().code();
+                          return status / 100 == 2
+                              ? Outcome.success(sent + received)
+                              : Outcome.failure(HttpLoadClient.statusFailure(status));
+                        }))
         .single()
         .onErrorResume(error -> Mono.just(Outcome.failure(error)))
         .toFuture();

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  */
 public record Wrk(Path executable) {
   private static final Pattern RPS = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
-  private static final Pattern P99 = Pattern.compile("^\\s*99(?:\\.000)?%\\s+([0-9.]+)(us|ms|s)\\s*$", Pattern.MULTILINE);
+  private static final Pattern P99 =
+      Pattern.compile("^\\s*99(?:\\.000)?%\\s+([0-9.]+)(us|ms|s)\\s*$", Pattern.MULTILINE);
   private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses:\\s+(\\d+)");
   private static final Pattern SOCKET_ERRORS =
       Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)");
@@ -70,8 +71,14 @@ public record Wrk(Path executable) {
    */
   public Result run(String url, int connections, int threads, Duration duration) {
     int seconds = (int) Math.max(1, duration.toSeconds());
-    List<String> command = List.of(executable.toString(), "-t" + Math.max(1, Math.min(threads, connections)),
-        "-c" + connections, "-d" + seconds + "s", "--latency", url);
+    List<String> command =
+        List.of(
+            executable.toString(),
+            "-t" + Math.max(1, Math.min(threads, connections)),
+            "-c" + connections,
+            "-d" + seconds + "s",
+            "--latency",
+            url);
     String output;
     try {
       Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -82,7 +89,8 @@ public record Wrk(Path executable) {
         throw new BenchmarkRunException("wrk did not finish: " + String.join(" ", command), null);
       }
       if (process.exitValue() != 0) {
-        throw new BenchmarkRunException("wrk exited with status " + process.exitValue() + ":\n" + output, null);
+        throw new BenchmarkRunException(
+            "wrk exited with status " + process.exitValue() + ":\n" + output, null);
       }
     } catch (IOException e) {
       throw new BenchmarkRunException("cannot run " + executable + ": " + e.getMessage(), e);
@@ -107,11 +115,12 @@ public record Wrk(Path executable) {
     Matcher latency = P99.matcher(output);
     if (latency.find()) {
       double value = Double.parseDouble(latency.group(1));
-      p99 = switch (latency.group(2).toLowerCase(Locale.ROOT)) {
-        case "us" -> value / 1000.0;
-        case "s" -> value * 1000.0;
-        default -> value;
-      };
+      p99 =
+          switch (latency.group(2).toLowerCase(Locale.ROOT)) {
+            case "us" -> value / 1000.0;
+            case "s" -> value * 1000.0;
+            default -> value;
+          };
     }
     long errors = 0;
     Matcher non2xx = NON_2XX.matcher(output);

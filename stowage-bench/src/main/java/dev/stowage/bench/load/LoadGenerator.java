@@ -82,32 +82,41 @@ public final class LoadGenerator {
    * @param label what is loaded, for the progress lines, such as {@code "read stowage"}
    * @throws IllegalStateException if interrupted while waiting for the run to end
    */
-  public static LoadResult run(String label, LoadPlan plan, RequestIssuer issuer, PrintStream progress) {
+  public static LoadResult run(
+      String label, LoadPlan plan, RequestIssuer issuer, PrintStream progress) {
     return run(label, plan, issuer, progress, DEFAULT_DRAIN_TIMEOUT);
   }
 
   /**
-   * As {@link #run(String, LoadPlan, RequestIssuer, PrintStream)}, waiting at most
-   * {@code drainTimeout} for the requests in flight at the end.
+   * As {@link #run(String, LoadPlan, RequestIssuer, PrintStream)}, waiting at most {@code
+   * drainTimeout} for the requests in flight at the end.
    */
-  public static LoadResult run(String label, LoadPlan plan, RequestIssuer issuer, PrintStream progress,
+  public static LoadResult run(
+      String label,
+      LoadPlan plan,
+      RequestIssuer issuer,
+      PrintStream progress,
       Duration drainTimeout) {
     Objects.requireNonNull(drainTimeout, "drainTimeout");
     return new LoadGenerator(label, plan, issuer, progress).execute(drainTimeout);
   }
 
   private LoadResult execute(Duration drainTimeout) {
-    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-      Thread thread = new Thread(runnable, "load-" + label.replace(' ', '-'));
-      thread.setDaemon(true);
-      return thread;
-    });
+    ScheduledExecutorService scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "load-" + label.replace(' ', '-'));
+              thread.setDaemon(true);
+              return thread;
+            });
     AtomicInteger starterCount = new AtomicInteger();
-    starters = Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "load-user-" + starterCount.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
+    starters =
+        Executors.newCachedThreadPool(
+            runnable -> {
+              Thread thread = new Thread(runnable, "load-user-" + starterCount.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
     Histogram total = new Histogram(HIGHEST_MICROS, 3);
     AtomicLong lastFailures = new AtomicLong();
     AtomicLong lastTick = new AtomicLong();
@@ -115,13 +124,18 @@ public final class LoadGenerator {
       startNanos = System.nanoTime();
       lastTick.set(startNanos);
       long durationNanos = plan.duration().toNanos();
-      scheduler.scheduleAtFixedRate(() -> ramp(durationNanos), 0, RAMP_TICK_MILLIS, TimeUnit.MILLISECONDS);
+      scheduler.scheduleAtFixedRate(
+          () -> ramp(durationNanos), 0, RAMP_TICK_MILLIS, TimeUnit.MILLISECONDS);
       long intervalMillis = plan.progressInterval().toMillis();
-      scheduler.scheduleAtFixedRate(() -> {
-        synchronized (total) {
-          report(total, lastFailures, lastTick);
-        }
-      }, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+      scheduler.scheduleAtFixedRate(
+          () -> {
+            synchronized (total) {
+              report(total, lastFailures, lastTick);
+            }
+          },
+          intervalMillis,
+          intervalMillis,
+          TimeUnit.MILLISECONDS);
       sleepUntil(startNanos + durationNanos);
       stopping = true;
       CompletableFuture<?>[] started;
@@ -136,7 +150,8 @@ public final class LoadGenerator {
           unfinished += user.isDone() ? 0 : 1;
         }
       } catch (ExecutionException e) {
-        throw new IllegalStateException("a virtual user of '" + label + "' failed: " + e.getCause(), e.getCause());
+        throw new IllegalStateException(
+            "a virtual user of '" + label + "' failed: " + e.getCause(), e.getCause());
       }
       long endNanos = System.nanoTime();
       scheduler.shutdownNow();
@@ -146,8 +161,14 @@ public final class LoadGenerator {
       synchronized (total) {
         total.add(recorder.getIntervalHistogram());
       }
-      return new LoadResult(label, started.length, total.getTotalCount(), sortedFailures(), bytes.sum(),
-          Duration.ofNanos(endNanos - startNanos), total.copy());
+      return new LoadResult(
+          label,
+          started.length,
+          total.getTotalCount(),
+          sortedFailures(),
+          bytes.sum(),
+          Duration.ofNanos(endNanos - startNanos),
+          total.copy());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stopping = true;
@@ -189,12 +210,18 @@ public final class LoadGenerator {
     synchronized (users) {
       started = users.size();
     }
-    progress.printf(Locale.ROOT, "[%s] %5s  users %d/%d  rps %.0f  p50 %.1fms  p99 %.1fms  errors %d (total %d)%n",
-        label, Duration.ofNanos(now - startNanos).toSeconds() + "s", started, plan.users(),
+    progress.printf(
+        Locale.ROOT,
+        "[%s] %5s  users %d/%d  rps %.0f  p50 %.1fms  p99 %.1fms  errors %d (total %d)%n",
+        label,
+        Duration.ofNanos(now - startNanos).toSeconds() + "s",
+        started,
+        plan.users(),
         interval.getTotalCount() / seconds,
         interval.getTotalCount() == 0 ? 0.0 : interval.getValueAtPercentile(50) / 1000.0,
         interval.getTotalCount() == 0 ? 0.0 : interval.getValueAtPercentile(99) / 1000.0,
-        newFailures, failed);
+        newFailures,
+        failed);
     progress.flush();
   }
 
@@ -213,8 +240,10 @@ public final class LoadGenerator {
       bytes.add(outcome.bytes());
       return;
     }
-    String cause = error != null ? Outcome.failure(error).failure()
-        : outcome == null ? "no outcome" : outcome.failure();
+    String cause =
+        error != null
+            ? Outcome.failure(error).failure()
+            : outcome == null ? "no outcome" : outcome.failure();
     failures.computeIfAbsent(cause, k -> new LongAdder()).increment();
     failureCount.increment();
   }
@@ -246,9 +275,11 @@ public final class LoadGenerator {
         CompletableFuture<Outcome> stage;
         try {
           CompletionStage<Outcome> returned = issuer.issue(index);
-          stage = returned == null
-              ? CompletableFuture.failedFuture(new IllegalStateException("the issuer returned no stage"))
-              : returned.toCompletableFuture();
+          stage =
+              returned == null
+                  ? CompletableFuture.failedFuture(
+                      new IllegalStateException("the issuer returned no stage"))
+                  : returned.toCompletableFuture();
         } catch (RuntimeException e) {
           stage = CompletableFuture.failedFuture(e);
         }
@@ -258,10 +289,11 @@ public final class LoadGenerator {
           record(issued, outcome, error);
           continue;
         }
-        stage.whenComplete((outcome, error) -> {
-          record(issued, outcome, error);
-          next();
-        });
+        stage.whenComplete(
+            (outcome, error) -> {
+              record(issued, outcome, error);
+              next();
+            });
         return;
       }
       done.complete(null);

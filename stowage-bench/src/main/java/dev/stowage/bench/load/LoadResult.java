@@ -10,11 +10,11 @@ import java.util.Objects;
 import org.HdrHistogram.Histogram;
 
 /**
- * What one run of the {@link LoadGenerator} measured. Latencies are of the requests that
- * succeeded, from issue to the last byte, in microseconds; failures are counted by cause.
+ * What one run of the {@link LoadGenerator} measured. Latencies are of the requests that succeeded,
+ * from issue to the last byte, in microseconds; failures are counted by cause.
  *
- * <p>Immutable: the histogram is a copy that this result never changes, and callers must not
- * change it either.
+ * <p>Immutable: the histogram is a copy that this result never changes, and callers must not change
+ * it either.
  *
  * @param label what was loaded, as printed in progress lines
  * @param usersStarted how many virtual users the ramp started
@@ -24,21 +24,29 @@ import org.HdrHistogram.Histogram;
  * @param elapsed from the first user's start to the completion of the last request
  * @param latencyMicros latencies of the successful requests
  */
-public record LoadResult(String label, int usersStarted, long succeeded, Map<String, Long> failures,
-    long bytes, Duration elapsed, Histogram latencyMicros) {
+public record LoadResult(
+    String label,
+    int usersStarted,
+    long succeeded,
+    Map<String, Long> failures,
+    long bytes,
+    Duration elapsed,
+    Histogram latencyMicros) {
 
   /** Copies the failures, keeping their order. */
   public LoadResult {
     Objects.requireNonNull(label, "label");
     Objects.requireNonNull(elapsed, "elapsed");
     Objects.requireNonNull(latencyMicros, "latencyMicros");
-    failures = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(failures, "failures")));
+    failures =
+        Collections.unmodifiableMap(
+            new LinkedHashMap<>(Objects.requireNonNull(failures, "failures")));
   }
 
   /**
-   * The slices of one load taken as a single run: requests, failures, bytes and elapsed times
-   * added up, latencies merged, users the most any slice started. For loads run in rounds,
-   * interleaved with others so that every configuration sees the same machine.
+   * The slices of one load taken as a single run: requests, failures, bytes and elapsed times added
+   * up, latencies merged, users the most any slice started. For loads run in rounds, interleaved
+   * with others so that every configuration sees the same machine.
    *
    * @throws IllegalArgumentException if {@code slices} is empty
    */
@@ -78,7 +86,9 @@ public record LoadResult(String label, int usersStarted, long succeeded, Map<Str
 
   /** The latency at {@code percentile} (0–100) in milliseconds, or 0 when nothing succeeded. */
   public double latencyMillis(double percentile) {
-    return latencyMicros.getTotalCount() == 0 ? 0.0 : latencyMicros.getValueAtPercentile(percentile) / 1000.0;
+    return latencyMicros.getTotalCount() == 0
+        ? 0.0
+        : latencyMicros.getValueAtPercentile(percentile) / 1000.0;
   }
 
   /** The mean latency in milliseconds, or 0 when nothing succeeded. */
@@ -93,8 +103,8 @@ public record LoadResult(String label, int usersStarted, long succeeded, Map<Str
 
   /**
    * The figures as results metrics: {@code rps}, {@code requests}, {@code errors}, {@code users},
-   * {@code mean_ms}, {@code p50_ms}, {@code p95_ms}, {@code p99_ms}, {@code max_ms},
-   * {@code bytes_per_request} and {@code seconds}.
+   * {@code mean_ms}, {@code p50_ms}, {@code p95_ms}, {@code p99_ms}, {@code max_ms}, {@code
+   * bytes_per_request} and {@code seconds}.
    */
   public Map<String, Number> metrics() {
     Map<String, Number> metrics = new LinkedHashMap<>();

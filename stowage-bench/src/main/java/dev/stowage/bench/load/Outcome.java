@@ -19,17 +19,18 @@ public record Outcome(boolean success, long bytes, @Nullable String failure) {
   /**
    * Checks the invariants.
    *
-   * @throws IllegalArgumentException if {@code bytes} is negative, or {@code failure} is given
-   *     for a success or missing for a failure
+   * @throws IllegalArgumentException if {@code bytes} is negative, or {@code failure} is given for
+   *     a success or missing for a failure
    */
   public Outcome {
     if (bytes < 0) {
       throw new IllegalArgumentException("bytes must not be negative, not " + bytes);
     }
     if (success != (failure == null)) {
-      throw new IllegalArgumentException(success
-          ? "a successful outcome has no failure cause, not '" + failure + "'"
-          : "a failed outcome needs a cause");
+      throw new IllegalArgumentException(
+          success
+              ? "a successful outcome has no failure cause, not '" + failure + "'"
+              : "a failed outcome needs a cause");
     }
   }
 
@@ -44,19 +45,20 @@ public record Outcome(boolean success, long bytes, @Nullable String failure) {
   }
 
   /**
-   * A failed request for an exception: its simple class name, then its message when it has one,
-   * cut at 120 characters so that causes group well.
+   * A failed request for an exception: its simple class name, then its message when it has one, cut
+   * at 120 characters so that causes group well.
    */
   public static Outcome failure(Throwable error) {
     Objects.requireNonNull(error, "error");
     Throwable cause = error;
-    while ((cause instanceof CompletionException
-        || cause instanceof ExecutionException) && cause.getCause() != null) {
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
       cause = cause.getCause();
     }
     String message = cause.getMessage();
-    String text = cause.getClass().getSimpleName()
-        + (message == null || message.isBlank() ? "" : ": " + message.strip());
+    String text =
+        cause.getClass().getSimpleName()
+            + (message == null || message.isBlank() ? "" : ": " + message.strip());
     return failure(text.length() > 120 ? text.substring(0, 120) : text);
   }
 }

@@ -19,21 +19,21 @@ import java.util.function.ToLongFunction;
 /**
  * The rows that store the records through a Stowage {@link RedisCache} with its defaults (the
  * default codec, the dictionary learned from the cache's first values, the default TTL), keyed by
- * the record's id under the seed's prefix ({@code person_} or {@code board:}), so that
- * {@code cache/default} writes the same Redis keys as the seed's key-per-record layout.
+ * the record's id under the seed's prefix ({@code person_} or {@code board:}), so that {@code
+ * cache/default} writes the same Redis keys as the seed's key-per-record layout.
  *
  * <ul>
  *   <li>{@code cache/default}: the key-per-value layout, a string per record.
- *   <li>{@code packed/default}: {@link CacheLayout#packed(long)} sized for the run's records, on the
- *       server's own {@code hash-max-listpack-value}.
+ *   <li>{@code packed/default}: {@link CacheLayout#packed(long)} sized for the run's records, on
+ *       the server's own {@code hash-max-listpack-value}.
  *   <li>{@code packed/default+listpack128}: the same with {@code hash-max-listpack-value} raised to
  *       128 for the row (and set back after it), so that values of up to 128 bytes keep a bucket a
  *       listpack.
  * </ul>
  *
- * <p>The dictionary and the cache's record of it are in Redis beside the records, and so are counted.
- * Records are written with {@code putAll} in chunks of {@value #CHUNK}; 1,000 spread over the run
- * are read back with one {@code getAll} and compared.
+ * <p>The dictionary and the cache's record of it are in Redis beside the records, and so are
+ * counted. Records are written with {@code putAll} in chunks of {@value #CHUNK}; 1,000 spread over
+ * the run are read back with one {@code getAll} and compared.
  */
 final class CacheRows {
   private static final int CHUNK = 10_000;
@@ -49,12 +49,15 @@ final class CacheRows {
   }
 
   static List<CacheSpec> specs() {
-    return List.of(new CacheSpec("cache/default", false, 0), new CacheSpec("packed/default", true, 0),
+    return List.of(
+        new CacheSpec("cache/default", false, 0),
+        new CacheSpec("packed/default", true, 0),
         new CacheSpec("packed/default+listpack128", true, 128));
   }
 
   @SuppressWarnings("unchecked")
-  static ResultRow measure(CacheSpec spec, MemoryBench.Plan plan, List<?> records, BenchRedis redis, String prefix) {
+  static ResultRow measure(
+      CacheSpec spec, MemoryBench.Plan plan, List<?> records, BenchRedis redis, String prefix) {
     RecordKind kind = plan.kind();
     MemoryBench.clear(redis, prefix, kind);
     String name = kind.cliName();
@@ -69,11 +72,12 @@ final class CacheRows {
       oldListpackValue = redis.admin().configGet(LISTPACK_VALUE).get(LISTPACK_VALUE);
       redis.admin().configSet(LISTPACK_VALUE, Integer.toString(spec.listpackValue()));
     }
-    try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(60)).build()) {
+    try (Stowage stowage =
+        Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(60)).build()) {
       long before = redis.usedMemory();
       Class<Object> type = (Class<Object>) kind.type();
-      RedisCache.Builder<Long, Object> builder = stowage.cache(name, type).<Long>keys(String::valueOf)
-          .keyPrefix(keyPrefix);
+      RedisCache.Builder<Long, Object> builder =
+          stowage.cache(name, type).<Long>keys(String::valueOf).keyPrefix(keyPrefix);
       if (spec.packed()) {
         builder.layout(CacheLayout.packed(records.size()));
       }
@@ -92,8 +96,10 @@ final class CacheRows {
       }
       long after = redis.usedMemory();
       CacheStats stats = cache.stats();
-      long stored = spec.packed() ? fieldsStored(redis, keyPrefix, CacheLayout.packed(records.size()).buckets())
-          : MemoryBench.countRecordKeys(redis, prefix, kind);
+      long stored =
+          spec.packed()
+              ? fieldsStored(redis, keyPrefix, CacheLayout.packed(records.size()).buckets())
+              : MemoryBench.countRecordKeys(redis, prefix, kind);
       int verified = verify(spec, cache, records, idOf);
       if (!redis.owned() && !plan.keepKeys()) {
         for (Long id : stowage.dictionaries().list()) {
@@ -101,8 +107,18 @@ final class CacheRows {
         }
         redis.admin().unlink(StowageKeys.learnedByCache(name));
       }
-      ResultRow row = MemoryBench.row(spec.name(), RowRole.STOWAGE, spec.packed() ? "packed" : "cache", "default",
-          "default", plan, after - before, stats.bytesWritten(), stored, verified);
+      ResultRow row =
+          MemoryBench.row(
+              spec.name(),
+              RowRole.STOWAGE,
+              spec.packed() ? "packed" : "cache",
+              "default",
+              "default",
+              plan,
+              after - before,
+              stats.bytesWritten(),
+              stored,
+              verified);
       Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
       metrics.put("oversized_values", stats.oversizedValues());
       return new ResultRow(row.name(), row.role(), row.params(), metrics);
@@ -122,8 +138,11 @@ final class CacheRows {
     return fields;
   }
 
-  private static int verify(CacheSpec spec, RedisCache<Long, Object> cache, List<?> records,
-                            ToLongFunction<Object> idOf) {
+  private static int verify(
+      CacheSpec spec,
+      RedisCache<Long, Object> cache,
+      List<?> records,
+      ToLongFunction<Object> idOf) {
     int step = Math.max(1, records.size() / VERIFY);
     List<Long> ids = new ArrayList<>();
     List<Object> expected = new ArrayList<>();
@@ -134,8 +153,15 @@ final class CacheRows {
     Map<Long, Object> found = cache.getAll(ids);
     for (int i = 0; i < ids.size(); i++) {
       if (!expected.get(i).equals(found.get(ids.get(i)))) {
-        throw new BenchmarkRunException(spec.name() + ": record " + ids.get(i) + " reads back as "
-            + found.get(ids.get(i)) + ", not " + expected.get(i), null);
+        throw new BenchmarkRunException(
+            spec.name()
+                + ": record "
+                + ids.get(i)
+                + " reads back as "
+                + found.get(ids.get(i))
+                + ", not "
+                + expected.get(i),
+            null);
       }
     }
     return ids.size();

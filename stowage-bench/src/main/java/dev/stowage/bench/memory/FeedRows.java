@@ -28,14 +28,14 @@ import java.util.Random;
  * score and the value's envelope, scored from a counter, as the board service keeps its posts.
  * {@code feed/default} is a feed built with Stowage's defaults: the default codec, and zstd that
  * learns a dictionary from the feed's first values (the bulk load trains before it encodes the
- * rest); the dictionary and its record are in Redis beside the records, and so are counted.
- * {@code feed/default+zstd} turns learning off; {@code feed/default+zstd-dict} trains on a sample
- * of the whole run up front, the best a dictionary can do on these records. Every feed seals its
- * full buckets (their entries compressed together, {@link dev.stowage.FeedLayout}) but
- * {@code feed/default+unsealed}, the defaults with {@link Feed.Builder#sealFullBuckets} off, as
- * feeds were stored before sealing. Each feed row also times page reads
- * ({@link #PAGE_READS} pages of {@link #PAGE_SIZE} at random, one at a time): among all pages,
- * {@code page_us}, and among the newest {@link #RECENT_PAGES}, {@code recent_page_us}.
+ * rest); the dictionary and its record are in Redis beside the records, and so are counted. {@code
+ * feed/default+zstd} turns learning off; {@code feed/default+zstd-dict} trains on a sample of the
+ * whole run up front, the best a dictionary can do on these records. Every feed seals its full
+ * buckets (their entries compressed together, {@link dev.stowage.FeedLayout}) but {@code
+ * feed/default+unsealed}, the defaults with {@link Feed.Builder#sealFullBuckets} off, as feeds were
+ * stored before sealing. Each feed row also times page reads ({@link #PAGE_READS} pages of {@link
+ * #PAGE_SIZE} at random, one at a time): among all pages, {@code page_us}, and among the newest
+ * {@link #RECENT_PAGES}, {@code recent_page_us}.
  */
 final class FeedRows {
   /** The default layout's row. */
@@ -58,7 +58,12 @@ final class FeedRows {
   private FeedRows() {}
 
   static List<String> names() {
-    return List.of(DEFAULT_ROW, UNSEALED_ROW, "feed/default+zstd", "feed/default+zstd-dict", "feed/kryo+zstd-dict");
+    return List.of(
+        DEFAULT_ROW,
+        UNSEALED_ROW,
+        "feed/default+zstd",
+        "feed/default+zstd-dict",
+        "feed/kryo+zstd-dict");
   }
 
   static List<FeedSpec> specs(RecordKind kind, List<?> records) {
@@ -66,13 +71,15 @@ final class FeedRows {
     specs.add(new FeedSpec(DEFAULT_ROW, RowRole.STOWAGE, "default", "default", true));
     specs.add(new FeedSpec(UNSEALED_ROW, RowRole.STOWAGE, "default", "default", false));
     specs.add(new FeedSpec("feed/default+zstd", RowRole.STOWAGE, "default", "zstd", true));
-    specs.add(new FeedSpec("feed/default+zstd-dict", RowRole.STOWAGE, "default", "zstd-dict", true));
+    specs.add(
+        new FeedSpec("feed/default+zstd-dict", RowRole.STOWAGE, "default", "zstd-dict", true));
     specs.add(new FeedSpec("feed/kryo+zstd-dict", RowRole.STOWAGE, "kryo", "zstd-dict", true));
     return specs;
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  static ResultRow measure(FeedSpec spec, MemoryBench.Plan plan, List<?> records, BenchRedis redis, String prefix) {
+  static ResultRow measure(
+      FeedSpec spec, MemoryBench.Plan plan, List<?> records, BenchRedis redis, String prefix) {
     RecordKind kind = plan.kind();
     MemoryBench.clear(redis, prefix, kind);
     String key = MemoryBench.zsetKey(prefix, kind);
@@ -82,18 +89,29 @@ final class FeedRows {
     }
     long before = redis.usedMemory();
     long dictionaryId = -1;
-    try (Stowage stowage = Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(60)).build()) {
+    try (Stowage stowage =
+        Stowage.builder().redis(redis.uri()).commandTimeout(Duration.ofSeconds(60)).build()) {
       Class<Object> type = (Class<Object>) kind.type();
       String codecName = spec.codec();
-      Encoding<Object> encoding = codecName.equals("default") ? Encoding.defaultFor(type)
-          : Encoding.of(Codecs.forName(codecName, type));
+      Encoding<Object> encoding =
+          codecName.equals("default")
+              ? Encoding.defaultFor(type)
+              : Encoding.of(Codecs.forName(codecName, type));
       if (spec.compression().equals("zstd-dict")) {
         encoding = encoding.trainDictionary(sample(records), MemoryBench.DICTIONARY_SIZE);
       } else if (!spec.compression().equals("default")) {
-        encoding = encoding.compression(spec.compression().equals("zstd") ? Compression.zstd() : Compression.none());
+        encoding =
+            encoding.compression(
+                spec.compression().equals("zstd") ? Compression.zstd() : Compression.none());
       }
-      Feed<Object> feed = stowage.feed(kind.cliName(), type).key(key).counter(prefix + "counter", kind.cliName())
-          .encoding(encoding).sealFullBuckets(spec.seal()).build();
+      Feed<Object> feed =
+          stowage
+              .feed(kind.cliName(), type)
+              .key(key)
+              .counter(prefix + "counter", kind.cliName())
+              .encoding(encoding)
+              .sealFullBuckets(spec.seal())
+              .build();
       List<Long> scores = feed.addAll((List<Object>) records);
       long after = redis.usedMemory();
       long stored = feed.size();
@@ -111,8 +129,18 @@ final class FeedRows {
         }
         redis.admin().unlink(StowageKeys.learnedByFeed(key));
       }
-      ResultRow row = MemoryBench.row(spec.name(), spec.role(), "feed", codecName, spec.compression(), plan,
-          after - before, valueBytes, stored, verified);
+      ResultRow row =
+          MemoryBench.row(
+              spec.name(),
+              spec.role(),
+              "feed",
+              codecName,
+              spec.compression(),
+              plan,
+              after - before,
+              valueBytes,
+              stored,
+              verified);
       Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
       metrics.put("page_us", Math.round(pageMicros * 10) / 10.0);
       metrics.put("recent_page_us", Math.round(recentPageMicros * 10) / 10.0);
@@ -131,7 +159,14 @@ final class FeedRows {
 
   private static int verify(FeedSpec spec, Feed<Object> feed, List<?> records, List<Long> scores) {
     if (scores.size() != records.size()) {
-      throw new BenchmarkRunException(spec.name() + ": addAll returned " + scores.size() + " scores for " + records.size() + " records", null);
+      throw new BenchmarkRunException(
+          spec.name()
+              + ": addAll returned "
+              + scores.size()
+              + " scores for "
+              + records.size()
+              + " records",
+          null);
     }
     Map<Long, Integer> indexOf = new HashMap<>();
     for (int i = 0; i < scores.size(); i++) {
@@ -143,12 +178,21 @@ final class FeedRows {
       int index = indexOf.getOrDefault(entry.score(), -1);
       Object expected = index < 0 ? null : records.get(index);
       if (!entry.value().equals(expected)) {
-        throw new BenchmarkRunException(spec.name() + ": the entry at score " + entry.score() + " reads back as " + entry.value() + ", not " + expected, null);
+        throw new BenchmarkRunException(
+            spec.name()
+                + ": the entry at score "
+                + entry.score()
+                + " reads back as "
+                + entry.value()
+                + ", not "
+                + expected,
+            null);
       }
       verified++;
     }
     if (verified != size) {
-      throw new BenchmarkRunException(spec.name() + ": the newest page has " + verified + " entries, not " + size, null);
+      throw new BenchmarkRunException(
+          spec.name() + ": the newest page has " + verified + " entries, not " + size, null);
     }
     return verified;
   }
@@ -156,7 +200,8 @@ final class FeedRows {
   /**
    * The mean time of a page read, in microseconds: {@link #PAGE_READS} pages of {@link #PAGE_SIZE}
    * drawn at random among the first {@code pages}, read one after the other after as many untimed
-   * (the JIT's warm-up). Reaching page {@code p} walks the buckets before it, so deep pages cost more.
+   * (the JIT's warm-up). Reaching page {@code p} walks the buckets before it, so deep pages cost
+   * more.
    */
   private static double pageReadMicros(Feed<Object> feed, int pages) {
     Random random = new Random(42);
@@ -177,12 +222,13 @@ final class FeedRows {
   /**
    * The mean stored size of an entry, over up to 20 buckets drawn at random: the length of an open
    * bucket's members (lists {@code <key>:b:<n>}, {@link StowageKeys#feedBucket}, indexed by the
-   * sorted set {@code <key>}), or a sealed bucket's value over its count
-   * ({@link StowageKeys#feedSealedBucket}).
+   * sorted set {@code <key>}), or a sealed bucket's value over its count ({@link
+   * StowageKeys#feedSealedBucket}).
    */
   private static long meanMemberBytes(BenchRedis redis, String key) {
     RedisClient client = RedisClient.create(redis.redisUri());
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(ByteArrayCodec.INSTANCE)) {
       long bytes = 0;
       long count = 0;
       for (byte[] bucket : connection.sync().zrandmember(MemoryBench.bytes(key), 20)) {
@@ -190,7 +236,10 @@ final class FeedRows {
         int sealed = FeedLayout.sealedCount(member);
         if (sealed > 0) {
           long number = Long.parseLong(member.substring(0, member.indexOf(':')));
-          bytes += connection.sync().strlen(MemoryBench.bytes(StowageKeys.feedSealedBucket(key, number)));
+          bytes +=
+              connection
+                  .sync()
+                  .strlen(MemoryBench.bytes(StowageKeys.feedSealedBucket(key, number)));
           count += sealed;
           continue;
         }

@@ -44,9 +44,9 @@ import java.util.function.ToLongFunction;
  * <p>Layouts: {@code zset}, the whole record as a member of one sorted set scored by its position
  * (the first seed's); {@code keys}, one string key per record (the fifth seed's); and {@code feed},
  * Stowage's feed; and Stowage's cache with its defaults, a key per value and packed into hashes
- * ({@link CacheRows}). Value forms: the seeds' bare codecs and Stowage's envelope with each codec and
- * compression. A zstd dictionary is trained on the run's own records (encoded by the row's codec)
- * and stored in Redis beside them, so its size is counted.
+ * ({@link CacheRows}). Value forms: the seeds' bare codecs and Stowage's envelope with each codec
+ * and compression. A zstd dictionary is trained on the run's own records (encoded by the row's
+ * codec) and stored in Redis beside them, so its size is counted.
  *
  * <p>Before each row, the row's keys are removed; on an embedded server that is {@code FLUSHALL}
  * and keys have the seed's own names ({@code board}, {@code person_<id>}); on a borrowed server
@@ -62,7 +62,8 @@ public final class MemoryBench {
   public static final String BORROWED_PREFIX = "stowage-bench:memory:";
 
   /** The codecs whose enveloped forms are measured. */
-  public static final List<String> CODECS = List.of("json", "msgpack", "msgpack-compact", "kryo", "fory");
+  public static final List<String> CODECS =
+      List.of("json", "msgpack", "msgpack-compact", "kryo", "fory");
 
   /** The compressions of the envelope, besides lz4 which is measured for the default codec only. */
   public static final List<String> COMPRESSIONS = List.of("none", "zstd", "zstd-dict");
@@ -87,25 +88,31 @@ public final class MemoryBench {
    * @param rows only these rows, by name (empty: all)
    * @param keepKeys leave the last row's keys in Redis (for tests)
    */
-  public record Plan(RecordKind kind, int count, boolean quick, List<String> rows, boolean keepKeys) {
+  public record Plan(
+      RecordKind kind, int count, boolean quick, List<String> rows, boolean keepKeys) {
     public Plan {
       Objects.requireNonNull(kind, "kind");
       rows = List.copyOf(rows);
       if (count < ZstdDictionary.MIN_SAMPLES) {
-        throw new IllegalArgumentException("count must be at least " + ZstdDictionary.MIN_SAMPLES + ", not " + count);
+        throw new IllegalArgumentException(
+            "count must be at least " + ZstdDictionary.MIN_SAMPLES + ", not " + count);
       }
     }
 
     /** The kind's default (or quick) count, every row. */
     public static Plan defaults(RecordKind kind, boolean quick) {
-      return new Plan(kind, quick ? kind.quickCount() : kind.defaultCount(), quick, List.of(), false);
+      return new Plan(
+          kind, quick ? kind.quickCount() : kind.defaultCount(), quick, List.of(), false);
     }
   }
 
   /** One row to measure. */
   record RowSpec(String name, RowRole role, String layout, ValueForm form) {}
 
-  /** The rows for {@code kind}, in table order, built for {@code records} (which train dictionaries). */
+  /**
+   * The rows for {@code kind}, in table order, built for {@code records} (which train
+   * dictionaries).
+   */
   static List<RowSpec> rows(RecordKind kind, List<?> records) {
     List<RowSpec> rows = new ArrayList<>();
     String seedLayout = kind == RecordKind.BOARD ? "zset" : "keys";
@@ -131,7 +138,10 @@ public final class MemoryBench {
   /** The names of every row for {@code kind}, in table order. */
   public static List<String> rowNames(RecordKind kind) {
     List<String> names = new ArrayList<>();
-    String[] bare = kind == RecordKind.BOARD ? new String[] {"json", "msgpack"} : new String[] {"fastjson", "kryo"};
+    String[] bare =
+        kind == RecordKind.BOARD
+            ? new String[] {"json", "msgpack"}
+            : new String[] {"fastjson", "kryo"};
     for (String layout : List.of("zset", "keys")) {
       for (String codec : bare) {
         names.add(layout + "/" + codec);
@@ -164,7 +174,8 @@ public final class MemoryBench {
     List<String> known = rowNames(plan.kind());
     for (String name : plan.rows()) {
       if (!known.contains(name)) {
-        throw new IllegalArgumentException("unknown row '" + name + "'; choose from " + String.join(", ", known));
+        throw new IllegalArgumentException(
+            "unknown row '" + name + "'; choose from " + String.join(", ", known));
       }
     }
     List<?> records = plan.kind().records(plan.count());
@@ -175,20 +186,39 @@ public final class MemoryBench {
     List<CacheRows.CacheSpec> caches = new ArrayList<>(CacheRows.specs());
     caches.removeIf(spec -> !plan.rows().isEmpty() && !plan.rows().contains(spec.name()));
     String prefix = redis.owned() ? "" : BORROWED_PREFIX;
-    ProgressReporter progress = new ProgressReporter(specs.size() + feeds.size() + caches.size(), progressOut);
+    ProgressReporter progress =
+        new ProgressReporter(specs.size() + feeds.size() + caches.size(), progressOut);
     List<ResultRow> rows = new ArrayList<>();
     try {
       for (RowSpec spec : specs) {
         rows.add(measure(spec, plan, records, redis, prefix));
-        progress.finished(spec.name() + "  " + String.format(Locale.ROOT, "%.1f MB", rows.get(rows.size() - 1).metric("used_memory_bytes").orElse(0) / 1e6));
+        progress.finished(
+            spec.name()
+                + "  "
+                + String.format(
+                    Locale.ROOT,
+                    "%.1f MB",
+                    rows.get(rows.size() - 1).metric("used_memory_bytes").orElse(0) / 1e6));
       }
       for (FeedRows.FeedSpec feed : feeds) {
         rows.add(FeedRows.measure(feed, plan, records, redis, prefix));
-        progress.finished(feed.name() + "  " + String.format(Locale.ROOT, "%.1f MB", rows.get(rows.size() - 1).metric("used_memory_bytes").orElse(0) / 1e6));
+        progress.finished(
+            feed.name()
+                + "  "
+                + String.format(
+                    Locale.ROOT,
+                    "%.1f MB",
+                    rows.get(rows.size() - 1).metric("used_memory_bytes").orElse(0) / 1e6));
       }
       for (CacheRows.CacheSpec cache : caches) {
         rows.add(CacheRows.measure(cache, plan, records, redis, prefix));
-        progress.finished(cache.name() + "  " + String.format(Locale.ROOT, "%.1f MB", rows.get(rows.size() - 1).metric("used_memory_bytes").orElse(0) / 1e6));
+        progress.finished(
+            cache.name()
+                + "  "
+                + String.format(
+                    Locale.ROOT,
+                    "%.1f MB",
+                    rows.get(rows.size() - 1).metric("used_memory_bytes").orElse(0) / 1e6));
       }
       if (!plan.keepKeys()) {
         clear(redis, prefix, plan.kind());
@@ -198,7 +228,11 @@ public final class MemoryBench {
     } catch (RuntimeException e) {
       throw new BenchmarkRunException("bench memory failed: " + e, e);
     }
-    return new ResultsDocument(BENCH_NAME, plan.quick(), RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()), withRatios(rows, baselineRow(plan.kind())));
+    return new ResultsDocument(
+        BENCH_NAME,
+        plan.quick(),
+        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        withRatios(rows, baselineRow(plan.kind())));
   }
 
   /** The terminal table: one section per layout, ratios against the seed's JSON. */
@@ -240,7 +274,8 @@ public final class MemoryBench {
     redis.awaitLazyFree();
   }
 
-  private static ResultRow measure(RowSpec spec, Plan plan, List<?> records, BenchRedis redis, String prefix) {
+  private static ResultRow measure(
+      RowSpec spec, Plan plan, List<?> records, BenchRedis redis, String prefix) {
     RecordKind kind = plan.kind();
     clear(redis, prefix, kind);
     List<byte[]> values = new ArrayList<>(records.size());
@@ -252,23 +287,40 @@ public final class MemoryBench {
     }
     long before = redis.usedMemory();
     RedisClient client = RedisClient.create(redis.redisUri());
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(ByteArrayCodec.INSTANCE)) {
       if (spec.form().dictionary() != null) {
-        connection.sync().set(bytes(dictionaryKey(prefix, spec.form().dictionary())), spec.form().dictionary());
+        connection
+            .sync()
+            .set(bytes(dictionaryKey(prefix, spec.form().dictionary())), spec.form().dictionary());
       }
       ToLongFunction<Object> idOf = kind.idOf();
       if (spec.layout().equals("zset")) {
         writeZset(connection, bytes(zsetKey(prefix, kind)), values);
       } else {
-        writeKeys(connection, records, values, r -> bytes(recordKey(prefix, kind, idOf.applyAsLong(r))));
+        writeKeys(
+            connection, records, values, r -> bytes(recordKey(prefix, kind, idOf.applyAsLong(r))));
       }
     } finally {
       client.shutdown();
     }
     long after = redis.usedMemory();
-    long stored = spec.layout().equals("zset") ? redis.admin().zcard(zsetKey(prefix, kind)) : countRecordKeys(redis, prefix, kind);
+    long stored =
+        spec.layout().equals("zset")
+            ? redis.admin().zcard(zsetKey(prefix, kind))
+            : countRecordKeys(redis, prefix, kind);
     int verified = verify(spec, records, redis, prefix);
-    return row(spec.name(), spec.role(), spec.layout(), spec.form().codec(), spec.form().compression(), plan, after - before, valueBytes, stored, verified);
+    return row(
+        spec.name(),
+        spec.role(),
+        spec.layout(),
+        spec.form().codec(),
+        spec.form().compression(),
+        plan,
+        after - before,
+        valueBytes,
+        stored,
+        verified);
   }
 
   static long countRecordKeys(BenchRedis redis, String prefix, RecordKind kind) {
@@ -276,8 +328,17 @@ public final class MemoryBench {
     return redis.countKeys(keyPrefix.substring(0, keyPrefix.length() - 1));
   }
 
-  static ResultRow row(String name, RowRole role, String layout, String codec, String compression, Plan plan,
-      long usedMemory, long valueBytes, long stored, int verified) {
+  static ResultRow row(
+      String name,
+      RowRole role,
+      String layout,
+      String codec,
+      String compression,
+      Plan plan,
+      long usedMemory,
+      long valueBytes,
+      long stored,
+      int verified) {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("records", plan.kind().cliName());
     params.put("layout", layout);
@@ -304,13 +365,15 @@ public final class MemoryBench {
     List<ResultRow> out = new ArrayList<>();
     for (ResultRow row : rows) {
       Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
-      ResultTable.ratio(row, base, "used_memory_bytes").ifPresent(r -> metrics.put("x_seed", Math.round(r * 1000) / 1000.0));
+      ResultTable.ratio(row, base, "used_memory_bytes")
+          .ifPresent(r -> metrics.put("x_seed", Math.round(r * 1000) / 1000.0));
       out.add(new ResultRow(row.name(), row.role(), row.params(), metrics));
     }
     return out;
   }
 
-  private static void writeZset(StatefulRedisConnection<byte[], byte[]> connection, byte[] key, List<byte[]> values) {
+  private static void writeZset(
+      StatefulRedisConnection<byte[], byte[]> connection, byte[] key, List<byte[]> values) {
     RedisAsyncCommands<byte[], byte[]> async = connection.async();
     List<RedisFuture<Long>> replies = new ArrayList<>();
     for (int from = 0; from < values.size(); from += CHUNK) {
@@ -325,7 +388,10 @@ public final class MemoryBench {
     await(replies);
   }
 
-  private static void writeKeys(StatefulRedisConnection<byte[], byte[]> connection, List<?> records, List<byte[]> values,
+  private static void writeKeys(
+      StatefulRedisConnection<byte[], byte[]> connection,
+      List<?> records,
+      List<byte[]> values,
       Function<Object, byte[]> keyOf) {
     RedisAsyncCommands<byte[], byte[]> async = connection.async();
     connection.setAutoFlushCommands(false);
@@ -346,7 +412,8 @@ public final class MemoryBench {
 
   private static void await(List<? extends RedisFuture<?>> replies) {
     if (!LettuceFutures.awaitAll(Duration.ofMinutes(2), replies.toArray(RedisFuture[]::new))) {
-      throw new BenchmarkRunException("Redis did not acknowledge " + replies.size() + " writes within 2 minutes", null);
+      throw new BenchmarkRunException(
+          "Redis did not acknowledge " + replies.size() + " writes within 2 minutes", null);
     }
   }
 
@@ -354,21 +421,27 @@ public final class MemoryBench {
     RecordKind kind = (records.get(0) instanceof Person) ? RecordKind.PERSON : RecordKind.BOARD;
     RedisClient client = RedisClient.create(redis.redisUri());
     int verified = 0;
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(ByteArrayCodec.INSTANCE)) {
       int step = Math.max(1, records.size() / VERIFY_AT_MOST);
       ToLongFunction<Object> idOf = kind.idOf();
       for (int i = 0; i < records.size(); i += step) {
         Object expected = records.get(i);
         byte[] value;
         if (spec.layout().equals("zset")) {
-          List<byte[]> members = connection.sync().zrangebyscore(bytes(zsetKey(prefix, kind)), Range.create(i + 1, i + 1));
+          List<byte[]> members =
+              connection
+                  .sync()
+                  .zrangebyscore(bytes(zsetKey(prefix, kind)), Range.create(i + 1, i + 1));
           value = members.size() == 1 ? members.get(0) : null;
         } else {
           value = connection.sync().get(bytes(recordKey(prefix, kind, idOf.applyAsLong(expected))));
         }
         Object actual = value == null ? null : spec.form().decode().apply(value);
         if (!expected.equals(actual)) {
-          throw new BenchmarkRunException(spec.name() + ": record " + i + " reads back as " + actual + ", not " + expected, null);
+          throw new BenchmarkRunException(
+              spec.name() + ": record " + i + " reads back as " + actual + ", not " + expected,
+              null);
         }
         verified++;
       }
@@ -384,15 +457,26 @@ public final class MemoryBench {
       Codec<Object> msgpack = codec("msgpack", kind);
       return List.of(
           new ValueForm("json", "bare", json::encode, b -> json.decode(b, 0, b.length), null),
-          new ValueForm("msgpack", "bare", msgpack::encode, b -> msgpack.decode(b, 0, b.length), null));
+          new ValueForm(
+              "msgpack", "bare", msgpack::encode, b -> msgpack.decode(b, 0, b.length), null));
     }
     return List.of(
-        new ValueForm("fastjson", "bare", p -> PersonSerializers.fastjsonBytes((Person) p), PersonSerializers::fromFastjsonBytes, null),
-        new ValueForm("kryo", "bare", PersonSerializers::toKryo, PersonSerializers::fromKryo, null));
+        new ValueForm(
+            "fastjson",
+            "bare",
+            p -> PersonSerializers.fastjsonBytes((Person) p),
+            PersonSerializers::fromFastjsonBytes,
+            null),
+        new ValueForm(
+            "kryo", "bare", PersonSerializers::toKryo, PersonSerializers::fromKryo, null));
   }
 
-  /** The enveloped form of {@code codec} with {@code compression}; dictionaries train on {@code records}. */
-  static ValueForm envelopeForm(RecordKind kind, String codecName, String compression, List<?> records) {
+  /**
+   * The enveloped form of {@code codec} with {@code compression}; dictionaries train on {@code
+   * records}.
+   */
+  static ValueForm envelopeForm(
+      RecordKind kind, String codecName, String compression, List<?> records) {
     Codec<Object> codec = codec(codecName, kind);
     EnvelopeCodec.Builder<Object> builder = EnvelopeCodec.builder(codec);
     byte[] dictionary = null;
@@ -411,7 +495,10 @@ public final class MemoryBench {
     return new ValueForm(codecName, compression, envelope::encode, envelope::decode, dictionary);
   }
 
-  /** A dictionary of {@link #DICTIONARY_SIZE} (less for few records) trained on the codec's bytes of the records. */
+  /**
+   * A dictionary of {@link #DICTIONARY_SIZE} (less for few records) trained on the codec's bytes of
+   * the records.
+   */
   static ZstdDictionary train(Codec<Object> codec, List<?> records) {
     int step = Math.max(1, records.size() / DICTIONARY_SAMPLES);
     List<byte[]> samples = new ArrayList<>();
@@ -421,7 +508,8 @@ public final class MemoryBench {
       samples.add(sample);
       total += sample.length;
     }
-    int size = (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(DICTIONARY_SIZE, total / 8));
+    int size =
+        (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(DICTIONARY_SIZE, total / 8));
     return ZstdDictionary.train(samples, size);
   }
 

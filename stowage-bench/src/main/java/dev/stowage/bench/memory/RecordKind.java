@@ -13,7 +13,9 @@ import java.util.stream.Collectors;
 public enum RecordKind {
   /** The first seed's board record; the seed stored 120,000 of them. */
   BOARD("board", BoardRecord.class, 120_000, 20_000),
-  /** The fifth seed's person; the seed stored 15 million, this stores fewer and compares per record. */
+  /**
+   * The fifth seed's person; the seed stored 15 million, this stores fewer and compares per record.
+   */
   PERSON("person", Person.class, 1_000_000, 100_000);
 
   private final String cliName;
@@ -71,8 +73,11 @@ public enum RecordKind {
         return kind;
       }
     }
-    throw new IllegalArgumentException("unknown records '" + name + "'; choose from "
-        + Arrays.stream(values()).map(RecordKind::cliName).collect(Collectors.joining(", ")));
+    throw new IllegalArgumentException(
+        "unknown records '"
+            + name
+            + "'; choose from "
+            + Arrays.stream(values()).map(RecordKind::cliName).collect(Collectors.joining(", ")));
   }
 
   @Override

@@ -11,9 +11,14 @@ import org.jspecify.annotations.Nullable;
  * @param compression {@code bare} (no envelope) or the envelope's compression
  * @param encode record to bytes
  * @param decode bytes to record
- * @param dictionary the zstd dictionary the values need, stored in Redis beside them, or {@code null}
+ * @param dictionary the zstd dictionary the values need, stored in Redis beside them, or {@code
+ *     null}
  */
-record ValueForm(String codec, String compression, Function<Object, byte[]> encode, Function<byte[], Object> decode,
+record ValueForm(
+    String codec,
+    String compression,
+    Function<Object, byte[]> encode,
+    Function<byte[], Object> decode,
     byte @Nullable [] dictionary) {
 
   /** {@code codec} or {@code codec+compression}. */

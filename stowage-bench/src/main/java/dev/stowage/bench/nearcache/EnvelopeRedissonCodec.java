@@ -11,7 +11,8 @@ import org.redisson.client.protocol.Encoder;
 
 /**
  * A Redisson codec whose map keys are UTF-8 strings and whose values are items in Stowage's
- * envelope, so that Redisson's row stores and decodes the same bytes as the other rows. Thread-safe.
+ * envelope, so that Redisson's row stores and decodes the same bytes as the other rows.
+ * Thread-safe.
  */
 final class EnvelopeRedissonCodec extends BaseCodec {
 
@@ -19,17 +20,19 @@ final class EnvelopeRedissonCodec extends BaseCodec {
   private final Decoder<Object> decoder;
 
   EnvelopeRedissonCodec(EnvelopeCodec<Item> envelope) {
-    this.encoder = value -> {
-      byte[] bytes = envelope.encode((Item) value);
-      ByteBuf out = ByteBufAllocator.DEFAULT.buffer(bytes.length);
-      out.writeBytes(bytes);
-      return out;
-    };
-    this.decoder = (buffer, state) -> {
-      byte[] bytes = new byte[buffer.readableBytes()];
-      buffer.readBytes(bytes);
-      return envelope.decode(bytes);
-    };
+    this.encoder =
+        value -> {
+          byte[] bytes = envelope.encode((Item) value);
+          ByteBuf out = ByteBufAllocator.DEFAULT.buffer(bytes.length);
+          out.writeBytes(bytes);
+          return out;
+        };
+    this.decoder =
+        (buffer, state) -> {
+          byte[] bytes = new byte[buffer.readableBytes()];
+          buffer.readBytes(bytes);
+          return envelope.decode(bytes);
+        };
   }
 
   @Override

@@ -4,15 +4,17 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The names of the bench's items, made once so that no row pays for building them on each read:
- * item {@code i} is the Redis string {@code stowage-bench:nearcache:key:<i>}, and field {@code <i>} of
- * the hash {@code stowage-bench:nearcache:redisson-map} for Redisson's row.
+ * item {@code i} is the Redis string {@code stowage-bench:nearcache:key:<i>}, and field {@code <i>}
+ * of the hash {@code stowage-bench:nearcache:redisson-map} for Redisson's row.
  */
 final class KeySpace {
 
   /** Every Redis key of the bench starts with this. */
   static final String PREFIX = "stowage-bench:nearcache:";
+
   /** The prefix of the items kept as Redis strings. */
   static final String STRING_PREFIX = PREFIX + "key:";
+
   /** The hash that Redisson's row keeps its own copy of the items in. */
   static final String HASH_KEY = PREFIX + "redisson-map";
 

@@ -20,9 +20,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Lettuce's own server-assisted client-side caching, as its documentation shows it: one RESP3
- * connection with {@code CLIENT TRACKING} on, {@code ClientSideCaching.enable} over a
- * {@code ConcurrentHashMap}, and {@code frontend.get(key)}. Values are decoded from the same
- * envelopes with Stowage's codec when they arrive, so the map holds decoded items.
+ * connection with {@code CLIENT TRACKING} on, {@code ClientSideCaching.enable} over a {@code
+ * ConcurrentHashMap}, and {@code frontend.get(key)}. Values are decoded from the same envelopes
+ * with Stowage's codec when they arrive, so the map holds decoded items.
  */
 final class LettuceCachingClient implements ReadClient {
 
@@ -38,9 +38,12 @@ final class LettuceCachingClient implements ReadClient {
     this.client = RedisClient.create(uri);
     client.setOptions(ClientOptions.builder().protocolVersion(ProtocolVersion.RESP3).build());
     try {
-      StatefulRedisConnection<String, Item> connection = client.connect(new EnvelopeRedisCodec(envelope));
+      StatefulRedisConnection<String, Item> connection =
+          client.connect(new EnvelopeRedisCodec(envelope));
       CacheAccessor<String, Item> map = CacheAccessor.forMap(new ConcurrentHashMap<>());
-      this.frontend = ClientSideCaching.enable(new CountingAccessor(map), connection, TrackingArgs.Builder.enabled());
+      this.frontend =
+          ClientSideCaching.enable(
+              new CountingAccessor(map), connection, TrackingArgs.Builder.enabled());
     } catch (RuntimeException e) {
       client.shutdown();
       throw e;
@@ -60,10 +63,14 @@ final class LettuceCachingClient implements ReadClient {
   @Override
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("client", "Lettuce ClientSideCaching.enable(CacheAccessor.forMap(ConcurrentHashMap), RESP3 connection, CLIENT TRACKING ON)");
+    params.put(
+        "client",
+        "Lettuce ClientSideCaching.enable(CacheAccessor.forMap(ConcurrentHashMap), RESP3 connection, CLIENT TRACKING ON)");
     params.put("near_cache", "unbounded ConcurrentHashMap of decoded items");
-    params.put("notes", "a miss is a GET on the one tracking connection, decoded with Stowage's envelope codec, then put in the map;"
-        + " the map's misses are counted, its hits are not");
+    params.put(
+        "notes",
+        "a miss is a GET on the one tracking connection, decoded with Stowage's envelope codec, then put in the map;"
+            + " the map's misses are counted, its hits are not");
     return params;
   }
 

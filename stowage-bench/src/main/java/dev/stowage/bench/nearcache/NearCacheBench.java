@@ -46,9 +46,9 @@ import java.util.concurrent.locks.LockSupport;
  * (by default 1% of the keys a second) through a connection of its own.
  *
  * <p>Rows: Stowage without a near cache (every read goes to Redis: the baseline of the ratios),
- * Stowage with {@code NearCache.maximumSize(N)}, Lettuce's {@code ClientSideCaching} over a
- * {@code ConcurrentHashMap}, and Redisson's {@code RLocalCachedMap}, which keeps its own copy of the
- * items in a hash and is written through Redisson (see {@link RedissonLocalCachedClient}).
+ * Stowage with {@code NearCache.maximumSize(N)}, Lettuce's {@code ClientSideCaching} over a {@code
+ * ConcurrentHashMap}, and Redisson's {@code RLocalCachedMap}, which keeps its own copy of the items
+ * in a hash and is written through Redisson (see {@link RedissonLocalCachedClient}).
  *
  * <p>Each item carries its version in its price. After Redis acknowledges a write, the writer reads
  * the key through the client under test until it returns the new version (then the key's floor
@@ -64,7 +64,10 @@ public final class NearCacheBench {
   /** The bench name: results go to {@code nearcache.json}. */
   public static final String BENCH_NAME = "nearcache";
 
-  /** Every key the bench writes starts with this; only these keys are removed from a server it does not own. */
+  /**
+   * Every key the bench writes starts with this; only these keys are removed from a server it does
+   * not own.
+   */
   public static final String KEY_PREFIX = KeySpace.PREFIX;
 
   /** The row ratios compare with: Stowage without a near cache. */
@@ -90,13 +93,23 @@ public final class NearCacheBench {
    * @param writesPerSecond new versions written per second
    * @param warmup untimed loop per row (the writer runs meanwhile)
    * @param duration timed loop per row
-   * @param visibilityTimeout how long after a write's acknowledgement the client may take to return it
+   * @param visibilityTimeout how long after a write's acknowledgement the client may take to return
+   *     it
    * @param quick whether this is a {@code --quick} run
    * @param rows only these rows (empty: all)
    * @param keepKeys leave the items in Redis (for tests)
    */
-  public record Plan(int keys, double zipfExponent, int concurrency, int writesPerSecond, Duration warmup, Duration duration,
-                     Duration visibilityTimeout, boolean quick, List<String> rows, boolean keepKeys) {
+  public record Plan(
+      int keys,
+      double zipfExponent,
+      int concurrency,
+      int writesPerSecond,
+      Duration warmup,
+      Duration duration,
+      Duration visibilityTimeout,
+      boolean quick,
+      List<String> rows,
+      boolean keepKeys) {
     public Plan {
       rows = List.copyOf(rows);
       Objects.requireNonNull(warmup, "warmup");
@@ -106,13 +119,15 @@ public final class NearCacheBench {
         throw new IllegalArgumentException("keys must be between 1 and 10,000,000, not " + keys);
       }
       if (!(zipfExponent >= 0) || Double.isInfinite(zipfExponent)) {
-        throw new IllegalArgumentException("the Zipf exponent must be a finite number of at least 0, not " + zipfExponent);
+        throw new IllegalArgumentException(
+            "the Zipf exponent must be a finite number of at least 0, not " + zipfExponent);
       }
       if (concurrency < 1) {
         throw new IllegalArgumentException("concurrency must be at least 1, not " + concurrency);
       }
       if (writesPerSecond < 1 || writesPerSecond > 1_000_000) {
-        throw new IllegalArgumentException("writes per second must be between 1 and 1,000,000, not " + writesPerSecond);
+        throw new IllegalArgumentException(
+            "writes per second must be between 1 and 1,000,000, not " + writesPerSecond);
       }
       if (duration.isNegative() || duration.isZero()) {
         throw new IllegalArgumentException("the duration must be positive, not " + duration);
@@ -125,19 +140,45 @@ public final class NearCacheBench {
      */
     public static Plan defaults(boolean quick) {
       return quick
-          ? new Plan(100_000, 1.0, 200, 1_000, Duration.ofSeconds(3), Duration.ofSeconds(8), Duration.ofSeconds(2), true, List.of(), false)
-          : new Plan(100_000, 1.0, 200, 1_000, Duration.ofSeconds(5), Duration.ofSeconds(20), Duration.ofSeconds(2), false, List.of(), false);
+          ? new Plan(
+              100_000,
+              1.0,
+              200,
+              1_000,
+              Duration.ofSeconds(3),
+              Duration.ofSeconds(8),
+              Duration.ofSeconds(2),
+              true,
+              List.of(),
+              false)
+          : new Plan(
+              100_000,
+              1.0,
+              200,
+              1_000,
+              Duration.ofSeconds(5),
+              Duration.ofSeconds(20),
+              Duration.ofSeconds(2),
+              false,
+              List.of(),
+              false);
     }
   }
 
   /** The rows, in table order. */
   public static List<String> rowNames() {
-    return List.of(StowageReadClient.PLAIN, StowageReadClient.NEAR, LettuceCachingClient.NAME, RedissonLocalCachedClient.NAME);
+    return List.of(
+        StowageReadClient.PLAIN,
+        StowageReadClient.NEAR,
+        LettuceCachingClient.NAME,
+        RedissonLocalCachedClient.NAME);
   }
 
   /** The envelope that values are stored in: Stowage's default codec and compression. */
   static EnvelopeCodec<Item> envelope() {
-    return EnvelopeCodec.builder(Codecs.defaultFor(Item.class)).compression(Compression.standard()).build();
+    return EnvelopeCodec.builder(Codecs.defaultFor(Item.class))
+        .compression(Compression.standard())
+        .build();
   }
 
   /**
@@ -150,11 +191,13 @@ public final class NearCacheBench {
     List<String> chosen = plan.rows().isEmpty() ? rowNames() : plan.rows();
     for (String name : chosen) {
       if (!rowNames().contains(name)) {
-        throw new IllegalArgumentException("unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
+        throw new IllegalArgumentException(
+            "unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
       }
     }
     boolean hashRow = chosen.contains(RedissonLocalCachedClient.NAME);
-    boolean stringRows = chosen.stream().anyMatch(name -> !name.equals(RedissonLocalCachedClient.NAME));
+    boolean stringRows =
+        chosen.stream().anyMatch(name -> !name.equals(RedissonLocalCachedClient.NAME));
     ProgressReporter progress = new ProgressReporter(1 + chosen.size(), progressOut);
     EnvelopeCodec<Item> envelope = envelope();
     List<Item> templates = Samples.items(TEMPLATES);
@@ -169,15 +212,25 @@ public final class NearCacheBench {
     try {
       redis.clear(KEY_PREFIX);
       load(plan.keys(), keys, templates, envelope, redis, stringRows, hashRow, progressOut);
-      progress.finished(String.format(Locale.ROOT, "loaded %,d items%s", plan.keys(),
-          stringRows && hashRow ? " as strings and as a hash" : hashRow ? " as a hash" : ""));
+      progress.finished(
+          String.format(
+              Locale.ROOT,
+              "loaded %,d items%s",
+              plan.keys(),
+              stringRows && hashRow ? " as strings and as a hash" : hashRow ? " as a hash" : ""));
       for (String name : chosen) {
-        long[] versions = name.equals(RedissonLocalCachedClient.NAME) ? hashVersions : stringVersions;
+        long[] versions =
+            name.equals(RedissonLocalCachedClient.NAME) ? hashVersions : stringVersions;
         ResultRow row = measure(name, plan, redis, envelope, templates, keys, zipf, versions);
         rows.add(row);
-        progress.finished(String.format(Locale.ROOT, "%s  %,.0f reads/s  %,d stale  %,d invalidation timeouts", name,
-            row.metric("reads_per_s").orElse(0), (long) row.metric("stale_reads").orElse(0),
-            (long) row.metric("invalidation_timeouts").orElse(0)));
+        progress.finished(
+            String.format(
+                Locale.ROOT,
+                "%s  %,.0f reads/s  %,d stale  %,d invalidation timeouts",
+                name,
+                row.metric("reads_per_s").orElse(0),
+                (long) row.metric("stale_reads").orElse(0),
+                (long) row.metric("invalidation_timeouts").orElse(0)));
       }
       if (!plan.keepKeys()) {
         redis.clear(KEY_PREFIX);
@@ -190,7 +243,10 @@ public final class NearCacheBench {
     } catch (Exception e) {
       throw new BenchmarkRunException("bench nearcache failed: " + e, e);
     }
-    return new ResultsDocument(BENCH_NAME, plan.quick(), RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+    return new ResultsDocument(
+        BENCH_NAME,
+        plan.quick(),
+        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
         withRatios(rows));
   }
 
@@ -215,9 +271,13 @@ public final class NearCacheBench {
         .build();
   }
 
-  /** The rows, each with its reads per second over the baseline's as {@link #RATIO_METRIC} when the baseline ran. */
+  /**
+   * The rows, each with its reads per second over the baseline's as {@link #RATIO_METRIC} when the
+   * baseline ran.
+   */
   static List<ResultRow> withRatios(List<ResultRow> rows) {
-    Optional<ResultRow> baseline = rows.stream().filter(row -> row.name().equals(BASELINE_ROW)).findFirst();
+    Optional<ResultRow> baseline =
+        rows.stream().filter(row -> row.name().equals(BASELINE_ROW)).findFirst();
     if (baseline.isEmpty()) {
       return rows;
     }
@@ -231,16 +291,27 @@ public final class NearCacheBench {
     return out;
   }
 
-  /** Loads the items as strings and as Redisson's hash, one pipelined chunk at a time, printing a line every five seconds. */
-  static void load(int count, KeySpace keys, List<Item> templates, EnvelopeCodec<Item> envelope, BenchRedis redis,
-                           boolean strings, boolean hash, PrintStream progressOut) {
+  /**
+   * Loads the items as strings and as Redisson's hash, one pipelined chunk at a time, printing a
+   * line every five seconds.
+   */
+  static void load(
+      int count,
+      KeySpace keys,
+      List<Item> templates,
+      EnvelopeCodec<Item> envelope,
+      BenchRedis redis,
+      boolean strings,
+      boolean hash,
+      PrintStream progressOut) {
     long start = System.nanoTime();
     long lastPrint = start;
     long total = (strings ? count : 0) + (hash ? count : 0);
     long done = 0;
     byte[] hashKey = KeySpace.HASH_KEY.getBytes(StandardCharsets.UTF_8);
     RedisClient client = RedisClient.create(redis.redisUri());
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(ByteArrayCodec.INSTANCE)) {
       RedisAsyncCommands<byte[], byte[]> async = connection.async();
       connection.setAutoFlushCommands(false);
       for (int part = 0; part < 2; part++) {
@@ -262,8 +333,10 @@ public final class NearCacheBench {
               fields = new LinkedHashMap<>();
             }
             connection.flushCommands();
-            if (!LettuceFutures.awaitAll(Duration.ofMinutes(1), replies.toArray(RedisFuture[]::new))) {
-              throw new BenchmarkRunException("Redis did not acknowledge " + replies.size() + " writes within a minute", null);
+            if (!LettuceFutures.awaitAll(
+                Duration.ofMinutes(1), replies.toArray(RedisFuture[]::new))) {
+              throw new BenchmarkRunException(
+                  "Redis did not acknowledge " + replies.size() + " writes within a minute", null);
             }
             done += (i % LOAD_CHUNK) + 1;
             replies.clear();
@@ -271,8 +344,13 @@ public final class NearCacheBench {
             if (now - lastPrint >= TimeUnit.SECONDS.toNanos(5)) {
               lastPrint = now;
               Duration elapsed = Duration.ofNanos(now - start);
-              progressOut.printf(Locale.ROOT, "[load] %,d/%,d items  %s  ETA %s%n", done, total,
-                  ProgressReporter.format(elapsed), ProgressReporter.format(elapsed.multipliedBy(total - done).dividedBy(done)));
+              progressOut.printf(
+                  Locale.ROOT,
+                  "[load] %,d/%,d items  %s  ETA %s%n",
+                  done,
+                  total,
+                  ProgressReporter.format(elapsed),
+                  ProgressReporter.format(elapsed.multipliedBy(total - done).dividedBy(done)));
             }
           }
         }
@@ -282,45 +360,68 @@ public final class NearCacheBench {
     }
   }
 
-  private static ReadClient client(String name, BenchRedis redis, KeySpace keys, EnvelopeCodec<Item> envelope) {
+  private static ReadClient client(
+      String name, BenchRedis redis, KeySpace keys, EnvelopeCodec<Item> envelope) {
     return switch (name) {
-      case StowageReadClient.PLAIN, StowageReadClient.NEAR -> new StowageReadClient(name, redis.uri(), keys, keys.size());
+      case StowageReadClient.PLAIN, StowageReadClient.NEAR ->
+          new StowageReadClient(name, redis.uri(), keys, keys.size());
       case LettuceCachingClient.NAME -> new LettuceCachingClient(redis.redisUri(), keys, envelope);
-      case RedissonLocalCachedClient.NAME -> new RedissonLocalCachedClient(redis.redisUri(), keys, envelope, keys.size());
+      case RedissonLocalCachedClient.NAME ->
+          new RedissonLocalCachedClient(redis.redisUri(), keys, envelope, keys.size());
       default -> throw new IllegalArgumentException("unknown row '" + name + "'");
     };
   }
 
-  private static ItemWriter writer(String name, BenchRedis redis, KeySpace keys, EnvelopeCodec<Item> envelope) {
+  private static ItemWriter writer(
+      String name, BenchRedis redis, KeySpace keys, EnvelopeCodec<Item> envelope) {
     return name.equals(RedissonLocalCachedClient.NAME)
         ? new RedissonLocalCachedClient.Writer(redis.redisUri(), keys, envelope, keys.size())
         : new StringKeyWriter(redis.redisUri(), keys, envelope);
   }
 
-  private static ResultRow measure(String name, Plan plan, BenchRedis redis, EnvelopeCodec<Item> envelope, List<Item> templates,
-                                   KeySpace keys, ZipfSampler zipf, long[] versions) throws Exception {
-    try (ReadClient client = client(name, redis, keys, envelope); ItemWriter writer = writer(name, redis, keys, envelope)) {
+  private static ResultRow measure(
+      String name,
+      Plan plan,
+      BenchRedis redis,
+      EnvelopeCodec<Item> envelope,
+      List<Item> templates,
+      KeySpace keys,
+      ZipfSampler zipf,
+      long[] versions)
+      throws Exception {
+    try (ReadClient client = client(name, redis, keys, envelope);
+        ItemWriter writer = writer(name, redis, keys, envelope)) {
       VersionFloors floors = new VersionFloors(versions);
-      UpdateLoop updates = new UpdateLoop(name, writer, client, versions, floors, templates, plan.writesPerSecond(),
-          plan.visibilityTimeout());
+      UpdateLoop updates =
+          new UpdateLoop(
+              name,
+              writer,
+              client,
+              versions,
+              floors,
+              templates,
+              plan.writesPerSecond(),
+              plan.visibilityTimeout());
       LongAdder misses = new LongAdder();
       SplittableRandom seeds = new SplittableRandom(42);
       SplittableRandom[] randoms = new SplittableRandom[plan.concurrency()];
       for (int t = 0; t < randoms.length; t++) {
         randoms[t] = seeds.split();
       }
-      ClosedLoop.Operation read = (thread, sequence) -> {
-        int index = zipf.next(randoms[thread]);
-        long floor = floors.beforeRead(index);
-        Item item = client.get(index);
-        if (item == null) {
-          misses.increment();
-        } else if (item.id() != index) {
-          throw new IllegalStateException(name + " read item " + item.id() + " for key " + index);
-        } else {
-          floors.afterRead(floor, UpdateLoop.version(item));
-        }
-      };
+      ClosedLoop.Operation read =
+          (thread, sequence) -> {
+            int index = zipf.next(randoms[thread]);
+            long floor = floors.beforeRead(index);
+            Item item = client.get(index);
+            if (item == null) {
+              misses.increment();
+            } else if (item.id() != index) {
+              throw new IllegalStateException(
+                  name + " read item " + item.id() + " for key " + index);
+            } else {
+              floors.afterRead(floor, UpdateLoop.version(item));
+            }
+          };
       long[] atStart = versions.clone();
       updates.start();
       try {
@@ -332,7 +433,8 @@ public final class NearCacheBench {
         misses.reset();
         OptionalLong redisReadsBefore = client.redisReads();
         long confirmingBefore = updates.confirmingReads();
-        ClosedLoop.Result result = ClosedLoop.run(name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), read);
+        ClosedLoop.Result result =
+            ClosedLoop.run(name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), read);
         OptionalLong redisReadsAfter = client.redisReads();
         long confirming = updates.confirmingReads() - confirmingBefore;
         UpdateLoop.Counts written;
@@ -342,7 +444,8 @@ public final class NearCacheBench {
           throw new BenchmarkRunException(name + ": " + e.getMessage(), e);
         }
         if (misses.sum() > 0) {
-          throw new BenchmarkRunException(name + " missed " + misses.sum() + " of the loaded items", null);
+          throw new BenchmarkRunException(
+              name + " missed " + misses.sum() + " of the loaded items", null);
         }
         Map<String, Object> params = new LinkedHashMap<>(client.params());
         params.put("writer", writer.describe());
@@ -357,15 +460,19 @@ public final class NearCacheBench {
         metrics.put("p50_us", Figures.round(result.percentileMillis(50) * 1e3, 2));
         metrics.put("p99_us", Figures.round(result.percentileMillis(99) * 1e3, 2));
         if (redisReadsBefore.isPresent() && redisReadsAfter.isPresent()) {
-          // Every read through the client meanwhile: the callers' and the writer's confirming reads.
+          // Every read through the client meanwhile: the callers' and the writer's confirming
+          // reads.
           long reads = result.operations() + confirming;
           long nearMisses = redisReadsAfter.getAsLong() - redisReadsBefore.getAsLong();
-          metrics.put("near_hit_ratio", reads == 0 ? 0 : Figures.round(1 - (double) nearMisses / reads, 5));
+          metrics.put(
+              "near_hit_ratio", reads == 0 ? 0 : Figures.round(1 - (double) nearMisses / reads, 5));
         }
         metrics.put("stale_reads", floors.staleReads());
         metrics.put("stale_reads_after_timeout", floors.staleReadsAfterTimeout());
         metrics.put("invalidation_timeouts", written.timeouts());
-        metrics.put("stale_keys_at_end", staleKeysAtEnd(client, versions, atStart, plan.visibilityTimeout()));
+        metrics.put(
+            "stale_keys_at_end",
+            staleKeysAtEnd(client, versions, atStart, plan.visibilityTimeout()));
         metrics.put("writes", written.writes());
         metrics.put("writes_per_s", Figures.round(written.writesPerSecond(), 1));
         metrics.put("visible_p50_ms", Figures.round(written.visibleP50Millis(), 3));
@@ -384,7 +491,8 @@ public final class NearCacheBench {
    * the readers have stopped, after reading them again for up to {@code bound}: invalidations that
    * were lost, not late.
    */
-  static long staleKeysAtEnd(ReadClient client, long[] versions, long[] atStart, Duration bound) throws Exception {
+  static long staleKeysAtEnd(ReadClient client, long[] versions, long[] atStart, Duration bound)
+      throws Exception {
     List<Integer> behind = new ArrayList<>();
     for (int i = 0; i < versions.length; i++) {
       if (versions[i] != atStart[i]) {

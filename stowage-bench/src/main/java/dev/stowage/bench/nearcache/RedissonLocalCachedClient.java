@@ -36,12 +36,17 @@ final class RedissonLocalCachedClient implements ReadClient {
   private final RLocalCachedMap<String, Item> map;
 
   /** The bench's row: invalidated by Redisson's messages. */
-  RedissonLocalCachedClient(RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries) {
+  RedissonLocalCachedClient(
+      RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries) {
     this(uri, keys, envelope, entries, SyncStrategy.INVALIDATE);
   }
 
-  /** A map with another sync strategy: {@code NONE} keeps its copies whatever is written (for tests). */
-  RedissonLocalCachedClient(RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
+  /**
+   * A map with another sync strategy: {@code NONE} keeps its copies whatever is written (for
+   * tests).
+   */
+  RedissonLocalCachedClient(
+      RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
     this.keys = keys;
     this.entries = entries;
     this.sync = sync;
@@ -50,7 +55,8 @@ final class RedissonLocalCachedClient implements ReadClient {
   }
 
   /** The map's options, the same for the reader and the writer. */
-  static LocalCachedMapOptions<String, Item> options(EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
+  static LocalCachedMapOptions<String, Item> options(
+      EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
     return LocalCachedMapOptions.<String, Item>name(KeySpace.HASH_KEY)
         .codec(new EnvelopeRedissonCodec(envelope))
         .cacheSize(entries)
@@ -73,10 +79,16 @@ final class RedissonLocalCachedClient implements ReadClient {
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("client", "Redisson RLocalCachedMap.get");
-    params.put("near_cache", "cacheSize " + entries + ", LRU, SyncStrategy." + sync + ", ReconnectionStrategy.CLEAR");
-    params.put("notes", "values in a Redis hash (" + KeySpace.HASH_KEY + "), loaded as a copy of their own;"
-        + " written through a second Redisson client's RLocalCachedMap.fastPut, since Redisson invalidates by its own"
-        + " pub/sub messages, not CLIENT TRACKING; near hits unknown (Redisson does not count its misses)");
+    params.put(
+        "near_cache",
+        "cacheSize " + entries + ", LRU, SyncStrategy." + sync + ", ReconnectionStrategy.CLEAR");
+    params.put(
+        "notes",
+        "values in a Redis hash ("
+            + KeySpace.HASH_KEY
+            + "), loaded as a copy of their own;"
+            + " written through a second Redisson client's RLocalCachedMap.fastPut, since Redisson invalidates by its own"
+            + " pub/sub messages, not CLIENT TRACKING; near hits unknown (Redisson does not count its misses)");
     return params;
   }
 
@@ -95,7 +107,10 @@ final class RedissonLocalCachedClient implements ReadClient {
     redisson.shutdown();
   }
 
-  /** The writer of Redisson's row: {@code fastPutAsync} on the same map from another Redisson client. */
+  /**
+   * The writer of Redisson's row: {@code fastPutAsync} on the same map from another Redisson
+   * client.
+   */
   static final class Writer implements ItemWriter {
     private final KeySpace keys;
     private final RedissonClient redisson;
@@ -105,7 +120,8 @@ final class RedissonLocalCachedClient implements ReadClient {
       this(uri, keys, envelope, entries, SyncStrategy.INVALIDATE);
     }
 
-    Writer(RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
+    Writer(
+        RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
       this.keys = keys;
       this.redisson = Redisson.create(new RedisTarget(uri).redisson());
       this.map = redisson.getLocalCachedMap(options(envelope, entries, sync));

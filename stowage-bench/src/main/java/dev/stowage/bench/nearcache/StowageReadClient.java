@@ -19,6 +19,7 @@ final class StowageReadClient implements ReadClient {
 
   /** Every read goes to Redis: the baseline. */
   static final String PLAIN = "stowage";
+
   /** The same cache with a near cache. */
   static final String NEAR = "stowage-near";
 
@@ -31,8 +32,11 @@ final class StowageReadClient implements ReadClient {
     this.name = name;
     this.nearEntries = nearEntries;
     this.stowage = Stowage.builder().redis(uri).commandTimeout(Duration.ofSeconds(60)).build();
-    RedisCache.Builder<Integer, Item> builder = stowage.cache("items", Item.class)
-        .<Integer>keys(keys::suffix).keyPrefix(KeySpace.STRING_PREFIX);
+    RedisCache.Builder<Integer, Item> builder =
+        stowage
+            .cache("items", Item.class)
+            .<Integer>keys(keys::suffix)
+            .keyPrefix(KeySpace.STRING_PREFIX);
     if (name.equals(NEAR)) {
       builder.nearCache(NearCache.maximumSize(nearEntries));
     } else if (!name.equals(PLAIN)) {
@@ -56,7 +60,11 @@ final class StowageReadClient implements ReadClient {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("client", "Stowage RedisCache.get");
     if (name.equals(NEAR)) {
-      params.put("near_cache", "NearCache.maximumSize(" + nearEntries + "): Caffeine, CLIENT TRACKING (RESP3) on a connection of its own");
+      params.put(
+          "near_cache",
+          "NearCache.maximumSize("
+              + nearEntries
+              + "): Caffeine, CLIENT TRACKING (RESP3) on a connection of its own");
       params.put("notes", "near misses from CacheStats.nearMisses");
     } else {
       params.put("near_cache", "none: every read is a GET on one shared connection");

@@ -63,11 +63,18 @@ final class UpdateLoop {
   private volatile long countingSince;
 
   /**
-   * A loop that writes the next version after {@code written[i]} (and records it there) at
-   * {@code perSecond} writes a second; {@link #start()} starts it.
+   * A loop that writes the next version after {@code written[i]} (and records it there) at {@code
+   * perSecond} writes a second; {@link #start()} starts it.
    */
-  UpdateLoop(String label, ItemWriter writer, ReadClient client, long[] written, VersionFloors floors, List<Item> templates,
-             int perSecond, Duration timeout) {
+  UpdateLoop(
+      String label,
+      ItemWriter writer,
+      ReadClient client,
+      long[] written,
+      VersionFloors floors,
+      List<Item> templates,
+      int perSecond,
+      Duration timeout) {
     if (perSecond < 1) {
       throw new IllegalArgumentException("writes per second must be at least 1, not " + perSecond);
     }
@@ -86,7 +93,9 @@ final class UpdateLoop {
     }
   }
 
-  /** Item {@code index} at {@code version}: a copy of a sample item, its price carrying the version. */
+  /**
+   * Item {@code index} at {@code version}: a copy of a sample item, its price carrying the version.
+   */
   static Item item(List<Item> templates, int index, long version) {
     Item t = templates.get(index % templates.size());
     return new Item(index, t.name(), t.description(), version, t.stock());
@@ -143,10 +152,14 @@ final class UpdateLoop {
       throw new IllegalStateException("the writer failed: " + failure.get(), failure.get());
     }
     if (outstanding.get() > 0) {
-      throw new IllegalStateException(outstanding.get() + " writes were neither confirmed nor timed out");
+      throw new IllegalStateException(
+          outstanding.get() + " writes were neither confirmed nor timed out");
     }
     Histogram copy = visible.copy();
-    return new Counts(writes.sum(), writes.sum() * 1e9 / Math.max(1, writeNanos), timeouts.sum(),
+    return new Counts(
+        writes.sum(),
+        writes.sum() * 1e9 / Math.max(1, writeNanos),
+        timeouts.sum(),
         copy.getTotalCount() == 0 ? 0 : copy.getValueAtPercentile(50) / 1e6,
         copy.getTotalCount() == 0 ? 0 : copy.getValueAtPercentile(99) / 1e6);
   }
@@ -174,10 +187,16 @@ final class UpdateLoop {
    * @param writes writes sent
    * @param writesPerSecond writes sent per second
    * @param timeouts writes the client did not show within the bound
-   * @param visibleP50Millis median time from Redis's acknowledgement of a write to the client returning it
+   * @param visibleP50Millis median time from Redis's acknowledgement of a write to the client
+   *     returning it
    * @param visibleP99Millis 99th percentile of the same
    */
-  record Counts(long writes, double writesPerSecond, long timeouts, double visibleP50Millis, double visibleP99Millis) {}
+  record Counts(
+      long writes,
+      double writesPerSecond,
+      long timeouts,
+      double visibleP50Millis,
+      double visibleP99Millis) {}
 
   private void write() {
     SplittableRandom random = new SplittableRandom(7);
@@ -195,14 +214,17 @@ final class UpdateLoop {
         long version = ++written[index];
         outstanding.incrementAndGet();
         writes.increment();
-        writer.write(index, item(templates, index, version)).whenComplete((ok, error) -> {
-          if (error != null) {
-            failure.compareAndSet(null, error);
-            outstanding.decrementAndGet();
-          } else {
-            pending.add(new Pending(index, version, System.nanoTime()));
-          }
-        });
+        writer
+            .write(index, item(templates, index, version))
+            .whenComplete(
+                (ok, error) -> {
+                  if (error != null) {
+                    failure.compareAndSet(null, error);
+                    outstanding.decrementAndGet();
+                  } else {
+                    pending.add(new Pending(index, version, System.nanoTime()));
+                  }
+                });
       }
     } catch (RuntimeException e) {
       failure.compareAndSet(null, e);
@@ -223,7 +245,8 @@ final class UpdateLoop {
         long now = System.nanoTime();
         if (item != null && version(item) >= next.version) {
           floors.observed(next.index, next.version);
-          visible.recordValue(Math.min(now - next.acknowledged, visible.getHighestTrackableValue()));
+          visible.recordValue(
+              Math.min(now - next.acknowledged, visible.getHighestTrackableValue()));
           outstanding.decrementAndGet();
         } else if (now - next.acknowledged >= timeoutNanos) {
           floors.timedOut(next.index, next.version);

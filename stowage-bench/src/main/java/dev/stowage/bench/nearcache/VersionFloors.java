@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.LongAdder;
  * that returned an older one.
  *
  * <p>A key's floor is raised when a write of it has completed and the client under test has been
- * seen to return the new version ({@link #observed}); a read that took the floor before it was
- * sent ({@link #beforeRead}) and returned an older version is a <b>stale read</b>. When the client
- * did not return the new version within the bound, the floor is raised anyway, marked as timed
- * out ({@link #timedOut}), and an older version read after that is counted apart, as a stale read
- * after a timeout: the write was complete long before, but the client had never shown it.
+ * seen to return the new version ({@link #observed}); a read that took the floor before it was sent
+ * ({@link #beforeRead}) and returned an older version is a <b>stale read</b>. When the client did
+ * not return the new version within the bound, the floor is raised anyway, marked as timed out
+ * ({@link #timedOut}), and an older version read after that is counted apart, as a stale read after
+ * a timeout: the write was complete long before, but the client had never shown it.
  *
  * <p>A floor is one {@code long}: the version shifted left by one, and the low bit set when it was
  * raised by a timeout, so that a read takes it in one volatile load. Thread-safe.
@@ -23,7 +23,10 @@ final class VersionFloors {
   private final LongAdder stale = new LongAdder();
   private final LongAdder staleAfterTimeout = new LongAdder();
 
-  /** Floors at {@code versions}: the versions Redis holds, which a client that has read nothing yet must return. */
+  /**
+   * Floors at {@code versions}: the versions Redis holds, which a client that has read nothing yet
+   * must return.
+   */
   VersionFloors(long[] versions) {
     words = new AtomicLongArray(versions.length);
     for (int i = 0; i < versions.length; i++) {
@@ -36,7 +39,10 @@ final class VersionFloors {
     return words.get(index);
   }
 
-  /** Counts the read if {@code version} is older than the floor {@code word} it started with; returns whether it was. */
+  /**
+   * Counts the read if {@code version} is older than the floor {@code word} it started with;
+   * returns whether it was.
+   */
   boolean afterRead(long word, long version) {
     if (version >= (word >>> 1)) {
       return false;
@@ -54,7 +60,10 @@ final class VersionFloors {
     raise(index, version << 1);
   }
 
-  /** The client did not return {@code version} of {@code index} within the bound after its write completed. */
+  /**
+   * The client did not return {@code version} of {@code index} within the bound after its write
+   * completed.
+   */
   void timedOut(int index, long version) {
     raise(index, version << 1 | 1);
   }
@@ -81,6 +90,7 @@ final class VersionFloors {
   }
 
   private void raise(int index, long word) {
-    words.accumulateAndGet(index, word, (old, raised) -> (raised >>> 1) > (old >>> 1) ? raised : old);
+    words.accumulateAndGet(
+        index, word, (old, raised) -> (raised >>> 1) > (old >>> 1) ? raised : old);
   }
 }

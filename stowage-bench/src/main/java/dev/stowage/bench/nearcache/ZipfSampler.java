@@ -9,11 +9,11 @@ import java.util.SplittableRandom;
  * exponent of 0 is the uniform distribution.
  *
  * <p>Draws take constant time whatever {@code n}: the distribution is laid out once as an alias
- * table (Vose's method: {@code n} columns of height 1/n, each holding its own index's share and
- * the rest of one other index), and a draw picks a column and a height with one uniform number.
- * A binary search over the cumulative distribution costs 17 dependent memory reads for 100,000
- * keys, which showed as a fifth of the readers' time in a profile (JFR) of the near-cache rows.
- * Immutable and thread-safe; each thread passes its own random.
+ * table (Vose's method: {@code n} columns of height 1/n, each holding its own index's share and the
+ * rest of one other index), and a draw picks a column and a height with one uniform number. A
+ * binary search over the cumulative distribution costs 17 dependent memory reads for 100,000 keys,
+ * which showed as a fifth of the readers' time in a profile (JFR) of the near-cache rows. Immutable
+ * and thread-safe; each thread passes its own random.
  */
 public final class ZipfSampler {
 
@@ -25,14 +25,16 @@ public final class ZipfSampler {
   /**
    * A sampler over {@code n} indexes.
    *
-   * @throws IllegalArgumentException if {@code n} is below 1 or {@code exponent} is negative or not finite
+   * @throws IllegalArgumentException if {@code n} is below 1 or {@code exponent} is negative or not
+   *     finite
    */
   public ZipfSampler(int n, double exponent) {
     if (n < 1) {
       throw new IllegalArgumentException("a Zipf distribution needs at least 1 index, not " + n);
     }
     if (!(exponent >= 0) || Double.isInfinite(exponent)) {
-      throw new IllegalArgumentException("the Zipf exponent must be a finite number of at least 0, not " + exponent);
+      throw new IllegalArgumentException(
+          "the Zipf exponent must be a finite number of at least 0, not " + exponent);
     }
     this.exponent = exponent;
     this.probabilities = new double[n];
@@ -104,7 +106,10 @@ public final class ZipfSampler {
     return probabilities[index];
   }
 
-  /** The probability that the alias table gives {@code index}: what {@link #next} draws it with (for tests). */
+  /**
+   * The probability that the alias table gives {@code index}: what {@link #next} draws it with (for
+   * tests).
+   */
   double tableProbability(int index) {
     double mass = keep[index];
     for (int column = 0; column < keep.length; column++) {

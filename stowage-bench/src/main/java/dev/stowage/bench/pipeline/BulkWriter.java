@@ -21,7 +21,9 @@ interface BulkWriter extends AutoCloseable {
   /** What the row configures (client, serializer), for the results. */
   Map<String, Object> params();
 
-  /** Writes every item under {@code keyPrefix + id}; returns once Redis has acknowledged them all. */
+  /**
+   * Writes every item under {@code keyPrefix + id}; returns once Redis has acknowledged them all.
+   */
   void write(List<Item> items, String keyPrefix) throws Exception;
 
   /** Reads one item back the way this row's client would, or {@code null} if the key is absent. */

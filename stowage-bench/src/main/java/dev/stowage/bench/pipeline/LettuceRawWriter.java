@@ -40,7 +40,9 @@ final class LettuceRawWriter implements BulkWriter {
     this.connection = client.connect(ByteArrayCodec.INSTANCE);
   }
 
-  /** Encodes the items ahead of the timed writes; a write of an item not prepared encodes it then. */
+  /**
+   * Encodes the items ahead of the timed writes; a write of an item not prepared encodes it then.
+   */
   void prepare(List<Item> items) {
     for (Item item : items) {
       encoded.computeIfAbsent(item, this::encode);
@@ -80,7 +82,8 @@ final class LettuceRawWriter implements BulkWriter {
       connection.setAutoFlushCommands(true);
     }
     if (!LettuceFutures.awaitAll(Duration.ofMinutes(1), replies.toArray(RedisFuture[]::new))) {
-      throw new IllegalStateException("Redis did not acknowledge " + items.size() + " SETs within a minute");
+      throw new IllegalStateException(
+          "Redis did not acknowledge " + items.size() + " SETs within a minute");
     }
   }
 

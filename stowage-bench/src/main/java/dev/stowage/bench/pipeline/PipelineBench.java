@@ -29,8 +29,8 @@ import java.util.function.Function;
  * again), so that load from other processes on a shared machine falls on every row alike. Before
  * every run the writer's keys are removed (on an embedded server with {@code FLUSHALL}, on a
  * borrowed one by prefix), so each run writes fresh keys. After the timed runs of each N the writer
- * writes once more, and its keys are counted and read back through its own client and compared
- * with the items written: the row's {@code keys} and {@code verified} metrics say what was found.
+ * writes once more, and its keys are counted and read back through its own client and compared with
+ * the items written: the row's {@code keys} and {@code verified} metrics say what was found.
  */
 public final class PipelineBench {
 
@@ -38,7 +38,8 @@ public final class PipelineBench {
   public static final String BENCH_NAME = "pipeline";
 
   /** The N of the seed's table. */
-  public static final List<Integer> SEED_SIZES = List.of(10, 100, 1_000, 2_000, 5_000, 10_000, 30_000);
+  public static final List<Integer> SEED_SIZES =
+      List.of(10, 100, 1_000, 2_000, 5_000, 10_000, 30_000);
 
   /** The row the ratio column compares with: the seed's {@code executePipelined}. */
   public static final String BASELINE_ROW = SpringPipelinedWriter.NAME;
@@ -62,9 +63,16 @@ public final class PipelineBench {
    * @param repeats timed runs per writer and N; the median is reported
    * @param quick whether this is a {@code --quick} run (recorded in the results)
    * @param rows the rows to run, by name (empty: all)
-   * @param keepKeys leave the last N's keys in Redis at the end (for tests); otherwise they are removed
+   * @param keepKeys leave the last N's keys in Redis at the end (for tests); otherwise they are
+   *     removed
    */
-  public record Plan(List<Integer> sizes, int warmups, int repeats, boolean quick, List<String> rows, boolean keepKeys) {
+  public record Plan(
+      List<Integer> sizes,
+      int warmups,
+      int repeats,
+      boolean quick,
+      List<String> rows,
+      boolean keepKeys) {
     public Plan {
       sizes = List.copyOf(sizes);
       rows = List.copyOf(rows);
@@ -72,20 +80,28 @@ public final class PipelineBench {
         throw new IllegalArgumentException("sizes must be positive and not empty: " + sizes);
       }
       if (warmups < 0 || repeats < 1) {
-        throw new IllegalArgumentException("need warmups >= 0 and repeats >= 1, not " + warmups + " and " + repeats);
+        throw new IllegalArgumentException(
+            "need warmups >= 0 and repeats >= 1, not " + warmups + " and " + repeats);
       }
     }
 
     /** The seed's sizes; quick runs repeat 3 times after 1 warm-up, full runs 7 times after 3. */
     public static Plan defaults(boolean quick) {
-      return quick ? new Plan(SEED_SIZES, 1, 3, true, List.of(), false) : new Plan(SEED_SIZES, 3, 7, false, List.of(), false);
+      return quick
+          ? new Plan(SEED_SIZES, 1, 3, true, List.of(), false)
+          : new Plan(SEED_SIZES, 3, 7, false, List.of(), false);
     }
   }
 
   /** The names of every row, in table order. */
   public static List<String> rowNames() {
-    return List.of(SpringOneByOneWriter.NAME, SpringPipelinedWriter.NAME, RedissonBatchWriter.NAME, StowagePutAllWriter.NAME,
-        StowagePutAllWriter.NO_EXPIRY_NAME, LettuceRawWriter.NAME);
+    return List.of(
+        SpringOneByOneWriter.NAME,
+        SpringPipelinedWriter.NAME,
+        RedissonBatchWriter.NAME,
+        StowagePutAllWriter.NAME,
+        StowagePutAllWriter.NO_EXPIRY_NAME,
+        LettuceRawWriter.NAME);
   }
 
   /**
@@ -98,7 +114,8 @@ public final class PipelineBench {
     List<String> chosen = plan.rows().isEmpty() ? rowNames() : plan.rows();
     for (String name : chosen) {
       if (!rowNames().contains(name)) {
-        throw new IllegalArgumentException("unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
+        throw new IllegalArgumentException(
+            "unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
       }
     }
     int maxN = plan.sizes().stream().mapToInt(Integer::intValue).max().orElseThrow();
@@ -114,7 +131,8 @@ public final class PipelineBench {
           raw.prepare(all);
         }
       }
-      ProgressReporter progress = new ProgressReporter(writers.size() * plan.sizes().size(), progressOut);
+      ProgressReporter progress =
+          new ProgressReporter(writers.size() * plan.sizes().size(), progressOut);
       for (int n : plan.sizes()) {
         List<Item> items = all.subList(0, n);
         // Warm every writer up, then interleave the timed runs (writer A, B, C, A, B, C, ...) so
@@ -139,7 +157,12 @@ public final class PipelineBench {
           long keys = redis.countKeys(prefix);
           int verified = verify(writer, items, prefix);
           sizeRows.add(row(writer, n, millis[w], keys, verified));
-          progress.finished(writer.name() + " N=" + n + "  " + String.format(Locale.ROOT, "%.1f ms", Figures.median(millis[w])));
+          progress.finished(
+              writer.name()
+                  + " N="
+                  + n
+                  + "  "
+                  + String.format(Locale.ROOT, "%.1f ms", Figures.median(millis[w])));
         }
         rows.addAll(withLimitRatio(sizeRows));
       }
@@ -153,7 +176,11 @@ public final class PipelineBench {
     } finally {
       writers.forEach(PipelineBench::closeQuietly);
     }
-    return new ResultsDocument(BENCH_NAME, plan.quick(), RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()), rows);
+    return new ResultsDocument(
+        BENCH_NAME,
+        plan.quick(),
+        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        rows);
   }
 
   /** The terminal table: one section per N, ratios against the seed's {@code executePipelined}. */
@@ -177,7 +204,8 @@ public final class PipelineBench {
   }
 
   /** Clears the writer's keys, then writes the items; returns the milliseconds the write took. */
-  private static double timedWrite(BulkWriter writer, List<Item> items, BenchRedis redis) throws Exception {
+  private static double timedWrite(BulkWriter writer, List<Item> items, BenchRedis redis)
+      throws Exception {
     String prefix = prefixOf(writer);
     redis.clear(prefix);
     long begin = System.nanoTime();
@@ -195,7 +223,8 @@ public final class PipelineBench {
     factories.put(LettuceRawWriter.NAME, r -> new LettuceRawWriter(r.redisUri()));
     Function<BenchRedis, BulkWriter> factory = factories.get(name);
     if (factory == null) {
-      throw new IllegalArgumentException("unknown writer " + name + "; known: " + factories.keySet());
+      throw new IllegalArgumentException(
+          "unknown writer " + name + "; known: " + factories.keySet());
     }
     return factory.apply(redis);
   }
@@ -208,7 +237,15 @@ public final class PipelineBench {
       Item actual = writer.read(prefix + expected.id());
       if (!expected.equals(actual)) {
         throw new BenchmarkRunException(
-            writer.name() + " wrote " + prefix + expected.id() + " but it reads back as " + actual + ", not " + expected, null);
+            writer.name()
+                + " wrote "
+                + prefix
+                + expected.id()
+                + " but it reads back as "
+                + actual
+                + ", not "
+                + expected,
+            null);
       }
       verified++;
     }
@@ -232,14 +269,16 @@ public final class PipelineBench {
   }
 
   private static List<ResultRow> withLimitRatio(List<ResultRow> rows) {
-    ResultRow limit = rows.stream().filter(r -> r.name().equals(LIMIT_ROW)).findFirst().orElse(null);
+    ResultRow limit =
+        rows.stream().filter(r -> r.name().equals(LIMIT_ROW)).findFirst().orElse(null);
     if (limit == null) {
       return rows;
     }
     List<ResultRow> out = new ArrayList<>();
     for (ResultRow row : rows) {
       Map<String, Number> metrics = new LinkedHashMap<>(row.metrics());
-      ResultTable.ratio(row, limit, "median_ms").ifPresent(ratio -> metrics.put("x_limit", round(ratio)));
+      ResultTable.ratio(row, limit, "median_ms")
+          .ifPresent(ratio -> metrics.put("x_limit", round(ratio)));
       out.add(new ResultRow(row.name(), row.role(), row.params(), metrics));
     }
     return out;

@@ -41,13 +41,16 @@ final class RedissonBatchWriter implements BulkWriter {
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("client", "Redisson RBatch");
-    params.put("serializer", redisson.getConfig().getCodec().getClass().getSimpleName() + " (Redisson's default)");
+    params.put(
+        "serializer",
+        redisson.getConfig().getCodec().getClass().getSimpleName() + " (Redisson's default)");
     return params;
   }
 
   @Override
   public void write(List<Item> items, String keyPrefix) {
-    RBatch batch = redisson.createBatch(BatchOptions.defaults().responseTimeout(1, TimeUnit.MINUTES));
+    RBatch batch =
+        redisson.createBatch(BatchOptions.defaults().responseTimeout(1, TimeUnit.MINUTES));
     for (Item item : items) {
       batch.<Item>getBucket(keyPrefix + item.id()).setAsync(item);
     }

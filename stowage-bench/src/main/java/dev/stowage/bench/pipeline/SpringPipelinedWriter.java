@@ -13,10 +13,10 @@ import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.serializer.RedisSerializer;
 
 /**
- * The seed's pipelined write, as its cache module does it: {@code executePipelined} with a
- * {@code RedisCallback} that serializes each key and value with the template's own serializers and
- * calls {@code set} on the raw connection. Spring's default flush policy (flush after each command)
- * is kept, as the seed did not change it.
+ * The seed's pipelined write, as its cache module does it: {@code executePipelined} with a {@code
+ * RedisCallback} that serializes each key and value with the template's own serializers and calls
+ * {@code set} on the raw connection. Spring's default flush policy (flush after each command) is
+ * kept, as the seed did not change it.
  */
 final class SpringPipelinedWriter implements BulkWriter {
 
@@ -50,17 +50,25 @@ final class SpringPipelinedWriter implements BulkWriter {
   }
 
   @Override
-  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it non-null).
+  // executePipelined requires its callback to return null (Spring Data Redis 4 declares it
+  // non-null).
   @SuppressWarnings({"unchecked", "NullAway"})
   public void write(List<Item> items, String keyPrefix) {
     RedisSerializer<String> keySerializer = (RedisSerializer<String>) template.getKeySerializer();
-    RedisSerializer<Object> valueSerializer = (RedisSerializer<Object>) template.getValueSerializer();
-    template.executePipelined((RedisCallback<Object>) connection -> {
-      for (Item item : items) {
-        connection.stringCommands().set(keySerializer.serialize(keyPrefix + item.id()), valueSerializer.serialize(item));
-      }
-      return null;
-    });
+    RedisSerializer<Object> valueSerializer =
+        (RedisSerializer<Object>) template.getValueSerializer();
+    template.executePipelined(
+        (RedisCallback<Object>)
+            connection -> {
+              for (Item item : items) {
+                connection
+                    .stringCommands()
+                    .set(
+                        keySerializer.serialize(keyPrefix + item.id()),
+                        valueSerializer.serialize(item));
+              }
+              return null;
+            });
   }
 
   @Override

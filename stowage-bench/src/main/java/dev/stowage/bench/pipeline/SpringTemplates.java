@@ -11,9 +11,9 @@ import org.springframework.data.redis.serializer.GenericJackson2JsonRedisSeriali
 import org.springframework.data.redis.serializer.StringRedisSerializer;
 
 /**
- * The second seed's Spring setup: Spring Boot's default client (Lettuce), a
- * {@code RedisTemplate<String, Object>} with string keys and Jackson JSON values with type
- * information ({@code GenericJackson2JsonRedisSerializer}), the usual pairing for a cache module.
+ * The second seed's Spring setup: Spring Boot's default client (Lettuce), a {@code
+ * RedisTemplate<String, Object>} with string keys and Jackson JSON values with type information
+ * ({@code GenericJackson2JsonRedisSerializer}), the usual pairing for a cache module.
  */
 final class SpringTemplates {
 
@@ -22,8 +22,12 @@ final class SpringTemplates {
   /** A started connection factory for the server at {@code uri}, with Spring's defaults. */
   static LettuceConnectionFactory lettuceFactory(RedisURI uri) {
     RedisTarget target = new RedisTarget(uri);
-    LettuceConnectionFactory factory = new LettuceConnectionFactory(target.springStandalone(),
-        target.tls() ? LettuceClientConfiguration.builder().useSsl().build() : LettuceClientConfiguration.defaultConfiguration());
+    LettuceConnectionFactory factory =
+        new LettuceConnectionFactory(
+            target.springStandalone(),
+            target.tls()
+                ? LettuceClientConfiguration.builder().useSsl().build()
+                : LettuceClientConfiguration.defaultConfiguration());
     factory.afterPropertiesSet();
     factory.start();
     return factory;

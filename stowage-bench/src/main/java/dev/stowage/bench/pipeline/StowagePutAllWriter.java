@@ -14,11 +14,11 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Stowage's bulk write: {@code cache.putAll(map)} on a cache with every default (compact MessagePack,
- * the standard compression then a learned dictionary, the default chunk size), one cache per key
- * prefix; with the default TTL (each key its own jittered expiry), or without one, as the seed and
- * the other rows write. The command timeout is raised to a minute so that a busy shared machine
- * slows the row down rather than failing it.
+ * Stowage's bulk write: {@code cache.putAll(map)} on a cache with every default (compact
+ * MessagePack, the standard compression then a learned dictionary, the default chunk size), one
+ * cache per key prefix; with the default TTL (each key its own jittered expiry), or without one, as
+ * the seed and the other rows write. The command timeout is raised to a minute so that a busy
+ * shared machine slows the row down rather than failing it.
  */
 final class StowagePutAllWriter implements BulkWriter {
 
@@ -49,9 +49,14 @@ final class StowagePutAllWriter implements BulkWriter {
   @Override
   public Map<String, Object> params() {
     Map<String, Object> params = new LinkedHashMap<>();
-    params.put("client", expire ? "Stowage RedisCache.putAll (defaults: TTL 1 h with jitter)"
-        : "Stowage RedisCache.putAll (defaults but noExpiry(), as the other rows write)");
-    params.put("serializer", "envelope, compact MessagePack, standard compression then a learned dictionary (defaults)");
+    params.put(
+        "client",
+        expire
+            ? "Stowage RedisCache.putAll (defaults: TTL 1 h with jitter)"
+            : "Stowage RedisCache.putAll (defaults but noExpiry(), as the other rows write)");
+    params.put(
+        "serializer",
+        "envelope, compact MessagePack, standard compression then a learned dictionary (defaults)");
     return params;
   }
 
@@ -98,8 +103,20 @@ final class StowagePutAllWriter implements BulkWriter {
   }
 
   private RedisCache<Long, Item> cache(String keyPrefix) {
-    return caches.computeIfAbsent(keyPrefix, prefix ->
-        expire ? stowage.cache(name(), Item.class).<Long>keys(String::valueOf).keyPrefix(prefix).build()
-            : stowage.cache(name(), Item.class).<Long>keys(String::valueOf).keyPrefix(prefix).noExpiry().build());
+    return caches.computeIfAbsent(
+        keyPrefix,
+        prefix ->
+            expire
+                ? stowage
+                    .cache(name(), Item.class)
+                    .<Long>keys(String::valueOf)
+                    .keyPrefix(prefix)
+                    .build()
+                : stowage
+                    .cache(name(), Item.class)
+                    .<Long>keys(String::valueOf)
+                    .keyPrefix(prefix)
+                    .noExpiry()
+                    .build());
   }
 }

@@ -22,8 +22,8 @@ public class BoardLookup {
   }
 
   /**
-   * The board record with this id, through the cache {@value SpringCacheBench#CACHE}: the key is the
-   * id, as Spring's default key generator makes it.
+   * The board record with this id, through the cache {@value SpringCacheBench#CACHE}: the key is
+   * the id, as Spring's default key generator makes it.
    *
    * @throws IndexOutOfBoundsException if no record has this id
    */

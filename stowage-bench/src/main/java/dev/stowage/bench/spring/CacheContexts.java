@@ -26,18 +26,18 @@ import org.springframework.data.redis.serializer.GenericJackson2JsonRedisSeriali
 import org.springframework.data.redis.serializer.RedisSerializationContext.SerializationPair;
 
 /**
- * The Spring Boot applications of {@code bench spring}, one per row, each with the same
- * {@link BoardLookup} bean and Spring Boot's own Redis auto-configuration (a Lettuce
- * {@code LettuceConnectionFactory} and {@code ClientResources} from {@code spring.data.redis.url}):
+ * The Spring Boot applications of {@code bench spring}, one per row, each with the same {@link
+ * BoardLookup} bean and Spring Boot's own Redis auto-configuration (a Lettuce {@code
+ * LettuceConnectionFactory} and {@code ClientResources} from {@code spring.data.redis.url}):
  *
  * <ul>
  *   <li>{@link SpringCacheBench#SPRING}: Spring's {@code RedisCacheManager} with values written by
  *       {@code GenericJackson2JsonRedisSerializer} (JSON with {@code "@class"}, Java time as
  *       applications register it), the usual setup of a Spring Boot application today;
- *   <li>{@link SpringCacheBench#STOWAGE}: Stowage's auto-configuration, its {@code StowageCacheManager}
- *       with every default (compact MessagePack with the class named, zstd with a dictionary learned
- *       from the cache's values); {@code stowage.allowed-packages} names the samples' package, which
- *       an application's own records would not need;
+ *   <li>{@link SpringCacheBench#STOWAGE}: Stowage's auto-configuration, its {@code
+ *       StowageCacheManager} with every default (compact MessagePack with the class named, zstd
+ *       with a dictionary learned from the cache's values); {@code stowage.allowed-packages} names
+ *       the samples' package, which an application's own records would not need;
  *   <li>{@link SpringCacheBench#STOWAGE_NEAR}: the same with the cache's near cache on, sized to
  *       hold every record;
  *   <li>{@link SpringCacheBench#IN_PROCESS}: Spring's {@code ConcurrentMapCacheManager}, no Redis:
@@ -54,14 +54,19 @@ final class CacheContexts {
 
   private CacheContexts() {}
 
-  /** Starts the application of {@code row} against the Redis at {@code redisUri}; the caller closes it. */
-  static ConfigurableApplicationContext start(String row, String redisUri, List<BoardRecord> records) {
-    Class<?> source = switch (row) {
-      case SpringCacheBench.SPRING -> SpringRedisApplication.class;
-      case SpringCacheBench.STOWAGE, SpringCacheBench.STOWAGE_NEAR -> StowageApplication.class;
-      case SpringCacheBench.IN_PROCESS -> InProcessApplication.class;
-      default -> throw new IllegalArgumentException("no application for row '" + row + "'");
-    };
+  /**
+   * Starts the application of {@code row} against the Redis at {@code redisUri}; the caller closes
+   * it.
+   */
+  static ConfigurableApplicationContext start(
+      String row, String redisUri, List<BoardRecord> records) {
+    Class<?> source =
+        switch (row) {
+          case SpringCacheBench.SPRING -> SpringRedisApplication.class;
+          case SpringCacheBench.STOWAGE, SpringCacheBench.STOWAGE_NEAR -> StowageApplication.class;
+          case SpringCacheBench.IN_PROCESS -> InProcessApplication.class;
+          default -> throw new IllegalArgumentException("no application for row '" + row + "'");
+        };
     // Boot would otherwise take over the JVM's logging (java.util.logging here) for every row.
     if (System.getProperty(LoggingSystem.SYSTEM_PROPERTY) == null) {
       System.setProperty(LoggingSystem.SYSTEM_PROPERTY, LoggingSystem.NONE);
@@ -80,14 +85,16 @@ final class CacheContexts {
         .logStartupInfo(false)
         .registerShutdownHook(false)
         .properties(properties)
-        .initializers((GenericApplicationContext context) ->
-            context.registerBean(BoardLookup.class, () -> new BoardLookup(records)))
+        .initializers(
+            (GenericApplicationContext context) ->
+                context.registerBean(BoardLookup.class, () -> new BoardLookup(records)))
         .run();
   }
 
   /** The value serializer of the Spring row: Spring's default JSON with Java time registered. */
   static GenericJackson2JsonRedisSerializer springJson() {
-    return new GenericJackson2JsonRedisSerializer().configure(mapper -> mapper.registerModule(new JavaTimeModule()));
+    return new GenericJackson2JsonRedisSerializer()
+        .configure(mapper -> mapper.registerModule(new JavaTimeModule()));
   }
 
   @Configuration(proxyBeanMethods = false)
@@ -96,9 +103,10 @@ final class CacheContexts {
   static class SpringRedisApplication {
     @Bean
     RedisCacheManager cacheManager(RedisConnectionFactory connections) {
-      RedisCacheConfiguration values = RedisCacheConfiguration.defaultCacheConfig()
-          .entryTtl(TTL)
-          .serializeValuesWith(SerializationPair.fromSerializer(springJson()));
+      RedisCacheConfiguration values =
+          RedisCacheConfiguration.defaultCacheConfig()
+              .entryTtl(TTL)
+              .serializeValuesWith(SerializationPair.fromSerializer(springJson()));
       return RedisCacheManager.builder(connections).cacheDefaults(values).build();
     }
   }

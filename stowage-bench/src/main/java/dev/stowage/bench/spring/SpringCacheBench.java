@@ -32,18 +32,18 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Runs {@code stowage bench spring} (issue 15): an {@code @Cacheable} method's hit path and its
  * miss-then-put path under many concurrent callers, in a Spring Boot application per row (see
- * {@link CacheContexts}): Spring's {@code RedisCacheManager} with {@code GenericJackson2JsonRedisSerializer},
- * Stowage's {@code StowageCacheManager} with its defaults, and, for scale, Spring's in-process
- * {@code ConcurrentMapCacheManager}. Every row gets the same callers, the same Redis and the same
- * board records.
+ * {@link CacheContexts}): Spring's {@code RedisCacheManager} with {@code
+ * GenericJackson2JsonRedisSerializer}, Stowage's {@code StowageCacheManager} with its defaults,
+ * and, for scale, Spring's in-process {@code ConcurrentMapCacheManager}. Every row gets the same
+ * callers, the same Redis and the same board records.
  *
  * <p>Each row: a warm-up of {@code warmupRecords} misses and {@code warmup} of hits on records of
- * their own, whose keys are then deleted; then {@code records} misses, one per record, each
- * running the method once and storing its record (Redis's {@code used_memory} growth over them,
- * per record, is the memory a record costs); then {@code duration} of hits on ids drawn
- * uniformly from the stored ones, during which the method must not run. Stowage learns its
- * compression dictionary from the cache's first values, during the warm-up: the dictionary (one
- * per cache, reported as {@code dictionary_bytes}) is not in the per-record figure.
+ * their own, whose keys are then deleted; then {@code records} misses, one per record, each running
+ * the method once and storing its record (Redis's {@code used_memory} growth over them, per record,
+ * is the memory a record costs); then {@code duration} of hits on ids drawn uniformly from the
+ * stored ones, during which the method must not run. Stowage learns its compression dictionary from
+ * the cache's first values, during the warm-up: the dictionary (one per cache, reported as {@code
+ * dictionary_bytes}) is not in the per-record figure.
  */
 public final class SpringCacheBench {
 
@@ -63,9 +63,9 @@ public final class SpringCacheBench {
   public static final String STOWAGE = "stowage-cache-manager";
 
   /**
-   * {@code StowageCacheManager} with the cache's near cache turned on
-   * ({@code stowage.caches.<name>.near-cache.enabled}): hits answered in the process while Redis says
-   * the value has not changed.
+   * {@code StowageCacheManager} with the cache's near cache turned on ({@code
+   * stowage.caches.<name>.near-cache.enabled}): hits answered in the process while Redis says the
+   * value has not changed.
    */
   public static final String STOWAGE_NEAR = "stowage-near-cache";
 
@@ -95,21 +95,52 @@ public final class SpringCacheBench {
    * @param rows only these rows (empty: all)
    * @param keepKeys leave the last row's keys (and Stowage's dictionary) in Redis, for tests
    */
-  public record Plan(int records, int warmupRecords, int concurrency, Duration warmup, Duration duration, boolean quick,
-                     List<String> rows, boolean keepKeys) {
+  public record Plan(
+      int records,
+      int warmupRecords,
+      int concurrency,
+      Duration warmup,
+      Duration duration,
+      boolean quick,
+      List<String> rows,
+      boolean keepKeys) {
     public Plan {
       rows = List.copyOf(rows);
-      if (records < 1 || warmupRecords < 0 || concurrency < 1 || warmup.isNegative() || duration.isNegative()
+      if (records < 1
+          || warmupRecords < 0
+          || concurrency < 1
+          || warmup.isNegative()
+          || duration.isNegative()
           || duration.isZero()) {
-        throw new IllegalArgumentException("need records >= 1, warm-up records >= 0, concurrency >= 1 and a positive duration");
+        throw new IllegalArgumentException(
+            "need records >= 1, warm-up records >= 0, concurrency >= 1 and a positive duration");
       }
     }
 
-    /** 100,000 records (quick: 20,000) after 20,000 (quick: 5,000) of warm-up, 200 callers, 30 s of hits (quick: 10 s). */
+    /**
+     * 100,000 records (quick: 20,000) after 20,000 (quick: 5,000) of warm-up, 200 callers, 30 s of
+     * hits (quick: 10 s).
+     */
     public static Plan defaults(boolean quick) {
       return quick
-          ? new Plan(20_000, 5_000, DEFAULT_CONCURRENCY, Duration.ofSeconds(5), Duration.ofSeconds(10), true, List.of(), false)
-          : new Plan(100_000, 20_000, DEFAULT_CONCURRENCY, Duration.ofSeconds(10), Duration.ofSeconds(30), false, List.of(), false);
+          ? new Plan(
+              20_000,
+              5_000,
+              DEFAULT_CONCURRENCY,
+              Duration.ofSeconds(5),
+              Duration.ofSeconds(10),
+              true,
+              List.of(),
+              false)
+          : new Plan(
+              100_000,
+              20_000,
+              DEFAULT_CONCURRENCY,
+              Duration.ofSeconds(10),
+              Duration.ofSeconds(30),
+              false,
+              List.of(),
+              false);
     }
   }
 
@@ -122,13 +153,15 @@ public final class SpringCacheBench {
    * Runs the plan.
    *
    * @throws IllegalArgumentException if a row is unknown
-   * @throws BenchmarkRunException if a row fails, a call returns the wrong record, or a miss left no key
+   * @throws BenchmarkRunException if a row fails, a call returns the wrong record, or a miss left
+   *     no key
    */
   public static ResultsDocument run(Plan plan, BenchRedis redis, PrintStream progressOut) {
     List<String> chosen = plan.rows().isEmpty() ? rowNames() : plan.rows();
     for (String name : chosen) {
       if (!rowNames().contains(name)) {
-        throw new IllegalArgumentException("unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
+        throw new IllegalArgumentException(
+            "unknown row '" + name + "'; choose from " + String.join(", ", rowNames()));
       }
     }
     List<BoardRecord> records = Samples.boards(plan.records() + plan.warmupRecords());
@@ -139,15 +172,24 @@ public final class SpringCacheBench {
         boolean last = name.equals(chosen.get(chosen.size() - 1));
         ResultRow row = measure(name, plan, redis, records, plan.keepKeys() && last);
         rows.add(row);
-        progress.finished(name + String.format(Locale.ROOT, "  hits %.0f/s  misses %.0f/s",
-            row.metric("hit_ops_per_s").orElse(0), row.metric("miss_ops_per_s").orElse(0)));
+        progress.finished(
+            name
+                + String.format(
+                    Locale.ROOT,
+                    "  hits %.0f/s  misses %.0f/s",
+                    row.metric("hit_ops_per_s").orElse(0),
+                    row.metric("miss_ops_per_s").orElse(0)));
       }
     } catch (BenchmarkRunException | IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new BenchmarkRunException("bench spring failed: " + e, e);
     }
-    return new ResultsDocument(BENCH_NAME, plan.quick(), RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()), rows);
+    return new ResultsDocument(
+        BENCH_NAME,
+        plan.quick(),
+        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        rows);
   }
 
   /** The terminal table, ratios against Spring's {@code RedisCacheManager}. */
@@ -168,7 +210,8 @@ public final class SpringCacheBench {
         .build();
   }
 
-  private static ResultRow measure(String name, Plan plan, BenchRedis redis, List<BoardRecord> records, boolean keepKeys) {
+  private static ResultRow measure(
+      String name, Plan plan, BenchRedis redis, List<BoardRecord> records, boolean keepKeys) {
     boolean usesRedis = !name.equals(IN_PROCESS);
     if (usesRedis) {
       redis.clear(KEY_PREFIX);
@@ -178,50 +221,83 @@ public final class SpringCacheBench {
     try (ConfigurableApplicationContext context = CacheContexts.start(name, redis.uri(), records)) {
       BoardLookup lookup = context.getBean(BoardLookup.class);
       if (w > 0) {
-        ClosedLoop.run(name + "-warmup-miss", plan.concurrency(), w, Duration.ofHours(1),
+        ClosedLoop.run(
+            name + "-warmup-miss",
+            plan.concurrency(),
+            w,
+            Duration.ofHours(1),
             (t, s) -> find(lookup, n + s));
-        ClosedLoop.run(name + "-warmup-hit", plan.concurrency(), Long.MAX_VALUE, plan.warmup(),
+        ClosedLoop.run(
+            name + "-warmup-hit",
+            plan.concurrency(),
+            Long.MAX_VALUE,
+            plan.warmup(),
             (t, s) -> find(lookup, n + ThreadLocalRandom.current().nextInt(w)));
       }
       long before = 0;
       if (usesRedis) {
-        redis.deleteKeys(KEY_PREFIX); // only the cache's keys: Stowage's dictionary stays, as in an application
+        redis.deleteKeys(
+            KEY_PREFIX); // only the cache's keys: Stowage's dictionary stays, as in an application
         redis.awaitLazyFree();
         before = redis.usedMemory();
       }
       long callsBefore = lookup.calls();
-      ClosedLoop.Result misses = ClosedLoop.run(name + "-miss", plan.concurrency(), n, Duration.ofHours(1),
-          (t, s) -> find(lookup, s));
+      ClosedLoop.Result misses =
+          ClosedLoop.run(
+              name + "-miss",
+              plan.concurrency(),
+              n,
+              Duration.ofHours(1),
+              (t, s) -> find(lookup, s));
       long methodCalls = lookup.calls() - callsBefore;
       if (misses.operations() != n || methodCalls != n) {
-        throw new BenchmarkRunException(name + ": " + misses.operations() + " misses ran the method " + methodCalls
-            + " times, not " + n, null);
+        throw new BenchmarkRunException(
+            name
+                + ": "
+                + misses.operations()
+                + " misses ran the method "
+                + methodCalls
+                + " times, not "
+                + n,
+            null);
       }
       long stored = usesRedis ? awaitKeys(redis, n) : n;
       long after = usesRedis ? redis.usedMemory() : 0;
       if (stored != n) {
-        throw new BenchmarkRunException(name + " left " + stored + " keys in Redis after " + n + " misses", null);
+        throw new BenchmarkRunException(
+            name + " left " + stored + " keys in Redis after " + n + " misses", null);
       }
       long callsBeforeHits = lookup.calls();
-      ClosedLoop.Result hits = ClosedLoop.run(name + "-hit", plan.concurrency(), Long.MAX_VALUE, plan.duration(),
-          (t, s) -> find(lookup, ThreadLocalRandom.current().nextInt(n)));
+      ClosedLoop.Result hits =
+          ClosedLoop.run(
+              name + "-hit",
+              plan.concurrency(),
+              Long.MAX_VALUE,
+              plan.duration(),
+              (t, s) -> find(lookup, ThreadLocalRandom.current().nextInt(n)));
       long methodCallsDuringHits = lookup.calls() - callsBeforeHits;
 
       Map<String, Object> params = new LinkedHashMap<>();
       Map<String, Number> metrics = new LinkedHashMap<>();
-      params.put("cache_manager", switch (name) {
-        case SPRING -> "RedisCacheManager, GenericJackson2JsonRedisSerializer (with JavaTimeModule), TTL 1 h,"
-            + " writes asynchronous (Spring Data Redis 4's default)";
-        case STOWAGE -> "StowageCacheManager, defaults (Stowage's Spring Boot auto-configuration), writes acknowledged";
-        case STOWAGE_NEAR -> "StowageCacheManager, defaults and the cache's near cache (one entry per record),"
-            + " writes acknowledged";
-        default -> "ConcurrentMapCacheManager (no Redis)";
-      });
+      params.put(
+          "cache_manager",
+          switch (name) {
+            case SPRING ->
+                "RedisCacheManager, GenericJackson2JsonRedisSerializer (with JavaTimeModule), TTL 1 h,"
+                    + " writes asynchronous (Spring Data Redis 4's default)";
+            case STOWAGE ->
+                "StowageCacheManager, defaults (Stowage's Spring Boot auto-configuration), writes acknowledged";
+            case STOWAGE_NEAR ->
+                "StowageCacheManager, defaults and the cache's near cache (one entry per record),"
+                    + " writes acknowledged";
+            default -> "ConcurrentMapCacheManager (no Redis)";
+          });
       params.put("record", "BoardRecord");
       params.put("records", n);
       params.put("concurrency", plan.concurrency());
       params.put("client", usesRedis ? "Lettuce, Spring Boot's ClientResources" : "none");
-      // The report charts the first metrics whose names say what they measure (TableSpec.generic): the headline ones first.
+      // The report charts the first metrics whose names say what they measure (TableSpec.generic):
+      // the headline ones first.
       metrics.put("hit_ops_per_s", round(hits.opsPerSecond()));
       metrics.put("hit_p99_ms", round(hits.percentileMillis(99)));
       metrics.put("miss_ops_per_s", round(misses.opsPerSecond()));
@@ -248,9 +324,16 @@ public final class SpringCacheBench {
     }
   }
 
-  /** Checks how a stored value is laid out (fails if not as the row promises) and records its size. */
-  private static void describeValues(String name, ConfigurableApplicationContext context, BenchRedis redis,
-                                     Map<String, Object> params, Map<String, Number> metrics, boolean keepKeys) {
+  /**
+   * Checks how a stored value is laid out (fails if not as the row promises) and records its size.
+   */
+  private static void describeValues(
+      String name,
+      ConfigurableApplicationContext context,
+      BenchRedis redis,
+      Map<String, Object> params,
+      Map<String, Number> metrics,
+      boolean keepKeys) {
     byte[] value = rawValue(context, KEY_PREFIX + 0);
     if (value == null) {
       throw new BenchmarkRunException(name + ": no value under " + KEY_PREFIX + 0, null);
@@ -258,31 +341,46 @@ public final class SpringCacheBench {
     metrics.put("sample_value_bytes", value.length);
     if (name.equals(STOWAGE) || name.equals(STOWAGE_NEAR)) {
       if (!Envelope.isEnvelope(value)) {
-        throw new BenchmarkRunException(name + ": the value under " + KEY_PREFIX + 0 + " is not in Stowage's envelope", null);
+        throw new BenchmarkRunException(
+            name + ": the value under " + KEY_PREFIX + 0 + " is not in Stowage's envelope", null);
       }
       Envelope.Header header = Envelope.readHeader(value);
-      params.put("value_format", String.format(Locale.ROOT, "envelope: codec %d, compression %d, dictionary %s",
-          header.codecId(), header.compressionId(), header.dictionaryId() == 0 ? "none" : Long.toHexString(header.dictionaryId())));
+      params.put(
+          "value_format",
+          String.format(
+              Locale.ROOT,
+              "envelope: codec %d, compression %d, dictionary %s",
+              header.codecId(),
+              header.compressionId(),
+              header.dictionaryId() == 0 ? "none" : Long.toHexString(header.dictionaryId())));
       if (header.dictionaryId() != 0) {
         String dictionary = StowageKeys.dictionary(header.dictionaryId());
         metrics.put("dictionary_bytes", redis.admin().strlen(dictionary));
         if (!keepKeys) {
-          redis.admin().unlink(dictionary, StowageKeys.dictionaryInfo(header.dictionaryId()), StowageKeys.learnedByCache(CACHE));
+          redis
+              .admin()
+              .unlink(
+                  dictionary,
+                  StowageKeys.dictionaryInfo(header.dictionaryId()),
+                  StowageKeys.learnedByCache(CACHE));
         }
       }
     } else {
       String text = new String(value, StandardCharsets.UTF_8);
-      if (!text.startsWith("{") || !text.contains("\"@class\":\"" + BoardRecord.class.getName() + "\"")) {
-        throw new BenchmarkRunException(name + ": the value under " + KEY_PREFIX + 0 + " is not Spring's JSON with @class", null);
+      if (!text.startsWith("{")
+          || !text.contains("\"@class\":\"" + BoardRecord.class.getName() + "\"")) {
+        throw new BenchmarkRunException(
+            name + ": the value under " + KEY_PREFIX + 0 + " is not Spring's JSON with @class",
+            null);
       }
       params.put("value_format", "JSON with @class");
     }
   }
 
   /**
-   * The cache's keys once {@code n} are there, or after {@link #WRITES_LANDED} if fewer: Spring Data
-   * Redis 4's cache writes asynchronously by default, so its last puts may still be on their way
-   * when the last miss returned.
+   * The cache's keys once {@code n} are there, or after {@link #WRITES_LANDED} if fewer: Spring
+   * Data Redis 4's cache writes asynchronously by default, so its last puts may still be on their
+   * way when the last miss returned.
    */
   private static long awaitKeys(BenchRedis redis, long n) {
     long deadline = System.nanoTime() + WRITES_LANDED.toNanos();
@@ -295,7 +393,8 @@ public final class SpringCacheBench {
   }
 
   private static byte @Nullable [] rawValue(ConfigurableApplicationContext context, String key) {
-    try (RedisConnection connection = context.getBean(RedisConnectionFactory.class).getConnection()) {
+    try (RedisConnection connection =
+        context.getBean(RedisConnectionFactory.class).getConnection()) {
       return connection.stringCommands().get(key.getBytes(StandardCharsets.UTF_8));
     }
   }
@@ -303,7 +402,8 @@ public final class SpringCacheBench {
   private static void find(BoardLookup lookup, long id) {
     BoardRecord record = lookup.find(id);
     if (record.score() != id + 1) {
-      throw new IllegalStateException("id " + id + " answered the record of id " + (record.score() - 1));
+      throw new IllegalStateException(
+          "id " + id + " answered the record of id " + (record.score() - 1));
     }
   }
 
@@ -316,7 +416,9 @@ public final class SpringCacheBench {
   }
 
   private static double cpuMicrosPerOp(ClosedLoop.Result result) {
-    return result.processCpuNanos() < 0 || result.operations() == 0 ? -1 : result.processCpuNanos() / 1e3 / result.operations();
+    return result.processCpuNanos() < 0 || result.operations() == 0
+        ? -1
+        : result.processCpuNanos() / 1e3 / result.operations();
   }
 
   private static double round(double value) {

@@ -53,12 +53,12 @@ import java.util.stream.Collectors;
  * Redis, in-memory H2) with its HTTP port, a plain TCP port and a TLS port whose certificate this
  * bench generates and its TLS clients trust. It is preloaded with {@link Plan#records()} posts.
  * Then, for each operation (the read {@value #READ_PATH}, or a write of one post) and each
- * concurrency, closed-loop users keep one request each in flight on every transport, the
- * transports taking turns in {@link Plan#rounds()} rounds so that whatever else the machine does
- * weighs on all alike. Rows report requests per second, p50/p99 and the bytes that crossed the
- * sockets per request (headers, frames and TLS records included; {@code bytes_per_request} in the
- * results counts bodies only, where the issuer sees them); ratios are against HTTP with JSON at the
- * same operation and concurrency.
+ * concurrency, closed-loop users keep one request each in flight on every transport, the transports
+ * taking turns in {@link Plan#rounds()} rounds so that whatever else the machine does weighs on all
+ * alike. Rows report requests per second, p50/p99 and the bytes that crossed the sockets per
+ * request (headers, frames and TLS records included; {@code bytes_per_request} in the results
+ * counts bodies only, where the issuer sees them); ratios are against HTTP with JSON at the same
+ * operation and concurrency.
  *
  * <p>The HTTP users share one Reactor Netty client with a keep-alive connection per user; the TCP
  * users share {@link Plan#tcpConnections()} {@link StowageBoardClient}s, each one connection with
@@ -113,8 +113,11 @@ public final class TransportBench {
           return transport;
         }
       }
-      throw new IllegalArgumentException("unknown transport '" + label + "'; expected one of "
-          + Arrays.stream(values()).map(Transport::label).collect(Collectors.joining(", ")));
+      throw new IllegalArgumentException(
+          "unknown transport '"
+              + label
+              + "'; expected one of "
+              + Arrays.stream(values()).map(Transport::label).collect(Collectors.joining(", ")));
     }
   }
 
@@ -134,26 +137,41 @@ public final class TransportBench {
    * @param quick whether these are the {@code --quick} settings (recorded in the results)
    * @param logDir where the board service's log is written
    */
-  public record Plan(List<Transport> transports, List<Integer> concurrencies, int records,
-      Duration duration, Duration warmup, int rounds, int tcpConnections, boolean quick,
+  public record Plan(
+      List<Transport> transports,
+      List<Integer> concurrencies,
+      int records,
+      Duration duration,
+      Duration warmup,
+      int rounds,
+      int tcpConnections,
+      boolean quick,
       Path logDir) {
 
     /** Concurrencies by default. */
     public static final List<Integer> DEFAULT_CONCURRENCIES = List.of(16, 64, 256);
+
     /** {@code --quick}: concurrencies. */
     public static final List<Integer> QUICK_CONCURRENCIES = List.of(32, 128);
+
     /** Posts preloaded by default. */
     public static final int DEFAULT_RECORDS = 20_000;
+
     /** {@code --quick}: posts preloaded. */
     public static final int QUICK_RECORDS = 5_000;
+
     /** Each cell's measured time by default. */
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(20);
+
     /** {@code --quick}: each cell's measured time. */
     public static final Duration QUICK_DURATION = Duration.ofSeconds(6);
+
     /** The warm-up by default. */
     public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(5);
+
     /** {@code --quick}: the warm-up. */
     public static final Duration QUICK_WARMUP = Duration.ofSeconds(3);
+
     /** Rounds each cell is cut into. */
     public static final int DEFAULT_ROUNDS = 2;
 
@@ -169,14 +187,18 @@ public final class TransportBench {
       Objects.requireNonNull(warmup, "warmup");
       Objects.requireNonNull(logDir, "logDir");
       if (transports.isEmpty()) {
-        throw new IllegalArgumentException("no transport to run; choose from "
-            + Arrays.stream(Transport.values()).map(Transport::label).collect(Collectors.joining(", ")));
+        throw new IllegalArgumentException(
+            "no transport to run; choose from "
+                + Arrays.stream(Transport.values())
+                    .map(Transport::label)
+                    .collect(Collectors.joining(", ")));
       }
       if (transports.stream().distinct().count() != transports.size()) {
         throw new IllegalArgumentException("a transport is listed twice: " + transports);
       }
       if (concurrencies.isEmpty() || concurrencies.stream().anyMatch(c -> c < 1 || c > 10_000)) {
-        throw new IllegalArgumentException("concurrencies must be from 1 to 10000, not " + concurrencies);
+        throw new IllegalArgumentException(
+            "concurrencies must be from 1 to 10000, not " + concurrencies);
       }
       if (records < 1) {
         throw new IllegalArgumentException("records must be at least 1, not " + records);
@@ -185,19 +207,31 @@ public final class TransportBench {
         throw new IllegalArgumentException("warm-up must not be negative, not " + warmup);
       }
       if (rounds < 1 || duration.dividedBy(rounds).toMillis() < 100) {
-        throw new IllegalArgumentException("rounds must be at least 1 and leave each slice 100 ms,"
-            + " not " + rounds + " rounds of " + duration);
+        throw new IllegalArgumentException(
+            "rounds must be at least 1 and leave each slice 100 ms,"
+                + " not "
+                + rounds
+                + " rounds of "
+                + duration);
       }
       if (tcpConnections < 1 || tcpConnections > 64) {
-        throw new IllegalArgumentException("TCP connections must be from 1 to 64, not " + tcpConnections);
+        throw new IllegalArgumentException(
+            "TCP connections must be from 1 to 64, not " + tcpConnections);
       }
     }
 
     /** The plan {@code stowage bench transport} runs with no options ({@code quick}: --quick). */
     public static Plan defaults(boolean quick, Path logDir) {
-      return new Plan(List.of(Transport.values()), quick ? QUICK_CONCURRENCIES : DEFAULT_CONCURRENCIES,
-          quick ? QUICK_RECORDS : DEFAULT_RECORDS, quick ? QUICK_DURATION : DEFAULT_DURATION,
-          quick ? QUICK_WARMUP : DEFAULT_WARMUP, DEFAULT_ROUNDS, defaultTcpConnections(), quick, logDir);
+      return new Plan(
+          List.of(Transport.values()),
+          quick ? QUICK_CONCURRENCIES : DEFAULT_CONCURRENCIES,
+          quick ? QUICK_RECORDS : DEFAULT_RECORDS,
+          quick ? QUICK_DURATION : DEFAULT_DURATION,
+          quick ? QUICK_WARMUP : DEFAULT_WARMUP,
+          DEFAULT_ROUNDS,
+          defaultTcpConnections(),
+          quick,
+          logDir);
     }
 
     /** Half the cores, at least one: the load shares the machine with the service. */
@@ -253,14 +287,21 @@ public final class TransportBench {
       int tcpPort = BoardProcess.freePort();
       int tlsPort = BoardProcess.freePort();
       int maxUsers = plan.concurrencies().stream().mapToInt(Integer::intValue).max().orElseThrow();
-      board = BoardProcess.start(BoardMode.STOWAGE, redis.uri(), List.of(), List.of(
-          "--stowage.board.tcp.port=" + tcpPort,
-          "--stowage.board.tcp.tls-port=" + tlsPort,
-          "--stowage.board.tcp.tls-cert=" + certificate.certificate().getAbsolutePath(),
-          "--stowage.board.tcp.tls-key=" + certificate.privateKey().getAbsolutePath()),
-          plan.logDir().resolve("board-transport.log"), BoardProcess.DEFAULT_START_TIMEOUT);
-      progress.printf("== board pid %d: %s, tcp 127.0.0.1:%d, tls 127.0.0.1:%d (log %s)%n", board.pid(),
-          board.url(), tcpPort, tlsPort, board.log());
+      board =
+          BoardProcess.start(
+              BoardMode.STOWAGE,
+              redis.uri(),
+              List.of(),
+              List.of(
+                  "--stowage.board.tcp.port=" + tcpPort,
+                  "--stowage.board.tcp.tls-port=" + tlsPort,
+                  "--stowage.board.tcp.tls-cert=" + certificate.certificate().getAbsolutePath(),
+                  "--stowage.board.tcp.tls-key=" + certificate.privateKey().getAbsolutePath()),
+              plan.logDir().resolve("board-transport.log"),
+              BoardProcess.DEFAULT_START_TIMEOUT);
+      progress.printf(
+          "== board pid %d: %s, tcp 127.0.0.1:%d, tls 127.0.0.1:%d (log %s)%n",
+          board.pid(), board.url(), tcpPort, tlsPort, board.log());
       clients = new Clients(board, tcpPort, tlsPort, certificate.certificate().toPath(), maxUsers);
       new BoardPreload(plan.records(), progress).load("transport", clients.http, board);
       Writes writes = new Writes();
@@ -276,14 +317,21 @@ public final class TransportBench {
         }
       }
       if (!board.isAlive()) {
-        throw new BenchmarkRunException("the board service died during the loads; last lines of "
-            + board.log() + ":\n" + board.lastLogLines(), null);
+        throw new BenchmarkRunException(
+            "the board service died during the loads; last lines of "
+                + board.log()
+                + ":\n"
+                + board.lastLogLines(),
+            null);
       }
-      return new ResultsDocument(BENCH_NAME, plan.quick(),
-          RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()), rows);
+      return new ResultsDocument(
+          BENCH_NAME,
+          plan.quick(),
+          RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+          rows);
     } catch (CertificateException e) {
-      throw new BenchmarkRunException("cannot generate a self-signed certificate for the TLS port: "
-          + e.getMessage(), e);
+      throw new BenchmarkRunException(
+          "cannot generate a self-signed certificate for the TLS port: " + e.getMessage(), e);
     } finally {
       if (clients != null) {
         clients.close();
@@ -306,15 +354,22 @@ public final class TransportBench {
     }
     for (Map.Entry<Transport, RequestIssuer> entry : issuers.entrySet()) {
       String label = "warm-up " + operation + " " + entry.getKey().label();
-      LoadResult warm = LoadGenerator.run(label, allAtOnce(users, plan.warmup()), entry.getValue(), progress);
-      progress.printf(Locale.ROOT, "== %s: %.0f rps, %d errors (not counted)%n", label,
-          warm.requestsPerSecond(), warm.errors());
+      LoadResult warm =
+          LoadGenerator.run(label, allAtOnce(users, plan.warmup()), entry.getValue(), progress);
+      progress.printf(
+          Locale.ROOT,
+          "== %s: %.0f rps, %d errors (not counted)%n",
+          label,
+          warm.requestsPerSecond(),
+          warm.errors());
     }
   }
 
-  /** One cell per transport at {@code users}, measured in rounds in which the transports take turns. */
-  private List<ResultRow> measure(String operation, int users, Map<Transport, RequestIssuer> issuers,
-      Clients clients) {
+  /**
+   * One cell per transport at {@code users}, measured in rounds in which the transports take turns.
+   */
+  private List<ResultRow> measure(
+      String operation, int users, Map<Transport, RequestIssuer> issuers, Clients clients) {
     Duration slice = plan.duration().dividedBy(plan.rounds());
     Map<Transport, List<LoadResult>> slices = new LinkedHashMap<>();
     Map<Transport, long[]> wire = new LinkedHashMap<>();
@@ -323,8 +378,10 @@ public final class TransportBench {
         Transport transport = entry.getKey();
         LongSupplier wireBytes = clients.wireBytes(transport);
         long before = wireBytes.getAsLong();
-        String label = operation + " " + transport.label() + " x" + users + " " + round + "/" + plan.rounds();
-        LoadResult result = LoadGenerator.run(label, allAtOnce(users, slice), entry.getValue(), progress);
+        String label =
+            operation + " " + transport.label() + " x" + users + " " + round + "/" + plan.rounds();
+        LoadResult result =
+            LoadGenerator.run(label, allAtOnce(users, slice), entry.getValue(), progress);
         long[] totals = wire.computeIfAbsent(transport, t -> new long[2]);
         totals[0] += wireBytes.getAsLong() - before;
         totals[1] += result.succeeded() + result.errors();
@@ -333,26 +390,40 @@ public final class TransportBench {
     }
     List<ResultRow> rows = new ArrayList<>();
     for (Transport transport : issuers.keySet()) {
-      LoadResult combined = LoadResult.combine(operation + " " + transport.label() + " x" + users,
-          requireNonNull(slices.get(transport)));
-      progress.printf(Locale.ROOT, "== %s: %.0f rps, p50 %.2f ms, p99 %.2f ms, %d errors%s%n",
-          combined.label(), combined.requestsPerSecond(), combined.latencyMillis(50),
-          combined.latencyMillis(99), combined.errors(),
+      LoadResult combined =
+          LoadResult.combine(
+              operation + " " + transport.label() + " x" + users,
+              requireNonNull(slices.get(transport)));
+      progress.printf(
+          Locale.ROOT,
+          "== %s: %.0f rps, p50 %.2f ms, p99 %.2f ms, %d errors%s%n",
+          combined.label(),
+          combined.requestsPerSecond(),
+          combined.latencyMillis(50),
+          combined.latencyMillis(99),
+          combined.errors(),
           combined.failures().isEmpty() ? "" : " " + combined.failures());
       long[] totals = requireNonNull(wire.get(transport));
-      rows.add(row(transport, operation, users, combined, totals[1] == 0 ? 0 : totals[0] / totals[1]));
+      rows.add(
+          row(transport, operation, users, combined, totals[1] == 0 ? 0 : totals[0] / totals[1]));
     }
     return rows;
   }
 
-  private ResultRow row(Transport transport, String operation, int users, LoadResult result,
+  private ResultRow row(
+      Transport transport,
+      String operation,
+      int users,
+      LoadResult result,
       long wireBytesPerRequest) {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("transport", transport.label());
     params.put("operation", operation);
     params.put("users", users);
     params.put("cell", operation + ", " + users + " users");
-    params.put("request", operation.equals("read") ? "page " + PAGE + ", size " + PAGE_SIZE : "create one post");
+    params.put(
+        "request",
+        operation.equals("read") ? "page " + PAGE + ", size " + PAGE_SIZE : "create one post");
     params.put("records", plan.records());
     params.put("duration_s", plan.duration().toMillis() / 1000.0);
     params.put("rounds", plan.rounds());
@@ -369,43 +440,68 @@ public final class TransportBench {
   }
 
   /**
-   * Whether the issuer counts request and response bodies: the TCP client's create encodes the
-   * post and decodes the reply itself, so only the sockets' bytes are known for it.
+   * Whether the issuer counts request and response bodies: the TCP client's create encodes the post
+   * and decodes the reply itself, so only the sockets' bytes are known for it.
    */
   private static boolean bodiesCounted(Transport transport, String operation) {
-    return operation.equals("read") || transport == Transport.HTTP_JSON || transport == Transport.HTTP_MSGPACK;
+    return operation.equals("read")
+        || transport == Transport.HTTP_JSON
+        || transport == Transport.HTTP_MSGPACK;
   }
 
   private static LoadPlan allAtOnce(int users, Duration duration) {
     return new LoadPlan(users, users * 1000.0, duration);
   }
 
-  private RequestIssuer issuer(Transport transport, String operation, Clients clients, Writes writes) {
+  private RequestIssuer issuer(
+      Transport transport, String operation, Clients clients, Writes writes) {
     boolean read = operation.equals("read");
     AtomicInteger next = new AtomicInteger();
     return switch (transport) {
-      case HTTP_JSON -> read
-          ? user -> clients.http.get(READ_PATH, HttpLoadClient.JSON)
-          : user -> clients.http.post("/boards", HttpLoadClient.JSON, HttpLoadClient.JSON,
-              writes.json.get(Math.floorMod(next.getAndIncrement(), writes.json.size())));
-      case HTTP_MSGPACK -> read
-          ? user -> clients.http.get(READ_PATH, HttpLoadClient.MSGPACK)
-          : user -> clients.http.post("/boards", HttpLoadClient.MSGPACK, HttpLoadClient.MSGPACK,
-              writes.msgpack.get(Math.floorMod(next.getAndIncrement(), writes.msgpack.size())));
+      case HTTP_JSON ->
+          read
+              ? user -> clients.http.get(READ_PATH, HttpLoadClient.JSON)
+              : user ->
+                  clients.http.post(
+                      "/boards",
+                      HttpLoadClient.JSON,
+                      HttpLoadClient.JSON,
+                      writes.json.get(Math.floorMod(next.getAndIncrement(), writes.json.size())));
+      case HTTP_MSGPACK ->
+          read
+              ? user -> clients.http.get(READ_PATH, HttpLoadClient.MSGPACK)
+              : user ->
+                  clients.http.post(
+                      "/boards",
+                      HttpLoadClient.MSGPACK,
+                      HttpLoadClient.MSGPACK,
+                      writes.msgpack.get(
+                          Math.floorMod(next.getAndIncrement(), writes.msgpack.size())));
       case TCP, TCP_TLS -> {
-        List<StowageBoardClient> connections = transport == Transport.TCP ? clients.tcp : clients.tls;
+        List<StowageBoardClient> connections =
+            transport == Transport.TCP ? clients.tcp : clients.tls;
         yield read
-            ? user -> outcome(connections.get(user % connections.size()).pageBytes(PAGE, PAGE_SIZE)
-                .thenApply(body -> (long) body.length))
-            : user -> outcome(connections.get(user % connections.size())
-                .create(writes.posts.get(Math.floorMod(next.getAndIncrement(), writes.posts.size())))
-                .thenApply(board -> 0L));
+            ? user ->
+                outcome(
+                    connections
+                        .get(user % connections.size())
+                        .pageBytes(PAGE, PAGE_SIZE)
+                        .thenApply(body -> (long) body.length))
+            : user ->
+                outcome(
+                    connections
+                        .get(user % connections.size())
+                        .create(
+                            writes.posts.get(
+                                Math.floorMod(next.getAndIncrement(), writes.posts.size())))
+                        .thenApply(board -> 0L));
       }
     };
   }
 
   private static CompletionStage<Outcome> outcome(CompletionStage<Long> bodyBytes) {
-    return bodyBytes.handle((bytes, error) -> error == null ? Outcome.success(bytes) : Outcome.failure(error));
+    return bodyBytes.handle(
+        (bytes, error) -> error == null ? Outcome.success(bytes) : Outcome.failure(error));
   }
 
   /** The posts the write load sends, in each transport's form, made once. */
@@ -444,8 +540,11 @@ public final class TransportBench {
       try {
         for (int i = 0; i < plan.tcpConnections(); i++) {
           tcp.add(open(StowageBoardClient.builder("127.0.0.1", tcpPort)));
-          tls.add(open(StowageBoardClient.builder("127.0.0.1", tlsPort).tls(certificate)
-              .tlsServerName("localhost")));
+          tls.add(
+              open(
+                  StowageBoardClient.builder("127.0.0.1", tlsPort)
+                      .tls(certificate)
+                      .tlsServerName("localhost")));
         }
       } catch (RuntimeException e) {
         close();

@@ -30,14 +30,22 @@ class AppBenchIntegrationTests {
   private static final int REQUESTS = 6;
 
   @Test
-  void everyRowStoresAndChecksEveryPersonAndTheResultsHaveTheT5Shape(RedisServer server, @TempDir Path dir) {
+  void everyRowStoresAndChecksEveryPersonAndTheResultsHaveTheT5Shape(
+      RedisServer server, @TempDir Path dir) {
     server.flushAll();
     ResultsDocument results;
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
-      results = AppBench.run(new AppBench.Plan(REQUESTS, 2, 3, true, List.of(), true, 0), redis, new PrintStream(new ByteArrayOutputStream()));
+      results =
+          AppBench.run(
+              new AppBench.Plan(REQUESTS, 2, 3, true, List.of(), true, 0),
+              redis,
+              new PrintStream(new ByteArrayOutputStream()));
     }
-    assertThat(results.rows()).extracting(ResultRow::name).containsExactly("fastjson-string", "kryo", "stowage", "stowage-packed");
-    assertThat(results.rows()).extracting(ResultRow::role)
+    assertThat(results.rows())
+        .extracting(ResultRow::name)
+        .containsExactly("fastjson-string", "kryo", "stowage", "stowage-packed");
+    assertThat(results.rows())
+        .extracting(ResultRow::role)
         .containsExactly(RowRole.SEED, RowRole.SEED, RowRole.STOWAGE, RowRole.STOWAGE);
     for (ResultRow row : results.rows()) {
       assertThat(row.metric("add_ops")).as(row.name()).hasValue(REQUESTS);
@@ -45,16 +53,23 @@ class AppBenchIntegrationTests {
       assertThat(row.metric("people_stored")).as(row.name()).hasValue(REQUESTS * 100);
       assertThat(row.metric("people_checked")).as(row.name()).hasValue(REQUESTS * 100);
       assertThat(row.metric("bytes_per_person").getAsDouble()).as(row.name()).isPositive();
-      assertThat(row.metric("add_p99_ms").getAsDouble()).isGreaterThanOrEqualTo(row.metric("add_p50_ms").getAsDouble());
+      assertThat(row.metric("add_p99_ms").getAsDouble())
+          .isGreaterThanOrEqualTo(row.metric("add_p50_ms").getAsDouble());
     }
 
-    // The last row (Stowage, packed) left its people: ids 1..600, in buckets sized for 600, readable
+    // The last row (Stowage, packed) left its people: ids 1..600, in buckets sized for 600,
+    // readable
     // through a cache of its own with the same layout.
     List<Person> templates = Samples.people(10_000);
     String prefix = AppBench.BORROWED_PREFIX + "person_";
     try (Stowage stowage = Stowage.builder().redis(server.uri()).build()) {
-      RedisCache<Long, Person> cache = stowage.cache("check", Person.class).<Long>keys(String::valueOf).keyPrefix(prefix)
-          .layout(CacheLayout.packed(REQUESTS * 100)).build();
+      RedisCache<Long, Person> cache =
+          stowage
+              .cache("check", Person.class)
+              .<Long>keys(String::valueOf)
+              .keyPrefix(prefix)
+              .layout(CacheLayout.packed(REQUESTS * 100))
+              .build();
       for (long id : new long[] {1, 2, 300, REQUESTS * 100}) {
         Person person = cache.get(id);
         assertThat(person).isEqualTo(AppBench.person(templates, id));
@@ -63,8 +78,10 @@ class AppBenchIntegrationTests {
       assertThat(cache.get((long) REQUESTS * 100 + 1)).isNull();
     }
     RedisClient client = RedisClient.create(server.uri());
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
-      String bucket = CacheLayout.bucketKey(prefix, CacheLayout.packed(REQUESTS * 100).bucketOf("1"));
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(ByteArrayCodec.INSTANCE)) {
+      String bucket =
+          CacheLayout.bucketKey(prefix, CacheLayout.packed(REQUESTS * 100).bucketOf("1"));
       assertThat(connection.sync().ttl(bucket.getBytes(StandardCharsets.UTF_8))).isEqualTo(-1L);
     } finally {
       client.shutdown();
@@ -77,37 +94,50 @@ class AppBenchIntegrationTests {
   }
 
   @Test
-  void withRecordsEachRowLoadsThemInBulkMeasuresTheirMemoryAndLeavesNothingBehind(RedisServer server) {
+  void withRecordsEachRowLoadsThemInBulkMeasuresTheirMemoryAndLeavesNothingBehind(
+      RedisServer server) {
     server.flushAll();
     long records = 25_003;
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     ResultsDocument results;
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
-      results = AppBench.run(new AppBench.Plan(2, 0, 2, true, List.of(), false, records), redis,
-          new PrintStream(printed, true, StandardCharsets.UTF_8));
-      assertThat(redis.countKeys(AppBench.BORROWED_PREFIX)).as("every row's people were removed").isZero();
+      results =
+          AppBench.run(
+              new AppBench.Plan(2, 0, 2, true, List.of(), false, records),
+              redis,
+              new PrintStream(printed, true, StandardCharsets.UTF_8));
+      assertThat(redis.countKeys(AppBench.BORROWED_PREFIX))
+          .as("every row's people were removed")
+          .isZero();
     }
-    assertThat(results.rows()).extracting(ResultRow::name)
+    assertThat(results.rows())
+        .extracting(ResultRow::name)
         .containsExactly("fastjson-string", "kryo", "stowage", "stowage-packed");
     for (ResultRow row : results.rows()) {
       assertThat(row.metric("scale_people")).as(row.name()).hasValue(records);
       assertThat(row.metric("scale_people_checked")).as(row.name()).hasValue(1_000);
       assertThat(row.metric("scale_load_per_s").getAsDouble()).as(row.name()).isPositive();
-      assertThat(row.metric("scale_bytes_per_person").getAsDouble()).as(row.name()).isBetween(20.0, 1_000.0);
+      assertThat(row.metric("scale_bytes_per_person").getAsDouble())
+          .as(row.name())
+          .isBetween(20.0, 1_000.0);
       assertThat(row.param("records")).isEqualTo(Long.toString(records));
     }
     double fastjson = results.rows().get(0).metric("scale_bytes_per_person").getAsDouble();
     double stowage = results.rows().get(2).metric("scale_bytes_per_person").getAsDouble();
-    assertThat(stowage).as("Stowage's compact, compressed values take less than the seed's JSON text").isLessThan(fastjson);
+    assertThat(stowage)
+        .as("Stowage's compact, compressed values take less than the seed's JSON text")
+        .isLessThan(fastjson);
     assertThat(printed.toString(StandardCharsets.UTF_8))
         .contains("[stowage] loading 25,003 people in bulk")
-        .containsPattern("\\[kryo\\] 25,003 people: Redis used_memory [0-9.]+ GB = [0-9.]+ GiB \\([0-9.,]+ B per person\\), loaded at [0-9,]+/s");
+        .containsPattern(
+            "\\[kryo\\] 25,003 people: Redis used_memory [0-9.]+ GB = [0-9.]+ GiB \\([0-9.,]+ B per person\\), loaded at [0-9,]+/s");
   }
 
   @Test
   void theSeedsFormsRoundTripAPerson() {
     Person person = Samples.person(7);
-    assertThat(PersonSerializers.fromFastjson(PersonSerializers.toFastjson(person))).isEqualTo(person);
+    assertThat(PersonSerializers.fromFastjson(PersonSerializers.toFastjson(person)))
+        .isEqualTo(person);
     assertThat(PersonSerializers.fromKryo(PersonSerializers.toKryo(person))).isEqualTo(person);
     assertThat(PersonSerializers.toFastjson(person)).contains("\"md5\":\"" + person.md5() + "\"");
   }

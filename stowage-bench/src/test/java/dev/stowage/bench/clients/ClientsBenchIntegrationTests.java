@@ -33,25 +33,46 @@ class ClientsBenchIntegrationTests {
   private static final long KEYS = 500;
 
   @Test
-  void everyClientReadsTheLoadedItemsAndTheResultsHaveTheT4Shape(RedisServer server, @TempDir Path dir) {
+  void everyClientReadsTheLoadedItemsAndTheResultsHaveTheT4Shape(
+      RedisServer server, @TempDir Path dir) {
     server.flushAll();
     Optional<Path> redisBenchmark = ClientsBench.findOnPath("redis-benchmark");
-    ClientsBench.Plan plan = new ClientsBench.Plan(KEYS, 8, Duration.ofMillis(200), Duration.ofMillis(500), true, List.of(), redisBenchmark, true);
+    ClientsBench.Plan plan =
+        new ClientsBench.Plan(
+            KEYS,
+            8,
+            Duration.ofMillis(200),
+            Duration.ofMillis(500),
+            true,
+            List.of(),
+            redisBenchmark,
+            true);
     ResultsDocument results;
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
-      results = ClientsBench.run(plan, redis, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+      results =
+          ClientsBench.run(
+              plan,
+              redis,
+              new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
       assertThat(redis.countKeys(ClientsBench.KEY_PREFIX)).isEqualTo(KEYS);
     }
 
-    List<String> expected = redisBenchmark.isPresent() ? ClientsBench.rowNames() : ClientsBench.rowNames().subList(0, 4);
+    List<String> expected =
+        redisBenchmark.isPresent()
+            ? ClientsBench.rowNames()
+            : ClientsBench.rowNames().subList(0, 4);
     assertThat(results.rows()).extracting(ResultRow::name).containsExactlyElementsOf(expected);
     for (ResultRow row : results.rows()) {
       assertThat(row.metric("ops").getAsDouble()).as(row.name()).isPositive();
       assertThat(row.metric("ops_per_s").getAsDouble()).as(row.name()).isPositive();
-      assertThat(row.metric("p99_ms").getAsDouble()).as(row.name()).isGreaterThanOrEqualTo(row.metric("p50_ms").getAsDouble());
+      assertThat(row.metric("p99_ms").getAsDouble())
+          .as(row.name())
+          .isGreaterThanOrEqualTo(row.metric("p50_ms").getAsDouble());
       assertThat(row.params()).containsEntry("keys", KEYS).containsEntry("concurrency", 8);
       assertThat(Double.parseDouble(row.param("load_keys_per_s"))).as("load rate").isPositive();
-      assertThat(Double.parseDouble(row.param("used_memory_bytes_per_key"))).as("memory per key").isBetween(50.0, 2_000.0);
+      assertThat(Double.parseDouble(row.param("used_memory_bytes_per_key")))
+          .as("memory per key")
+          .isBetween(50.0, 2_000.0);
       if (row.role() != RowRole.LIMIT) {
         assertThat(row.metric("misses")).as(row.name()).hasValue(0);
         assertThat(row.metric("client_cpu_pct")).isPresent();
@@ -68,9 +89,15 @@ class ClientsBenchIntegrationTests {
     EnvelopeCodec<Item> codec = ClientsBench.envelope();
     List<Item> templates = Samples.items(10_000);
     RedisClient client = RedisClient.create(server.uri());
-    try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(ByteArrayCodec.INSTANCE)) {
       for (long i : new long[] {0, 1, 250, KEYS - 1}) {
-        byte[] value = connection.sync().get((ClientsBench.KEY_PREFIX + ClientsBench.keySuffix(i)).getBytes(StandardCharsets.UTF_8));
+        byte[] value =
+            connection
+                .sync()
+                .get(
+                    (ClientsBench.KEY_PREFIX + ClientsBench.keySuffix(i))
+                        .getBytes(StandardCharsets.UTF_8));
         assertThat(value[0]).isEqualTo((byte) 0xC1);
         assertThat(codec.decode(value)).isEqualTo(ClientsBench.item(templates, i));
       }
@@ -92,13 +119,25 @@ class ClientsBenchIntegrationTests {
 
   @Test
   void redisBenchmarkCsvIsParsedByColumn() {
-    Map<String, Double> csv = ClientsBench.parseCsv("\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n"
-        + "\"GET k\",\"61349.69\",\"0.420\",\"0.100\",\"0.391\",\"0.700\",\"1.031\",\"3.100\"\n");
-    assertThat(csv).containsEntry("rps", 61349.69).containsEntry("p50_latency_ms", 0.391).containsEntry("p99_latency_ms", 1.031);
-    assertThatThrownBy(() -> ClientsBench.parseCsv("ERR unknown command")).isInstanceOf(BenchmarkRunException.class).hasMessageContaining("no CSV");
+    Map<String, Double> csv =
+        ClientsBench.parseCsv(
+            "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n"
+                + "\"GET k\",\"61349.69\",\"0.420\",\"0.100\",\"0.391\",\"0.700\",\"1.031\",\"3.100\"\n");
+    assertThat(csv)
+        .containsEntry("rps", 61349.69)
+        .containsEntry("p50_latency_ms", 0.391)
+        .containsEntry("p99_latency_ms", 1.031);
+    assertThatThrownBy(() -> ClientsBench.parseCsv("ERR unknown command"))
+        .isInstanceOf(BenchmarkRunException.class)
+        .hasMessageContaining("no CSV");
   }
 
   private static double metric(ResultsDocument results, String row, String metric) {
-    return results.rows().stream().filter(r -> r.name().equals(row)).findFirst().orElseThrow().metric(metric).orElseThrow();
+    return results.rows().stream()
+        .filter(r -> r.name().equals(row))
+        .findFirst()
+        .orElseThrow()
+        .metric(metric)
+        .orElseThrow();
   }
 }

@@ -30,10 +30,16 @@ class CodecBenchmarkSmokeUnitTests {
   }
 
   private static void runAndCheck(boolean quick) {
-    CodecsBench.Plan plan = new CodecsBench.Plan(quick, List.of(CodecUnderTest.KRYO), List.of(PayloadVariant.ZSTD_DICT), List.of(DataShape.BOARD));
+    CodecsBench.Plan plan =
+        new CodecsBench.Plan(
+            quick,
+            List.of(CodecUnderTest.KRYO),
+            List.of(PayloadVariant.ZSTD_DICT),
+            List.of(DataShape.BOARD));
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
-    ResultsDocument results = CodecsBench.run(plan, new PrintStream(progress, true, StandardCharsets.UTF_8));
+    ResultsDocument results =
+        CodecsBench.run(plan, new PrintStream(progress, true, StandardCharsets.UTF_8));
 
     assertThat(results.bench()).isEqualTo("codecs");
     assertThat(results.quick()).isEqualTo(quick);
@@ -45,12 +51,19 @@ class CodecBenchmarkSmokeUnitTests {
       assertThat(row.metric(phase).getAsDouble()).as(phase).isPositive();
     }
     assertThat(row.metric("total_ns").getAsDouble())
-        .isCloseTo(row.metric("create_ns").getAsDouble() + row.metric("ser_ns").getAsDouble() + row.metric("deser_ns").getAsDouble(),
+        .isCloseTo(
+            row.metric("create_ns").getAsDouble()
+                + row.metric("ser_ns").getAsDouble()
+                + row.metric("deser_ns").getAsDouble(),
             Assertions.within(0.5));
 
-    CodecFixture<?, ?> fixture = CodecFixture.create(CodecUnderTest.KRYO, PayloadVariant.ZSTD_DICT, DataShape.BOARD);
-    assertThat(row.metric("size").getAsDouble()).isCloseTo((double) fixture.encodedBytes() / CodecFixture.RECORDS, Assertions.within(0.05));
-    assertThat(row.metric("size_deflate").getAsDouble()).isCloseTo((double) fixture.deflatedBytes() / CodecFixture.RECORDS, Assertions.within(0.05));
+    CodecFixture<?, ?> fixture =
+        CodecFixture.create(CodecUnderTest.KRYO, PayloadVariant.ZSTD_DICT, DataShape.BOARD);
+    assertThat(row.metric("size").getAsDouble())
+        .isCloseTo((double) fixture.encodedBytes() / CodecFixture.RECORDS, Assertions.within(0.05));
+    assertThat(row.metric("size_deflate").getAsDouble())
+        .isCloseTo(
+            (double) fixture.deflatedBytes() / CodecFixture.RECORDS, Assertions.within(0.05));
     List<String> lines = progress.toString(StandardCharsets.UTF_8).lines().toList();
     assertThat(lines.get(lines.size() - 1)).startsWith("[1/1] kryo+zstd-dict board");
     if (quick) {

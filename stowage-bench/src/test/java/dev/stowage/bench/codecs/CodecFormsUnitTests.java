@@ -28,26 +28,36 @@ class CodecFormsUnitTests {
 
   @Test
   void envelopedVariantsWriteTheEnvelopeAndBareOnesDoNot() {
-    CodecFixture<Object, Object> bare = fixture(CodecUnderTest.KRYO, PayloadVariant.BARE, DataShape.BOARD);
-    CodecFixture<Object, Object> dict = fixture(CodecUnderTest.KRYO, PayloadVariant.ZSTD_DICT, DataShape.BOARD);
+    CodecFixture<Object, Object> bare =
+        fixture(CodecUnderTest.KRYO, PayloadVariant.BARE, DataShape.BOARD);
+    CodecFixture<Object, Object> dict =
+        fixture(CodecUnderTest.KRYO, PayloadVariant.ZSTD_DICT, DataShape.BOARD);
     byte[] bareBytes = bare.encode(bare.create(0));
     byte[] dictBytes = dict.encode(dict.create(0));
     assertThat(Envelope.isEnvelope(bareBytes)).isFalse();
-    assertThat(Envelope.readHeader(dictBytes).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    assertThat(Envelope.readHeader(dictBytes).compressionId())
+        .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(dictBytes.length).isLessThan(bareBytes.length);
   }
 
   @Test
   void theCodecsFormIsBuiltFromTheSameRecord() {
-    CodecFixture<Object, Object> json = fixture(CodecUnderTest.JSON, PayloadVariant.BARE, DataShape.BOARD);
-    CodecFixture<Object, Object> protobuf = fixture(CodecUnderTest.PROTOBUF, PayloadVariant.BARE, DataShape.BOARD);
-    assertThat(json.create(3)).isInstanceOf(dev.stowage.samples.BoardRecord.class).isEqualTo(Samples.board(3));
-    assertThat(ProtobufForms.fromProtobuf((dev.stowage.samples.protobuf.BoardRecord) protobuf.create(3)))
+    CodecFixture<Object, Object> json =
+        fixture(CodecUnderTest.JSON, PayloadVariant.BARE, DataShape.BOARD);
+    CodecFixture<Object, Object> protobuf =
+        fixture(CodecUnderTest.PROTOBUF, PayloadVariant.BARE, DataShape.BOARD);
+    assertThat(json.create(3))
+        .isInstanceOf(dev.stowage.samples.BoardRecord.class)
+        .isEqualTo(Samples.board(3));
+    assertThat(
+            ProtobufForms.fromProtobuf(
+                (dev.stowage.samples.protobuf.BoardRecord) protobuf.create(3)))
         .isEqualTo(Samples.board(3));
   }
 
   @SuppressWarnings("unchecked")
-  private static CodecFixture<Object, Object> fixture(CodecUnderTest codec, PayloadVariant variant, DataShape data) {
+  private static CodecFixture<Object, Object> fixture(
+      CodecUnderTest codec, PayloadVariant variant, DataShape data) {
     return (CodecFixture<Object, Object>) CodecForms.of(codec, data).fixture(variant, 8, 300);
   }
 }

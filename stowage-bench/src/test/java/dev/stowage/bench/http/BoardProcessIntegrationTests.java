@@ -21,14 +21,22 @@ import org.junit.jupiter.api.io.TempDir;
 class BoardProcessIntegrationTests {
 
   @Test
-  void theServiceAnswersFromAJvmOfItsOwnAndStopsOnClose(RedisServer redis, @TempDir Path logs) throws Exception {
-    BoardProcess board = BoardProcess.start(BoardMode.SEED_JSON, redis.uri(), List.of("-Xmx256m"),
-        logs.resolve("board.log"), Duration.ofSeconds(90));
+  void theServiceAnswersFromAJvmOfItsOwnAndStopsOnClose(RedisServer redis, @TempDir Path logs)
+      throws Exception {
+    BoardProcess board =
+        BoardProcess.start(
+            BoardMode.SEED_JSON,
+            redis.uri(),
+            List.of("-Xmx256m"),
+            logs.resolve("board.log"),
+            Duration.ofSeconds(90));
     try {
       assertThat(board.pid()).isNotEqualTo(ProcessHandle.current().pid());
-      HttpResponse<String> page = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create(board.url() + "/boards?page=1&size=5")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> page =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(board.url() + "/boards?page=1&size=5")).build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertThat(page.statusCode()).isEqualTo(200);
       assertThat(page.body()).startsWith("{\"code\":200");
     } finally {
@@ -40,8 +48,14 @@ class BoardProcessIntegrationTests {
 
   @Test
   void aServiceThatCannotStartFailsWithItsLastLogLines(@TempDir Path logs) {
-    assertThatThrownBy(() -> BoardProcess.start(BoardMode.STOWAGE, "nonsense://nowhere", List.of("-Xmx256m"),
-        logs.resolve("board.log"), Duration.ofSeconds(90)))
+    assertThatThrownBy(
+            () ->
+                BoardProcess.start(
+                    BoardMode.STOWAGE,
+                    "nonsense://nowhere",
+                    List.of("-Xmx256m"),
+                    logs.resolve("board.log"),
+                    Duration.ofSeconds(90)))
         .isInstanceOf(BenchmarkRunException.class)
         .hasMessageContaining("the board service (stowage) exited with status")
         .hasMessageContaining("Scheme nonsense not supported")

@@ -32,49 +32,70 @@ class HttpLoadIntegrationTests {
   private static final AtomicInteger maxInFlight = new AtomicInteger();
   private static DisposableServer server;
 
-  private final PrintStream progress = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+  private final PrintStream progress =
+      new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
 
   @BeforeAll
   static void startServer() {
     AtomicLong flaky = new AtomicLong();
     AtomicLong closing = new AtomicLong();
-    server = HttpServer.create().host("127.0.0.1").port(0)
-        .route(routes -> routes
-            .get("/ok", (request, response) -> {
-              okServed.incrementAndGet();
-              return response.sendString(Mono.just(BODY));
-            })
-            .get("/flaky", (request, response) -> {
-              if (flaky.incrementAndGet() % 3 == 0) {
-                failedServed.incrementAndGet();
-                return response.status(500).sendString(Mono.just("no"));
-              }
-              okServed.incrementAndGet();
-              return response.sendString(Mono.just(BODY));
-            })
-            .get("/closing", (request, response) -> {
-              if (closing.incrementAndGet() % 4 == 0) {
-                closed.incrementAndGet();
-                response.withConnection(connection -> connection.channel().close());
-                return Mono.never();
-              }
-              okServed.incrementAndGet();
-              return response.sendString(Mono.just(BODY));
-            })
-            .get("/slow", (request, response) -> {
-              maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-              return Mono.delay(Duration.ofMillis(30))
-                  .then(Mono.fromRunnable(inFlight::decrementAndGet))
-                  .then(response.sendString(Mono.just(BODY)).then());
-            })
-            .post("/posts", (request, response) -> request.receive().aggregate().asByteArray()
-                .defaultIfEmpty(new byte[0])
-                .flatMap(body -> {
-                  posted.incrementAndGet();
-                  postedBytes.addAndGet(body.length);
-                  return response.sendString(Mono.just("{}")).then();
-                })))
-        .bindNow();
+    server =
+        HttpServer.create()
+            .host("127.0.0.1")
+            .port(0)
+            .route(
+                routes ->
+                    routes
+                        .get(
+                            "/ok",
+                            (request, response) -> {
+                              okServed.incrementAndGet();
+                              return response.sendString(Mono.just(BODY));
+                            })
+                        .get(
+                            "/flaky",
+                            (request, response) -> {
+                              if (flaky.incrementAndGet() % 3 == 0) {
+                                failedServed.incrementAndGet();
+                                return response.status(500).sendString(Mono.just("no"));
+                              }
+                              okServed.incrementAndGet();
+                              return response.sendString(Mono.just(BODY));
+                            })
+                        .get(
+                            "/closing",
+                            (request, response) -> {
+                              if (closing.incrementAndGet() % 4 == 0) {
+                                closed.incrementAndGet();
+                                response.withConnection(connection -> connection.channel().close());
+                                return Mono.never();
+                              }
+                              okServed.incrementAndGet();
+                              return response.sendString(Mono.just(BODY));
+                            })
+                        .get(
+                            "/slow",
+                            (request, response) -> {
+                              maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                              return Mono.delay(Duration.ofMillis(30))
+                                  .then(Mono.fromRunnable(inFlight::decrementAndGet))
+                                  .then(response.sendString(Mono.just(BODY)).then());
+                            })
+                        .post(
+                            "/posts",
+                            (request, response) ->
+                                request
+                                    .receive()
+                                    .aggregate()
+                                    .asByteArray()
+                                    .defaultIfEmpty(new byte[0])
+                                    .flatMap(
+                                        body -> {
+                                          posted.incrementAndGet();
+                                          postedBytes.addAndGet(body.length);
+                                          return response.sendString(Mono.just("{}")).then();
+                                        })))
+            .bindNow();
   }
 
   @AfterAll
@@ -100,8 +121,12 @@ class HttpLoadIntegrationTests {
     reset();
     LoadResult result;
     try (HttpLoadClient client = kind.open(url(), 8)) {
-      result = LoadGenerator.run("ok " + kind.label(), new LoadPlan(8, 100, Duration.ofSeconds(1)),
-          client.getting("/ok"), progress);
+      result =
+          LoadGenerator.run(
+              "ok " + kind.label(),
+              new LoadPlan(8, 100, Duration.ofSeconds(1)),
+              client.getting("/ok"),
+              progress);
     }
     assertThat(result.errors()).isZero();
     assertThat(result.succeeded()).isPositive().isEqualTo(okServed.get());
@@ -114,8 +139,12 @@ class HttpLoadIntegrationTests {
     reset();
     LoadResult result;
     try (HttpLoadClient client = kind.open(url(), 4)) {
-      result = LoadGenerator.run("flaky " + kind.label(), new LoadPlan(4, 100, Duration.ofSeconds(1)),
-          client.getting("/flaky"), progress);
+      result =
+          LoadGenerator.run(
+              "flaky " + kind.label(),
+              new LoadPlan(4, 100, Duration.ofSeconds(1)),
+              client.getting("/flaky"),
+              progress);
     }
     assertThat(failedServed.get()).isPositive();
     assertThat(result.failures()).containsExactly(Map.entry("HTTP 500", failedServed.get()));
@@ -129,8 +158,12 @@ class HttpLoadIntegrationTests {
     byte[] body = "{\"title\":\"a post\"}".getBytes(StandardCharsets.UTF_8);
     LoadResult result;
     try (HttpLoadClient client = kind.open(url(), 4)) {
-      result = LoadGenerator.run("post " + kind.label(), new LoadPlan(4, 100, Duration.ofMillis(800)),
-          user -> client.postJson("/posts", body), progress);
+      result =
+          LoadGenerator.run(
+              "post " + kind.label(),
+              new LoadPlan(4, 100, Duration.ofMillis(800)),
+              user -> client.postJson("/posts", body),
+              progress);
     }
     assertThat(result.errors()).isZero();
     assertThat(result.succeeded()).isPositive().isEqualTo(posted.get());
@@ -139,13 +172,19 @@ class HttpLoadIntegrationTests {
   }
 
   @ParameterizedTest
-  @EnumSource(value = HttpClientKind.class, names = {"NETTY", "REACTOR"})
+  @EnumSource(
+      value = HttpClientKind.class,
+      names = {"NETTY", "REACTOR"})
   void connectionsClosedWithoutAnAnswerAreCountedAsFailures(HttpClientKind kind) {
     reset();
     LoadResult result;
     try (HttpLoadClient client = kind.open(url(), 4)) {
-      result = LoadGenerator.run("closing", new LoadPlan(4, 100, Duration.ofSeconds(1)),
-          client.getting("/closing"), progress);
+      result =
+          LoadGenerator.run(
+              "closing",
+              new LoadPlan(4, 100, Duration.ofSeconds(1)),
+              client.getting("/closing"),
+              progress);
     }
     assertThat(closed.get()).isPositive();
     assertThat(result.errors()).isEqualTo(closed.get());
@@ -154,13 +193,19 @@ class HttpLoadIntegrationTests {
   }
 
   @ParameterizedTest
-  @EnumSource(value = HttpClientKind.class, names = {"NETTY", "REACTOR"})
+  @EnumSource(
+      value = HttpClientKind.class,
+      names = {"NETTY", "REACTOR"})
   void theRampReachesEveryUserAndNoUserHasTwoRequestsInFlight(HttpClientKind kind) {
     maxInFlight.set(0);
     LoadResult result;
     try (HttpLoadClient client = kind.open(url(), 20)) {
-      result = LoadGenerator.run("ramp", new LoadPlan(20, 40, Duration.ofMillis(1500)),
-          client.getting("/slow"), progress);
+      result =
+          LoadGenerator.run(
+              "ramp",
+              new LoadPlan(20, 40, Duration.ofMillis(1500)),
+              client.getting("/slow"),
+              progress);
     }
     assertThat(result.usersStarted()).isEqualTo(20);
     assertThat(result.errors()).isZero();

@@ -10,7 +10,8 @@ class WrkUnitTests {
 
   @Test
   void readsRequestsPerSecondAndTheP99() {
-    String output = """
+    String output =
+        """
         Running 2s test @ http://127.0.0.1:18765/
           2 threads and 20 connections
           Thread Stats   Avg      Stdev     Max   +/- Stdev
@@ -33,7 +34,8 @@ class WrkUnitTests {
 
   @Test
   void countsErrorResponsesAndSocketErrorsAndConvertsUnits() {
-    String output = """
+    String output =
+        """
           Latency Distribution
              50%  812.00us
              99%    1.20s

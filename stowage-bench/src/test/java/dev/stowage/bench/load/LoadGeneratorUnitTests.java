@@ -24,11 +24,15 @@ class LoadGeneratorUnitTests {
   @Test
   void issuersThatCompleteAtOnceAreCountedWithoutRecursion() {
     AtomicLong calls = new AtomicLong();
-    LoadResult result = LoadGenerator.run("sync", new LoadPlan(3, 1000, Duration.ofMillis(400)),
-        user -> {
-          calls.incrementAndGet();
-          return CompletableFuture.completedFuture(Outcome.success(7));
-        }, progress);
+    LoadResult result =
+        LoadGenerator.run(
+            "sync",
+            new LoadPlan(3, 1000, Duration.ofMillis(400)),
+            user -> {
+              calls.incrementAndGet();
+              return CompletableFuture.completedFuture(Outcome.success(7));
+            },
+            progress);
 
     // Hundreds of thousands of synchronous completions would overflow the stack if each recursed.
     assertThat(result.succeeded()).isEqualTo(calls.get()).isGreaterThan(1000);
@@ -41,20 +45,25 @@ class LoadGeneratorUnitTests {
   @Test
   void failuresAreGroupedByCauseAndKeptOutOfTheLatencies() {
     AtomicLong calls = new AtomicLong();
-    LoadResult result = LoadGenerator.run("mixed", new LoadPlan(2, 1000, Duration.ofMillis(300)),
-        user -> {
-          long n = calls.incrementAndGet();
-          if (n % 3 == 0) {
-            return CompletableFuture.failedFuture(new IOException("boom"));
-          }
-          if (n % 3 == 1) {
-            throw new IllegalStateException("bad request");
-          }
-          return CompletableFuture.completedFuture(Outcome.failure("HTTP 500"));
-        }, progress);
+    LoadResult result =
+        LoadGenerator.run(
+            "mixed",
+            new LoadPlan(2, 1000, Duration.ofMillis(300)),
+            user -> {
+              long n = calls.incrementAndGet();
+              if (n % 3 == 0) {
+                return CompletableFuture.failedFuture(new IOException("boom"));
+              }
+              if (n % 3 == 1) {
+                throw new IllegalStateException("bad request");
+              }
+              return CompletableFuture.completedFuture(Outcome.failure("HTTP 500"));
+            },
+            progress);
 
     assertThat(result.succeeded()).isZero();
-    assertThat(result.failures()).containsOnlyKeys("IOException: boom", "IllegalStateException: bad request", "HTTP 500");
+    assertThat(result.failures())
+        .containsOnlyKeys("IOException: boom", "IllegalStateException: bad request", "HTTP 500");
     assertThat(result.errors()).isEqualTo(calls.get());
     assertThat(result.latencyMicros().getTotalCount()).isZero();
     assertThat(result.requestsPerSecond()).isZero();
@@ -63,12 +72,17 @@ class LoadGeneratorUnitTests {
   @Test
   void requestsInFlightAtTheEndAreWaitedForAndCounted() {
     ConcurrentHashMap<Integer, Boolean> users = new ConcurrentHashMap<>();
-    LoadResult result = LoadGenerator.run("slow", new LoadPlan(4, 1000, Duration.ofMillis(200)),
-        user -> {
-          users.put(user, true);
-          return CompletableFuture.supplyAsync(() -> Outcome.success(1),
-              CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
-        }, progress);
+    LoadResult result =
+        LoadGenerator.run(
+            "slow",
+            new LoadPlan(4, 1000, Duration.ofMillis(200)),
+            user -> {
+              users.put(user, true);
+              return CompletableFuture.supplyAsync(
+                  () -> Outcome.success(1),
+                  CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
+            },
+            progress);
 
     // Each user issued exactly one request before the end; each is counted once it completes.
     assertThat(users).hasSize(4);
@@ -79,8 +93,13 @@ class LoadGeneratorUnitTests {
 
   @Test
   void requestsThatNeverEndCountAsUnfinished() {
-    LoadResult result = LoadGenerator.run("stuck", new LoadPlan(5, 1000, Duration.ofMillis(200)),
-        user -> new CompletableFuture<>(), progress, Duration.ofMillis(100));
+    LoadResult result =
+        LoadGenerator.run(
+            "stuck",
+            new LoadPlan(5, 1000, Duration.ofMillis(200)),
+            user -> new CompletableFuture<>(),
+            progress,
+            Duration.ofMillis(100));
 
     assertThat(result.succeeded()).isZero();
     assertThat(result.failures()).containsExactly(Map.entry(LoadGenerator.UNFINISHED, 5L));
@@ -88,10 +107,15 @@ class LoadGeneratorUnitTests {
 
   @Test
   void theRampStartsUsersAtItsRateNotAllAtOnce() {
-    LoadResult result = LoadGenerator.run("ramp", new LoadPlan(100, 10, Duration.ofMillis(900)),
-        user -> CompletableFuture.supplyAsync(() -> Outcome.success(1),
-            CompletableFuture.delayedExecutor(10, TimeUnit.MILLISECONDS)),
-        progress);
+    LoadResult result =
+        LoadGenerator.run(
+            "ramp",
+            new LoadPlan(100, 10, Duration.ofMillis(900)),
+            user ->
+                CompletableFuture.supplyAsync(
+                    () -> Outcome.success(1),
+                    CompletableFuture.delayedExecutor(10, TimeUnit.MILLISECONDS)),
+            progress);
 
     // At 10 users a second, at most 1 + 9 users can have started within 0.9 s.
     assertThat(result.usersStarted()).isBetween(1, 10);
@@ -99,32 +123,63 @@ class LoadGeneratorUnitTests {
 
   @Test
   void progressLinesNameTheLoadAndItsUsers() {
-    LoadGenerator.run("read demo", new LoadPlan(2, 1000, Duration.ofMillis(700), Duration.ofMillis(200)),
-        user -> CompletableFuture.supplyAsync(() -> Outcome.success(1),
-            CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS)),
+    LoadGenerator.run(
+        "read demo",
+        new LoadPlan(2, 1000, Duration.ofMillis(700), Duration.ofMillis(200)),
+        user ->
+            CompletableFuture.supplyAsync(
+                () -> Outcome.success(1),
+                CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS)),
         progress);
 
     String lines = printed.toString(StandardCharsets.UTF_8);
-    assertThat(lines).contains("[read demo]").contains("users 2/2").contains("rps ").contains("errors 0");
+    assertThat(lines)
+        .contains("[read demo]")
+        .contains("users 2/2")
+        .contains("rps ")
+        .contains("errors 0");
   }
 
   @Test
   void resultMetricsHaveTheKeysOfAResultsRow() {
-    LoadResult result = LoadGenerator.run("metrics", new LoadPlan(1, 1000, Duration.ofMillis(200)),
-        user -> CompletableFuture.completedFuture(Outcome.success(10)), progress);
+    LoadResult result =
+        LoadGenerator.run(
+            "metrics",
+            new LoadPlan(1, 1000, Duration.ofMillis(200)),
+            user -> CompletableFuture.completedFuture(Outcome.success(10)),
+            progress);
 
-    assertThat(result.metrics()).containsOnlyKeys("rps", "requests", "errors", "users", "mean_ms", "p50_ms",
-        "p95_ms", "p99_ms", "max_ms", "bytes_per_request", "seconds");
+    assertThat(result.metrics())
+        .containsOnlyKeys(
+            "rps",
+            "requests",
+            "errors",
+            "users",
+            "mean_ms",
+            "p50_ms",
+            "p95_ms",
+            "p99_ms",
+            "max_ms",
+            "bytes_per_request",
+            "seconds");
     assertThat(result.metrics().get("requests")).isEqualTo(result.succeeded());
     assertThat(result.metrics().get("bytes_per_request")).isEqualTo(10L);
   }
 
   @Test
   void slicesCombineIntoOneRun() {
-    LoadResult first = LoadGenerator.run("slice", new LoadPlan(2, 1000, Duration.ofMillis(200)),
-        user -> CompletableFuture.completedFuture(Outcome.success(3)), progress);
-    LoadResult second = LoadGenerator.run("slice", new LoadPlan(3, 1000, Duration.ofMillis(200)),
-        user -> CompletableFuture.completedFuture(Outcome.failure("HTTP 503")), progress);
+    LoadResult first =
+        LoadGenerator.run(
+            "slice",
+            new LoadPlan(2, 1000, Duration.ofMillis(200)),
+            user -> CompletableFuture.completedFuture(Outcome.success(3)),
+            progress);
+    LoadResult second =
+        LoadGenerator.run(
+            "slice",
+            new LoadPlan(3, 1000, Duration.ofMillis(200)),
+            user -> CompletableFuture.completedFuture(Outcome.failure("HTTP 503")),
+            progress);
 
     LoadResult both = LoadResult.combine("both", List.of(first, second));
 
@@ -142,18 +197,24 @@ class LoadGeneratorUnitTests {
   @Test
   void plansRejectValuesOutOfRange() {
     assertThatThrownBy(() -> new LoadPlan(0, 1, Duration.ofSeconds(1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("users must be at least 1, not 0");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("users must be at least 1, not 0");
     assertThatThrownBy(() -> new LoadPlan(1, 0, Duration.ofSeconds(1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ramp");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ramp");
     assertThatThrownBy(() -> new LoadPlan(1, 1, Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duration");
-    assertThat(new LoadPlan(1000, 200, Duration.ofSeconds(60)).rampTime()).isEqualTo(Duration.ofSeconds(5));
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duration");
+    assertThat(new LoadPlan(1000, 200, Duration.ofSeconds(60)).rampTime())
+        .isEqualTo(Duration.ofSeconds(5));
   }
 
   @Test
   void outcomesKeepACauseExactlyWhenTheyFail() {
-    assertThatThrownBy(() -> new Outcome(true, 1, "why")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new Outcome(false, 0, null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Outcome(true, 1, "why"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Outcome(false, 0, null))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Outcome.success(-1)).isInstanceOf(IllegalArgumentException.class);
     assertThat(Outcome.failure(new CompletionException(new IOException("reset"))).failure())
         .isEqualTo("IOException: reset");

@@ -18,13 +18,16 @@ class ZipfSamplerUnitTests {
     }
     double sum = 0;
     for (int i = 0; i < zipf.size(); i++) {
-      assertThat(zipf.probability(i)).as("index %d", i).isCloseTo(1.0 / ((i + 1) * harmonic), within(1e-12));
+      assertThat(zipf.probability(i))
+          .as("index %d", i)
+          .isCloseTo(1.0 / ((i + 1) * harmonic), within(1e-12));
       sum += zipf.probability(i);
     }
     assertThat(sum).isCloseTo(1.0, within(1e-9));
 
     ZipfSampler steeper = new ZipfSampler(1_000, 1.5);
-    assertThat(steeper.probability(0) / steeper.probability(3)).isCloseTo(Math.pow(4, 1.5), within(1e-9));
+    assertThat(steeper.probability(0) / steeper.probability(3))
+        .isCloseTo(Math.pow(4, 1.5), within(1e-9));
   }
 
   @Test
@@ -32,7 +35,9 @@ class ZipfSamplerUnitTests {
     for (double exponent : new double[] {0, 0.5, 1.0, 2.0}) {
       ZipfSampler zipf = new ZipfSampler(1_000, exponent);
       for (int i = 0; i < zipf.size(); i++) {
-        assertThat(zipf.tableProbability(i)).as("s=%s, index %d", exponent, i).isCloseTo(zipf.probability(i), within(1e-12));
+        assertThat(zipf.tableProbability(i))
+            .as("s=%s, index %d", exponent, i)
+            .isCloseTo(zipf.probability(i), within(1e-12));
       }
     }
   }
@@ -46,7 +51,8 @@ class ZipfSamplerUnitTests {
     for (int i = 0; i < draws; i++) {
       counts[zipf.next(random)]++;
     }
-    // Chi-square over the ten hottest indexes one by one, then 10..99 and 100..999 as two bins: 11 degrees of freedom,
+    // Chi-square over the ten hottest indexes one by one, then 10..99 and 100..999 as two bins: 11
+    // degrees of freedom,
     // whose 0.1% critical value is 31.26.
     int[][] bins = new int[12][];
     for (int i = 0; i < 10; i++) {
@@ -65,7 +71,8 @@ class ZipfSamplerUnitTests {
       chiSquare += (observed - expected) * (observed - expected) / expected;
     }
     assertThat(chiSquare).isLessThan(31.26);
-    // The hottest index is drawn about twice as often as the second, and the head dominates the tail.
+    // The hottest index is drawn about twice as often as the second, and the head dominates the
+    // tail.
     assertThat((double) counts[0] / counts[1]).isCloseTo(2.0, within(0.05));
     assertThat(counts[0]).isGreaterThan(counts[999] * 500);
   }
@@ -97,12 +104,17 @@ class ZipfSamplerUnitTests {
 
   @Test
   void impossibleDistributionsAreRefused() {
-    assertThatThrownBy(() -> new ZipfSampler(0, 1.0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> new ZipfSampler(0, 1.0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a Zipf distribution needs at least 1 index, not 0");
-    assertThatThrownBy(() -> new ZipfSampler(10, -0.5)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> new ZipfSampler(10, -0.5))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("the Zipf exponent must be a finite number of at least 0, not -0.5");
-    assertThatThrownBy(() -> new ZipfSampler(10, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new ZipfSampler(10, Double.POSITIVE_INFINITY)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new ZipfSampler(10, 1.0).probability(10)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> new ZipfSampler(10, Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ZipfSampler(10, Double.POSITIVE_INFINITY))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ZipfSampler(10, 1.0).probability(10))
+        .isInstanceOf(IndexOutOfBoundsException.class);
   }
 }

@@ -34,12 +34,17 @@ class PipelineBenchIntegrationTests {
   private static final List<Integer> SIZES = List.of(3, 40);
 
   @Test
-  void everyRowWritesEveryItemAndTheResultsHaveTheT2Shape(RedisServer server, @TempDir Path dir) throws Exception {
+  void everyRowWritesEveryItemAndTheResultsHaveTheT2Shape(RedisServer server, @TempDir Path dir)
+      throws Exception {
     server.command("SET", "someone-elses-key", "kept");
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
     ResultsDocument results;
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
-      results = PipelineBench.run(new PipelineBench.Plan(SIZES, 1, 2, true, List.of(), true), redis, new PrintStream(progress, true, StandardCharsets.UTF_8));
+      results =
+          PipelineBench.run(
+              new PipelineBench.Plan(SIZES, 1, 2, true, List.of(), true),
+              redis,
+              new PrintStream(progress, true, StandardCharsets.UTF_8));
     }
 
     List<String> rowNames = PipelineBench.rowNames();
@@ -47,7 +52,8 @@ class PipelineBenchIntegrationTests {
     assertThat(results.rows()).hasSize(rowNames.size() * SIZES.size());
     for (int i = 0; i < SIZES.size(); i++) {
       int n = SIZES.get(i);
-      List<ResultRow> section = results.rows().subList(i * rowNames.size(), (i + 1) * rowNames.size());
+      List<ResultRow> section =
+          results.rows().subList(i * rowNames.size(), (i + 1) * rowNames.size());
       assertThat(section).extracting(ResultRow::name).containsExactlyElementsOf(rowNames);
       for (ResultRow row : section) {
         assertThat(row.param("n")).isEqualTo(Integer.toString(n));
@@ -55,18 +61,31 @@ class PipelineBenchIntegrationTests {
         assertThat(row.metric("verified")).hasValue(n);
         assertThat(row.metric("runs")).hasValue(2);
         assertThat(row.metric("median_ms").getAsDouble()).isPositive();
-        assertThat(row.metric("min_ms").getAsDouble()).isLessThanOrEqualTo(row.metric("max_ms").getAsDouble());
+        assertThat(row.metric("min_ms").getAsDouble())
+            .isLessThanOrEqualTo(row.metric("max_ms").getAsDouble());
         assertThat(row.metric("x_limit")).isPresent();
       }
-      assertThat(section.stream().filter(r -> r.name().equals(PipelineBench.LIMIT_ROW)).findFirst().orElseThrow().metric("x_limit")).hasValue(1.0);
+      assertThat(
+              section.stream()
+                  .filter(r -> r.name().equals(PipelineBench.LIMIT_ROW))
+                  .findFirst()
+                  .orElseThrow()
+                  .metric("x_limit"))
+          .hasValue(1.0);
     }
-    assertThat(results.rows()).extracting(ResultRow::role).contains(RowRole.SEED, RowRole.PEER, RowRole.LIMIT);
-    assertThat(progress.toString(StandardCharsets.UTF_8).lines()).hasSize(rowNames.size() * SIZES.size());
+    assertThat(results.rows())
+        .extracting(ResultRow::role)
+        .contains(RowRole.SEED, RowRole.PEER, RowRole.LIMIT);
+    assertThat(progress.toString(StandardCharsets.UTF_8).lines())
+        .hasSize(rowNames.size() * SIZES.size());
 
-    // The last size's keys are still there, one per item per row, and read back with the row's own format.
+    // The last size's keys are still there, one per item per row, and read back with the row's own
+    // format.
     List<Item> items = Samples.items(40);
-    ObjectMapper json = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-    for (String row : List.of(SpringOneByOneWriter.NAME, SpringPipelinedWriter.NAME, LettuceRawWriter.NAME)) {
+    ObjectMapper json =
+        new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    for (String row :
+        List.of(SpringOneByOneWriter.NAME, SpringPipelinedWriter.NAME, LettuceRawWriter.NAME)) {
       String prefix = PipelineBench.KEY_PREFIX + row + ":item:";
       assertThat(server.command("EXISTS", prefix + items.get(39).id())).isEqualTo(":1");
       try (BenchRedis redis = BenchRedis.external(server.uri())) {
@@ -82,20 +101,36 @@ class PipelineBenchIntegrationTests {
     RedissonClient redisson = Redisson.create(config);
     try {
       for (Item item : items) {
-        assertThat(redisson.<Item>getBucket(PipelineBench.KEY_PREFIX + RedissonBatchWriter.NAME + ":item:" + item.id()).get()).isEqualTo(item);
+        assertThat(
+                redisson
+                    .<Item>getBucket(
+                        PipelineBench.KEY_PREFIX + RedissonBatchWriter.NAME + ":item:" + item.id())
+                    .get())
+            .isEqualTo(item);
       }
     } finally {
       redisson.shutdown();
     }
     String stowagePrefix = PipelineBench.KEY_PREFIX + StowagePutAllWriter.NAME + ":item:";
-    try (Stowage stowage = Stowage.builder().redis(server.uri()).build(); BenchRedis redis = BenchRedis.external(server.uri())) {
+    try (Stowage stowage = Stowage.builder().redis(server.uri()).build();
+        BenchRedis redis = BenchRedis.external(server.uri())) {
       assertThat(redis.countKeys(stowagePrefix)).isEqualTo(40);
-      RedisCache<Long, Item> cache = stowage.cache("check", Item.class).<Long>keys(String::valueOf).keyPrefix(stowagePrefix).build();
-      assertThat(cache.getAll(items.stream().map(Item::id).toList())).hasSize(40).containsValues(items.toArray(Item[]::new));
+      RedisCache<Long, Item> cache =
+          stowage
+              .cache("check", Item.class)
+              .<Long>keys(String::valueOf)
+              .keyPrefix(stowagePrefix)
+              .build();
+      assertThat(cache.getAll(items.stream().map(Item::id).toList()))
+          .hasSize(40)
+          .containsValues(items.toArray(Item[]::new));
       assertThat(redis.admin().ttl(stowagePrefix + items.get(0).id())).isPositive();
-      String noExpiryPrefix = PipelineBench.KEY_PREFIX + StowagePutAllWriter.NO_EXPIRY_NAME + ":item:";
+      String noExpiryPrefix =
+          PipelineBench.KEY_PREFIX + StowagePutAllWriter.NO_EXPIRY_NAME + ":item:";
       assertThat(redis.countKeys(noExpiryPrefix)).isEqualTo(40);
-      assertThat(redis.admin().ttl(noExpiryPrefix + items.get(0).id())).as("no expiry, as the seed writes").isEqualTo(-1);
+      assertThat(redis.admin().ttl(noExpiryPrefix + items.get(0).id()))
+          .as("no expiry, as the seed writes")
+          .isEqualTo(-1);
     }
     assertThat(server.command("GET", "someone-elses-key")).isEqualTo("$4");
 
@@ -106,7 +141,8 @@ class PipelineBenchIntegrationTests {
     assertThat(read.env()).containsKey("redis_version");
 
     String table = PipelineBench.table().render(read.rows());
-    assertThat(table.lines().filter(line -> line.startsWith("n: ")).collect(Collectors.toList())).containsExactly("n: 3", "n: 40");
+    assertThat(table.lines().filter(line -> line.startsWith("n: ")).collect(Collectors.toList()))
+        .containsExactly("n: 3", "n: 40");
     assertThat(table).contains("x pipelined");
   }
 
@@ -115,7 +151,10 @@ class PipelineBenchIntegrationTests {
     server.flushAll();
     server.command("SET", "someone-elses-key", "kept");
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
-      PipelineBench.run(new PipelineBench.Plan(List.of(5), 0, 1, true, List.of(LettuceRawWriter.NAME), false), redis, new PrintStream(new ByteArrayOutputStream()));
+      PipelineBench.run(
+          new PipelineBench.Plan(List.of(5), 0, 1, true, List.of(LettuceRawWriter.NAME), false),
+          redis,
+          new PrintStream(new ByteArrayOutputStream()));
       assertThat(redis.countKeys(PipelineBench.KEY_PREFIX)).isZero();
     }
     assertThat(server.command("DBSIZE")).isEqualTo(":1");
@@ -124,7 +163,12 @@ class PipelineBenchIntegrationTests {
   @Test
   void anUnknownRowIsRefusedByName(RedisServer server) {
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
-      assertThatThrownBy(() -> PipelineBench.run(new PipelineBench.Plan(List.of(5), 0, 1, true, List.of("jedis"), false), redis, System.err))
+      assertThatThrownBy(
+              () ->
+                  PipelineBench.run(
+                      new PipelineBench.Plan(List.of(5), 0, 1, true, List.of("jedis"), false),
+                      redis,
+                      System.err))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("unknown row 'jedis'")
           .hasMessageContaining(LettuceRawWriter.NAME);
@@ -136,9 +180,14 @@ class PipelineBenchIntegrationTests {
     server.command("CONFIG", "SET", "requirepass", "s3cret");
     String uri = "redis://:s3cret@127.0.0.1:" + server.port();
     try (BenchRedis redis = BenchRedis.external(uri)) {
-      ResultsDocument results = PipelineBench.run(new PipelineBench.Plan(List.of(3), 0, 1, true, List.of(), false), redis,
-          new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-      assertThat(results.rows()).extracting(ResultRow::name).containsExactlyElementsOf(PipelineBench.rowNames());
+      ResultsDocument results =
+          PipelineBench.run(
+              new PipelineBench.Plan(List.of(3), 0, 1, true, List.of(), false),
+              redis,
+              new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+      assertThat(results.rows())
+          .extracting(ResultRow::name)
+          .containsExactlyElementsOf(PipelineBench.rowNames());
       assertThat(results.rows()).allSatisfy(row -> assertThat(row.metric("verified")).hasValue(3));
     } finally {
       RedisClient client = RedisClient.create(uri);

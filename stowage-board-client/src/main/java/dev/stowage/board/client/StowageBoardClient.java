@@ -47,8 +47,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A client of the board's TCP protocol ({@code docs/PROTOCOL.md}). It keeps one connection and
  * multiplexes every request over it: each request gets an id, and its future completes when the
- * reply with that id arrives, in whatever order replies come. When the connection drops (the
- * server closed an idle connection, a network failure), requests in flight fail with {@link
+ * reply with that id arrives, in whatever order replies come. When the connection drops (the server
+ * closed an idle connection, a network failure), requests in flight fail with {@link
  * BoardClientException} and the next request connects again.
  *
  * <pre>{@code
@@ -65,8 +65,10 @@ import org.jspecify.annotations.Nullable;
 public final class StowageBoardClient implements AutoCloseable {
   /** Time allowed for each request's reply by default: 10 s. */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
   /** Time allowed to connect (and finish the TLS handshake) by default: 5 s. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
   /** Largest reply frame the client reads by default: 64 MiB. */
   public static final int DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
@@ -97,17 +99,22 @@ public final class StowageBoardClient implements AutoCloseable {
     this.maxFrameBytes = b.maxFrameBytes;
     this.codec = b.json ? BoardProtocol.CODEC_JSON : BoardProtocol.CODEC_MSGPACK;
     if (b.trustAll) {
-      ssl = SslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE).build();
+      ssl =
+          SslContextBuilder.forClient().trustManager(InsecureTrustManagerFactory.INSTANCE).build();
     } else if (b.trustedCertificate != null) {
-      ssl = SslContextBuilder.forClient().trustManager(b.trustedCertificate.toFile())
-          .endpointIdentificationAlgorithm("HTTPS").build();
+      ssl =
+          SslContextBuilder.forClient()
+              .trustManager(b.trustedCertificate.toFile())
+              .endpointIdentificationAlgorithm("HTTPS")
+              .build();
     } else {
       ssl = null;
     }
     this.mapper = b.json ? BoardMappers.json() : BoardMappers.msgpack();
     this.boardList = mapper.getTypeFactory().constructCollectionType(List.class, Board.class);
-    this.group = new MultiThreadIoEventLoopGroup(1,
-        new DefaultThreadFactory("stowage-board-client", true), NioIoHandler.newFactory());
+    this.group =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("stowage-board-client", true), NioIoHandler.newFactory());
   }
 
   /** A builder for a client of the server at {@code host:port}. */
@@ -129,13 +136,13 @@ public final class StowageBoardClient implements AutoCloseable {
 
   /** A page of posts, newest first; {@code page} from 1, {@code size} from 1 to 500. */
   public CompletableFuture<List<Board>> page(int page, int size) {
-    return send(BoardProtocol.OP_PAGE, encode(new int[] {page, size}),
-        reply -> decode(reply, boardList));
+    return send(
+        BoardProtocol.OP_PAGE, encode(new int[] {page, size}), reply -> decode(reply, boardList));
   }
 
   /**
-   * A page as the reply's body: the 4-byte envelope header and the encoded array of posts, as
-   * they came off the wire, without decoding them (what a benchmark measures).
+   * A page as the reply's body: the 4-byte envelope header and the encoded array of posts, as they
+   * came off the wire, without decoding them (what a benchmark measures).
    */
   public CompletableFuture<byte[]> pageBytes(int page, int size) {
     return send(BoardProtocol.OP_PAGE, encode(new int[] {page, size}), reply -> reply);
@@ -146,16 +153,17 @@ public final class StowageBoardClient implements AutoCloseable {
     Objects.requireNonNull(id, "id");
     CompletableFuture<Optional<Board>> result = new CompletableFuture<>();
     send(BoardProtocol.OP_GET, encode(id), reply -> decode(reply, Board.class))
-        .whenComplete((board, failure) -> {
-          if (failure == null) {
-            result.complete(Optional.of(board));
-          } else if (failure instanceof BoardClientException e
-              && e.code() == BoardProtocol.ERROR_NOT_FOUND) {
-            result.complete(Optional.empty());
-          } else {
-            result.completeExceptionally(failure);
-          }
-        });
+        .whenComplete(
+            (board, failure) -> {
+              if (failure == null) {
+                result.complete(Optional.of(board));
+              } else if (failure instanceof BoardClientException e
+                  && e.code() == BoardProtocol.ERROR_NOT_FOUND) {
+                result.complete(Optional.empty());
+              } else {
+                result.completeExceptionally(failure);
+              }
+            });
     return result;
   }
 
@@ -170,8 +178,8 @@ public final class StowageBoardClient implements AutoCloseable {
   }
 
   /**
-   * Bytes this client has written to its sockets, on every connection so far: frames, and with
-   * TLS the records that carry them, handshakes included.
+   * Bytes this client has written to its sockets, on every connection so far: frames, and with TLS
+   * the records that carry them, handshakes included.
    */
   public long bytesSent() {
     return wire.sent();
@@ -217,8 +225,8 @@ public final class StowageBoardClient implements AutoCloseable {
 
   private <T> T decode(byte[] reply, JavaType type) {
     if (reply.length < 4 || (reply[0] & 0xFF) != 0xC1 || (reply[2] & 0xFF) != codec) {
-      throw new BoardClientException(0, "the reply is not an envelope of codec " + codec,
-          false, null);
+      throw new BoardClientException(
+          0, "the reply is not an envelope of codec " + codec, false, null);
     }
     try {
       return mapper.readValue(reply, 4, reply.length - 4, type);
@@ -239,45 +247,63 @@ public final class StowageBoardClient implements AutoCloseable {
    * connection: the server closes an idle connection only with nothing in flight and discards what
    * arrives after, so the request was not run.
    */
-  private <T> void send(int type, byte[] body, Function<byte[], T> decoder,
-      CompletableFuture<T> result, boolean mayRetry) {
+  private <T> void send(
+      int type,
+      byte[] body,
+      Function<byte[], T> decoder,
+      CompletableFuture<T> result,
+      boolean mayRetry) {
     if (closed) {
-      result.completeExceptionally(new BoardClientException(0, "the client is closed", false,
-          null));
+      result.completeExceptionally(
+          new BoardClientException(0, "the client is closed", false, null));
       return;
     }
-    connection().whenComplete((connection, failure) -> {
-      if (failure != null) {
-        result.completeExceptionally(failure instanceof BoardClientException ? failure
-            : new BoardClientException(0, "cannot connect to " + host + ":" + port + ": "
-                + failure.getMessage(), false, failure));
-        return;
-      }
-      connection.send(type, body).whenComplete((reply, error) -> {
-        if (error instanceof BoardClientException e && mayRetry
-            && e.code() == BoardProtocol.CLOSE_IDLE) {
-          send(type, body, decoder, result, false);
-          return;
-        }
-        if (error != null) {
-          result.completeExceptionally(error);
-          return;
-        }
-        try {
-          result.complete(decoder.apply(reply));
-        } catch (RuntimeException e) {
-          result.completeExceptionally(e);
-        }
-      });
-    });
+    connection()
+        .whenComplete(
+            (connection, failure) -> {
+              if (failure != null) {
+                result.completeExceptionally(
+                    failure instanceof BoardClientException
+                        ? failure
+                        : new BoardClientException(
+                            0,
+                            "cannot connect to " + host + ":" + port + ": " + failure.getMessage(),
+                            false,
+                            failure));
+                return;
+              }
+              connection
+                  .send(type, body)
+                  .whenComplete(
+                      (reply, error) -> {
+                        if (error instanceof BoardClientException e
+                            && mayRetry
+                            && e.code() == BoardProtocol.CLOSE_IDLE) {
+                          send(type, body, decoder, result, false);
+                          return;
+                        }
+                        if (error != null) {
+                          result.completeExceptionally(error);
+                          return;
+                        }
+                        try {
+                          result.complete(decoder.apply(reply));
+                        } catch (RuntimeException e) {
+                          result.completeExceptionally(e);
+                        }
+                      });
+            });
   }
 
   /** The live connection, connecting when there is none (or the last one dropped). */
   private CompletableFuture<Connection> connection() {
     synchronized (lock) {
       CompletableFuture<Connection> existing = current;
-      if (existing != null && (!existing.isDone() || !existing.isCompletedExceptionally()
-          && existing.join().channel.isActive() && existing.join().closedBy == null)) {
+      if (existing != null
+          && (!existing.isDone()
+              || !existing.isCompletedExceptionally()
+                  && existing.join().channel.isActive()
+                  && existing.join().closedBy == null)) {
         return existing;
       }
       CompletableFuture<Connection> connecting = new CompletableFuture<>();
@@ -289,55 +315,75 @@ public final class StowageBoardClient implements AutoCloseable {
 
   private void connect(CompletableFuture<Connection> connecting) {
     Connection connection = new Connection();
-    Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel channel) {
-            channel.pipeline().addLast(wire);
-            if (ssl != null) {
-              var handler = ssl.newHandler(channel.alloc(), serverName, port);
-              handler.setHandshakeTimeoutMillis(connectTimeout.toMillis());
-              channel.pipeline().addLast(handler);
-            }
-            channel.pipeline().addLast(new FlushConsolidationHandler(256, true))
-                .addLast(new LengthFieldBasedFrameDecoder(maxFrameBytes + 4, 0, 4, 0, 4))
-                .addLast(connection);
-          }
-        });
+    Bootstrap bootstrap =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel channel) {
+                    channel.pipeline().addLast(wire);
+                    if (ssl != null) {
+                      var handler = ssl.newHandler(channel.alloc(), serverName, port);
+                      handler.setHandshakeTimeoutMillis(connectTimeout.toMillis());
+                      channel.pipeline().addLast(handler);
+                    }
+                    channel
+                        .pipeline()
+                        .addLast(new FlushConsolidationHandler(256, true))
+                        .addLast(new LengthFieldBasedFrameDecoder(maxFrameBytes + 4, 0, 4, 0, 4))
+                        .addLast(connection);
+                  }
+                });
     ChannelFuture future = bootstrap.connect(host, port);
-    future.addListener(f -> {
-      if (!f.isSuccess()) {
-        connecting.completeExceptionally(new BoardClientException(0, "cannot connect to "
-            + host + ":" + port + ": " + f.cause(), false, f.cause()));
-        return;
-      }
-      connections.incrementAndGet();
-      connection.channel = future.channel();
-      var sslHandler = future.channel().pipeline().get(SslHandler.class);
-      if (sslHandler == null) {
-        connecting.complete(connection);
-      } else {
-        sslHandler.handshakeFuture().addListener(h -> {
-          if (h.isSuccess()) {
+    future.addListener(
+        f -> {
+          if (!f.isSuccess()) {
+            connecting.completeExceptionally(
+                new BoardClientException(
+                    0,
+                    "cannot connect to " + host + ":" + port + ": " + f.cause(),
+                    false,
+                    f.cause()));
+            return;
+          }
+          connections.incrementAndGet();
+          connection.channel = future.channel();
+          var sslHandler = future.channel().pipeline().get(SslHandler.class);
+          if (sslHandler == null) {
             connecting.complete(connection);
           } else {
-            connecting.completeExceptionally(new BoardClientException(0, "TLS handshake with "
-                + host + ":" + port + " failed: " + h.cause(), false, h.cause()));
+            sslHandler
+                .handshakeFuture()
+                .addListener(
+                    h -> {
+                      if (h.isSuccess()) {
+                        connecting.complete(connection);
+                      } else {
+                        connecting.completeExceptionally(
+                            new BoardClientException(
+                                0,
+                                "TLS handshake with " + host + ":" + port + " failed: " + h.cause(),
+                                false,
+                                h.cause()));
+                      }
+                    });
           }
         });
-      }
-    });
   }
 
   /** One connection and the requests waiting on it. */
   private final class Connection extends ChannelInboundHandlerAdapter {
     private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
+
     // Set when the connect succeeds, before the connection's future completes: nothing reaches a
     // Connection earlier.
     @SuppressWarnings("NullAway.Init")
     private volatile Channel channel;
+
     private volatile @Nullable BoardClientException closedBy;
 
     CompletableFuture<byte[]> send(int type, byte[] body) {
@@ -350,27 +396,53 @@ public final class StowageBoardClient implements AutoCloseable {
       BoardClientException gone = closedBy;
       if (gone != null || !channel.isActive()) {
         pending.remove(requestId);
-        request.future.completeExceptionally(gone != null ? gone : new BoardClientException(0,
-            "the connection to " + host + ":" + port + " is closed", false, null));
+        request.future.completeExceptionally(
+            gone != null
+                ? gone
+                : new BoardClientException(
+                    0, "the connection to " + host + ":" + port + " is closed", false, null));
         return request.future;
       }
-      request.timeout = channel.eventLoop().schedule(() -> {
-        if (pending.remove(requestId) != null) {
-          request.future.completeExceptionally(new BoardClientException(0, "no reply to request "
-              + requestId + " within " + TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos)
-              + " ms", true, null));
-        }
-      }, requestTimeoutNanos, TimeUnit.NANOSECONDS);
+      request.timeout =
+          channel
+              .eventLoop()
+              .schedule(
+                  () -> {
+                    if (pending.remove(requestId) != null) {
+                      request.future.completeExceptionally(
+                          new BoardClientException(
+                              0,
+                              "no reply to request "
+                                  + requestId
+                                  + " within "
+                                  + TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos)
+                                  + " ms",
+                              true,
+                              null));
+                    }
+                  },
+                  requestTimeoutNanos,
+                  TimeUnit.NANOSECONDS);
       ByteBuf frame = channel.alloc().buffer(9 + body.length);
-      frame.writeInt(BoardProtocol.FRAME_HEADER_BYTES + body.length).writeByte(type)
-          .writeInt(requestId).writeBytes(body);
-      channel.writeAndFlush(frame).addListener(f -> {
-        if (!f.isSuccess() && pending.remove(requestId) != null) {
-          request.timeout.cancel(false);
-          request.future.completeExceptionally(new BoardClientException(0, "cannot send to "
-              + host + ":" + port + ": " + f.cause(), false, f.cause()));
-        }
-      });
+      frame
+          .writeInt(BoardProtocol.FRAME_HEADER_BYTES + body.length)
+          .writeByte(type)
+          .writeInt(requestId)
+          .writeBytes(body);
+      channel
+          .writeAndFlush(frame)
+          .addListener(
+              f -> {
+                if (!f.isSuccess() && pending.remove(requestId) != null) {
+                  request.timeout.cancel(false);
+                  request.future.completeExceptionally(
+                      new BoardClientException(
+                          0,
+                          "cannot send to " + host + ":" + port + ": " + f.cause(),
+                          false,
+                          f.cause()));
+                }
+              });
       return request.future;
     }
 
@@ -379,9 +451,14 @@ public final class StowageBoardClient implements AutoCloseable {
       ByteBuf frame = (ByteBuf) msg;
       try {
         if (frame.readableBytes() < BoardProtocol.FRAME_HEADER_BYTES) {
-          fail(new BoardClientException(0, "the server sent a frame of "
-              + frame.readableBytes() + " bytes, too short for a type and a request id", false,
-              null));
+          fail(
+              new BoardClientException(
+                  0,
+                  "the server sent a frame of "
+                      + frame.readableBytes()
+                      + " bytes, too short for a type and a request id",
+                  false,
+                  null));
           ctx.close();
           return;
         }
@@ -390,8 +467,9 @@ public final class StowageBoardClient implements AutoCloseable {
         if (type == BoardProtocol.REPLY_CLOSING) {
           int code = frame.readableBytes() >= 2 ? frame.readUnsignedShort() : 0;
           String message = frame.toString(StandardCharsets.UTF_8);
-          closedBy = new BoardClientException(code, "the server closed the connection: " + code
-              + " " + message, false, null);
+          closedBy =
+              new BoardClientException(
+                  code, "the server closed the connection: " + code + " " + message, false, null);
           fail(closedBy);
           return;
         }
@@ -406,8 +484,8 @@ public final class StowageBoardClient implements AutoCloseable {
           request.future.complete(body);
         } else {
           int code = frame.readableBytes() >= 2 ? frame.readUnsignedShort() : 0;
-          request.future.completeExceptionally(new BoardClientException(code,
-              frame.toString(StandardCharsets.UTF_8), false, null));
+          request.future.completeExceptionally(
+              new BoardClientException(code, frame.toString(StandardCharsets.UTF_8), false, null));
         }
       } finally {
         frame.release();
@@ -417,16 +495,18 @@ public final class StowageBoardClient implements AutoCloseable {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       if (closedBy == null) {
-        closedBy = new BoardClientException(0, "the connection to " + host + ":" + port
-            + " closed", false, null);
+        closedBy =
+            new BoardClientException(
+                0, "the connection to " + host + ":" + port + " closed", false, null);
       }
       fail(closedBy);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      closedBy = new BoardClientException(0, "the connection to " + host + ":" + port
-          + " failed: " + cause, false, cause);
+      closedBy =
+          new BoardClientException(
+              0, "the connection to " + host + ":" + port + " failed: " + cause, false, cause);
       fail(closedBy);
       ctx.close();
     }
@@ -446,6 +526,7 @@ public final class StowageBoardClient implements AutoCloseable {
 
   private static final class Pending {
     final CompletableFuture<byte[]> future = new CompletableFuture<>();
+
     // Set by send() before the request is written, so before any reply or write failure reads it.
     @SuppressWarnings("NullAway.Init")
     volatile ScheduledFuture<?> timeout;
@@ -473,8 +554,8 @@ public final class StowageBoardClient implements AutoCloseable {
 
     /**
      * Connects with TLS, trusting the server certificate (or its CA) in this PEM file. The server's
-     * certificate must also name the host the client connects to, or the {@linkplain
-     * #tlsServerName name} given instead.
+     * certificate must also name the host the client connects to, or the {@linkplain #tlsServerName
+     * name} given instead.
      */
     public Builder tls(Path trustedCertificate) {
       this.trustedCertificate = Objects.requireNonNull(trustedCertificate, "trustedCertificate");
@@ -482,9 +563,9 @@ public final class StowageBoardClient implements AutoCloseable {
     }
 
     /**
-     * The name the server's certificate must carry (and the SNI name sent), when it is not the
-     * host connected to: for instance {@code localhost} for a self-signed certificate reached at
-     * {@code 127.0.0.1}.
+     * The name the server's certificate must carry (and the SNI name sent), when it is not the host
+     * connected to: for instance {@code localhost} for a self-signed certificate reached at {@code
+     * 127.0.0.1}.
      */
     public Builder tlsServerName(String serverName) {
       this.serverName = Objects.requireNonNull(serverName, "serverName");
@@ -516,8 +597,8 @@ public final class StowageBoardClient implements AutoCloseable {
     /** Largest reply frame read ({@link #DEFAULT_MAX_FRAME_BYTES}). */
     public Builder maxFrameBytes(int maxFrameBytes) {
       if (maxFrameBytes < 64) {
-        throw new IllegalArgumentException("maxFrameBytes must be at least 64, got "
-            + maxFrameBytes);
+        throw new IllegalArgumentException(
+            "maxFrameBytes must be at least 64, got " + maxFrameBytes);
       }
       this.maxFrameBytes = maxFrameBytes;
       return this;
@@ -532,19 +613,20 @@ public final class StowageBoardClient implements AutoCloseable {
     /**
      * Builds the client; it connects at its first request.
      *
-     * @throws IllegalArgumentException if both {@link #tls} and the insecure trust are set, or
-     *     the certificate cannot be read
+     * @throws IllegalArgumentException if both {@link #tls} and the insecure trust are set, or the
+     *     certificate cannot be read
      */
     public StowageBoardClient build() {
       if (trustAll && trustedCertificate != null) {
-        throw new IllegalArgumentException("give either a trusted certificate or"
-            + " tlsTrustingAnyCertificateInsecurely(), not both");
+        throw new IllegalArgumentException(
+            "give either a trusted certificate or"
+                + " tlsTrustingAnyCertificateInsecurely(), not both");
       }
       try {
         return new StowageBoardClient(this);
       } catch (SSLException | RuntimeException e) {
-        throw new IllegalArgumentException("cannot set up TLS with " + trustedCertificate + ": "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot set up TLS with " + trustedCertificate + ": " + e.getMessage(), e);
       }
     }
 

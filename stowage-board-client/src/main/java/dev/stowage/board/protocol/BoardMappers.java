@@ -41,7 +41,8 @@ public final class BoardMappers {
     mapper.configure(MapperFeature.ALLOW_COERCION_OF_SCALARS, false);
     // A number or boolean is not a text field, and 1.5 is not a member id.
     mapper.configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false);
-    mapper.coercionConfigFor(LogicalType.Textual)
+    mapper
+        .coercionConfigFor(LogicalType.Textual)
         .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
         .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
         .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);

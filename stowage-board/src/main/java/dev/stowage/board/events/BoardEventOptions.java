@@ -9,6 +9,7 @@ import static java.util.Objects.requireNonNull;
 public final class BoardEventOptions {
   /** The topic unless another is given. */
   public static final String DEFAULT_TOPIC = "board-events";
+
   /** Pending events at which the relay's status says it is over its limit, unless set. */
   public static final long DEFAULT_BACKLOG_LIMIT = 100_000;
 
@@ -52,8 +53,13 @@ public final class BoardEventOptions {
 
   @Override
   public String toString() {
-    return "BoardEventOptions[" + bootstrapServers + ", topic " + topic + ", backlog limit "
-        + backlogLimit + "]";
+    return "BoardEventOptions["
+        + bootstrapServers
+        + ", topic "
+        + topic
+        + ", backlog limit "
+        + backlogLimit
+        + "]";
   }
 
   /** Builds {@link BoardEventOptions}; validates as each value is set. */
@@ -65,8 +71,9 @@ public final class BoardEventOptions {
     private Builder(String bootstrapServers) {
       requireNonNull(bootstrapServers, "bootstrapServers");
       if (bootstrapServers.isBlank()) {
-        throw new IllegalArgumentException("Kafka's bootstrap servers are host:port[,host:port],"
-            + " such as 127.0.0.1:9092; got an empty string");
+        throw new IllegalArgumentException(
+            "Kafka's bootstrap servers are host:port[,host:port],"
+                + " such as 127.0.0.1:9092; got an empty string");
       }
       this.bootstrapServers = bootstrapServers.strip();
     }
@@ -79,8 +86,11 @@ public final class BoardEventOptions {
     public Builder topic(String topic) {
       requireNonNull(topic, "topic");
       if (!topic.matches("[a-zA-Z0-9._-]{1,249}")) {
-        throw new IllegalArgumentException("a Kafka topic is 1 to 249 of a-z, A-Z, 0-9, '.', '_'"
-            + " and '-', such as board-events; got '" + topic + "'");
+        throw new IllegalArgumentException(
+            "a Kafka topic is 1 to 249 of a-z, A-Z, 0-9, '.', '_'"
+                + " and '-', such as board-events; got '"
+                + topic
+                + "'");
       }
       this.topic = topic;
       return this;
@@ -93,8 +103,8 @@ public final class BoardEventOptions {
      */
     public Builder backlogLimit(long limit) {
       if (limit < 1) {
-        throw new IllegalArgumentException("the event backlog limit must be at least 1, got "
-            + limit);
+        throw new IllegalArgumentException(
+            "the event backlog limit must be at least 1, got " + limit);
       }
       this.backlogLimit = limit;
       return this;

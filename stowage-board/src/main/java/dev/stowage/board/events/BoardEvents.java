@@ -32,11 +32,11 @@ import org.slf4j.LoggerFactory;
  * <p>One thread reads up to {@value #BATCH} pending events below the {@link ScoreGate}'s bound,
  * sends them in order with an idempotent producer ({@code enable.idempotence=true}, {@code
  * acks=all}, at most 5 requests in flight, so that retries neither duplicate nor reorder within a
- * partition), waits until every one is acknowledged, and only then marks them sent. Every event
- * has the key {@value #BOARD} (the service's one board, the seed's), so all of them go to one
- * partition and arrive in score order. Delivery is at least once: a relay that dies after the
- * broker acknowledged and before the mark publishes those events again after a restart, so
- * consumers deduplicate by the event's post id.
+ * partition), waits until every one is acknowledged, and only then marks them sent. Every event has
+ * the key {@value #BOARD} (the service's one board, the seed's), so all of them go to one partition
+ * and arrive in score order. Delivery is at least once: a relay that dies after the broker
+ * acknowledged and before the mark publishes those events again after a restart, so consumers
+ * deduplicate by the event's post id.
  *
  * <p>While the broker is down, the producer retries with a backoff up to {@value
  * #RECONNECT_BACKOFF_MAX_MS} ms and never gives up on a batch it holds; new events wait in the
@@ -50,13 +50,18 @@ public final class BoardEvents implements AutoCloseable {
 
   /** The key of every event: the board, of which the service has one (the seed's {@code board}). */
   public static final String BOARD = "board";
+
   /** How often {@link #status()}'s counts are read from the outbox. */
   public static final Duration STATUS_REFRESH = Duration.ofSeconds(1);
+
   /** Events read and sent at a time. */
   static final int BATCH = 500;
+
   static final int RECONNECT_BACKOFF_MAX_MS = 1000;
+
   /** How long {@code send} may wait for the topic's metadata (the broker down at start). */
   private static final int MAX_BLOCK_MS = 5000;
+
   private static final Duration DATABASE_TIMEOUT = Duration.ofSeconds(30);
   private static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
   private static final long MAX_BACKOFF_MILLIS = 5000;
@@ -74,22 +79,28 @@ public final class BoardEvents implements AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean warnedOverLimit;
 
-  private BoardEvents(EventOutbox outbox, ScoreGate gate, BoardEventOptions options,
+  private BoardEvents(
+      EventOutbox outbox,
+      ScoreGate gate,
+      BoardEventOptions options,
       Function<Board, byte[]> postJson) {
     this.outbox = outbox;
     this.gate = gate;
     this.options = options;
     this.postJson = postJson;
     this.status = new EventStatus(0, Duration.ZERO, options.backlogLimit(), 0, null);
-    this.producer = new KafkaProducer<>(producerConfig(options), new StringSerializer(),
-        new ByteArraySerializer());
+    this.producer =
+        new KafkaProducer<>(
+            producerConfig(options), new StringSerializer(), new ByteArraySerializer());
     this.relay = new Thread(this::relayLoop, "board-events-relay");
     relay.setDaemon(true);
-    this.statusReader = Executors.newSingleThreadScheduledExecutor(task -> {
-      Thread thread = new Thread(task, "board-events-status");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.statusReader =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "board-events-status");
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   /**
@@ -98,15 +109,21 @@ public final class BoardEvents implements AutoCloseable {
    * @param gate the gate every write of the store goes through
    * @param postJson a post's JSON object, as the API returns it
    */
-  public static BoardEvents start(EventOutbox outbox, ScoreGate gate, BoardEventOptions options,
+  public static BoardEvents start(
+      EventOutbox outbox,
+      ScoreGate gate,
+      BoardEventOptions options,
       Function<Board, byte[]> postJson) {
-    BoardEvents events = new BoardEvents(requireNonNull(outbox, "outbox"),
-        requireNonNull(gate, "gate"), requireNonNull(options, "options"),
-        requireNonNull(postJson, "postJson"));
+    BoardEvents events =
+        new BoardEvents(
+            requireNonNull(outbox, "outbox"),
+            requireNonNull(gate, "gate"),
+            requireNonNull(options, "options"),
+            requireNonNull(postJson, "postJson"));
     gate.onSettled(events::wake);
     events.relay.start();
-    events.statusReader.scheduleWithFixedDelay(events::readStatus, 0,
-        STATUS_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    events.statusReader.scheduleWithFixedDelay(
+        events::readStatus, 0, STATUS_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
     log.info("relaying board events to {} topic {}", options.bootstrapServers(), options.topic());
     return events;
   }
@@ -160,10 +177,13 @@ public final class BoardEvents implements AutoCloseable {
         if (!running) {
           return;
         }
-        Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause =
+            e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
         String error = cause.getClass().getSimpleName() + ": " + cause.getMessage();
         if (!error.equals(lastError)) {
-          log.warn("board events wait in the outbox: {}; retrying every {} ms at most", error,
+          log.warn(
+              "board events wait in the outbox: {}; retrying every {} ms at most",
+              error,
               MAX_BACKOFF_MILLIS);
         }
         lastError = error;
@@ -192,8 +212,12 @@ public final class BoardEvents implements AutoCloseable {
     for (Board post : batch) {
       Future<RecordMetadata> ack;
       try {
-        ack = producer.send(new ProducerRecord<>(options.topic(), BOARD,
-            PostCreatedEvent.encode(BOARD, post, postJson.apply(post))));
+        ack =
+            producer.send(
+                new ProducerRecord<>(
+                    options.topic(),
+                    BOARD,
+                    PostCreatedEvent.encode(BOARD, post, postJson.apply(post))));
       } catch (RuntimeException e) {
         sendFailure = e;
         break;
@@ -239,17 +263,24 @@ public final class BoardEvents implements AutoCloseable {
       if (backlog == null) {
         return;
       }
-      Duration age = backlog.pending() == 0 ? Duration.ZERO
-          : Duration.ofMillis(Math.max(0, System.currentTimeMillis()
-              - backlog.oldestCreatedMillis()));
-      EventStatus now = new EventStatus(backlog.pending(), age, options.backlogLimit(),
-          published.get(), lastError);
+      Duration age =
+          backlog.pending() == 0
+              ? Duration.ZERO
+              : Duration.ofMillis(
+                  Math.max(0, System.currentTimeMillis() - backlog.oldestCreatedMillis()));
+      EventStatus now =
+          new EventStatus(
+              backlog.pending(), age, options.backlogLimit(), published.get(), lastError);
       status = now;
       if (now.overLimit() && !warnedOverLimit) {
-        log.warn("{} board events wait in the outbox, over the backlog limit of {} (oldest {} s):"
+        log.warn(
+            "{} board events wait in the outbox, over the backlog limit of {} (oldest {} s):"
                 + " posts are still accepted; bring Kafka at {} back or raise"
-                + " stowage.board.kafka.backlog-limit", now.pending(), options.backlogLimit(),
-            age.toSeconds(), options.bootstrapServers());
+                + " stowage.board.kafka.backlog-limit",
+            now.pending(),
+            options.backlogLimit(),
+            age.toSeconds(),
+            options.bootstrapServers());
       }
       warnedOverLimit = now.overLimit();
     } catch (RuntimeException e) {

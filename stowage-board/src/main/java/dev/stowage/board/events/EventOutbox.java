@@ -10,8 +10,8 @@ import reactor.core.publisher.Mono;
  * {@link BoardEvents} reads, publishes and then marks sent. A store keeps a pending event wherever
  * it can write it atomically with its post: the relational stores in a table written in the same
  * transaction as the post ({@code board_outbox}); a document store can keep it inside the post's
- * own document, since a single-document write is atomic. A post's event is the post itself (its
- * id, score and fields, which never change), so the outbox needs to remember only which posts are
+ * own document, since a single-document write is atomic. A post's event is the post itself (its id,
+ * score and fields, which never change), so the outbox needs to remember only which posts are
  * pending.
  *
  * <p>Implementations are thread-safe.

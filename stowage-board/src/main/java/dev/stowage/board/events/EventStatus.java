@@ -15,7 +15,11 @@ public final class EventStatus {
   private final long published;
   private final @Nullable String lastError;
 
-  EventStatus(long pending, Duration oldestPendingAge, long backlogLimit, long published,
+  EventStatus(
+      long pending,
+      Duration oldestPendingAge,
+      long backlogLimit,
+      long published,
       @Nullable String lastError) {
     this.pending = pending;
     this.oldestPendingAge = oldestPendingAge;
@@ -50,8 +54,8 @@ public final class EventStatus {
   }
 
   /**
-   * The relay's last failure (the broker unreachable, the database failing), or null once an
-   * event has been published after it.
+   * The relay's last failure (the broker unreachable, the database failing), or null once an event
+   * has been published after it.
    */
   public @Nullable String lastError() {
     return lastError;
@@ -59,8 +63,15 @@ public final class EventStatus {
 
   @Override
   public String toString() {
-    return "EventStatus[pending " + pending + ", oldest " + oldestPendingAge.toMillis()
-        + " ms, limit " + backlogLimit + ", published " + published
-        + (lastError != null ? ", last error: " + lastError : "") + "]";
+    return "EventStatus[pending "
+        + pending
+        + ", oldest "
+        + oldestPendingAge.toMillis()
+        + " ms, limit "
+        + backlogLimit
+        + ", published "
+        + published
+        + (lastError != null ? ", last error: " + lastError : "")
+        + "]";
   }
 }

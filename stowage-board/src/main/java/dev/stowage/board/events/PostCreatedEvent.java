@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 public final class PostCreatedEvent {
   /** The schema's version, in every event's {@code version} field. */
   public static final int VERSION = 1;
+
   /** The event's {@code type}. */
   public static final String TYPE = "post-created";
 
@@ -32,9 +33,19 @@ public final class PostCreatedEvent {
    */
   public static byte[] encode(String board, Board post, byte[] postJson) {
     // The id is 24 hexadecimal digits and the board a fixed name: nothing to escape.
-    byte[] head = ("{\"version\":" + VERSION + ",\"type\":\"" + TYPE + "\",\"board\":\"" + board
-        + "\",\"id\":\"" + post.id() + "\",\"score\":" + post.score() + ",\"post\":")
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] head =
+        ("{\"version\":"
+                + VERSION
+                + ",\"type\":\""
+                + TYPE
+                + "\",\"board\":\""
+                + board
+                + "\",\"id\":\""
+                + post.id()
+                + "\",\"score\":"
+                + post.score()
+                + ",\"post\":")
+            .getBytes(StandardCharsets.UTF_8);
     byte[] event = new byte[head.length + postJson.length + 1];
     System.arraycopy(head, 0, event, 0, head.length);
     System.arraycopy(postJson, 0, event, head.length, postJson.length);

@@ -7,24 +7,25 @@ import reactor.core.publisher.Mono;
 
 /**
  * Keeps events in score order although posts commit out of it. A writer reserves its scores and
- * then inserts; two writers may commit in the other order than their scores, so an outbox read
- * at the wrong moment would see score 11 committed and 10 not yet. This gate knows every write of
- * this process that has begun and not settled, and {@link #bound()} is a score that none of them
- * can take a score below: the relay publishes only pending events below it, which are all
- * committed (or never will be).
+ * then inserts; two writers may commit in the other order than their scores, so an outbox read at
+ * the wrong moment would see score 11 committed and 10 not yet. This gate knows every write of this
+ * process that has begun and not settled, and {@link #bound()} is a score that none of them can
+ * take a score below: the relay publishes only pending events below it, which are all committed (or
+ * never will be).
  *
  * <p>A write {@linkplain #writing enters} before it reserves scores, with the provisional bound
  * "above the highest score handed out so far" (a counter only goes up, so its scores will be
- * higher), {@linkplain Ticket#scored tells} its scores once it has them, and leaves when its
- * insert has committed or failed. <b>Warning:</b> this covers the writes of one process. Several
- * processes writing one database each order their own; events of two of them whose inserts
- * overlap may arrive out of score order (docs/ARCHITECTURE.md, "Events").
+ * higher), {@linkplain Ticket#scored tells} its scores once it has them, and leaves when its insert
+ * has committed or failed. <b>Warning:</b> this covers the writes of one process. Several processes
+ * writing one database each order their own; events of two of them whose inserts overlap may arrive
+ * out of score order (docs/ARCHITECTURE.md, "Events").
  *
  * <p>Thread-safe.
  */
 public final class ScoreGate {
   /** Open writes: the lowest score each may still take, and how many writes share it. */
   private final TreeMap<Long, Integer> open = new TreeMap<>();
+
   private long highestScored;
   private volatile @Nullable Runnable onSettled;
 
@@ -37,7 +38,10 @@ public final class ScoreGate {
     return Mono.using(this::enter, write, Ticket::close);
   }
 
-  /** A score below every score an unsettled write may still commit; {@code Long.MAX_VALUE} when none is open. */
+  /**
+   * A score below every score an unsettled write may still commit; {@code Long.MAX_VALUE} when none
+   * is open.
+   */
   public synchronized long bound() {
     return open.isEmpty() ? Long.MAX_VALUE : open.firstKey();
   }

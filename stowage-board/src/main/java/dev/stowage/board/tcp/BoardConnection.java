@@ -22,12 +22,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection: cuts frames out of the byte stream, runs each request concurrently,
- * writes replies as they complete, and closes the connection (after a CLOSING frame) on a protocol
+ * One client connection: cuts frames out of the byte stream, runs each request concurrently, writes
+ * replies as they complete, and closes the connection (after a CLOSING frame) on a protocol
  * violation, an idle client, a client that stalls in a frame or takes too long over one, or too
  * many connections. Every field is confined to the channel's event loop, except what {@link
- * TcpConnections} reads from other threads ({@link #idleness()}); replies
- * computed elsewhere hop back onto the event loop.
+ * TcpConnections} reads from other threads ({@link #idleness()}); replies computed elsewhere hop
+ * back onto the event loop.
  */
 final class BoardConnection extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(BoardConnection.class);
@@ -45,35 +45,46 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   // Set in handlerAdded, before any other event reaches this handler.
   @SuppressWarnings("NullAway.Init")
   private ChannelHandlerContext ctx;
+
   private @Nullable ByteBuf cumulation;
   private int inFlight;
+
   /** Posts the page requests in flight ask for (see {@link TcpOptions#maxPostsInFlight()}). */
   private int postsInFlight;
+
   /**
    * Whether a complete page request waits in the cumulation because it would take the posts in
    * flight past their bound; it is run once enough replies have left.
    */
   private boolean held;
+
   private boolean counted;
   private boolean closing;
+
   /** Why the connection closes once its requests in flight are answered; null while it stays. */
   private @Nullable String draining;
+
   private boolean inputClosed;
   private long lastRead;
   private long lastActivity;
+
   /** When the first byte of the frame being received arrived. */
   private long frameStart;
+
   private @Nullable ScheduledFuture<?> timer;
   private long timerAt;
   private long framesRead;
+
   /** Bytes of replies written and not yet taken by the operating system. */
   private long unsentBytes;
+
   /** When each reply not yet taken by the operating system was written, oldest first. */
   private final ArrayDeque<Long> unsentSince = new ArrayDeque<>();
+
   private @Nullable ScheduledFuture<?> writeTimer;
 
-  BoardConnection(BoardOperations operations, TcpOptions options, boolean plain,
-      TcpConnections connections) {
+  BoardConnection(
+      BoardOperations operations, TcpOptions options, boolean plain, TcpConnections connections) {
     this.operations = operations;
     this.options = options;
     this.plain = plain;
@@ -141,8 +152,10 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     }
     counted = true;
     connections.opened();
-    InetAddress address = ctx.channel().remoteAddress() instanceof InetSocketAddress remote
-        ? remote.getAddress() : InetAddress.getLoopbackAddress();
+    InetAddress address =
+        ctx.channel().remoteAddress() instanceof InetSocketAddress remote
+            ? remote.getAddress()
+            : InetAddress.getLoopbackAddress();
     lastRead = lastActivity = System.nanoTime();
     ctx.channel().config().setAutoRead(false);
     TcpConnections.Refusal refusal = connections.admit(this, address);
@@ -157,8 +170,8 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Idle while the connection has no request in flight and no frame begun, since its last
-   * activity; busy once chosen for eviction. Read from any thread.
+   * Idle while the connection has no request in flight and no frame begun, since its last activity;
+   * busy once chosen for eviction. Read from any thread.
    */
   Idleness idleness() {
     return idleness;
@@ -170,19 +183,24 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
    * answered, reading nothing more meanwhile. Either way no request it had not started is run.
    */
   void evict(String reason) {
-    ctx.executor().execute(() -> {
-      if (closing || !ctx.channel().isActive()) {
-        return;
-      }
-      String why = reason + " (idle for "
-          + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastActivity) + " ms)";
-      if (inFlight == 0) {
-        closeWith(0, BoardProtocol.CLOSE_IDLE, why);
-      } else {
-        draining = why;
-        releaseCumulation();
-      }
-    });
+    ctx.executor()
+        .execute(
+            () -> {
+              if (closing || !ctx.channel().isActive()) {
+                return;
+              }
+              String why =
+                  reason
+                      + " (idle for "
+                      + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastActivity)
+                      + " ms)";
+              if (inFlight == 0) {
+                closeWith(0, BoardProtocol.CLOSE_IDLE, why);
+              } else {
+                draining = why;
+                releaseCumulation();
+              }
+            });
   }
 
   private void publishIdleness() {
@@ -206,8 +224,10 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     long now = System.nanoTime();
     lastRead = lastActivity = now;
     boolean wasMidFrame = midFrame();
-    cumulation = cumulation == null ? in
-        : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+    cumulation =
+        cumulation == null
+            ? in
+            : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
     long framesBefore = framesRead;
     decodeFrames();
     if (closing) {
@@ -257,8 +277,10 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
         return;
       }
       if (length < BoardProtocol.FRAME_HEADER_BYTES) {
-        closeWith(0, BoardProtocol.CLOSE_MALFORMED_FRAME, "frame length " + length
-            + " is below 5, the size of a frame's type and request id");
+        closeWith(
+            0,
+            BoardProtocol.CLOSE_MALFORMED_FRAME,
+            "frame length " + length + " is below 5, the size of a frame's type and request id");
         return;
       }
       if (readable < BoardProtocol.LENGTH_BYTES + length) {
@@ -267,9 +289,13 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       int type = cumulation.getUnsignedByte(at + 4);
       int requestId = cumulation.getInt(at + 5);
       if (!BoardOperations.isOperation(type)) {
-        closeWith(requestId, BoardProtocol.CLOSE_UNKNOWN_OPERATION, String.format(
-            "unknown operation 0x%02x; operations are 0x01 create, 0x02 create-all, 0x03 page,"
-                + " 0x04 get and 0x05 ping", type));
+        closeWith(
+            requestId,
+            BoardProtocol.CLOSE_UNKNOWN_OPERATION,
+            String.format(
+                "unknown operation 0x%02x; operations are 0x01 create, 0x02 create-all, 0x03 page,"
+                    + " 0x04 get and 0x05 ping",
+                type));
         return;
       }
       byte[] body = new byte[(int) length - BoardProtocol.FRAME_HEADER_BYTES];
@@ -303,14 +329,27 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     int first = frameBytes().getUnsignedByte(at);
     int second = frameBytes().getUnsignedByte(at + 1);
     if (plain && first == 0x16 && second == 0x03) {
-      closeWith(0, BoardProtocol.CLOSE_TLS_ON_PLAIN_PORT, "a TLS handshake reached the plain"
-          + " port; use the TLS port, or send frames without TLS here");
+      closeWith(
+          0,
+          BoardProtocol.CLOSE_TLS_ON_PLAIN_PORT,
+          "a TLS handshake reached the plain"
+              + " port; use the TLS port, or send frames without TLS here");
       return;
     }
-    String hint = looksLikeHttp(at) ? " (an HTTP request? this port speaks the Stowage board"
-        + " protocol, see docs/PROTOCOL.md)" : "";
-    closeWith(0, BoardProtocol.CLOSE_FRAME_TOO_LARGE, "frame length " + length
-        + " exceeds the limit of " + options.maxFrameBytes() + " bytes" + hint);
+    String hint =
+        looksLikeHttp(at)
+            ? " (an HTTP request? this port speaks the Stowage board"
+                + " protocol, see docs/PROTOCOL.md)"
+            : "";
+    closeWith(
+        0,
+        BoardProtocol.CLOSE_FRAME_TOO_LARGE,
+        "frame length "
+            + length
+            + " exceeds the limit of "
+            + options.maxFrameBytes()
+            + " bytes"
+            + hint);
   }
 
   /** Whether the bytes at {@code at} start like an HTTP request line: a method, then a space. */
@@ -333,13 +372,16 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     inFlight++;
     postsInFlight += posts;
     connections.postsInFlight(postsInFlight);
-    operations.run(type, requestId, body, ctx.alloc()).subscribe(frame -> {
-      if (ctx.executor().inEventLoop()) {
-        complete(frame, posts);
-      } else {
-        ctx.executor().execute(() -> complete(frame, posts));
-      }
-    });
+    operations
+        .run(type, requestId, body, ctx.alloc())
+        .subscribe(
+            frame -> {
+              if (ctx.executor().inEventLoop()) {
+                complete(frame, posts);
+              } else {
+                ctx.executor().execute(() -> complete(frame, posts));
+              }
+            });
   }
 
   /**
@@ -360,8 +402,14 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       inFlight--;
       postsInFlight -= posts;
       connections.unsentOverflowed();
-      abandon("a reply of " + size + " bytes would take the connection's unsent replies from "
-          + unsentBytes + " bytes past the limit of " + options.maxUnsentBytes() + " bytes");
+      abandon(
+          "a reply of "
+              + size
+              + " bytes would take the connection's unsent replies from "
+              + unsentBytes
+              + " bytes past the limit of "
+              + options.maxUnsentBytes()
+              + " bytes");
       return;
     }
     unsentBytes += size;
@@ -405,9 +453,8 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
 
   /**
    * Reading paused (at the in-flight limit, a page request held back by the posts in flight, or
-   * while the channel was not writable): runs what is
-   * already buffered, then reads on. The server stopped reading, not the client: a begun frame's
-   * clocks start again.
+   * while the channel was not writable): runs what is already buffered, then reads on. The server
+   * stopped reading, not the client: a begun frame's clocks start again.
    */
   private void resumeReading() {
     decodeFrames();
@@ -443,9 +490,15 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     long age = System.nanoTime() - oldest;
     if (age >= writeNanos) {
       connections.writeTimedOut();
-      abandon("a reply written " + TimeUnit.NANOSECONDS.toMillis(age) + " ms ago has not left"
-          + " the server (write timeout " + options.writeTimeout().toMillis() + " ms); "
-          + unsentBytes + " bytes unsent");
+      abandon(
+          "a reply written "
+              + TimeUnit.NANOSECONDS.toMillis(age)
+              + " ms ago has not left"
+              + " the server (write timeout "
+              + options.writeTimeout().toMillis()
+              + " ms); "
+              + unsentBytes
+              + " bytes unsent");
     } else {
       scheduleWriteTimer(writeNanos - age);
     }
@@ -492,12 +545,16 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   /** The client sent its last byte: a partial frame is truncated; else close once answered. */
   private void afterInputClosed() {
     if (midFrame()) {
-      closeWith(0, BoardProtocol.CLOSE_TRUNCATED_FRAME, "the connection's input ended "
-          + frameBytes().readableBytes() + " bytes into a frame" + expected());
+      closeWith(
+          0,
+          BoardProtocol.CLOSE_TRUNCATED_FRAME,
+          "the connection's input ended "
+              + frameBytes().readableBytes()
+              + " bytes into a frame"
+              + expected());
     } else if (inFlight == 0) {
       closing = true;
-      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER)
-          .addListener(ChannelFutureListener.CLOSE);
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
   }
 
@@ -507,8 +564,11 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     }
     long announced = frameBytes().getUnsignedInt(frameBytes().readerIndex());
     long arrived = frameBytes().readableBytes() - BoardProtocol.LENGTH_BYTES;
-    return "; its length field announced " + announced + " bytes after it, of which "
-        + (announced - arrived) + " are still expected";
+    return "; its length field announced "
+        + announced
+        + " bytes after it, of which "
+        + (announced - arrived)
+        + " are still expected";
   }
 
   private void schedule(long delayNanos) {
@@ -528,17 +588,29 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     if (midFrame() && reading()) {
       long age = now - frameStart;
       if (age >= frameNanos) {
-        closeWith(0, BoardProtocol.CLOSE_READ_TIMEOUT, "a frame begun "
-            + TimeUnit.NANOSECONDS.toMillis(age) + " ms ago is not complete (frame timeout "
-            + options.frameTimeout().toMillis() + " ms): " + frameBytes().readableBytes()
-            + " bytes of it arrived" + expected());
+        closeWith(
+            0,
+            BoardProtocol.CLOSE_READ_TIMEOUT,
+            "a frame begun "
+                + TimeUnit.NANOSECONDS.toMillis(age)
+                + " ms ago is not complete (frame timeout "
+                + options.frameTimeout().toMillis()
+                + " ms): "
+                + frameBytes().readableBytes()
+                + " bytes of it arrived"
+                + expected());
         return;
       }
       long quiet = now - lastRead;
       if (quiet >= readNanos) {
-        closeWith(0, BoardProtocol.CLOSE_READ_TIMEOUT, "no byte for "
-            + TimeUnit.NANOSECONDS.toMillis(quiet) + " ms in the middle of a frame (read timeout "
-            + options.readTimeout().toMillis() + " ms)");
+        closeWith(
+            0,
+            BoardProtocol.CLOSE_READ_TIMEOUT,
+            "no byte for "
+                + TimeUnit.NANOSECONDS.toMillis(quiet)
+                + " ms in the middle of a frame (read timeout "
+                + options.readTimeout().toMillis()
+                + " ms)");
       } else {
         schedule(Math.min(readNanos - quiet, frameNanos - age));
       }
@@ -550,8 +622,14 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     }
     long quiet = now - lastActivity;
     if (quiet >= idleNanos) {
-      closeWith(0, BoardProtocol.CLOSE_IDLE, "idle for " + TimeUnit.NANOSECONDS.toMillis(quiet)
-          + " ms (idle timeout " + options.idleTimeout().toMillis() + " ms)");
+      closeWith(
+          0,
+          BoardProtocol.CLOSE_IDLE,
+          "idle for "
+              + TimeUnit.NANOSECONDS.toMillis(quiet)
+              + " ms (idle timeout "
+              + options.idleTimeout().toMillis()
+              + " ms)");
     } else {
       schedule(idleNanos - quiet);
     }
@@ -566,16 +644,22 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     log.debug("closing {}: {} {}", ctx.channel().remoteAddress(), code, message);
     releaseCumulation();
     cancelTimers();
-    ctx.writeAndFlush(BoardOperations.codeFrame(ctx.alloc(), BoardProtocol.REPLY_CLOSING,
-        requestId, code, message)).addListener(ChannelFutureListener.CLOSE);
+    ctx.writeAndFlush(
+            BoardOperations.codeFrame(
+                ctx.alloc(), BoardProtocol.REPLY_CLOSING, requestId, code, message))
+        .addListener(ChannelFutureListener.CLOSE);
     // The CLOSING frame may wait behind replies the client does not read: close by the write
     // timeout at the latest.
-    ctx.executor().schedule(() -> {
-      if (ctx.channel().isActive()) {
-        connections.writeTimedOut();
-        ctx.close();
-      }
-    }, writeNanos, TimeUnit.NANOSECONDS);
+    ctx.executor()
+        .schedule(
+            () -> {
+              if (ctx.channel().isActive()) {
+                connections.writeTimedOut();
+                ctx.close();
+              }
+            },
+            writeNanos,
+            TimeUnit.NANOSECONDS);
   }
 
   private void releaseCumulation() {

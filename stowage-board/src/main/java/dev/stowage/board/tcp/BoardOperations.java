@@ -52,16 +52,18 @@ final class BoardOperations {
     }
     try {
       int codec = codecOf(body);
-      return readPage(Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length),
-          codec == BoardProtocol.CODEC_MSGPACK).size();
+      return readPage(
+              Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length),
+              codec == BoardProtocol.CODEC_MSGPACK)
+          .size();
     } catch (BoardRequestException e) {
       return 0;
     }
   }
 
   /**
-   * Runs one request. The returned Mono emits the reply frame (OK or ERROR), never fails, and
-   * emits a buffer the subscriber must write or release.
+   * Runs one request. The returned Mono emits the reply frame (OK or ERROR), never fails, and emits
+   * a buffer the subscriber must write or release.
    */
   Mono<ByteBuf> run(int type, int requestId, byte[] body, ByteBufAllocator alloc) {
     Mono<ByteBuf> reply;
@@ -81,28 +83,46 @@ final class BoardOperations {
     boolean msgpack = codec == BoardProtocol.CODEC_MSGPACK;
     byte[] payload = Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length);
     switch (type) {
-      case BoardProtocol.OP_CREATE: {
-        NewBoard input = formats.parseOne(payload, msgpack);
-        return service.create(List.of(input))
-            .map(boards -> okFrame(alloc, id, codec, List.of(formats.toJson(boards.get(0))), false));
-      }
-      case BoardProtocol.OP_CREATE_ALL: {
-        List<NewBoard> inputs = formats.parseMany(payload, msgpack);
-        return service.create(inputs)
-            .map(boards -> okFrame(alloc, id, codec, formats.toJson(boards), true));
-      }
-      case BoardProtocol.OP_PAGE: {
-        return service.page(readPage(payload, msgpack))
-            .map(found -> okFrame(alloc, id, codec, codec == BoardProtocol.CODEC_JSON
-                ? found.dataJson() : found.dataMsgpack(formats)));
-      }
-      case BoardProtocol.OP_GET: {
-        String postId = readString(payload, msgpack, "a post id");
-        return service.byId(postId)
-            .switchIfEmpty(Mono.error(() -> new BoardRequestException(404,
-                "no board with id '" + postId + "'")))
-            .map(fragment -> okFrame(alloc, id, codec, List.of(fragment), false));
-      }
+      case BoardProtocol.OP_CREATE:
+        {
+          NewBoard input = formats.parseOne(payload, msgpack);
+          return service
+              .create(List.of(input))
+              .map(
+                  boards ->
+                      okFrame(alloc, id, codec, List.of(formats.toJson(boards.get(0))), false));
+        }
+      case BoardProtocol.OP_CREATE_ALL:
+        {
+          List<NewBoard> inputs = formats.parseMany(payload, msgpack);
+          return service
+              .create(inputs)
+              .map(boards -> okFrame(alloc, id, codec, formats.toJson(boards), true));
+        }
+      case BoardProtocol.OP_PAGE:
+        {
+          return service
+              .page(readPage(payload, msgpack))
+              .map(
+                  found ->
+                      okFrame(
+                          alloc,
+                          id,
+                          codec,
+                          codec == BoardProtocol.CODEC_JSON
+                              ? found.dataJson()
+                              : found.dataMsgpack(formats)));
+        }
+      case BoardProtocol.OP_GET:
+        {
+          String postId = readString(payload, msgpack, "a post id");
+          return service
+              .byId(postId)
+              .switchIfEmpty(
+                  Mono.error(
+                      () -> new BoardRequestException(404, "no board with id '" + postId + "'")))
+              .map(fragment -> okFrame(alloc, id, codec, List.of(fragment), false));
+        }
       default:
         throw new IllegalArgumentException("not an operation: " + type);
     }
@@ -111,26 +131,37 @@ final class BoardOperations {
   /** Checks the 4-byte envelope header a request body must start with and returns its codec. */
   private static int codecOf(byte[] body) {
     if (body.length > 0 && (body[0] & 0xFF) != 0xC1) {
-      throw new BoardRequestException(400, String.format("the body starts with %02x, not the"
-          + " envelope's magic byte c1", body[0] & 0xFF));
+      throw new BoardRequestException(
+          400,
+          String.format(
+              "the body starts with %02x, not the" + " envelope's magic byte c1", body[0] & 0xFF));
     }
     if (body.length < ENVELOPE_HEADER_BYTES) {
-      throw new BoardRequestException(400, "the body has " + body.length
-          + " bytes; it must start with a 4-byte Stowage envelope header (c1 10 02 00 for"
-          + " MessagePack, c1 10 01 00 for JSON)");
+      throw new BoardRequestException(
+          400,
+          "the body has "
+              + body.length
+              + " bytes; it must start with a 4-byte Stowage envelope header (c1 10 02 00 for"
+              + " MessagePack, c1 10 01 00 for JSON)");
     }
     if ((body[1] & 0xFF) != 0x10) {
-      throw new BoardRequestException(400, String.format("envelope byte 1 is %02x; the protocol"
-          + " takes version 1 without flags (10)", body[1] & 0xFF));
+      throw new BoardRequestException(
+          400,
+          String.format(
+              "envelope byte 1 is %02x; the protocol" + " takes version 1 without flags (10)",
+              body[1] & 0xFF));
     }
     int codec = body[2] & 0xFF;
     if (codec != BoardProtocol.CODEC_JSON && codec != BoardProtocol.CODEC_MSGPACK) {
-      throw new BoardRequestException(400, "envelope codec id " + codec
-          + " is not accepted; send JSON (1) or MessagePack (2)");
+      throw new BoardRequestException(
+          400, "envelope codec id " + codec + " is not accepted; send JSON (1) or MessagePack (2)");
     }
     if (body[3] != 0) {
-      throw new BoardRequestException(400, "envelope compression id " + (body[3] & 0xFF)
-          + " is not accepted; request bodies are uncompressed (0)");
+      throw new BoardRequestException(
+          400,
+          "envelope compression id "
+              + (body[3] & 0xFF)
+              + " is not accepted; request bodies are uncompressed (0)");
     }
     return codec;
   }
@@ -142,12 +173,17 @@ final class BoardOperations {
     } catch (BoardRequestException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
-      throw new BoardRequestException(400, "a page request's body is an array [page, size] of two"
-          + " whole numbers: " + firstLine(e.getMessage()));
+      throw new BoardRequestException(
+          400,
+          "a page request's body is an array [page, size] of two"
+              + " whole numbers: "
+              + firstLine(e.getMessage()));
     }
     if (page == null || page.length != 2) {
-      throw new BoardRequestException(400, "a page request's body is an array [page, size]; got "
-          + (page == null ? "null" : page.length + " elements"));
+      throw new BoardRequestException(
+          400,
+          "a page request's body is an array [page, size]; got "
+              + (page == null ? "null" : page.length + " elements"));
     }
     return PageRequest.of(page[0], page[1]);
   }
@@ -159,8 +195,8 @@ final class BoardOperations {
     } catch (BoardRequestException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
-      throw new BoardRequestException(400, "the body must be " + what + " (a string): "
-          + firstLine(e.getMessage()));
+      throw new BoardRequestException(
+          400, "the body must be " + what + " (a string): " + firstLine(e.getMessage()));
     }
     if (value == null) {
       throw new BoardRequestException(400, "the body must be " + what + ", not null");
@@ -176,8 +212,8 @@ final class BoardOperations {
   }
 
   /** An OK frame whose envelope holds the fragments as one array, or the only fragment. */
-  private ByteBuf okFrame(ByteBufAllocator alloc, int id, int codec, List<byte[]> fragments,
-      boolean asArray) {
+  private ByteBuf okFrame(
+      ByteBufAllocator alloc, int id, int codec, List<byte[]> fragments, boolean asArray) {
     int estimate = 16 + fragments.size();
     for (byte[] fragment : fragments) {
       estimate += fragment.length;
@@ -219,22 +255,32 @@ final class BoardOperations {
   /** The ERROR frame for a failed request. */
   private static ByteBuf errorFrame(ByteBufAllocator alloc, int id, Throwable failure) {
     if (failure instanceof BoardRequestException e) {
-      return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, e.status(), String.valueOf(e.getMessage()));
+      return codeFrame(
+          alloc, BoardProtocol.REPLY_ERROR, id, e.status(), String.valueOf(e.getMessage()));
     }
-    LoggerFactory.getLogger(BoardOperations.class)
-        .error("request {} failed", id, failure);
-    return codeFrame(alloc, BoardProtocol.REPLY_ERROR, id, BoardProtocol.ERROR_INTERNAL,
+    LoggerFactory.getLogger(BoardOperations.class).error("request {} failed", id, failure);
+    return codeFrame(
+        alloc,
+        BoardProtocol.REPLY_ERROR,
+        id,
+        BoardProtocol.ERROR_INTERNAL,
         "internal error: " + failure.getClass().getSimpleName());
   }
 
   /** An ERROR or CLOSING frame: u16 code and a UTF-8 message. */
   static ByteBuf codeFrame(ByteBufAllocator alloc, int type, int id, int code, String message) {
-    String text = message.length() > MAX_MESSAGE_CHARS
-        ? message.substring(0, MAX_MESSAGE_CHARS) + "…" : message;
+    String text =
+        message.length() > MAX_MESSAGE_CHARS
+            ? message.substring(0, MAX_MESSAGE_CHARS) + "…"
+            : message;
     byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
     ByteBuf frame = alloc.buffer(11 + utf8.length);
-    frame.writeInt(BoardProtocol.FRAME_HEADER_BYTES + 2 + utf8.length).writeByte(type).writeInt(id)
-        .writeShort(code).writeBytes(utf8);
+    frame
+        .writeInt(BoardProtocol.FRAME_HEADER_BYTES + 2 + utf8.length)
+        .writeByte(type)
+        .writeInt(id)
+        .writeShort(code)
+        .writeBytes(utf8);
     return frame;
   }
 

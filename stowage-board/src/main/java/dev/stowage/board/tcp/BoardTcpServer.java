@@ -35,8 +35,8 @@ public final class BoardTcpServer implements AutoCloseable {
 
   private final TcpOptions options;
   private final TcpConnections connections;
-  private final ChannelGroup channels = new DefaultChannelGroup("stowage-board-tcp",
-      GlobalEventExecutor.INSTANCE);
+  private final ChannelGroup channels =
+      new DefaultChannelGroup("stowage-board-tcp", GlobalEventExecutor.INSTANCE);
   private final @Nullable DisposableServer plain;
   private final @Nullable DisposableServer tls;
   private final @Nullable SelfSignedCertificate selfSigned;
@@ -60,9 +60,13 @@ public final class BoardTcpServer implements AutoCloseable {
           cert = generated.certificate().toPath();
           key = generated.privateKey().toPath();
         }
-        tlsServer = bind(options.tlsPort(), operations,
-            TcpSslContextSpec.forServer(requireNonNull(cert, "tlsCertificate").toFile(),
-                requireNonNull(key, "tlsPrivateKey").toFile()));
+        tlsServer =
+            bind(
+                options.tlsPort(),
+                operations,
+                TcpSslContextSpec.forServer(
+                    requireNonNull(cert, "tlsCertificate").toFile(),
+                    requireNonNull(key, "tlsPrivateKey").toFile()));
         this.certificate = cert;
       } else {
         this.certificate = null;
@@ -77,7 +81,8 @@ public final class BoardTcpServer implements AutoCloseable {
       if (generated != null) {
         generated.delete();
       }
-      throw e instanceof RuntimeException r ? r
+      throw e instanceof RuntimeException r
+          ? r
           : new IllegalStateException("cannot generate a self-signed certificate", e);
     }
   }
@@ -88,28 +93,35 @@ public final class BoardTcpServer implements AutoCloseable {
    * @throws IllegalArgumentException if {@code options} names no port
    * @throws RuntimeException if a port cannot be bound or the TLS certificate cannot be read
    */
-  public static BoardTcpServer start(TcpOptions options, StowageBoardService service,
-      BoardFormats formats) {
+  public static BoardTcpServer start(
+      TcpOptions options, StowageBoardService service, BoardFormats formats) {
     Objects.requireNonNull(options, "options");
     if (!options.enabled()) {
       throw new IllegalArgumentException("the TCP options name no port (port or tlsPort)");
     }
-    return new BoardTcpServer(options, new BoardOperations(Objects.requireNonNull(service,
-        "service"), Objects.requireNonNull(formats, "formats")));
+    return new BoardTcpServer(
+        options,
+        new BoardOperations(
+            Objects.requireNonNull(service, "service"),
+            Objects.requireNonNull(formats, "formats")));
   }
 
-  private DisposableServer bind(int port, BoardOperations operations, @Nullable TcpSslContextSpec ssl) {
+  private DisposableServer bind(
+      int port, BoardOperations operations, @Nullable TcpSslContextSpec ssl) {
     boolean isPlain = ssl == null;
-    TcpServer server = TcpServer.create()
-        .host(options.host())
-        .port(port)
-        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        // Reading stops at half the unsent bytes allowed (see BoardConnection.reading).
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
-            options.maxUnsentBytes() / 4, options.maxUnsentBytes() / 2))
-        .doOnChannelInit((observer, channel, address) -> install(channel, operations, isPlain))
-        .handle((in, out) -> Mono.never());
+    TcpServer server =
+        TcpServer.create()
+            .host(options.host())
+            .port(port)
+            .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            // Reading stops at half the unsent bytes allowed (see BoardConnection.reading).
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(
+                    options.maxUnsentBytes() / 4, options.maxUnsentBytes() / 2))
+            .doOnChannelInit((observer, channel, address) -> install(channel, operations, isPlain))
+            .handle((in, out) -> Mono.never());
     if (ssl != null) {
       server = server.secure(spec -> spec.sslContext(ssl));
     }

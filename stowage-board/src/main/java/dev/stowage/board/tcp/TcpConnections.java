@@ -14,9 +14,9 @@ import org.jspecify.annotations.Nullable;
  * TcpOptions#maxConnectionsPerAddress()} from one remote address, and at most {@link
  * TcpOptions#maxConnections()} in all, where a connection beyond the maximum takes the place of the
  * longest idle connection (no request in flight, no frame begun) rather than being turned away, so
- * that clients holding idle connections cannot lock out a client that comes to make requests.
- * Only when no connection is idle is the newcomer turned away. Thread-safe: connections are
- * admitted from every event loop.
+ * that clients holding idle connections cannot lock out a client that comes to make requests. Only
+ * when no connection is idle is the newcomer turned away. Thread-safe: connections are admitted
+ * from every event loop.
  */
 final class TcpConnections {
   private final TcpOptions options;
@@ -51,20 +51,31 @@ final class TcpConnections {
     int fromAddress = perAddress.merge(address, 1, Integer::sum);
     if (fromAddress > options.maxConnectionsPerAddress()) {
       release(address);
-      return new Refusal(BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS, "the server holds its maximum"
-          + " of " + options.maxConnectionsPerAddress() + " connections from "
-          + address.getHostAddress() + "; close one first");
+      return new Refusal(
+          BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
+          "the server holds its maximum"
+              + " of "
+              + options.maxConnectionsPerAddress()
+              + " connections from "
+              + address.getHostAddress()
+              + "; close one first");
     }
     if (admitted.incrementAndGet() > options.maxConnections()) {
       BoardConnection idlest = Idleness.chooseIdlest(kept, BoardConnection::idleness);
       if (idlest == null) {
         admitted.decrementAndGet();
         release(address);
-        return new Refusal(BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS, "the server holds its"
-            + " maximum of " + options.maxConnections() + " connections; try again later");
+        return new Refusal(
+            BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
+            "the server holds its"
+                + " maximum of "
+                + options.maxConnections()
+                + " connections; try again later");
       }
-      idlest.evict("closed to make room for a new connection: the server holds its maximum of "
-          + options.maxConnections() + " connections and this one was the longest idle");
+      idlest.evict(
+          "closed to make room for a new connection: the server holds its maximum of "
+              + options.maxConnections()
+              + " connections and this one was the longest idle");
     }
     kept.add(connection);
     return null;

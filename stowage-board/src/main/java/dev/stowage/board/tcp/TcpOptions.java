@@ -20,40 +20,49 @@ import org.jspecify.annotations.Nullable;
 public final class TcpOptions {
   /** Largest frame length accepted by default: 4 MiB. */
   public static final int DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
   /**
    * The ceiling of {@link Builder#maxFrameBytes}: 64 MiB. Keeping lengths below {@code 0x16000000}
    * is what lets the server recognise a TLS handshake (first byte {@code 0x16}) on the plain port.
    */
   public static final int MAX_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
   /** A connection with no request in flight and nothing received for this long is closed: 60 s. */
   public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+
   /** A connection that started a frame and then sent nothing for this long is closed: 10 s. */
   public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
+
   /**
    * A connection whose frame, once begun, is not complete this long after is closed, however
    * steadily its bytes trickle in: 30 s.
    */
   public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
+
   /**
    * Most open connections. A connection beyond them closes the longest idle one to make room, or,
    * when every connection is busy, gets a closing frame itself: 4,096.
    */
   public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+
   /** Most open connections from one remote address; further ones get a closing frame: 256. */
   public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+
   /** Requests in flight per connection beyond which the server stops reading it: 1,024. */
   public static final int DEFAULT_MAX_IN_FLIGHT = 1024;
+
   /**
    * Posts that one connection's page requests may ask for at once (a page request counts its size
    * from when it is read until its reply has left the server), beyond which the server reads no
    * further request from it: 4,000. It bounds the Redis and database reads behind one connection's
-   * pages, and the replies they make, to 4,000 × {@link dev.stowage.board.BoardLimits#MAX_POST_BYTES}
-   * (250 MiB) at worst, whatever the client does not read; the 256 users of {@code stowage bench
-   * transport}, one page of 25 in flight each, ask for 6,400 at most, and on one connection keep
-   * 160 pages in flight, more than the server can work on at once. A page request larger than the
-   * bound is still served once nothing else is in flight.
+   * pages, and the replies they make, to 4,000 × {@link
+   * dev.stowage.board.BoardLimits#MAX_POST_BYTES} (250 MiB) at worst, whatever the client does not
+   * read; the 256 users of {@code stowage bench transport}, one page of 25 in flight each, ask for
+   * 6,400 at most, and on one connection keep 160 pages in flight, more than the server can work on
+   * at once. A page request larger than the bound is still served once nothing else is in flight.
    */
   public static final int DEFAULT_MAX_POSTS_IN_FLIGHT = 4000;
+
   /**
    * Most bytes of replies one connection may hold unsent (written by the server, not yet taken by
    * the operating system because the client does not read): 16 MiB. The server stops reading a
@@ -61,11 +70,13 @@ public final class TcpOptions {
    * past the bound (one reply larger than the bound alone is still sent).
    */
   public static final int DEFAULT_MAX_UNSENT_BYTES = 16 * 1024 * 1024;
+
   /**
-   * A connection holding a reply that has not left the server this long after it was written
-   * (its client does not read) is closed and its unsent replies released: 30 s.
+   * A connection holding a reply that has not left the server this long after it was written (its
+   * client does not read) is closed and its unsent replies released: 30 s.
    */
   public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(30);
+
   /** The address both ports bind to by default. */
   public static final String DEFAULT_HOST = "127.0.0.1";
 
@@ -183,7 +194,9 @@ public final class TcpOptions {
     return maxPostsInFlight;
   }
 
-  /** Most bytes of replies one connection may hold unsent; see {@link #DEFAULT_MAX_UNSENT_BYTES}. */
+  /**
+   * Most bytes of replies one connection may hold unsent; see {@link #DEFAULT_MAX_UNSENT_BYTES}.
+   */
   public int maxUnsentBytes() {
     return maxUnsentBytes;
   }
@@ -222,13 +235,35 @@ public final class TcpOptions {
 
   @Override
   public String toString() {
-    return "TcpOptions{host=" + host + ", port=" + port + ", tlsPort=" + tlsPort
-        + (tlsSelfSigned ? ", self-signed" : tlsCertificate != null ? ", cert=" + tlsCertificate
-            : "")
-        + ", maxFrameBytes=" + maxFrameBytes + ", idleTimeout=" + idleTimeout + ", readTimeout="
-        + readTimeout + ", frameTimeout=" + frameTimeout + ", maxConnections=" + maxConnections
-        + ", maxConnectionsPerAddress=" + maxConnectionsPerAddress + ", maxInFlight="
-        + maxInFlight + ", maxPostsInFlight=" + maxPostsInFlight + ", maxUnsentBytes=" + maxUnsentBytes + ", writeTimeout=" + writeTimeout
+    return "TcpOptions{host="
+        + host
+        + ", port="
+        + port
+        + ", tlsPort="
+        + tlsPort
+        + (tlsSelfSigned
+            ? ", self-signed"
+            : tlsCertificate != null ? ", cert=" + tlsCertificate : "")
+        + ", maxFrameBytes="
+        + maxFrameBytes
+        + ", idleTimeout="
+        + idleTimeout
+        + ", readTimeout="
+        + readTimeout
+        + ", frameTimeout="
+        + frameTimeout
+        + ", maxConnections="
+        + maxConnections
+        + ", maxConnectionsPerAddress="
+        + maxConnectionsPerAddress
+        + ", maxInFlight="
+        + maxInFlight
+        + ", maxPostsInFlight="
+        + maxPostsInFlight
+        + ", maxUnsentBytes="
+        + maxUnsentBytes
+        + ", writeTimeout="
+        + writeTimeout
         + "}";
   }
 
@@ -287,8 +322,8 @@ public final class TcpOptions {
     /** The largest frame length read, 64 to {@link #MAX_MAX_FRAME_BYTES}. */
     public Builder maxFrameBytes(int maxFrameBytes) {
       if (maxFrameBytes < 64 || maxFrameBytes > MAX_MAX_FRAME_BYTES) {
-        throw new IllegalArgumentException("maxFrameBytes must be from 64 to "
-            + MAX_MAX_FRAME_BYTES + ", got " + maxFrameBytes);
+        throw new IllegalArgumentException(
+            "maxFrameBytes must be from 64 to " + MAX_MAX_FRAME_BYTES + ", got " + maxFrameBytes);
       }
       this.maxFrameBytes = maxFrameBytes;
       return this;
@@ -326,7 +361,8 @@ public final class TcpOptions {
      * TcpOptions#DEFAULT_MAX_CONNECTIONS_PER_ADDRESS} by default.
      */
     public Builder maxConnectionsPerAddress(int maxConnectionsPerAddress) {
-      this.maxConnectionsPerAddress = OptionBounds.atLeastOne(maxConnectionsPerAddress, "maxConnectionsPerAddress");
+      this.maxConnectionsPerAddress =
+          OptionBounds.atLeastOne(maxConnectionsPerAddress, "maxConnectionsPerAddress");
       return this;
     }
 
@@ -373,12 +409,13 @@ public final class TcpOptions {
      */
     public TcpOptions build() {
       if (tlsPort != null && tlsCertificate == null && !tlsSelfSigned) {
-        throw new IllegalArgumentException("the TLS port needs a certificate and key"
-            + " (--tls-cert and --tls-key) or a self-signed certificate (--tls-self-signed)");
+        throw new IllegalArgumentException(
+            "the TLS port needs a certificate and key"
+                + " (--tls-cert and --tls-key) or a self-signed certificate (--tls-self-signed)");
       }
       if (tlsCertificate != null && tlsSelfSigned) {
-        throw new IllegalArgumentException("give either a certificate and key or"
-            + " --tls-self-signed, not both");
+        throw new IllegalArgumentException(
+            "give either a certificate and key or" + " --tls-self-signed, not both");
       }
       if (tlsCertificate != null) {
         for (Path file : new Path[] {tlsCertificate, tlsPrivateKey}) {
@@ -388,8 +425,8 @@ public final class TcpOptions {
         }
       }
       if (readTimeout.compareTo(idleTimeout) > 0) {
-        throw new IllegalArgumentException("readTimeout (" + readTimeout
-            + ") must not exceed idleTimeout (" + idleTimeout + ")");
+        throw new IllegalArgumentException(
+            "readTimeout (" + readTimeout + ") must not exceed idleTimeout (" + idleTimeout + ")");
       }
       return new TcpOptions(this);
     }
@@ -400,6 +437,5 @@ public final class TcpOptions {
       }
       return port;
     }
-
   }
 }

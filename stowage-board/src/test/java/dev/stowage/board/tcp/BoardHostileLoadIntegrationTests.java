@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
  * A hostile load, bounded in count and time, on 127.0.0.1 only: 700 HTTP connections opened and
  * left idle or half a request sent, and 750 TCP connections from three other loopback addresses
  * left idle or a frame begun, while users that behave go on creating and reading posts over both
- * transports, one TCP client connecting in the middle of it. Every request of theirs succeeds,
- * the service turns away what is beyond its limits, and closes every attacking connection by its
+ * transports, one TCP client connecting in the middle of it. Every request of theirs succeeds, the
+ * service turns away what is beyond its limits, and closes every attacking connection by its
  * timeouts.
  */
 @WithRedis
@@ -57,19 +57,30 @@ class BoardHostileLoadIntegrationTests {
     // the connections turned away can be counted exactly. Users and attackers share 127.0.0.1 here,
     // so the per-address cap is raised to the global limit: this test is about the global limit
     // (BoardHttpLimitsIntegrationTests checks the per-address cap).
-    HttpOptions http = HttpOptions.builder().idleTimeout(Duration.ofSeconds(6))
-        .requestReadTimeout(Duration.ofSeconds(5)).maxConnections(HTTP_MAX)
-        .maxConnectionsPerAddress(HTTP_MAX).build();
-    TcpOptions tcp = TcpOptions.builder().port(0).idleTimeout(Duration.ofSeconds(8))
-        .readTimeout(Duration.ofSeconds(5)).frameTimeout(Duration.ofSeconds(6))
-        .maxConnections(TCP_MAX).maxConnectionsPerAddress(TCP_PER_ADDRESS).build();
+    HttpOptions http =
+        HttpOptions.builder()
+            .idleTimeout(Duration.ofSeconds(6))
+            .requestReadTimeout(Duration.ofSeconds(5))
+            .maxConnections(HTTP_MAX)
+            .maxConnectionsPerAddress(HTTP_MAX)
+            .build();
+    TcpOptions tcp =
+        TcpOptions.builder()
+            .port(0)
+            .idleTimeout(Duration.ofSeconds(8))
+            .readTimeout(Duration.ofSeconds(5))
+            .frameTimeout(Duration.ofSeconds(6))
+            .maxConnections(TCP_MAX)
+            .maxConnectionsPerAddress(TCP_PER_ADDRESS)
+            .build();
     ExecutorService users = Executors.newFixedThreadPool(HTTP_USERS + 1);
     List<RawHttp> httpAttack = new ArrayList<>();
     List<RawConnection> tcpAttack = new ArrayList<>();
-    try (BoardServer board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE,
-            FeedCompression.NONE, tcp, http, true);
-        StowageBoardClient before = StowageBoardClient.builder("127.0.0.1", board.tcp().port())
-            .build()) {
+    try (BoardServer board =
+            BoardServer.start(
+                0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE, tcp, http, true);
+        StowageBoardClient before =
+            StowageBoardClient.builder("127.0.0.1", board.tcp().port()).build()) {
       // The users connect first: the HTTP ones keep their connections alive.
       List<RawHttp> httpUsers = new ArrayList<>();
       for (int i = 0; i < HTTP_USERS; i++) {
@@ -86,8 +97,8 @@ class BoardHostileLoadIntegrationTests {
       for (int u = 0; u < HTTP_USERS; u++) {
         RawHttp user = httpUsers.get(u);
         int first = u * HTTP_REQUESTS_PER_USER;
-        traffic.add(CompletableFuture.runAsync(() -> httpUser(user, first, httpOk, failures),
-            users));
+        traffic.add(
+            CompletableFuture.runAsync(() -> httpUser(user, first, httpOk, failures), users));
       }
       CompletableFuture<Integer> tcpBefore = tcpUser(before, 100_000, TCP_REQUESTS);
 
@@ -110,8 +121,8 @@ class BoardHostileLoadIntegrationTests {
       }
       // A TCP client that connects in the middle of the attack is served too.
       int during;
-      try (StowageBoardClient late = StowageBoardClient.builder("127.0.0.1", board.tcp().port())
-          .build()) {
+      try (StowageBoardClient late =
+          StowageBoardClient.builder("127.0.0.1", board.tcp().port()).build()) {
         during = tcpUser(late, 200_000, TCP_REQUESTS / 3).get(WAIT.toSeconds(), TimeUnit.SECONDS);
       }
 
@@ -145,16 +156,20 @@ class BoardHostileLoadIntegrationTests {
         assertThat(closing).hasSizeGreaterThan(11);
         assertThat(closing[4]).isEqualTo((byte) BoardProtocol.REPLY_CLOSING);
         int code = ((closing[9] & 0xff) << 8) | (closing[10] & 0xff);
-        assertThat(code).isIn(BoardProtocol.CLOSE_IDLE, BoardProtocol.CLOSE_READ_TIMEOUT,
-            BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS);
+        assertThat(code)
+            .isIn(
+                BoardProtocol.CLOSE_IDLE,
+                BoardProtocol.CLOSE_READ_TIMEOUT,
+                BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS);
         if (code == BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS) {
           refused++;
         }
       }
-      assertThat(refused).isEqualTo(TCP_ATTACKERS.size()
-          * (TCP_ATTACK_PER_ADDRESS - TCP_PER_ADDRESS));
-      await().atMost(WAIT).until(() -> board.tcp().openConnections() == 0
-          && board.httpConnections() <= HTTP_USERS);
+      assertThat(refused)
+          .isEqualTo(TCP_ATTACKERS.size() * (TCP_ATTACK_PER_ADDRESS - TCP_PER_ADDRESS));
+      await()
+          .atMost(WAIT)
+          .until(() -> board.tcp().openConnections() == 0 && board.httpConnections() <= HTTP_USERS);
 
       // What the users created is all there.
       RawHttp check = new RawHttp(board.port(), WAIT);
@@ -162,9 +177,15 @@ class BoardHostileLoadIntegrationTests {
       RawHttp.Response newest = check.readResponse();
       assertThat(newest.status()).isEqualTo(200);
       check.close();
-      assertThat(before.page(1, 500)).succeedsWithin(WAIT).satisfies(page -> assertThat(page)
-          .hasSize(HTTP_USERS * HTTP_REQUESTS_PER_USER / 2 + TCP_REQUESTS / 2
-              + TCP_REQUESTS / 3 / 2));
+      assertThat(before.page(1, 500))
+          .succeedsWithin(WAIT)
+          .satisfies(
+              page ->
+                  assertThat(page)
+                      .hasSize(
+                          HTTP_USERS * HTTP_REQUESTS_PER_USER / 2
+                              + TCP_REQUESTS / 2
+                              + TCP_REQUESTS / 3 / 2));
       for (RawHttp user : httpUsers) {
         user.close();
       }
@@ -180,8 +201,8 @@ class BoardHostileLoadIntegrationTests {
   }
 
   /** Alternately creates a post and reads the first page, on one kept-alive connection. */
-  private static void httpUser(RawHttp user, int first, AtomicInteger ok,
-      ConcurrentLinkedQueue<String> failures) {
+  private static void httpUser(
+      RawHttp user, int first, AtomicInteger ok, ConcurrentLinkedQueue<String> failures) {
     for (int i = 0; i < HTTP_REQUESTS_PER_USER; i++) {
       try {
         if (i % 2 == 0) {
@@ -204,21 +225,23 @@ class BoardHostileLoadIntegrationTests {
   }
 
   /** Creates posts and reads pages over TCP, up to 16 in flight; completes with the successes. */
-  private static CompletableFuture<Integer> tcpUser(StowageBoardClient client, int first,
-      int requests) {
-    return CompletableFuture.supplyAsync(() -> {
-      int ok = 0;
-      for (int from = 0; from < requests; from += 16) {
-        List<CompletableFuture<?>> inFlight = new ArrayList<>();
-        for (int i = from; i < Math.min(requests, from + 16); i++) {
-          inFlight.add(i % 2 == 0 ? client.create(TestPosts.post(first + i)) : client.page(1, 25));
-        }
-        for (CompletableFuture<?> request : inFlight) {
-          request.join();
-          ok++;
-        }
-      }
-      return ok;
-    });
+  private static CompletableFuture<Integer> tcpUser(
+      StowageBoardClient client, int first, int requests) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          int ok = 0;
+          for (int from = 0; from < requests; from += 16) {
+            List<CompletableFuture<?>> inFlight = new ArrayList<>();
+            for (int i = from; i < Math.min(requests, from + 16); i++) {
+              inFlight.add(
+                  i % 2 == 0 ? client.create(TestPosts.post(first + i)) : client.page(1, 25));
+            }
+            for (CompletableFuture<?> request : inFlight) {
+              request.join();
+              ok++;
+            }
+          }
+          return ok;
+        });
   }
 }

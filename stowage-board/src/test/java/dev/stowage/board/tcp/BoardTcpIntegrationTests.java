@@ -55,8 +55,14 @@ class BoardTcpIntegrationTests {
 
   @BeforeAll
   void start(RedisServer redis) {
-    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.ZSTD,
-        TcpOptions.builder().port(0).tlsPort(0).tlsSelfSigned().build());
+    board =
+        BoardServer.start(
+            0,
+            redis.uri(),
+            null,
+            BoardMode.STOWAGE,
+            FeedCompression.ZSTD,
+            TcpOptions.builder().port(0).tlsPort(0).tlsSelfSigned().build());
     tcp = board.tcp();
     assertThat(tcp.port()).isPositive();
     assertThat(tcp.tlsPort()).isPositive();
@@ -80,8 +86,11 @@ class BoardTcpIntegrationTests {
 
   @Test
   void everyOperationRoundTripsOverTlsTrustingTheServersCertificate() throws Exception {
-    try (StowageBoardClient tls = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-        .tls(tcp.tlsCertificate()).tlsServerName("localhost").build()) {
+    try (StowageBoardClient tls =
+        StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+            .tls(tcp.tlsCertificate())
+            .tlsServerName("localhost")
+            .build()) {
       roundTrip(tls);
       assertThat(tls.connections()).isEqualTo(1);
     }
@@ -89,8 +98,11 @@ class BoardTcpIntegrationTests {
 
   @Test
   void jsonBodiesOverTlsTrustingAnyCertificate() throws Exception {
-    try (StowageBoardClient tls = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-        .tlsTrustingAnyCertificateInsecurely().json().build()) {
+    try (StowageBoardClient tls =
+        StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+            .tlsTrustingAnyCertificateInsecurely()
+            .json()
+            .build()) {
       roundTrip(tls);
       byte[] raw = tls.pageBytes(1, 2).get(30, TimeUnit.SECONDS);
       assertThat(HexFormat.of().formatHex(raw, 0, 4)).isEqualTo("c1100100");
@@ -101,27 +113,37 @@ class BoardTcpIntegrationTests {
   @Test
   void aClientThatDoesNotTrustTheServerOrExpectsAnotherNameCannotConnect() throws Exception {
     SelfSignedCertificate other = new SelfSignedCertificate("localhost");
-    try (StowageBoardClient trustsAnother = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-        .tls(other.certificate().toPath()).tlsServerName("localhost").build()) {
-      assertThatThrownBy(() -> trustsAnother.ping().join()).cause()
+    try (StowageBoardClient trustsAnother =
+        StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+            .tls(other.certificate().toPath())
+            .tlsServerName("localhost")
+            .build()) {
+      assertThatThrownBy(() -> trustsAnother.ping().join())
+          .cause()
           .isInstanceOf(BoardClientException.class)
           .hasMessageStartingWith("TLS handshake with 127.0.0.1:" + tcp.tlsPort() + " failed");
     } finally {
       other.delete();
     }
-    try (StowageBoardClient wrongName = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-        .tls(tcp.tlsCertificate()).build()) {
-      assertThatThrownBy(() -> wrongName.ping().join()).cause()
+    try (StowageBoardClient wrongName =
+        StowageBoardClient.builder("127.0.0.1", tcp.tlsPort()).tls(tcp.tlsCertificate()).build()) {
+      assertThatThrownBy(() -> wrongName.ping().join())
+          .cause()
           .isInstanceOf(BoardClientException.class)
           .hasMessageStartingWith("TLS handshake with 127.0.0.1:" + tcp.tlsPort() + " failed");
     }
-    try (StowageBoardClient plainToTls = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-        .requestTimeout(Duration.ofSeconds(5)).build()) {
-      assertThatThrownBy(() -> plainToTls.ping().join()).hasCauseInstanceOf(
-          BoardClientException.class);
+    try (StowageBoardClient plainToTls =
+        StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+            .requestTimeout(Duration.ofSeconds(5))
+            .build()) {
+      assertThatThrownBy(() -> plainToTls.ping().join())
+          .hasCauseInstanceOf(BoardClientException.class);
     }
-    try (StowageBoardClient trusting = StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
-        .tls(tcp.tlsCertificate()).tlsServerName("localhost").build()) {
+    try (StowageBoardClient trusting =
+        StowageBoardClient.builder("127.0.0.1", tcp.tlsPort())
+            .tls(tcp.tlsCertificate())
+            .tlsServerName("localhost")
+            .build()) {
       assertThat(trusting.ping()).succeedsWithin(WAIT);
     }
   }
@@ -133,9 +155,10 @@ class BoardTcpIntegrationTests {
     assertThat(created.phoneNumber()).isEqualTo("+1-610-354-4229x1");
 
     List<Board> bulk = c.createAll(TestPosts.posts(10, 5)).get(30, TimeUnit.SECONDS);
-    assertThat(bulk).extracting(Board::title)
-        .containsExactly("Tcp title 10", "Tcp title 11", "Tcp title 12", "Tcp title 13",
-            "Tcp title 14");
+    assertThat(bulk)
+        .extracting(Board::title)
+        .containsExactly(
+            "Tcp title 10", "Tcp title 11", "Tcp title 12", "Tcp title 13", "Tcp title 14");
     assertThat(bulk).extracting(Board::score).isSorted().doesNotHaveDuplicates();
     assertThat(bulk.get(0).score()).isGreaterThan(created.score());
 
@@ -154,9 +177,12 @@ class BoardTcpIntegrationTests {
 
   /** The same page through the HTTP API, decoded the same way. */
   private List<Board> httpPage(int size) throws Exception {
-    HttpResponse<byte[]> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create(board.url() + "/boards?page=1&size=" + size)).build(),
-        HttpResponse.BodyHandlers.ofByteArray());
+    HttpResponse<byte[]> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(board.url() + "/boards?page=1&size=" + size))
+                    .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
     ObjectMapper mapper = new BoardFormats().json();
     JsonNode data = mapper.readTree(response.body()).get("data");
     List<Board> boards = new ArrayList<>();
@@ -197,15 +223,20 @@ class BoardTcpIntegrationTests {
   void applicationErrorsAnswerTheRequestAndKeepTheConnection() throws Exception {
     client.ping().get(30, TimeUnit.SECONDS);
     long connections = client.connections();
-    assertThatThrownBy(() -> client.page(0, 25).join()).cause()
-        .isInstanceOf(BoardClientException.class).hasMessage("page must be from 1 to 1000000, got 0")
+    assertThatThrownBy(() -> client.page(0, 25).join())
+        .cause()
+        .isInstanceOf(BoardClientException.class)
+        .hasMessage("page must be from 1 to 1000000, got 0")
         .satisfies(e -> assertThat(((BoardClientException) e).code()).isEqualTo(400));
-    assertThatThrownBy(() -> client.page(1, 501).join()).cause()
+    assertThatThrownBy(() -> client.page(1, 501).join())
+        .cause()
         .hasMessage("size must be from 1 to 500, got 501");
-    assertThatThrownBy(() -> client.createAll(List.of()).join()).cause()
+    assertThatThrownBy(() -> client.createAll(List.of()).join())
+        .cause()
         .hasMessage("a bulk request needs at least one post");
     NewBoard missing = new NewBoard(1L, null, "b", "a", "c", "j", "cr", "s", "co", "p");
-    assertThatThrownBy(() -> client.create(missing).join()).cause()
+    assertThatThrownBy(() -> client.create(missing).join())
+        .cause()
         .hasMessage("missing required fields: title");
     assertThat(client.ping()).succeedsWithin(WAIT);
     assertThat(client.connections()).isEqualTo(connections);
@@ -216,14 +247,26 @@ class BoardTcpIntegrationTests {
       assertThat(HexFormat.of().formatHex(reply, 4, 11)).isEqualTo("8100000007" + "0190");
       assertThat(message(reply)).startsWith("malformed MessagePack");
       raw.sendFrame(BoardProtocol.OP_GET, 8, HexFormat.of().parseHex("7b7d"));
-      assertThat(raw.readFrame()).isEqualTo(RawConnection.codeFrame(BoardProtocol.REPLY_ERROR, 8,
-          400, "the body starts with 7b, not the envelope's magic byte c1"));
+      assertThat(raw.readFrame())
+          .isEqualTo(
+              RawConnection.codeFrame(
+                  BoardProtocol.REPLY_ERROR,
+                  8,
+                  400,
+                  "the body starts with 7b, not the envelope's magic byte c1"));
       raw.sendFrame(BoardProtocol.OP_PAGE, 9, HexFormat.of().parseHex("c1100300"));
-      assertThat(raw.readFrame()).isEqualTo(RawConnection.codeFrame(BoardProtocol.REPLY_ERROR, 9,
-          400, "envelope codec id 3 is not accepted; send JSON (1) or MessagePack (2)"));
+      assertThat(raw.readFrame())
+          .isEqualTo(
+              RawConnection.codeFrame(
+                  BoardProtocol.REPLY_ERROR,
+                  9,
+                  400,
+                  "envelope codec id 3 is not accepted; send JSON (1) or MessagePack (2)"));
       raw.sendFrame(BoardProtocol.OP_GET, 10, HexFormat.of().parseHex("c1100200a3616263"));
-      assertThat(raw.readFrame()).isEqualTo(RawConnection.codeFrame(BoardProtocol.REPLY_ERROR, 10,
-          404, "no board with id 'abc'"));
+      assertThat(raw.readFrame())
+          .isEqualTo(
+              RawConnection.codeFrame(
+                  BoardProtocol.REPLY_ERROR, 10, 404, "no board with id 'abc'"));
       raw.sendFrame(BoardProtocol.OP_PING, 11, new byte[0]);
       assertThat(raw.readFrame()).isEqualTo(HexFormat.of().parseHex("00000005800000000b"));
     }
@@ -231,37 +274,67 @@ class BoardTcpIntegrationTests {
 
   @Test
   void aFrameClaimingTwoGibibytesEndsTheConnection() throws Exception {
-    assertClosedWith(HexFormat.of().parseHex("7fffffff0100000001"), false,
-        RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 0, 1003,
+    assertClosedWith(
+        HexFormat.of().parseHex("7fffffff0100000001"),
+        false,
+        RawConnection.codeFrame(
+            BoardProtocol.REPLY_CLOSING,
+            0,
+            1003,
             "frame length 2147483647 exceeds the limit of 4194304 bytes"));
   }
 
   @Test
   void aTruncatedFrameEndsTheConnection() throws Exception {
-    assertClosedWith(HexFormat.of().parseHex("000000200300000007c110"), true,
-        RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 0, 1005,
+    assertClosedWith(
+        HexFormat.of().parseHex("000000200300000007c110"),
+        true,
+        RawConnection.codeFrame(
+            BoardProtocol.REPLY_CLOSING,
+            0,
+            1005,
             "the connection's input ended 11 bytes into a frame; its length field announced 32"
                 + " bytes after it, of which 25 are still expected"));
   }
 
   @Test
   void garbageEndsTheConnection() throws Exception {
-    assertClosedWith("hello there, server".getBytes(StandardCharsets.US_ASCII), false,
-        RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 0, 1003,
+    assertClosedWith(
+        "hello there, server".getBytes(StandardCharsets.US_ASCII),
+        false,
+        RawConnection.codeFrame(
+            BoardProtocol.REPLY_CLOSING,
+            0,
+            1003,
             "frame length 1751477356 exceeds the limit of 4194304 bytes"));
-    assertClosedWith("GET /boards HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
-        false, RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 0, 1003,
+    assertClosedWith(
+        "GET /boards HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+        false,
+        RawConnection.codeFrame(
+            BoardProtocol.REPLY_CLOSING,
+            0,
+            1003,
             "frame length 1195725856 exceeds the limit of 4194304 bytes (an HTTP request? this"
                 + " port speaks the Stowage board protocol, see docs/PROTOCOL.md)"));
-    assertClosedWith(HexFormat.of().parseHex("00000002ffff"), false,
-        RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 0, 1004,
+    assertClosedWith(
+        HexFormat.of().parseHex("00000002ffff"),
+        false,
+        RawConnection.codeFrame(
+            BoardProtocol.REPLY_CLOSING,
+            0,
+            1004,
             "frame length 2 is below 5, the size of a frame's type and request id"));
   }
 
   @Test
   void anUnknownOperationEndsTheConnection() throws Exception {
-    assertClosedWith(HexFormat.of().parseHex("000000057e0000002a"), false,
-        RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 42, 1006,
+    assertClosedWith(
+        HexFormat.of().parseHex("000000057e0000002a"),
+        false,
+        RawConnection.codeFrame(
+            BoardProtocol.REPLY_CLOSING,
+            42,
+            1006,
             "unknown operation 0x7e; operations are 0x01 create, 0x02 create-all, 0x03 page,"
                 + " 0x04 get and 0x05 ping"));
   }
@@ -275,9 +348,15 @@ class BoardTcpIntegrationTests {
     engine.wrap(ByteBuffer.allocate(0), hello);
     byte[] clientHello = Arrays.copyOf(hello.array(), hello.position());
     assertThat(clientHello[0]).isEqualTo((byte) 0x16);
-    assertClosedWith(clientHello, false, RawConnection.codeFrame(BoardProtocol.REPLY_CLOSING, 0,
-        1007, "a TLS handshake reached the plain port; use the TLS port, or send frames without"
-            + " TLS here"));
+    assertClosedWith(
+        clientHello,
+        false,
+        RawConnection.codeFrame(
+            BoardProtocol.REPLY_CLOSING,
+            0,
+            1007,
+            "a TLS handshake reached the plain port; use the TLS port, or send frames without"
+                + " TLS here"));
   }
 
   /** Sends {@code bytes}; the server answers with exactly {@code closing} and closes. */
@@ -288,8 +367,9 @@ class BoardTcpIntegrationTests {
       if (thenShutdownOutput) {
         raw.socket().shutdownOutput();
       }
-      assertThat(raw.readToEnd()).asHexString().isEqualTo(HexFormat.of().formatHex(closing)
-          .toUpperCase());
+      assertThat(raw.readToEnd())
+          .asHexString()
+          .isEqualTo(HexFormat.of().formatHex(closing).toUpperCase());
     }
     // The server keeps serving everyone else.
     try (StowageBoardClient fresh = StowageBoardClient.builder("127.0.0.1", tcp.port()).build()) {

@@ -39,8 +39,8 @@ import org.junit.jupiter.api.TestInstance;
  * The TCP endpoint's protection against clients that go quiet, stall in a frame or trickle it, or
  * open more connections than it allows: each is closed with its CLOSING frame on time, and the
  * server keeps serving everyone else. Short timeouts (idle 3 s, read 500 ms, frame 1.5 s) keep the
- * test quick; the connection limits are tried on services of their own with small limits, and
- * other clients' machines are other loopback addresses (127.0.0.2 and up).
+ * test quick; the connection limits are tried on services of their own with small limits, and other
+ * clients' machines are other loopback addresses (127.0.0.2 and up).
  */
 @WithRedis
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -59,9 +59,21 @@ class BoardTcpLimitsIntegrationTests {
   @BeforeAll
   void start(RedisServer redis) {
     this.redis = redis;
-    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE,
-        TcpOptions.builder().port(0).idleTimeout(IDLE).readTimeout(READ).frameTimeout(FRAME)
-            .maxConnections(MAX_CONNECTIONS).maxConnectionsPerAddress(MAX_CONNECTIONS).build());
+    board =
+        BoardServer.start(
+            0,
+            redis.uri(),
+            null,
+            BoardMode.STOWAGE,
+            FeedCompression.NONE,
+            TcpOptions.builder()
+                .port(0)
+                .idleTimeout(IDLE)
+                .readTimeout(READ)
+                .frameTimeout(FRAME)
+                .maxConnections(MAX_CONNECTIONS)
+                .maxConnectionsPerAddress(MAX_CONNECTIONS)
+                .build());
     tcp = board.tcp();
   }
 
@@ -84,8 +96,10 @@ class BoardTcpLimitsIntegrationTests {
       long start = System.nanoTime();
       byte[] closing = raw.readToEnd();
       long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-      assertThat(closing).asHexString().startsWith("0000").contains(hex(BoardProtocol.REPLY_CLOSING,
-          0, BoardProtocol.CLOSE_IDLE));
+      assertThat(closing)
+          .asHexString()
+          .startsWith("0000")
+          .contains(hex(BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_IDLE));
       assertThat(message(closing)).matches("idle for \\d+ ms \\(idle timeout 3000 ms\\)");
       assertThat(elapsedMs).isBetween(IDLE.toMillis() - 50, IDLE.toMillis() + 1500);
     }
@@ -97,15 +111,20 @@ class BoardTcpLimitsIntegrationTests {
       // A ping every quarter of the idle timeout for twice the idle timeout; the first one that is
       // not answered OK fails the wait at once (an assertion error is not retried by until()).
       AtomicInteger id = new AtomicInteger();
-      await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(IDLE.dividedBy(4))
-          .during(IDLE.multipliedBy(2)).atMost(IDLE.multipliedBy(2).plus(WAIT))
-          .until(() -> {
-            int ping = id.incrementAndGet();
-            raw.sendFrame(BoardProtocol.OP_PING, ping, new byte[0]);
-            assertThat(raw.readFrame()).isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK, ping,
-                new byte[0]));
-            return true;
-          });
+      await()
+          .pollInSameThread()
+          .pollDelay(Duration.ZERO)
+          .pollInterval(IDLE.dividedBy(4))
+          .during(IDLE.multipliedBy(2))
+          .atMost(IDLE.multipliedBy(2).plus(WAIT))
+          .until(
+              () -> {
+                int ping = id.incrementAndGet();
+                raw.sendFrame(BoardProtocol.OP_PING, ping, new byte[0]);
+                assertThat(raw.readFrame())
+                    .isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK, ping, new byte[0]));
+                return true;
+              });
       assertThat(id.get()).as("pings answered over twice the idle timeout").isGreaterThan(8);
     }
   }
@@ -118,10 +137,11 @@ class BoardTcpLimitsIntegrationTests {
       long start = System.nanoTime();
       byte[] closing = raw.readToEnd();
       long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-      assertThat(closing).asHexString().contains(hex(BoardProtocol.REPLY_CLOSING, 0,
-          BoardProtocol.CLOSE_READ_TIMEOUT));
-      assertThat(message(closing)).matches(
-          "no byte for \\d+ ms in the middle of a frame \\(read timeout 500 ms\\)");
+      assertThat(closing)
+          .asHexString()
+          .contains(hex(BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_READ_TIMEOUT));
+      assertThat(message(closing))
+          .matches("no byte for \\d+ ms in the middle of a frame \\(read timeout 500 ms\\)");
       assertThat(elapsedMs).isBetween(READ.toMillis() - 50, IDLE.toMillis() - 1);
     }
   }
@@ -137,27 +157,34 @@ class BoardTcpLimitsIntegrationTests {
         CompletableFuture<Void> trickle = new CompletableFuture<>();
         AtomicInteger sent = new AtomicInteger();
         long start = System.nanoTime();
-        attacker.scheduleAtFixedRate(() -> {
-          if (trickle.isDone()) {
-            return;
-          }
-          try {
-            raw.send(new byte[] {frame[sent.get()]});
-            if (sent.incrementAndGet() == frame.length) {
-              trickle.complete(null);
-            }
-          } catch (IOException e) {
-            trickle.complete(null); // the server closed the connection: the trickle ends
-          }
-        }, 0, 200, TimeUnit.MILLISECONDS); // the attacker's pace
+        attacker.scheduleAtFixedRate(
+            () -> {
+              if (trickle.isDone()) {
+                return;
+              }
+              try {
+                raw.send(new byte[] {frame[sent.get()]});
+                if (sent.incrementAndGet() == frame.length) {
+                  trickle.complete(null);
+                }
+              } catch (IOException e) {
+                trickle.complete(null); // the server closed the connection: the trickle ends
+              }
+            },
+            0,
+            200,
+            TimeUnit.MILLISECONDS); // the attacker's pace
         byte[] closing = raw.readToEnd();
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         trickle.get(30, TimeUnit.SECONDS);
-        assertThat(closing).asHexString().contains(hex(BoardProtocol.REPLY_CLOSING, 0,
-            BoardProtocol.CLOSE_READ_TIMEOUT));
-        assertThat(message(closing)).matches("a frame begun \\d+ ms ago is not complete \\(frame"
-            + " timeout 1500 ms\\): (\\d+) bytes of it arrived; its length field announced 64"
-            + " bytes after it, of which \\d+ are still expected");
+        assertThat(closing)
+            .asHexString()
+            .contains(hex(BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_READ_TIMEOUT));
+        assertThat(message(closing))
+            .matches(
+                "a frame begun \\d+ ms ago is not complete \\(frame"
+                    + " timeout 1500 ms\\): (\\d+) bytes of it arrived; its length field announced 64"
+                    + " bytes after it, of which \\d+ are still expected");
         assertThat(elapsedMs).isBetween(FRAME.toMillis() - 50, FRAME.toMillis() + 1500);
       } finally {
         attacker.shutdownNow();
@@ -183,13 +210,13 @@ class BoardTcpLimitsIntegrationTests {
         sockets.get(i).setSoLinger(true, 0);
         sockets.get(i).close();
       }
-      try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", tcp.port())
-          .build()) {
+      try (StowageBoardClient client =
+          StowageBoardClient.builder("127.0.0.1", tcp.port()).build()) {
         assertThat(client.page(1, 5)).succeedsWithin(WAIT);
       }
       awaitOpenConnections(tcp, 0);
-      try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", tcp.port())
-          .build()) {
+      try (StowageBoardClient client =
+          StowageBoardClient.builder("127.0.0.1", tcp.port()).build()) {
         assertThat(client.page(1, 5)).succeedsWithin(WAIT);
         assertThat(client.ping()).succeedsWithin(WAIT);
       }
@@ -210,15 +237,18 @@ class BoardTcpLimitsIntegrationTests {
         awaitOpenConnections(small.tcp(), 16);
         try (RawConnection newcomer = new RawConnection(small.tcp().port(), WAIT)) {
           newcomer.sendFrame(BoardProtocol.OP_PING, 9, new byte[0]);
-          assertThat(newcomer.readFrame()).isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK,
-              9, new byte[0]));
+          assertThat(newcomer.readFrame())
+              .isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK, 9, new byte[0]));
         }
         byte[] closing = longestIdle.readToEnd();
-        assertThat(closing).asHexString().contains(hex(BoardProtocol.REPLY_CLOSING, 0,
-            BoardProtocol.CLOSE_IDLE));
-        assertThat(message(closing)).matches("closed to make room for a new connection: the"
-            + " server holds its maximum of 16 connections and this one was the longest idle"
-            + " \\(idle for \\d+ ms\\)");
+        assertThat(closing)
+            .asHexString()
+            .contains(hex(BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_IDLE));
+        assertThat(message(closing))
+            .matches(
+                "closed to make room for a new connection: the"
+                    + " server holds its maximum of 16 connections and this one was the longest idle"
+                    + " \\(idle for \\d+ ms\\)");
         for (RawConnection other : others) {
           assertThat(other.socket().getInputStream().available()).isZero();
         }
@@ -238,25 +268,29 @@ class BoardTcpLimitsIntegrationTests {
         }
         awaitOpenConnections(small.tcp(), 8);
         try (RawConnection extra = new RawConnection(small.tcp().port(), WAIT)) {
-          assertThat(extra.readToEnd()).isEqualTo(RawConnection.codeFrame(
-              BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
-              "the server holds its maximum of 8 connections; try again later"));
+          assertThat(extra.readToEnd())
+              .isEqualTo(
+                  RawConnection.codeFrame(
+                      BoardProtocol.REPLY_CLOSING,
+                      0,
+                      BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
+                      "the server holds its maximum of 8 connections; try again later"));
         }
       } finally {
         closeAll(busy);
       }
       awaitOpenConnections(small.tcp(), 0);
-      try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1",
-          small.tcp().port()).build()) {
+      try (StowageBoardClient client =
+          StowageBoardClient.builder("127.0.0.1", small.tcp().port()).build()) {
         assertThat(client.ping()).succeedsWithin(WAIT);
       }
     }
   }
 
   /**
-   * The attack of issue 12: one client opens connection after connection and leaves them idle,
-   * and other machines fill what is left. Its address gets no more than its share, and a client
-   * that comes to make requests is served: it takes the place of the longest idle connection.
+   * The attack of issue 12: one client opens connection after connection and leaves them idle, and
+   * other machines fill what is left. Its address gets no more than its share, and a client that
+   * comes to make requests is served: it takes the place of the longest idle connection.
    */
   @Test
   void aClientCannotLockOthersOutWithIdleConnections() throws Exception {
@@ -268,26 +302,35 @@ class BoardTcpLimitsIntegrationTests {
         awaitOpenConnections(server, 8);
         for (int i = 0; i < 40; i++) {
           try (RawConnection refused = new RawConnection(server.port(), WAIT, "127.0.0.2")) {
-            assertThat(refused.readToEnd()).isEqualTo(RawConnection.codeFrame(
-                BoardProtocol.REPLY_CLOSING, 0, BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
-                "the server holds its maximum of 8 connections from 127.0.0.2; close one"
-                    + " first"));
+            assertThat(refused.readToEnd())
+                .isEqualTo(
+                    RawConnection.codeFrame(
+                        BoardProtocol.REPLY_CLOSING,
+                        0,
+                        BoardProtocol.CLOSE_TOO_MANY_CONNECTIONS,
+                        "the server holds its maximum of 8 connections from 127.0.0.2; close one"
+                            + " first"));
           }
         }
         for (String address : List.of("127.0.0.3", "127.0.0.4", "127.0.0.5")) {
           attack.addAll(open(server, address, 8));
         }
         awaitOpenConnections(server, 32);
-        try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", server.port())
-            .build()) {
+        try (StowageBoardClient client =
+            StowageBoardClient.builder("127.0.0.1", server.port()).build()) {
           assertThat(client.create(TestPosts.post(1))).succeedsWithin(WAIT);
-          assertThat(client.page(1, 5)).succeedsWithin(WAIT)
+          assertThat(client.page(1, 5))
+              .succeedsWithin(WAIT)
               .satisfies(page -> assertThat(page).hasSize(1));
           assertThat(client.ping()).succeedsWithin(WAIT);
         }
         // Exactly one attacking connection made room for the client.
-        await().atMost(WAIT).untilAsserted(() -> assertThat(attack.stream()
-            .filter(RawConnection::closedByServer).count()).isEqualTo(1));
+        await()
+            .atMost(WAIT)
+            .untilAsserted(
+                () ->
+                    assertThat(attack.stream().filter(RawConnection::closedByServer).count())
+                        .isEqualTo(1));
       } finally {
         closeAll(attack);
       }
@@ -295,9 +338,17 @@ class BoardTcpLimitsIntegrationTests {
   }
 
   private BoardServer smallServer(int maxConnections, int perAddress) {
-    return BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE,
-        TcpOptions.builder().port(0).maxConnections(maxConnections)
-            .maxConnectionsPerAddress(perAddress).build());
+    return BoardServer.start(
+        0,
+        redis.uri(),
+        null,
+        BoardMode.STOWAGE,
+        FeedCompression.NONE,
+        TcpOptions.builder()
+            .port(0)
+            .maxConnections(maxConnections)
+            .maxConnectionsPerAddress(perAddress)
+            .build());
   }
 
   private static List<RawConnection> open(BoardTcpServer server, String from, int count)
@@ -330,11 +381,15 @@ class BoardTcpLimitsIntegrationTests {
   @Test
   void aServerThatNeverAnswersTimesTheRequestOut() throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", silent.getLocalPort())
-            .requestTimeout(Duration.ofMillis(300)).build()) {
+        StowageBoardClient client =
+            StowageBoardClient.builder("127.0.0.1", silent.getLocalPort())
+                .requestTimeout(Duration.ofMillis(300))
+                .build()) {
       long start = System.nanoTime();
-      assertThatThrownBy(() -> client.ping().join()).isInstanceOf(CompletionException.class)
-          .cause().isInstanceOf(BoardClientException.class)
+      assertThatThrownBy(() -> client.ping().join())
+          .isInstanceOf(CompletionException.class)
+          .cause()
+          .isInstanceOf(BoardClientException.class)
           .hasMessageMatching("no reply to request \\d+ within 300 ms")
           .satisfies(e -> assertThat(((BoardClientException) e).isTimeout()).isTrue());
       assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5000);
@@ -347,9 +402,12 @@ class BoardTcpLimitsIntegrationTests {
     try (ServerSocket free = new ServerSocket(0)) {
       port = free.getLocalPort();
     }
-    try (StowageBoardClient client = StowageBoardClient.builder("127.0.0.1", port)
-        .connectTimeout(Duration.ofSeconds(2)).build()) {
-      assertThatThrownBy(() -> client.ping().join()).cause()
+    try (StowageBoardClient client =
+        StowageBoardClient.builder("127.0.0.1", port)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build()) {
+      assertThatThrownBy(() -> client.ping().join())
+          .cause()
           .isInstanceOf(BoardClientException.class)
           .hasMessageStartingWith("cannot connect to 127.0.0.1:" + port);
       assertThat(client.connections()).isZero();
@@ -357,14 +415,18 @@ class BoardTcpLimitsIntegrationTests {
   }
 
   private static void awaitOpenConnections(BoardTcpServer server, int expected) {
-    await().atMost(WAIT).untilAsserted(() -> assertThat(server.openConnections())
-        .as("open connections").isEqualTo(expected));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(server.openConnections()).as("open connections").isEqualTo(expected));
   }
 
   /** The hex of a frame's type, request id and code (what follows the length). */
   private static String hex(int type, int id, int code) {
-    return HexFormat.of().formatHex(ByteBuffer.allocate(7).put((byte) type).putInt(id)
-        .putShort((short) code).array()).toUpperCase();
+    return HexFormat.of()
+        .formatHex(
+            ByteBuffer.allocate(7).put((byte) type).putInt(id).putShort((short) code).array())
+        .toUpperCase();
   }
 
   private static String message(byte[] frame) {

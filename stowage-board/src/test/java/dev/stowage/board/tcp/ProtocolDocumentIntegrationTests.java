@@ -31,15 +31,22 @@ import org.junit.jupiter.api.TestInstance;
 @WithRedis
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ProtocolDocumentIntegrationTests {
-  private static final Pattern EXAMPLE = Pattern.compile(
-      "#### Example `([a-z0-9-]+)`.*?```hex\\n(.*?)```.*?```hex\\n(.*?)```", Pattern.DOTALL);
+  private static final Pattern EXAMPLE =
+      Pattern.compile(
+          "#### Example `([a-z0-9-]+)`.*?```hex\\n(.*?)```.*?```hex\\n(.*?)```", Pattern.DOTALL);
 
   private BoardServer board;
 
   @BeforeAll
   void start(RedisServer redis) {
-    board = BoardServer.start(0, redis.uri(), null, BoardMode.STOWAGE, FeedCompression.NONE,
-        TcpOptions.builder().port(0).build());
+    board =
+        BoardServer.start(
+            0,
+            redis.uri(),
+            null,
+            BoardMode.STOWAGE,
+            FeedCompression.NONE,
+            TcpOptions.builder().port(0).build());
   }
 
   @AfterAll
@@ -62,18 +69,27 @@ class ProtocolDocumentIntegrationTests {
         raw.send(request);
         boolean closing = (reply[4] & 0xFF) == BoardProtocol.REPLY_CLOSING;
         byte[] actual = closing ? raw.readToEnd() : raw.readFrame();
-        assertThat(actual).as("example %s: %s", name, new String(actual, StandardCharsets.UTF_8))
+        assertThat(actual)
+            .as("example %s: %s", name, new String(actual, StandardCharsets.UTF_8))
             .isEqualTo(reply);
         if (!closing) {
           // The connection is still open and answers.
           raw.sendFrame(BoardProtocol.OP_PING, 99, new byte[0]);
-          assertThat(raw.readFrame()).isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK, 99,
-              new byte[0]));
+          assertThat(raw.readFrame())
+              .isEqualTo(RawConnection.frame(BoardProtocol.REPLY_OK, 99, new byte[0]));
         }
       }
     }
-    assertThat(names).containsExactly("ping", "page-json", "page-msgpack", "page-zero",
-        "get-unknown", "no-envelope", "unknown-operation", "frame-too-large");
+    assertThat(names)
+        .containsExactly(
+            "ping",
+            "page-json",
+            "page-msgpack",
+            "page-zero",
+            "get-unknown",
+            "no-envelope",
+            "unknown-operation",
+            "frame-too-large");
   }
 
   @Test

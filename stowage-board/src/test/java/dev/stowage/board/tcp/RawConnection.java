@@ -48,8 +48,12 @@ final class RawConnection implements AutoCloseable {
   }
 
   static byte[] frame(int type, int id, byte[] body) {
-    return ByteBuffer.allocate(9 + body.length).putInt(5 + body.length).put((byte) type).putInt(id)
-        .put(body).array();
+    return ByteBuffer.allocate(9 + body.length)
+        .putInt(5 + body.length)
+        .put((byte) type)
+        .putInt(id)
+        .put(body)
+        .array();
   }
 
   /** The next whole frame, length field included. */
@@ -103,8 +107,13 @@ final class RawConnection implements AutoCloseable {
   /** The CLOSING or ERROR frame {@code code} with {@code message}, for request {@code id}. */
   static byte[] codeFrame(int type, int id, int code, String message) {
     byte[] text = message.getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(11 + text.length).putInt(7 + text.length).put((byte) type)
-        .putInt(id).putShort((short) code).put(text).array();
+    return ByteBuffer.allocate(11 + text.length)
+        .putInt(7 + text.length)
+        .put((byte) type)
+        .putInt(id)
+        .putShort((short) code)
+        .put(text)
+        .array();
   }
 
   @Override

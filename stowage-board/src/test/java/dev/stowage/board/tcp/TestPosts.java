@@ -9,10 +9,17 @@ final class TestPosts {
   private TestPosts() {}
 
   static NewBoard post(int i) {
-    return new NewBoard(70_000L + i, "Tcp title " + i, "Body of post " + i
-        + ".\nService require network real somebody view.", i + " Michael Roads\nSmithfurt",
-        "Papua New Guinea", "Product manager", "4716296968179136", "333-96-3366",
-        "Diaz and Sons", "+1-610-354-4229x" + i);
+    return new NewBoard(
+        70_000L + i,
+        "Tcp title " + i,
+        "Body of post " + i + ".\nService require network real somebody view.",
+        i + " Michael Roads\nSmithfurt",
+        "Papua New Guinea",
+        "Product manager",
+        "4716296968179136",
+        "333-96-3366",
+        "Diaz and Sons",
+        "+1-610-354-4229x" + i);
   }
 
   static List<NewBoard> posts(int from, int count) {

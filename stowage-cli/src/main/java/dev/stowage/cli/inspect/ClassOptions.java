@@ -15,16 +15,28 @@ import picocli.CommandLine.Option;
  * codec does not describe itself (Kryo, Fory, Protobuf, Avro, Thrift, JDK serialization).
  */
 public final class ClassOptions {
-  @Option(names = "--type", paramLabel = "CLASS",
-      description = "The class the values were written as; needed for kryo, fory, protobuf, avro, thrift and jdk values.")
+  @Option(
+      names = "--type",
+      paramLabel = "CLASS",
+      description =
+          "The class the values were written as; needed for kryo, fory, protobuf, avro, thrift and jdk values.")
   String type;
 
-  @Option(names = "--classpath", paramLabel = "PATH", splitSynopsisLabel = "${sys:path.separator}", split = "${sys:path.separator}",
-      description = "Jars and directories holding the cache's classes, separated by '${sys:path.separator}'.")
+  @Option(
+      names = "--classpath",
+      paramLabel = "PATH",
+      splitSynopsisLabel = "${sys:path.separator}",
+      split = "${sys:path.separator}",
+      description =
+          "Jars and directories holding the cache's classes, separated by '${sys:path.separator}'.")
   List<Path> classpath = new ArrayList<>();
 
-  @Option(names = "--register", paramLabel = "CLASS", split = ",",
-      description = "Kryo/Fory: the classes the cache registers besides --type, in its order; jdk: more classes to allow.")
+  @Option(
+      names = "--register",
+      paramLabel = "CLASS",
+      split = ",",
+      description =
+          "Kryo/Fory: the classes the cache registers besides --type, in its order; jdk: more classes to allow.")
   List<String> register = new ArrayList<>();
 
   private @Nullable ClassLoader loader;
@@ -70,10 +82,16 @@ public final class ClassOptions {
     try {
       return Class.forName(name, false, loader());
     } catch (ClassNotFoundException | LinkageError e) {
-      throw new InspectException(option + ": class " + name + " was not found on "
-          + (classpath.isEmpty() ? "this program's class path; pass --classpath with the cache's jars"
-              : "--classpath " + classpath + " nor on this program's class path")
-          + (e instanceof LinkageError ? " (" + e + ")" : ""), e);
+      throw new InspectException(
+          option
+              + ": class "
+              + name
+              + " was not found on "
+              + (classpath.isEmpty()
+                  ? "this program's class path; pass --classpath with the cache's jars"
+                  : "--classpath " + classpath + " nor on this program's class path")
+              + (e instanceof LinkageError ? " (" + e + ")" : ""),
+          e);
     }
   }
 
@@ -87,7 +105,8 @@ public final class ClassOptions {
         try {
           urls.add(path.toUri().toURL());
         } catch (MalformedURLException e) {
-          throw new InspectException("--classpath: " + path + " is not a usable path: " + e.getMessage(), e);
+          throw new InspectException(
+              "--classpath: " + path + " is not a usable path: " + e.getMessage(), e);
         }
       }
       ClassLoader parent = ClassOptions.class.getClassLoader();

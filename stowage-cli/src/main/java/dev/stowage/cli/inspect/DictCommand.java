@@ -42,14 +42,20 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code stowage dict}: trains, lists and shows the zstd dictionaries stored under
- * {@code stowage:dict:<id>}. Training also writes a small hash, {@code stowage:dict-info:<id>}
- * ({@link StowageKeys#dictionaryInfo}), recording the samples it used; {@code dict show} prints it
- * when present.
+ * {@code stowage dict}: trains, lists and shows the zstd dictionaries stored under {@code
+ * stowage:dict:<id>}. Training also writes a small hash, {@code stowage:dict-info:<id>} ({@link
+ * StowageKeys#dictionaryInfo}), recording the samples it used; {@code dict show} prints it when
+ * present.
  */
-@Command(name = "dict", mixinStandardHelpOptions = true,
+@Command(
+    name = "dict",
+    mixinStandardHelpOptions = true,
     description = "Train, list and show the zstd dictionaries stored in Redis.",
-    subcommands = {DictCommand.Train.class, DictCommand.ListDictionaries.class, DictCommand.Show.class})
+    subcommands = {
+      DictCommand.Train.class,
+      DictCommand.ListDictionaries.class,
+      DictCommand.Show.class
+    })
 public final class DictCommand implements Runnable {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -57,7 +63,8 @@ public final class DictCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
+    throw new ParameterException(
+        spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
   }
 
   private static <T> List<T> orEmpty(@Nullable List<T> list) {
@@ -82,8 +89,11 @@ public final class DictCommand implements Runnable {
   }
 
   /** Scans {@code match} page by page, handing each page's keys to {@code page}. */
-  private static void scan(RedisClusterCommands<byte[], byte[]> redis, String match, int count,
-                           Predicate<List<byte[]>> page) {
+  private static void scan(
+      RedisClusterCommands<byte[], byte[]> redis,
+      String match,
+      int count,
+      Predicate<List<byte[]>> page) {
     ScanCursor cursor = ScanCursor.INITIAL;
     ScanArgs args = ScanArgs.Builder.matches(KeyNames.pattern(match)).limit(count);
     boolean more;
@@ -96,7 +106,9 @@ public final class DictCommand implements Runnable {
 
   /** Counts the dictionary {@code value} (an envelope or its first bytes) names, if any. */
   private static void count(byte[] value, Map<Long, Long> uses) {
-    if (Envelope.isEnvelope(value) && value.length > 4 && CompressionIds.hasDictionary(value[3] & 0xFF)) {
+    if (Envelope.isEnvelope(value)
+        && value.length > 4
+        && CompressionIds.hasDictionary(value[3] & 0xFF)) {
       try {
         uses.merge(Envelope.readHeader(value).dictionaryId(), 1L, Long::sum);
       } catch (StowageException e) {
@@ -105,8 +117,12 @@ public final class DictCommand implements Runnable {
     }
   }
 
-  /** Counts the dictionaries a list's elements name, 500 elements a round trip; returns the elements read. */
-  private static long countListElements(RedisClusterCommands<byte[], byte[]> redis, byte[] key, Map<Long, Long> uses) {
+  /**
+   * Counts the dictionaries a list's elements name, 500 elements a round trip; returns the elements
+   * read.
+   */
+  private static long countListElements(
+      RedisClusterCommands<byte[], byte[]> redis, byte[] key, Map<Long, Long> uses) {
     long read = 0;
     for (long from = 0; ; from += 500) {
       List<byte[]> elements = redis.lrange(key, from, from + 499);
@@ -123,25 +139,41 @@ public final class DictCommand implements Runnable {
 
   private static boolean isDictionaryKey(byte[] key) {
     String text = new String(key, StandardCharsets.UTF_8);
-    return text.startsWith(StowageKeys.DICTIONARY_PREFIX) || text.startsWith(StowageKeys.DICTIONARY_INFO_PREFIX);
+    return text.startsWith(StowageKeys.DICTIONARY_PREFIX)
+        || text.startsWith(StowageKeys.DICTIONARY_INFO_PREFIX);
   }
 
   /** {@code stowage dict train}. */
-  @Command(name = "train", mixinStandardHelpOptions = true,
-      description = {"Train a zstd dictionary on the decompressed payloads of the values matching a pattern, and store it.",
-          "A feed's entries are values too: the elements of its bucket lists and the members of its sealed buckets."})
+  @Command(
+      name = "train",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Train a zstd dictionary on the decompressed payloads of the values matching a pattern, and store it.",
+        "A feed's entries are values too: the elements of its bucket lists and the members of its sealed buckets."
+      })
   static final class Train implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin RedisOption redis;
 
-    @Option(names = "--match", paramLabel = "PATTERN", required = true, description = "The keys to sample (SCAN pattern; \\xNN for a byte of a binary key, as scan prints them).")
+    @Option(
+        names = "--match",
+        paramLabel = "PATTERN",
+        required = true,
+        description =
+            "The keys to sample (SCAN pattern; \\xNN for a byte of a binary key, as scan prints them).")
     String match;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "16384",
+    @Option(
+        names = "--size",
+        paramLabel = "BYTES",
+        defaultValue = "16384",
         description = "The dictionary's maximum size (default: ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--samples", paramLabel = "N", defaultValue = "5000",
+    @Option(
+        names = "--samples",
+        paramLabel = "N",
+        defaultValue = "5000",
         description = "Use at most N values, strings or feed entries (default: ${DEFAULT-VALUE}).")
     int samples;
 
@@ -151,12 +183,14 @@ public final class DictCommand implements Runnable {
     @Override
     public Integer call() {
       if (size < ZstdDictionary.MIN_TRAINED_SIZE) {
-        throw new ParameterException(spec.commandLine(), "--size must be at least " + ZstdDictionary.MIN_TRAINED_SIZE
-            + " bytes, got " + size);
+        throw new ParameterException(
+            spec.commandLine(),
+            "--size must be at least " + ZstdDictionary.MIN_TRAINED_SIZE + " bytes, got " + size);
       }
       if (samples < ZstdDictionary.MIN_SAMPLES) {
-        throw new ParameterException(spec.commandLine(), "--samples must be at least " + ZstdDictionary.MIN_SAMPLES
-            + ", got " + samples);
+        throw new ParameterException(
+            spec.commandLine(),
+            "--samples must be at least " + ZstdDictionary.MIN_SAMPLES + ", got " + samples);
       }
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
@@ -168,71 +202,89 @@ public final class DictCommand implements Runnable {
         List<byte[]> collected = new ArrayList<>();
         long[] skipped = new long[1];
         long[] sampleBytes = new long[1];
-        Consumer<byte[]> sample = value -> {
-          try {
-            byte[] payload = Envelope.isEnvelope(value) ? payloads.payload(value) : value;
-            collected.add(payload);
-            sampleBytes[0] += payload.length;
-          } catch (StowageException e) {
-            skipped[0]++;
-          }
-        };
-        scan(sync, match, 1000, keys -> {
-          List<RedisFuture<String>> types = new ArrayList<>();
-          List<RedisFuture<byte[]>> values = new ArrayList<>();
-          List<RedisFuture<List<byte[]>>> sealedIndex = new ArrayList<>();
-          for (byte[] key : keys) {
-            boolean dictionary = isDictionaryKey(key);
-            types.add(dictionary ? null : async.type(key));
-            values.add(dictionary ? null : async.get(key));
-            FeedLayout.SealedKey sealed = dictionary ? null : FeedLayout.parseSealedKey(key);
-            sealedIndex.add(sealed == null ? null
-                : async.zrangebyscore(sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket())));
-          }
-          for (int i = 0; i < keys.size() && collected.size() < samples; i++) {
-            String type = types.get(i) == null ? null : await(types.get(i));
-            if ("list".equals(type)) {
-              // A feed's open bucket: its entries' envelopes, after their scores; other lists hold no samples.
-              int wanted = Math.min(samples - collected.size(), 1000);
-              for (byte[] element : orEmpty(sync.lrange(keys.get(i), 0, wanted - 1))) {
-                byte[] envelope = FeedLayout.envelope(element);
-                if (envelope != null && collected.size() < samples) {
-                  sample.accept(envelope);
-                }
-              }
-              continue;
-            }
-            byte[] value = values.get(i) == null ? null : await(values.get(i));
-            if (value == null || value.length == 0) {
-              continue;
-            }
-            FeedLayout.SealedKey sealed = sealedIndex.get(i) == null ? null : FeedLayout.parseSealedKey(keys.get(i));
-            if (sealed != null && FeedLayout.indexSaysSealed(await(sealedIndex.get(i)), sealed.bucket())) {
-              // A feed's sealed bucket: each entry's envelope, as an open bucket's; the bucket as a whole is no sample.
-              List<byte[]> members;
+        Consumer<byte[]> sample =
+            value -> {
               try {
-                members = dev.stowage.FeedLayout.sealedMembers(payloads.payload(value));
-              } catch (StowageException | IllegalArgumentException e) {
+                byte[] payload = Envelope.isEnvelope(value) ? payloads.payload(value) : value;
+                collected.add(payload);
+                sampleBytes[0] += payload.length;
+              } catch (StowageException e) {
                 skipped[0]++;
-                continue;
               }
-              for (byte[] member : members) {
-                byte[] envelope = FeedLayout.envelope(member);
-                if (envelope == null) {
-                  skipped[0]++;
-                } else if (collected.size() < samples) {
-                  sample.accept(envelope);
+            };
+        scan(
+            sync,
+            match,
+            1000,
+            keys -> {
+              List<RedisFuture<String>> types = new ArrayList<>();
+              List<RedisFuture<byte[]>> values = new ArrayList<>();
+              List<RedisFuture<List<byte[]>>> sealedIndex = new ArrayList<>();
+              for (byte[] key : keys) {
+                boolean dictionary = isDictionaryKey(key);
+                types.add(dictionary ? null : async.type(key));
+                values.add(dictionary ? null : async.get(key));
+                FeedLayout.SealedKey sealed = dictionary ? null : FeedLayout.parseSealedKey(key);
+                sealedIndex.add(
+                    sealed == null
+                        ? null
+                        : async.zrangebyscore(
+                            sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket())));
+              }
+              for (int i = 0; i < keys.size() && collected.size() < samples; i++) {
+                String type = types.get(i) == null ? null : await(types.get(i));
+                if ("list".equals(type)) {
+                  // A feed's open bucket: its entries' envelopes, after their scores; other lists
+                  // hold no samples.
+                  int wanted = Math.min(samples - collected.size(), 1000);
+                  for (byte[] element : orEmpty(sync.lrange(keys.get(i), 0, wanted - 1))) {
+                    byte[] envelope = FeedLayout.envelope(element);
+                    if (envelope != null && collected.size() < samples) {
+                      sample.accept(envelope);
+                    }
+                  }
+                  continue;
                 }
+                byte[] value = values.get(i) == null ? null : await(values.get(i));
+                if (value == null || value.length == 0) {
+                  continue;
+                }
+                FeedLayout.SealedKey sealed =
+                    sealedIndex.get(i) == null ? null : FeedLayout.parseSealedKey(keys.get(i));
+                if (sealed != null
+                    && FeedLayout.indexSaysSealed(await(sealedIndex.get(i)), sealed.bucket())) {
+                  // A feed's sealed bucket: each entry's envelope, as an open bucket's; the bucket
+                  // as a whole is no sample.
+                  List<byte[]> members;
+                  try {
+                    members = dev.stowage.FeedLayout.sealedMembers(payloads.payload(value));
+                  } catch (StowageException | IllegalArgumentException e) {
+                    skipped[0]++;
+                    continue;
+                  }
+                  for (byte[] member : members) {
+                    byte[] envelope = FeedLayout.envelope(member);
+                    if (envelope == null) {
+                      skipped[0]++;
+                    } else if (collected.size() < samples) {
+                      sample.accept(envelope);
+                    }
+                  }
+                  continue;
+                }
+                sample.accept(value);
               }
-              continue;
-            }
-            sample.accept(value);
-          }
-          return collected.size() < samples;
-        });
+              return collected.size() < samples;
+            });
         if (collected.size() < ZstdDictionary.MIN_SAMPLES) {
-          err.println("stowage dict train: found " + collected.size() + " values (strings and feed entries) under '" + match
-              + "'; training needs at least " + ZstdDictionary.MIN_SAMPLES + " (a few thousand work best)");
+          err.println(
+              "stowage dict train: found "
+                  + collected.size()
+                  + " values (strings and feed entries) under '"
+                  + match
+                  + "'; training needs at least "
+                  + ZstdDictionary.MIN_SAMPLES
+                  + " (a few thousand work best)");
           return 1;
         }
         ZstdDictionary dictionary;
@@ -252,15 +304,28 @@ public final class DictCommand implements Runnable {
           sync.hset(bytes(StowageKeys.dictionaryInfo(dictionary.id())), info);
         }
         if (json) {
-          ObjectNode node = NODES.objectNode().put("id", dictionary.hexId()).put("key", StowageKeys.dictionary(dictionary.id()))
-              .put("size", dictionary.size()).put("samples", collected.size()).put("sampleBytes", sampleBytes[0])
-              .put("skipped", skipped[0]).put("stored", stored);
+          ObjectNode node =
+              NODES
+                  .objectNode()
+                  .put("id", dictionary.hexId())
+                  .put("key", StowageKeys.dictionary(dictionary.id()))
+                  .put("size", dictionary.size())
+                  .put("samples", collected.size())
+                  .put("sampleBytes", sampleBytes[0])
+                  .put("skipped", skipped[0])
+                  .put("stored", stored);
           out.println(JsonLayout.pretty(node));
         } else {
           out.printf("%s%n", dictionary.hexId());
-          err.printf("trained a %,d-byte dictionary on %,d values (%,d bytes) under '%s'%s; %s %s%n", dictionary.size(),
-              collected.size(), sampleBytes[0], match, skipped[0] == 0 ? "" : ", " + skipped[0] + " unreadable skipped",
-              stored ? "stored as" : "already stored as", StowageKeys.dictionary(dictionary.id()));
+          err.printf(
+              "trained a %,d-byte dictionary on %,d values (%,d bytes) under '%s'%s; %s %s%n",
+              dictionary.size(),
+              collected.size(),
+              sampleBytes[0],
+              match,
+              skipped[0] == 0 ? "" : ", " + skipped[0] + " unreadable skipped",
+              stored ? "stored as" : "already stored as",
+              StowageKeys.dictionary(dictionary.id()));
         }
         out.flush();
         return 0;
@@ -272,16 +337,22 @@ public final class DictCommand implements Runnable {
   }
 
   /** {@code stowage dict list}. */
-  @Command(name = "list", mixinStandardHelpOptions = true,
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
       description = "List the stored dictionaries and how many values under --match name each.")
   static final class ListDictionaries implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin RedisOption redis;
 
-    @Option(names = "--match", paramLabel = "PATTERN", defaultValue = "*",
-        description = "Count the values among these keys (default: ${DEFAULT-VALUE}): strings by their first bytes,"
-            + " and every element of a list (a feed's buckets); a feed's sealed bucket is one string, whose entries"
-            + " inside are stored uncompressed; \\xNN for a byte of a binary key, as scan prints them.")
+    @Option(
+        names = "--match",
+        paramLabel = "PATTERN",
+        defaultValue = "*",
+        description =
+            "Count the values among these keys (default: ${DEFAULT-VALUE}): strings by their first bytes,"
+                + " and every element of a list (a feed's buckets); a feed's sealed bucket is one string, whose entries"
+                + " inside are stored uncompressed; \\xNN for a byte of a binary key, as scan prints them.")
     String match;
 
     @Option(names = "--json", description = "Print the list as JSON.")
@@ -297,52 +368,71 @@ public final class DictCommand implements Runnable {
         List<Long> ids = new DictionaryStore(session.connection()).list();
         Map<Long, Long> uses = new TreeMap<>();
         long[] scanned = new long[1];
-        scan(sync, match, 1000, keys -> {
-          List<RedisFuture<String>> types = new ArrayList<>();
-          List<RedisFuture<byte[]>> heads = new ArrayList<>();
-          for (byte[] key : keys) {
-            types.add(async.type(key));
-            heads.add(isDictionaryKey(key) ? null : async.getrange(key, 0, 13));
-          }
-          for (int i = 0; i < keys.size(); i++) {
-            if ("list".equals(await(types.get(i)))) {
-              // A feed's bucket, or any list: every element, envelopes after a feed's score prefix.
-              scanned[0] += countListElements(sync, keys.get(i), uses);
-              continue;
-            }
-            byte[] head = heads.get(i) == null ? null : await(heads.get(i));
-            if (head == null) {
-              continue;
-            }
-            scanned[0]++;
-            count(head, uses);
-          }
-          return true;
-        });
+        scan(
+            sync,
+            match,
+            1000,
+            keys -> {
+              List<RedisFuture<String>> types = new ArrayList<>();
+              List<RedisFuture<byte[]>> heads = new ArrayList<>();
+              for (byte[] key : keys) {
+                types.add(async.type(key));
+                heads.add(isDictionaryKey(key) ? null : async.getrange(key, 0, 13));
+              }
+              for (int i = 0; i < keys.size(); i++) {
+                if ("list".equals(await(types.get(i)))) {
+                  // A feed's bucket, or any list: every element, envelopes after a feed's score
+                  // prefix.
+                  scanned[0] += countListElements(sync, keys.get(i), uses);
+                  continue;
+                }
+                byte[] head = heads.get(i) == null ? null : await(heads.get(i));
+                if (head == null) {
+                  continue;
+                }
+                scanned[0]++;
+                count(head, uses);
+              }
+              return true;
+            });
         ArrayNode list = NODES.arrayNode();
         for (long id : ids) {
           Long length = sync.strlen(bytes(StowageKeys.dictionary(id)));
-          list.addObject().put("id", ZstdDictionary.hexId(id)).put("key", StowageKeys.dictionary(id))
-              .put("size", length == null ? 0 : length).put("values", uses.getOrDefault(id, 0L));
+          list.addObject()
+              .put("id", ZstdDictionary.hexId(id))
+              .put("key", StowageKeys.dictionary(id))
+              .put("size", length == null ? 0 : length)
+              .put("values", uses.getOrDefault(id, 0L));
         }
         ArrayNode missing = NODES.arrayNode();
-        uses.forEach((id, n) -> {
-          if (!ids.contains(id)) {
-            missing.addObject().put("id", ZstdDictionary.hexId(id)).put("values", n);
-          }
-        });
+        uses.forEach(
+            (id, n) -> {
+              if (!ids.contains(id)) {
+                missing.addObject().put("id", ZstdDictionary.hexId(id)).put("values", n);
+              }
+            });
         if (json) {
           ObjectNode node = NODES.objectNode().put("match", match).put("valuesScanned", scanned[0]);
           node.set("dictionaries", list);
           node.set("missing", missing);
           out.println(JsonLayout.pretty(node));
         } else {
-          out.printf("%d dictionaries; %,d values scanned under '%s'%n", ids.size(), scanned[0], match);
-          list.forEach(row -> out.printf("  %s  %,8d bytes  %,10d values%n", row.get("id").asText(),
-              row.get("size").asLong(), row.get("values").asLong()));
-          missing.forEach(row -> out.printf("  %s  MISSING         %,10d values name it, but %s does not exist%n",
-              row.get("id").asText(), row.get("values").asLong(),
-              StowageKeys.dictionary(Long.parseLong(row.get("id").asText(), 16))));
+          out.printf(
+              "%d dictionaries; %,d values scanned under '%s'%n", ids.size(), scanned[0], match);
+          list.forEach(
+              row ->
+                  out.printf(
+                      "  %s  %,8d bytes  %,10d values%n",
+                      row.get("id").asText(),
+                      row.get("size").asLong(),
+                      row.get("values").asLong()));
+          missing.forEach(
+              row ->
+                  out.printf(
+                      "  %s  MISSING         %,10d values name it, but %s does not exist%n",
+                      row.get("id").asText(),
+                      row.get("values").asLong(),
+                      StowageKeys.dictionary(Long.parseLong(row.get("id").asText(), 16))));
         }
         out.flush();
         return 0;
@@ -354,7 +444,10 @@ public final class DictCommand implements Runnable {
   }
 
   /** {@code stowage dict show ID}. */
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one stored dictionary.")
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description = "Show one stored dictionary.")
   static final class Show implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin RedisOption redis;
@@ -372,7 +465,8 @@ public final class DictCommand implements Runnable {
         hex = hex.substring(StowageKeys.DICTIONARY_PREFIX.length());
       }
       if (!hex.matches("[0-9a-f]{1,8}")) {
-        throw new ParameterException(spec.commandLine(), "not a dictionary id: '" + id + "'; ids are eight hex digits");
+        throw new ParameterException(
+            spec.commandLine(), "not a dictionary id: '" + id + "'; ids are eight hex digits");
       }
       long dictionaryId = Long.parseLong(hex, 16);
       PrintWriter out = spec.commandLine().getOut();
@@ -382,47 +476,79 @@ public final class DictCommand implements Runnable {
         String key = StowageKeys.dictionary(dictionaryId);
         byte[] stored = sync.get(bytes(key));
         if (stored == null) {
-          err.println("stowage dict show: no dictionary " + ZstdDictionary.hexId(dictionaryId) + ": no key " + key
-              + " in " + session.url());
+          err.println(
+              "stowage dict show: no dictionary "
+                  + ZstdDictionary.hexId(dictionaryId)
+                  + ": no key "
+                  + key
+                  + " in "
+                  + session.url());
           return 1;
         }
         long actual = ZstdDictionary.idOf(stored);
-        boolean trained = stored.length >= 8 && (stored[0] & 0xFF) == 0x37 && (stored[1] & 0xFF) == 0xA4
-            && (stored[2] & 0xFF) == 0x30 && (stored[3] & 0xFF) == 0xEC;
-        ObjectNode node = NODES.objectNode().put("id", ZstdDictionary.hexId(dictionaryId)).put("key", key)
-            .put("size", stored.length).put("intact", actual == dictionaryId)
-            .put("kind", trained ? "trained" : "raw content");
+        boolean trained =
+            stored.length >= 8
+                && (stored[0] & 0xFF) == 0x37
+                && (stored[1] & 0xFF) == 0xA4
+                && (stored[2] & 0xFF) == 0x30
+                && (stored[3] & 0xFF) == 0xEC;
+        ObjectNode node =
+            NODES
+                .objectNode()
+                .put("id", ZstdDictionary.hexId(dictionaryId))
+                .put("key", key)
+                .put("size", stored.length)
+                .put("intact", actual == dictionaryId)
+                .put("kind", trained ? "trained" : "raw content");
         if (actual != dictionaryId) {
           node.put("actualId", ZstdDictionary.hexId(actual));
         }
         if (trained) {
-          long zstdId = (stored[4] & 0xFFL) | (stored[5] & 0xFFL) << 8 | (stored[6] & 0xFFL) << 16 | (stored[7] & 0xFFL) << 24;
+          long zstdId =
+              (stored[4] & 0xFFL)
+                  | (stored[5] & 0xFFL) << 8
+                  | (stored[6] & 0xFFL) << 16
+                  | (stored[7] & 0xFFL) << 24;
           node.put("zstdDictionaryId", zstdId);
         }
         Map<byte[], byte[]> info = sync.hgetall(bytes(StowageKeys.dictionaryInfo(dictionaryId)));
         if (info != null && !info.isEmpty()) {
           ObjectNode training = node.putObject("training");
           Map<String, String> sorted = new TreeMap<>();
-          info.forEach((k, v) -> sorted.put(new String(k, StandardCharsets.UTF_8), new String(v, StandardCharsets.UTF_8)));
-          sorted.forEach((k, v) -> {
-            if (v.matches("\\d{1,18}")) {
-              training.put(k, Long.parseLong(v));
-            } else {
-              training.put(k, v);
-            }
-          });
+          info.forEach(
+              (k, v) ->
+                  sorted.put(
+                      new String(k, StandardCharsets.UTF_8),
+                      new String(v, StandardCharsets.UTF_8)));
+          sorted.forEach(
+              (k, v) -> {
+                if (v.matches("\\d{1,18}")) {
+                  training.put(k, Long.parseLong(v));
+                } else {
+                  training.put(k, v);
+                }
+              });
         }
         node.put("firstBytes", ValueReader.hexDump(stored, 64));
         if (json) {
           out.println(JsonLayout.pretty(node));
         } else {
           out.printf("dictionary %s (%s)%n", node.get("id").asText(), key);
-          out.printf("  %,d bytes, %s%s%n", stored.length, node.get("kind").asText(),
+          out.printf(
+              "  %,d bytes, %s%s%n",
+              stored.length,
+              node.get("kind").asText(),
               trained ? ", zstd dictionary id " + node.get("zstdDictionaryId").asLong() : "");
-          out.println(actual == dictionaryId ? "  content hashes to its id"
-              : "  CORRUPT: the bytes hash to " + ZstdDictionary.hexId(actual) + ", not to the id");
+          out.println(
+              actual == dictionaryId
+                  ? "  content hashes to its id"
+                  : "  CORRUPT: the bytes hash to "
+                      + ZstdDictionary.hexId(actual)
+                      + ", not to the id");
           if (node.has("training")) {
-            node.get("training").fields().forEachRemaining(e -> out.printf("  %s: %s%n", e.getKey(), e.getValue().asText()));
+            node.get("training")
+                .fields()
+                .forEachRemaining(e -> out.printf("  %s: %s%n", e.getKey(), e.getValue().asText()));
           } else {
             out.println("  no training record (" + StowageKeys.dictionaryInfo(dictionaryId) + ")");
           }

@@ -5,9 +5,9 @@ import dev.stowage.codec.Codecs;
 import dev.stowage.compress.DictionaryResolver;
 
 /**
- * The decompressed payload of any envelope, whatever its codec, through
- * {@link EnvelopeCodec#decodePayload}: decompression, the dictionary lookup and the size limit are
- * the library's own, so the inspector reads exactly what a cache would.
+ * The decompressed payload of any envelope, whatever its codec, through {@link
+ * EnvelopeCodec#decodePayload}: decompression, the dictionary lookup and the size limit are the
+ * library's own, so the inspector reads exactly what a cache would.
  */
 final class EnvelopePayloads {
   private final EnvelopeCodec<String> codec;

@@ -42,7 +42,10 @@ final class FeedLayout {
     return sealedCount(indexMember) > 0 ? sealedKey(key, bucket) : bucketKey(key, bucket);
   }
 
-  /** The Redis type of the key {@link #keyOf} names: {@code string} for a sealed bucket, else {@code list}. */
+  /**
+   * The Redis type of the key {@link #keyOf} names: {@code string} for a sealed bucket, else {@code
+   * list}.
+   */
   static String typeOf(byte[] indexMember) {
     return sealedCount(indexMember) > 0 ? "string" : "list";
   }
@@ -70,10 +73,10 @@ final class FeedLayout {
   }
 
   /**
-   * Whether the first members of a sorted set look like a feed's index: at least one, each naming
-   * a bucket ({@link #bucketNumber}: an open bucket {@code <n>} or a sealed one {@code <n>:<count>})
-   * whose score is the bucket's number. The caller still checks that the first bucket's key has
-   * the type {@link #typeOf} says.
+   * Whether the first members of a sorted set look like a feed's index: at least one, each naming a
+   * bucket ({@link #bucketNumber}: an open bucket {@code <n>} or a sealed one {@code <n>:<count>})
+   * whose score is the bucket's number. The caller still checks that the first bucket's key has the
+   * type {@link #typeOf} says.
    */
   static boolean looksLikeIndex(List<ScoredValue<byte[]>> firstMembers) {
     if (firstMembers.isEmpty()) {
@@ -107,17 +110,22 @@ final class FeedLayout {
     return decimal(member, 0, end);
   }
 
-  /** The number of entries an index member says its sealed bucket holds; -1 for an open bucket or any other member. */
+  /**
+   * The number of entries an index member says its sealed bucket holds; -1 for an open bucket or
+   * any other member.
+   */
   static int sealedCount(byte[] member) {
-    return member.length > 24 ? -1 : dev.stowage.FeedLayout.sealedCount(new String(member, StandardCharsets.ISO_8859_1));
+    return member.length > 24
+        ? -1
+        : dev.stowage.FeedLayout.sealedCount(new String(member, StandardCharsets.ISO_8859_1));
   }
 
   /** A sealed bucket's key split into its feed's key and the bucket's number. */
   record SealedKey(byte[] feedKey, long bucket) {}
 
   /**
-   * The feed and bucket a key names if it has the form of a sealed bucket's key,
-   * {@code <feedKey>:s:<n>}; null otherwise. Only the feed's index says whether it is one.
+   * The feed and bucket a key names if it has the form of a sealed bucket's key, {@code
+   * <feedKey>:s:<n>}; null otherwise. Only the feed's index says whether it is one.
    */
   static @Nullable SealedKey parseSealedKey(byte[] key) {
     byte[] infix = StowageKeys.FEED_SEALED_INFIX.getBytes(StandardCharsets.US_ASCII);
@@ -155,7 +163,10 @@ final class FeedLayout {
     return false;
   }
 
-  /** The decimal number of {@code bytes[from, to)}: no leading zeros, 0 to 2^53 / 64; null otherwise. */
+  /**
+   * The decimal number of {@code bytes[from, to)}: no leading zeros, 0 to 2^53 / 64; null
+   * otherwise.
+   */
   private static @Nullable Long decimal(byte[] bytes, int from, int to) {
     int length = to - from;
     if (length <= 0 || length > 15 || (bytes[from] == '0' && length > 1)) {
@@ -169,7 +180,9 @@ final class FeedLayout {
       }
       value = value * 10 + (b - '0');
     }
-    return value <= dev.stowage.FeedLayout.MAX_SCORE / dev.stowage.FeedLayout.BUCKET_SIZE ? value : null;
+    return value <= dev.stowage.FeedLayout.MAX_SCORE / dev.stowage.FeedLayout.BUCKET_SIZE
+        ? value
+        : null;
   }
 
   private static String text(byte[] bytes) {

@@ -42,18 +42,22 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code stowage inspect KEY…}: shows each key's values as JSON whatever codec and compression
- * wrote them, with the envelope's header and the sizes. Strings are one value; hashes, lists,
- * sets and sorted sets are shown member by member, and a member that is a feed entry (a score,
- * then an envelope) with its score ({@code score}; in a sorted set, {@code entryScore} beside the
- * set's own {@code score}). The index of a {@linkplain FeedLayout feed} is shown as the
- * feed: type {@code feed}, its number of entries and buckets, the memory of the index and its
- * buckets together, and its newest entries. A binary key (one a default {@code RedisTemplate}
- * wrote with JDK serialization, say) is given in hex with {@code --key-hex} and shown escaped
- * ({@link KeyNames}). Exit code 1 when a key does not exist, 2 for a usage error.
+ * wrote them, with the envelope's header and the sizes. Strings are one value; hashes, lists, sets
+ * and sorted sets are shown member by member, and a member that is a feed entry (a score, then an
+ * envelope) with its score ({@code score}; in a sorted set, {@code entryScore} beside the set's own
+ * {@code score}). The index of a {@linkplain FeedLayout feed} is shown as the feed: type {@code
+ * feed}, its number of entries and buckets, the memory of the index and its buckets together, and
+ * its newest entries. A binary key (one a default {@code RedisTemplate} wrote with JDK
+ * serialization, say) is given in hex with {@code --key-hex} and shown escaped ({@link KeyNames}).
+ * Exit code 1 when a key does not exist, 2 for a usage error.
  */
-@Command(name = "inspect", mixinStandardHelpOptions = true,
-    description = {"Show Redis values as JSON, whatever codec and compression wrote them.",
-        "Kryo, Fory, Protobuf, Avro, Thrift and JDK values need --type (and --classpath)."})
+@Command(
+    name = "inspect",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Show Redis values as JSON, whatever codec and compression wrote them.",
+      "Kryo, Fory, Protobuf, Avro, Thrift and JDK values need --type (and --classpath)."
+    })
 public final class InspectCommand implements Callable<Integer> {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -64,24 +68,41 @@ public final class InspectCommand implements Callable<Integer> {
   @Parameters(arity = "0..*", paramLabel = "KEY", description = "The keys to show.")
   List<String> keys = new ArrayList<>();
 
-  @Option(names = "--key-hex", paramLabel = "HEX",
-      description = {"A key to show, in hex: for binary keys, such as those a default RedisTemplate wrote with JDK"
-          + " serialization (aced0005...); repeatable.", "Binary keys are printed escaped, as scan prints them."})
+  @Option(
+      names = "--key-hex",
+      paramLabel = "HEX",
+      description = {
+        "A key to show, in hex: for binary keys, such as those a default RedisTemplate wrote with JDK"
+            + " serialization (aced0005...); repeatable.",
+        "Binary keys are printed escaped, as scan prints them."
+      })
   List<String> hexKeys = new ArrayList<>();
 
-  @Option(names = "--json", description = "Print one JSON array, an object per key, instead of text.")
+  @Option(
+      names = "--json",
+      description = "Print one JSON array, an object per key, instead of text.")
   boolean json;
 
-  @Option(names = "--legacy", paramLabel = "FORMAT", defaultValue = "auto", converter = LegacyFormat.Converter.class,
-      description = {"How to read values without an envelope: auto, or a codec: json, msgpack, msgpack-compact, kryo,"
-          + " fory, protobuf, avro, thrift, jdk, fastjson2, string (default: ${DEFAULT-VALUE}; auto tries JDK"
-          + " serialization, then JSON, then UTF-8 text, then shows hex).",
-          "kryo, fory, protobuf, avro and thrift need --type."})
+  @Option(
+      names = "--legacy",
+      paramLabel = "FORMAT",
+      defaultValue = "auto",
+      converter = LegacyFormat.Converter.class,
+      description = {
+        "How to read values without an envelope: auto, or a codec: json, msgpack, msgpack-compact, kryo,"
+            + " fory, protobuf, avro, thrift, jdk, fastjson2, string (default: ${DEFAULT-VALUE}; auto tries JDK"
+            + " serialization, then JSON, then UTF-8 text, then shows hex).",
+        "kryo, fory, protobuf, avro and thrift need --type."
+      })
   LegacyFormat legacy;
 
-  @Option(names = "--members", paramLabel = "N", defaultValue = "100",
-      description = "Show at most N members of a hash, list, set or sorted set, or the newest N entries of a feed"
-          + " (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--members",
+      paramLabel = "N",
+      defaultValue = "100",
+      description =
+          "Show at most N members of a hash, list, set or sorted set, or the newest N entries of a feed"
+              + " (default: ${DEFAULT-VALUE}).")
   int members;
 
   // Opened by call() before anything reads a key with it.
@@ -93,7 +114,8 @@ public final class InspectCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (keys.isEmpty() && hexKeys.isEmpty()) {
-      throw new ParameterException(spec.commandLine(), "Missing required parameter: 'KEY' (or --key-hex HEX)");
+      throw new ParameterException(
+          spec.commandLine(), "Missing required parameter: 'KEY' (or --key-hex HEX)");
     }
     List<byte[]> named = new ArrayList<>();
     keys.forEach(key -> named.add(key.getBytes(StandardCharsets.UTF_8)));
@@ -105,7 +127,8 @@ public final class InspectCommand implements Callable<Integer> {
       }
     }
     if (members < 1) {
-      throw new ParameterException(spec.commandLine(), "--members must be at least 1, got " + members);
+      throw new ParameterException(
+          spec.commandLine(), "--members must be at least 1, got " + members);
     }
     if (legacy.needsType() && !classes.hasType()) {
       throw new ParameterException(spec.commandLine(), legacy.needsTypeMessage());
@@ -120,7 +143,8 @@ public final class InspectCommand implements Callable<Integer> {
     try (RedisOption.RedisSession session = redis.connect(spec)) {
       connection = session;
       RedisClusterCommands<byte[], byte[]> commands = session.sync();
-      ValueReader reader = new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
+      ValueReader reader =
+          new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
       ArrayNode all = NODES.arrayNode();
       int missing = 0;
       for (byte[] key : named) {
@@ -146,7 +170,8 @@ public final class InspectCommand implements Callable<Integer> {
     }
   }
 
-  ObjectNode describeKey(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader, byte[] k) {
+  ObjectNode describeKey(
+      RedisClusterCommands<byte[], byte[]> commands, ValueReader reader, byte[] k) {
     ObjectNode node = NODES.objectNode();
     node.put("key", KeyNames.show(k));
     if (KeyNames.isBinary(k)) {
@@ -174,7 +199,8 @@ public final class InspectCommand implements Callable<Integer> {
           return node;
         }
         FeedLayout.SealedKey sealed = FeedLayout.parseSealedKey(k);
-        if (sealed != null && FeedLayout.indexSaysSealed(membersAtScore(commands, sealed), sealed.bucket())) {
+        if (sealed != null
+            && FeedLayout.indexSaysSealed(membersAtScore(commands, sealed), sealed.bucket())) {
           describeSealedBucket(reader, sealed, value, node);
         } else {
           node.setAll(reader.describe(value));
@@ -200,7 +226,10 @@ public final class InspectCommand implements Callable<Integer> {
         ArrayNode entries = node.putArray("entries");
         List<byte[]> values = commands.lrange(k, 0, members - 1);
         for (int i = 0; i < values.size(); i++) {
-          entries.addObject().put("index", i).setAll(reader.describeElement(values.get(i), "score"));
+          entries
+              .addObject()
+              .put("index", i)
+              .setAll(reader.describeElement(values.get(i), "score"));
         }
       }
       case "set" -> {
@@ -225,24 +254,34 @@ public final class InspectCommand implements Callable<Integer> {
         node.put("length", commands.zcard(k));
         ArrayNode entries = node.putArray("entries");
         for (ScoredValue<byte[]> scored : commands.zrevrangeWithScores(k, 0, members - 1)) {
-          entries.addObject().put("score", scored.getScore()).setAll(reader.describeElement(scored.getValue(), "entryScore"));
+          entries
+              .addObject()
+              .put("score", scored.getScore())
+              .setAll(reader.describeElement(scored.getValue(), "entryScore"));
         }
       }
       default -> node.put("missing", "a " + type + " is not shown by the inspector");
     }
     JsonNode length = node.get("length");
     if (length != null && length.asLong() > members) {
-      node.put("truncated", "feed".equals(node.path("type").asText())
-          ? "newest " + members + " of " + length.asLong() + " entries shown (--members)"
-          : "first " + members + " of " + length.asLong() + " members shown (--members)");
+      node.put(
+          "truncated",
+          "feed".equals(node.path("type").asText())
+              ? "newest " + members + " of " + length.asLong() + " entries shown (--members)"
+              : "first " + members + " of " + length.asLong() + " members shown (--members)");
     }
     return node;
   }
 
-  /** The members of the index a sealed bucket's key names, at the bucket's score; null when that key is no sorted set. */
-  private static @Nullable List<byte[]> membersAtScore(RedisClusterCommands<byte[], byte[]> commands, FeedLayout.SealedKey sealed) {
+  /**
+   * The members of the index a sealed bucket's key names, at the bucket's score; null when that key
+   * is no sorted set.
+   */
+  private static @Nullable List<byte[]> membersAtScore(
+      RedisClusterCommands<byte[], byte[]> commands, FeedLayout.SealedKey sealed) {
     try {
-      return commands.zrangebyscore(sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket()));
+      return commands.zrangebyscore(
+          sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket()));
     } catch (RedisCommandExecutionException e) {
       return null; // WRONGTYPE: a key of another type, so no feed's index
     }
@@ -263,10 +302,11 @@ public final class InspectCommand implements Callable<Integer> {
 
   /**
    * A sealed bucket read as a key of its own: its envelope (header and sizes) and its entries,
-   * oldest first, each with its index, its score and its value, as a bucket's list is shown; or
-   * why it cannot be read.
+   * oldest first, each with its index, its score and its value, as a bucket's list is shown; or why
+   * it cannot be read.
    */
-  private void describeSealedBucket(ValueReader reader, FeedLayout.SealedKey sealed, byte[] value, ObjectNode node) {
+  private void describeSealedBucket(
+      ValueReader reader, FeedLayout.SealedKey sealed, byte[] value, ObjectNode node) {
     node.put("type", "sealed bucket");
     node.put("feed", text(sealed.feedKey()));
     node.put("bucket", sealed.bucket());
@@ -291,7 +331,11 @@ public final class InspectCommand implements Callable<Integer> {
    * cannot be read is shown as one entry with the bucket's number, its count and the error, and
    * stands for its count of entries.
    */
-  private void describeFeed(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader, byte[] key, ObjectNode node) {
+  private void describeFeed(
+      RedisClusterCommands<byte[], byte[]> commands,
+      ValueReader reader,
+      byte[] key,
+      ObjectNode node) {
     RedisClusterAsyncCommands<byte[], byte[]> async = connection.async();
     node.put("type", "feed");
     long indexMemory = node.path("memoryUsage").asLong(0);
@@ -364,18 +408,34 @@ public final class InspectCommand implements Callable<Integer> {
   }
 
   /**
-   * The members of a sealed bucket, oldest first; null, with an entry saying why added to
-   * {@code shown}, when it is missing or cannot be read. A bucket that holds another number of
-   * members than its index member says is read all the same, after an entry saying so.
+   * The members of a sealed bucket, oldest first; null, with an entry saying why added to {@code
+   * shown}, when it is missing or cannot be read. A bucket that holds another number of members
+   * than its index member says is read all the same, after an entry saying so.
    */
-  private static @Nullable List<byte[]> sealedMembers(RedisClusterCommands<byte[], byte[]> commands, ValueReader reader,
-                                                      byte[] sealedKey, byte[] indexMember, int count, ArrayNode shown) {
+  private static @Nullable List<byte[]> sealedMembers(
+      RedisClusterCommands<byte[], byte[]> commands,
+      ValueReader reader,
+      byte[] sealedKey,
+      byte[] indexMember,
+      int count,
+      ArrayNode shown) {
     long bucket = requireNonNull(FeedLayout.bucketNumber(indexMember));
     byte[] value = commands.get(sealedKey);
     if (value == null) {
-      shown.addObject().put("bucket", bucket).put("sealedEntries", count)
-          .put("error", "sealed bucket " + bucket + " is missing: no key " + text(sealedKey) + ", though the index"
-              + " says it holds " + count + " entries");
+      shown
+          .addObject()
+          .put("bucket", bucket)
+          .put("sealedEntries", count)
+          .put(
+              "error",
+              "sealed bucket "
+                  + bucket
+                  + " is missing: no key "
+                  + text(sealedKey)
+                  + ", though the index"
+                  + " says it holds "
+                  + count
+                  + " entries");
       return null;
     }
     ValueReader.Sealed read = reader.readSealed(value);
@@ -383,13 +443,31 @@ public final class InspectCommand implements Callable<Integer> {
     if (members == null) {
       ObjectNode failed = shown.addObject().put("bucket", bucket).put("sealedEntries", count);
       failed.setAll(read.description());
-      failed.put("error", "sealed bucket " + bucket + " (" + count + " entries, " + text(sealedKey)
-          + ") cannot be read: " + read.description().path("error").asText());
+      failed.put(
+          "error",
+          "sealed bucket "
+              + bucket
+              + " ("
+              + count
+              + " entries, "
+              + text(sealedKey)
+              + ") cannot be read: "
+              + read.description().path("error").asText());
       return null;
     }
     if (members.size() != count) {
-      shown.addObject().put("bucket", bucket).put("sealedEntries", count)
-          .put("error", "sealed bucket " + bucket + " holds " + members.size() + " entries where its index says " + count);
+      shown
+          .addObject()
+          .put("bucket", bucket)
+          .put("sealedEntries", count)
+          .put(
+              "error",
+              "sealed bucket "
+                  + bucket
+                  + " holds "
+                  + members.size()
+                  + " entries where its index says "
+                  + count);
     }
     return members;
   }
@@ -397,13 +475,19 @@ public final class InspectCommand implements Callable<Integer> {
   private static ObjectNode feedEntry(ValueReader reader, byte[] element) {
     long score = FeedLayout.score(element);
     if (score < 0) {
-      ObjectNode entry = NODES.objectNode().put("storedSize", element.length)
-          .put("error", "not a feed entry: the element does not start with a well-formed score");
+      ObjectNode entry =
+          NODES
+              .objectNode()
+              .put("storedSize", element.length)
+              .put(
+                  "error", "not a feed entry: the element does not start with a well-formed score");
       ValueReader.showBytes(element, entry);
       return entry;
     }
     ObjectNode entry = NODES.objectNode().put("score", score);
-    entry.setAll(reader.describe(Arrays.copyOfRange(element, dev.stowage.FeedLayout.prefixSize(score), element.length)));
+    entry.setAll(
+        reader.describe(
+            Arrays.copyOfRange(element, dev.stowage.FeedLayout.prefixSize(score), element.length)));
     return entry;
   }
 
@@ -418,7 +502,8 @@ public final class InspectCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
       throw new InspectException("interrupted", e);
     } catch (ExecutionException | TimeoutException e) {
-      throw new InspectException("Redis failed while reading the feed's buckets: " + e.getMessage(), e);
+      throw new InspectException(
+          "Redis failed while reading the feed's buckets: " + e.getMessage(), e);
     }
   }
 
@@ -427,19 +512,29 @@ public final class InspectCommand implements Callable<Integer> {
   }
 
   private void printKey(PrintWriter out, Terminal terminal, ObjectNode key) {
-    StringBuilder title = new StringBuilder(terminal.bold(key.path("key").asText()))
-        .append("  ").append(key.path("type").asText());
+    StringBuilder title =
+        new StringBuilder(terminal.bold(key.path("key").asText()))
+            .append("  ")
+            .append(key.path("type").asText());
     if (key.hasNonNull("memoryUsage")) {
       title.append(" · ").append(key.get("memoryUsage").asLong()).append(" bytes in Redis memory");
     }
     if (key.has("buckets")) {
-      title.append(" · ").append(key.get("length").asLong()).append(" entries in ")
-          .append(key.get("buckets").asLong()).append(" buckets");
+      title
+          .append(" · ")
+          .append(key.get("length").asLong())
+          .append(" entries in ")
+          .append(key.get("buckets").asLong())
+          .append(" buckets");
       if (key.path("sealedBuckets").asLong() > 0) {
         title.append(" (").append(key.get("sealedBuckets").asLong()).append(" sealed)");
       }
     } else if (key.has("bucket")) {
-      title.append(" · bucket ").append(key.get("bucket").asLong()).append(" of feed ").append(key.path("feed").asText());
+      title
+          .append(" · bucket ")
+          .append(key.get("bucket").asLong())
+          .append(" of feed ")
+          .append(key.path("feed").asText());
       if (key.has("length")) {
         title.append(" · ").append(key.get("length").asLong()).append(" entries");
       }
@@ -498,7 +593,9 @@ public final class InspectCommand implements Callable<Integer> {
 
   private static String number(JsonNode score) {
     double value = score.asDouble();
-    return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
+    return value == Math.rint(value) && Math.abs(value) < 1e15
+        ? Long.toString((long) value)
+        : Double.toString(value);
   }
 
   static void printValue(PrintWriter out, Terminal terminal, JsonNode value, String indent) {
@@ -523,7 +620,8 @@ public final class InspectCommand implements Callable<Integer> {
     }
     if (value.has("fields")) {
       for (JsonNode field : value.get("fields")) {
-        out.println(indent + "  " + field.path("type").asText() + " " + field.path("name").asText());
+        out.println(
+            indent + "  " + field.path("type").asText() + " " + field.path("name").asText());
       }
     }
     if (value.has("error")) {
@@ -534,8 +632,12 @@ public final class InspectCommand implements Callable<Integer> {
     }
     if (value.has("value")) {
       JsonNode shown = value.get("value");
-      String text = shown.isTextual() && !"json".equals(value.path("legacy").asText())
-          && !"json".equals(value.path("codec").asText()) ? shown.asText() : JsonLayout.pretty(shown);
+      String text =
+          shown.isTextual()
+                  && !"json".equals(value.path("legacy").asText())
+                  && !"json".equals(value.path("codec").asText())
+              ? shown.asText()
+              : JsonLayout.pretty(shown);
       for (String row : text.split("\n", -1)) {
         out.println(indent + row);
       }

@@ -8,10 +8,10 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads what a JDK serialization stream says about its first object without creating anything:
- * the class name, its serialVersionUID and its declared fields (name and type), superclasses
- * included. Nothing is loaded or instantiated, so this is safe on any bytes; decoding the field
- * values is left to the JDK codec and its allowlist, which needs the class.
+ * Reads what a JDK serialization stream says about its first object without creating anything: the
+ * class name, its serialVersionUID and its declared fields (name and type), superclasses included.
+ * Nothing is loaded or instantiated, so this is safe on any bytes; decoding the field values is
+ * left to the JDK codec and its allowlist, which needs the class.
  */
 final class JavaSerializationHeader {
   static final int STREAM_MAGIC = 0xACED;
@@ -38,7 +38,12 @@ final class JavaSerializationHeader {
    * @param fields the serializable fields, superclasses' first
    * @param text the value of a string, or the constant of an enum; null otherwise
    */
-  record Description(String kind, String className, long serialVersionUid, List<Field> fields, @Nullable String text) {}
+  record Description(
+      String kind,
+      String className,
+      long serialVersionUid,
+      List<Field> fields,
+      @Nullable String text) {}
 
   private final DataInputStream in;
   private final List<String> handles = new ArrayList<>();
@@ -49,8 +54,11 @@ final class JavaSerializationHeader {
 
   /** Whether the bytes start with the JDK serialization magic and version 5. */
   static boolean isJavaSerialization(byte[] data) {
-    return data.length >= 4 && (data[0] & 0xFF) == 0xAC && (data[1] & 0xFF) == 0xED
-        && data[2] == 0 && data[3] == 5;
+    return data.length >= 4
+        && (data[0] & 0xFF) == 0xAC
+        && (data[1] & 0xFF) == 0xED
+        && data[2] == 0
+        && data[3] == 5;
   }
 
   /**
@@ -77,27 +85,33 @@ final class JavaSerializationHeader {
         return new Description("string", "java.lang.String", 0, List.of(), in.readUTF());
       case TC_LONGSTRING:
         return new Description("string", "java.lang.String", 0, List.of(), null);
-      case TC_OBJECT: {
-        List<ClassDescription> chain = readClassChain();
-        return describeChain("object", chain, null);
-      }
-      case TC_ENUM: {
-        List<ClassDescription> chain = readClassChain();
-        handles.add("enum");
-        String constant = readStringObject();
-        return describeChain("enum", chain, constant);
-      }
-      case TC_ARRAY: {
-        List<ClassDescription> chain = readClassChain();
-        return describeChain("array", chain, null);
-      }
+      case TC_OBJECT:
+        {
+          List<ClassDescription> chain = readClassChain();
+          return describeChain("object", chain, null);
+        }
+      case TC_ENUM:
+        {
+          List<ClassDescription> chain = readClassChain();
+          handles.add("enum");
+          String constant = readStringObject();
+          return describeChain("enum", chain, constant);
+        }
+      case TC_ARRAY:
+        {
+          List<ClassDescription> chain = readClassChain();
+          return describeChain("array", chain, null);
+        }
       default:
-        throw new IllegalArgumentException(String.format(
-            "the stream starts with type code 0x%02x, not an object, enum, array or string", tc));
+        throw new IllegalArgumentException(
+            String.format(
+                "the stream starts with type code 0x%02x, not an object, enum, array or string",
+                tc));
     }
   }
 
-  private static Description describeChain(String kind, List<ClassDescription> chain, @Nullable String text) {
+  private static Description describeChain(
+      String kind, List<ClassDescription> chain, @Nullable String text) {
     if (chain.isEmpty()) {
       throw new IllegalArgumentException("the stream's first object has no class descriptor");
     }
@@ -106,7 +120,8 @@ final class JavaSerializationHeader {
       fields.addAll(chain.get(i).fields);
     }
     ClassDescription first = chain.get(0);
-    return new Description(kind, javaName(first.name), first.serialVersionUid, List.copyOf(fields), text);
+    return new Description(
+        kind, javaName(first.name), first.serialVersionUid, List.copyOf(fields), text);
   }
 
   private record ClassDescription(String name, long serialVersionUid, List<Field> fields) {}
@@ -128,13 +143,16 @@ final class JavaSerializationHeader {
       for (int i = 0; i < count; i++) {
         char code = (char) in.readUnsignedByte();
         String fieldName = in.readUTF();
-        String type = code == 'L' || code == '[' ? signatureName(readStringObject()) : primitive(code);
+        String type =
+            code == 'L' || code == '[' ? signatureName(readStringObject()) : primitive(code);
         fields.add(new Field(javaName(name), fieldName, type));
       }
       int annotationEnd = in.readUnsignedByte();
       if (annotationEnd != TC_ENDBLOCKDATA) {
-        throw new IllegalArgumentException("class " + javaName(name)
-            + " writes class annotations, which this reader does not follow");
+        throw new IllegalArgumentException(
+            "class "
+                + javaName(name)
+                + " writes class annotations, which this reader does not follow");
       }
       chain.add(new ClassDescription(name, uid, fields));
       tc = in.readUnsignedByte();
@@ -143,7 +161,8 @@ final class JavaSerializationHeader {
       throw new IllegalArgumentException("the stream's first class descriptor is a back reference");
     }
     if (tc != TC_NULL && tc != TC_REFERENCE) {
-      throw new IllegalArgumentException(String.format("unexpected type code 0x%02x in a class descriptor", tc));
+      throw new IllegalArgumentException(
+          String.format("unexpected type code 0x%02x in a class descriptor", tc));
     }
     return chain;
   }
@@ -159,7 +178,8 @@ final class JavaSerializationHeader {
       int handle = in.readInt() - 0x7E0000;
       return handle >= 0 && handle < handles.size() ? handles.get(handle) : "?";
     }
-    throw new IllegalArgumentException(String.format("expected a string, found type code 0x%02x", tc));
+    throw new IllegalArgumentException(
+        String.format("expected a string, found type code 0x%02x", tc));
   }
 
   private static String primitive(char code) {

@@ -16,8 +16,8 @@ import picocli.CommandLine.TypeConversionException;
  * they hold, so those names need {@code --type}; MessagePack without {@code --type} is shown as the
  * tree it holds, and {@code jdk} without it as the class and fields its stream declares.
  *
- * @param name the name as the user spells it, lower case: {@code auto}, or a name
- *     {@link Codecs#forName} accepts
+ * @param name the name as the user spells it, lower case: {@code auto}, or a name {@link
+ *     Codecs#forName} accepts
  * @param codecId the codec's id ({@code msgpack-compact} reads as {@link CodecIds#MSGPACK}), or -1
  *     for {@code auto}
  */
@@ -45,8 +45,8 @@ record LegacyFormat(String name, int codecId) {
       return AUTO;
     }
     if (!Codecs.names().contains(chosen)) {
-      throw new IllegalArgumentException("'" + name + "' is not a legacy format; choose from "
-          + String.join(", ", names()));
+      throw new IllegalArgumentException(
+          "'" + name + "' is not a legacy format; choose from " + String.join(", ", names()));
     }
     int id = chosen.equals("msgpack-compact") ? CodecIds.MSGPACK : CodecIds.forName(chosen);
     return new LegacyFormat(chosen, id);
@@ -59,9 +59,15 @@ record LegacyFormat(String name, int codecId) {
 
   /** The usage error when {@link #needsType()} and no {@code --type} was given. */
   String needsTypeMessage() {
-    return "--legacy " + name + " needs --type: " + name + " bytes do not say what class they hold"
+    return "--legacy "
+        + name
+        + " needs --type: "
+        + name
+        + " bytes do not say what class they hold"
         + " (pass --type CLASS, with --classpath for the cache's classes"
-        + (codecId == CodecIds.KRYO || codecId == CodecIds.FORY ? " and --register for the classes it registers" : "")
+        + (codecId == CodecIds.KRYO || codecId == CodecIds.FORY
+            ? " and --register for the classes it registers"
+            : "")
         + ")";
   }
 

@@ -20,16 +20,17 @@ import java.util.Map;
 
 /**
  * Turns decoded objects into JSON trees: Protobuf messages through {@code JsonFormat} when
- * protobuf-java-util is present and otherwise through their descriptors, Avro records through
- * their own JSON {@code toString()}, Thrift structs through Thrift's simple JSON protocol, and
- * everything else through Jackson (fields and getters).
+ * protobuf-java-util is present and otherwise through their descriptors, Avro records through their
+ * own JSON {@code toString()}, Thrift structs through Thrift's simple JSON protocol, and everything
+ * else through Jackson (fields and getters).
  */
 final class ObjectTrees {
-  static final ObjectMapper MAPPER = JsonMapper.builder()
-      .addModule(new JavaTimeModule())
-      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-      .build();
+  static final ObjectMapper MAPPER =
+      JsonMapper.builder()
+          .addModule(new JavaTimeModule())
+          .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .build();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private ObjectTrees() {}
@@ -47,7 +48,8 @@ final class ObjectTrees {
       }
       return MAPPER.valueToTree(value);
     } catch (JsonProcessingException | ReflectiveOperationException | RuntimeException e) {
-      throw new InspectException("decoded a " + value.getClass().getName() + " but could not show it as JSON: " + e, e);
+      throw new InspectException(
+          "decoded a " + value.getClass().getName() + " but could not show it as JSON: " + e, e);
     }
   }
 
@@ -59,29 +61,43 @@ final class ObjectTrees {
     }
   }
 
-  private static JsonNode thrift(Object value) throws ReflectiveOperationException, JsonProcessingException {
+  private static JsonNode thrift(Object value)
+      throws ReflectiveOperationException, JsonProcessingException {
     ClassLoader loader = ObjectTrees.class.getClassLoader();
-    Class<?> factoryType = Class.forName("org.apache.thrift.protocol.TProtocolFactory", false, loader);
-    Object factory = Class.forName("org.apache.thrift.protocol.TSimpleJSONProtocol$Factory", true, loader)
-        .getConstructor().newInstance();
+    Class<?> factoryType =
+        Class.forName("org.apache.thrift.protocol.TProtocolFactory", false, loader);
+    Object factory =
+        Class.forName("org.apache.thrift.protocol.TSimpleJSONProtocol$Factory", true, loader)
+            .getConstructor()
+            .newInstance();
     Class<?> serializerType = Class.forName("org.apache.thrift.TSerializer", true, loader);
     Object serializer = serializerType.getConstructor(factoryType).newInstance(factory);
-    Method toString = serializerType.getMethod("toString", Class.forName("org.apache.thrift.TBase", false, loader));
+    Method toString =
+        serializerType.getMethod(
+            "toString", Class.forName("org.apache.thrift.TBase", false, loader));
     return MAPPER.readTree((String) toString.invoke(serializer, value));
   }
 
   private static JsonNode protobuf(Message message) throws JsonProcessingException {
     try {
-      Class<?> format = Class.forName("com.google.protobuf.util.JsonFormat", true, ObjectTrees.class.getClassLoader());
+      Class<?> format =
+          Class.forName(
+              "com.google.protobuf.util.JsonFormat", true, ObjectTrees.class.getClassLoader());
       Object printer = format.getMethod("printer").invoke(null);
-      Method print = printer.getClass().getMethod("print", Class.forName("com.google.protobuf.MessageOrBuilder"));
+      Method print =
+          printer
+              .getClass()
+              .getMethod("print", Class.forName("com.google.protobuf.MessageOrBuilder"));
       return MAPPER.readTree((String) print.invoke(printer, message));
     } catch (ReflectiveOperationException | LinkageError e) {
       return protobufByDescriptor(message);
     }
   }
 
-  /** Proto3 JSON mapping, roughly: json names, enums by name, bytes in base64, 64-bit numbers as numbers. */
+  /**
+   * Proto3 JSON mapping, roughly: json names, enums by name, bytes in base64, 64-bit numbers as
+   * numbers.
+   */
   static ObjectNode protobufByDescriptor(Message message) {
     ObjectNode node = NODES.objectNode();
     for (Map.Entry<FieldDescriptor, Object> field : message.getAllFields().entrySet()) {
@@ -93,7 +109,9 @@ final class ObjectTrees {
           Message pair = (Message) entry;
           FieldDescriptor keyField = pair.getDescriptorForType().findFieldByName("key");
           FieldDescriptor valueField = pair.getDescriptorForType().findFieldByName("value");
-          map.set(String.valueOf(pair.getField(keyField)), protobufValue(valueField, pair.getField(valueField)));
+          map.set(
+              String.valueOf(pair.getField(keyField)),
+              protobufValue(valueField, pair.getField(valueField)));
         }
       } else if (descriptor.isRepeated()) {
         ArrayNode array = node.putArray(descriptor.getJsonName());
@@ -111,7 +129,8 @@ final class ObjectTrees {
     return switch (descriptor.getJavaType()) {
       case MESSAGE -> protobufByDescriptor((Message) value);
       case ENUM -> NODES.textNode(((EnumValueDescriptor) value).getName());
-      case BYTE_STRING -> NODES.textNode(Base64.getEncoder().encodeToString(((ByteString) value).toByteArray()));
+      case BYTE_STRING ->
+          NODES.textNode(Base64.getEncoder().encodeToString(((ByteString) value).toByteArray()));
       default -> MAPPER.valueToTree(value);
     };
   }

@@ -29,14 +29,22 @@ public final class RedisOption {
   /** The environment variable read when {@code --redis} is absent. */
   public static final String ENVIRONMENT_VARIABLE = "STOWAGE_REDIS";
 
-  @Option(names = "--redis", paramLabel = "URL",
-      description = "Redis to read, such as redis://127.0.0.1:6379/0 (default: the "
-          + ENVIRONMENT_VARIABLE + " environment variable; there is no built-in default).")
+  @Option(
+      names = "--redis",
+      paramLabel = "URL",
+      description =
+          "Redis to read, such as redis://127.0.0.1:6379/0 (default: the "
+              + ENVIRONMENT_VARIABLE
+              + " environment variable; there is no built-in default).")
   String url;
 
-  @Option(names = "--redis-cluster", paramLabel = "URL", split = ",",
-      description = "A Redis Cluster to read instead, through one or more of its nodes, such as "
-          + "redis://10.0.0.1:6379,redis://10.0.0.2:6379: scans walk every master, keys are read from their node.")
+  @Option(
+      names = "--redis-cluster",
+      paramLabel = "URL",
+      split = ",",
+      description =
+          "A Redis Cluster to read instead, through one or more of its nodes, such as "
+              + "redis://10.0.0.1:6379,redis://10.0.0.2:6379: scans walk every master, keys are read from their node.")
   List<String> clusterUrls;
 
   /**
@@ -48,17 +56,25 @@ public final class RedisOption {
   String url(CommandSpec spec) {
     String chosen = url != null ? url : System.getenv(ENVIRONMENT_VARIABLE);
     if (chosen == null || chosen.isBlank()) {
-      throw new ParameterException(spec.commandLine(), "no Redis to read: pass --redis URL (such as "
-          + "redis://127.0.0.1:6379) or set " + ENVIRONMENT_VARIABLE + "; there is no default server");
+      throw new ParameterException(
+          spec.commandLine(),
+          "no Redis to read: pass --redis URL (such as "
+              + "redis://127.0.0.1:6379) or set "
+              + ENVIRONMENT_VARIABLE
+              + "; there is no default server");
     }
     return chosen.strip();
   }
 
-  /** Connects to the server, or the cluster, with byte-array keys and values; the caller closes the result. */
+  /**
+   * Connects to the server, or the cluster, with byte-array keys and values; the caller closes the
+   * result.
+   */
   public RedisSession connect(CommandSpec spec) {
     if (clusterUrls != null && !clusterUrls.isEmpty()) {
       if (url != null) {
-        throw new ParameterException(spec.commandLine(), "--redis and --redis-cluster name two servers; pass one");
+        throw new ParameterException(
+            spec.commandLine(), "--redis and --redis-cluster name two servers; pass one");
       }
       List<RedisURI> seeds = new ArrayList<>();
       for (String seed : clusterUrls) {
@@ -70,7 +86,8 @@ public final class RedisOption {
         return new RedisSession(chosen, client, client.connect(ByteArrayCodec.INSTANCE));
       } catch (RuntimeException e) {
         client.shutdown(0, 2, TimeUnit.SECONDS);
-        throw new InspectException("could not connect to the cluster " + chosen + ": " + causeChain(e), e);
+        throw new InspectException(
+            "could not connect to the cluster " + chosen + ": " + causeChain(e), e);
       }
     }
     String chosen = url(spec);
@@ -89,8 +106,9 @@ public final class RedisOption {
     try {
       uri = RedisURI.create(text);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), option + ": not a Redis URL: '" + text + "' ("
-          + e.getMessage() + ")");
+      throw new ParameterException(
+          spec.commandLine(),
+          option + ": not a Redis URL: '" + text + "' (" + e.getMessage() + ")");
     }
     uri.setTimeout(Duration.ofSeconds(30));
     return uri;
@@ -98,12 +116,15 @@ public final class RedisOption {
 
   /**
    * The messages along a cause chain, each once, joined by colons: Lettuce's "Unable to connect to
-   * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a cause.
+   * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a
+   * cause.
    */
   static String causeChain(Throwable error) {
     StringBuilder text = new StringBuilder();
     Throwable e = error;
-    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+    for (int depth = 0;
+        e != null && depth < 10;
+        depth++, e = e.getCause() == e ? null : e.getCause()) {
       String message = e.getMessage();
       if (message != null && !message.isBlank() && text.indexOf(message) < 0) {
         text.append(text.length() == 0 ? "" : ": ").append(message);
@@ -113,20 +134,23 @@ public final class RedisOption {
   }
 
   /**
-   * A client and its one connection: a {@link StatefulRedisConnection}, or a
-   * {@link StatefulRedisClusterConnection} for a cluster.
+   * A client and its one connection: a {@link StatefulRedisConnection}, or a {@link
+   * StatefulRedisClusterConnection} for a cluster.
    */
-  public record RedisSession(String url, AbstractRedisClient client, StatefulConnection<byte[], byte[]> connection)
+  public record RedisSession(
+      String url, AbstractRedisClient client, StatefulConnection<byte[], byte[]> connection)
       implements AutoCloseable {
     /** The blocking commands, on one server or across the cluster. */
     public RedisClusterCommands<byte[], byte[]> sync() {
-      return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.sync()
+      return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
+          ? cluster.sync()
           : ((StatefulRedisConnection<byte[], byte[]>) connection).sync();
     }
 
     /** The asynchronous commands, on one server or across the cluster. */
     public RedisClusterAsyncCommands<byte[], byte[]> async() {
-      return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.async()
+      return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
+          ? cluster.async()
           : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
     }
 

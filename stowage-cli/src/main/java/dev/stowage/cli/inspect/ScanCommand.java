@@ -47,29 +47,33 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code stowage scan}: walks the keys matching a pattern with {@code SCAN} (never {@code KEYS})
- * and reports them by type, string values by codec and compression, and a sample of the members
- * of hashes, lists, sets and sorted sets (the first {@value #MEMBERS_SAMPLED} of each key) by codec
+ * and reports them by type, string values by codec and compression, and a sample of the members of
+ * hashes, lists, sets and sorted sets (the first {@value #MEMBERS_SAMPLED} of each key) by codec
  * and compression too, reading a feed's entries by their envelopes; the sorted sets that index a
  * {@linkplain FeedLayout feed} are counted as feeds, their members not sampled. A feed's sealed
  * bucket (a string {@code <feed>:s:<n>} its index names as sealed) is counted among the strings as
- * {@code sealed feed bucket+<compression>}, and the first members of its decompressed payload
- * are sampled as a bucket list's elements are; one that cannot be read is a failure. Then their
- * {@code MEMORY USAGE} (total and percentiles), the biggest keys (with the format of a string, of
- * a collection's sampled members or {@code mixed} when they differ, or {@code feed index}), and
- * the values and sampled members that fail to decode. Each page of keys is read with a few
- * pipelines. Progress goes to standard error: redrawn in place on a terminal, a plain line every
- * {@code --progress-every} keys otherwise (see {@link ScanProgress}). Keys that are not UTF-8
- * text are printed escaped, and {@code --match} takes the same {@code \xNN} escapes
- * ({@link KeyNames}).
+ * {@code sealed feed bucket+<compression>}, and the first members of its decompressed payload are
+ * sampled as a bucket list's elements are; one that cannot be read is a failure. Then their {@code
+ * MEMORY USAGE} (total and percentiles), the biggest keys (with the format of a string, of a
+ * collection's sampled members or {@code mixed} when they differ, or {@code feed index}), and the
+ * values and sampled members that fail to decode. Each page of keys is read with a few pipelines.
+ * Progress goes to standard error: redrawn in place on a terminal, a plain line every {@code
+ * --progress-every} keys otherwise (see {@link ScanProgress}). Keys that are not UTF-8 text are
+ * printed escaped, and {@code --match} takes the same {@code \xNN} escapes ({@link KeyNames}).
  */
-@Command(name = "scan", mixinStandardHelpOptions = true,
-    description = "Report the keys matching a pattern: types, codecs, compression, memory, failures (SCAN, never KEYS).")
+@Command(
+    name = "scan",
+    mixinStandardHelpOptions = true,
+    description =
+        "Report the keys matching a pattern: types, codecs, compression, memory, failures (SCAN, never KEYS).")
 public final class ScanCommand implements Callable<Integer> {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final int BIGGEST = 10;
   private static final int FAILURES_LISTED = 100;
+
   /** Members sampled from each hash, list, set and sorted set. */
   static final int MEMBERS_SAMPLED = 10;
+
   /** What a sealed feed bucket is counted as among the strings, before {@code +<compression>}. */
   static final String SEALED_FORMAT = "sealed feed bucket";
 
@@ -77,28 +81,49 @@ public final class ScanCommand implements Callable<Integer> {
   @Mixin RedisOption redis;
   @Mixin ClassOptions classes;
 
-  @Option(names = "--match", paramLabel = "PATTERN", required = true,
-      description = {"The SCAN pattern, such as 'board:*' ('*' for every key).",
-          "\\xNN stands for a byte, as binary keys are printed: '\\xac\\xed*' for JDK-serialized keys."})
+  @Option(
+      names = "--match",
+      paramLabel = "PATTERN",
+      required = true,
+      description = {
+        "The SCAN pattern, such as 'board:*' ('*' for every key).",
+        "\\xNN stands for a byte, as binary keys are printed: '\\xac\\xed*' for JDK-serialized keys."
+      })
   String match;
 
-  @Option(names = "--count", paramLabel = "N", defaultValue = "1000",
+  @Option(
+      names = "--count",
+      paramLabel = "N",
+      defaultValue = "1000",
       description = "The SCAN COUNT hint: keys per page (default: ${DEFAULT-VALUE}).")
   int count;
 
-  @Option(names = "--limit", paramLabel = "N", description = "Stop after N keys (default: no limit).")
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      description = "Stop after N keys (default: no limit).")
   Long limit;
 
-  @Option(names = "--progress-every", paramLabel = "N", defaultValue = "100000",
-      description = {"When stderr is not a terminal, print a progress line every N keys (default: ${DEFAULT-VALUE});",
-          "on a terminal the line is redrawn after every page, with the share done and the time left."})
+  @Option(
+      names = "--progress-every",
+      paramLabel = "N",
+      defaultValue = "100000",
+      description = {
+        "When stderr is not a terminal, print a progress line every N keys (default: ${DEFAULT-VALUE});",
+        "on a terminal the line is redrawn after every page, with the share done and the time left."
+      })
   long progressEvery;
 
   @Option(names = "--json", description = "Print the report as JSON.")
   boolean json;
 
-  @Option(names = "--legacy", paramLabel = "FORMAT", defaultValue = "auto", converter = LegacyFormat.Converter.class,
-      description = "How to read values without an envelope: auto, or a codec's name as for inspect (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--legacy",
+      paramLabel = "FORMAT",
+      defaultValue = "auto",
+      converter = LegacyFormat.Converter.class,
+      description =
+          "How to read values without an envelope: auto, or a codec's name as for inspect (default: ${DEFAULT-VALUE}).")
   LegacyFormat legacy;
 
   private record Sized(String key, String type, long bytes, @Nullable String format) {}
@@ -112,7 +137,8 @@ public final class ScanCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--limit must be at least 1, got " + limit);
     }
     if (progressEvery < 1) {
-      throw new ParameterException(spec.commandLine(), "--progress-every must be at least 1, got " + progressEvery);
+      throw new ParameterException(
+          spec.commandLine(), "--progress-every must be at least 1, got " + progressEvery);
     }
     if (legacy.needsType() && !classes.hasType()) {
       throw new ParameterException(spec.commandLine(), legacy.needsTypeMessage());
@@ -139,7 +165,8 @@ public final class ScanCommand implements Callable<Integer> {
   private ObjectNode scan(RedisOption.RedisSession session, PrintWriter err) {
     RedisClusterCommands<byte[], byte[]> sync = session.sync();
     RedisClusterAsyncCommands<byte[], byte[]> async = session.async();
-    ValueReader reader = new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
+    ValueReader reader =
+        new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
     boolean terminal = Terminal.stderrIsTerminal();
     ScanProgress progress = new ScanProgress(databaseSize(sync), limit, System::nanoTime);
     Map<String, Long> byType = new TreeMap<>();
@@ -177,20 +204,29 @@ public final class ScanCommand implements Callable<Integer> {
         String type = await(types.get(i));
         values.add("string".equals(type) ? async.get(key) : null);
         samples.add(sample(async, key, type));
-        scored.add("zset".equals(type) ? async.zrangeWithScores(key, 0, MEMBERS_SAMPLED - 1) : null);
+        scored.add(
+            "zset".equals(type) ? async.zrangeWithScores(key, 0, MEMBERS_SAMPLED - 1) : null);
       }
       List<RedisFuture<String>> firstBuckets = new ArrayList<>(pageKeys.size());
       List<String> firstBucketTypes = new ArrayList<>(pageKeys.size());
       List<RedisFuture<List<byte[]>>> sealedIndex = new ArrayList<>(pageKeys.size());
       for (int i = 0; i < pageKeys.size(); i++) {
         List<ScoredValue<byte[]>> first = scored.get(i) == null ? null : await(scored.get(i));
-        byte[] firstMember = first != null && FeedLayout.looksLikeIndex(first) ? first.get(0).getValue() : null;
-        firstBuckets.add(firstMember == null ? null : async.type(FeedLayout.keyOf(pageKeys.get(i), firstMember)));
+        byte[] firstMember =
+            first != null && FeedLayout.looksLikeIndex(first) ? first.get(0).getValue() : null;
+        firstBuckets.add(
+            firstMember == null
+                ? null
+                : async.type(FeedLayout.keyOf(pageKeys.get(i), firstMember)));
         firstBucketTypes.add(firstMember == null ? "" : FeedLayout.typeOf(firstMember));
         // a string named <feed>:s:<n> is a sealed bucket when its feed's index says so
-        FeedLayout.SealedKey sealed = values.get(i) == null ? null : FeedLayout.parseSealedKey(pageKeys.get(i));
-        sealedIndex.add(sealed == null ? null
-            : async.zrangebyscore(sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket())));
+        FeedLayout.SealedKey sealed =
+            values.get(i) == null ? null : FeedLayout.parseSealedKey(pageKeys.get(i));
+        sealedIndex.add(
+            sealed == null
+                ? null
+                : async.zrangebyscore(
+                    sealed.feedKey(), Range.create(sealed.bucket(), sealed.bucket())));
       }
       for (int i = 0; i < pageKeys.size(); i++) {
         String key = KeyNames.show(pageKeys.get(i));
@@ -210,8 +246,11 @@ public final class ScanCommand implements Callable<Integer> {
           await(values.get(i));
           format = "value schema";
           tally.byFormat.merge(format, 1L, Long::sum);
-        } else if (values.get(i) != null && sealedIndex.get(i) != null && FeedLayout.indexSaysSealed(
-            awaitOrNull(sealedIndex.get(i)), requireNonNull(FeedLayout.parseSealedKey(pageKeys.get(i))).bucket())) {
+        } else if (values.get(i) != null
+            && sealedIndex.get(i) != null
+            && FeedLayout.indexSaysSealed(
+                awaitOrNull(sealedIndex.get(i)),
+                requireNonNull(FeedLayout.parseSealedKey(pageKeys.get(i))).bucket())) {
           byte[] value = await(values.get(i));
           if (value != null) {
             format = tally.sealed(key, reader, reader.readSealed(value));
@@ -221,7 +260,8 @@ public final class ScanCommand implements Callable<Integer> {
           if (value != null) {
             format = tally.count(tally.byFormat, key, null, reader.describe(value));
           }
-        } else if (firstBuckets.get(i) != null && firstBucketTypes.get(i).equals(await(firstBuckets.get(i)))) {
+        } else if (firstBuckets.get(i) != null
+            && firstBucketTypes.get(i).equals(await(firstBuckets.get(i)))) {
           feeds++;
           format = "feed index";
         } else {
@@ -233,7 +273,12 @@ public final class ScanCommand implements Callable<Integer> {
           }
           for (byte[] member : members.subList(0, Math.min(MEMBERS_SAMPLED, members.size()))) {
             tally.membersSampled++;
-            String memberFormat = tally.count(tally.membersByFormat, key, "a member", reader.describeElement(member, "score"));
+            String memberFormat =
+                tally.count(
+                    tally.membersByFormat,
+                    key,
+                    "a member",
+                    reader.describeElement(member, "score"));
             format = format == null || format.equals(memberFormat) ? memberFormat : "mixed";
           }
         }
@@ -286,7 +331,11 @@ public final class ScanCommand implements Callable<Integer> {
     List<Sized> ordered = new ArrayList<>(biggest);
     ordered.sort(Comparator.comparingLong(Sized::bytes).reversed().thenComparing(Sized::key));
     for (Sized entry : ordered) {
-      ObjectNode row = top.addObject().put("key", entry.key()).put("type", entry.type()).put("memoryUsage", entry.bytes());
+      ObjectNode row =
+          top.addObject()
+              .put("key", entry.key())
+              .put("type", entry.type())
+              .put("memoryUsage", entry.bytes());
       if (entry.format() != null) {
         row.put("format", entry.format());
       }
@@ -321,7 +370,10 @@ public final class ScanCommand implements Callable<Integer> {
       if (members == null) {
         failureCount++;
         if (failures.size() < FAILURES_LISTED) {
-          failures.addObject().put("key", key).put("format", format)
+          failures
+              .addObject()
+              .put("key", key)
+              .put("format", format)
               .put("reason", "sealed bucket cannot be read: " + envelope.path("error").asText());
         }
         return format;
@@ -339,18 +391,26 @@ public final class ScanCommand implements Callable<Integer> {
      *
      * @return the format, such as {@code json+zstd} or {@code legacy text}
      */
-    String count(Map<String, Long> formats, String key, @Nullable String member, ObjectNode described) {
+    String count(
+        Map<String, Long> formats, String key, @Nullable String member, ObjectNode described) {
       boolean envelope = "envelope".equals(described.path("format").asText());
-      String format = !envelope ? "legacy " + described.path("legacy").asText("?")
-          : described.has("codec") ? described.get("codec").asText() + "+" + described.path("compression").asText("?")
-          : "malformed envelope";
+      String format =
+          !envelope
+              ? "legacy " + described.path("legacy").asText("?")
+              : described.has("codec")
+                  ? described.get("codec").asText()
+                      + "+"
+                      + described.path("compression").asText("?")
+                  : "malformed envelope";
       formats.merge(format, 1L, Long::sum);
       if (described.has("error")) {
         failureCount++;
         if (failures.size() < FAILURES_LISTED) {
           ObjectNode failure = failures.addObject().put("key", key);
           if (member != null) {
-            failure.put("member", described.has("score") ? "score " + described.get("score").asLong() : member);
+            failure.put(
+                "member",
+                described.has("score") ? "score " + described.get("score").asLong() : member);
           }
           failure.put("format", format).put("reason", described.get("error").asText());
         }
@@ -362,16 +422,24 @@ public final class ScanCommand implements Callable<Integer> {
   }
 
   /**
-   * Up to {@value #MEMBERS_SAMPLED} members of a list (the first), a hash (the values of one
-   * {@code HSCAN} page from the start) or a set (one {@code SSCAN} page); null for other types.
+   * Up to {@value #MEMBERS_SAMPLED} members of a list (the first), a hash (the values of one {@code
+   * HSCAN} page from the start) or a set (one {@code SSCAN} page); null for other types.
    */
-  private static @Nullable CompletableFuture<List<byte[]>> sample(RedisClusterAsyncCommands<byte[], byte[]> async, byte[] key, String type) {
+  private static @Nullable CompletableFuture<List<byte[]>> sample(
+      RedisClusterAsyncCommands<byte[], byte[]> async, byte[] key, String type) {
     ScanArgs page = ScanArgs.Builder.limit(MEMBERS_SAMPLED);
     return switch (type) {
       case "list" -> async.lrange(key, 0, MEMBERS_SAMPLED - 1).toCompletableFuture();
-      case "hash" -> async.hscan(key, ScanCursor.INITIAL, page)
-          .thenApply(scanned -> (List<byte[]>) new ArrayList<>(scanned.getMap().values())).toCompletableFuture();
-      case "set" -> async.sscan(key, ScanCursor.INITIAL, page).thenApply(ValueScanCursor::getValues).toCompletableFuture();
+      case "hash" ->
+          async
+              .hscan(key, ScanCursor.INITIAL, page)
+              .thenApply(scanned -> (List<byte[]>) new ArrayList<>(scanned.getMap().values()))
+              .toCompletableFuture();
+      case "set" ->
+          async
+              .sscan(key, ScanCursor.INITIAL, page)
+              .thenApply(ValueScanCursor::getValues)
+              .toCompletableFuture();
       default -> null;
     };
   }
@@ -380,7 +448,10 @@ public final class ScanCommand implements Callable<Integer> {
     return list == null ? List.of() : list;
   }
 
-  /** {@code DBSIZE}, or -1 when the server refuses it (an ACL, say): only the progress line needs it. */
+  /**
+   * {@code DBSIZE}, or -1 when the server refuses it (an ACL, say): only the progress line needs
+   * it.
+   */
   private static long databaseSize(RedisClusterCommands<byte[], byte[]> sync) {
     try {
       Long size = sync.dbsize();
@@ -419,7 +490,10 @@ public final class ScanCommand implements Callable<Integer> {
     }
   }
 
-  /** As {@link #await}, but null when Redis answers with an error: a key of another type than the command's. */
+  /**
+   * As {@link #await}, but null when Redis answers with an error: a key of another type than the
+   * command's.
+   */
   private static <T> @Nullable T awaitOrNull(Future<T> future) {
     try {
       return await(future);
@@ -433,39 +507,82 @@ public final class ScanCommand implements Callable<Integer> {
 
   private static String text(ObjectNode report, Terminal terminal) {
     StringBuilder text = new StringBuilder();
-    text.append(terminal.bold(report.get("keys").asLong() + " keys match " + report.get("match").asText()))
-        .append(report.get("complete").asBoolean() ? "" : " (stopped at --limit)").append('\n');
+    text.append(
+            terminal.bold(
+                report.get("keys").asLong() + " keys match " + report.get("match").asText()))
+        .append(report.get("complete").asBoolean() ? "" : " (stopped at --limit)")
+        .append('\n');
     section(text, terminal, "by type", report.get("byType"));
     section(text, terminal, "strings by codec and compression", report.get("byFormat"));
     if (report.get("membersSampled").asLong() > 0) {
-      section(text, terminal, "collection members by codec and compression (" + report.get("membersSampled").asLong()
-          + " sampled, at most " + MEMBERS_SAMPLED + " per key)", report.get("membersByFormat"));
+      section(
+          text,
+          terminal,
+          "collection members by codec and compression ("
+              + report.get("membersSampled").asLong()
+              + " sampled, at most "
+              + MEMBERS_SAMPLED
+              + " per key)",
+          report.get("membersByFormat"));
     }
     if (report.get("feeds").asLong() > 0) {
-      text.append(terminal.bold("feeds")).append(String.format("  %,d (sorted sets indexing bucket lists and sealed buckets, whose entries are sampled above)%n",
-          report.get("feeds").asLong()));
+      text.append(terminal.bold("feeds"))
+          .append(
+              String.format(
+                  "  %,d (sorted sets indexing bucket lists and sealed buckets, whose entries are sampled above)%n",
+                  report.get("feeds").asLong()));
     }
     ObjectNode memory = (ObjectNode) report.get("memoryUsage");
-    text.append(terminal.bold("memory usage")).append(String.format(
-        "  total %,d bytes · p50 %,d · p90 %,d · p99 %,d · max %,d%n", memory.get("total").asLong(),
-        memory.get("p50").asLong(), memory.get("p90").asLong(), memory.get("p99").asLong(), memory.get("max").asLong()));
+    text.append(terminal.bold("memory usage"))
+        .append(
+            String.format(
+                "  total %,d bytes · p50 %,d · p90 %,d · p99 %,d · max %,d%n",
+                memory.get("total").asLong(),
+                memory.get("p50").asLong(),
+                memory.get("p90").asLong(),
+                memory.get("p99").asLong(),
+                memory.get("max").asLong()));
     text.append(terminal.bold("biggest keys")).append('\n');
-    report.get("biggest").forEach(row -> text.append(String.format("  %,12d  %-6s %-18s %s%n",
-        row.get("memoryUsage").asLong(), row.get("type").asText(), row.path("format").asText(""), row.get("key").asText())));
+    report
+        .get("biggest")
+        .forEach(
+            row ->
+                text.append(
+                    String.format(
+                        "  %,12d  %-6s %-18s %s%n",
+                        row.get("memoryUsage").asLong(),
+                        row.get("type").asText(),
+                        row.path("format").asText(""),
+                        row.get("key").asText())));
     if (!report.get("needClasses").isEmpty()) {
       text.append(terminal.bold("not decoded without classes")).append('\n');
-      report.get("needClasses").fields().forEachRemaining(e ->
-          text.append(String.format("  %,8d  %s%n", e.getValue().asLong(), e.getKey())));
+      report
+          .get("needClasses")
+          .fields()
+          .forEachRemaining(
+              e -> text.append(String.format("  %,8d  %s%n", e.getValue().asLong(), e.getKey())));
     }
-    text.append(terminal.bold("failed to decode: " + report.get("failureCount").asLong())).append('\n');
-    report.get("failures").forEach(row -> text.append("  ").append(terminal.error(row.get("key").asText()))
-        .append(row.has("member") ? " (" + row.get("member").asText() + ")" : "")
-        .append(": ").append(row.get("reason").asText()).append('\n'));
+    text.append(terminal.bold("failed to decode: " + report.get("failureCount").asLong()))
+        .append('\n');
+    report
+        .get("failures")
+        .forEach(
+            row ->
+                text.append("  ")
+                    .append(terminal.error(row.get("key").asText()))
+                    .append(row.has("member") ? " (" + row.get("member").asText() + ")" : "")
+                    .append(": ")
+                    .append(row.get("reason").asText())
+                    .append('\n'));
     return text.toString().stripTrailing();
   }
 
-  private static void section(StringBuilder text, Terminal terminal, String title, JsonNode counts) {
+  private static void section(
+      StringBuilder text, Terminal terminal, String title, JsonNode counts) {
     text.append(terminal.bold(title)).append('\n');
-    counts.fields().forEachRemaining(e -> text.append(String.format("  %,8d  %s%n", e.getValue().asLong(), e.getKey())));
+    counts
+        .fields()
+        .forEachRemaining(
+            e -> text.append(String.format("  %,8d  %s%n", e.getValue().asLong(), e.getKey())));
   }
 }

@@ -11,8 +11,8 @@ import java.util.function.LongSupplier;
  * grows from 0 towards 1 whatever the table's size and whatever the pattern matches. Should the
  * cursor ever go back (a server that numbers its cursors otherwise), the estimate becomes the keys
  * seen over {@code DBSIZE} taken at the start, and stays so. With {@code --limit} the share is at
- * least the keys seen over the limit. The time left is the time so far times what is left over
- * what is done, shown once a second has passed and 1% is done.
+ * least the keys seen over the limit. The time left is the time so far times what is left over what
+ * is done, shown once a second has passed and 1% is done.
  */
 final class ScanProgress {
   private static final double TWO_TO_THE_64 = 0x1p64;
@@ -61,8 +61,10 @@ final class ScanProgress {
     if (finished) {
       return 1;
     }
-    double done = cursorUsable ? walked
-        : databaseKeys <= 0 ? 0 : Math.min(0.99, (double) keys / databaseKeys);
+    double done =
+        cursorUsable
+            ? walked
+            : databaseKeys <= 0 ? 0 : Math.min(0.99, (double) keys / databaseKeys);
     if (limit != null) {
       done = Math.max(done, Math.min(0.99, (double) keys / limit));
     }
@@ -82,10 +84,15 @@ final class ScanProgress {
     return unsigned / TWO_TO_THE_64;
   }
 
-  /** The line to show, such as {@code scanned 12,386 keys · 50% of 100,000 in the database · about 12s left}. */
+  /**
+   * The line to show, such as {@code scanned 12,386 keys · 50% of 100,000 in the database · about
+   * 12s left}.
+   */
   String line() {
     double done = fraction();
-    StringBuilder line = new StringBuilder(String.format("scanned %,d keys · %d%%", keys, (int) Math.floor(done * 100)));
+    StringBuilder line =
+        new StringBuilder(
+            String.format("scanned %,d keys · %d%%", keys, (int) Math.floor(done * 100)));
     if (databaseKeys >= 0) {
       line.append(String.format(" of %,d in the database", databaseKeys));
     }

@@ -14,14 +14,15 @@ import org.jspecify.annotations.Nullable;
  * {@code NO_COLOR} (set and not empty) turns colour off even on a terminal.
  *
  * <p>How a stream is judged, first answer wins:
+ *
  * <ol>
  *   <li>on Linux, the device behind {@code /proc/self/fd/N}: a terminal is {@code /dev/pts/*},
  *       {@code /dev/tty*} or {@code /dev/console}; a file, a pipe or {@code /dev/null} is not. This
- *       is the only check that tells standard error apart from standard output;</li>
+ *       is the only check that tells standard error apart from standard output;
  *   <li>otherwise the JVM's console: {@code System.console().isTerminal()} on JDK 22 and later,
  *       where {@code System.console()} is not null even when output is redirected (the method is
- *       called reflectively, as this program is compiled for JDK 17), and
- *       {@code System.console() != null} on JDK 17 to 21.</li>
+ *       called reflectively, as this program is compiled for JDK 17), and {@code System.console()
+ *       != null} on JDK 17 to 21.
  * </ol>
  */
 public final class Terminal {
@@ -33,7 +34,10 @@ public final class Terminal {
     this.colour = colour;
   }
 
-  /** The terminal of this process's standard output: colour when it is a terminal and {@code NO_COLOR} is unset. */
+  /**
+   * The terminal of this process's standard output: colour when it is a terminal and {@code
+   * NO_COLOR} is unset.
+   */
   public static Terminal detect() {
     return new Terminal(colour(stdoutIsTerminal(), System.getenv("NO_COLOR")));
   }
@@ -43,7 +47,10 @@ public final class Terminal {
     return isTerminal(STDOUT);
   }
 
-  /** Whether this process's standard error is a terminal: where progress may be redrawn with {@code \r}. */
+  /**
+   * Whether this process's standard error is a terminal: where progress may be redrawn with {@code
+   * \r}.
+   */
   public static boolean stderrIsTerminal() {
     return isTerminal(STDERR);
   }
@@ -56,13 +63,14 @@ public final class Terminal {
   /**
    * The decision, given what could be found out.
    *
-   * @param device whether the stream's device is a terminal, or null when that cannot be told
-   *     (no {@code /proc})
+   * @param device whether the stream's device is a terminal, or null when that cannot be told (no
+   *     {@code /proc})
    * @param consolePresent whether {@code System.console()} is not null
    * @param consoleIsTerminal what {@code Console.isTerminal()} answered, or null on a JDK without
    *     the method (17 to 21)
    */
-  static boolean decide(@Nullable Boolean device, boolean consolePresent, @Nullable Boolean consoleIsTerminal) {
+  static boolean decide(
+      @Nullable Boolean device, boolean consolePresent, @Nullable Boolean consoleIsTerminal) {
     if (device != null) {
       return device;
     }
@@ -75,8 +83,8 @@ public final class Terminal {
   }
 
   /**
-   * Whether the target of a {@code /proc/self/fd/N} link is a terminal device, or null when
-   * there is no such link to read.
+   * Whether the target of a {@code /proc/self/fd/N} link is a terminal device, or null when there
+   * is no such link to read.
    */
   static @Nullable Boolean device(int fd) {
     Path link = Path.of("/proc/self/fd/" + fd);
@@ -87,9 +95,14 @@ public final class Terminal {
     }
   }
 
-  /** Whether a device path names a terminal: {@code /dev/pts/*}, {@code /dev/tty*} or {@code /dev/console}. */
+  /**
+   * Whether a device path names a terminal: {@code /dev/pts/*}, {@code /dev/tty*} or {@code
+   * /dev/console}.
+   */
   static boolean isTerminalDevice(String target) {
-    return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty") || target.equals("/dev/console");
+    return target.startsWith("/dev/pts/")
+        || target.startsWith("/dev/tty")
+        || target.equals("/dev/console");
   }
 
   /** {@code console.isTerminal()} on JDK 22 and later; null where the method does not exist. */

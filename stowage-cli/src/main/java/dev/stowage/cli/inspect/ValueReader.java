@@ -34,37 +34,39 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
 /**
  * Describes one Redis value as a JSON object: its envelope (or the legacy format it was written
  * in), its sizes, and the value itself as a JSON tree whenever that can be shown. A value that
- * cannot be decoded is described, not thrown: {@code missing} says what the reader needs,
- * {@code error} why decoding failed (whatever the codec's library threw), and {@code hex} and
- * {@code strings} show the bytes. Untyped MessagePack is checked by {@link Codecs#messagePackProblem} before it
- * is parsed, so a value declaring gigabytes is reported, not allocated.
+ * cannot be decoded is described, not thrown: {@code missing} says what the reader needs, {@code
+ * error} why decoding failed (whatever the codec's library threw), and {@code hex} and {@code
+ * strings} show the bytes. Untyped MessagePack is checked by {@link Codecs#messagePackProblem}
+ * before it is parsed, so a value declaring gigabytes is reported, not allocated.
  *
- * <p>Field names of the description: {@code format} ({@code envelope} or {@code legacy}),
- * {@code header}, {@code codec}, {@code codecId}, {@code compression}, {@code dictionaryId},
- * {@code schemaVersion}, {@code legacy} ({@code json}, {@code text}, {@code jdk} or
- * {@code binary} when guessed; the codec's name when {@code --legacy} names one), {@code writer},
- * {@code storedSize}, {@code decodedSize}, {@code class}, {@code fields}, {@code value},
- * {@code springNull}, {@code missing}, {@code error}, {@code hex}, {@code strings}; and for an
- * element of a collection that is a feed entry ({@link #describeElement}), the entry's score.
+ * <p>Field names of the description: {@code format} ({@code envelope} or {@code legacy}), {@code
+ * header}, {@code codec}, {@code codecId}, {@code compression}, {@code dictionaryId}, {@code
+ * schemaVersion}, {@code legacy} ({@code json}, {@code text}, {@code jdk} or {@code binary} when
+ * guessed; the codec's name when {@code --legacy} names one), {@code writer}, {@code storedSize},
+ * {@code decodedSize}, {@code class}, {@code fields}, {@code value}, {@code springNull}, {@code
+ * missing}, {@code error}, {@code hex}, {@code strings}; and for an element of a collection that is
+ * a feed entry ({@link #describeElement}), the entry's score.
  *
  * <p>Spring's cached null ({@code org.springframework.cache.support.NullValue}, JDK-serialized as
  * Spring's {@code RedisCache} stores it, or as {@code {"@class":"…NullValue"}}) is described with
- * {@code springNull: true} and a null {@code value}. Values of the Spring starter's caches without a
- * type (codec id {@value #SPRING_CLASS_NAMED}) are described by the class they name and their value
- * read as MessagePack or JSON, without loading the class.
+ * {@code springNull: true} and a null {@code value}. Values of the Spring starter's caches without
+ * a type (codec id {@value #SPRING_CLASS_NAMED}) are described by the class they name and their
+ * value read as MessagePack or JSON, without loading the class.
  */
 final class ValueReader {
   private static final int HEX_BYTES = 256;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final ObjectMapper MSGPACK = new MessagePackMapper();
+
   /**
    * The codec id of the Spring starter's caches without a type (stowage-spring's class-naming
-   * codec, from the range left to applications): a tag byte, {@code 0} for a cached null,
-   * {@code 1} for a class name (two bytes of length, big-endian, then UTF-8) and the value in the
-   * per-class codec, MessagePack by default.
+   * codec, from the range left to applications): a tag byte, {@code 0} for a cached null, {@code 1}
+   * for a class name (two bytes of length, big-endian, then UTF-8) and the value in the per-class
+   * codec, MessagePack by default.
    */
   static final int SPRING_CLASS_NAMED = 200;
+
   /** Spring's cached null, as Spring's caches and serializers store it. */
   static final String SPRING_NULL = "org.springframework.cache.support.NullValue";
 
@@ -105,7 +107,10 @@ final class ValueReader {
     return out;
   }
 
-  /** A sealed feed bucket's value as read: its envelope described, and its members, or null when they cannot be read. */
+  /**
+   * A sealed feed bucket's value as read: its envelope described, and its members, or null when
+   * they cannot be read.
+   */
   record Sealed(ObjectNode description, @Nullable List<byte[]> members) {}
 
   /**
@@ -176,9 +181,15 @@ final class ValueReader {
     try {
       payload = payloads.payload(value);
     } catch (DictionaryNotFoundException e) {
-      out.put("error", "zstd dictionary " + ZstdDictionary.hexId(e.dictionaryId()) + " is missing: no key "
-          + StowageKeys.dictionary(e.dictionaryId()) + " in Redis, or its bytes do not match the id ("
-          + e.getMessage() + ")");
+      out.put(
+          "error",
+          "zstd dictionary "
+              + ZstdDictionary.hexId(e.dictionaryId())
+              + " is missing: no key "
+              + StowageKeys.dictionary(e.dictionaryId())
+              + " in Redis, or its bytes do not match the id ("
+              + e.getMessage()
+              + ")");
       showBytes(Arrays.copyOfRange(value, header.payloadOffset(), value.length), out);
       return null;
     } catch (StowageException e) {
@@ -198,12 +209,17 @@ final class ValueReader {
         case CodecIds.MSGPACK -> {
           byte[] value = payload;
           if (isSpringTyped(payload)) {
-            // A Spring cache with a type writes a tag byte (1) before the codec's bytes: the integer 1
+            // A Spring cache with a type writes a tag byte (1) before the codec's bytes: the
+            // integer 1
             // alone is one byte, so a payload that starts with it and goes on is no plain value.
             out.put("springTyped", true);
             value = Arrays.copyOfRange(payload, 1, payload.length);
           }
-          out.set("value", classes.hasType() ? ObjectTrees.toTree(typedCodec(codecId).decode(value)) : msgpackTree(value));
+          out.set(
+              "value",
+              classes.hasType()
+                  ? ObjectTrees.toTree(typedCodec(codecId).decode(value))
+                  : msgpackTree(value));
         }
         case CodecIds.STRING -> out.put("value", strictUtf8(payload));
         case CodecIds.KRYO, CodecIds.FORY, CodecIds.PROTOBUF, CodecIds.AVRO, CodecIds.THRIFT -> {
@@ -211,9 +227,13 @@ final class ValueReader {
             out.set("value", ObjectTrees.toTree(typedCodec(codecId).decode(payload)));
             out.put("class", classes.type().getName());
           } else {
-            out.put("missing", header.codecName() + " value: pass --type and --classpath with the cache's classes"
-                + (codecId == CodecIds.KRYO || codecId == CodecIds.FORY
-                    ? " (and --register with the classes it registers, in order)" : ""));
+            out.put(
+                "missing",
+                header.codecName()
+                    + " value: pass --type and --classpath with the cache's classes"
+                    + (codecId == CodecIds.KRYO || codecId == CodecIds.FORY
+                        ? " (and --register with the classes it registers, in order)"
+                        : ""));
             showBytes(payload, out);
           }
         }
@@ -223,7 +243,11 @@ final class ValueReader {
           describeClassNamed(payload, out);
         }
         default -> {
-          out.put("missing", "codec " + header.codecName() + " is not a built-in codec; only its bytes can be shown");
+          out.put(
+              "missing",
+              "codec "
+                  + header.codecName()
+                  + " is not a built-in codec; only its bytes can be shown");
           showBytes(payload, out);
         }
       }
@@ -234,8 +258,8 @@ final class ValueReader {
   }
 
   /**
-   * A value of the Spring starter's class-naming codec ({@link #SPRING_CLASS_NAMED}): the class
-   * it names and the value as a tree, read as MessagePack (the default per-class codec) or JSON
+   * A value of the Spring starter's class-naming codec ({@link #SPRING_CLASS_NAMED}): the class it
+   * names and the value as a tree, read as MessagePack (the default per-class codec) or JSON
    * without loading the class; a cached null as Spring's null.
    */
   private static void describeClassNamed(byte[] payload, ObjectNode out) throws IOException {
@@ -246,16 +270,19 @@ final class ValueReader {
     }
     int tag = payload.length == 0 ? -1 : payload[0] & 0xff;
     if (tag != 1 && tag != 2) {
-      out.put("missing", "a value of a Spring cache without a type, but with tag "
-          + (tag < 0 ? "none" : Integer.toString(tag))
-          + ", which this inspector does not know (it reads 0, a cached null; 1, a class name then the value; and"
-          + " 2, a type name then the value in an envelope of its own); only its bytes are shown");
+      out.put(
+          "missing",
+          "a value of a Spring cache without a type, but with tag "
+              + (tag < 0 ? "none" : Integer.toString(tag))
+              + ", which this inspector does not know (it reads 0, a cached null; 1, a class name then the value; and"
+              + " 2, a type name then the value in an envelope of its own); only its bytes are shown");
       showBytes(payload, out);
       return;
     }
     int nameLength = payload.length < 3 ? -1 : (payload[1] & 0xff) << 8 | payload[2] & 0xff;
     if (nameLength < 1 || 3 + nameLength > payload.length) {
-      throw new IOException("a class name of " + nameLength + " bytes in a payload of " + payload.length);
+      throw new IOException(
+          "a class name of " + nameLength + " bytes in a payload of " + payload.length);
     }
     out.put("class", new String(payload, 3, nameLength, StandardCharsets.UTF_8));
     byte[] value = Arrays.copyOfRange(payload, 3 + nameLength, payload.length);
@@ -267,8 +294,13 @@ final class ValueReader {
         out.put("innerSchema", Schemas.hex(inner.schemaVersion()));
       }
       if (inner.compressionId() != CompressionIds.NONE) {
-        out.put("missing", "the value of " + out.get("class").asText() + " is compressed inside its envelope ("
-            + inner.describe() + "), which the starter never writes; only its bytes are shown");
+        out.put(
+            "missing",
+            "the value of "
+                + out.get("class").asText()
+                + " is compressed inside its envelope ("
+                + inner.describe()
+                + "), which the starter never writes; only its bytes are shown");
         showBytes(value, out);
         return;
       }
@@ -280,8 +312,12 @@ final class ValueReader {
     } else if (json != null) {
       out.set("value", json);
     } else {
-      out.put("missing", "the value of " + out.get("class").asText() + " is neither MessagePack nor JSON (a"
-          + " cache whose stowage...codec names another codec); only its bytes are shown");
+      out.put(
+          "missing",
+          "the value of "
+              + out.get("class").asText()
+              + " is neither MessagePack nor JSON (a"
+              + " cache whose stowage...codec names another codec); only its bytes are shown");
       showBytes(value, out);
     }
   }
@@ -320,8 +356,11 @@ final class ValueReader {
         case CodecIds.JDK -> describeJavaSerialization(value, out, false);
         case CodecIds.MSGPACK -> {
           out.put("legacy", legacy.name());
-          out.set("value", classes.hasType() ? ObjectTrees.toTree(typedCodec(CodecIds.MSGPACK).decode(value))
-              : msgpackTree(value));
+          out.set(
+              "value",
+              classes.hasType()
+                  ? ObjectTrees.toTree(typedCodec(CodecIds.MSGPACK).decode(value))
+                  : msgpackTree(value));
         }
         default -> {
           out.put("legacy", legacy.name());
@@ -356,7 +395,8 @@ final class ValueReader {
       return;
     }
     out.put("legacy", "binary");
-    out.put("missing", "no envelope, and the bytes are neither JSON, UTF-8 text nor JDK serialization");
+    out.put(
+        "missing", "no envelope, and the bytes are neither JSON, UTF-8 text nor JDK serialization");
     showBytes(value, out);
   }
 
@@ -383,8 +423,10 @@ final class ValueReader {
       return;
     }
     if (classes.hasType()) {
-      Codec<?> codec = enveloped ? typedCodec(CodecIds.JDK)
-          : typedCodecs.computeIfAbsent(-CodecIds.JDK, id -> jdkCodec());
+      Codec<?> codec =
+          enveloped
+              ? typedCodec(CodecIds.JDK)
+              : typedCodecs.computeIfAbsent(-CodecIds.JDK, id -> jdkCodec());
       Object decoded = codec.decode(data);
       out.put("class", decoded.getClass().getName());
       out.set("value", ObjectTrees.toTree(decoded));
@@ -399,23 +441,35 @@ final class ValueReader {
     out.put("serialVersionUID", description.serialVersionUid());
     ArrayNode fields = out.putArray("fields");
     for (JavaSerializationHeader.Field field : description.fields()) {
-      fields.addObject().put("name", field.name()).put("type", field.type()).put("declaredBy", field.declaringClass());
+      fields
+          .addObject()
+          .put("name", field.name())
+          .put("type", field.type())
+          .put("declaredBy", field.declaringClass());
     }
     if (description.text() != null) {
       out.put("constant", description.text());
     }
-    out.put("missing", "java serialization of class " + description.className()
-        + ": pass --type and --classpath to decode its fields (through the jdk codec's allowlist)");
+    out.put(
+        "missing",
+        "java serialization of class "
+            + description.className()
+            + ": pass --type and --classpath to decode its fields (through the jdk codec's allowlist)");
     showBytes(data, out);
   }
 
   private Codec<?> typedCodec(int codecId) {
-    return typedCodecs.computeIfAbsent(codecId, id -> id == CodecIds.JDK ? jdkCodec()
-        : Codecs.forName(CodecIds.name(id), classes.type(), classes.registered()));
+    return typedCodecs.computeIfAbsent(
+        codecId,
+        id ->
+            id == CodecIds.JDK
+                ? jdkCodec()
+                : Codecs.forName(CodecIds.name(id), classes.type(), classes.registered()));
   }
 
   private Codec<?> jdkCodec() {
-    return Codecs.jdk(classes.type(), classes.register.stream().map(String::strip).toArray(String[]::new));
+    return Codecs.jdk(
+        classes.type(), classes.register.stream().map(String::strip).toArray(String[]::new));
   }
 
   private static JsonNode parseJson(byte[] data) throws IOException {
@@ -426,8 +480,9 @@ final class ValueReader {
       }
       JsonToken trailing = parser.nextToken();
       if (trailing != null) {
-        throw new IOException("trailing content after the JSON value at byte "
-            + parser.currentTokenLocation().getByteOffset());
+        throw new IOException(
+            "trailing content after the JSON value at byte "
+                + parser.currentTokenLocation().getByteOffset());
       }
       return tree;
     }
@@ -442,10 +497,12 @@ final class ValueReader {
   }
 
   private static String strictUtf8(byte[] data) throws CharacterCodingException {
-    return StandardCharsets.UTF_8.newDecoder()
+    return StandardCharsets.UTF_8
+        .newDecoder()
         .onMalformedInput(CodingErrorAction.REPORT)
         .onUnmappableCharacter(CodingErrorAction.REPORT)
-        .decode(ByteBuffer.wrap(data)).toString();
+        .decode(ByteBuffer.wrap(data))
+        .toString();
   }
 
   private static @Nullable String tryUtf8(byte[] data) {
@@ -457,9 +514,14 @@ final class ValueReader {
   }
 
   /** MessagePack as a tree, once its lengths, counts and depth are known to fit the bytes. */
-  /** Whether a MessagePack payload is a Spring typed cache's: the tag byte 1, then a whole MessagePack value. */
+  /**
+   * Whether a MessagePack payload is a Spring typed cache's: the tag byte 1, then a whole
+   * MessagePack value.
+   */
   private static boolean isSpringTyped(byte[] payload) {
-    return payload.length > 1 && payload[0] == 1 && Codecs.messagePackProblem(payload, 1, payload.length - 1).isEmpty();
+    return payload.length > 1
+        && payload[0] == 1
+        && Codecs.messagePackProblem(payload, 1, payload.length - 1).isEmpty();
   }
 
   private static JsonNode msgpackTree(byte[] data) throws IOException {
@@ -470,7 +532,10 @@ final class ValueReader {
     return MSGPACK.readTree(data);
   }
 
-  /** Why reading failed, in one line: Stowage's own messages as they are, a library's with its exception's name. */
+  /**
+   * Why reading failed, in one line: Stowage's own messages as they are, a library's with its
+   * exception's name.
+   */
   private static String message(Exception e) {
     if (e instanceof CharacterCodingException) {
       return "not valid UTF-8";

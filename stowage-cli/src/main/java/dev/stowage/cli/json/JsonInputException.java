@@ -4,9 +4,9 @@ import dev.stowage.StowageException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The input is not one well-formed value. {@link #getMessage()} reads
- * {@code name:line:column: reason}; {@link #report()} adds the offending line and a caret under
- * the spot. Lines and columns count from 1, columns in characters.
+ * The input is not one well-formed value. {@link #getMessage()} reads {@code name:line:column:
+ * reason}; {@link #report()} adds the offending line and a caret under the spot. Lines and columns
+ * count from 1, columns in characters.
  */
 public final class JsonInputException extends StowageException {
   private static final long serialVersionUID = 1L;
@@ -18,7 +18,13 @@ public final class JsonInputException extends StowageException {
   private final @Nullable String excerpt;
   private final int caret;
 
-  JsonInputException(String source, int line, int column, long byteOffset, String reason, @Nullable String excerpt,
+  JsonInputException(
+      String source,
+      int line,
+      int column,
+      long byteOffset,
+      String reason,
+      @Nullable String excerpt,
       int caret) {
     super(position(source, line, column, byteOffset) + ": " + reason);
     this.source = source;
@@ -59,7 +65,9 @@ public final class JsonInputException extends StowageException {
     return reason;
   }
 
-  /** The message, the line of input (or the part of it around the spot) and a caret under the spot. */
+  /**
+   * The message, the line of input (or the part of it around the spot) and a caret under the spot.
+   */
   public String report() {
     if (excerpt == null) {
       return String.valueOf(getMessage());

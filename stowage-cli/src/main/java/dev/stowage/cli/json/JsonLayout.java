@@ -17,7 +17,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 public final class JsonLayout {
   /** The indent when none is given. */
   public static final int DEFAULT_INDENT = 2;
-  private static final ObjectMapper MAPPER = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
   private JsonLayout() {}
 
@@ -31,11 +33,14 @@ public final class JsonLayout {
       throw new IllegalArgumentException("--indent must be 0 to 16, got " + indent);
     }
     DefaultIndenter indenter = new DefaultIndenter(" ".repeat(indent), "\n");
-    Separators separators = Separators.createDefaultInstance()
-        .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
-        .withObjectEmptySeparator("")
-        .withArrayEmptySeparator("");
-    return new DefaultPrettyPrinter(separators).withObjectIndenter(indenter).withArrayIndenter(indenter);
+    Separators separators =
+        Separators.createDefaultInstance()
+            .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+            .withObjectEmptySeparator("")
+            .withArrayEmptySeparator("");
+    return new DefaultPrettyPrinter(separators)
+        .withObjectIndenter(indenter)
+        .withArrayIndenter(indenter);
   }
 
   /** A tree as indented text, without a trailing newline. */

@@ -24,10 +24,10 @@ import org.msgpack.jackson.dataformat.MessagePackExtensionType;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
 /**
- * Copies one JSON or MessagePack value from a stream to a generator token by token, never
- * holding more than the current token: memory stays flat whatever the input's size. The copy is
- * iterative, so nesting costs a few bytes per level and no stack; it stops at a configured depth
- * with an error naming the limit.
+ * Copies one JSON or MessagePack value from a stream to a generator token by token, never holding
+ * more than the current token: memory stays flat whatever the input's size. The copy is iterative,
+ * so nesting costs a few bytes per level and no stack; it stops at a configured depth with an error
+ * naming the limit.
  *
  * <p>JSON numbers with a fraction or exponent are written as they were spelled when the output is
  * JSON, so formatting never rounds. MessagePack binary becomes base64 text in JSON, and a
@@ -36,25 +36,38 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
 public final class JsonStreams {
   /** The deepest nesting accepted unless told otherwise: Jackson's own default. */
   public static final int DEFAULT_MAX_DEPTH = 1000;
+
   /** The deepest nesting that can be asked for. */
   public static final int MAX_MAX_DEPTH = 10_000_000;
+
   private static final int EXCERPT_WIDTH = 100;
-  private static final Pattern UNEXPECTED = Pattern.compile("Unexpected character \\('(.+?)' \\(code \\d+\\)\\)(.*)", Pattern.DOTALL);
-  private static final Pattern UNRECOGNIZED = Pattern.compile("Unrecognized token '(.+?)'", Pattern.DOTALL);
-  private static final Pattern START_MARKER = Pattern.compile("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]", Pattern.DOTALL);
+  private static final Pattern UNEXPECTED =
+      Pattern.compile("Unexpected character \\('(.+?)' \\(code \\d+\\)\\)(.*)", Pattern.DOTALL);
+  private static final Pattern UNRECOGNIZED =
+      Pattern.compile("Unrecognized token '(.+?)'", Pattern.DOTALL);
+  private static final Pattern START_MARKER =
+      Pattern.compile("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]", Pattern.DOTALL);
 
   /** The two formats. */
-  public enum Format { JSON, MSGPACK }
+  public enum Format {
+    JSON,
+    MSGPACK
+  }
 
   /** What a copy saw: bytes read, tokens, and the deepest nesting. */
   public record Summary(long bytes, long tokens, int depth) {}
 
   private JsonStreams() {}
 
-  /** A JSON factory whose parsers and generators allow {@code maxDepth} levels and strings of any length. */
+  /**
+   * A JSON factory whose parsers and generators allow {@code maxDepth} levels and strings of any
+   * length.
+   */
   public static JsonFactory jsonFactory(int maxDepth) {
     return new JsonFactoryBuilder()
-        .streamReadConstraints(readConstraints(maxDepth)).streamWriteConstraints(writeConstraints(maxDepth)).build();
+        .streamReadConstraints(readConstraints(maxDepth))
+        .streamWriteConstraints(writeConstraints(maxDepth))
+        .build();
   }
 
   private static JsonFactory msgpackFactory(int maxDepth) {
@@ -65,7 +78,10 @@ public final class JsonStreams {
   }
 
   private static StreamReadConstraints readConstraints(int maxDepth) {
-    return StreamReadConstraints.builder().maxNestingDepth(maxDepth + 1).maxStringLength(Integer.MAX_VALUE).build();
+    return StreamReadConstraints.builder()
+        .maxNestingDepth(maxDepth + 1)
+        .maxStringLength(Integer.MAX_VALUE)
+        .build();
   }
 
   private static StreamWriteConstraints writeConstraints(int maxDepth) {
@@ -73,8 +89,10 @@ public final class JsonStreams {
   }
 
   /** A generator for {@code format} writing to {@code out}, allowing {@code maxDepth} levels. */
-  public static JsonGenerator generator(Format format, OutputStream out, int maxDepth) throws IOException {
-    return (format == Format.JSON ? jsonFactory(maxDepth) : msgpackFactory(maxDepth)).createGenerator(out);
+  public static JsonGenerator generator(Format format, OutputStream out, int maxDepth)
+      throws IOException {
+    return (format == Format.JSON ? jsonFactory(maxDepth) : msgpackFactory(maxDepth))
+        .createGenerator(out);
   }
 
   /**
@@ -86,11 +104,12 @@ public final class JsonStreams {
    *     than {@code maxDepth}, or holds more than one value
    * @throws IOException if reading or writing fails
    */
-  public static Summary copy(InputStream input, String source, Format from, @Nullable JsonGenerator target,
-      int maxDepth)
+  public static Summary copy(
+      InputStream input, String source, Format from, @Nullable JsonGenerator target, int maxDepth)
       throws IOException {
     if (maxDepth < 1 || maxDepth > MAX_MAX_DEPTH) {
-      throw new IllegalArgumentException("--max-depth must be 1 to " + MAX_MAX_DEPTH + ", got " + maxDepth);
+      throw new IllegalArgumentException(
+          "--max-depth must be 1 to " + MAX_MAX_DEPTH + ", got " + maxDepth);
     }
     RecentBytesInputStream tracked = new RecentBytesInputStream(input);
     JsonFactory factory = from == Format.JSON ? jsonFactory(maxDepth) : msgpackFactory(maxDepth);
@@ -109,8 +128,15 @@ public final class JsonStreams {
         if (token.isStructStart()) {
           depth++;
           if (depth > maxDepth) {
-            throw error(tracked, from, source, parser.currentTokenLocation(), parser.currentTokenLocation().getByteOffset(),
-                "nesting deeper than " + maxDepth + " levels (the limit; raise it with --max-depth)");
+            throw error(
+                tracked,
+                from,
+                source,
+                parser.currentTokenLocation(),
+                parser.currentTokenLocation().getByteOffset(),
+                "nesting deeper than "
+                    + maxDepth
+                    + " levels (the limit; raise it with --max-depth)");
           }
           deepest = Math.max(deepest, depth);
         } else if (token.isStructEnd()) {
@@ -127,7 +153,12 @@ public final class JsonStreams {
           JsonToken next = nextAfterRoot(parser, from);
           if (next != null) {
             JsonLocation at = parser.currentTokenLocation();
-            throw error(tracked, from, source, at, at.getByteOffset(),
+            throw error(
+                tracked,
+                from,
+                source,
+                at,
+                at.getByteOffset(),
                 "more than one value: another one starts here after the first ended");
           }
           break;
@@ -151,7 +182,10 @@ public final class JsonStreams {
         }
       }
       if (reason.startsWith("Invalid UTF-8")) {
-        offset = reason.contains("start byte") ? Math.max(0, offset - 1) : utf8SequenceStart(tracked, offset);
+        offset =
+            reason.contains("start byte")
+                ? Math.max(0, offset - 1)
+                : utf8SequenceStart(tracked, offset);
         int lead = tracked.byteAt(offset);
         if (lead >= 0) {
           reason = reason + String.format(" (in the sequence starting with byte 0x%02x)", lead);
@@ -162,11 +196,19 @@ public final class JsonStreams {
       }
       throw error(tracked, from, source, at, offset, clean(reason));
     } catch (MessageInsufficientBufferException e) {
-      throw error(tracked, from, source, null, tracked.total(), "unexpected end of input inside a MessagePack value");
+      throw error(
+          tracked,
+          from,
+          source,
+          null,
+          tracked.total(),
+          "unexpected end of input inside a MessagePack value");
     } catch (MessagePackException e) {
-      throw error(tracked, from, source, null, tracked.total(), "malformed MessagePack: " + e.getMessage());
+      throw error(
+          tracked, from, source, null, tracked.total(), "malformed MessagePack: " + e.getMessage());
     } catch (CharConversionException e) {
-      throw error(tracked, from, source, null, tracked.total(), clean(String.valueOf(e.getMessage())));
+      throw error(
+          tracked, from, source, null, tracked.total(), clean(String.valueOf(e.getMessage())));
     }
     if (target != null) {
       target.flush();
@@ -174,9 +216,14 @@ public final class JsonStreams {
     return new Summary(tracked.total(), tokens, deepest);
   }
 
-  /** Where an unrecognized token starts: Jackson reports the spot after it, and after the character that ended it. */
+  /**
+   * Where an unrecognized token starts: Jackson reports the spot after it, and after the character
+   * that ended it.
+   */
   private static long tokenStart(RecentBytesInputStream tracked, long offset, byte[] token) {
-    for (long start = offset - token.length; start >= Math.max(0, offset - token.length - 2); start--) {
+    for (long start = offset - token.length;
+        start >= Math.max(0, offset - token.length - 2);
+        start--) {
       boolean matches = true;
       for (int i = 0; i < token.length && matches; i++) {
         matches = tracked.byteAt(start + i) == (token[i] & 0xFF);
@@ -188,7 +235,10 @@ public final class JsonStreams {
     return offset;
   }
 
-  /** The start of the UTF-8 sequence that Jackson found broken, at most 4 bytes before where it stopped. */
+  /**
+   * The start of the UTF-8 sequence that Jackson found broken, at most 4 bytes before where it
+   * stopped.
+   */
   private static long utf8SequenceStart(RecentBytesInputStream tracked, long offset) {
     for (long p = offset - 1; p >= Math.max(0, offset - 4); p--) {
       int b = tracked.byteAt(p);
@@ -200,7 +250,8 @@ public final class JsonStreams {
   }
 
   /** The token after the root value; MessagePack's parser reports the end of input as an error. */
-  private static @Nullable JsonToken nextAfterRoot(JsonParser parser, Format from) throws IOException {
+  private static @Nullable JsonToken nextAfterRoot(JsonParser parser, Format from)
+      throws IOException {
     if (from == Format.JSON) {
       return parser.nextToken();
     }
@@ -218,7 +269,9 @@ public final class JsonStreams {
     return generator.getClass().getName().startsWith("org.msgpack");
   }
 
-  private static void write(JsonParser parser, JsonToken token, JsonGenerator target, boolean jsonToJson) throws IOException {
+  private static void write(
+      JsonParser parser, JsonToken token, JsonGenerator target, boolean jsonToJson)
+      throws IOException {
     if (token == JsonToken.VALUE_NUMBER_FLOAT && jsonToJson) {
       target.writeNumber(parser.getText());
     } else if (token == JsonToken.VALUE_EMBEDDED_OBJECT) {
@@ -247,17 +300,26 @@ public final class JsonStreams {
     return text.isEmpty() ? text : Character.toLowerCase(text.charAt(0)) + text.substring(1);
   }
 
-  private static JsonInputException error(RecentBytesInputStream tracked, Format from, String source, @Nullable JsonLocation at,
-                                          long offset, String reason) {
+  private static JsonInputException error(
+      RecentBytesInputStream tracked,
+      Format from,
+      String source,
+      @Nullable JsonLocation at,
+      long offset,
+      String reason) {
     if (from == Format.MSGPACK) {
       return new JsonInputException(source, 0, 0, offset, reason, null, 0);
     }
     RecentBytesInputStream.Line line = tracked.lineAround(offset, EXCERPT_WIDTH);
-    String before = new String(line.bytes(), 0, Math.min(line.index(), line.bytes().length), StandardCharsets.UTF_8);
+    String before =
+        new String(
+            line.bytes(), 0, Math.min(line.index(), line.bytes().length), StandardCharsets.UTF_8);
     String whole = new String(line.bytes(), StandardCharsets.UTF_8);
     int lineNumber = at != null && at.getLineNr() > 0 ? at.getLineNr() : 1;
-    int column = line.truncatedStart() && at != null && at.getColumnNr() > 0 ? at.getColumnNr()
-        : before.codePointCount(0, before.length()) + 1;
+    int column =
+        line.truncatedStart() && at != null && at.getColumnNr() > 0
+            ? at.getColumnNr()
+            : before.codePointCount(0, before.length()) + 1;
     int caret = before.length();
     String shown = whole;
     int from0 = Math.max(0, caret - EXCERPT_WIDTH / 2);
@@ -270,8 +332,17 @@ public final class JsonStreams {
     }
     shown = shown.replace('\t', ' ').replace('\r', ' ');
     StringBuilder visible = new StringBuilder();
-    shown.codePoints().forEach(cp -> visible.appendCodePoint(Character.isISOControl(cp) || cp == 0xFFFD ? '?' : cp));
-    return new JsonInputException(source, lineNumber, column, offset, reason, visible.toString(),
-        visible.toString().codePointCount(0, Math.min(caret, visible.length())) );
+    shown
+        .codePoints()
+        .forEach(
+            cp -> visible.appendCodePoint(Character.isISOControl(cp) || cp == 0xFFFD ? '?' : cp));
+    return new JsonInputException(
+        source,
+        lineNumber,
+        column,
+        offset,
+        reason,
+        visible.toString(),
+        visible.toString().codePointCount(0, Math.min(caret, visible.length())));
   }
 }

@@ -6,8 +6,8 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * Passes bytes through while remembering the last {@value #WINDOW} of them, so that an error can
- * be shown with the line it is on without keeping the input in memory.
+ * Passes bytes through while remembering the last {@value #WINDOW} of them, so that an error can be
+ * shown with the line it is on without keeping the input in memory.
  */
 final class RecentBytesInputStream extends FilterInputStream {
   static final int WINDOW = 1 << 16;
@@ -69,8 +69,8 @@ final class RecentBytesInputStream extends FilterInputStream {
   }
 
   /**
-   * The bytes of the line holding {@code position}: as much of it as is still remembered before
-   * the position, and up to {@code after} bytes after it (reading further input if needed).
+   * The bytes of the line holding {@code position}: as much of it as is still remembered before the
+   * position, and up to {@code after} bytes after it (reading further input if needed).
    *
    * @return the line's bytes, and the index of {@code position} in them; {@code truncatedStart}
    *     says whether the line began before what is remembered
@@ -78,11 +78,14 @@ final class RecentBytesInputStream extends FilterInputStream {
   Line lineAround(long position, int after) {
     ByteArrayOutputStream line = new ByteArrayOutputStream();
     long start = position;
-    while (start > 0 && remembered(start - 1) && ring[(int) ((start - 1) & MASK)] != '\n'
+    while (start > 0
+        && remembered(start - 1)
+        && ring[(int) ((start - 1) & MASK)] != '\n'
         && position - start < WINDOW / 2) {
       start--;
     }
-    boolean truncatedStart = start > 0 && (!remembered(start - 1) || ring[(int) ((start - 1) & MASK)] != '\n');
+    boolean truncatedStart =
+        start > 0 && (!remembered(start - 1) || ring[(int) ((start - 1) & MASK)] != '\n');
     for (long p = start; p < total && p < position + after; p++) {
       if (!remembered(p)) {
         break;

@@ -25,29 +25,36 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code stowage migrate jdk-keys}: renames the keys a default Spring {@code RedisTemplate} wrote
- * with JDK serialization ({@code ac ed 00 05 …}) to the text keys a Stowage cache reads,
- * {@code <prefix><key text>}. It walks the keys starting with {@code ac ed} with {@code SCAN} and
- * touches only those that decode, behind the JDK codec's class filter (JDK data classes only, so
- * no other class is ever loaded), to the key type and whose text matches {@code --match}. Each is
- * renamed with {@code RENAMENX}, which keeps its value and TTL and never overwrites: where the new
- * key exists already, the old one is left in place and reported as a conflict. With
- * {@code --dry-run} it prints what it would rename and changes nothing.
+ * with JDK serialization ({@code ac ed 00 05 …}) to the text keys a Stowage cache reads, {@code
+ * <prefix><key text>}. It walks the keys starting with {@code ac ed} with {@code SCAN} and touches
+ * only those that decode, behind the JDK codec's class filter (JDK data classes only, so no other
+ * class is ever loaded), to the key type and whose text matches {@code --match}. Each is renamed
+ * with {@code RENAMENX}, which keeps its value and TTL and never overwrites: where the new key
+ * exists already, the old one is left in place and reported as a conflict. With {@code --dry-run}
+ * it prints what it would rename and changes nothing.
  *
  * <p>Output: one line per key renamed ({@code --dry-run}: that would be) or in conflict, on
  * standard output, with binary keys escaped as {@code scan} prints them; a progress line on
  * standard error every {@code --progress-every} keys; then a summary. Exit code 0 when the walk
  * completed (conflicts included), 1 when Redis fails, 2 for a usage error.
  */
-@Command(name = "jdk-keys", mixinStandardHelpOptions = true,
-    description = {"Rename JDK-serialized keys (written by a default RedisTemplate) to <prefix><key text>, with RENAMENX.",
-        "Only keys that decode to --key-type (through the JDK codec's class filter) and whose text matches --match."})
+@Command(
+    name = "jdk-keys",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Rename JDK-serialized keys (written by a default RedisTemplate) to <prefix><key text>, with RENAMENX.",
+      "Only keys that decode to --key-type (through the JDK codec's class filter) and whose text matches --match."
+    })
 public final class JdkKeysCommand implements Callable<Integer> {
   /** The SCAN pattern of JDK-serialized keys: they start with the stream magic, ac ed. */
   private static final byte[] JDK_KEYS = {(byte) 0xac, (byte) 0xed, '*'};
 
   /** The classes a key may decode to. */
   enum KeyType {
-    STRING(String.class), LONG(Long.class), INTEGER(Integer.class), UUID(java.util.UUID.class);
+    STRING(String.class),
+    LONG(Long.class),
+    INTEGER(Integer.class),
+    UUID(java.util.UUID.class);
 
     final Class<?> type;
 
@@ -64,46 +71,68 @@ public final class JdkKeysCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin RedisOption redis;
 
-  @Option(names = "--prefix", paramLabel = "PREFIX", required = true,
+  @Option(
+      names = "--prefix",
+      paramLabel = "PREFIX",
+      required = true,
       description = "What the new keys start with: the cache's key prefix, such as 'books::'.")
   String prefix;
 
-  @Option(names = "--match", paramLabel = "PATTERN", required = true,
-      description = "Which keys, by their decoded text, as a Redis glob pattern ('*' for every key of the type,"
-          + " 'B-*' for the texts starting with B-).")
+  @Option(
+      names = "--match",
+      paramLabel = "PATTERN",
+      required = true,
+      description =
+          "Which keys, by their decoded text, as a Redis glob pattern ('*' for every key of the type,"
+              + " 'B-*' for the texts starting with B-).")
   String match;
 
-  @Option(names = "--key-type", paramLabel = "TYPE", defaultValue = "string",
-      description = "What the keys decode to: string, long, integer or uuid (default: ${DEFAULT-VALUE}); the new key"
-          + " holds its text (toString()).")
+  @Option(
+      names = "--key-type",
+      paramLabel = "TYPE",
+      defaultValue = "string",
+      description =
+          "What the keys decode to: string, long, integer or uuid (default: ${DEFAULT-VALUE}); the new key"
+              + " holds its text (toString()).")
   KeyType keyType;
 
   @Option(names = "--dry-run", description = "Print what would be renamed, and change nothing.")
   boolean dryRun;
 
-  @Option(names = "--count", paramLabel = "N", defaultValue = "1000",
+  @Option(
+      names = "--count",
+      paramLabel = "N",
+      defaultValue = "1000",
       description = "The SCAN COUNT hint (default: ${DEFAULT-VALUE}).")
   int count;
 
-  @Option(names = "--progress-every", paramLabel = "N", defaultValue = "10000",
-      description = "Print a progress line on standard error every N JDK-serialized keys (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--progress-every",
+      paramLabel = "N",
+      defaultValue = "10000",
+      description =
+          "Print a progress line on standard error every N JDK-serialized keys (default: ${DEFAULT-VALUE}).")
   long progressEvery;
 
   @Override
   public Integer call() {
     if (prefix.isEmpty()) {
-      throw new ParameterException(spec.commandLine(), "--prefix must not be empty: give the cache's key prefix,"
-          + " such as 'books::'");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--prefix must not be empty: give the cache's key prefix," + " such as 'books::'");
     }
     if (count < 1 || progressEvery < 1) {
-      throw new ParameterException(spec.commandLine(), "--count and --progress-every must be at least 1");
+      throw new ParameterException(
+          spec.commandLine(), "--count and --progress-every must be at least 1");
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (RedisOption.RedisSession session = redis.connect(spec)) {
       if (session.connection() instanceof StatefulRedisClusterConnection) {
-        throw new ParameterException(spec.commandLine(), "migrate jdk-keys runs on one server, as RENAMENX needs both"
-            + " names in one slot: run it with --redis against each master");
+        throw new ParameterException(
+            spec.commandLine(),
+            "migrate jdk-keys runs on one server, as RENAMENX needs both"
+                + " names in one slot: run it with --redis against each master");
       }
       Tally tally = migrate(session.sync(), out, err);
       out.println(tally.summary());
@@ -125,15 +154,26 @@ public final class JdkKeysCommand implements Callable<Integer> {
     long gone;
 
     String summary() {
-      return String.format(Locale.ROOT, "%s %d of %d JDK-serialized keys to %s<key text>: %d conflicts left in place"
+      return String.format(
+          Locale.ROOT,
+          "%s %d of %d JDK-serialized keys to %s<key text>: %d conflicts left in place"
               + " (the new key exists), %d not a %s, %d not matching '%s'%s%s",
-          dryRun ? "would rename" : "renamed", renamed, scanned, prefix, conflicts, otherType, keyType, unmatched, match,
+          dryRun ? "would rename" : "renamed",
+          renamed,
+          scanned,
+          prefix,
+          conflicts,
+          otherType,
+          keyType,
+          unmatched,
+          match,
           gone == 0 ? "" : ", " + gone + " gone before their turn",
           dryRun ? "; nothing was changed (--dry-run)" : "");
     }
   }
 
-  private Tally migrate(RedisClusterCommands<byte[], byte[]> commands, PrintWriter out, PrintWriter err) {
+  private Tally migrate(
+      RedisClusterCommands<byte[], byte[]> commands, PrintWriter out, PrintWriter err) {
     @SuppressWarnings("unchecked")
     Codec<Object> keys = (Codec<Object>) Codecs.jdk(keyType.type); // JDK data classes only
     Tally tally = new Tally();
@@ -163,7 +203,12 @@ public final class JdkKeysCommand implements Callable<Integer> {
         if (dryRun) {
           if (commands.exists(target) > 0) {
             tally.conflicts++;
-            out.println("conflict: " + from + " -> " + to + " exists already; the old key would be left in place");
+            out.println(
+                "conflict: "
+                    + from
+                    + " -> "
+                    + to
+                    + " exists already; the old key would be left in place");
           } else {
             tally.renamed++;
             out.println("would rename " + from + " -> " + to);
@@ -175,7 +220,12 @@ public final class JdkKeysCommand implements Callable<Integer> {
               out.println("renamed " + from + " -> " + to);
             } else {
               tally.conflicts++;
-              out.println("conflict: " + from + " -> " + to + " exists already; the old key is left in place");
+              out.println(
+                  "conflict: "
+                      + from
+                      + " -> "
+                      + to
+                      + " exists already; the old key is left in place");
             }
           } catch (RedisCommandExecutionException e) {
             tally.gone++; // ERR no such key: expired or deleted since SCAN returned it
@@ -183,8 +233,14 @@ public final class JdkKeysCommand implements Callable<Integer> {
         }
       }
       if (tally.scanned >= nextProgress) {
-        err.println(String.format(Locale.ROOT, "%,d JDK-serialized keys scanned: %,d %s, %,d conflicts", tally.scanned,
-            tally.renamed, dryRun ? "to rename" : "renamed", tally.conflicts));
+        err.println(
+            String.format(
+                Locale.ROOT,
+                "%,d JDK-serialized keys scanned: %,d %s, %,d conflicts",
+                tally.scanned,
+                tally.renamed,
+                dryRun ? "to rename" : "renamed",
+                tally.conflicts));
         err.flush();
         nextProgress = (tally.scanned / progressEvery + 1) * progressEvery;
       }
@@ -192,7 +248,10 @@ public final class JdkKeysCommand implements Callable<Integer> {
     return tally;
   }
 
-  /** Redis's glob patterns ({@code *}, {@code ?}, {@code [a-z]}, {@code [^a]}, {@code \} escapes), on text. */
+  /**
+   * Redis's glob patterns ({@code *}, {@code ?}, {@code [a-z]}, {@code [^a]}, {@code \} escapes),
+   * on text.
+   */
   static final class Glob {
     private Glob() {}
 
@@ -240,7 +299,9 @@ public final class JdkKeysCommand implements Callable<Integer> {
               if (p.charAt(end) == '\\' && end + 1 < p.length()) {
                 end++;
                 found |= p.charAt(end) == ch;
-              } else if (end + 2 < p.length() && p.charAt(end + 1) == '-' && p.charAt(end + 2) != ']') {
+              } else if (end + 2 < p.length()
+                  && p.charAt(end + 1) == '-'
+                  && p.charAt(end + 2) != ']') {
                 char low = p.charAt(end);
                 char high = p.charAt(end + 2);
                 found |= low <= high ? ch >= low && ch <= high : ch >= high && ch <= low;

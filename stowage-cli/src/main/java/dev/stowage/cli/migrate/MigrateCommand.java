@@ -6,7 +6,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code stowage migrate}: the one-off steps of moving a Redis to Stowage; see its subcommands. */
-@Command(name = "migrate", mixinStandardHelpOptions = true,
+@Command(
+    name = "migrate",
+    mixinStandardHelpOptions = true,
     description = "One-off steps of moving a Redis to Stowage (docs/MIGRATION.md).",
     subcommands = JdkKeysCommand.class)
 public final class MigrateCommand implements Runnable {
@@ -14,6 +16,7 @@ public final class MigrateCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
+    throw new ParameterException(
+        spec.commandLine(), "Missing subcommand: choose one of " + spec.subcommands().keySet());
   }
 }

@@ -40,6 +40,7 @@ import org.springframework.data.redis.serializer.JdkSerializationRedisSerializer
 @WithRedis
 class BinaryKeysAndSpringValuesIntegrationTests {
   private static final ObjectMapper MAPPER = new ObjectMapper();
+
   /** "kim", as a default RedisTemplate writes the key: JDK serialization. */
   private static final byte[] JDK_KIM = {(byte) 0xac, (byte) 0xed, 0, 5, 't', 0, 3, 'k', 'i', 'm'};
 
@@ -124,7 +125,10 @@ class BinaryKeysAndSpringValuesIntegrationTests {
   }
 
   private static byte[] envelope(byte[] payload) {
-    return EnvelopeCodec.builder(new Passthrough()).compression(Compression.none()).build().encode(payload);
+    return EnvelopeCodec.builder(new Passthrough())
+        .compression(Compression.none())
+        .build()
+        .encode(payload);
   }
 
   @Test
@@ -145,13 +149,18 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     redis.set(JDK_KIM, bytes("kim's value"));
     redis.set(bytes("books::1"), bytes("text"));
 
-    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "\\xac\\xed*")).as(err.toString()).isZero();
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "\\xac\\xed*"))
+        .as(err.toString())
+        .isZero();
     JsonNode report = MAPPER.readTree(out.toString());
     assertThat(report.get("keys").asLong()).isEqualTo(1);
-    assertThat(report.get("biggest").get(0).get("key").asText()).isEqualTo("\\xac\\xed\\x00\\x05t\\x00\\x03kim");
+    assertThat(report.get("biggest").get(0).get("key").asText())
+        .isEqualTo("\\xac\\xed\\x00\\x05t\\x00\\x03kim");
 
     assertThat(run("scan", "--redis", server.uri(), "--match", "*")).as(err.toString()).isZero();
-    assertThat(out.toString()).contains("\\xac\\xed\\x00\\x05t\\x00\\x03kim").doesNotContain("\ufffd");
+    assertThat(out.toString())
+        .contains("\\xac\\xed\\x00\\x05t\\x00\\x03kim")
+        .doesNotContain("\ufffd");
   }
 
   @Test
@@ -159,7 +168,8 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     redis.set(JDK_KIM, bytes("kim's value"));
     redis.set(bytes("books::1"), bytes("text"));
 
-    assertThat(run("dict", "list", "--json", "--redis", server.uri(), "--match", "\\xac\\xed*")).as(err.toString())
+    assertThat(run("dict", "list", "--json", "--redis", server.uri(), "--match", "\\xac\\xed*"))
+        .as(err.toString())
         .isZero();
     assertThat(MAPPER.readTree(out.toString()).get("valuesScanned").asLong()).isEqualTo(1);
   }
@@ -169,7 +179,9 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     Map<String, Object> book = new LinkedHashMap<>();
     book.put("id", 7);
     book.put("title", "Dune");
-    redis.set(bytes("books::7"), classNamed(1, "com.example.Book", new MessagePackMapper().writeValueAsBytes(book)));
+    redis.set(
+        bytes("books::7"),
+        classNamed(1, "com.example.Book", new MessagePackMapper().writeValueAsBytes(book)));
     redis.set(bytes("books::8"), envelope(new byte[] {0}));
     redis.set(bytes("books::9"), envelope(new byte[] {7, 1, 2}));
 
@@ -184,10 +196,14 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     assertThat(nul.get("value").isNull()).isTrue();
 
     JsonNode unknown = inspect("books::9");
-    assertThat(unknown.get("missing").asText()).contains("with tag 7, which this inspector does not know");
+    assertThat(unknown.get("missing").asText())
+        .contains("with tag 7, which this inspector does not know");
 
     assertThat(run("inspect", "--redis", server.uri(), "books::7")).isZero();
-    assertThat(out.toString()).contains("spring class-named+none").contains("class com.example.Book").contains("\"title\": \"Dune\"");
+    assertThat(out.toString())
+        .contains("spring class-named+none")
+        .contains("class com.example.Book")
+        .contains("\"title\": \"Dune\"");
   }
 
   @Test
@@ -197,15 +213,22 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     book.put("title", "Dune");
     byte[] value = new MessagePackMapper().writeValueAsBytes(book);
     byte[] tagged = new byte[value.length + 1];
-    tagged[0] = 1; // the tag of a value, before the codec's bytes, in a cache with stowage.caches.<name>.type
+    tagged[0] = 1; // the tag of a value, before the codec's bytes, in a cache with
+    // stowage.caches.<name>.type
     System.arraycopy(value, 0, tagged, 1, value.length);
     @SuppressWarnings({"unchecked", "rawtypes"})
-    EnvelopeCodec<byte[]> raw = (EnvelopeCodec) EnvelopeCodec.builder(new Passthrough() {
-      @Override
-      public int id() {
-        return 2; // MessagePack's codec id, as the typed cache's envelope records its codec's
-      }
-    }).compression(Compression.none()).build();
+    EnvelopeCodec<byte[]> raw =
+        (EnvelopeCodec)
+            EnvelopeCodec.builder(
+                    new Passthrough() {
+                      @Override
+                      public int id() {
+                        return 2; // MessagePack's codec id, as the typed cache's envelope records
+                        // its codec's
+                      }
+                    })
+                .compression(Compression.none())
+                .build();
     redis.set(bytes("books::7"), raw.encode(tagged));
 
     JsonNode shown = inspect("books::7");
@@ -218,10 +241,14 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     Map<String, Object> book = new LinkedHashMap<>();
     book.put("id", 7);
     book.put("title", "Dune");
-    // Tag 2: the type's name, then the value in an uncompressed envelope of its own, with its shape.
+    // Tag 2: the type's name, then the value in an uncompressed envelope of its own, with its
+    // shape.
     @SuppressWarnings({"unchecked", "rawtypes"})
-    EnvelopeCodec<Map<String, Object>> inner = (EnvelopeCodec) EnvelopeCodec.builder(Codecs.msgpack(Map.class))
-        .compression(Compression.none()).build();
+    EnvelopeCodec<Map<String, Object>> inner =
+        (EnvelopeCodec)
+            EnvelopeCodec.builder(Codecs.msgpack(Map.class))
+                .compression(Compression.none())
+                .build();
     byte[] innerEnvelope = inner.encode(book);
     redis.set(bytes("books::7"), classNamed(2, "com.example.Book", innerEnvelope));
 
@@ -236,20 +263,25 @@ class BinaryKeysAndSpringValuesIntegrationTests {
 
   @Test
   void springsCachedNullIsShownAsSpringsNullInBothForms() throws Exception {
-    redis.set(bytes("books::-1"), new JdkSerializationRedisSerializer().serialize(NullValue.INSTANCE));
-    redis.set(bytes("books::-2"), new GenericJackson2JsonRedisSerializer().serialize(NullValue.INSTANCE));
+    redis.set(
+        bytes("books::-1"), new JdkSerializationRedisSerializer().serialize(NullValue.INSTANCE));
+    redis.set(
+        bytes("books::-2"), new GenericJackson2JsonRedisSerializer().serialize(NullValue.INSTANCE));
 
     for (String key : List.of("books::-1", "books::-2")) {
       JsonNode shown = inspect(key);
       assertThat(shown.get("springNull").asBoolean()).as(key).isTrue();
-      assertThat(shown.get("class").asText()).isEqualTo("org.springframework.cache.support.NullValue");
+      assertThat(shown.get("class").asText())
+          .isEqualTo("org.springframework.cache.support.NullValue");
       assertThat(shown.has("missing")).as(key).isFalse();
       assertThat(shown.has("error")).as(key).isFalse();
     }
     assertThat(run("inspect", "--redis", server.uri(), "books::-1")).isZero();
     assertThat(out.toString()).contains("Spring's cached null");
 
-    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "books::*")).as(err.toString()).isZero();
+    assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "books::*"))
+        .as(err.toString())
+        .isZero();
     JsonNode report = MAPPER.readTree(out.toString());
     assertThat(report.get("failureCount").asLong()).isZero();
     assertThat(report.get("needClasses").isEmpty()).as(report.toString()).isTrue();

@@ -17,7 +17,10 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** {@code scan}, {@code dict list} and {@code inspect} on a Redis Cluster, with {@code --redis-cluster}. */
+/**
+ * {@code scan}, {@code dict list} and {@code inspect} on a Redis Cluster, with {@code
+ * --redis-cluster}.
+ */
 @WithRedisCluster
 class ClusterCommandsIntegrationTests {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -34,10 +37,13 @@ class ClusterCommandsIntegrationTests {
   }
 
   @Test
-  void scanAndDictListWalkEveryMasterAndInspectFollowsTheKeyToItsNode(RedisClusterSet cluster) throws Exception {
+  void scanAndDictListWalkEveryMasterAndInspectFollowsTheKeyToItsNode(RedisClusterSet cluster)
+      throws Exception {
     Map<String, Note> notes = new LinkedHashMap<>();
     for (int i = 0; i < 1_500; i++) {
-      notes.put(Integer.toString(i), new Note(i, "note " + i, "a note kept in the cache of a cluster, number " + i, i));
+      notes.put(
+          Integer.toString(i),
+          new Note(i, "note " + i, "a note kept in the cache of a cluster, number " + i, i));
     }
     long dictionary;
     try (Stowage stowage = Stowage.builder().redisCluster(cluster.seedUri()).build()) {
@@ -53,22 +59,29 @@ class ClusterCommandsIntegrationTests {
     // A seed that serves none of the keys inspected below: the others are found through it.
     String seed = cluster.uris().get(cluster.uris().size() - 1);
 
-    assertThat(run("scan", "--json", "--redis-cluster", seed, "--match", "notes:*")).as(err.toString()).isZero();
+    assertThat(run("scan", "--json", "--redis-cluster", seed, "--match", "notes:*"))
+        .as(err.toString())
+        .isZero();
     JsonNode report = MAPPER.readTree(out.toString());
     assertThat(report.get("keys").asInt()).isEqualTo(1_500);
     assertThat(report.get("complete").asBoolean()).isTrue();
 
-    assertThat(run("dict", "list", "--json", "--redis-cluster", seed, "--match", "notes:*")).as(err.toString())
+    assertThat(run("dict", "list", "--json", "--redis-cluster", seed, "--match", "notes:*"))
+        .as(err.toString())
         .isZero();
     JsonNode list = MAPPER.readTree(out.toString());
     assertThat(list.get("valuesScanned").asInt()).isEqualTo(1_500);
-    assertThat(list.get("dictionaries").findValuesAsText("id")).contains(String.format("%08x", dictionary));
+    assertThat(list.get("dictionaries").findValuesAsText("id"))
+        .contains(String.format("%08x", dictionary));
 
     for (String key : new String[] {"notes:0", "notes:1", "notes:2", "notes:1499"}) {
-      assertThat(run("inspect", "--json", "--redis-cluster", seed, key)).as(err.toString()).isZero();
+      assertThat(run("inspect", "--json", "--redis-cluster", seed, key))
+          .as(err.toString())
+          .isZero();
       JsonNode inspected = MAPPER.readTree(out.toString()).get(0);
       assertThat(inspected.get("type").asText()).isEqualTo("string");
-      assertThat(inspected.get("value").toString()).as("compact MessagePack: the record's values in order")
+      assertThat(inspected.get("value").toString())
+          .as("compact MessagePack: the record's values in order")
           .contains("\"note " + key.substring("notes:".length()) + "\"");
     }
 

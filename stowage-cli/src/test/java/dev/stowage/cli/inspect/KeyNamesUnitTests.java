@@ -11,7 +11,8 @@ class KeyNamesUnitTests {
 
   @Test
   void textKeysAreShownAsTheyAreAndOthersEscapedAsRedisCliDoes() {
-    assertThat(KeyNames.show("books::café".getBytes(StandardCharsets.UTF_8))).isEqualTo("books::café");
+    assertThat(KeyNames.show("books::café".getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo("books::café");
     assertThat(KeyNames.show(JDK_KIM)).isEqualTo("\\xac\\xed\\x00\\x05t\\x00\\x03kim");
     assertThat(KeyNames.show(new byte[] {'a', '\\', (byte) 0xff})).isEqualTo("a\\\\\\xff");
     assertThat(KeyNames.isBinary(JDK_KIM)).isTrue();
@@ -20,15 +21,18 @@ class KeyNamesUnitTests {
   @Test
   void patternsTakeTheEscapesKeysArePrintedWith() {
     assertThat(KeyNames.pattern("\\xac\\xed*")).containsExactly(0xac - 256, 0xed - 256, '*');
-    assertThat(KeyNames.pattern("a\\x2a")).as("a byte special to a pattern matches itself")
+    assertThat(KeyNames.pattern("a\\x2a"))
+        .as("a byte special to a pattern matches itself")
         .containsExactly('a', '\\', '*');
-    assertThat(KeyNames.pattern("books::\\*")).isEqualTo("books::\\*".getBytes(StandardCharsets.UTF_8));
+    assertThat(KeyNames.pattern("books::\\*"))
+        .isEqualTo("books::\\*".getBytes(StandardCharsets.UTF_8));
     assertThat(KeyNames.pattern("é*")).isEqualTo("é*".getBytes(StandardCharsets.UTF_8));
   }
 
   @Test
   void hexKeysAreParsedAndBadOnesNamed() {
     assertThat(KeyNames.hex("--key-hex", "0xaced 0005 7400036b696d")).isEqualTo(JDK_KIM);
-    assertThatThrownBy(() -> KeyNames.hex("--key-hex", "abc")).hasMessageStartingWith("--key-hex: 'abc' is not a key in hex");
+    assertThatThrownBy(() -> KeyNames.hex("--key-hex", "abc"))
+        .hasMessageStartingWith("--key-hex: 'abc' is not a key in hex");
   }
 }

@@ -27,11 +27,13 @@ class ScanProgressUnitTests {
     now += 10 * SECOND;
     progress.update(2_500, "2"); // a quarter of the table walked, whatever the pattern matched
     assertThat(progress.fraction()).isEqualTo(0.25);
-    assertThat(progress.line()).isEqualTo("scanned 2,500 keys · 25% of 100,000 in the database · about 30s left");
+    assertThat(progress.line())
+        .isEqualTo("scanned 2,500 keys · 25% of 100,000 in the database · about 30s left");
 
     now += 290 * SECOND;
     progress.update(3_000, "1");
-    assertThat(progress.line()).isEqualTo("scanned 3,000 keys · 50% of 100,000 in the database · about 5m 00s left");
+    assertThat(progress.line())
+        .isEqualTo("scanned 3,000 keys · 50% of 100,000 in the database · about 5m 00s left");
 
     progress.update(5_000, "0");
     assertThat(progress.fraction()).isEqualTo(1.0);

@@ -46,11 +46,16 @@ class JsonCommandUnitTests {
 
   @Test
   void formatIndentsMinifiesAndKeepsNumbersAsSpelled() throws IOException {
-    Path input = file("in.json", "{\"é\":1.50000000000000000001,\"big\":123456789012345678901234567890,"
-        + "\"e\":1E+3,\"x\":[],\"y\":{},\"z\":[true,{\"q\":null}]}");
+    Path input =
+        file(
+            "in.json",
+            "{\"é\":1.50000000000000000001,\"big\":123456789012345678901234567890,"
+                + "\"e\":1E+3,\"x\":[],\"y\":{},\"z\":[true,{\"q\":null}]}");
 
     assertThat(run("json", "format", "--indent", "4", input.toString())).isZero();
-    assertThat(out.toString()).isEqualTo("""
+    assertThat(out.toString())
+        .isEqualTo(
+            """
         {
             "é": 1.50000000000000000001,
             "big": 123456789012345678901234567890,
@@ -68,8 +73,10 @@ class JsonCommandUnitTests {
 
     out.getBuffer().setLength(0);
     assertThat(run("json", "format", "--minify", input.toString())).isZero();
-    assertThat(out.toString()).isEqualTo("{\"é\":1.50000000000000000001,\"big\":123456789012345678901234567890,"
-        + "\"e\":1E+3,\"x\":[],\"y\":{},\"z\":[true,{\"q\":null}]}\n");
+    assertThat(out.toString())
+        .isEqualTo(
+            "{\"é\":1.50000000000000000001,\"big\":123456789012345678901234567890,"
+                + "\"e\":1E+3,\"x\":[],\"y\":{},\"z\":[true,{\"q\":null}]}\n");
   }
 
   @Test
@@ -86,9 +93,12 @@ class JsonCommandUnitTests {
     Path input = file("bad.json", "{\n  \"a\": 1,\n  \"b\": {\"c\": 2,}\n}\n");
 
     assertThat(run("json", "validate", input.toString())).isEqualTo(1);
-    assertThat(err.toString()).isEqualTo(input + ":3:16: unexpected character '}': was expecting double-quote to start field name\n"
-        + "  \"b\": {\"c\": 2,}\n"
-        + "               ^\n");
+    assertThat(err.toString())
+        .isEqualTo(
+            input
+                + ":3:16: unexpected character '}': was expecting double-quote to start field name\n"
+                + "  \"b\": {\"c\": 2,}\n"
+                + "               ^\n");
     assertThat(out.toString()).isEmpty();
   }
 
@@ -107,8 +117,11 @@ class JsonCommandUnitTests {
   void aMismatchedCloseAndATruncatedDocumentAndASecondValueAreErrors() throws IOException {
     Path mismatched = file("m.json", "[1,\n 2}");
     assertThat(run("json", "validate", mismatched.toString())).isEqualTo(1);
-    assertThat(err.toString()).startsWith(mismatched + ":2:3: unexpected close marker '}': expected ']'"
-        + " (for Array starting at line 1, column 1)\n 2}\n  ^\n");
+    assertThat(err.toString())
+        .startsWith(
+            mismatched
+                + ":2:3: unexpected close marker '}': expected ']'"
+                + " (for Array starting at line 1, column 1)\n 2}\n  ^\n");
 
     err.getBuffer().setLength(0);
     Path truncated = file("t.json", "{\"a\": [1, 2");
@@ -118,8 +131,11 @@ class JsonCommandUnitTests {
     err.getBuffer().setLength(0);
     Path two = file("two.json", "{}\n  {}");
     assertThat(run("json", "validate", two.toString())).isEqualTo(1);
-    assertThat(err.toString()).isEqualTo(two + ":2:3: more than one value: another one starts here after the first ended\n"
-        + "  {}\n  ^\n");
+    assertThat(err.toString())
+        .isEqualTo(
+            two
+                + ":2:3: more than one value: another one starts here after the first ended\n"
+                + "  {}\n  ^\n");
 
     err.getBuffer().setLength(0);
     Path empty = file("empty.json", "  \n");
@@ -135,7 +151,10 @@ class JsonCommandUnitTests {
 
     assertThat(run("json", "validate", input.toString())).isEqualTo(1);
     String[] lines = err.toString().split("\n");
-    assertThat(lines[0]).isEqualTo(input + ":2:11: invalid UTF-8 middle byte 0x20 (in the sequence starting with byte 0xe9)");
+    assertThat(lines[0])
+        .isEqualTo(
+            input
+                + ":2:11: invalid UTF-8 middle byte 0x20 (in the sequence starting with byte 0xe9)");
     assertThat(lines[2]).isEqualTo(" ".repeat(10) + "^");
   }
 
@@ -144,27 +163,44 @@ class JsonCommandUnitTests {
     Path deep = file("deep.json", "[".repeat(100_000) + "]".repeat(100_000));
 
     assertThat(run("json", "validate", deep.toString())).isEqualTo(1);
-    assertThat(err.toString()).startsWith(deep + ":1:1001: nesting deeper than 1000 levels (the limit; raise it with --max-depth)\n");
+    assertThat(err.toString())
+        .startsWith(
+            deep
+                + ":1:1001: nesting deeper than 1000 levels (the limit; raise it with --max-depth)\n");
 
     out.getBuffer().setLength(0);
     assertThat(run("json", "validate", "--max-depth", "100000", deep.toString())).isZero();
     assertThat(out.toString()).contains("depth 100000");
 
     Path minified = dir.resolve("deep-out.json");
-    assertThat(run("json", "format", "--minify", "--max-depth", "100000", "--out", minified.toString(), deep.toString())).isZero();
-    assertThat(Files.readString(minified)).isEqualTo("[".repeat(100_000) + "]".repeat(100_000) + "\n");
+    assertThat(
+            run(
+                "json",
+                "format",
+                "--minify",
+                "--max-depth",
+                "100000",
+                "--out",
+                minified.toString(),
+                deep.toString()))
+        .isZero();
+    assertThat(Files.readString(minified))
+        .isEqualTo("[".repeat(100_000) + "]".repeat(100_000) + "\n");
 
     assertThat(run("json", "validate", "--max-depth", "0", deep.toString())).isEqualTo(2);
   }
 
   @Test
   void messagePackRoundTripKeepsTheTree() throws IOException {
-    String json = "{\"id\":42,\"name\":\"stowage ✓\",\"ratio\":0.25,\"neg\":-7,\"big\":9007199254740993,"
-        + "\"ok\":true,\"none\":null,\"tags\":[\"a\",\"b\",[]],\"nested\":{\"deep\":{\"x\":[1,2,3]}}}";
+    String json =
+        "{\"id\":42,\"name\":\"stowage ✓\",\"ratio\":0.25,\"neg\":-7,\"big\":9007199254740993,"
+            + "\"ok\":true,\"none\":null,\"tags\":[\"a\",\"b\",[]],\"nested\":{\"deep\":{\"x\":[1,2,3]}}}";
     Path input = file("in.json", json);
     Path packed = dir.resolve("in.msgpack");
 
-    assertThat(run("json", "format", "--to", "msgpack", "--out", packed.toString(), input.toString())).isZero();
+    assertThat(
+            run("json", "format", "--to", "msgpack", "--out", packed.toString(), input.toString()))
+        .isZero();
     byte[] msgpack = Files.readAllBytes(packed);
     assertThat(msgpack[0] & 0xFF).isEqualTo(0x89); // a fixmap of 9 entries
     assertThat(msgpack.length).isLessThan(json.length());
@@ -185,8 +221,12 @@ class JsonCommandUnitTests {
   void validateWithJsonPrintsTheVerdictAsOneLineOfJson() throws IOException {
     Path ok = file("ok.json", "{\"a\": [1, {\"b\": [2]}]}");
     assertThat(run("json", "validate", "--json", ok.toString())).isZero();
-    assertThat(MAPPER.readTree(out.toString())).isEqualTo(MAPPER.readTree("{\"valid\":true,\"source\":"
-        + MAPPER.writeValueAsString(ok.toString()) + ",\"format\":\"json\",\"bytes\":22,\"tokens\":12,\"depth\":4}"));
+    assertThat(MAPPER.readTree(out.toString()))
+        .isEqualTo(
+            MAPPER.readTree(
+                "{\"valid\":true,\"source\":"
+                    + MAPPER.writeValueAsString(ok.toString())
+                    + ",\"format\":\"json\",\"bytes\":22,\"tokens\":12,\"depth\":4}"));
     assertThat(out.toString()).endsWith("}\n").doesNotContain("\n ");
 
     out.getBuffer().setLength(0);
@@ -196,8 +236,10 @@ class JsonCommandUnitTests {
     assertThat(verdict.get("valid").asBoolean()).isFalse();
     assertThat(verdict.get("line").asInt()).isEqualTo(3);
     assertThat(verdict.get("column").asInt()).isEqualTo(16);
-    assertThat(verdict.get("offset").asLong()).isEqualTo(27); // "{\n" and "  \"a\": 1,\n" are 12 bytes, then 15 more
-    assertThat(verdict.get("message").asText()).isEqualTo("unexpected character '}': was expecting double-quote to start field name");
+    assertThat(verdict.get("offset").asLong())
+        .isEqualTo(27); // "{\n" and "  \"a\": 1,\n" are 12 bytes, then 15 more
+    assertThat(verdict.get("message").asText())
+        .isEqualTo("unexpected character '}': was expecting double-quote to start field name");
     assertThat(err.toString()).isEmpty();
   }
 
@@ -215,15 +257,18 @@ class JsonCommandUnitTests {
 
   @Test
   void validateWithJsonLeavesOutLinesForMessagePack() throws IOException {
-    Path packed = file("cut.msgpack", new byte[] {(byte) 0x82, (byte) 0xA1, 'a', 0x01, (byte) 0xA1});
-    assertThat(run("json", "validate", "--json", "--from", "msgpack", packed.toString())).isEqualTo(1);
+    Path packed =
+        file("cut.msgpack", new byte[] {(byte) 0x82, (byte) 0xA1, 'a', 0x01, (byte) 0xA1});
+    assertThat(run("json", "validate", "--json", "--from", "msgpack", packed.toString()))
+        .isEqualTo(1);
     JsonNode verdict = MAPPER.readTree(out.toString());
     assertThat(verdict.get("valid").asBoolean()).isFalse();
     assertThat(verdict.get("format").asText()).isEqualTo("msgpack");
     assertThat(verdict.has("line")).isFalse();
     assertThat(verdict.has("column")).isFalse();
     assertThat(verdict.get("offset").asLong()).isEqualTo(5);
-    assertThat(verdict.get("message").asText()).isEqualTo("unexpected end of input inside a MessagePack value");
+    assertThat(verdict.get("message").asText())
+        .isEqualTo("unexpected end of input inside a MessagePack value");
   }
 
   @Test
@@ -234,29 +279,49 @@ class JsonCommandUnitTests {
 
     assertThat(run("json", "format", input.toString())).isEqualTo(1);
     String[] lines = err.toString().split("\n");
-    assertThat(lines[0]).isEqualTo(input + ":2:11: invalid UTF-8 middle byte 0x20 (in the sequence starting with byte 0xe9)");
+    assertThat(lines[0])
+        .isEqualTo(
+            input
+                + ":2:11: invalid UTF-8 middle byte 0x20 (in the sequence starting with byte 0xe9)");
     assertThat(lines[1]).isEqualTo(" \"b\": \"caf? ok\"}");
     assertThat(lines[2]).isEqualTo(" ".repeat(10) + "^");
     assertThat(out.toString()).doesNotContain("caf");
 
     Path packed = dir.resolve("latin1.msgpack");
-    assertThat(run("json", "format", "--to", "msgpack", "--out", packed.toString(), input.toString())).isEqualTo(1);
+    assertThat(
+            run("json", "format", "--to", "msgpack", "--out", packed.toString(), input.toString()))
+        .isEqualTo(1);
     assertThat(err.toString()).contains(input + ":2:11: invalid UTF-8 middle byte 0x20");
   }
 
   @Test
   void messagePackGoesToARedirectedStandardOutputAsBytes() throws Exception {
-    Path input = file("in.json", "{\"id\":42,\"name\":\"stowage ✓\",\"tags\":[\"a\",\"b\"],\"ratio\":0.25}");
+    Path input =
+        file("in.json", "{\"id\":42,\"name\":\"stowage ✓\",\"tags\":[\"a\",\"b\"],\"ratio\":0.25}");
     Path viaOut = dir.resolve("via-out.msgpack");
-    assertThat(run("json", "format", "--to", "msgpack", "--out", viaOut.toString(), input.toString())).isZero();
+    assertThat(
+            run("json", "format", "--to", "msgpack", "--out", viaOut.toString(), input.toString()))
+        .isZero();
 
-    // a separate JVM whose standard output is a file: not a terminal, so the bytes are written there
+    // a separate JVM whose standard output is a file: not a terminal, so the bytes are written
+    // there
     Path redirected = dir.resolve("redirected.msgpack");
     Path errors = dir.resolve("errors.txt");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), StowageCli.class.getName(),
-        "json", "format", "--to", "msgpack", input.toString())
-        .redirectOutput(redirected.toFile()).redirectError(errors.toFile()).start();
+    Process process =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                StowageCli.class.getName(),
+                "json",
+                "format",
+                "--to",
+                "msgpack",
+                input.toString())
+            .redirectOutput(redirected.toFile())
+            .redirectError(errors.toFile())
+            .start();
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).as(Files.readString(errors)).isZero();
     assertThat(Files.readAllBytes(redirected)).isEqualTo(Files.readAllBytes(viaOut));
@@ -281,8 +346,17 @@ class JsonCommandUnitTests {
       if (next > count) {
         return false;
       }
-      String text = next == count ? "]" : (next == 0 ? "" : ",")
-          + "{\"id\":" + next + ",\"name\":\"item-" + next + "\",\"price\":" + (next % 1000) + ".25,\"tags\":[\"redis\",\"cache\"]}";
+      String text =
+          next == count
+              ? "]"
+              : (next == 0 ? "" : ",")
+                  + "{\"id\":"
+                  + next
+                  + ",\"name\":\"item-"
+                  + next
+                  + "\",\"price\":"
+                  + (next % 1000)
+                  + ".25,\"tags\":[\"redis\",\"cache\"]}";
       next++;
       chunk = text.getBytes(StandardCharsets.US_ASCII);
       position = 0;
@@ -325,25 +399,42 @@ class JsonCommandUnitTests {
       System.setIn(stdin);
     }
     assertThat(source.size).isGreaterThan(50_000_000L);
-    // per object: { id name price tags [ redis cache ] } and 4 field names = 13 tokens; plus the outer array
-    assertThat(out.toString()).isEqualTo(String.format("<stdin>: valid JSON, %,d bytes, %,d tokens, depth 3%n",
-        source.size, 700_000L * 13 + 2));
+    // per object: { id name price tags [ redis cache ] } and 4 field names = 13 tokens; plus the
+    // outer array
+    assertThat(out.toString())
+        .isEqualTo(
+            String.format(
+                "<stdin>: valid JSON, %,d bytes, %,d tokens, depth 3%n",
+                source.size, 700_000L * 13 + 2));
   }
 
   @Test
   void aFiftyMegabytePipeIsFormattedByAJvmWithA32MegabyteHeap() throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>(List.of(java, "-Xmx32m", "-cp", System.getProperty("java.class.path"),
-        StowageCli.class.getName(), "json", "format", "--minify", "-"));
-    Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-Xmx32m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                StowageCli.class.getName(),
+                "json",
+                "format",
+                "--minify",
+                "-"));
+    Process process =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     GeneratedJson source = new GeneratedJson(700_000);
-    Thread feeder = new Thread(() -> {
-      try (OutputStream stdin = process.getOutputStream()) {
-        source.transferTo(stdin);
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    Thread feeder =
+        new Thread(
+            () -> {
+              try (OutputStream stdin = process.getOutputStream()) {
+                source.transferTo(stdin);
+              } catch (IOException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     feeder.start();
     CRC32 crc = new CRC32();
     long size = 0;

@@ -70,7 +70,9 @@ class JdkKeysCommandIntegrationTests {
     client.shutdown();
   }
 
-  /** The keys of a default RedisTemplate: B-1, B-2 (whose new key exists), U-1, 42L and a Gadget. */
+  /**
+   * The keys of a default RedisTemplate: B-1, B-2 (whose new key exists), U-1, 42L and a Gadget.
+   */
   @BeforeEach
   void keys() {
     server.flushAll();
@@ -109,14 +111,26 @@ class JdkKeysCommandIntegrationTests {
   @Test
   void aDryRunPrintsWhatItWouldRenameAndChangesNothing() {
     int made = Gadget.MADE.get();
-    assertThat(run("migrate", "jdk-keys", "--redis", server.uri(), "--prefix", "books::", "--match", "B-*", "--dry-run"))
-        .as(err.toString()).isZero();
+    assertThat(
+            run(
+                "migrate",
+                "jdk-keys",
+                "--redis",
+                server.uri(),
+                "--prefix",
+                "books::",
+                "--match",
+                "B-*",
+                "--dry-run"))
+        .as(err.toString())
+        .isZero();
 
-    assertThat(out.toString().lines()).containsExactlyInAnyOrder(
-        "would rename \\xac\\xed\\x00\\x05t\\x00\\x03B-1 -> books::B-1",
-        "conflict: \\xac\\xed\\x00\\x05t\\x00\\x03B-2 -> books::B-2 exists already; the old key would be left in place",
-        "would rename 1 of 5 JDK-serialized keys to books::<key text>: 1 conflicts left in place (the new key exists),"
-            + " 2 not a string, 1 not matching 'B-*'; nothing was changed (--dry-run)");
+    assertThat(out.toString().lines())
+        .containsExactlyInAnyOrder(
+            "would rename \\xac\\xed\\x00\\x05t\\x00\\x03B-1 -> books::B-1",
+            "conflict: \\xac\\xed\\x00\\x05t\\x00\\x03B-2 -> books::B-2 exists already; the old key would be left in place",
+            "would rename 1 of 5 JDK-serialized keys to books::<key text>: 1 conflicts left in place (the new key exists),"
+                + " 2 not a string, 1 not matching 'B-*'; nothing was changed (--dry-run)");
     assertThat(redis.dbsize()).isEqualTo(7);
     assertThat(redis.exists(bytes("books::B-1"))).isZero();
     assertThat(redis.get(jdk("B-1"))).isEqualTo(bytes("one"));
@@ -126,18 +140,31 @@ class JdkKeysCommandIntegrationTests {
   @Test
   void keysOfTheTypeMatchingThePatternAreRenamedKeepingTheirValueAndTtlAndNeverOverwriting() {
     int made = Gadget.MADE.get();
-    assertThat(run("migrate", "jdk-keys", "--redis", server.uri(), "--prefix", "books::", "--match", "B-*"))
-        .as(err.toString()).isZero();
+    assertThat(
+            run(
+                "migrate",
+                "jdk-keys",
+                "--redis",
+                server.uri(),
+                "--prefix",
+                "books::",
+                "--match",
+                "B-*"))
+        .as(err.toString())
+        .isZero();
 
-    assertThat(out.toString().lines()).containsExactlyInAnyOrder(
-        "renamed \\xac\\xed\\x00\\x05t\\x00\\x03B-1 -> books::B-1",
-        "conflict: \\xac\\xed\\x00\\x05t\\x00\\x03B-2 -> books::B-2 exists already; the old key is left in place",
-        "renamed 1 of 5 JDK-serialized keys to books::<key text>: 1 conflicts left in place (the new key exists),"
-            + " 2 not a string, 1 not matching 'B-*'");
+    assertThat(out.toString().lines())
+        .containsExactlyInAnyOrder(
+            "renamed \\xac\\xed\\x00\\x05t\\x00\\x03B-1 -> books::B-1",
+            "conflict: \\xac\\xed\\x00\\x05t\\x00\\x03B-2 -> books::B-2 exists already; the old key is left in place",
+            "renamed 1 of 5 JDK-serialized keys to books::<key text>: 1 conflicts left in place (the new key exists),"
+                + " 2 not a string, 1 not matching 'B-*'");
     assertThat(redis.get(bytes("books::B-1"))).isEqualTo(bytes("one"));
     assertThat(redis.pttl(bytes("books::B-1"))).isBetween(1L, 600_000L);
     assertThat(redis.exists(jdk("B-1"))).isZero();
-    assertThat(redis.get(bytes("books::B-2"))).as("never overwritten").isEqualTo(bytes("two (new)"));
+    assertThat(redis.get(bytes("books::B-2")))
+        .as("never overwritten")
+        .isEqualTo(bytes("two (new)"));
     assertThat(redis.get(jdk("B-2"))).isEqualTo(bytes("two (old)"));
     assertThat(redis.get(jdk("U-1"))).isEqualTo(bytes("user"));
     assertThat(redis.get(jdk(42L))).isEqualTo(bytes("forty-two"));
@@ -147,12 +174,26 @@ class JdkKeysCommandIntegrationTests {
 
   @Test
   void keysOfAnotherTypeAreRenamedByTheirText() {
-    assertThat(run("migrate", "jdk-keys", "--redis", server.uri(), "--prefix", "ids::", "--match", "*",
-        "--key-type", "long")).as(err.toString()).isZero();
+    assertThat(
+            run(
+                "migrate",
+                "jdk-keys",
+                "--redis",
+                server.uri(),
+                "--prefix",
+                "ids::",
+                "--match",
+                "*",
+                "--key-type",
+                "long"))
+        .as(err.toString())
+        .isZero();
 
-    assertThat(out.toString()).contains("renamed \\xac\\xed\\x00\\x05sr\\x00\\x0ejava.lang.Long")
-        .contains("renamed 1 of 5 JDK-serialized keys to ids::<key text>: 0 conflicts left in place (the new key"
-            + " exists), 4 not a long, 0 not matching '*'");
+    assertThat(out.toString())
+        .contains("renamed \\xac\\xed\\x00\\x05sr\\x00\\x0ejava.lang.Long")
+        .contains(
+            "renamed 1 of 5 JDK-serialized keys to ids::<key text>: 0 conflicts left in place (the new key"
+                + " exists), 4 not a long, 0 not matching '*'");
     assertThat(redis.get(bytes("ids::42"))).isEqualTo(bytes("forty-two"));
   }
 

@@ -9,12 +9,12 @@ import org.apache.avro.util.Utf8;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Avro's binary decoder, with every declared length checked against the bytes left before
- * anything is allocated. Avro allocates a string or bytes field of its declared length, and an
- * array or map of its declared block count, before it reads them: five bytes could ask for 2 GiB.
- * Here a string or bytes field may not declare more bytes than are left, and an array or map block
- * not more items than bytes are left (so an array of a zero-byte type, such as {@code null}, is
- * refused). Not thread-safe, like the decoder it wraps.
+ * Avro's binary decoder, with every declared length checked against the bytes left before anything
+ * is allocated. Avro allocates a string or bytes field of its declared length, and an array or map
+ * of its declared block count, before it reads them: five bytes could ask for 2 GiB. Here a string
+ * or bytes field may not declare more bytes than are left, and an array or map block not more items
+ * than bytes are left (so an array of a zero-byte type, such as {@code null}, is refused). Not
+ * thread-safe, like the decoder it wraps.
  */
 final class AvroBoundedDecoder extends Decoder {
   // Set by wrap() before any read: the codec wraps each payload's decoder first.
@@ -34,7 +34,8 @@ final class AvroBoundedDecoder extends Decoder {
   private int checkLength(long length, String what) throws IOException {
     long left = left();
     if (length < 0 || length > left) {
-      throw new AvroRuntimeException(what + " declares " + length + " bytes, but " + left + " are left");
+      throw new AvroRuntimeException(
+          what + " declares " + length + " bytes, but " + left + " are left");
     }
     return (int) length;
   }
@@ -42,7 +43,8 @@ final class AvroBoundedDecoder extends Decoder {
   private long checkCount(long count, String what) throws IOException {
     long left = left();
     if (count > left) {
-      throw new AvroRuntimeException(what + " declares " + count + " items, but " + left + " bytes are left");
+      throw new AvroRuntimeException(
+          what + " declares " + count + " items, but " + left + " bytes are left");
     }
     return count;
   }

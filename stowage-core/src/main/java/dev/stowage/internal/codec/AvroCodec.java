@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  * matched by name and alias, defaults for fields the writer lacked, promotions such as int to
  * long); what Avro cannot resolve is refused. Each thread keeps its own reader, writer, encoder and
  * decoder, so the codec is thread-safe. Only fields whose schema is a union with {@code null} can
- * be null. Declared lengths and counts are checked before Avro allocates for them
- * ({@link AvroBoundedDecoder}).
+ * be null. Declared lengths and counts are checked before Avro allocates for them ({@link
+ * AvroBoundedDecoder}).
  */
 final class AvroCodec<T> implements EvolvingCodec<T> {
   private static final String NAME = "avro";
@@ -36,8 +36,10 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
   AvroCodec(Class<T> type) {
     this.type = Objects.requireNonNull(type, "type");
     if (!SpecificRecord.class.isAssignableFrom(type)) {
-      throw new IllegalArgumentException("avro codec needs a generated org.apache.avro.specific.SpecificRecord class; "
-          + type.getName() + " is not one (generate it from a schema with avro-tools or the avro-maven-plugin)");
+      throw new IllegalArgumentException(
+          "avro codec needs a generated org.apache.avro.specific.SpecificRecord class; "
+              + type.getName()
+              + " is not one (generate it from a schema with avro-tools or the avro-maven-plugin)");
     }
     PerThread first = new PerThread(type);
     this.readerSchema = first.reader.getSchema();
@@ -118,8 +120,8 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
    * Reads a value written with another Avro schema of the record, resolved against this class's
    * schema by Avro's rules.
    *
-   * @throws dev.stowage.CodecException if the writer's schema is not Avro, or Avro cannot resolve it
-   *     (a field without a default that the writer lacked, a type that cannot be promoted)
+   * @throws dev.stowage.CodecException if the writer's schema is not Avro, or Avro cannot resolve
+   *     it (a field without a default that the writer lacked, a type that cannot be promoted)
    */
   @Override
   @SuppressWarnings("unchecked")

@@ -12,15 +12,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A JSON parser that counts the elements Jackson reads from it (every value, container or scalar,
- * and every property name; the ends of containers are not elements) against the {@link DecodeLimits}
- * of the decode running on this thread, and charges their estimated heap to that decode's budget in
- * steps of {@link DecodeLimits#CHARGE_THRESHOLD} as they are read. JSON needs at least two bytes an
- * element, so its strings are bounded by the payload itself; its elements are not, and each builds
- * an object.
+ * and every property name; the ends of containers are not elements) against the {@link
+ * DecodeLimits} of the decode running on this thread, and charges their estimated heap to that
+ * decode's budget in steps of {@link DecodeLimits#CHARGE_THRESHOLD} as they are read. JSON needs at
+ * least two bytes an element, so its strings are bounded by the payload itself; its elements are
+ * not, and each builds an object.
  *
- * <p>Counting happens in {@link #nextToken()}: Jackson's other {@code next...} methods go through it,
- * and {@link #nextValue()} is re-implemented on it. Tokens {@linkplain #skipChildren() skipped} build
- * nothing and are not counted. Belongs to one decode.
+ * <p>Counting happens in {@link #nextToken()}: Jackson's other {@code next...} methods go through
+ * it, and {@link #nextValue()} is re-implemented on it. Tokens {@linkplain #skipChildren() skipped}
+ * build nothing and are not counted. Belongs to one decode.
  */
 final class BoundedJsonParser extends JsonParserDelegate {
   /** Elements charged at once: their estimate is the charge threshold. */
@@ -42,8 +42,14 @@ final class BoundedJsonParser extends JsonParserDelegate {
     if (token != null && token != JsonToken.END_ARRAY && token != JsonToken.END_OBJECT) {
       elements++;
       if (elements > maxElements) {
-        throw new ElementLimit(scope.limits().tooManyElements("the value reaches " + elements + " elements at "
-            + delegate.currentTokenLocation().offsetDescription()));
+        throw new ElementLimit(
+            scope
+                .limits()
+                .tooManyElements(
+                    "the value reaches "
+                        + elements
+                        + " elements at "
+                        + delegate.currentTokenLocation().offsetDescription()));
       }
       if (elements % STEP == 0) {
         scope.charge(STEP * DecodeLimits.HEAP_PER_ELEMENT);
@@ -64,7 +70,9 @@ final class BoundedJsonParser extends JsonParserDelegate {
    * it, else the codec's usual decode failure.
    */
   static StowageException failure(String codec, Type type, int length, Exception failure) {
-    for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+    for (Throwable cause = failure;
+        cause != null;
+        cause = cause.getCause() == cause ? null : cause.getCause()) {
       if (cause instanceof ElementLimit limit) {
         return CodecFailures.refused(codec, type, length, limit.getOriginalMessage(), failure);
       }

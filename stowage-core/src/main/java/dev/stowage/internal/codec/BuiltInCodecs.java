@@ -15,12 +15,14 @@ public final class BuiltInCodecs {
   private BuiltInCodecs() {}
 
   /** Jackson JSON for {@code type}; {@code configuration} (nullable) adjusts the mapper. */
-  public static <T> Codec<T> json(Type type, @Nullable Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> json(
+      Type type, @Nullable Consumer<? super ObjectMapper> configuration) {
     return new JsonCodec<>(type, configuration);
   }
 
   /** MessagePack for {@code type}; {@code configuration} (nullable) adjusts both mappers. */
-  public static <T> Codec<T> msgpack(Type type, boolean compact, @Nullable Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpack(
+      Type type, boolean compact, @Nullable Consumer<? super ObjectMapper> configuration) {
     return new MsgpackCodec<>(type, compact, configuration);
   }
 
@@ -48,7 +50,10 @@ public final class BuiltInCodecs {
     return new JdkCodec<>(type, allowedClassPatterns);
   }
 
-  /** JSON as Spring's {@code GenericJackson2JsonRedisSerializer} writes it, behind a class allowlist. */
+  /**
+   * JSON as Spring's {@code GenericJackson2JsonRedisSerializer} writes it, behind a class
+   * allowlist.
+   */
   public static <T> Codec<T> springJson(Type type, List<String> allowedClassPatterns) {
     return new SpringJsonCodec<>(type, allowedClassPatterns);
   }

@@ -8,8 +8,8 @@ import java.util.Set;
 
 /**
  * The classes a codec may create, judged by name alone, so that a class can be refused before it is
- * loaded (and its static initializer run): exact class names, every class of {@code java.time},
- * and the patterns given. Immutable and thread-safe.
+ * loaded (and its static initializer run): exact class names, every class of {@code java.time}, and
+ * the patterns given. Immutable and thread-safe.
  */
 final class ClassNameAllowlist {
   private final Set<String> classNames;
@@ -18,7 +18,8 @@ final class ClassNameAllowlist {
 
   /**
    * @param codec names the codec in messages, such as {@code "jdk"}
-   * @param classNames classes that are allowed by their binary names ({@code com.example.Outer$Inner})
+   * @param classNames classes that are allowed by their binary names ({@code
+   *     com.example.Outer$Inner})
    * @param patterns {@code "com.example.Type"} (one class), {@code "com.example.*"} (the classes of
    *     a package) or {@code "com.example.**"} (a package and its subpackages)
    * @throws IllegalArgumentException if a pattern is blank or allows everything
@@ -30,16 +31,22 @@ final class ClassNameAllowlist {
     for (String pattern : patterns) {
       String trimmed = pattern.strip();
       if (trimmed.isEmpty() || trimmed.startsWith("*") || trimmed.startsWith(".")) {
-        throw new IllegalArgumentException(codec + " codec: '" + pattern
-            + "' is not an allowlist pattern; use a class name, 'com.example.*' or 'com.example.**'");
+        throw new IllegalArgumentException(
+            codec
+                + " codec: '"
+                + pattern
+                + "' is not an allowlist pattern; use a class name, 'com.example.*' or 'com.example.**'");
       }
       if (trimmed.endsWith(".**")) {
         trees.add(trimmed.substring(0, trimmed.length() - 3));
       } else if (trimmed.endsWith(".*")) {
         exactPackages.add(trimmed.substring(0, trimmed.length() - 2));
       } else if (trimmed.contains("*")) {
-        throw new IllegalArgumentException(codec + " codec: '" + pattern
-            + "' is not an allowlist pattern; '*' may only end one as '.*' or '.**'");
+        throw new IllegalArgumentException(
+            codec
+                + " codec: '"
+                + pattern
+                + "' is not an allowlist pattern; '*' may only end one as '.*' or '.**'");
       } else {
         names.add(trimmed);
       }

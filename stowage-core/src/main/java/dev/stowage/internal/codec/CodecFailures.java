@@ -13,12 +13,20 @@ final class CodecFailures {
   private CodecFailures() {}
 
   static CodecException encode(String codec, Type type, Throwable cause) {
-    return new CodecException(codec + " codec could not encode a " + name(type) + ": " + describe(cause), cause);
+    return new CodecException(
+        codec + " codec could not encode a " + name(type) + ": " + describe(cause), cause);
   }
 
   static CodecException decode(String codec, Type type, int length, Throwable cause) {
     return new CodecException(
-        codec + " codec could not decode " + length + " bytes as " + name(type) + ": " + describe(cause), cause);
+        codec
+            + " codec could not decode "
+            + length
+            + " bytes as "
+            + name(type)
+            + ": "
+            + describe(cause),
+        cause);
   }
 
   /**
@@ -31,35 +39,66 @@ final class CodecFailures {
       root = root.getCause();
     }
     return new CodecException(
-        codec + " codec could not decode " + length + " bytes as " + name(type) + ": " + describe(root), cause);
+        codec
+            + " codec could not decode "
+            + length
+            + " bytes as "
+            + name(type)
+            + ": "
+            + describe(root),
+        cause);
   }
 
-  /** Bytes that the codec will not hand to its library at all: {@code reason} says which bound they break. */
+  /**
+   * Bytes that the codec will not hand to its library at all: {@code reason} says which bound they
+   * break.
+   */
   static CodecException refused(String codec, Type type, int length, String reason) {
     return refused(codec, type, length, reason, null);
   }
 
-  /** As {@link #refused(String, Type, int, String)}, with the library's exception that followed the refusal. */
-  static CodecException refused(String codec, Type type, int length, String reason, @Nullable Throwable cause) {
-    return new CodecException(codec + " codec refused to decode " + length + " bytes as " + name(type) + ": " + reason,
+  /**
+   * As {@link #refused(String, Type, int, String)}, with the library's exception that followed the
+   * refusal.
+   */
+  static CodecException refused(
+      String codec, Type type, int length, String reason, @Nullable Throwable cause) {
+    return new CodecException(
+        codec + " codec refused to decode " + length + " bytes as " + name(type) + ": " + reason,
         cause);
   }
 
   static CodecException decodedNothing(String codec, Type type, int length) {
-    return new CodecException(codec + " codec decoded " + length + " bytes to no " + name(type) + " (null)");
+    return new CodecException(
+        codec + " codec decoded " + length + " bytes to no " + name(type) + " (null)");
   }
 
   static CodecException wrongType(String codec, Type type, Object decoded) {
-    return new CodecException(codec + " codec decoded a " + decoded.getClass().getName() + " where a "
-        + name(type) + " was expected");
+    return new CodecException(
+        codec
+            + " codec decoded a "
+            + decoded.getClass().getName()
+            + " where a "
+            + name(type)
+            + " was expected");
   }
 
-  /** Checks the bounds of a decode call, so that a bad range is a CodecException and not an index error. */
+  /**
+   * Checks the bounds of a decode call, so that a bad range is a CodecException and not an index
+   * error.
+   */
   static void checkRange(String codec, byte[] data, int offset, int length) {
     Objects.requireNonNull(data, "data");
     if (offset < 0 || length < 0 || offset > data.length - length) {
-      throw new CodecException(codec + " codec was asked to decode " + length + " bytes at offset " + offset
-          + " of a " + data.length + "-byte array");
+      throw new CodecException(
+          codec
+              + " codec was asked to decode "
+              + length
+              + " bytes at offset "
+              + offset
+              + " of a "
+              + data.length
+              + "-byte array");
     }
   }
 

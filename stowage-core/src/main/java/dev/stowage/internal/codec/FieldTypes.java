@@ -16,9 +16,9 @@ import java.util.Set;
 
 /**
  * The classes that a value type's serialized fields declare, found by walking the declared
- * (generic) field types from the value class into every class outside the JDK. Interfaces,
- * abstract classes and {@code Object} are left out: what they hold is only known at run time, and
- * the codec checks it then.
+ * (generic) field types from the value class into every class outside the JDK. Interfaces, abstract
+ * classes and {@code Object} are left out: what they hold is only known at run time, and the codec
+ * checks it then.
  */
 final class FieldTypes {
   private FieldTypes() {}
@@ -50,7 +50,9 @@ final class FieldTypes {
         addClass(c, found, pending);
         for (Field field : c.getDeclaredFields()) {
           int modifiers = field.getModifiers();
-          if (!Modifier.isStatic(modifiers) && !Modifier.isTransient(modifiers) && !field.isSynthetic()) {
+          if (!Modifier.isStatic(modifiers)
+              && !Modifier.isTransient(modifiers)
+              && !field.isSynthetic()) {
             addType(field.getGenericType(), found, pending);
           }
         }
@@ -77,14 +79,24 @@ final class FieldTypes {
       text.append('\n').append(type.getName()).append(" {");
       if (type.isRecord()) {
         for (RecordComponent component : type.getRecordComponents()) {
-          text.append(' ').append(component.getName()).append(':').append(component.getGenericType().getTypeName());
+          text.append(' ')
+              .append(component.getName())
+              .append(':')
+              .append(component.getGenericType().getTypeName());
         }
       } else {
-        for (Class<?> c = type; c != null && c != Object.class && !isJdk(c); c = c.getSuperclass()) {
+        for (Class<?> c = type;
+            c != null && c != Object.class && !isJdk(c);
+            c = c.getSuperclass()) {
           for (Field field : c.getDeclaredFields()) {
             int modifiers = field.getModifiers();
-            if (!Modifier.isStatic(modifiers) && !Modifier.isTransient(modifiers) && !field.isSynthetic()) {
-              text.append(' ').append(field.getName()).append(':').append(field.getGenericType().getTypeName());
+            if (!Modifier.isStatic(modifiers)
+                && !Modifier.isTransient(modifiers)
+                && !field.isSynthetic()) {
+              text.append(' ')
+                  .append(field.getName())
+                  .append(':')
+                  .append(field.getGenericType().getTypeName());
             }
           }
         }
@@ -106,7 +118,10 @@ final class FieldTypes {
       return true;
     }
     String name = element.getName();
-    return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.") || name.startsWith("sun.");
+    return name.startsWith("java.")
+        || name.startsWith("javax.")
+        || name.startsWith("jdk.")
+        || name.startsWith("sun.");
   }
 
   static Class<?> elementOf(Class<?> type) {
@@ -143,7 +158,9 @@ final class FieldTypes {
 
   private static void addClass(Class<?> type, Set<Class<?>> found, Deque<Class<?>> pending) {
     Class<?> element = elementOf(type);
-    if (element.isPrimitive() || element == Object.class || element.isInterface()
+    if (element.isPrimitive()
+        || element == Object.class
+        || element.isInterface()
         || (Modifier.isAbstract(element.getModifiers()) && !element.isArray())) {
       return;
     }

@@ -36,47 +36,75 @@ import org.jspecify.annotations.Nullable;
  * Fory reads an array's, a collection's or a big number's length and allocates that much before it
  * reads an element: five bytes can ask for 2 GiB. The serializers installed here read the same
  * bytes as Fory's own, but first check the length against the bytes left (each element takes at
- * least one byte; a primitive array's length is in bytes), and fail with an
- * {@link IllegalArgumentException} instead. The common collections get serializers that keep
- * Fory's generated-code fast path; every other registered class whose serializer starts with a
- * length ({@link #LENGTH_FIRST}, and every object array class, including the ones Fory creates
- * serializers for as it meets them) is wrapped, so that Fory reads it through the wrapper.
+ * least one byte; a primitive array's length is in bytes), and fail with an {@link
+ * IllegalArgumentException} instead. The common collections get serializers that keep Fory's
+ * generated-code fast path; every other registered class whose serializer starts with a length
+ * ({@link #LENGTH_FIRST}, and every object array class, including the ones Fory creates serializers
+ * for as it meets them) is wrapped, so that Fory reads it through the wrapper.
  */
 final class ForyBounds {
   /**
    * Fory 0.13's serializers whose bytes start with the element count, read before anything is
    * allocated for it (checked against its bytecode; {@code ForyBoundsUnitTests} fuzzes each).
    */
-  static final Set<String> LENGTH_FIRST = Set.of(
-      "org.apache.fory.serializer.collection.CollectionSerializers$ConcurrentSkipListSetSerializer",
-      "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableBiMapSerializer",
-      "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableListSerializer",
-      "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableMapSerializer",
-      "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableSetSerializer",
-      "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableSortedMapSerializer",
-      "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableSortedSetSerializer",
-      "org.apache.fory.serializer.collection.GuavaCollectionSerializers$RegularImmutableListSerializer",
-      "org.apache.fory.serializer.collection.MapSerializers$ConcurrentHashMapSerializer",
-      "org.apache.fory.serializer.collection.MapSerializers$ConcurrentSkipListMapSerializer",
-      "org.apache.fory.serializer.collection.MapSerializers$EnumMapSerializer",
-      "org.apache.fory.serializer.collection.MapSerializers$LazyMapSerializer",
-      "org.apache.fory.serializer.collection.SubListSerializers$SubListSerializer",
-      "org.apache.fory.serializer.ArraySerializers$ObjectArraySerializer");
+  static final Set<String> LENGTH_FIRST =
+      Set.of(
+          "org.apache.fory.serializer.collection.CollectionSerializers$ConcurrentSkipListSetSerializer",
+          "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableBiMapSerializer",
+          "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableListSerializer",
+          "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableMapSerializer",
+          "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableSetSerializer",
+          "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableSortedMapSerializer",
+          "org.apache.fory.serializer.collection.GuavaCollectionSerializers$ImmutableSortedSetSerializer",
+          "org.apache.fory.serializer.collection.GuavaCollectionSerializers$RegularImmutableListSerializer",
+          "org.apache.fory.serializer.collection.MapSerializers$ConcurrentHashMapSerializer",
+          "org.apache.fory.serializer.collection.MapSerializers$ConcurrentSkipListMapSerializer",
+          "org.apache.fory.serializer.collection.MapSerializers$EnumMapSerializer",
+          "org.apache.fory.serializer.collection.MapSerializers$LazyMapSerializer",
+          "org.apache.fory.serializer.collection.SubListSerializers$SubListSerializer",
+          "org.apache.fory.serializer.ArraySerializers$ObjectArraySerializer");
 
   private ForyBounds() {}
 
-  /** Replaces the serializers that allocate by a length read from the bytes. Call before any use. */
+  /**
+   * Replaces the serializers that allocate by a length read from the bytes. Call before any use.
+   */
   static void install(ThreadSafeFory fory) {
     Set<Class<?>> replaced = new HashSet<>();
-    replace(fory, replaced, ArrayList.class, f -> new BoundedCollection<>(f, ArrayList.class, ArrayList::new));
-    replace(fory, replaced, ArrayDeque.class, f -> new BoundedCollection<>(f, ArrayDeque.class, ArrayDeque::new));
-    replace(fory, replaced, Vector.class, f -> new BoundedCollection<>(f, Vector.class, Vector::new));
-    replace(fory, replaced, HashSet.class, f -> new BoundedCollection<>(f, HashSet.class, HashSet::new));
-    replace(fory, replaced, LinkedHashSet.class, f -> new BoundedCollection<>(f, LinkedHashSet.class, LinkedHashSet::new));
+    replace(
+        fory,
+        replaced,
+        ArrayList.class,
+        f -> new BoundedCollection<>(f, ArrayList.class, ArrayList::new));
+    replace(
+        fory,
+        replaced,
+        ArrayDeque.class,
+        f -> new BoundedCollection<>(f, ArrayDeque.class, ArrayDeque::new));
+    replace(
+        fory, replaced, Vector.class, f -> new BoundedCollection<>(f, Vector.class, Vector::new));
+    replace(
+        fory,
+        replaced,
+        HashSet.class,
+        f -> new BoundedCollection<>(f, HashSet.class, HashSet::new));
+    replace(
+        fory,
+        replaced,
+        LinkedHashSet.class,
+        f -> new BoundedCollection<>(f, LinkedHashSet.class, LinkedHashSet::new));
     replace(fory, replaced, HashMap.class, f -> new BoundedMap<>(f, HashMap.class, HashMap::new));
-    replace(fory, replaced, LinkedHashMap.class, f -> new BoundedMap<>(f, LinkedHashMap.class, LinkedHashMap::new));
+    replace(
+        fory,
+        replaced,
+        LinkedHashMap.class,
+        f -> new BoundedMap<>(f, LinkedHashMap.class, LinkedHashMap::new));
     replace(fory, replaced, CopyOnWriteArrayList.class, BoundedCopyOnWriteList::new);
-    for (Class<?> list : List.of(List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).subList(0, 1).getClass())) {
+    for (Class<?> list :
+        List.of(
+            List.of().getClass(),
+            List.of(1).getClass(),
+            List.of(1, 2, 3).subList(0, 1).getClass())) {
       replace(fory, replaced, list, f -> new BoundedImmutableList(f, list));
     }
     for (Class<?> set : List.of(Set.of().getClass(), Set.of(1).getClass())) {
@@ -85,22 +113,73 @@ final class ForyBounds {
     for (Class<?> map : List.of(Map.of().getClass(), Map.of(1, 1).getClass())) {
       replace(fory, replaced, map, f -> new BoundedImmutableMap(f, map));
     }
-    replace(fory, replaced, int[].class, f -> new CountFirst<>(f, new ArraySerializers.IntArraySerializer(f), 1));
-    replace(fory, replaced, long[].class, f -> new CountFirst<>(f, new ArraySerializers.LongArraySerializer(f), 1));
-    replace(fory, replaced, float[].class, f -> new CountFirst<>(f, new ArraySerializers.FloatArraySerializer(f), 1));
-    replace(fory, replaced, double[].class, f -> new CountFirst<>(f, new ArraySerializers.DoubleArraySerializer(f), 1));
-    replace(fory, replaced, short[].class, f -> new CountFirst<>(f, new ArraySerializers.ShortArraySerializer(f), 1));
-    replace(fory, replaced, char[].class, f -> new CountFirst<>(f, new ArraySerializers.CharArraySerializer(f), 1));
-    replace(fory, replaced, byte[].class, f -> new CountFirst<>(f, new ArraySerializers.ByteArraySerializer(f), 1));
-    replace(fory, replaced, boolean[].class, f -> new CountFirst<>(f, new ArraySerializers.BooleanArraySerializer(f), 1));
-    replace(fory, replaced, String[].class, f -> new CountFirst<>(f, new ArraySerializers.StringArraySerializer(f), 1));
-    replace(fory, replaced, BigInteger.class, f -> new CountFirst<>(f, new Serializers.BigIntegerSerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        int[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.IntArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        long[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.LongArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        float[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.FloatArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        double[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.DoubleArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        short[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.ShortArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        char[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.CharArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        byte[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.ByteArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        boolean[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.BooleanArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        String[].class,
+        f -> new CountFirst<>(f, new ArraySerializers.StringArraySerializer(f), 1));
+    replace(
+        fory,
+        replaced,
+        BigInteger.class,
+        f -> new CountFirst<>(f, new Serializers.BigIntegerSerializer(f), 1));
     // scale, precision, then the unscaled value's length and bytes
-    replace(fory, replaced, BigDecimal.class,
+    replace(
+        fory,
+        replaced,
+        BigDecimal.class,
         f -> new CountFirst<>(f, new Serializers.BigDecimalSerializer(f), 1, 2, 0));
-    replace(fory, replaced, BitSet.class,
-        f -> new CountFirst<>(f, new CollectionSerializers.BitSetSerializer(f, BitSet.class), 1)); // its words' bytes
-    List<Class<?>> registered = fory.execute(f -> new ArrayList<>(f.getClassResolver().getRegisteredClasses()));
+    replace(
+        fory,
+        replaced,
+        BitSet.class,
+        f ->
+            new CountFirst<>(
+                f,
+                new CollectionSerializers.BitSetSerializer(f, BitSet.class),
+                1)); // its words' bytes
+    List<Class<?>> registered =
+        fory.execute(f -> new ArrayList<>(f.getClassResolver().getRegisteredClasses()));
     for (Class<?> type : registered) {
       if (!replaced.contains(type) && fory.<Boolean>execute(f -> lengthFirst(f, type))) {
         fory.registerSerializer(type, f -> checked(f, f.getClassResolver().getSerializer(type)));
@@ -109,13 +188,19 @@ final class ForyBounds {
     fory.setSerializerFactory(ForyBounds::objectArrays);
   }
 
-  private static void replace(ThreadSafeFory fory, Set<Class<?>> replaced, Class<?> type,
-                              Function<Fory, Serializer<?>> serializer) {
+  private static void replace(
+      ThreadSafeFory fory,
+      Set<Class<?>> replaced,
+      Class<?> type,
+      Function<Fory, Serializer<?>> serializer) {
     fory.registerSerializer(type, serializer);
     replaced.add(type);
   }
 
-  /** Fory's own serializer, wrapped so that its length is checked first; maps and collections stay what Fory expects. */
+  /**
+   * Fory's own serializer, wrapped so that its length is checked first; maps and collections stay
+   * what Fory expects.
+   */
   @SuppressWarnings({"rawtypes", "unchecked"})
   private static Serializer<?> checked(Fory fory, Serializer serializer) {
     if (serializer instanceof MapLikeSerializer map) {
@@ -125,14 +210,15 @@ final class ForyBounds {
       return new CheckedCollection(fory, collection);
     }
     return serializer instanceof ArraySerializers.ObjectArraySerializer
-        ? new CountFirst<>(fory, serializer, 1, 0, 1) : new CountFirst<>(fory, serializer, 1);
+        ? new CountFirst<>(fory, serializer, 1, 0, 1)
+        : new CountFirst<>(fory, serializer, 1);
   }
 
   /**
    * Whether Fory's serializer for a registered class reads a length first. Only serializers Fory
    * already made are looked at (it makes the collections' at start); creating the others would
-   * compile code for classes such as exceptions. Those, when made later, are object arrays
-   * ({@link #objectArrays}) or read no length first.
+   * compile code for classes such as exceptions. Those, when made later, are object arrays ({@link
+   * #objectArrays}) or read no length first.
    */
   private static boolean lengthFirst(Fory fory, Class<?> type) {
     Serializer<?> serializer;
@@ -167,7 +253,8 @@ final class ForyBounds {
    * other varints, kept in the bits of its varint above the lowest {@code flagBits} (an object
    * array keeps a flag in its lowest bit).
    */
-  static void checkLength(MemoryBuffer buffer, long unitBytes, int varintsBefore, int flagBits, Class<?> type) {
+  static void checkLength(
+      MemoryBuffer buffer, long unitBytes, int varintsBefore, int flagBits, Class<?> type) {
     int start = buffer.readerIndex();
     for (int i = 0; i < varintsBefore; i++) {
       buffer.readVarUint32Small7();
@@ -176,12 +263,22 @@ final class ForyBounds {
     int left = buffer.remaining();
     buffer.readerIndex(start);
     if (length < 0 || length * unitBytes > left) {
-      throw new IllegalArgumentException("a " + type.getSimpleName() + " of " + Integer.toUnsignedString(length)
-          + (unitBytes == 1 ? "" : " units of " + unitBytes + " bytes") + " cannot fit in the " + left + " bytes left");
+      throw new IllegalArgumentException(
+          "a "
+              + type.getSimpleName()
+              + " of "
+              + Integer.toUnsignedString(length)
+              + (unitBytes == 1 ? "" : " units of " + unitBytes + " bytes")
+              + " cannot fit in the "
+              + left
+              + " bytes left");
     }
   }
 
-  /** A serializer whose bytes start with a varint length (or have it after a few varints); reads after checking it. */
+  /**
+   * A serializer whose bytes start with a varint length (or have it after a few varints); reads
+   * after checking it.
+   */
   private static final class CountFirst<T> extends Serializer<T> {
     private final Serializer<T> delegate;
     private final long unitBytes;
@@ -217,9 +314,13 @@ final class ForyBounds {
     }
   }
 
-  /** Fory's layout for a collection (as its ArrayList, HashSet and similar serializers write it), checked. */
+  /**
+   * Fory's layout for a collection (as its ArrayList, HashSet and similar serializers write it),
+   * checked.
+   */
   @SuppressWarnings({"rawtypes", "unchecked"})
-  private static final class BoundedCollection<T extends Collection> extends CollectionSerializer<T> {
+  private static final class BoundedCollection<T extends Collection>
+      extends CollectionSerializer<T> {
     private final IntFunction<T> factory;
 
     BoundedCollection(Fory fory, Class<T> type, IntFunction<T> factory) {
@@ -407,7 +508,8 @@ final class ForyBounds {
   }
 
   @SuppressWarnings("rawtypes")
-  private static final class BoundedCopyOnWriteList extends CollectionSerializers.CopyOnWriteArrayListSerializer {
+  private static final class BoundedCopyOnWriteList
+      extends CollectionSerializers.CopyOnWriteArrayListSerializer {
     BoundedCopyOnWriteList(Fory fory) {
       super(fory, CopyOnWriteArrayList.class);
     }
@@ -420,7 +522,8 @@ final class ForyBounds {
   }
 
   @SuppressWarnings("rawtypes")
-  private static final class BoundedImmutableList extends ImmutableCollectionSerializers.ImmutableListSerializer {
+  private static final class BoundedImmutableList
+      extends ImmutableCollectionSerializers.ImmutableListSerializer {
     BoundedImmutableList(Fory fory, Class type) {
       super(fory, type);
     }
@@ -433,7 +536,8 @@ final class ForyBounds {
   }
 
   @SuppressWarnings("rawtypes")
-  private static final class BoundedImmutableSet extends ImmutableCollectionSerializers.ImmutableSetSerializer {
+  private static final class BoundedImmutableSet
+      extends ImmutableCollectionSerializers.ImmutableSetSerializer {
     BoundedImmutableSet(Fory fory, Class type) {
       super(fory, type);
     }
@@ -446,7 +550,8 @@ final class ForyBounds {
   }
 
   @SuppressWarnings("rawtypes")
-  private static final class BoundedImmutableMap extends ImmutableCollectionSerializers.ImmutableMapSerializer {
+  private static final class BoundedImmutableMap
+      extends ImmutableCollectionSerializers.ImmutableMapSerializer {
     BoundedImmutableMap(Fory fory, Class type) {
       super(fory, type);
     }

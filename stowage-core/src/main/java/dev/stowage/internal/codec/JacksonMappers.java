@@ -77,14 +77,17 @@ final class JacksonMappers {
    *
    * @throws IllegalArgumentException if the configuration enabled default typing
    */
-  static ObjectMapper configured(ObjectMapper mapper, @Nullable Consumer<? super ObjectMapper> configuration) {
+  static ObjectMapper configured(
+      ObjectMapper mapper, @Nullable Consumer<? super ObjectMapper> configuration) {
     if (configuration == null) {
       return mapper;
     }
     configuration.accept(mapper);
-    if (mapper.getDeserializationConfig().getDefaultTyper(mapper.constructType(Object.class)) != null) {
-      throw new IllegalArgumentException("the mapper configuration enabled default typing, which lets the bytes"
-          + " choose the class that is created; Stowage's Jackson codecs refuse it");
+    if (mapper.getDeserializationConfig().getDefaultTyper(mapper.constructType(Object.class))
+        != null) {
+      throw new IllegalArgumentException(
+          "the mapper configuration enabled default typing, which lets the bytes"
+              + " choose the class that is created; Stowage's Jackson codecs refuse it");
     }
     return mapper;
   }
@@ -103,8 +106,12 @@ final class JacksonMappers {
         return declared;
       }
       Class<?> type = annotated.getRawType();
-      if (type.isEnum() || type.isArray() || type.isPrimitive() || FieldTypes.isJdk(type)
-          || Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)) {
+      if (type.isEnum()
+          || type.isArray()
+          || type.isPrimitive()
+          || FieldTypes.isJdk(type)
+          || Collection.class.isAssignableFrom(type)
+          || Map.class.isAssignableFrom(type)) {
         return declared;
       }
       return declared == null ? ARRAY : declared.withShape(JsonFormat.Shape.ARRAY);

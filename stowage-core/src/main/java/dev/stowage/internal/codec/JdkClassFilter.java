@@ -23,45 +23,83 @@ import org.jspecify.annotations.Nullable;
 final class JdkClassFilter implements ObjectInputFilter {
   /** The deepest nesting of objects a value may have. */
   static final long MAX_DEPTH = 64;
+
   /** The longest array a value may hold, checked before the array is allocated. */
   static final long MAX_ARRAY_LENGTH = 16L * 1024 * 1024;
+
   /** The most object references a value may have. */
   static final long MAX_REFERENCES = 1_000_000;
+
   /** The most bytes a value may take. */
   static final long MAX_BYTES = 256L * 1024 * 1024;
+
   /**
    * What an array may exceed the bytes left by: a collection reads its size from a block of data
    * (up to 1 KiB, already counted as read) before it sizes its table.
    */
   private static final long BLOCK_SLACK = 1024 + 5;
+
   /** How many filter calls pass between two looks at the CPU time. */
   private static final int CLOCK_EVERY = 64;
+
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   /**
    * JDK classes that carry plain data and run nothing of interest when read: the boxed primitives
    * and their superclasses, {@code Object} (for {@code Object[]}: its elements are checked one by
-   * one, and {@code Object} itself is not serializable), enums, big numbers, the serial forms of the immutable collections, and
-   * the common collections. Every class of {@code java.time} is allowed as well.
+   * one, and {@code Object} itself is not serializable), enums, big numbers, the serial forms of
+   * the immutable collections, and the common collections. Every class of {@code java.time} is
+   * allowed as well.
    */
-  static final Set<String> JDK_BASICS = Set.of(
-      "java.lang.String", "java.lang.Boolean", "java.lang.Character", "java.lang.Byte", "java.lang.Short",
-      "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.lang.Number",
-      "java.lang.Enum", "java.lang.Object", "java.math.BigDecimal", "java.math.BigInteger",
-      // HashMap and HashSet check their table size as a Map.Entry[] before they read entries.
-      "java.util.Map$Entry",
-      "java.util.ArrayList", "java.util.LinkedList", "java.util.HashMap", "java.util.LinkedHashMap",
-      "java.util.TreeMap", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
-      "java.util.ArrayDeque", "java.util.UUID", "java.util.Date", "java.util.Arrays$ArrayList",
-      // List.of(...) and friends: written as CollSer, which resolves to one of these.
-      "java.util.CollSer", "java.util.ImmutableCollections$ListN", "java.util.ImmutableCollections$List12",
-      "java.util.ImmutableCollections$SetN", "java.util.ImmutableCollections$Set12",
-      "java.util.ImmutableCollections$MapN", "java.util.ImmutableCollections$Map1",
-      "java.util.Collections$EmptyList", "java.util.Collections$EmptySet", "java.util.Collections$EmptyMap",
-      "java.util.Collections$SingletonList", "java.util.Collections$SingletonSet",
-      "java.util.Collections$SingletonMap", "java.util.Collections$UnmodifiableCollection",
-      "java.util.Collections$UnmodifiableList", "java.util.Collections$UnmodifiableRandomAccessList",
-      "java.util.Collections$UnmodifiableSet", "java.util.Collections$UnmodifiableMap");
+  static final Set<String> JDK_BASICS =
+      Set.of(
+          "java.lang.String",
+          "java.lang.Boolean",
+          "java.lang.Character",
+          "java.lang.Byte",
+          "java.lang.Short",
+          "java.lang.Integer",
+          "java.lang.Long",
+          "java.lang.Float",
+          "java.lang.Double",
+          "java.lang.Number",
+          "java.lang.Enum",
+          "java.lang.Object",
+          "java.math.BigDecimal",
+          "java.math.BigInteger",
+          // HashMap and HashSet check their table size as a Map.Entry[] before they read entries.
+          "java.util.Map$Entry",
+          "java.util.ArrayList",
+          "java.util.LinkedList",
+          "java.util.HashMap",
+          "java.util.LinkedHashMap",
+          "java.util.TreeMap",
+          "java.util.HashSet",
+          "java.util.LinkedHashSet",
+          "java.util.TreeSet",
+          "java.util.ArrayDeque",
+          "java.util.UUID",
+          "java.util.Date",
+          "java.util.Arrays$ArrayList",
+          // List.of(...) and friends: written as CollSer, which resolves to one of these.
+          "java.util.CollSer",
+          "java.util.ImmutableCollections$ListN",
+          "java.util.ImmutableCollections$List12",
+          "java.util.ImmutableCollections$SetN",
+          "java.util.ImmutableCollections$Set12",
+          "java.util.ImmutableCollections$MapN",
+          "java.util.ImmutableCollections$Map1",
+          "java.util.Collections$EmptyList",
+          "java.util.Collections$EmptySet",
+          "java.util.Collections$EmptyMap",
+          "java.util.Collections$SingletonList",
+          "java.util.Collections$SingletonSet",
+          "java.util.Collections$SingletonMap",
+          "java.util.Collections$UnmodifiableCollection",
+          "java.util.Collections$UnmodifiableList",
+          "java.util.Collections$UnmodifiableRandomAccessList",
+          "java.util.Collections$UnmodifiableSet",
+          "java.util.Collections$UnmodifiableMap");
 
   private final ClassNameAllowlist names;
 
@@ -81,7 +119,9 @@ final class JdkClassFilter implements ObjectInputFilter {
 
   @Override
   public Status checkInput(FilterInfo info) {
-    if (info.depth() > MAX_DEPTH || info.arrayLength() > MAX_ARRAY_LENGTH || info.references() > MAX_REFERENCES
+    if (info.depth() > MAX_DEPTH
+        || info.arrayLength() > MAX_ARRAY_LENGTH
+        || info.references() > MAX_REFERENCES
         || info.streamBytes() > MAX_BYTES) {
       return Status.REJECTED;
     }
@@ -98,7 +138,10 @@ final class JdkClassFilter implements ObjectInputFilter {
       return "nesting depth " + info.depth() + " is over the limit of " + MAX_DEPTH;
     }
     if (info.arrayLength() > MAX_ARRAY_LENGTH) {
-      return "an array of " + info.arrayLength() + " elements is over the limit of " + MAX_ARRAY_LENGTH;
+      return "an array of "
+          + info.arrayLength()
+          + " elements is over the limit of "
+          + MAX_ARRAY_LENGTH;
     }
     if (info.references() > MAX_REFERENCES) {
       return info.references() + " object references are over the limit of " + MAX_REFERENCES;
@@ -150,15 +193,27 @@ final class JdkClassFilter implements ObjectInputFilter {
         long bytes = info.arrayLength() * elementSize(info.serialClass());
         long left = length - info.streamBytes();
         if (bytes > left + BLOCK_SLACK) {
-          reason = "an array of " + info.arrayLength() + " elements (" + name(info.serialClass())
-              + ") cannot fit in the " + Math.max(0, left) + " bytes left of the value";
+          reason =
+              "an array of "
+                  + info.arrayLength()
+                  + " elements ("
+                  + name(info.serialClass())
+                  + ") cannot fit in the "
+                  + Math.max(0, left)
+                  + " bytes left of the value";
         }
       }
       if (reason == null && ++calls % CLOCK_EVERY == 0) {
         long spent = cpuTime() - started;
         if (spent > budget) {
-          reason = "reading took more than " + budget / 1_000_000 + " ms of CPU time, the limit for "
-              + length + " bytes (" + info.references() + " objects read so far)";
+          reason =
+              "reading took more than "
+                  + budget / 1_000_000
+                  + " ms of CPU time, the limit for "
+                  + length
+                  + " bytes ("
+                  + info.references()
+                  + " objects read so far)";
         }
       }
       if (reason == null) {
@@ -191,8 +246,11 @@ final class JdkClassFilter implements ObjectInputFilter {
   }
 
   private static String name(Class<?> type) {
-    return type == null ? "unknown class" : type.getComponentType() != null
-        ? type.getComponentType().getName() + "[]" : type.getName();
+    return type == null
+        ? "unknown class"
+        : type.getComponentType() != null
+            ? type.getComponentType().getName() + "[]"
+            : type.getName();
   }
 
   /** The calling thread's CPU time, or the wall clock where the JVM does not measure it. */

@@ -19,16 +19,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * JDK serialization behind an {@link java.io.ObjectInputFilter} allowlist. Allowed are the value
- * class, the classes its fields declare (found by walking the field types, superclasses
- * included), plain JDK data classes ({@link JdkClassFilter#JDK_BASICS} and {@code java.time}), and
- * the patterns given; every other class is rejected before it is created.
+ * class, the classes its fields declare (found by walking the field types, superclasses included),
+ * plain JDK data classes ({@link JdkClassFilter#JDK_BASICS} and {@code java.time}), and the
+ * patterns given; every other class is rejected before it is created.
  *
- * <p>Reading is bounded by work as well as by depth and references: {@link JdkGraphBounds} walks the
- * stream first and refuses a graph whose shared references unfold into more than
- * {@value JdkGraphBounds#MAX_UNFOLDED_OBJECTS} objects (nested sets that cost 2<sup>depth</sup>
- * hash calls), and the filter refuses arrays and collection tables larger than the bytes left and a
- * read that runs past its CPU budget (colliding hash keys). Thread-safe: each call uses its own
- * streams.
+ * <p>Reading is bounded by work as well as by depth and references: {@link JdkGraphBounds} walks
+ * the stream first and refuses a graph whose shared references unfold into more than {@value
+ * JdkGraphBounds#MAX_UNFOLDED_OBJECTS} objects (nested sets that cost 2<sup>depth</sup> hash
+ * calls), and the filter refuses arrays and collection tables larger than the bytes left and a read
+ * that runs past its CPU budget (colliding hash keys). Thread-safe: each call uses its own streams.
  *
  * <p>Classes named in the bytes are looked up through the class loader of the value class first,
  * then as {@link ObjectInputStream} does, so a value class loaded by its own loader (a plugin, or
@@ -43,11 +42,14 @@ final class JdkCodec<T> implements Codec<T> {
   JdkCodec(Class<T> type, List<String> allowedClassPatterns) {
     this.type = Objects.requireNonNull(type, "type");
     if (!Serializable.class.isAssignableFrom(type) && !type.isInterface()) {
-      throw new IllegalArgumentException("jdk codec needs a java.io.Serializable class; " + type.getName() + " is not");
+      throw new IllegalArgumentException(
+          "jdk codec needs a java.io.Serializable class; " + type.getName() + " is not");
     }
     Set<Class<?>> allowed = new HashSet<>();
     for (Class<?> reachable : FieldTypes.reachableFrom(List.of(type))) {
-      for (Class<?> c = reachable; c != null && c != Object.class && !FieldTypes.isJdk(c); c = c.getSuperclass()) {
+      for (Class<?> c = reachable;
+          c != null && c != Object.class && !FieldTypes.isJdk(c);
+          c = c.getSuperclass()) {
         allowed.add(c);
       }
     }
@@ -80,7 +82,8 @@ final class JdkCodec<T> implements Codec<T> {
     }
     Object decoded;
     JdkClassFilter.Reading reading = filter.reading(length);
-    try (ObjectInputStream in = new TypeLoaderInput(new ByteArrayInputStream(data, offset, length), type)) {
+    try (ObjectInputStream in =
+        new TypeLoaderInput(new ByteArrayInputStream(data, offset, length), type)) {
       in.setObjectInputFilter(reading);
       decoded = in.readObject();
     } catch (IOException | ClassNotFoundException | RuntimeException | StackOverflowError e) {
@@ -88,8 +91,13 @@ final class JdkCodec<T> implements Codec<T> {
         throw CodecFailures.refused(NAME, type, length, reading.rejection(), e);
       }
       if (e instanceof StackOverflowError) {
-        throw new CodecException("jdk codec could not decode " + length + " bytes as " + type.getName()
-            + ": the stack overflowed, as hashing a value that contains itself does", e);
+        throw new CodecException(
+            "jdk codec could not decode "
+                + length
+                + " bytes as "
+                + type.getName()
+                + ": the stack overflowed, as hashing a value that contains itself does",
+            e);
       }
       throw CodecFailures.decode(NAME, type, length, e);
     }
@@ -117,7 +125,8 @@ final class JdkCodec<T> implements Codec<T> {
     }
 
     @Override
-    protected Class<?> resolveClass(ObjectStreamClass descriptor) throws IOException, ClassNotFoundException {
+    protected Class<?> resolveClass(ObjectStreamClass descriptor)
+        throws IOException, ClassNotFoundException {
       if (loader != null) {
         try {
           return Class.forName(descriptor.getName(), false, loader);

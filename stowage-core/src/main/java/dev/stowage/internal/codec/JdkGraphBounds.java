@@ -10,27 +10,28 @@ import org.jspecify.annotations.Nullable;
  * anything, that measures the object graph the stream describes as a tree: every object counted
  * again each time it is referenced. Hashing a set or a map of such a graph during deserialization
  * walks that tree, so a few kilobytes of shared references (the classic nested {@code HashSet}s,
- * each level holding the two sets of the level below) cost 2<sup>depth</sup> calls to
- * {@code hashCode} before the stream ends. The walk follows the grammar of the Java Object
- * Serialization Specification (chapter 6) in time proportional to the stream's length, allocates
- * nothing the stream declares, and refuses a stream that
+ * each level holding the two sets of the level below) cost 2<sup>depth</sup> calls to {@code
+ * hashCode} before the stream ends. The walk follows the grammar of the Java Object Serialization
+ * Specification (chapter 6) in time proportional to the stream's length, allocates nothing the
+ * stream declares, and refuses a stream that
  *
  * <ul>
  *   <li>reaches more than {@link #MAX_UNFOLDED_OBJECTS} objects counted that way,
  *   <li>declares an array, a string or a block of data longer than what is left of the stream,
- *   <li>names a proxy class (the allowlist never allows one), carries an exception written in
- *       place of an object, or externalizable data without block framing (protocol 1),
+ *   <li>names a proxy class (the allowlist never allows one), carries an exception written in place
+ *       of an object, or externalizable data without block framing (protocol 1),
  *   <li>does not follow the grammar: truncated, a reference to no handle, an unknown type code.
  * </ul>
  *
- * <p>A class whose {@code writeObject} writes optional data before calling
- * {@code defaultWriteObject} (which the specification forbids) cannot be followed and is refused.
- * A reference to an object still being read (a cycle) counts one object: hashing a cycle fails with
- * a {@link StackOverflowError}, quickly, rather than running long. Stateless and thread-safe.
+ * <p>A class whose {@code writeObject} writes optional data before calling {@code
+ * defaultWriteObject} (which the specification forbids) cannot be followed and is refused. A
+ * reference to an object still being read (a cycle) counts one object: hashing a cycle fails with a
+ * {@link StackOverflowError}, quickly, rather than running long. Stateless and thread-safe.
  */
 final class JdkGraphBounds {
   /** The most objects a stream may reach, each counted as often as it is referenced. */
   static final long MAX_UNFOLDED_OBJECTS = 10_000_000;
+
   /**
    * The deepest the walk recurses, counting objects and class descriptors: a value the filter's
    * depth limit (64 objects) lets through, with its classes' superclass chains, stays well below.
@@ -62,8 +63,8 @@ final class JdkGraphBounds {
 
   /**
    * Why the stream in {@code length} bytes of {@code data} at {@code offset} must not be read, or
-   * {@code null} if the object it starts with is within the bounds. Bytes after that object are
-   * not looked at, as {@code readObject} does not read them.
+   * {@code null} if the object it starts with is within the bounds. Bytes after that object are not
+   * looked at, as {@code readObject} does not read them.
    */
   static @Nullable String problem(byte[] data, int offset, int length) {
     Walk walk = new Walk(data, offset, offset + length);
@@ -85,7 +86,8 @@ final class JdkGraphBounds {
   }
 
   /** A class descriptor: enough of it to follow the data of its objects. */
-  private record ClassDesc(String name, int flags, char[] fieldTypes, @Nullable ClassDesc superDesc) {}
+  private record ClassDesc(
+      String name, int flags, char[] fieldTypes, @Nullable ClassDesc superDesc) {}
 
   /** What a handle names: a class descriptor, or something with a weight (-1 while it is read). */
   private static final class Handle {
@@ -158,7 +160,8 @@ final class JdkGraphBounds {
             handles.add(new Handle(null, 1));
             int name = u1();
             if (name != TC_STRING && name != TC_LONGSTRING && name != TC_REFERENCE) {
-              throw refuse("an enum constant's name at byte " + (pos - 1 - start) + " is not a string");
+              throw refuse(
+                  "an enum constant's name at byte " + (pos - 1 - start) + " is not a string");
             }
             object(name);
             yield 1;
@@ -167,9 +170,15 @@ final class JdkGraphBounds {
             classDescAfter(tc);
             yield 1;
           }
-          case TC_EXCEPTION -> throw refuse("it holds an exception that was thrown while it was written");
+          case TC_EXCEPTION ->
+              throw refuse("it holds an exception that was thrown while it was written");
           case TC_RESET -> throw refuse("a reset inside an object, at byte " + (pos - 1 - start));
-          default -> throw refuse("unknown type code 0x" + Integer.toHexString(tc) + " at byte " + (pos - 1 - start));
+          default ->
+              throw refuse(
+                  "unknown type code 0x"
+                      + Integer.toHexString(tc)
+                      + " at byte "
+                      + (pos - 1 - start));
         };
       } finally {
         nesting--;
@@ -194,8 +203,16 @@ final class JdkGraphBounds {
       int elementSize = primitiveSize(element);
       long left = end - pos;
       if (size < 0 || (long) size * Math.max(1, elementSize) > left) {
-        throw refuse("an array of " + size + " elements (" + desc.name() + ") at byte " + (pos - 4 - start)
-            + ", but " + left + " bytes are left");
+        throw refuse(
+            "an array of "
+                + size
+                + " elements ("
+                + desc.name()
+                + ") at byte "
+                + (pos - 4 - start)
+                + ", but "
+                + left
+                + " bytes are left");
       }
       long weight = 1;
       if (elementSize > 0) {
@@ -227,7 +244,8 @@ final class JdkGraphBounds {
         int flags = c.flags();
         if ((flags & SC_EXTERNALIZABLE) != 0) {
           if ((flags & SC_BLOCK_DATA) == 0) {
-            throw refuse("class " + c.name() + " is externalizable data without block framing (protocol 1)");
+            throw refuse(
+                "class " + c.name() + " is externalizable data without block framing (protocol 1)");
           }
           weight = add(weight, annotation());
         } else if ((flags & SC_SERIALIZABLE) != 0) {
@@ -276,8 +294,12 @@ final class JdkGraphBounds {
           yield handle.desc;
         }
         case TC_CLASSDESC, TC_PROXYCLASSDESC -> classDescAfter(tc);
-        default -> throw refuse("a class descriptor was expected at byte " + (pos - 1 - start) + ", not type code 0x"
-            + Integer.toHexString(tc));
+        default ->
+            throw refuse(
+                "a class descriptor was expected at byte "
+                    + (pos - 1 - start)
+                    + ", not type code 0x"
+                    + Integer.toHexString(tc));
       };
     }
 
@@ -296,7 +318,14 @@ final class JdkGraphBounds {
         int flags = u1();
         int count = u2();
         if (count > end - pos) {
-          throw refuse("class " + name + " declares " + count + " fields, but " + (end - pos) + " bytes are left");
+          throw refuse(
+              "class "
+                  + name
+                  + " declares "
+                  + count
+                  + " fields, but "
+                  + (end - pos)
+                  + " bytes are left");
         }
         char[] types = new char[count];
         for (int i = 0; i < count; i++) {
@@ -326,8 +355,12 @@ final class JdkGraphBounds {
       int wire = s4();
       int index = wire - BASE_HANDLE;
       if (index < 0 || index >= handles.size()) {
-        throw refuse("a reference at byte " + (pos - 5 - start) + " to handle 0x" + Integer.toHexString(wire)
-            + ", which names nothing");
+        throw refuse(
+            "a reference at byte "
+                + (pos - 5 - start)
+                + " to handle 0x"
+                + Integer.toHexString(wire)
+                + ", which names nothing");
       }
       return handles.get(index);
     }
@@ -345,8 +378,10 @@ final class JdkGraphBounds {
     private static long add(long weight, long more) {
       long sum = weight + more;
       if (sum > MAX_UNFOLDED_OBJECTS || sum < 0) {
-        throw new Refused("it reaches more than " + MAX_UNFOLDED_OBJECTS
-            + " objects when every shared object is counted each time it is referenced");
+        throw new Refused(
+            "it reaches more than "
+                + MAX_UNFOLDED_OBJECTS
+                + " objects when every shared object is counted each time it is referenced");
       }
       return sum;
     }
@@ -360,8 +395,15 @@ final class JdkGraphBounds {
 
     private void skip(long count, String what) {
       if (count < 0 || count > end - pos) {
-        throw refuse(what + " at byte " + (pos - start) + " declares " + count + " bytes, but " + (end - pos)
-            + " are left");
+        throw refuse(
+            what
+                + " at byte "
+                + (pos - start)
+                + " declares "
+                + count
+                + " bytes, but "
+                + (end - pos)
+                + " are left");
       }
       pos += (int) count;
     }

@@ -14,17 +14,18 @@ import java.util.Objects;
 /**
  * JSON documents held as their UTF-8 bytes, stored and read back as they are. Both directions check
  * that the bytes are exactly one well-formed JSON value, with Jackson's streaming parser (no
- * objects are built), so a corrupt or foreign value is a {@link CodecException}, never spliced
- * into a response. Thread-safe.
+ * objects are built), so a corrupt or foreign value is a {@link CodecException}, never spliced into
+ * a response. Thread-safe.
  */
 final class JsonBytesCodec implements Codec<byte[]> {
   static final JsonBytesCodec INSTANCE = new JsonBytesCodec();
   private static final String NAME = "json";
   private static final int MAX_DEPTH = 1000;
 
-  private final JsonFactory factory = JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
-      .build();
+  private final JsonFactory factory =
+      JsonFactory.builder()
+          .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+          .build();
 
   private JsonBytesCodec() {}
 
@@ -55,8 +56,12 @@ final class JsonBytesCodec implements Codec<byte[]> {
       parser.skipChildren();
       JsonToken after = parser.nextToken();
       if (after != null) {
-        throw new CodecException("json codec found more than one JSON value in " + length + " bytes (" + after
-            + " after the first)");
+        throw new CodecException(
+            "json codec found more than one JSON value in "
+                + length
+                + " bytes ("
+                + after
+                + " after the first)");
       }
     } catch (IOException e) {
       throw CodecFailures.decode(NAME, byte[].class, length, e);

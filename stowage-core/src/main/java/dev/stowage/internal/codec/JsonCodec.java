@@ -28,7 +28,8 @@ final class JsonCodec<T> implements Codec<T> {
 
   JsonCodec(Type type, @Nullable Consumer<? super ObjectMapper> configuration) {
     this.type = Objects.requireNonNull(type, "type");
-    ObjectMapper mapper = JacksonMappers.configured(JacksonMappers.named(new JsonFactory()), configuration);
+    ObjectMapper mapper =
+        JacksonMappers.configured(JacksonMappers.named(new JsonFactory()), configuration);
     JavaType javaType = mapper.constructType(type);
     this.reader = mapper.readerFor(javaType);
     this.writer = mapper.writerFor(javaType);
@@ -53,11 +54,14 @@ final class JsonCodec<T> implements Codec<T> {
   public T decode(byte[] data, int offset, int length) {
     CodecFailures.checkRange(NAME, data, offset, length);
     T value;
-    try (JsonParser parser = new BoundedJsonParser(reader.createParser(data, offset, length), DecodeLimits.scope())) {
+    try (JsonParser parser =
+        new BoundedJsonParser(reader.createParser(data, offset, length), DecodeLimits.scope())) {
       value = reader.readValue(parser);
-      if (value != null && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      if (value != null
+          && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           && parser.nextToken() != null) {
-        throw new IOException("trailing token found after the value"); // as readValue(byte[]) says it
+        throw new IOException(
+            "trailing token found after the value"); // as readValue(byte[]) says it
       }
     } catch (IOException | RuntimeException e) {
       throw BoundedJsonParser.failure(NAME, type, length, e);

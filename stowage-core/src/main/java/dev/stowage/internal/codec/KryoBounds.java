@@ -27,11 +27,15 @@ final class KryoBounds {
   static void checkCount(long count, Input input, String what) {
     long left = (long) input.limit() - input.position();
     if (count < 0 || count > left) {
-      throw new KryoException(what + " of " + count + " elements cannot fit in the " + left + " bytes left");
+      throw new KryoException(
+          what + " of " + count + " elements cannot fit in the " + left + " bytes left");
     }
   }
 
-  /** An input over one byte range whose strings and primitive arrays are checked before they are allocated. */
+  /**
+   * An input over one byte range whose strings and primitive arrays are checked before they are
+   * allocated.
+   */
   static final class BoundedInput extends Input {
     @Override
     public String readString() {
@@ -47,7 +51,8 @@ final class KryoBounds {
 
     private void checkStringLength() {
       if (position < limit && (buffer[position] & 0x80) != 0) {
-        // A UTF-8 string: a flagged varint holding the char count + 1. (ASCII strings end at a marked byte.)
+        // A UTF-8 string: a flagged varint holding the char count + 1. (ASCII strings end at a
+        // marked byte.)
         int start = position;
         int countPlusOne = readVarIntFlag(true);
         position = start;
@@ -122,7 +127,8 @@ final class KryoBounds {
   @SuppressWarnings({"rawtypes", "unchecked"})
   static class BoundedCollectionSerializer extends CollectionSerializer<Collection> {
     @Override
-    protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
+    protected Collection create(
+        Kryo kryo, Input input, Class<? extends Collection> type, int size) {
       checkCount(size, input, "a collection");
       return super.create(kryo, input, type, size);
     }
@@ -142,7 +148,8 @@ final class KryoBounds {
   @SuppressWarnings({"rawtypes", "unchecked"})
   static final class ImmutableListSerializer extends BoundedCollectionSerializer {
     @Override
-    protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
+    protected Collection create(
+        Kryo kryo, Input input, Class<? extends Collection> type, int size) {
       checkCount(size, input, "a list");
       return new ArrayList(size);
     }
@@ -157,7 +164,8 @@ final class KryoBounds {
   @SuppressWarnings({"rawtypes", "unchecked"})
   static final class ImmutableSetSerializer extends BoundedCollectionSerializer {
     @Override
-    protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
+    protected Collection create(
+        Kryo kryo, Input input, Class<? extends Collection> type, int size) {
       checkCount(size, input, "a set");
       return new LinkedHashSet(size);
     }
@@ -184,8 +192,8 @@ final class KryoBounds {
   }
 
   /**
-   * Wraps the serializer of an object array, which starts with the length + 1 as a positive
-   * varint, and checks that length before the array is allocated.
+   * Wraps the serializer of an object array, which starts with the length + 1 as a positive varint,
+   * and checks that length before the array is allocated.
    */
   static final class LengthCheckedArraySerializer<T> extends Serializer<T> {
     private final Serializer<T> delegate;

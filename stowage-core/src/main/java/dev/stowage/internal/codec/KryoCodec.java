@@ -44,16 +44,16 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
 /**
  * Kryo 5 with class registration required: a value can only name (and so create) a class that was
  * registered. Registered are the value class, the classes passed in, and a fixed list of JDK value
- * and collection classes with ids of their own. Values are written with their class id
- * ({@code writeClassAndObject}), so the value type may be an interface or an abstract class whose
+ * and collection classes with ids of their own. Values are written with their class id ({@code
+ * writeClassAndObject}), so the value type may be an interface or an abstract class whose
  * implementations are passed in.
  *
  * <p>Kryo instances and their buffers are not thread-safe; each call borrows them from a pool, so
- * the codec is. Registration ids are part of the wire format: the user classes get ids from
- * {@value #FIRST_USER_ID} upwards in the order given, so that order must not change while values
- * written with it are alive. Kryo writes fields by position, so the codec's schema describes the
- * registered classes' fields, and a value written with another shape is refused (a miss), never
- * read into the wrong fields.
+ * the codec is. Registration ids are part of the wire format: the user classes get ids from {@value
+ * #FIRST_USER_ID} upwards in the order given, so that order must not change while values written
+ * with it are alive. Kryo writes fields by position, so the codec's schema describes the registered
+ * classes' fields, and a value written with another shape is refused (a miss), never read into the
+ * wrong fields.
  */
 final class KryoCodec<T> implements EvolvingCodec<T> {
   static final int FIRST_USER_ID = 100;
@@ -64,22 +64,54 @@ final class KryoCodec<T> implements EvolvingCodec<T> {
   private static final byte[] EMPTY = new byte[0];
 
   /**
-   * The JDK classes every instance registers, at fixed ids from 20. Part of the wire format:
-   * append only, never reorder.
+   * The JDK classes every instance registers, at fixed ids from 20. Part of the wire format: append
+   * only, never reorder.
    */
-  private static final List<Class<?>> JDK_CLASSES = List.of(
-      ArrayList.class, LinkedList.class, HashMap.class, LinkedHashMap.class, TreeMap.class,
-      HashSet.class, LinkedHashSet.class, TreeSet.class,
-      List.of().getClass(), List.of(1).getClass(), Set.of().getClass(), Set.of(1).getClass(),
-      Map.of().getClass(), Map.of(1, 1).getClass(),
-      Collections.emptyList().getClass(), Collections.emptySet().getClass(), Collections.emptyMap().getClass(),
-      Collections.singletonList(1).getClass(), Collections.singleton(1).getClass(),
-      Collections.singletonMap(1, 1).getClass(),
-      byte[].class, int[].class, long[].class, double[].class, float[].class, short[].class, char[].class,
-      boolean[].class, String[].class,
-      BigDecimal.class, BigInteger.class, UUID.class, Date.class,
-      Instant.class, LocalDate.class, LocalTime.class, LocalDateTime.class, OffsetDateTime.class,
-      ZonedDateTime.class, Duration.class, ZoneOffset.class, ZoneId.of("Europe/Paris").getClass());
+  private static final List<Class<?>> JDK_CLASSES =
+      List.of(
+          ArrayList.class,
+          LinkedList.class,
+          HashMap.class,
+          LinkedHashMap.class,
+          TreeMap.class,
+          HashSet.class,
+          LinkedHashSet.class,
+          TreeSet.class,
+          List.of().getClass(),
+          List.of(1).getClass(),
+          Set.of().getClass(),
+          Set.of(1).getClass(),
+          Map.of().getClass(),
+          Map.of(1, 1).getClass(),
+          Collections.emptyList().getClass(),
+          Collections.emptySet().getClass(),
+          Collections.emptyMap().getClass(),
+          Collections.singletonList(1).getClass(),
+          Collections.singleton(1).getClass(),
+          Collections.singletonMap(1, 1).getClass(),
+          byte[].class,
+          int[].class,
+          long[].class,
+          double[].class,
+          float[].class,
+          short[].class,
+          char[].class,
+          boolean[].class,
+          String[].class,
+          BigDecimal.class,
+          BigInteger.class,
+          UUID.class,
+          Date.class,
+          Instant.class,
+          LocalDate.class,
+          LocalTime.class,
+          LocalDateTime.class,
+          OffsetDateTime.class,
+          ZonedDateTime.class,
+          Duration.class,
+          ZoneOffset.class,
+          ZoneId.of("Europe/Paris").getClass());
+
   private static final int FIRST_JDK_ID = 20;
 
   private final Class<T> type;
@@ -102,24 +134,27 @@ final class KryoCodec<T> implements EvolvingCodec<T> {
     this.registered = List.copyOf(classes);
     this.schema = FieldTypes.shapeOf(NAME, registered);
     int capacity = Math.max(8, Runtime.getRuntime().availableProcessors() * 4);
-    this.kryos = new Pool<>(true, false, capacity) {
-      @Override
-      protected Kryo create() {
-        return newKryo();
-      }
-    };
-    this.outputs = new Pool<>(true, false, capacity) {
-      @Override
-      protected Output create() {
-        return new Output(INITIAL_BUFFER, -1);
-      }
-    };
-    this.inputs = new Pool<>(true, false, capacity) {
-      @Override
-      protected Input create() {
-        return new KryoBounds.BoundedInput();
-      }
-    };
+    this.kryos =
+        new Pool<>(true, false, capacity) {
+          @Override
+          protected Kryo create() {
+            return newKryo();
+          }
+        };
+    this.outputs =
+        new Pool<>(true, false, capacity) {
+          @Override
+          protected Output create() {
+            return new Output(INITIAL_BUFFER, -1);
+          }
+        };
+    this.inputs =
+        new Pool<>(true, false, capacity) {
+          @Override
+          protected Input create() {
+            return new KryoBounds.BoundedInput();
+          }
+        };
     Kryo first = kryos.obtain();
     requireNestedTypesRegistered(first);
     kryos.free(first);
@@ -173,19 +208,23 @@ final class KryoCodec<T> implements EvolvingCodec<T> {
   private static void checkArrayLengths(Registration registration) {
     Class<?> type = registration.getType();
     if (type.isArray() && !type.getComponentType().isPrimitive()) {
-      registration.setSerializer(new KryoBounds.LengthCheckedArraySerializer(registration.getSerializer()));
+      registration.setSerializer(
+          new KryoBounds.LengthCheckedArraySerializer(registration.getSerializer()));
     }
   }
 
   private void requireNestedTypesRegistered(Kryo kryo) {
-    List<String> missing = FieldTypes.reachableFrom(registered).stream()
-        .filter(c -> kryo.getClassResolver().getRegistration(c) == null)
-        .map(Class::getName)
-        .collect(Collectors.toList());
+    List<String> missing =
+        FieldTypes.reachableFrom(registered).stream()
+            .filter(c -> kryo.getClassResolver().getRegistration(c) == null)
+            .map(Class::getName)
+            .collect(Collectors.toList());
     if (!missing.isEmpty()) {
-      throw new IllegalArgumentException("kryo codec for " + type.getName()
-          + " needs every class its fields hold registered; pass these to Codecs.kryo(type, alsoRegistered...): "
-          + String.join(", ", missing));
+      throw new IllegalArgumentException(
+          "kryo codec for "
+              + type.getName()
+              + " needs every class its fields hold registered; pass these to Codecs.kryo(type, alsoRegistered...): "
+              + String.join(", ", missing));
     }
   }
 
@@ -272,8 +311,12 @@ final class KryoCodec<T> implements EvolvingCodec<T> {
    */
   @Override
   public T decode(byte[] data, int offset, int length, String writerSchema) {
-    throw new CodecException(NAME + " codec reads fields by position and cannot read a value written with another"
-        + " shape of " + type.getName() + " or the classes registered with it; it is read as a miss");
+    throw new CodecException(
+        NAME
+            + " codec reads fields by position and cannot read a value written with another"
+            + " shape of "
+            + type.getName()
+            + " or the classes registered with it; it is read as a miss");
   }
 
   @Override

@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Given {@link DecodeLimits}, the walk also counts what the value would build, which its bytes
  * alone do not bound (a one-letter string takes 2 bytes and about 60 of heap): every value and map
- * key is an element, and a container whose declared elements take the value past
- * {@link DecodeLimits#maxElements()} is refused at its header, before the walk goes further; string,
+ * key is an element, and a container whose declared elements take the value past {@link
+ * DecodeLimits#maxElements()} is refused at its header, before the walk goes further; string,
  * binary and extension bytes are held to {@link DecodeLimits#maxStringBytes()}. The counts give the
  * estimate of the heap the value builds ({@link DecodeLimits#heapEstimate}).
  *
@@ -51,12 +51,13 @@ public final class MsgpackBounds {
 
   /**
    * The heap that the MessagePack value in {@code length} bytes of {@code data} at {@code offset}
-   * would build ({@link DecodeLimits#heapEstimate}), after checking its lengths, counts and depth as
-   * {@link #problem} does and its elements and string bytes against {@code limits}.
+   * would build ({@link DecodeLimits#heapEstimate}), after checking its lengths, counts and depth
+   * as {@link #problem} does and its elements and string bytes against {@code limits}.
    *
    * @throws Refusal saying which bound the value breaks
    */
-  static long heapEstimate(byte[] data, int offset, int length, DecodeLimits limits) throws Refusal {
+  static long heapEstimate(byte[] data, int offset, int length, DecodeLimits limits)
+      throws Refusal {
     return walk(data, offset, length, limits);
   }
 
@@ -69,7 +70,8 @@ public final class MsgpackBounds {
     }
   }
 
-  private static long walk(byte[] data, int offset, int length, @Nullable DecodeLimits limits) throws Refusal {
+  private static long walk(byte[] data, int offset, int length, @Nullable DecodeLimits limits)
+      throws Refusal {
     long maxElements = limits == null ? Long.MAX_VALUE : limits.maxElements();
     long maxStringBytes = limits == null ? Long.MAX_VALUE : limits.maxStringBytes();
     long elements = 0;
@@ -89,8 +91,12 @@ public final class MsgpackBounds {
       owed--;
       elements++;
       if (pos >= end) {
-        throw new Refusal("the value is cut short at byte " + (pos - offset) + ": " + (owed + 1)
-            + " more values were declared");
+        throw new Refusal(
+            "the value is cut short at byte "
+                + (pos - offset)
+                + ": "
+                + (owed + 1)
+                + " more values were declared");
       }
       int at = pos - offset;
       int b = data[pos++] & 0xff;
@@ -111,12 +117,13 @@ public final class MsgpackBounds {
         text = true;
         kind = "a fixstr";
       } else {
-        int lengthBytes = switch (b) {
-          case 0xc4, 0xc7, 0xd9 -> 1;
-          case 0xc5, 0xc8, 0xda, 0xdc, 0xde -> 2;
-          case 0xc6, 0xc9, 0xdb, 0xdd, 0xdf -> 4;
-          default -> 0;
-        };
+        int lengthBytes =
+            switch (b) {
+              case 0xc4, 0xc7, 0xd9 -> 1;
+              case 0xc5, 0xc8, 0xda, 0xdc, 0xde -> 2;
+              case 0xc6, 0xc9, 0xdb, 0xdd, 0xdf -> 4;
+              default -> 0;
+            };
         if (lengthBytes > end - pos) {
           throw new Refusal(kind(b) + " at byte " + at + " is cut short in its length");
         }
@@ -126,7 +133,7 @@ public final class MsgpackBounds {
         }
         kind = kind(b);
         switch (b) {
-          case 0xc0, 0xc2, 0xc3 -> { } // nil, false, true
+          case 0xc0, 0xc2, 0xc3 -> {} // nil, false, true
           case 0xc1 -> {
             throw new Refusal("byte " + at + " is 0xc1, which MessagePack never uses");
           }
@@ -153,30 +160,60 @@ public final class MsgpackBounds {
         }
       }
       if (payload > end - pos) {
-        throw new Refusal(kind + " at byte " + at + " declares " + payload + " bytes, but " + (end - pos)
-            + " are left");
+        throw new Refusal(
+            kind
+                + " at byte "
+                + at
+                + " declares "
+                + payload
+                + " bytes, but "
+                + (end - pos)
+                + " are left");
       }
       pos += (int) payload;
       if (text) {
         stringBytes += payload;
         if (limits != null && stringBytes > maxStringBytes) {
-          throw new Refusal(limits.tooManyStringBytes(kind + " at byte " + at
-              + " takes the value's strings and binaries to " + stringBytes + " bytes"));
+          throw new Refusal(
+              limits.tooManyStringBytes(
+                  kind
+                      + " at byte "
+                      + at
+                      + " takes the value's strings and binaries to "
+                      + stringBytes
+                      + " bytes"));
         }
       }
       if (children > 0) {
         owed += children;
         if (owed > end - pos) {
-          throw new Refusal(kind + " at byte " + at + " declares " + children + " elements, but " + (end - pos)
-              + " bytes are left"
-              + (owed > children ? " for them and " + (owed - children) + " values declared before" : ""));
+          throw new Refusal(
+              kind
+                  + " at byte "
+                  + at
+                  + " declares "
+                  + children
+                  + " elements, but "
+                  + (end - pos)
+                  + " bytes are left"
+                  + (owed > children
+                      ? " for them and " + (owed - children) + " values declared before"
+                      : ""));
         }
         if (limits != null && elements + owed > maxElements) {
-          throw new Refusal(limits.tooManyElements(kind + " at byte " + at + " declares " + children
-              + " elements: the value would hold at least " + (elements + owed)));
+          throw new Refusal(
+              limits.tooManyElements(
+                  kind
+                      + " at byte "
+                      + at
+                      + " declares "
+                      + children
+                      + " elements: the value would hold at least "
+                      + (elements + owed)));
         }
         if (depth + 1 > MAX_DEPTH) {
-          throw new Refusal(kind + " at byte " + at + " nests deeper than " + MAX_DEPTH + " arrays and maps");
+          throw new Refusal(
+              kind + " at byte " + at + " nests deeper than " + MAX_DEPTH + " arrays and maps");
         }
         depth++;
         if (depth == pending.length) {

@@ -21,23 +21,24 @@ import org.jspecify.annotations.Nullable;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
 /**
- * MessagePack through msgpack-java's Jackson format, in one of two shapes under one codec id: a
- * map keyed by property names (as Spring and the seed store it), or a compact array of property
- * values by position. Either instance reads both shapes, picking by the first byte (a map header or
- * an array header), so a cache can move from one shape to the other without flushing. For an array
- * or collection type, whose values are arrays in both shapes, the first element's header decides.
- * Lengths, counts and depth are checked by {@link MsgpackBounds} before Jackson reads a byte, and so
- * are the elements and string bytes that the value would build, against the {@link DecodeLimits} of
- * the decode.
+ * MessagePack through msgpack-java's Jackson format, in one of two shapes under one codec id: a map
+ * keyed by property names (as Spring and the seed store it), or a compact array of property values
+ * by position. Either instance reads both shapes, picking by the first byte (a map header or an
+ * array header), so a cache can move from one shape to the other without flushing. For an array or
+ * collection type, whose values are arrays in both shapes, the first element's header decides.
+ * Lengths, counts and depth are checked by {@link MsgpackBounds} before Jackson reads a byte, and
+ * so are the elements and string bytes that the value would build, against the {@link DecodeLimits}
+ * of the decode.
  *
  * <p>Positional values are only as good as the reader's knowledge of the writer's field order, so
- * the codec is an {@link EvolvingCodec}: its schema is the positional shape of the type
- * ({@link PositionalSchema}), and a value written with another schema is read through that schema
- * by property name, or refused when it cannot be read correctly. Resolutions are kept per writer
+ * the codec is an {@link EvolvingCodec}: its schema is the positional shape of the type ({@link
+ * PositionalSchema}), and a value written with another schema is read through that schema by
+ * property name, or refused when it cannot be read correctly. Resolutions are kept per writer
  * schema. Thread-safe.
  */
 final class MsgpackCodec<T> implements EvolvingCodec<T> {
   private static final String NAME = "msgpack";
+
   /** Writer schemas resolved and kept; a type rarely has more than a few live versions. */
   private static final int MAX_RESOLUTIONS = 64;
 
@@ -52,14 +53,18 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
   private final ObjectWriter writer;
   private final PositionalSchema schema;
   private final ObjectMapper schemaText = new ObjectMapper();
-  private final ConcurrentMap<String, PositionalSchema.Resolution> resolutions = new ConcurrentHashMap<>();
+  private final ConcurrentMap<String, PositionalSchema.Resolution> resolutions =
+      new ConcurrentHashMap<>();
 
   MsgpackCodec(Type type, boolean compact, @Nullable Consumer<? super ObjectMapper> configuration) {
     this.type = Objects.requireNonNull(type, "type");
     this.compact = compact;
-    this.named = JacksonMappers.configured(JacksonMappers.namedBinary(new MessagePackFactory()), configuration);
-    ObjectMapper positional = JacksonMappers.configured(JacksonMappers.positionalBinary(new MessagePackFactory()),
-        configuration);
+    this.named =
+        JacksonMappers.configured(
+            JacksonMappers.namedBinary(new MessagePackFactory()), configuration);
+    ObjectMapper positional =
+        JacksonMappers.configured(
+            JacksonMappers.positionalBinary(new MessagePackFactory()), configuration);
     this.javaType = named.constructType(type);
     Class<?> raw = javaType.getRawClass();
     this.container = raw.isArray() || Collection.class.isAssignableFrom(raw);
@@ -116,11 +121,11 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
   }
 
   /**
-   * Reads a value written with another schema of the type. The writer's schema is resolved
-   * against this codec's first, whatever the value's shape: a property whose type changed other
-   * than by an exact widening is refused. A map-shaped value is then read by name as usual; a
-   * positional one, or any value of a pre-0.1 schema (whose kinds are checked value by value), is
-   * turned into names through the writer's schema first.
+   * Reads a value written with another schema of the type. The writer's schema is resolved against
+   * this codec's first, whatever the value's shape: a property whose type changed other than by an
+   * exact widening is refused. A map-shaped value is then read by name as usual; a positional one,
+   * or any value of a pre-0.1 schema (whose kinds are checked value by value), is turned into names
+   * through the writer's schema first.
    *
    * @throws CodecException if the writer's schema cannot be read into this type correctly (a
    *     property changed other than by an exact widening, or a rename without an alias), naming the
@@ -135,8 +140,12 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     }
     PositionalSchema.Resolution resolution = resolution(writerSchema);
     if (resolution.failure() != null) {
-      throw new CodecException(NAME + " codec cannot read a value written with another shape of "
-          + CodecFailures.name(type) + ": " + resolution.failure());
+      throw new CodecException(
+          NAME
+              + " codec cannot read a value written with another shape of "
+              + CodecFailures.name(type)
+              + ": "
+              + resolution.failure());
     }
     if (!isPositional(data, offset, length) && !resolution.checksValues()) {
       return decode(data, offset, length);
@@ -144,7 +153,8 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     bound(data, offset, length, 2); // the tree of the positional value, then the value read from it
     T value;
     try {
-      JsonNode positional = positionalReader.readTree(new ByteArrayInputStream(data, offset, length));
+      JsonNode positional =
+          positionalReader.readTree(new ByteArrayInputStream(data, offset, length));
       value = namedReader.readValue(resolution.toNamed(positional));
     } catch (IOException | RuntimeException e) {
       throw CodecFailures.decode(NAME, type, length, e);
@@ -176,7 +186,8 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     if (known != null) {
       return known;
     }
-    PositionalSchema.Resolution made = PositionalSchema.resolve(PositionalSchema.parse(writerSchema, schemaText), schema);
+    PositionalSchema.Resolution made =
+        PositionalSchema.resolve(PositionalSchema.parse(writerSchema, schemaText), schema);
     if (resolutions.size() >= MAX_RESOLUTIONS) {
       resolutions.clear();
     }
@@ -207,7 +218,10 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     return first < end && isArrayHeader(data[first]);
   }
 
-  /** Where the MessagePack string at {@code at} ends, or {@code end} when it is no string or runs past the end. */
+  /**
+   * Where the MessagePack string at {@code at} ends, or {@code end} when it is no string or runs
+   * past the end.
+   */
   private static int afterString(byte[] data, int at, int end) {
     int b = data[at] & 0xff;
     long next;
@@ -231,6 +245,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
 
   @Override
   public String toString() {
-    return (compact ? "msgpack (compact) codec for " : "msgpack codec for ") + CodecFailures.name(type);
+    return (compact ? "msgpack (compact) codec for " : "msgpack codec for ")
+        + CodecFailures.name(type);
   }
 }

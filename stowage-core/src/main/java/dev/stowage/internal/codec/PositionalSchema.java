@@ -46,28 +46,35 @@ import org.jspecify.annotations.Nullable;
  * {@code "i64"}, {@code "f32"}, {@code "f64"}, {@code "char"}, {@code "text"}, {@code "bytes"},
  * {@code "bigint"}, {@code "decimal"}, {@code "uuid"}, {@code "any"} for {@code Object}, interfaces
  * and abstract classes, or the name of any other JDK class, such as {@code "java.time.Instant"}),
- * {@code {"enum":[constants]}}, {@code {"list":T}}, {@code {"map":T,"key":T}} or
- * {@code {"record":N}} (an index into {@code records}, so recursive types end). Class names of the
+ * {@code {"enum":[constants]}}, {@code {"list":T}}, {@code {"map":T,"key":T}} or {@code
+ * {"record":N}} (an index into {@code records}, so recursive types end). Class names of the
  * application's own types are left out: moving a class to another package changes nothing.
  *
  * <p>A reader reads a writer's value when every property it shares with the writer has the same
  * kind or one it widens to exactly ({@link #widens}); any other change is refused, naming the
- * property. Schemas written before the format marker (Stowage before 0.1, with the kinds
- * {@code "int"}, {@code "float"}, {@code "text"} for every integer, floating-point and text-like
- * type and {@code "any"} for every JDK value type) still parse, and resolve by stricter rules: an
- * integer is read as a {@code long}, or as a narrower integer or a {@code double} when the value
- * fits exactly (checked value by value); a floating-point number only as a {@code double}; text as
- * text, or as a {@code char}, enum, {@code UUID}, {@code BigInteger} or {@code BigDecimal} when the
- * text is one exactly; {@code "any"} only as {@code Object} or an interface.
+ * property. Schemas written before the format marker (Stowage before 0.1, with the kinds {@code
+ * "int"}, {@code "float"}, {@code "text"} for every integer, floating-point and text-like type and
+ * {@code "any"} for every JDK value type) still parse, and resolve by stricter rules: an integer is
+ * read as a {@code long}, or as a narrower integer or a {@code double} when the value fits exactly
+ * (checked value by value); a floating-point number only as a {@code double}; text as text, or as a
+ * {@code char}, enum, {@code UUID}, {@code BigInteger} or {@code BigDecimal} when the text is one
+ * exactly; {@code "any"} only as {@code Object} or an interface.
  */
 final class PositionalSchema {
   /** The format marker of schemas with exact kinds; schemas without one are pre-0.1. */
   static final int FORMAT = 2;
 
-  private static final Set<String> SCALARS = Set.of("bool", "i8", "i16", "i32", "i64", "f32", "f64", "char",
-      "text", "bytes", "bigint", "decimal", "uuid", "any");
-  /** Pre-0.1 kinds; their text kind is renamed on parsing, since it meant more than text does now. */
-  private static final Set<String> LEGACY_SCALARS = Set.of("bool", "int", "float", "text", "bytes", "any");
+  private static final Set<String> SCALARS =
+      Set.of(
+          "bool", "i8", "i16", "i32", "i64", "f32", "f64", "char", "text", "bytes", "bigint",
+          "decimal", "uuid", "any");
+
+  /**
+   * Pre-0.1 kinds; their text kind is renamed on parsing, since it meant more than text does now.
+   */
+  private static final Set<String> LEGACY_SCALARS =
+      Set.of("bool", "int", "float", "text", "bytes", "any");
+
   static final String LEGACY_INT = "int";
   static final String LEGACY_FLOAT = "float";
   static final String LEGACY_TEXT = "pre-0.1 text";
@@ -190,9 +197,13 @@ final class PositionalSchema {
       List<Field> fields = new ArrayList<>();
       for (Iterator<PropertyWriter> it = bean.properties(); it.hasNext(); ) {
         PropertyWriter property = it.next();
-        JavaType propertyType = property instanceof BeanPropertyWriter writer ? writer.getType() : property.getType();
-        fields.add(new Field(property.getName(), kindOf(propertyType),
-            aliases.getOrDefault(property.getName(), List.of())));
+        JavaType propertyType =
+            property instanceof BeanPropertyWriter writer ? writer.getType() : property.getType();
+        fields.add(
+            new Field(
+                property.getName(),
+                kindOf(propertyType),
+                aliases.getOrDefault(property.getName(), List.of())));
       }
       records.set(index, new Rec(fields));
       return new RecordRef(index);
@@ -242,7 +253,9 @@ final class PositionalSchema {
       return null;
     }
 
-    /** An enum by the constants as the mapper writes them: names, unless annotations say otherwise. */
+    /**
+     * An enum by the constants as the mapper writes them: names, unless annotations say otherwise.
+     */
     private Kind enumOf(Class<?> raw) {
       Object[] constants = raw.getEnumConstants();
       if (constants == null) {
@@ -360,8 +373,12 @@ final class PositionalSchema {
       JsonNode format = tree.path("format");
       boolean legacy = format.isMissingNode();
       if (!legacy && format.asInt(-1) != FORMAT) {
-        throw new IllegalArgumentException("schema format " + format + " is not known to this version; it reads "
-            + FORMAT + " and pre-0.1 schemas");
+        throw new IllegalArgumentException(
+            "schema format "
+                + format
+                + " is not known to this version; it reads "
+                + FORMAT
+                + " and pre-0.1 schemas");
       }
       List<Rec> records = new ArrayList<>();
       JsonNode recordNodes = tree.required("records");
@@ -372,12 +389,16 @@ final class PositionalSchema {
           for (JsonNode alias : fieldNode.path("aliases")) {
             aliases.add(alias.asText());
           }
-          fields.add(new Field(fieldNode.required("name").asText(), parseKind(fieldNode.required("type"),
-              recordNodes.size(), legacy), List.copyOf(aliases)));
+          fields.add(
+              new Field(
+                  fieldNode.required("name").asText(),
+                  parseKind(fieldNode.required("type"), recordNodes.size(), legacy),
+                  List.copyOf(aliases)));
         }
         records.add(new Rec(List.copyOf(fields)));
       }
-      return new PositionalSchema(parseKind(tree.required("root"), records.size(), legacy), records, legacy);
+      return new PositionalSchema(
+          parseKind(tree.required("root"), records.size(), legacy), records, legacy);
     } catch (IOException | IllegalArgumentException e) {
       throw new CodecException("not a MessagePack schema: " + e.getMessage(), e);
     }
@@ -409,7 +430,8 @@ final class PositionalSchema {
     }
     if (node.has("map")) {
       // Keys are text in MessagePack and JSON; a pre-0.1 schema did not say what they were read as.
-      Kind key = legacy ? new Scalar(LEGACY_TEXT) : parseKind(node.required("key"), recordCount, false);
+      Kind key =
+          legacy ? new Scalar(LEGACY_TEXT) : parseKind(node.required("key"), recordCount, false);
       return new MapOf(key, parseKind(node.get("map"), recordCount, legacy));
     }
     int index = node.required("record").asInt(-1);
@@ -436,24 +458,31 @@ final class PositionalSchema {
 
   /**
    * Whether a value of scalar kind {@code writer} reads as exactly the same value into scalar kind
-   * {@code reader}: the same kind; a wider integer; {@code float} to {@code double}; an integer to a
-   * floating-point type whose mantissa holds every value of it ({@code byte}, {@code short},
+   * {@code reader}: the same kind; a wider integer; {@code float} to {@code double}; an integer to
+   * a floating-point type whose mantissa holds every value of it ({@code byte}, {@code short},
    * {@code int} to {@code double}, {@code byte}, {@code short} to {@code float}); {@code char} to
-   * text. Pre-0.1 kinds read as the kinds their values are checked against ({@link #legacyReadable}).
+   * text. Pre-0.1 kinds read as the kinds their values are checked against ({@link
+   * #legacyReadable}).
    */
   static boolean widens(String writer, String reader) {
     if (writer.equals(reader)) {
-      return !writer.equals(LEGACY_INT) && !writer.equals(LEGACY_FLOAT) && !writer.equals(LEGACY_TEXT);
+      return !writer.equals(LEGACY_INT)
+          && !writer.equals(LEGACY_FLOAT)
+          && !writer.equals(LEGACY_TEXT);
     }
     int from = INTEGERS.indexOf(writer);
     if (from >= 0) {
       int to = INTEGERS.indexOf(reader);
       return to >= from || reader.equals("f64") && from <= 2 || reader.equals("f32") && from <= 1;
     }
-    return writer.equals("f32") && reader.equals("f64") || writer.equals("char") && reader.equals("text");
+    return writer.equals("f32") && reader.equals("f64")
+        || writer.equals("char") && reader.equals("text");
   }
 
-  /** The kinds a pre-0.1 kind may be read as, each value checked to fit exactly ({@link Resolution}). */
+  /**
+   * The kinds a pre-0.1 kind may be read as, each value checked to fit exactly ({@link
+   * Resolution}).
+   */
   private static boolean legacyReadable(String writer, Kind reader) {
     if (reader instanceof EnumOf) {
       return writer.equals(LEGACY_TEXT);
@@ -465,8 +494,12 @@ final class PositionalSchema {
     return switch (writer) {
       case LEGACY_INT -> INTEGERS.contains(name) || name.equals("f64");
       case LEGACY_FLOAT -> name.equals("f64");
-      case LEGACY_TEXT -> name.equals("text") || name.equals("char") || name.equals("uuid") || name.equals("bigint")
-          || name.equals("decimal");
+      case LEGACY_TEXT ->
+          name.equals("text")
+              || name.equals("char")
+              || name.equals("uuid")
+              || name.equals("bigint")
+              || name.equals("decimal");
       default -> false;
     };
   }
@@ -476,8 +509,10 @@ final class PositionalSchema {
   }
 
   private static boolean isLegacy(Kind kind) {
-    return kind instanceof Scalar scalar && (scalar.name().equals(LEGACY_INT) || scalar.name().equals(LEGACY_FLOAT)
-        || scalar.name().equals(LEGACY_TEXT));
+    return kind instanceof Scalar scalar
+        && (scalar.name().equals(LEGACY_INT)
+            || scalar.name().equals(LEGACY_FLOAT)
+            || scalar.name().equals(LEGACY_TEXT));
   }
 
   /** Checks every pair of writer and reader types once, recursive types included. */
@@ -496,25 +531,44 @@ final class PositionalSchema {
         return;
       }
       if (w.equals(ANY)) {
-        throw new IllegalStateException(path + " was written as " + describe(w) + " and is read as " + describe(r)
-            + ": what an Object or interface held can be read as " + describe(r) + " only by coercion");
+        throw new IllegalStateException(
+            path
+                + " was written as "
+                + describe(w)
+                + " and is read as "
+                + describe(r)
+                + ": what an Object or interface held can be read as "
+                + describe(r)
+                + " only by coercion");
       }
       if (isLegacy(w)) {
         if (!legacyReadable(((Scalar) w).name(), r)) {
-          throw new IllegalStateException(path + " was written as " + describe(w) + " and is read as " + describe(r));
+          throw new IllegalStateException(
+              path + " was written as " + describe(w) + " and is read as " + describe(r));
         }
       } else if (w instanceof Scalar ws && r instanceof Scalar rs) {
         if (!widens(ws.name(), rs.name())) {
-          throw new IllegalStateException(path + " was written as " + describe(w) + " and is read as " + describe(r)
-              + ", which " + (widens(rs.name(), ws.name()) ? "is narrower" : "is another type")
-              + "; only the same type or an exact widening reads");
+          throw new IllegalStateException(
+              path
+                  + " was written as "
+                  + describe(w)
+                  + " and is read as "
+                  + describe(r)
+                  + ", which "
+                  + (widens(rs.name(), ws.name()) ? "is narrower" : "is another type")
+                  + "; only the same type or an exact widening reads");
         }
       } else if (w instanceof EnumOf we && r instanceof EnumOf re) {
         List<String> missing = new ArrayList<>(we.constants());
         missing.removeAll(re.constants());
         if (!missing.isEmpty()) {
-          throw new IllegalStateException(path + " was written as an enum with constants " + missing
-              + " that the reader's enum " + re.constants() + " lacks");
+          throw new IllegalStateException(
+              path
+                  + " was written as an enum with constants "
+                  + missing
+                  + " that the reader's enum "
+                  + re.constants()
+                  + " lacks");
         }
       } else if (w instanceof ListOf wl && r instanceof ListOf rl) {
         check(wl.element(), rl.element(), path + "[]");
@@ -526,27 +580,41 @@ final class PositionalSchema {
           checkRecord(writer.records.get(wr.index()), reader.records.get(rr.index()), path);
         }
       } else {
-        throw new IllegalStateException(path + " was written as " + describe(w) + " and is read as " + describe(r));
+        throw new IllegalStateException(
+            path + " was written as " + describe(w) + " and is read as " + describe(r));
       }
     }
 
     /**
      * Map keys are written as text, so only widenings that read the same text as the same value
-     * hold: integers to wider integers, {@code char} to text (not to floating point: a
-     * {@code float} key's text is not the {@code double} of the same value).
+     * hold: integers to wider integers, {@code char} to text (not to floating point: a {@code
+     * float} key's text is not the {@code double} of the same value).
      */
     private void checkKey(Kind w, Kind r, String path) {
       if (r.equals(ANY)) {
         return;
       }
-      if (w instanceof Scalar ws && r instanceof Scalar rs && !isLegacy(w)
-          && (isFloat(ws.name()) || isFloat(rs.name())) && !ws.name().equals(rs.name())) {
-        throw new IllegalStateException(path + " was written as " + describe(w) + " and is read as " + describe(r)
-            + "; a map key's text reads exactly only as the same type, a wider integer or text from a char");
+      if (w instanceof Scalar ws
+          && r instanceof Scalar rs
+          && !isLegacy(w)
+          && (isFloat(ws.name()) || isFloat(rs.name()))
+          && !ws.name().equals(rs.name())) {
+        throw new IllegalStateException(
+            path
+                + " was written as "
+                + describe(w)
+                + " and is read as "
+                + describe(r)
+                + "; a map key's text reads exactly only as the same type, a wider integer or text from a char");
       }
-      if (isLegacy(w) && !(r instanceof EnumOf) && !(r instanceof Scalar rs
-          && (rs.name().equals("text") || rs.name().equals("char") || INTEGERS.contains(rs.name())))) {
-        throw new IllegalStateException(path + " was written as " + describe(w) + " and is read as " + describe(r));
+      if (isLegacy(w)
+          && !(r instanceof EnumOf)
+          && !(r instanceof Scalar rs
+              && (rs.name().equals("text")
+                  || rs.name().equals("char")
+                  || INTEGERS.contains(rs.name())))) {
+        throw new IllegalStateException(
+            path + " was written as " + describe(w) + " and is read as " + describe(r));
       }
       if (!isLegacy(w)) {
         check(w, r, path);
@@ -571,9 +639,20 @@ final class PositionalSchema {
         }
         for (Field wf : writerOnly) {
           if (compatible(wf.type(), rf.type())) {
-            throw new IllegalStateException(path + "." + wf.name() + " is gone and " + path + "." + rf.name()
-                + " is new, with a compatible type: a rename cannot be told from a removal and an addition"
-                + " (declare @JsonAlias(\"" + wf.name() + "\") on " + rf.name() + " if it is one)");
+            throw new IllegalStateException(
+                path
+                    + "."
+                    + wf.name()
+                    + " is gone and "
+                    + path
+                    + "."
+                    + rf.name()
+                    + " is new, with a compatible type: a rename cannot be told from a removal and an addition"
+                    + " (declare @JsonAlias(\""
+                    + wf.name()
+                    + "\") on "
+                    + rf.name()
+                    + " if it is one)");
           }
         }
       }
@@ -681,8 +760,8 @@ final class PositionalSchema {
       }
       if (w instanceof RecordRef wr) {
         if (!node.isArray() && !node.isObject()) {
-          throw new IllegalArgumentException(path + ": a record written as " + node.getNodeType()
-              + ", not an array or a map");
+          throw new IllegalArgumentException(
+              path + ": a record written as " + node.getNodeType() + ", not an array or a map");
         }
         Rec writerRecord = writer.records.get(wr.index());
         Rec readerRecord = r instanceof RecordRef rr ? reader.records.get(rr.index()) : null;
@@ -725,12 +804,14 @@ final class PositionalSchema {
         ObjectNode map = JsonNodeFactory.instance.objectNode();
         Map<String, JsonNode> entries = new LinkedHashMap<>();
         node.fields().forEachRemaining(entry -> entries.put(entry.getKey(), entry.getValue()));
-        entries.forEach((name, item) -> {
-          if (isLegacy(wm.key())) {
-            checkLegacy(JsonNodeFactory.instance.textNode(name), LEGACY_TEXT, key, path + "{key}");
-          }
-          map.set(name, convert(item, wm.value(), value, path + "{}"));
-        });
+        entries.forEach(
+            (name, item) -> {
+              if (isLegacy(wm.key())) {
+                checkLegacy(
+                    JsonNodeFactory.instance.textNode(name), LEGACY_TEXT, key, path + "{key}");
+              }
+              map.set(name, convert(item, wm.value(), value, path + "{}"));
+            });
         return map;
       }
       if (isLegacy(w)) {
@@ -740,8 +821,8 @@ final class PositionalSchema {
     }
 
     /**
-     * Checks that a value of a pre-0.1 kind is exactly a value of the reader's kind, which
-     * Jackson would otherwise coerce (wrapping an integer into a byte, a string index into an enum).
+     * Checks that a value of a pre-0.1 kind is exactly a value of the reader's kind, which Jackson
+     * would otherwise coerce (wrapping an integer into a byte, a string index into an enum).
      */
     private static void checkLegacy(JsonNode node, String writerKind, Kind r, String path) {
       if (r.equals(ANY)) {
@@ -754,15 +835,22 @@ final class PositionalSchema {
         fits = false;
       } else {
         String reader = ((Scalar) r).name();
-        fits = switch (writerKind) {
-          case LEGACY_INT -> fitsInteger(node, reader);
-          case LEGACY_FLOAT -> node.isNumber();
-          default -> node.isTextual() && fitsText(node.asText(), reader);
-        };
+        fits =
+            switch (writerKind) {
+              case LEGACY_INT -> fitsInteger(node, reader);
+              case LEGACY_FLOAT -> node.isNumber();
+              default -> node.isTextual() && fitsText(node.asText(), reader);
+            };
       }
       if (!fits) {
-        throw new IllegalArgumentException(path + " holds " + abbreviated(node) + ", written with a pre-0.1 schema as "
-            + describe(new Scalar(writerKind)) + ", which is not exactly a value of " + describe(r));
+        throw new IllegalArgumentException(
+            path
+                + " holds "
+                + abbreviated(node)
+                + ", written with a pre-0.1 schema as "
+                + describe(new Scalar(writerKind))
+                + ", which is not exactly a value of "
+                + describe(r));
       }
     }
 
@@ -798,7 +886,8 @@ final class PositionalSchema {
         return switch (reader) {
           case "text" -> true;
           case "char" -> text.length() == 1;
-          case "uuid" -> text.length() == 36 && UUID.fromString(text).toString().equalsIgnoreCase(text);
+          case "uuid" ->
+              text.length() == 36 && UUID.fromString(text).toString().equalsIgnoreCase(text);
           case "bigint" -> new BigInteger(text).toString().equals(text);
           case "decimal" -> new BigDecimal(text).toString().equals(text);
           default -> fitsInteger(JsonNodeFactory.instance.textNode(text), reader);

@@ -22,7 +22,9 @@ final class ProtobufCodec<T> implements Codec<T> {
     this.type = Objects.requireNonNull(type, "type");
     if (!Message.class.isAssignableFrom(type)) {
       throw new IllegalArgumentException(
-          "protobuf codec needs a generated com.google.protobuf.Message class; " + type.getName() + " is not one");
+          "protobuf codec needs a generated com.google.protobuf.Message class; "
+              + type.getName()
+              + " is not one");
     }
     @SuppressWarnings("unchecked")
     Class<? extends Message> messageType = (Class<? extends Message>) type;
@@ -30,8 +32,11 @@ final class ProtobufCodec<T> implements Codec<T> {
     try {
       defaultInstance = Internal.getDefaultInstance(messageType);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("protobuf codec could not find the default instance of " + type.getName()
-          + "; is it a generated message class?", e);
+      throw new IllegalArgumentException(
+          "protobuf codec could not find the default instance of "
+              + type.getName()
+              + "; is it a generated message class?",
+          e);
     }
     this.parser = defaultInstance.getParserForType();
   }

@@ -26,21 +26,23 @@ import java.util.Set;
 /**
  * JSON as Spring Data Redis's {@code GenericJackson2JsonRedisSerializer} writes it by default: each
  * value typed the way that serializer's default typing types it ({@code "@class"} in objects,
- * {@code ["java.util.ArrayList",[...]]} around collections, {@code ["java.lang.Long",5]} and
- * {@code ["java.util.Date",...]} where the declared type is {@code Object}), and Jackson's defaults
+ * {@code ["java.util.ArrayList",[...]]} around collections, {@code ["java.lang.Long",5]} and {@code
+ * ["java.util.Date",...]} where the declared type is {@code Object}), and Jackson's defaults
  * otherwise (dates as timestamps), with {@code java.time} support.
  *
- * <p>Every class name in the bytes is checked by name before Jackson loads it: allowed are the value
- * class, the classes its fields and type arguments declare, the JDK data classes of the JDK codec and
- * {@code java.time}, and the patterns given. Any other name fails the decode, and its class is
- * never loaded, so its static initializer never runs. The root is read as its raw class, as the
- * serializer writes it, so the elements of a root collection are not checked against its type
- * arguments, only against the allowlist. Thread-safe: Jackson's readers and mappers are.
+ * <p>Every class name in the bytes is checked by name before Jackson loads it: allowed are the
+ * value class, the classes its fields and type arguments declare, the JDK data classes of the JDK
+ * codec and {@code java.time}, and the patterns given. Any other name fails the decode, and its
+ * class is never loaded, so its static initializer never runs. The root is read as its raw class,
+ * as the serializer writes it, so the elements of a root collection are not checked against its
+ * type arguments, only against the allowlist. Thread-safe: Jackson's readers and mappers are.
  */
 final class SpringJsonCodec<T> implements Codec<T> {
   private static final String NAME = "spring-json";
+
   /** The property Spring's serializer names the class of an object in. */
   private static final String CLASS_PROPERTY = "@class";
+
   private final Type type;
   private final ObjectMapper mapper;
   private final ObjectReader reader;
@@ -49,23 +51,27 @@ final class SpringJsonCodec<T> implements Codec<T> {
     this.type = Objects.requireNonNull(type, "type");
     Set<String> allowed = new HashSet<>(JdkClassFilter.JDK_BASICS);
     for (Class<?> reachable : FieldTypes.reachableFrom(rawClasses(type))) {
-      for (Class<?> c = reachable; c != null && c != Object.class && !FieldTypes.isJdk(c); c = c.getSuperclass()) {
+      for (Class<?> c = reachable;
+          c != null && c != Object.class && !FieldTypes.isJdk(c);
+          c = c.getSuperclass()) {
         allowed.add(c.getName());
       }
     }
     ClassNameAllowlist allowlist = new ClassNameAllowlist(NAME, allowed, allowedClassPatterns);
-    JsonMapper.Builder builder = JsonMapper.builder()
-        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .enable(MapperFeature.USE_BASE_TYPE_AS_DEFAULT_IMPL)
-        .addModule(new JavaTimeModule());
+    JsonMapper.Builder builder =
+        JsonMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(MapperFeature.USE_BASE_TYPE_AS_DEFAULT_IMPL)
+            .addModule(new JavaTimeModule());
     if (CodecLibraries.JACKSON_JDK8.isPresent()) {
       builder.addModule(Jdk8Support.module());
     }
     this.mapper = builder.build();
-    mapper.setDefaultTyping(new SpringTyping(new ByName(allowlist))
-        .init(JsonTypeInfo.Id.CLASS, null)
-        .inclusion(JsonTypeInfo.As.PROPERTY)
-        .typeProperty(CLASS_PROPERTY));
+    mapper.setDefaultTyping(
+        new SpringTyping(new ByName(allowlist))
+            .init(JsonTypeInfo.Id.CLASS, null)
+            .inclusion(JsonTypeInfo.As.PROPERTY)
+            .typeProperty(CLASS_PROPERTY));
     JavaType javaType = mapper.constructType(type);
     this.reader = mapper.readerFor(javaType.getRawClass());
   }
@@ -108,11 +114,14 @@ final class SpringJsonCodec<T> implements Codec<T> {
   public T decode(byte[] data, int offset, int length) {
     CodecFailures.checkRange(NAME, data, offset, length);
     Object value;
-    try (JsonParser parser = new BoundedJsonParser(reader.createParser(data, offset, length), DecodeLimits.scope())) {
+    try (JsonParser parser =
+        new BoundedJsonParser(reader.createParser(data, offset, length), DecodeLimits.scope())) {
       value = reader.readValue(parser);
-      if (value != null && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      if (value != null
+          && reader.isEnabled(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           && parser.nextToken() != null) {
-        throw new IOException("trailing token found after the value"); // as readValue(byte[]) says it
+        throw new IOException(
+            "trailing token found after the value"); // as readValue(byte[]) says it
       }
     } catch (IOException | RuntimeException e) {
       throw BoundedJsonParser.failure(NAME, type, length, e);
@@ -166,8 +175,14 @@ final class SpringJsonCodec<T> implements Codec<T> {
     }
 
     private static boolean isWrapper(Class<?> raw) {
-      return raw == Boolean.class || raw == Character.class || raw == Byte.class || raw == Short.class
-          || raw == Integer.class || raw == Long.class || raw == Float.class || raw == Double.class
+      return raw == Boolean.class
+          || raw == Character.class
+          || raw == Byte.class
+          || raw == Short.class
+          || raw == Integer.class
+          || raw == Long.class
+          || raw == Float.class
+          || raw == Double.class
           || raw == Void.class;
     }
   }
@@ -182,7 +197,8 @@ final class SpringJsonCodec<T> implements Codec<T> {
     }
 
     @Override
-    public Validity validateSubClassName(MapperConfig<?> config, JavaType baseType, String subClassName) {
+    public Validity validateSubClassName(
+        MapperConfig<?> config, JavaType baseType, String subClassName) {
       String element = subClassName;
       while (element.startsWith("[")) {
         element = element.substring(1);

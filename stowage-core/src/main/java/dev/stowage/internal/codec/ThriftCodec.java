@@ -15,8 +15,8 @@ import org.apache.thrift.transport.TMemoryInputTransport;
 /**
  * Apache Thrift's compact protocol on a generated struct class. Thrift's serializers are not
  * thread-safe; each thread gets its own, so the codec is. Each decode reads through a transport and
- * protocol of its own whose message size, string length and container size are bounded by the
- * bytes given: Thrift's defaults (100 MB) would let a few bytes allocate a string of 16 MB. Unset
+ * protocol of its own whose message size, string length and container size are bounded by the bytes
+ * given: Thrift's defaults (100 MB) would let a few bytes allocate a string of 16 MB. Unset
  * optional fields read back as {@code null}.
  */
 final class ThriftCodec<T> implements Codec<T> {
@@ -24,18 +24,22 @@ final class ThriftCodec<T> implements Codec<T> {
   private static final int MAX_RETAINED_BUFFER = 256 * 1024;
   private final Class<T> type;
   private final Constructor<T> constructor;
-  private final ThreadLocal<TSerializer> serializers = ThreadLocal.withInitial(ThriftCodec::newSerializer);
+  private final ThreadLocal<TSerializer> serializers =
+      ThreadLocal.withInitial(ThriftCodec::newSerializer);
 
   ThriftCodec(Class<T> type) {
     this.type = Objects.requireNonNull(type, "type");
     if (!TBase.class.isAssignableFrom(type)) {
       throw new IllegalArgumentException(
-          "thrift codec needs a generated org.apache.thrift.TBase class; " + type.getName() + " is not one");
+          "thrift codec needs a generated org.apache.thrift.TBase class; "
+              + type.getName()
+              + " is not one");
     }
     try {
       this.constructor = type.getConstructor();
     } catch (NoSuchMethodException e) {
-      throw new IllegalArgumentException("thrift codec needs a public no-argument constructor on " + type.getName(), e);
+      throw new IllegalArgumentException(
+          "thrift codec needs a public no-argument constructor on " + type.getName(), e);
     }
   }
 
@@ -74,9 +78,13 @@ final class ThriftCodec<T> implements Codec<T> {
     try {
       T value = constructor.newInstance();
       int bound = Math.max(1, length);
-      TConfiguration limits = new TConfiguration(bound, TConfiguration.DEFAULT_MAX_FRAME_SIZE,
-          TConfiguration.DEFAULT_RECURSION_DEPTH);
-      ((TBase<?, ?>) value).read(new TCompactProtocol(new TMemoryInputTransport(limits, data, offset, length), bound, bound));
+      TConfiguration limits =
+          new TConfiguration(
+              bound, TConfiguration.DEFAULT_MAX_FRAME_SIZE, TConfiguration.DEFAULT_RECURSION_DEPTH);
+      ((TBase<?, ?>) value)
+          .read(
+              new TCompactProtocol(
+                  new TMemoryInputTransport(limits, data, offset, length), bound, bound));
       return value;
     } catch (TException | ReflectiveOperationException | RuntimeException e) {
       throw CodecFailures.decode(NAME, type, length, e);

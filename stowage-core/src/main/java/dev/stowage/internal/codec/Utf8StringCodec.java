@@ -17,6 +17,7 @@ import java.util.Objects;
 final class Utf8StringCodec implements Codec<String> {
   /** The one instance. */
   static final Utf8StringCodec INSTANCE = new Utf8StringCodec();
+
   private static final String NAME = "string";
 
   private Utf8StringCodec() {}
@@ -39,7 +40,8 @@ final class Utf8StringCodec implements Codec<String> {
     // The JDK's fast decoder replaces bad input with U+FFFD; only then is a strict check needed.
     if (text.indexOf('\uFFFD') >= 0) {
       try {
-        StandardCharsets.UTF_8.newDecoder()
+        StandardCharsets.UTF_8
+            .newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT)
             .decode(ByteBuffer.wrap(data, offset, length));

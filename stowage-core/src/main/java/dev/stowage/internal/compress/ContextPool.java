@@ -13,13 +13,14 @@ import org.jspecify.annotations.Nullable;
  * context allocates nothing; a thread starts at a slot picked from its id, so that threads seldom
  * contend for one. A context given back when every slot is full is closed.
  *
- * <p>Not a {@link ThreadLocal}: a cache's compressor lives as long as its dictionary, and a
- * context held per thread would stay, with its native memory, in every thread that ever wrote,
- * after the compressor is gone. zstd-jni's contexts have no finalizer, so when a pool becomes
- * unreachable its idle contexts are closed by a {@link Cleaner}. Thread-safe.
+ * <p>Not a {@link ThreadLocal}: a cache's compressor lives as long as its dictionary, and a context
+ * held per thread would stay, with its native memory, in every thread that ever wrote, after the
+ * compressor is gone. zstd-jni's contexts have no finalizer, so when a pool becomes unreachable its
+ * idle contexts are closed by a {@link Cleaner}. Thread-safe.
  */
 final class ContextPool<C> {
   private static final Cleaner CLEANER = Cleaner.create();
+
   /** Idle contexts kept: enough for every core to have one while others are in use. */
   static final int SLOTS = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
 
@@ -81,7 +82,8 @@ final class ContextPool<C> {
   }
 
   /** Closes the idle contexts of a pool that is gone; it must not refer to the pool itself. */
-  private record IdleCloser<C>(AtomicReferenceArray<@Nullable C> idle, Consumer<C> closer) implements Runnable {
+  private record IdleCloser<C>(AtomicReferenceArray<@Nullable C> idle, Consumer<C> closer)
+      implements Runnable {
     @Override
     public void run() {
       for (int slot = 0; slot < idle.length(); slot++) {

@@ -62,10 +62,15 @@ public final class Lz4BlockCodec implements PayloadCompressor {
    * @throws EnvelopeException if it is malformed or above {@code maxDecodedSize}
    */
   public static long declaredSize(byte[] source, int offset, int length, int maxDecodedSize) {
-    long declared = UnsignedVarint.read(source, offset, offset + length, Integer.MAX_VALUE, "lz4 original length");
+    long declared =
+        UnsignedVarint.read(
+            source, offset, offset + length, Integer.MAX_VALUE, "lz4 original length");
     if (declared > maxDecodedSize) {
-      throw new EnvelopeException("lz4 payload declares " + declared
-          + " bytes, more than maxDecodedSize " + maxDecodedSize);
+      throw new EnvelopeException(
+          "lz4 payload declares "
+              + declared
+              + " bytes, more than maxDecodedSize "
+              + maxDecodedSize);
     }
     return declared;
   }
@@ -85,11 +90,12 @@ public final class Lz4BlockCodec implements PayloadCompressor {
     try {
       produced = decompressor.decompress(source, blockStart, end - blockStart, out, 0, out.length);
     } catch (RuntimeException e) {
-      throw new EnvelopeException("corrupt lz4 payload: " + e.getMessage()
-          + " (declared length " + declared + ")", e);
+      throw new EnvelopeException(
+          "corrupt lz4 payload: " + e.getMessage() + " (declared length " + declared + ")", e);
     }
     if (produced != declared) {
-      throw new EnvelopeException("lz4 payload decoded to " + produced + " bytes but declares " + declared);
+      throw new EnvelopeException(
+          "lz4 payload decoded to " + produced + " bytes but declares " + declared);
     }
     return out;
   }

@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
 public final class OptionalLibrary {
   /** zstd-jni, for zstd and zstd-dict compression and dictionary training. */
   public static final OptionalLibrary ZSTD =
-      new OptionalLibrary("zstd compression", "com.github.luben.zstd.Zstd", "com.github.luben:zstd-jni");
+      new OptionalLibrary(
+          "zstd compression", "com.github.luben.zstd.Zstd", "com.github.luben:zstd-jni");
+
   /** lz4-java, for lz4 compression. */
   public static final OptionalLibrary LZ4 =
       new OptionalLibrary("lz4 compression", "net.jpountz.lz4.LZ4Factory", "at.yawk.lz4:lz4-java");

@@ -24,8 +24,8 @@ public final class PayloadCompressors {
       case CompressionIds.ZSTD_DICT:
       case CompressionIds.ZSTD_DICT_MAGICLESS:
         OptionalLibrary.ZSTD.require();
-        return new ZstdFrameCompressor(compression.level(), compression.dictionary().orElse(null),
-            compression.isMagicless());
+        return new ZstdFrameCompressor(
+            compression.level(), compression.dictionary().orElse(null), compression.isMagicless());
       default:
         throw new IllegalArgumentException("unknown compression id " + compression.id());
     }

@@ -32,17 +32,28 @@ public final class PayloadDecompressor {
    * @throws DictionaryNotFoundException when the dictionary cannot be resolved
    * @throws dev.stowage.MissingLibraryException when the compression's library is absent
    */
-  public byte[] decompress(int compressionId, long dictionaryId, byte[] source, int offset, int length,
-                           int maxDecodedSize) {
+  public byte[] decompress(
+      int compressionId,
+      long dictionaryId,
+      byte[] source,
+      int offset,
+      int length,
+      int maxDecodedSize) {
     return decompress(compressionId, dictionaryId, source, offset, length, maxDecodedSize, -1);
   }
 
   /**
-   * As {@link #decompress(int, long, byte[], int, int, int)}, for a payload whose
-   * {@link #declaredSize} was read already: {@code declared}, or -1 to read it again.
+   * As {@link #decompress(int, long, byte[], int, int, int)}, for a payload whose {@link
+   * #declaredSize} was read already: {@code declared}, or -1 to read it again.
    */
-  public byte[] decompress(int compressionId, long dictionaryId, byte[] source, int offset, int length,
-                           int maxDecodedSize, int declared) {
+  public byte[] decompress(
+      int compressionId,
+      long dictionaryId,
+      byte[] source,
+      int offset,
+      int length,
+      int maxDecodedSize,
+      int declared) {
     switch (compressionId) {
       case CompressionIds.LZ4:
         OptionalLibrary.LZ4.require();
@@ -55,7 +66,14 @@ public final class PayloadDecompressor {
         if (!frames.hasDictionary(dictionaryId)) {
           frames.addDictionary(resolve(dictionaryId));
         }
-        return zstdFrame(frames, source, offset, length, maxDecodedSize, declared, dictionaryId,
+        return zstdFrame(
+            frames,
+            source,
+            offset,
+            length,
+            maxDecodedSize,
+            declared,
+            dictionaryId,
             compressionId == CompressionIds.ZSTD_DICT_MAGICLESS);
       default:
         throw new EnvelopeException("unknown compression id " + compressionId);
@@ -63,13 +81,14 @@ public final class PayloadDecompressor {
   }
 
   /**
-   * The size that the payload of {@code length} bytes at {@code offset}, written with
-   * {@code compressionId} (not none), declares it decompresses to; the payload is not decompressed.
+   * The size that the payload of {@code length} bytes at {@code offset}, written with {@code
+   * compressionId} (not none), declares it decompresses to; the payload is not decompressed.
    *
    * @throws EnvelopeException for a malformed size or one that exceeds {@code maxDecodedSize}
    * @throws dev.stowage.MissingLibraryException when the compression's library is absent
    */
-  public int declaredSize(int compressionId, byte[] source, int offset, int length, int maxDecodedSize) {
+  public int declaredSize(
+      int compressionId, byte[] source, int offset, int length, int maxDecodedSize) {
     switch (compressionId) {
       case CompressionIds.LZ4:
         OptionalLibrary.LZ4.require();
@@ -78,15 +97,27 @@ public final class PayloadDecompressor {
       case CompressionIds.ZSTD_DICT:
       case CompressionIds.ZSTD_DICT_MAGICLESS:
         OptionalLibrary.ZSTD.require();
-        return (int) ZstdFrameDecompressor.declaredSize(source, offset, length, maxDecodedSize,
-            compressionId == CompressionIds.ZSTD_DICT_MAGICLESS);
+        return (int)
+            ZstdFrameDecompressor.declaredSize(
+                source,
+                offset,
+                length,
+                maxDecodedSize,
+                compressionId == CompressionIds.ZSTD_DICT_MAGICLESS);
       default:
         throw new EnvelopeException("unknown compression id " + compressionId);
     }
   }
 
-  private static byte[] zstdFrame(ZstdFrameDecompressor frames, byte[] source, int offset, int length,
-                                  int maxDecodedSize, int declared, long dictionaryId, boolean magicless) {
+  private static byte[] zstdFrame(
+      ZstdFrameDecompressor frames,
+      byte[] source,
+      int offset,
+      int length,
+      int maxDecodedSize,
+      int declared,
+      long dictionaryId,
+      boolean magicless) {
     return declared < 0
         ? frames.decompress(source, offset, length, maxDecodedSize, dictionaryId, magicless)
         : frames.decompressDeclared(source, offset, length, declared, dictionaryId, magicless);
@@ -94,8 +125,9 @@ public final class PayloadDecompressor {
 
   private ZstdDictionary resolve(long id) {
     if (resolver == null) {
-      throw (DictionaryNotFoundException) new DictionaryNotFoundException(id)
-          .addContext("this reader has no dictionaries configured");
+      throw (DictionaryNotFoundException)
+          new DictionaryNotFoundException(id)
+              .addContext("this reader has no dictionaries configured");
     }
     ZstdDictionary dictionary;
     try {
@@ -105,14 +137,18 @@ public final class PayloadDecompressor {
     } catch (RuntimeException e) {
       DictionaryNotFoundException notFound = new DictionaryNotFoundException(id);
       notFound.initCause(e);
-      throw (DictionaryNotFoundException) notFound.addContext("the dictionary resolver failed: " + e);
+      throw (DictionaryNotFoundException)
+          notFound.addContext("the dictionary resolver failed: " + e);
     }
     if (dictionary == null) {
       throw new DictionaryNotFoundException(id);
     }
     if (dictionary.id() != id) {
-      throw new EnvelopeException("the dictionary resolver returned dictionary " + dictionary.hexId()
-          + " when asked for " + String.format("%08x", id));
+      throw new EnvelopeException(
+          "the dictionary resolver returned dictionary "
+              + dictionary.hexId()
+              + " when asked for "
+              + String.format("%08x", id));
     }
     return dictionary;
   }

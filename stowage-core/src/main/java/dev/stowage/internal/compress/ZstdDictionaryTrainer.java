@@ -5,7 +5,9 @@ import dev.stowage.StowageException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Trains zstd dictionaries with zstd-jni. Load only after {@link OptionalLibrary#ZSTD} is present. */
+/**
+ * Trains zstd dictionaries with zstd-jni. Load only after {@link OptionalLibrary#ZSTD} is present.
+ */
 public final class ZstdDictionaryTrainer {
   private ZstdDictionaryTrainer() {}
 
@@ -28,11 +30,16 @@ public final class ZstdDictionaryTrainer {
       }
     }
     if (kept.size() < minSamples) {
-      throw new IllegalArgumentException("training a zstd dictionary needs at least " + minSamples
-          + " non-empty samples, got " + kept.size() + "; a few thousand values of one type work best");
+      throw new IllegalArgumentException(
+          "training a zstd dictionary needs at least "
+              + minSamples
+              + " non-empty samples, got "
+              + kept.size()
+              + "; a few thousand values of one type work best");
     }
     if (total > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException("training samples total " + total + " bytes, more than 2 GiB");
+      throw new IllegalArgumentException(
+          "training samples total " + total + " bytes, more than 2 GiB");
     }
     ZstdDictTrainer trainer = new ZstdDictTrainer((int) total, dictionarySize);
     for (byte[] sample : kept) {
@@ -41,9 +48,17 @@ public final class ZstdDictionaryTrainer {
     try {
       return trainer.trainSamples();
     } catch (RuntimeException e) {
-      throw new StowageException("zstd could not train a " + dictionarySize + "-byte dictionary on "
-          + kept.size() + " samples (" + total + " bytes): " + e.getMessage()
-          + "; give more samples, or ask for a smaller dictionary", e);
+      throw new StowageException(
+          "zstd could not train a "
+              + dictionarySize
+              + "-byte dictionary on "
+              + kept.size()
+              + " samples ("
+              + total
+              + " bytes): "
+              + e.getMessage()
+              + "; give more samples, or ask for a smaller dictionary",
+          e);
     }
   }
 }

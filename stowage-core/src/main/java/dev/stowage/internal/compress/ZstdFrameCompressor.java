@@ -11,13 +11,17 @@ import org.jspecify.annotations.Nullable;
 /**
  * Writes one zstd frame per payload, with its content size and without a checksum or zstd's own
  * dictionary id (the envelope carries the id); with a dictionary, optionally without the frame's
- * 4-byte magic number (zstd's magicless format, {@link CompressionIds#ZSTD_DICT_MAGICLESS}). With a dictionary, its digested form is built once
- * and shared by every context. Each pooled context comes with a buffer of its own that frames are
- * written into, so a frame is copied once, into the array that is stored. Load this class only after
- * {@link OptionalLibrary#ZSTD} is present. Thread-safe.
+ * 4-byte magic number (zstd's magicless format, {@link CompressionIds#ZSTD_DICT_MAGICLESS}). With a
+ * dictionary, its digested form is built once and shared by every context. Each pooled context
+ * comes with a buffer of its own that frames are written into, so a frame is copied once, into the
+ * array that is stored. Load this class only after {@link OptionalLibrary#ZSTD} is present.
+ * Thread-safe.
  */
 public final class ZstdFrameCompressor implements PayloadCompressor {
-  /** A context's buffer grows to fit the frames it writes, and is dropped after one larger than this. */
+  /**
+   * A context's buffer grows to fit the frames it writes, and is dropped after one larger than
+   * this.
+   */
   static final int MAX_KEPT_BUFFER = 64 * 1024;
 
   private final int level;
@@ -35,7 +39,10 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
       this.context = context;
     }
 
-    /** Compresses {@code data} into {@link #buffer}, grown first if needed, and returns the frame's size. */
+    /**
+     * Compresses {@code data} into {@link #buffer}, grown first if needed, and returns the frame's
+     * size.
+     */
     int compress(byte[] data) {
       int bound = (int) Math.min(Zstd.compressBound(data.length), Integer.MAX_VALUE - 16);
       if (buffer.length < bound) {
@@ -63,12 +70,14 @@ public final class ZstdFrameCompressor implements PayloadCompressor {
    */
   public ZstdFrameCompressor(int level, @Nullable ZstdDictionary dictionary, boolean magicless) {
     if (magicless && dictionary == null) {
-      throw new IllegalArgumentException("magicless zstd frames have a compression id only with a dictionary");
+      throw new IllegalArgumentException(
+          "magicless zstd frames have a compression id only with a dictionary");
     }
     this.level = level;
     this.magicless = magicless;
     this.dictionary = dictionary;
-    this.digestedDictionary = dictionary == null ? null : new ZstdDictCompress(dictionary.bytes(), level);
+    this.digestedDictionary =
+        dictionary == null ? null : new ZstdDictCompress(dictionary.bytes(), level);
     this.workers = new ContextPool<>(this::newWorker, Worker::close);
   }
 

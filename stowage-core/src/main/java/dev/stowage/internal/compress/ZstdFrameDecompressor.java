@@ -12,12 +12,13 @@ import java.util.concurrent.ConcurrentMap;
  * Reads zstd payloads under a hard output limit: the frame must declare its content size, the size
  * is checked against the limit before the output is allocated, decompression writes into exactly
  * that many bytes, and the produced length must equal the declared one. Digested dictionaries are
- * cached by id for the life of this object. Load this class only after
- * {@link OptionalLibrary#ZSTD} is present. Thread-safe.
+ * cached by id for the life of this object. Load this class only after {@link OptionalLibrary#ZSTD}
+ * is present. Thread-safe.
  */
 public final class ZstdFrameDecompressor {
   private final ContextPool<ZstdDecompressCtx> plainContexts =
       new ContextPool<>(ZstdDecompressCtx::new, ZstdDecompressCtx::close);
+
   /** Per dictionary: its digested form, and contexts that reference it from their creation. */
   private final ConcurrentMap<Long, DictionaryContexts> digested = new ConcurrentHashMap<>();
 
@@ -36,13 +37,16 @@ public final class ZstdFrameDecompressor {
       this.magiclessContexts = pool(dictionary, true);
     }
 
-    private static ContextPool<ZstdDecompressCtx> pool(ZstdDictDecompress dictionary, boolean magicless) {
-      return new ContextPool<>(() -> {
-        ZstdDecompressCtx context = new ZstdDecompressCtx();
-        context.setMagicless(magicless);
-        context.loadDict(dictionary);
-        return context;
-      }, ZstdDecompressCtx::close);
+    private static ContextPool<ZstdDecompressCtx> pool(
+        ZstdDictDecompress dictionary, boolean magicless) {
+      return new ContextPool<>(
+          () -> {
+            ZstdDecompressCtx context = new ZstdDecompressCtx();
+            context.setMagicless(magicless);
+            context.loadDict(dictionary);
+            return context;
+          },
+          ZstdDecompressCtx::close);
     }
   }
 
@@ -53,7 +57,8 @@ public final class ZstdFrameDecompressor {
 
   /** Caches the digested form of a dictionary, unless it already is. */
   public void addDictionary(ZstdDictionary dictionary) {
-    digested.computeIfAbsent(dictionary.id(), id -> new DictionaryContexts(new ZstdDictDecompress(dictionary.bytes())));
+    digested.computeIfAbsent(
+        dictionary.id(), id -> new DictionaryContexts(new ZstdDictDecompress(dictionary.bytes())));
   }
 
   /**
@@ -73,7 +78,8 @@ public final class ZstdFrameDecompressor {
    * @throws EnvelopeException if the frame is empty or corrupt, lacks its content size, or declares
    *     more than {@code maxDecodedSize}
    */
-  public static long declaredSize(byte[] source, int offset, int length, int maxDecodedSize, boolean magicless) {
+  public static long declaredSize(
+      byte[] source, int offset, int length, int maxDecodedSize, boolean magicless) {
     if (length == 0) {
       throw new EnvelopeException("empty zstd payload");
     }
@@ -84,14 +90,18 @@ public final class ZstdFrameDecompressor {
       throw new EnvelopeException("corrupt zstd frame header: " + e.getMessage(), e);
     }
     if (declared == -1) {
-      throw new EnvelopeException("zstd frame does not declare its content size; Stowage writes it and requires it");
+      throw new EnvelopeException(
+          "zstd frame does not declare its content size; Stowage writes it and requires it");
     }
     if (declared < 0) {
       throw new EnvelopeException("not a zstd frame: " + Zstd.getErrorName(declared));
     }
     if (declared > maxDecodedSize) {
-      throw new EnvelopeException("zstd payload declares " + declared
-          + " bytes, more than maxDecodedSize " + maxDecodedSize);
+      throw new EnvelopeException(
+          "zstd payload declares "
+              + declared
+              + " bytes, more than maxDecodedSize "
+              + maxDecodedSize);
     }
     return declared;
   }
@@ -103,7 +113,8 @@ public final class ZstdFrameDecompressor {
    *     {@code maxDecodedSize}, or decodes to another size than it declares
    * @throws IllegalStateException if a dictionary id is given that was not added first
    */
-  public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId) {
+  public byte[] decompress(
+      byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId) {
     return decompress(source, offset, length, maxDecodedSize, dictionaryId, false);
   }
 
@@ -113,20 +124,32 @@ public final class ZstdFrameDecompressor {
    *
    * @throws IllegalArgumentException if a magicless frame is given without a dictionary
    */
-  public byte[] decompress(byte[] source, int offset, int length, int maxDecodedSize, long dictionaryId,
-                           boolean magicless) {
-    return decompressDeclared(source, offset, length,
-        (int) declaredSize(source, offset, length, maxDecodedSize, magicless), dictionaryId, magicless);
+  public byte[] decompress(
+      byte[] source,
+      int offset,
+      int length,
+      int maxDecodedSize,
+      long dictionaryId,
+      boolean magicless) {
+    return decompressDeclared(
+        source,
+        offset,
+        length,
+        (int) declaredSize(source, offset, length, maxDecodedSize, magicless),
+        dictionaryId,
+        magicless);
   }
 
   /**
    * Decompresses a frame whose content size {@link #declaredSize} returned already, with the cached
    * dictionary {@code dictionaryId} or -1 for none, into an array of exactly that size.
    *
-   * @throws EnvelopeException if the frame is corrupt or decodes to another size than {@code declared}
+   * @throws EnvelopeException if the frame is corrupt or decodes to another size than {@code
+   *     declared}
    * @throws IllegalStateException if a dictionary id is given that was not added first
    */
-  public byte[] decompressDeclared(byte[] source, int offset, int length, int declared, long dictionaryId) {
+  public byte[] decompressDeclared(
+      byte[] source, int offset, int length, int declared, long dictionaryId) {
     return decompressDeclared(source, offset, length, declared, dictionaryId, false);
   }
 
@@ -136,8 +159,8 @@ public final class ZstdFrameDecompressor {
    *
    * @throws IllegalArgumentException if a magicless frame is given without a dictionary
    */
-  public byte[] decompressDeclared(byte[] source, int offset, int length, int declared, long dictionaryId,
-                                   boolean magicless) {
+  public byte[] decompressDeclared(
+      byte[] source, int offset, int length, int declared, long dictionaryId, boolean magicless) {
     ContextPool<ZstdDecompressCtx> pool = plainContexts;
     if (dictionaryId >= 0) {
       DictionaryContexts dictionary = digested.get(dictionaryId);
@@ -155,12 +178,14 @@ public final class ZstdFrameDecompressor {
       produced = context.decompressByteArray(out, 0, out.length, source, offset, length);
     } catch (RuntimeException e) {
       pool.discard(context);
-      throw new EnvelopeException("corrupt zstd payload: " + e.getMessage()
-          + " (declared content size " + declared + ")", e);
+      throw new EnvelopeException(
+          "corrupt zstd payload: " + e.getMessage() + " (declared content size " + declared + ")",
+          e);
     }
     pool.give(context);
     if (produced != declared) {
-      throw new EnvelopeException("zstd payload decoded to " + produced + " bytes but declares " + declared);
+      throw new EnvelopeException(
+          "zstd payload decoded to " + produced + " bytes but declares " + declared);
     }
     return out;
   }

@@ -25,8 +25,8 @@ public final class EnvelopeWriter {
    * @param dictionaryId written only when the compression id is zstd-dict or zstd-dict-magicless
    * @param schemaVersion written, with its flag, when it is 0 or more; -1 for none
    */
-  public static byte[] write(int codecId, int compressionId, long dictionaryId, int schemaVersion,
-                             byte[] payload) {
+  public static byte[] write(
+      int codecId, int compressionId, long dictionaryId, int schemaVersion, byte[] payload) {
     int headerSize = headerSize(compressionId, dictionaryId, schemaVersion);
     byte[] value = new byte[headerSize + payload.length];
     writeHeader(value, codecId, compressionId, dictionaryId, schemaVersion);
@@ -41,7 +41,8 @@ public final class EnvelopeWriter {
    * @param dictionaryId written only when the compression id is zstd-dict or zstd-dict-magicless
    * @param schemaVersion written, with its flag, when it is 0 or more; -1 for none
    */
-  public static void writeHeader(byte[] value, int codecId, int compressionId, long dictionaryId, int schemaVersion) {
+  public static void writeHeader(
+      byte[] value, int codecId, int compressionId, long dictionaryId, int schemaVersion) {
     if (codecId < 1 || codecId > 255) {
       throw new IllegalArgumentException("codec id must be 1 to 255, got " + codecId);
     }

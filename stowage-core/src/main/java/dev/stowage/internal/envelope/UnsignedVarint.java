@@ -51,17 +51,19 @@ public final class UnsignedVarint {
     for (int i = 0; i < MAX_BYTES; i++) {
       int position = offset + i;
       if (position >= end) {
-        throw new EnvelopeException("truncated " + what + " varint: the value ends after "
-            + i + " of its bytes");
+        throw new EnvelopeException(
+            "truncated " + what + " varint: the value ends after " + i + " of its bytes");
       }
       int b = source[position] & 0xFF;
       value |= (long) (b & 0x7F) << (7 * i);
       if ((b & 0x80) == 0) {
         if (b == 0 && i > 0) {
-          throw new EnvelopeException(what + " varint is not minimally encoded (it ends in a zero byte)");
+          throw new EnvelopeException(
+              what + " varint is not minimally encoded (it ends in a zero byte)");
         }
         if (value > maxValue) {
-          throw new EnvelopeException(what + " varint overflows: " + value + " is more than " + maxValue);
+          throw new EnvelopeException(
+              what + " varint overflows: " + value + " is more than " + maxValue);
         }
         return value;
       }
@@ -71,7 +73,8 @@ public final class UnsignedVarint {
 
   private static void requireEncodable(long value) {
     if (value < 0 || value > 0xFFFF_FFFFL) {
-      throw new IllegalArgumentException("a varint in the envelope holds 0 to 4294967295, got " + value);
+      throw new IllegalArgumentException(
+          "a varint in the envelope holds 0 to 4294967295, got " + value);
     }
   }
 }

@@ -42,13 +42,16 @@ final class BlockingFeed<V> implements Feed<V> {
   @Override
   public List<Long> addAll(List<? extends V> values) {
     requireNonNull(values, "values");
-    return session.await(core.addAll(values), core.chunks(values.size()), core.describeAddAll(values.size()));
+    return session.await(
+        core.addAll(values), core.chunks(values.size()), core.describeAddAll(values.size()));
   }
 
   @Override
   public void putAll(Map<Long, ? extends V> valuesByScore) {
     requireNonNull(valuesByScore, "valuesByScore");
-    session.await(core.putAll(valuesByScore), core.chunks(valuesByScore.size()),
+    session.await(
+        core.putAll(valuesByScore),
+        core.chunks(valuesByScore.size()),
         core.describePutAll(valuesByScore.size()));
   }
 
@@ -78,7 +81,6 @@ final class BlockingFeed<V> implements Feed<V> {
     return core.decodeFailures();
   }
 
-
   @Override
   public AsyncFeed<V> async() {
     return core;
@@ -88,7 +90,6 @@ final class BlockingFeed<V> implements Feed<V> {
   public String toString() {
     return "Feed[" + core.name() + ", key " + core.key() + "]";
   }
-
 
   /**
    * An executor of one task, which the thread waiting for the result runs: it is handed over when
@@ -105,8 +106,8 @@ final class BlockingFeed<V> implements Feed<V> {
     }
 
     /**
-     * Waits for {@code result}, one round trip at most, running the task handed over meanwhile;
-     * the task completes {@code result}.
+     * Waits for {@code result}, one round trip at most, running the task handed over meanwhile; the
+     * task completes {@code result}.
      */
     <T> T await(CompletableFuture<T> result, String what) {
       session.await(CompletableFuture.anyOf(result, task), 1, what);

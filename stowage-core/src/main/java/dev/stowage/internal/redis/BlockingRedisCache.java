@@ -43,9 +43,9 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   }
 
   /**
-   * Runs {@code operation} and waits for it: at most the command timeout per round trip when
-   * {@code roundTrips} is positive, with no bound when it is 0 (the operation runs a loader). A
-   * failure of the wait itself is counted in the cache's statistics; the operation counts its own.
+   * Runs {@code operation} and waits for it: at most the command timeout per round trip when {@code
+   * roundTrips} is positive, with no bound when it is 0 (the operation runs a loader). A failure of
+   * the wait itself is counted in the cache's statistics; the operation counts its own.
    */
   private <T> T await(Operation<T> operation, int roundTrips, Supplier<String> what) {
     CallerRuns caller = new CallerRuns(core.fallback());
@@ -56,12 +56,21 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
       done = caller.runUntil(running, bound);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw core.countFailure(new StowageException("interrupted while waiting for " + what.get() + " of cache '"
-          + core.name() + "'", e));
+      throw core.countFailure(
+          new StowageException(
+              "interrupted while waiting for " + what.get() + " of cache '" + core.name() + "'",
+              e));
     }
     if (!done) {
-      throw core.countFailure(new CacheUnavailableException("Redis at " + session.address() + " did not answer "
-          + what.get() + " within " + TimeUnit.NANOSECONDS.toMillis(bound) + " ms"));
+      throw core.countFailure(
+          new CacheUnavailableException(
+              "Redis at "
+                  + session.address()
+                  + " did not answer "
+                  + what.get()
+                  + " within "
+                  + TimeUnit.NANOSECONDS.toMillis(bound)
+                  + " ms"));
     }
     return running.isCompletedExceptionally() ? session.join(running, what.get()) : running.join();
   }
@@ -89,7 +98,9 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public Map<K, V> getAll(Collection<? extends K> keys) {
     requireNonNull(keys, "keys");
-    return await(threads -> core.getAll(keys, threads), core.rounds(keys.size()),
+    return await(
+        threads -> core.getAll(keys, threads),
+        core.rounds(keys.size()),
         () -> "MGET of " + keys.size() + " keys");
   }
 
@@ -101,17 +112,23 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   public void putAll(Map<? extends K, ? extends V> entries) {
     requireNonNull(entries, "entries");
     int n = entries.size();
-    await(threads -> core.putAllStreaming(entries, threads.work()), core.rounds(n),
+    await(
+        threads -> core.putAllStreaming(entries, threads.work()),
+        core.rounds(n),
         () -> core.writer().describeWrite(n));
   }
 
   @Override
   public long deleteAll(Collection<? extends K> keys) {
     requireNonNull(keys, "keys");
-    return session.await(core.deleteAll(keys), core.rounds(keys.size()), "DEL of " + keys.size() + " keys");
+    return session.await(
+        core.deleteAll(keys), core.rounds(keys.size()), "DEL of " + keys.size() + " keys");
   }
 
-  /** No bound on the whole: it takes as many round trips as the keyspace has pages; each has the command timeout. */
+  /**
+   * No bound on the whole: it takes as many round trips as the keyspace has pages; each has the
+   * command timeout.
+   */
   @Override
   public long clear() {
     return session.join(core.clear(), "clearing cache '" + core.name() + "'");
@@ -120,15 +137,20 @@ final class BlockingRedisCache<K, V> implements RedisCache<K, V> {
   @Override
   public @Nullable V getOrLoad(K key, Function<? super K, ? extends V> loader) {
     requireNonNull(loader, "loader");
-    return await(threads -> core.getOrLoad(key, loader, threads), 0, () -> "loading " + core.keyText(key));
+    return await(
+        threads -> core.getOrLoad(key, loader, threads), 0, () -> "loading " + core.keyText(key));
   }
 
   @Override
-  public Map<K, V> getAllOrLoad(Collection<? extends K> keys,
+  public Map<K, V> getAllOrLoad(
+      Collection<? extends K> keys,
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
     requireNonNull(keys, "keys");
     requireNonNull(loader, "loader");
-    return await(threads -> core.getAllOrLoad(keys, loader, threads), 0, () -> "loading " + keys.size() + " keys");
+    return await(
+        threads -> core.getAllOrLoad(keys, loader, threads),
+        0,
+        () -> "loading " + keys.size() + " keys");
   }
 
   @Override

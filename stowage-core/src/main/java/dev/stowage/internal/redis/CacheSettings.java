@@ -14,7 +14,17 @@ import org.jspecify.annotations.Nullable;
  * @param loadWhenUnavailable whether loads go to the loader while Redis is unavailable
  * @param near the near cache's reader, or {@code null} for none
  */
-public record CacheSettings<K, V>(String name, String keyPrefix, Function<? super K, String> keyToString,
-                                  WriteCodec<V> codec, EnvelopePreload preload, @Nullable Duration ttl, double ttlJitter, int chunkSize,
-                                  @Nullable Duration loadLock, Executor loadExecutor, @Nullable Duration absentTtl,
-                                  boolean loadWhenUnavailable, Tracking.@Nullable Reader near) {}
+public record CacheSettings<K, V>(
+    String name,
+    String keyPrefix,
+    Function<? super K, String> keyToString,
+    WriteCodec<V> codec,
+    EnvelopePreload preload,
+    @Nullable Duration ttl,
+    double ttlJitter,
+    int chunkSize,
+    @Nullable Duration loadLock,
+    Executor loadExecutor,
+    @Nullable Duration absentTtl,
+    boolean loadWhenUnavailable,
+    Tracking.@Nullable Reader near) {}

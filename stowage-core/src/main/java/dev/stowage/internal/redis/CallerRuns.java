@@ -7,10 +7,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * An executor whose tasks run in the thread that made it, while that thread waits for an
- * operation: how a blocking method runs its share of an asynchronous operation (decoding, encoding,
- * a loader) in the calling thread, as its contract says, while the operation itself stays the
- * asynchronous one.
+ * An executor whose tasks run in the thread that made it, while that thread waits for an operation:
+ * how a blocking method runs its share of an asynchronous operation (decoding, encoding, a loader)
+ * in the calling thread, as its contract says, while the operation itself stays the asynchronous
+ * one.
  *
  * <p>Once the caller stops waiting (the operation done, or the wait given up), tasks still queued
  * or submitted later go to the fallback executor, so an operation that others share (a load other
@@ -42,9 +42,9 @@ final class CallerRuns implements Executor {
   }
 
   /**
-   * Runs the tasks submitted here until {@code operation} completes, or for at most
-   * {@code timeoutNanos} when that is not negative; then hands what is left to the fallback. Called
-   * once, by the thread that made this executor.
+   * Runs the tasks submitted here until {@code operation} completes, or for at most {@code
+   * timeoutNanos} when that is not negative; then hands what is left to the fallback. Called once,
+   * by the thread that made this executor.
    *
    * @return whether the operation completed
    * @throws InterruptedException if the thread is interrupted meanwhile

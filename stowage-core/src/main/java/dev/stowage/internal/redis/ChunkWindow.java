@@ -10,10 +10,11 @@ import java.util.function.IntFunction;
  * Sends the chunks of a bulk operation with at most {@value #IN_FLIGHT} chunks in flight per lane:
  * a lane's next chunk is sent when one of its earlier ones completes. On one server there is one
  * lane; on a cluster, one per master ({@link SlotPlan}), so that every master stays busy and none
- * waits behind another's chunks, and each chunk goes to its master as one batch ({@link MasterBatch}). Redis stays busy, since the next chunks are already on the wire,
- * yet no command waits behind more than a few chunks, so every command's timeout keeps its meaning
- * however many keys the operation has. The first failure fails the whole operation, and no chunk
- * is sent after it, in any lane.
+ * waits behind another's chunks, and each chunk goes to its master as one batch ({@link
+ * MasterBatch}). Redis stays busy, since the next chunks are already on the wire, yet no command
+ * waits behind more than a few chunks, so every command's timeout keeps its meaning however many
+ * keys the operation has. The first failure fails the whole operation, and no chunk is sent after
+ * it, in any lane.
  */
 final class ChunkWindow {
   /** Chunks in flight at once, per lane. */
@@ -50,18 +51,20 @@ final class ChunkWindow {
    * {@linkplain GroupCommand#batchable() batchable} command is written to that master's own
    * connection in one batch ({@link MasterBatch}); otherwise (one server, slots with no known
    * master, or a command that must use its own connection) each command goes through the shared
-   * connection. A group of
-   * several keys that Redis answers with {@code TRYAGAIN} there (a slot being migrated holds some
-   * of them and not the others) is sent again one command per key, which Redis redirects key by key.
+   * connection. A group of several keys that Redis answers with {@code TRYAGAIN} there (a slot
+   * being migrated holds some of them and not the others) is sent again one command per key, which
+   * Redis redirects key by key.
    */
-  static <T> CompletableFuture<Void> run(SlotPlan plan, RedisSession session, GroupCommand<T> command) {
+  static <T> CompletableFuture<Void> run(
+      SlotPlan plan, RedisSession session, GroupCommand<T> command) {
     List<Lane> lanes = new ArrayList<>(plan.lanes().size());
     for (int i = 0; i < plan.lanes().size(); i++) {
       List<SlotPlan.Chunk> chunks = plan.lanes().get(i);
       Object owner = plan.owners().get(i).orElse(null);
-      IntFunction<CompletableFuture<?>> send = owner instanceof MasterBatch.Address master && command.batchable()
-          ? index -> MasterBatch.send(session, master, chunks.get(index), command)
-          : index -> sendChunk(chunks.get(index), command);
+      IntFunction<CompletableFuture<?>> send =
+          owner instanceof MasterBatch.Address master && command.batchable()
+              ? index -> MasterBatch.send(session, master, chunks.get(index), command)
+              : index -> sendChunk(chunks.get(index), command);
       lanes.add(new Lane(chunks.size(), send, new AtomicInteger()));
     }
     return start(lanes);
@@ -88,19 +91,21 @@ final class ChunkWindow {
     if (group.length == 1) {
       return sent;
     }
-    return sent.handle((result, failure) -> {
-      if (failure == null) {
-        return CompletableFuture.<Void>completedFuture(null);
-      }
-      if (!RedisSession.isTryAgain(failure)) {
-        return CompletableFuture.<Void>failedFuture(failure);
-      }
-      CompletableFuture<?>[] each = new CompletableFuture<?>[group.length];
-      for (int i = 0; i < group.length; i++) {
-        each[i] = sendGroup(new int[] {group[i]}, command);
-      }
-      return CompletableFuture.allOf(each);
-    }).thenCompose(again -> again);
+    return sent.handle(
+            (result, failure) -> {
+              if (failure == null) {
+                return CompletableFuture.<Void>completedFuture(null);
+              }
+              if (!RedisSession.isTryAgain(failure)) {
+                return CompletableFuture.<Void>failedFuture(failure);
+              }
+              CompletableFuture<?>[] each = new CompletableFuture<?>[group.length];
+              for (int i = 0; i < group.length; i++) {
+                each[i] = sendGroup(new int[] {group[i]}, command);
+              }
+              return CompletableFuture.allOf(each);
+            })
+        .thenCompose(again -> again);
   }
 
   private static CompletableFuture<Void> start(List<Lane> lanes) {
@@ -131,14 +136,15 @@ final class ChunkWindow {
       done.completeExceptionally(e);
       return;
     }
-    sent.whenComplete((result, error) -> {
-      if (error != null) {
-        done.completeExceptionally(error);
-      } else if (finished.incrementAndGet() == chunks) {
-        done.complete(null);
-      } else {
-        sendNext(lane);
-      }
-    });
+    sent.whenComplete(
+        (result, error) -> {
+          if (error != null) {
+            done.completeExceptionally(error);
+          } else if (finished.incrementAndGet() == chunks) {
+            done.complete(null);
+          } else {
+            sendNext(lane);
+          }
+        });
   }
 }

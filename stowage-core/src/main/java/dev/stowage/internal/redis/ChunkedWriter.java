@@ -24,16 +24,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a cache's entries, each with its own jittered TTL: one with {@code SET}, many one command
- * per chunk, a few chunks in flight at once ({@link ChunkWindow}). Without a TTL a chunk is
- * {@code MSET}; with one it is a script that runs {@code SET key value PX ttl} for each entry of the
+ * per chunk, a few chunks in flight at once ({@link ChunkWindow}). Without a TTL a chunk is {@code
+ * MSET}; with one it is a script that runs {@code SET key value PX ttl} for each entry of the
  * chunk. Timed against pipelining one {@code SET PX} per entry, the script was faster, and sends
  * one command where the pipeline sent a thousand. On a Redis Cluster a command or script may only
  * touch keys of one slot, so a chunk is one command per slot among its keys, and each master gets
  * its own window of chunks ({@link SlotPlan}).
  *
- * <p>Two ways to write many entries: {@link #prepare} encodes every value before {@link #send} sends any, so
- * that an encoding failure stores nothing; {@link #writeStreaming} encodes a chunk while the ones
- * before it are on the wire, so that encoding and writing overlap.
+ * <p>Two ways to write many entries: {@link #prepare} encodes every value before {@link #send}
+ * sends any, so that an encoding failure stores nothing; {@link #writeStreaming} encodes a chunk
+ * while the ones before it are on the wire, so that encoding and writing overlap.
  *
  * <p>It counts the values Redis confirmed it stored, and their bytes before compression and as
  * stored; absent markers are not counted.
@@ -43,9 +43,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class ChunkedWriter<K, V> {
   /** SET with its own TTL for each key: ARGV holds value and TTL in milliseconds, key by key. */
-  private static final LuaScript SET_WITH_TTLS = new LuaScript(
-      "for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i]) end return #KEYS",
-      ScriptOutputType.INTEGER);
+  private static final LuaScript SET_WITH_TTLS =
+      new LuaScript(
+          "for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i]) end return #KEYS",
+          ScriptOutputType.INTEGER);
 
   private final RedisSession session;
   private final WriteCodec<V> codec;
@@ -59,7 +60,11 @@ final class ChunkedWriter<K, V> {
   private final LongAdder bytesBeforeCompression = new LongAdder();
   private final LongAdder bytesWritten = new LongAdder();
 
-  ChunkedWriter(RedisSession session, CacheSettings<K, V> settings, Function<K, String> keyText, String owner) {
+  ChunkedWriter(
+      RedisSession session,
+      CacheSettings<K, V> settings,
+      Function<K, String> keyText,
+      String owner) {
     this.session = session;
     this.codec = settings.codec();
     this.keyText = keyText;
@@ -70,7 +75,10 @@ final class ChunkedWriter<K, V> {
     this.owner = owner;
   }
 
-  /** Entries encoded and ready to send: Redis keys, values and the values' sizes before compression, aligned. */
+  /**
+   * Entries encoded and ready to send: Redis keys, values and the values' sizes before compression,
+   * aligned.
+   */
   record Prepared(byte[][] keys, byte[][] values, int[] payloadSizes) {
     /** The Redis keys as text. */
     List<String> texts() {
@@ -123,7 +131,10 @@ final class ChunkedWriter<K, V> {
     }
   }
 
-  /** Encodes entries, in the calling thread, as values written together ({@link WriteCodec#encodeAll}). */
+  /**
+   * Encodes entries, in the calling thread, as values written together ({@link
+   * WriteCodec#encodeAll}).
+   */
   Prepared prepare(Map<? extends K, ? extends V> entries) {
     requireNonNull(entries, "entries");
     List<String> texts = new ArrayList<>(entries.size());
@@ -132,7 +143,8 @@ final class ChunkedWriter<K, V> {
       texts.add(keyText.apply(entry.getKey()));
       values.add(requireNonNull(entry.getValue(), "value"));
     }
-    List<WriteCodec.Encoded> encoded = codec.encodeAllMeasured(values, i -> "key " + texts.get(i) + " of " + owner);
+    List<WriteCodec.Encoded> encoded =
+        codec.encodeAllMeasured(values, i -> "key " + texts.get(i) + " of " + owner);
     byte[][] keys = new byte[texts.size()][];
     byte[][] bytes = new byte[keys.length][];
     int[] payloadSizes = new int[keys.length];
@@ -148,21 +160,32 @@ final class ChunkedWriter<K, V> {
   CompletableFuture<Void> write(String keyText, WriteCodec.Encoded encoded) {
     byte[] key = utf8(keyText);
     byte[] value = encoded.bytes();
-    return session.<String>call("SET " + keyText + " of " + owner,
-        c -> ttl == null ? c.set(key, value) : c.set(key, value, SetArgs.Builder.px(ttlMillis()))).thenApply(ok -> {
-          stored(encoded.payloadSize(), value.length);
-          return null;
-        });
+    return session
+        .<String>call(
+            "SET " + keyText + " of " + owner,
+            c ->
+                ttl == null
+                    ? c.set(key, value)
+                    : c.set(key, value, SetArgs.Builder.px(ttlMillis())))
+        .thenApply(
+            ok -> {
+              stored(encoded.payloadSize(), value.length);
+              return null;
+            });
   }
 
-  /** Sends prepared entries, one command per chunk (and slot), a few chunks in flight at once (per master). */
+  /**
+   * Sends prepared entries, one command per chunk (and slot), a few chunks in flight at once (per
+   * master).
+   */
   CompletableFuture<Void> send(Prepared prepared) {
     return session.translated(dispatchAll(prepared), describeWrite(prepared.keys().length));
   }
 
   /** Sends prepared entries as {@link #send} does, untranslated. */
   private CompletableFuture<Void> dispatchAll(Prepared prepared) {
-    return ChunkWindow.run(session.plan(prepared.keys(), chunkSize), session, writeCommand(prepared));
+    return ChunkWindow.run(
+        session.plan(prepared.keys(), chunkSize), session, writeCommand(prepared));
   }
 
   /**
@@ -172,12 +195,12 @@ final class ChunkedWriter<K, V> {
    * it, the future fails with the value's exception; after some, with a {@link CodecException} that
    * says how many entries were stored. {@code sent} is told each chunk's keys as it is sent.
    *
-   * <p>On one server the chunks are the map's entries in order. On a cluster they are the chunks
-   * of the whole map's {@link SlotPlan}, taken from each master in turn, so that a chunk is a few
+   * <p>On one server the chunks are the map's entries in order. On a cluster they are the chunks of
+   * the whole map's {@link SlotPlan}, taken from each master in turn, so that a chunk is a few
    * commands of many keys each rather than a command per key.
    */
-  CompletableFuture<Void> writeStreaming(Map<? extends K, ? extends V> entries, Executor encodeOn,
-                                         Consumer<Prepared> sent) {
+  CompletableFuture<Void> writeStreaming(
+      Map<? extends K, ? extends V> entries, Executor encodeOn, Consumer<Prepared> sent) {
     requireNonNull(entries, "entries");
     Iterator<Map<K, V>> chunks;
     int window;
@@ -198,7 +221,8 @@ final class ChunkedWriter<K, V> {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    Streaming streaming = new Streaming(chunks, window, describeWrite(entries.size()), encodeOn, sent);
+    Streaming streaming =
+        new Streaming(chunks, window, describeWrite(entries.size()), encodeOn, sent);
     try {
       encodeOn.execute(streaming::pump);
     } catch (RuntimeException e) {
@@ -208,7 +232,8 @@ final class ChunkedWriter<K, V> {
   }
 
   /** Chunks of {@link #chunkSize} entries, in the order given. */
-  private Iterator<Map<K, V>> consecutive(Iterator<? extends Map.Entry<? extends K, ? extends V>> entries) {
+  private Iterator<Map<K, V>> consecutive(
+      Iterator<? extends Map.Entry<? extends K, ? extends V>> entries) {
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
@@ -265,7 +290,12 @@ final class ChunkedWriter<K, V> {
     private boolean exhausted;
     private @Nullable StowageException encodingFailure;
 
-    Streaming(Iterator<Map<K, V>> remaining, int window, String what, Executor encodeOn, Consumer<Prepared> sent) {
+    Streaming(
+        Iterator<Map<K, V>> remaining,
+        int window,
+        String what,
+        Executor encodeOn,
+        Consumer<Prepared> sent) {
       this.remaining = remaining;
       this.window = window;
       this.what = what;
@@ -273,7 +303,9 @@ final class ChunkedWriter<K, V> {
       this.sent = sent;
     }
 
-    /** Encodes and sends chunks while the window has room; runs on {@code encodeOn}, one at a time. */
+    /**
+     * Encodes and sends chunks while the window has room; runs on {@code encodeOn}, one at a time.
+     */
     void pump() {
       while (true) {
         synchronized (this) {
@@ -346,10 +378,17 @@ final class ChunkedWriter<K, V> {
         done.completeExceptionally(encodingFailure);
       } else {
         // The chunks already sent are stored once this completes, as the exception says.
-        done.completeExceptionally(new CodecException(encodingFailure.getMessage() + " (" + what + ": "
-            + (session.isCluster() ? entriesSent + " entries, chunk by chunk of each slot," : "the first " + entriesSent
-            + " entries, in the map's order,") + " were stored in earlier chunks; this one and the rest were not)",
-            encodingFailure));
+        done.completeExceptionally(
+            new CodecException(
+                encodingFailure.getMessage()
+                    + " ("
+                    + what
+                    + ": "
+                    + (session.isCluster()
+                        ? entriesSent + " entries, chunk by chunk of each slot,"
+                        : "the first " + entriesSent + " entries, in the map's order,")
+                    + " were stored in earlier chunks; this one and the rest were not)",
+                encodingFailure));
       }
     }
   }
@@ -362,7 +401,8 @@ final class ChunkedWriter<K, V> {
   private GroupCommand<?> writeCommand(Prepared prepared) {
     if (ttl == null) {
       return new GroupCommand<String>(
-          group -> BuiltCommands.mset(select(prepared.keys(), group), select(prepared.values(), group)),
+          group ->
+              BuiltCommands.mset(select(prepared.keys(), group), select(prepared.values(), group)),
           group -> {
             Map<byte[], byte[]> entries = new LinkedHashMap<>();
             for (int i : group) {
@@ -373,8 +413,12 @@ final class ChunkedWriter<K, V> {
           (group, ok) -> storedAll(prepared, group));
     }
     return new GroupCommand<Long>(
-        group -> SET_WITH_TTLS.builtInteger(select(prepared.keys(), group), valuesAndTtls(prepared, group)),
-        group -> SET_WITH_TTLS.run(session, select(prepared.keys(), group), valuesAndTtls(prepared, group)),
+        group ->
+            SET_WITH_TTLS.builtInteger(
+                select(prepared.keys(), group), valuesAndTtls(prepared, group)),
+        group ->
+            SET_WITH_TTLS.run(
+                session, select(prepared.keys(), group), valuesAndTtls(prepared, group)),
         (group, count) -> storedAll(prepared, group));
   }
 
@@ -385,7 +429,10 @@ final class ChunkedWriter<K, V> {
     }
   }
 
-  /** The script's arguments for the entries at {@code group}'s indexes: value and jittered TTL, entry by entry. */
+  /**
+   * The script's arguments for the entries at {@code group}'s indexes: value and jittered TTL,
+   * entry by entry.
+   */
   private byte[][] valuesAndTtls(Prepared prepared, int[] group) {
     byte[][] valuesAndTtls = new byte[2 * group.length][];
     for (int j = 0; j < group.length; j++) {
@@ -417,27 +464,38 @@ final class ChunkedWriter<K, V> {
     return ThreadLocalRandom.current().nextLong(min, max + 1);
   }
 
-  /** Stores the absent marker for each key, with the absent TTL, one script per chunk (and slot). */
+  /**
+   * Stores the absent marker for each key, with the absent TTL, one script per chunk (and slot).
+   */
   CompletableFuture<Void> writeAbsent(List<String> keyTexts) {
     int n = keyTexts.size();
     byte[] marker = Envelope.absentMarker();
-    byte[] absentMillis = Long.toString(requireNonNull(absentTtl, "absentTtl").toMillis()).getBytes(StandardCharsets.US_ASCII);
+    byte[] absentMillis =
+        Long.toString(requireNonNull(absentTtl, "absentTtl").toMillis())
+            .getBytes(StandardCharsets.US_ASCII);
     byte[][] allKeys = new byte[n][];
     for (int i = 0; i < n; i++) {
       allKeys[i] = utf8(keyTexts.get(i));
     }
-    Function<int[], byte[][]> markersAndTtls = group -> {
-      byte[][] valuesAndTtls = new byte[2 * group.length][];
-      for (int j = 0; j < group.length; j++) {
-        valuesAndTtls[2 * j] = marker;
-        valuesAndTtls[2 * j + 1] = absentMillis;
-      }
-      return valuesAndTtls;
-    };
-    CompletableFuture<Void> all = ChunkWindow.run(session.plan(allKeys, chunkSize), session, new GroupCommand<Long>(
-        group -> SET_WITH_TTLS.builtInteger(select(allKeys, group), markersAndTtls.apply(group)),
-        group -> SET_WITH_TTLS.run(session, select(allKeys, group), markersAndTtls.apply(group)),
-        (group, count) -> { }));
+    Function<int[], byte[][]> markersAndTtls =
+        group -> {
+          byte[][] valuesAndTtls = new byte[2 * group.length][];
+          for (int j = 0; j < group.length; j++) {
+            valuesAndTtls[2 * j] = marker;
+            valuesAndTtls[2 * j + 1] = absentMillis;
+          }
+          return valuesAndTtls;
+        };
+    CompletableFuture<Void> all =
+        ChunkWindow.run(
+            session.plan(allKeys, chunkSize),
+            session,
+            new GroupCommand<Long>(
+                group ->
+                    SET_WITH_TTLS.builtInteger(select(allKeys, group), markersAndTtls.apply(group)),
+                group ->
+                    SET_WITH_TTLS.run(session, select(allKeys, group), markersAndTtls.apply(group)),
+                (group, count) -> {}));
     return session.translated(all, "SET PX of " + n + " absent keys of " + owner);
   }
 }

@@ -6,10 +6,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Logs a value that cannot be decoded once per key, at {@code WARNING} on the
- * {@code dev.stowage.cache} logger. The set of keys already logged is bounded: when it fills up it
- * is emptied, so memory stays small and a key is logged again at most once per
- * {@value #MAX_KEYS} other keys.
+ * Logs a value that cannot be decoded once per key, at {@code WARNING} on the {@code
+ * dev.stowage.cache} logger. The set of keys already logged is bounded: when it fills up it is
+ * emptied, so memory stays small and a key is logged again at most once per {@value #MAX_KEYS}
+ * other keys.
  */
 final class DecodeFailureLog {
   static final int MAX_KEYS = 1024;
@@ -27,8 +27,14 @@ final class DecodeFailureLog {
       logged.clear();
     }
     if (logged.add(key)) {
-      LOG.log(Level.WARNING, owner + ": " + key + " cannot be decoded and reads as a miss: " + reason
-          + " (later failures of this key are counted in stats, not logged)");
+      LOG.log(
+          Level.WARNING,
+          owner
+              + ": "
+              + key
+              + " cannot be decoded and reads as a miss: "
+              + reason
+              + " (later failures of this key are counted in stats, not logged)");
     }
   }
 

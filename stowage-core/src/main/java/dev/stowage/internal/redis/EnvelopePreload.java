@@ -64,19 +64,24 @@ public final class EnvelopePreload {
         }
       }
     }
-    return loads == null ? CompletableFuture.completedFuture(null)
+    return loads == null
+        ? CompletableFuture.completedFuture(null)
         : CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
   }
 
   /** The header of the envelope at {@code start} when it may name something to load, else null. */
   private static Envelope.@Nullable Header header(byte[] value, int start) {
-    if (value == null || start < 0 || value.length < start + Envelope.FIXED_HEADER_SIZE + 1
+    if (value == null
+        || start < 0
+        || value.length < start + Envelope.FIXED_HEADER_SIZE + 1
         || (value[start] & 0xFF) != Envelope.MAGIC
-        || (!CompressionIds.hasDictionary(value[start + 3]) && (value[start + 1] & Envelope.FLAG_SCHEMA_VERSION) == 0)) {
+        || (!CompressionIds.hasDictionary(value[start + 3])
+            && (value[start + 1] & Envelope.FLAG_SCHEMA_VERSION) == 0)) {
       return null;
     }
     try {
-      return Envelope.readHeader(start == 0 ? value : Arrays.copyOfRange(value, start, value.length));
+      return Envelope.readHeader(
+          start == 0 ? value : Arrays.copyOfRange(value, start, value.length));
     } catch (EnvelopeException e) {
       return null;
     }

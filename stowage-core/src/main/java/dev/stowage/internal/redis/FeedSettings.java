@@ -2,8 +2,14 @@ package dev.stowage.internal.redis;
 
 import org.jspecify.annotations.Nullable;
 
-
 /** A feed's validated settings, from {@link dev.stowage.Feed.Builder}. */
-public record FeedSettings<V>(String name, String key, String counterKey, String counterField,
-                              WriteCodec<V> codec, EnvelopePreload preload, int chunkSize,
-                              Tracking.@Nullable Reader near, boolean seal) {}
+public record FeedSettings<V>(
+    String name,
+    String key,
+    String counterKey,
+    String counterField,
+    WriteCodec<V> codec,
+    EnvelopePreload preload,
+    int chunkSize,
+    Tracking.@Nullable Reader near,
+    boolean seal) {}

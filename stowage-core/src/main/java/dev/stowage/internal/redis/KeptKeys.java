@@ -34,33 +34,39 @@ import org.jspecify.annotations.Nullable;
  * <p>A confirmation holds for one connection: when the shared connection drops, reconnects, or a
  * cluster's topology changes (Redis may have restarted from an older snapshot, or a replica without
  * the keys may have been promoted), every key is unconfirmed at once and saved again. A save that
- * fails because Redis cannot take it now ({@code LOADING}, {@code BUSY}, {@code READONLY},
- * {@code MASTERDOWN}, {@code CLUSTERDOWN}, {@code TRYAGAIN}, {@code OOM}, a lost connection, a
- * timeout) is tried again after {@link #FIRST_RETRY}, doubling up to {@link #LONGEST_RETRY}, until
- * it is confirmed; any other failure (a refusal such as {@code NOPERM}, or a key that holds other
- * bytes, which is never overwritten) is logged once and tried again every {@link #REFUSED_RETRY}.
- * Writers ask {@link Kept#isConfirmed()} before they write with a key: a cache or feed writes with
- * its dictionary only while it is confirmed (the standard compression otherwise), and waits for its
+ * fails because Redis cannot take it now ({@code LOADING}, {@code BUSY}, {@code READONLY}, {@code
+ * MASTERDOWN}, {@code CLUSTERDOWN}, {@code TRYAGAIN}, {@code OOM}, a lost connection, a timeout) is
+ * tried again after {@link #FIRST_RETRY}, doubling up to {@link #LONGEST_RETRY}, until it is
+ * confirmed; any other failure (a refusal such as {@code NOPERM}, or a key that holds other bytes,
+ * which is never overwritten) is logged once and tried again every {@link #REFUSED_RETRY}. Writers
+ * ask {@link Kept#isConfirmed()} before they write with a key: a cache or feed writes with its
+ * dictionary only while it is confirmed (the standard compression otherwise), and waits for its
  * schema ({@link Kept#awaitForWrite}).
  *
  * <p>A key Redis loses while the connection stays up ({@code FLUSHALL}, {@code DEL}, an eviction)
- * is put back when a cache or feed starts using it again, and by a pass every
- * {@link #VERIFY_PERIOD} that saves every key again; values written in between name a key that is
- * missing until then, and are readable once it is back (a dictionary's id is its content's).
+ * is put back when a cache or feed starts using it again, and by a pass every {@link
+ * #VERIFY_PERIOD} that saves every key again; values written in between name a key that is missing
+ * until then, and are readable once it is back (a dictionary's id is its content's).
  *
  * <p>Thread-safe. Nothing here blocks a Redis client's thread: saves are asynchronous and retries
  * are scheduled on the session's executor. {@link #close()} stops every retry.
  */
 public final class KeptKeys implements AutoCloseable {
-  /** The wait, in milliseconds, before a save is tried again after the first failure Redis may get over. */
+  /**
+   * The wait, in milliseconds, before a save is tried again after the first failure Redis may get
+   * over.
+   */
   static final long FIRST_RETRY = 25;
+
   /** The longest wait, in milliseconds, between two tries of a save Redis may get over. */
   static final long LONGEST_RETRY = 500;
+
   /** The wait, in milliseconds, before a save that Redis refused is tried again. */
   static final long REFUSED_RETRY = 30_000;
+
   /**
-   * The time, in milliseconds, between two passes that save every kept key again, confirmed or
-   * not, in case Redis lost it without the connection dropping.
+   * The time, in milliseconds, between two passes that save every kept key again, confirmed or not,
+   * in case Redis lost it without the connection dropping.
    */
   static final long VERIFY_PERIOD = 30_000;
 
@@ -69,8 +75,10 @@ public final class KeptKeys implements AutoCloseable {
   private final RedisSession session;
   private final DictionaryStore dictionaries;
   private final SchemaStore schemas;
+
   /** Bumped whenever Redis may have lost what it held: a confirmation holds for one epoch. */
   private final AtomicLong epoch = new AtomicLong();
+
   private final Map<String, Kept> kept = new HashMap<>();
   private volatile boolean closed;
 
@@ -94,8 +102,15 @@ public final class KeptKeys implements AutoCloseable {
    */
   public Kept dictionary(ZstdDictionary dictionary) {
     requireNonNull(dictionary, "dictionary");
-    return settled(keep("zstd dictionary " + dictionary.hexId() + " (" + DictionaryStore.key(dictionary.id()) + ")",
-        "values are written with the standard compression instead", () -> dictionaries.saveAsync(dictionary)));
+    return settled(
+        keep(
+            "zstd dictionary "
+                + dictionary.hexId()
+                + " ("
+                + DictionaryStore.key(dictionary.id())
+                + ")",
+            "values are written with the standard compression instead",
+            () -> dictionaries.saveAsync(dictionary)));
   }
 
   /** Keeps the schema this process writes with in Redis; waits as {@link #dictionary} does. */
@@ -103,8 +118,11 @@ public final class KeptKeys implements AutoCloseable {
     requireNonNull(schema, "schema");
     int fingerprint = Schemas.fingerprint(schema);
     schemas.remember(fingerprint, schema);
-    return settled(keep("schema " + Schemas.hex(fingerprint) + " (" + Schemas.key(fingerprint) + ")",
-        "values written with it wait for it", () -> schemas.saveAsync(schema)));
+    return settled(
+        keep(
+            "schema " + Schemas.hex(fingerprint) + " (" + Schemas.key(fingerprint) + ")",
+            "values written with it wait for it",
+            () -> schemas.saveAsync(schema)));
   }
 
   private Kept settled(Kept key) {
@@ -162,9 +180,9 @@ public final class KeptKeys implements AutoCloseable {
   }
 
   /**
-   * Saves every kept key again, confirmed or not, and schedules the next pass
-   * {@link #VERIFY_PERIOD} from now: the bound on how long values are written with a dictionary
-   * or schema that Redis lost while the connection stayed up.
+   * Saves every kept key again, confirmed or not, and schedules the next pass {@link
+   * #VERIFY_PERIOD} from now: the bound on how long values are written with a dictionary or schema
+   * that Redis lost while the connection stayed up.
    */
   private void verifyAll() {
     if (closed) {
@@ -195,7 +213,9 @@ public final class KeptKeys implements AutoCloseable {
     }
   }
 
-  /** Redis may have lost every key: none is confirmed until saved again. Runs on Lettuce's threads. */
+  /**
+   * Redis may have lost every key: none is confirmed until saved again. Runs on Lettuce's threads.
+   */
   void unconfirmAll() {
     epoch.incrementAndGet();
   }
@@ -212,7 +232,10 @@ public final class KeptKeys implements AutoCloseable {
     all.forEach(this::kick);
   }
 
-  /** Starts a save of {@code key} now, unless it is confirmed; after the one under way, if there is one. */
+  /**
+   * Starts a save of {@code key} now, unless it is confirmed; after the one under way, if there is
+   * one.
+   */
   private void kick(Kept key) {
     kick(key, true);
   }
@@ -268,8 +291,13 @@ public final class KeptKeys implements AutoCloseable {
           key.confirmedEpoch = started;
           if (key.logged != null) {
             key.logged = null;
-            LOG.log(Level.INFO, "saved " + key.what + " to Redis at " + session.address()
-                + " again; writes that need it use it again");
+            LOG.log(
+                Level.INFO,
+                "saved "
+                    + key.what
+                    + " to Redis at "
+                    + session.address()
+                    + " again; writes that need it use it again");
           }
         } else {
           now = true;
@@ -283,8 +311,16 @@ public final class KeptKeys implements AutoCloseable {
         if (retryable) {
           if (key.logged == null) {
             key.logged = "retrying";
-            LOG.log(Level.WARNING, "could not save " + key.what + " to Redis at " + session.address() + " ("
-                + reason + "); trying again until Redis takes it; until then " + key.meanwhile);
+            LOG.log(
+                Level.WARNING,
+                "could not save "
+                    + key.what
+                    + " to Redis at "
+                    + session.address()
+                    + " ("
+                    + reason
+                    + "); trying again until Redis takes it; until then "
+                    + key.meanwhile);
           }
         } else {
           // Redis holds something else under the key now (or refuses it): no longer confirmed.
@@ -292,13 +328,24 @@ public final class KeptKeys implements AutoCloseable {
           key.refusal = reason;
           if (!reason.equals(key.logged)) {
             key.logged = reason;
-            LOG.log(Level.ERROR, "Redis at " + session.address() + " refused to save " + key.what + ": " + reason
-                + "; trying again every " + REFUSED_RETRY / 1000 + " s and after every reconnection; until then "
-                + key.refusedMeanwhile());
+            LOG.log(
+                Level.ERROR,
+                "Redis at "
+                    + session.address()
+                    + " refused to save "
+                    + key.what
+                    + ": "
+                    + reason
+                    + "; trying again every "
+                    + REFUSED_RETRY / 1000
+                    + " s and after every reconnection; until then "
+                    + key.refusedMeanwhile());
           }
         }
-        long delay = retryable ? Math.min(LONGEST_RETRY, FIRST_RETRY << Math.min(10, key.failures - 1))
-            : REFUSED_RETRY;
+        long delay =
+            retryable
+                ? Math.min(LONGEST_RETRY, FIRST_RETRY << Math.min(10, key.failures - 1))
+                : REFUSED_RETRY;
         if (!key.again) {
           key.retry = schedule(key, delay);
         }
@@ -319,12 +366,14 @@ public final class KeptKeys implements AutoCloseable {
 
   private @Nullable ScheduledFuture<?> schedule(Kept key, long delayMillis) {
     try {
-      return session.schedule(() -> {
-        synchronized (key) {
-          key.retry = null;
-        }
-        kick(key);
-      }, delayMillis);
+      return session.schedule(
+          () -> {
+            synchronized (key) {
+              key.retry = null;
+            }
+            kick(key);
+          },
+          delayMillis);
     } catch (RuntimeException e) {
       // The session's executor is shutting down: this Stowage is being closed.
       return null;
@@ -346,13 +395,20 @@ public final class KeptKeys implements AutoCloseable {
    */
   static boolean isRetryable(Throwable error) {
     Throwable e = error;
-    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+    for (int depth = 0;
+        e != null && depth < 10;
+        depth++, e = e.getCause() == e ? null : e.getCause()) {
       if (e instanceof RedisCommandExecutionException) {
         String reply = String.valueOf(e.getMessage());
-        return RedisSession.isUnavailableReply(reply) || reply.startsWith("BUSY") || reply.startsWith("READONLY")
-            || reply.startsWith("OOM") || reply.startsWith("NOREPLICAS");
+        return RedisSession.isUnavailableReply(reply)
+            || reply.startsWith("BUSY")
+            || reply.startsWith("READONLY")
+            || reply.startsWith("OOM")
+            || reply.startsWith("NOREPLICAS");
       }
-      if (e instanceof CacheUnavailableException || e instanceof RedisException || e instanceof IOException) {
+      if (e instanceof CacheUnavailableException
+          || e instanceof RedisException
+          || e instanceof IOException) {
         return true;
       }
     }
@@ -362,7 +418,9 @@ public final class KeptKeys implements AutoCloseable {
   /** Redis's own words for a failure, without the layers that wrapped them. */
   private static String reason(Throwable error) {
     Throwable e = error;
-    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+    for (int depth = 0;
+        e != null && depth < 10;
+        depth++, e = e.getCause() == e ? null : e.getCause()) {
       if (e instanceof RedisException && e.getMessage() != null) {
         return e.getMessage();
       }
@@ -372,7 +430,8 @@ public final class KeptKeys implements AutoCloseable {
 
   private static Throwable unwrap(Throwable error) {
     Throwable e = error;
-    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+    while ((e instanceof CompletionException || e instanceof ExecutionException)
+        && e.getCause() != null) {
       e = e.getCause();
     }
     return e;
@@ -399,18 +458,23 @@ public final class KeptKeys implements AutoCloseable {
     private final String what;
     private final String meanwhile;
     private final Supplier<? extends CompletableFuture<?>> save;
+
     /** The epoch in which Redis last confirmed the key; -1 before. */
     private volatile long confirmedEpoch = -1;
+
     /** Why Redis refused the last save, if it did: a failure that waiting will not end. */
     private volatile @Nullable String refusal;
+
     /** Why the last save failed, if it did. */
     private volatile @Nullable String failure;
+
     private int users;
     private boolean inFlight;
     private boolean again;
     private @Nullable ScheduledFuture<?> retry;
     private int failures;
     private long attempts;
+
     /** What was logged about the failures since the last confirmation, null if nothing. */
     private @Nullable String logged;
 
@@ -428,7 +492,9 @@ public final class KeptKeys implements AutoCloseable {
           : meanwhile;
     }
 
-    /** Whether Redis holds the key now, as far as this process knows: confirmed on this connection. */
+    /**
+     * Whether Redis holds the key now, as far as this process knows: confirmed on this connection.
+     */
     public boolean isConfirmed() {
       return confirmedEpoch == epoch.get();
     }
@@ -457,7 +523,9 @@ public final class KeptKeys implements AutoCloseable {
       }
     }
 
-    /** Waits at most {@code nanos} until the key is confirmed or a first try to save it has ended. */
+    /**
+     * Waits at most {@code nanos} until the key is confirmed or a first try to save it has ended.
+     */
     void awaitSettled(long nanos) {
       long deadline = System.nanoTime() + nanos;
       synchronized (this) {
@@ -483,11 +551,11 @@ public final class KeptKeys implements AutoCloseable {
 
     /**
      * Returns once a value that needs this key may be written: at once while it is confirmed, or
-     * when Redis refused it (logged; waiting would not help). While the connection is down it throws
-     * at once, as every command is rejected then. Otherwise it tries to save the key now, without the
-     * retries' wait, and waits for that try, at most the command timeout: if Redis cannot take it
-     * (still loading its data, say), it could not take the write either. Never waits on a Redis
-     * client's thread, where the save's own reply would wait behind it.
+     * when Redis refused it (logged; waiting would not help). While the connection is down it
+     * throws at once, as every command is rejected then. Otherwise it tries to save the key now,
+     * without the retries' wait, and waits for that try, at most the command timeout: if Redis
+     * cannot take it (still loading its data, say), it could not take the write either. Never waits
+     * on a Redis client's thread, where the save's own reply would wait behind it.
      *
      * @throws CacheUnavailableException if the key is not confirmed in time, naming {@code owner}
      */
@@ -497,8 +565,14 @@ public final class KeptKeys implements AutoCloseable {
       }
       if (!session.isConnectedNow() && !closed) {
         // Rejected here rather than by Lettuce, so that no reconnection can come between.
-        throw new CacheUnavailableException("Redis at " + session.address() + " is unavailable (" + owner
-            + "): not connected; " + what + " is saved again once it is");
+        throw new CacheUnavailableException(
+            "Redis at "
+                + session.address()
+                + " is unavailable ("
+                + owner
+                + "): not connected; "
+                + what
+                + " is saved again once it is");
       }
       // Netty's threads (Lettuce's event loops among them) are FastThreadLocalThreads.
       if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
@@ -525,14 +599,24 @@ public final class KeptKeys implements AutoCloseable {
         throw new IllegalStateException("this Stowage is closed");
       }
       String reason = failure;
-      throw new CacheUnavailableException(owner + ": " + what + " is not saved in Redis at " + session.address()
-          + " yet (" + (reason != null ? reason : "saving it again since the connection was lost") + "); the value"
-          + " was not written, since readers of another shape could not read it");
+      throw new CacheUnavailableException(
+          owner
+              + ": "
+              + what
+              + " is not saved in Redis at "
+              + session.address()
+              + " yet ("
+              + (reason != null ? reason : "saving it again since the connection was lost")
+              + "); the value"
+              + " was not written, since readers of another shape could not read it");
     }
 
     @Override
     public String toString() {
-      return what + (isConfirmed() ? ", confirmed" : refusal != null ? ", refused: " + refusal : ", not confirmed");
+      return what
+          + (isConfirmed()
+              ? ", confirmed"
+              : refusal != null ? ", refused: " + refusal : ", not confirmed");
     }
   }
 }

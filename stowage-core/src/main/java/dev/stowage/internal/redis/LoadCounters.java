@@ -35,19 +35,22 @@ final class LoadCounters {
    * once the stage it returns completes; a loader that returns null instead of a stage fails the
    * load with {@code whenNull}'s message.
    */
-  <T> CompletableFuture<T> timedAsync(Supplier<? extends CompletionStage<? extends T>> loader, Executor executor,
-                                      Supplier<String> whenNull) {
+  <T> CompletableFuture<T> timedAsync(
+      Supplier<? extends CompletionStage<? extends T>> loader,
+      Executor executor,
+      Supplier<String> whenNull) {
     long start = System.nanoTime();
     return CompletableFuture.supplyAsync(() -> requireNonNull(loader.get(), whenNull), executor)
         .thenCompose(stage -> stage.<T>thenApply(value -> value))
-        .whenComplete((value, failure) -> {
-          nanos.add(System.nanoTime() - start);
-          if (failure != null) {
-            failures.increment();
-          } else {
-            loads.increment();
-          }
-        });
+        .whenComplete(
+            (value, failure) -> {
+              nanos.add(System.nanoTime() - start);
+              if (failure != null) {
+                failures.increment();
+              } else {
+                loads.increment();
+              }
+            });
   }
 
   long loads() {

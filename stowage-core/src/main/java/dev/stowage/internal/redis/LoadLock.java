@@ -28,6 +28,7 @@ final class LoadLock {
   private static final String RELEASE =
       "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
   private static final SecureRandom TOKENS = new SecureRandom();
+
   /** Runs a poll's read: dispatching a command does not block, so no pool is needed for it. */
   private static final Executor DISPATCH = Runnable::run;
 
@@ -62,13 +63,17 @@ final class LoadLock {
    * holds it, polls with {@code poll} and completes with the value found. Past the lock time, runs
    * {@code load} without the lock.
    */
-  <V> CompletableFuture<V> run(String keyText, Supplier<CompletableFuture<V>> load,
-                               Supplier<CompletableFuture<Found<V>>> poll) {
+  <V> CompletableFuture<V> run(
+      String keyText,
+      Supplier<CompletableFuture<V>> load,
+      Supplier<CompletableFuture<Found<V>>> poll) {
     String lockKeyText = StowageKeys.loadLock(keyText);
     byte[] lockKey = lockKeyText.getBytes(StandardCharsets.UTF_8);
     byte[] token = new byte[16];
     TOKENS.nextBytes(token);
-    return new Attempt<>(keyText, lockKey, token, "SET NX " + lockKeyText + " of " + owner, load, poll).next();
+    return new Attempt<>(
+            keyText, lockKey, token, "SET NX " + lockKeyText + " of " + owner, load, poll)
+        .next();
   }
 
   /** One caller's attempts at the lock of one key. */
@@ -81,8 +86,13 @@ final class LoadLock {
     private final Supplier<CompletableFuture<Found<V>>> poll;
     private final long deadline = System.nanoTime() + lockNanos;
 
-    Attempt(String keyText, byte[] lockKey, byte[] token, String what, Supplier<CompletableFuture<V>> load,
-            Supplier<CompletableFuture<Found<V>>> poll) {
+    Attempt(
+        String keyText,
+        byte[] lockKey,
+        byte[] token,
+        String what,
+        Supplier<CompletableFuture<V>> load,
+        Supplier<CompletableFuture<Found<V>>> poll) {
       this.keyText = keyText;
       this.lockKey = lockKey;
       this.token = token;
@@ -93,7 +103,8 @@ final class LoadLock {
 
     /** Takes the lock and loads, or waits a poll interval, reads, and tries again. */
     CompletableFuture<V> next() {
-      return session.<String>call(what, c -> c.set(lockKey, token, SetArgs.Builder.nx().px(lockMillis)))
+      return session
+          .<String>call(what, c -> c.set(lockKey, token, SetArgs.Builder.nx().px(lockMillis)))
           .thenCompose(acquired -> "OK".equals(acquired) ? loadAndRelease() : afterPoll());
     }
 
@@ -104,39 +115,67 @@ final class LoadLock {
       } catch (RuntimeException | Error e) {
         loaded = CompletableFuture.failedFuture(e);
       }
-      return loaded.handle((value, failure) -> release().handle((released, ignored) -> {
-        if (failure != null) {
-          throw RedisCacheCore.asCompletion(failure);
-        }
-        return value;
-      })).thenCompose(released -> released);
+      return loaded
+          .handle(
+              (value, failure) ->
+                  release()
+                      .handle(
+                          (released, ignored) -> {
+                            if (failure != null) {
+                              throw RedisCacheCore.asCompletion(failure);
+                            }
+                            return value;
+                          }))
+          .thenCompose(released -> released);
     }
 
     private CompletableFuture<V> afterPoll() {
-      return CompletableFuture.supplyAsync(poll, pollDelay).thenCompose(read -> read).thenCompose(found -> {
-        if (found.found()) {
-          return CompletableFuture.completedFuture(found.value());
-        }
-        if (System.nanoTime() - deadline > 0) {
-          LOG.log(Level.DEBUG, () -> owner + ": " + keyText + " is still locked by another process after "
-              + lockMillis + " ms; loading it here");
-          return load.get();
-        }
-        return next();
-      });
+      return CompletableFuture.supplyAsync(poll, pollDelay)
+          .thenCompose(read -> read)
+          .thenCompose(
+              found -> {
+                if (found.found()) {
+                  return CompletableFuture.completedFuture(found.value());
+                }
+                if (System.nanoTime() - deadline > 0) {
+                  LOG.log(
+                      Level.DEBUG,
+                      () ->
+                          owner
+                              + ": "
+                              + keyText
+                              + " is still locked by another process after "
+                              + lockMillis
+                              + " ms; loading it here");
+                  return load.get();
+                }
+                return next();
+              });
     }
 
-    /** Releases the lock if this caller still holds it; a failure is logged: the lock expires anyway. */
+    /**
+     * Releases the lock if this caller still holds it; a failure is logged: the lock expires
+     * anyway.
+     */
     private CompletableFuture<Void> release() {
       String releasing = "releasing the load lock of " + keyText + " of " + owner;
-      return session.call(releasing, c -> c.<Long>eval(RELEASE, ScriptOutputType.INTEGER, new byte[][] {lockKey}, token))
-          .handle((released, failure) -> {
-            if (failure != null) {
-              LOG.log(Level.WARNING, owner + ": could not release the load lock of " + keyText
-                  + "; it expires on its own: " + RedisCacheCore.unwrap(failure).getMessage());
-            }
-            return null;
-          });
+      return session
+          .call(
+              releasing,
+              c -> c.<Long>eval(RELEASE, ScriptOutputType.INTEGER, new byte[][] {lockKey}, token))
+          .handle(
+              (released, failure) -> {
+                if (failure != null) {
+                  LOG.log(
+                      Level.WARNING,
+                      owner
+                          + ": could not release the load lock of "
+                          + keyText
+                          + "; it expires on its own: "
+                          + RedisCacheCore.unwrap(failure).getMessage());
+                }
+                return null;
+              });
     }
   }
 }

@@ -16,8 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * A Lua script sent by its SHA-1 ({@code EVALSHA}), and in full ({@code EVAL}, which also loads
- * it) only when Redis does not know it yet, as after a restart. Immutable and thread-safe.
+ * A Lua script sent by its SHA-1 ({@code EVALSHA}), and in full ({@code EVAL}, which also loads it)
+ * only when Redis does not know it yet, as after a restart. Immutable and thread-safe.
  */
 final class LuaScript {
   private final String body;
@@ -28,30 +28,40 @@ final class LuaScript {
     this.body = requireNonNull(body, "body");
     this.output = requireNonNull(output, "output");
     try {
-      this.sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-          .digest(body.getBytes(StandardCharsets.UTF_8)));
+      this.sha =
+          HexFormat.of()
+              .formatHex(
+                  MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("the JDK has no SHA-1", e);
     }
   }
 
-  /** Runs the script on the session's shared connection; failures are untranslated, as for dispatch. */
+  /**
+   * Runs the script on the session's shared connection; failures are untranslated, as for dispatch.
+   */
   <T> CompletableFuture<T> run(RedisSession session, byte[][] keys, byte[]... args) {
     return run(session::dispatch, keys, args);
   }
 
-  /** Sends a command on some connection, as {@link RedisSession#dispatch} does on the shared one. */
+  /**
+   * Sends a command on some connection, as {@link RedisSession#dispatch} does on the shared one.
+   */
   @FunctionalInterface
   interface Dispatcher<T> {
-    CompletableFuture<T> dispatch(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command);
+    CompletableFuture<T> dispatch(
+        Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command);
   }
 
   /** Runs the script through {@code dispatcher}, loading it there if Redis does not know it. */
   <T> CompletableFuture<T> run(Dispatcher<T> dispatcher, byte[][] keys, byte[]... args) {
-    return dispatcher.dispatch(c -> c.<T>evalsha(sha, output, keys, args))
-        .exceptionallyCompose(error -> isNoScript(error)
-            ? dispatcher.dispatch(c -> c.<T>eval(body, output, keys, args))
-            : CompletableFuture.failedFuture(error));
+    return dispatcher
+        .dispatch(c -> c.<T>evalsha(sha, output, keys, args))
+        .exceptionallyCompose(
+            error ->
+                isNoScript(error)
+                    ? dispatcher.dispatch(c -> c.<T>eval(body, output, keys, args))
+                    : CompletableFuture.failedFuture(error));
   }
 
   /**

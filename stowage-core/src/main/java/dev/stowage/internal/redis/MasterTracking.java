@@ -25,30 +25,36 @@ import reactor.core.Disposable;
 
 /**
  * One near cache's tracking on a Redis Cluster: a RESP3 connection of its own to every master, each
- * with {@code CLIENT TRACKING on BCAST PREFIX <prefix>}, so that a write to any key under the prefix
- * on any master drops the local copy, whichever connection read it (the reads go over the session's
- * cluster connection).
+ * with {@code CLIENT TRACKING on BCAST PREFIX <prefix>}, so that a write to any key under the
+ * prefix on any master drops the local copy, whichever connection read it (the reads go over the
+ * session's cluster connection).
  *
  * <p>The store is on only while every master that serves slots has confirmed tracking on its
- * connection. A connection that drops, or a master that refuses, turns it off (emptied) until all of
- * them track again. Each change of the topology that Lettuce's refresh finds empties the store:
+ * connection. A connection that drops, or a master that refuses, turns it off (emptied) until all
+ * of them track again. Each change of the topology that Lettuce's refresh finds empties the store:
  * tracking is opened on new masters (such as a replica promoted after a failover, which may have
- * missed invalidations while it was one) and closed on those gone, and the store stays off until the
- * new ones have confirmed. Until a refresh has found a new master, its writes are not heard: that
- * is the period in which a near cache on a cluster may serve a stale value. Thread-safe.
+ * missed invalidations while it was one) and closed on those gone, and the store stays off until
+ * the new ones have confirmed. Until a refresh has found a new master, its writes are not heard:
+ * that is the period in which a near cache on a cluster may serve a stale value. Thread-safe.
  */
 final class MasterTracking {
   private static final System.Logger LOG = System.getLogger("dev.stowage.nearcache");
-  /** How soon a master that could not be reached is tried again while the topology still names it. */
+
+  /**
+   * How soon a master that could not be reached is tried again while the topology still names it.
+   */
   private static final long RETRY_MILLIS = 1000;
 
   private final RedisSession session;
   private final NearStore store;
   private final String owner;
+
   /** The tracking connection to each master, by node id. */
   private final Map<String, Link> links = new ConcurrentHashMap<>();
+
   /** The masters that serve slots, by node id, as the last topology said. */
   private volatile Map<String, RedisURI> masters = Map.of();
+
   private volatile @Nullable Disposable topologyChanges;
   private volatile @Nullable String lastFailure;
   private volatile boolean closed;
@@ -83,21 +89,25 @@ final class MasterTracking {
     }
     boolean different = !current.equals(masters);
     masters = Map.copyOf(current);
-    links.values().removeIf(link -> {
-      boolean gone = !link.uri.equals(current.get(link.nodeId));
-      if (gone) {
-        link.release();
-      }
-      return gone;
-    });
+    links
+        .values()
+        .removeIf(
+            link -> {
+              boolean gone = !link.uri.equals(current.get(link.nodeId));
+              if (gone) {
+                link.release();
+              }
+              return gone;
+            });
     List<Link> added = new ArrayList<>();
-    current.forEach((nodeId, uri) -> {
-      if (!links.containsKey(nodeId)) {
-        Link link = new Link(nodeId, uri);
-        links.put(nodeId, link);
-        added.add(link);
-      }
-    });
+    current.forEach(
+        (nodeId, uri) -> {
+          if (!links.containsKey(nodeId)) {
+            Link link = new Link(nodeId, uri);
+            links.put(nodeId, link);
+            added.add(link);
+          }
+        });
     if (changed || different) {
       store.invalidateAll();
     }
@@ -116,7 +126,9 @@ final class MasterTracking {
     if (all != store.isTracking()) {
       store.tracking(all);
       if (all && lastFailure != null) {
-        LOG.log(Level.INFO, owner + ": near cache on again: every master of the cluster tracks the keys read");
+        LOG.log(
+            Level.INFO,
+            owner + ": near cache on again: every master of the cluster tracks the keys read");
         lastFailure = null;
       }
     }
@@ -153,8 +165,10 @@ final class MasterTracking {
     private final String nodeId;
     private final RedisURI uri;
     private final String address;
+
     /** Counts the set-ups, so that the answer to a superseded one is ignored. */
     private final AtomicLong setUps = new AtomicLong();
+
     private @Nullable StatefulRedisConnection<byte[], byte[]> connection;
     private volatile boolean tracking;
     private boolean released;
@@ -173,23 +187,29 @@ final class MasterTracking {
         // The session is closed.
         return;
       }
-      connecting.whenComplete((connected, failure) -> {
-        if (failure != null) {
-          failed("the master at " + address + " did not set up a RESP3 connection for tracking ("
-              + causeOf(failure).getMessage() + ")");
-          CompletableFuture.delayedExecutor(RETRY_MILLIS, TimeUnit.MILLISECONDS).execute(this::retry);
-          return;
-        }
-        synchronized (this) {
-          if (released) {
-            session.releaseResp3(connected);
-            return;
-          }
-          connection = connected;
-        }
-        connected.addListener(this::pushed);
-        setUp();
-      });
+      connecting.whenComplete(
+          (connected, failure) -> {
+            if (failure != null) {
+              failed(
+                  "the master at "
+                      + address
+                      + " did not set up a RESP3 connection for tracking ("
+                      + causeOf(failure).getMessage()
+                      + ")");
+              CompletableFuture.delayedExecutor(RETRY_MILLIS, TimeUnit.MILLISECONDS)
+                  .execute(this::retry);
+              return;
+            }
+            synchronized (this) {
+              if (released) {
+                session.releaseResp3(connected);
+                return;
+              }
+              connection = connected;
+            }
+            connected.addListener(this::pushed);
+            setUp();
+          });
     }
 
     /** Connects again if this master is still one the topology names and was never reached. */
@@ -222,7 +242,9 @@ final class MasterTracking {
       }
     }
 
-    /** Asks the master to broadcast the writes under the prefix, from scratch; on once it said yes. */
+    /**
+     * Asks the master to broadcast the writes under the prefix, from scratch; on once it said yes.
+     */
     private void setUp() {
       StatefulRedisConnection<byte[], byte[]> current = current();
       if (current == null || closed) {
@@ -232,20 +254,31 @@ final class MasterTracking {
       tracking = false;
       update();
       RedisAsyncCommands<byte[], byte[]> commands = current.async();
-      // Redis refuses to switch a connection that already tracks in broadcast mode, as after a replay.
+      // Redis refuses to switch a connection that already tracks in broadcast mode, as after a
+      // replay.
       commands.clientTracking(TrackingArgs.Builder.enabled(false));
-      commands.clientTracking(TrackingArgs.Builder.enabled().bcast().prefixes(StandardCharsets.UTF_8, store.prefix()))
-          .whenComplete((ok, failure) -> {
-            if (setUp != setUps.get() || isReleased()) {
-              return;
-            }
-            if (failure != null) {
-              failed("the master at " + address + " refused CLIENT TRACKING (" + failure.getMessage() + ")");
-              return;
-            }
-            tracking = true;
-            update();
-          });
+      commands
+          .clientTracking(
+              TrackingArgs.Builder.enabled()
+                  .bcast()
+                  .prefixes(StandardCharsets.UTF_8, store.prefix()))
+          .whenComplete(
+              (ok, failure) -> {
+                if (setUp != setUps.get() || isReleased()) {
+                  return;
+                }
+                if (failure != null) {
+                  failed(
+                      "the master at "
+                          + address
+                          + " refused CLIENT TRACKING ("
+                          + failure.getMessage()
+                          + ")");
+                  return;
+                }
+                tracking = true;
+                update();
+              });
     }
 
     private void pushed(PushMessage message) {
@@ -277,6 +310,8 @@ final class MasterTracking {
   }
 
   private static Throwable causeOf(Throwable failure) {
-    return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
   }
 }

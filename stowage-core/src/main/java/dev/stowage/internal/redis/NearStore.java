@@ -19,13 +19,13 @@ import org.jspecify.annotations.Nullable;
  * moves. When the reply has been decoded, {@link #keep} checks the stamp and stores the value in
  * one step under the key's lock ({@code compute}). An invalidation moves the counter before it
  * removes the entry, which takes the same lock, so whichever order the two run in, a value whose
- * reply may be older than an invalidation is never stored after it, nor seen once it is done. While tracking is off
- * (not set up yet, a dropped connection, a server that cannot track) stamps are -1 and nothing is
- * kept. Thread-safe.
+ * reply may be older than an invalidation is never stored after it, nor seen once it is done. While
+ * tracking is off (not set up yet, a dropped connection, a server that cannot track) stamps are -1
+ * and nothing is kept. Thread-safe.
  *
- * <p><b>Time to live.</b> Redis tells a tracking client that a key expired only once it removes
- * the key, which its background expiry may do minutes later. So a value is kept with the time to
- * live its key had when it was read ({@code PTTL}, sent right after the {@code GET} on the same
+ * <p><b>Time to live.</b> Redis tells a tracking client that a key expired only once it removes the
+ * key, which its background expiry may do minutes later. So a value is kept with the time to live
+ * its key had when it was read ({@code PTTL}, sent right after the {@code GET} on the same
  * connection), counted from before the read was sent, and never longer: a near copy never outlives
  * its key in Redis, whoever set the TTL. A change of the TTL ({@code EXPIRE}, {@code PERSIST})
  * modifies the key, so Redis sends an invalidation for it as for a write. {@code expireAfterWrite}
@@ -33,9 +33,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class NearStore {
   private static final int STRIPES = 1024;
+
   /** The time to live of a key without one ({@code PTTL} answers -1). */
   static final long NO_TTL = -1;
-  /** A time to live not known: the key was gone when {@code PTTL} ran, or it was not read with the value. */
+
+  /**
+   * A time to live not known: the key was gone when {@code PTTL} ran, or it was not read with the
+   * value.
+   */
   static final long UNKNOWN_TTL = -2;
 
   private final Cache<String, Kept> entries;
@@ -83,9 +88,9 @@ final class NearStore {
   }
 
   /**
-   * A store for keys under {@code prefix} (every invalidation outside it is ignored). With
-   * {@code wholeOnAnyChange}, as for a feed's pages, which are read from several keys, an
-   * invalidation of any key under the prefix drops everything.
+   * A store for keys under {@code prefix} (every invalidation outside it is ignored). With {@code
+   * wholeOnAnyChange}, as for a feed's pages, which are read from several keys, an invalidation of
+   * any key under the prefix drops everything.
    */
   NearStore(NearCache options, String prefix, boolean wholeOnAnyChange) {
     this.prefix = prefix;
@@ -118,7 +123,10 @@ final class NearStore {
     return tracking ? stripes.get(stripe(key)) : -1;
   }
 
-  /** Keeps a decoded value read with {@code stamp} from a key without a TTL, unless an invalidation came since. */
+  /**
+   * Keeps a decoded value read with {@code stamp} from a key without a TTL, unless an invalidation
+   * came since.
+   */
   void keep(String key, long stamp, Object value, int weight) {
     keep(key, stamp, value, weight, 0, NO_TTL);
   }
@@ -134,7 +142,8 @@ final class NearStore {
     if (stamp < 0 || value == null || ttlMillis < NO_TTL) {
       return;
     }
-    long lifeNanos = ttlMillis == NO_TTL ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+    long lifeNanos =
+        ttlMillis == NO_TTL ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(ttlMillis);
     if (lifeNanos != Long.MAX_VALUE && lifeNanos - (System.nanoTime() - sentAt) <= 0) {
       return;
     }
@@ -144,10 +153,13 @@ final class NearStore {
     }
     Kept kept = new Kept(value, Math.max(1, weight), sentAt, lifeNanos);
     // The check and the store are one step under the key's lock, which the invalidation's removal
-    // takes too: either the store comes first and the removal takes it out, or the counter has moved
+    // takes too: either the store comes first and the removal takes it out, or the counter has
+    // moved
     // and nothing is stored. A store followed by a check (as before) left the value visible between
     // the two to readers that came after the invalidation.
-    entries.asMap().compute(key, (k, current) -> stripes.get(stripe) == stamp && tracking ? kept : current);
+    entries
+        .asMap()
+        .compute(key, (k, current) -> stripes.get(stripe) == stamp && tracking ? kept : current);
   }
 
   /** Drops the value of {@code key}: Redis said it changed, or this process wrote it. */
@@ -179,7 +191,10 @@ final class NearStore {
     entries.invalidateAll();
   }
 
-  /** Whether values may be kept: Redis tracks the keys read. Turning it either way empties the store. */
+  /**
+   * Whether values may be kept: Redis tracks the keys read. Turning it either way empties the
+   * store.
+   */
   void tracking(boolean on) {
     if (!on) {
       tracking = false;

@@ -29,12 +29,18 @@ final class QuietDecoder<V> {
     this.log = new DecodeFailureLog(owner);
   }
 
-  /** {@code bytes} decoded with the cache's current codec, or null (counted and logged) if they cannot be. */
+  /**
+   * {@code bytes} decoded with the cache's current codec, or null (counted and logged) if they
+   * cannot be.
+   */
   @Nullable V decode(String keyText, byte[] bytes) {
     try {
       return codec.current().decode(bytes);
-    } catch (CodecException | EnvelopeException | DictionaryNotFoundException | SchemaNotFoundException
-             | MissingLibraryException e) {
+    } catch (CodecException
+        | EnvelopeException
+        | DictionaryNotFoundException
+        | SchemaNotFoundException
+        | MissingLibraryException e) {
       fail(keyText, e.getMessage());
       return null;
     } catch (StowageException e) {

@@ -55,16 +55,21 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private static final System.Logger LOG = System.getLogger("dev.stowage.cache");
+
   /** What {@link #read} answers for a key cached as absent. */
   private static final Object ABSENT = new Object();
+
   /** Stands for a key that holds another Redis type than a string. */
   private static final byte[] WRONG_TYPE = new byte[0];
+
   /**
-   * A near cache's bulk read: for each key, its value (nil when missing or not a string, as
-   * {@code MGET} answers) and then its {@code PTTL}. One command, so that it is batched as an
-   * {@code MGET} is; {@code MGET} in slices, as Lua unpacks only so many values at once.
+   * A near cache's bulk read: for each key, its value (nil when missing or not a string, as {@code
+   * MGET} answers) and then its {@code PTTL}. One command, so that it is batched as an {@code MGET}
+   * is; {@code MGET} in slices, as Lua unpacks only so many values at once.
    */
-  private static final LuaScript MGET_WITH_TTLS = new LuaScript("""
+  private static final LuaScript MGET_WITH_TTLS =
+      new LuaScript(
+          """
       local reply = {}
       for first = 1, #KEYS, 1000 do
         local last = math.min(first + 999, #KEYS)
@@ -75,7 +80,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
         end
       end
       return reply
-      """, ScriptOutputType.MULTI);
+      """,
+          ScriptOutputType.MULTI);
+
   /** Runs a task in the thread that submits it. */
   private static final Executor DIRECT = Runnable::run;
 
@@ -113,7 +120,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     this.decoder = new QuietDecoder<>(codec, session, owner);
     this.near = settings.near();
     this.writer = new ChunkedWriter<>(session, settings, this::keyText, owner);
-    this.lock = settings.loadLock() == null ? null : new LoadLock(session, settings.loadLock(), owner);
+    this.lock =
+        settings.loadLock() == null ? null : new LoadLock(session, settings.loadLock(), owner);
     this.asyncThreads = new Threads(DIRECT, settings.loadExecutor());
     this.blocking = new BlockingRedisCache<>(this);
   }
@@ -147,11 +155,22 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   CacheStats stats() {
     NearStore store = near == null ? null : near.store();
-    return new CacheStats(hits.sum(), misses.sum(), decoder.failures(), loadCounters.loads(),
+    return new CacheStats(
+        hits.sum(),
+        misses.sum(),
+        decoder.failures(),
+        loadCounters.loads(),
         loadCounters.failures(),
-        absentHits.sum(), redisErrors.sum(), loadCounters.nanos(), store == null ? 0 : store.hits(),
-        store == null ? 0 : store.misses(), writer.puts(), deletes.sum(), writer.bytesBeforeCompression(),
-        writer.bytesWritten(), 0);
+        absentHits.sum(),
+        redisErrors.sum(),
+        loadCounters.nanos(),
+        store == null ? 0 : store.hits(),
+        store == null ? 0 : store.misses(),
+        writer.puts(),
+        deletes.sum(),
+        writer.bytesBeforeCompression(),
+        writer.bytesWritten(),
+        0);
   }
 
   /** The compression values are written with now. */
@@ -182,15 +201,16 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    * Keeps a value just read and decoded, unless the key changed since {@code stamp}, for no longer
    * than the key's time to live as read with it ({@code ttlMillis}, from {@code sentAt}).
    */
-  void keep(String keyText, long stamp, @Nullable V value, byte[] bytes, long sentAt, long ttlMillis) {
+  void keep(
+      String keyText, long stamp, @Nullable V value, byte[] bytes, long sentAt, long ttlMillis) {
     if (near != null && value != null) {
       near.store().keep(keyText, stamp, value, bytes.length, sentAt, ttlMillis);
     }
   }
 
   /**
-   * What a near cache's read of one key learnt of its time to live: when the read was sent, and
-   * the answer of the {@code PTTL} sent right after its {@code GET}.
+   * What a near cache's read of one key learnt of its time to live: when the read was sent, and the
+   * answer of the {@code PTTL} sent right after its {@code GET}.
    */
   private static final class ReadTtl {
     final long sentAt = System.nanoTime();
@@ -208,8 +228,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    * {@code write}, followed by dropping the near cache's copies of the keys {@code written} names;
    * the same future when there is no near cache, so that writes pay nothing for it.
    */
-  private <T> CompletableFuture<T> droppingNear(CompletableFuture<T> write,
-                                                Supplier<? extends Collection<String>> written) {
+  private <T> CompletableFuture<T> droppingNear(
+      CompletableFuture<T> write, Supplier<? extends Collection<String>> written) {
     return near == null ? write : write.whenComplete((done, failure) -> dropNear(written.get()));
   }
 
@@ -258,8 +278,9 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   /** Counts a call that failed because of Redis, and returns the failure. */
   <E extends Throwable> E countFailure(E failure) {
     Throwable cause = unwrap(failure);
-    if (cause instanceof CacheUnavailableException || cause instanceof StowageException stowage
-        && stowage.getCause() instanceof RedisException) {
+    if (cause instanceof CacheUnavailableException
+        || cause instanceof StowageException stowage
+            && stowage.getCause() instanceof RedisException) {
       redisErrors.increment();
     }
     return failure;
@@ -267,11 +288,12 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   /** The same future, with a Redis failure counted. */
   <T> CompletableFuture<T> counted(CompletableFuture<T> operation) {
-    return operation.whenComplete((value, failure) -> {
-      if (failure != null) {
-        countFailure(failure);
-      }
-    });
+    return operation.whenComplete(
+        (value, failure) -> {
+          if (failure != null) {
+            countFailure(failure);
+          }
+        });
   }
 
   /** The Redis key of {@code key}, as text. */
@@ -299,10 +321,15 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   /** {@code failure}, thrown from a stage so that the stage fails with it. */
   static CompletionException asCompletion(Throwable failure) {
-    return failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+    return failure instanceof CompletionException completion
+        ? completion
+        : new CompletionException(failure);
   }
 
-  /** Whether a load goes on without Redis after {@code failure}: the cache loads while Redis is unavailable. */
+  /**
+   * Whether a load goes on without Redis after {@code failure}: the cache loads while Redis is
+   * unavailable.
+   */
   private boolean loadsDespite(Throwable failure) {
     return settings.loadWhenUnavailable() && unwrap(failure) instanceof CacheUnavailableException;
   }
@@ -316,10 +343,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   /**
    * GET, with a key of another type read as {@link #WRONG_TYPE}. Completes once the dictionary the
    * value names, if any, is loaded (or known to be missing), so that decoding never waits for Redis
-   * and may run on Lettuce's I/O thread. With {@code ttl} (a near cache's read that may be kept),
-   * a {@code PTTL} follows the {@code GET} on the same connection, in the same round trip, and its
-   * answer goes to {@code ttl}; a change of the key between the two is an invalidation, which
-   * fails the read's stamp.
+   * and may run on Lettuce's I/O thread. With {@code ttl} (a near cache's read that may be kept), a
+   * {@code PTTL} follows the {@code GET} on the same connection, in the same round trip, and its
+   * answer goes to {@code ttl}; a change of the key between the two is an invalidation, which fails
+   * the read's stamp.
    */
   private CompletableFuture<byte[]> fetch(String keyText, @Nullable ReadTtl ttl) {
     byte[] key = utf8(keyText);
@@ -332,25 +359,35 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       read = near.dispatch(c -> c.get(key), untracked);
       if (ttl != null) {
         CompletableFuture<Long> pttl = near.dispatch(c -> c.pttl(key), untracked);
-        read = read.thenCombine(pttl.exceptionally(e -> NearStore.UNKNOWN_TTL), (bytes, millis) -> {
-          ttl.millis = millis == null ? NearStore.UNKNOWN_TTL : millis;
-          return bytes;
-        });
+        read =
+            read.thenCombine(
+                pttl.exceptionally(e -> NearStore.UNKNOWN_TTL),
+                (bytes, millis) -> {
+                  ttl.millis = millis == null ? NearStore.UNKNOWN_TTL : millis;
+                  return bytes;
+                });
       }
     }
-    return read.exceptionallyCompose(e -> RedisSession.isWrongType(e)
-        ? CompletableFuture.completedFuture(WRONG_TYPE)
-        : CompletableFuture.failedFuture(session.translate(e, "GET " + keyText + " of " + owner)))
+    return read.exceptionallyCompose(
+            e ->
+                RedisSession.isWrongType(e)
+                    ? CompletableFuture.completedFuture(WRONG_TYPE)
+                    : CompletableFuture.failedFuture(
+                        session.translate(e, "GET " + keyText + " of " + owner)))
         .thenCompose(bytes -> withDictionaries(new byte[][] {bytes}).thenApply(all -> bytes));
   }
 
   /** Completes once every dictionary these values name is loaded or known to be missing. */
   private CompletableFuture<byte[][]> withDictionaries(byte[][] values) {
-    return settings.preload().load(Arrays.asList(values), value -> value == WRONG_TYPE ? -1 : 0)
+    return settings
+        .preload()
+        .load(Arrays.asList(values), value -> value == WRONG_TYPE ? -1 : 0)
         .thenApply(done -> values);
   }
 
-  /** Decodes a read and counts it: the value, {@link #ABSENT} for a key cached as absent, or null. */
+  /**
+   * Decodes a read and counts it: the value, {@link #ABSENT} for a key cached as absent, or null.
+   */
   private @Nullable Object read(String keyText, byte[] bytes) {
     if (Envelope.isAbsentMarker(bytes)) {
       absentHits.increment();
@@ -386,15 +423,21 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return decoder.hasLogged(keyText);
   }
 
-  /** Reads a key again for a load, uncounted: the value, null for a key cached as absent, or nothing. */
+  /**
+   * Reads a key again for a load, uncounted: the value, null for a key cached as absent, or
+   * nothing.
+   */
   private CompletableFuture<LoadLock.Found<V>> lookUp(String keyText, Threads threads) {
-    return fetch(keyText, null).thenApplyAsync(bytes -> {
-      if (Envelope.isAbsentMarker(bytes)) {
-        return LoadLock.Found.value(null);
-      }
-      V present = decodeQuietly(keyText, bytes);
-      return present != null ? LoadLock.Found.value(present) : LoadLock.Found.nothing();
-    }, threads.work());
+    return fetch(keyText, null)
+        .thenApplyAsync(
+            bytes -> {
+              if (Envelope.isAbsentMarker(bytes)) {
+                return LoadLock.Found.value(null);
+              }
+              V present = decodeQuietly(keyText, bytes);
+              return present != null ? LoadLock.Found.value(present) : LoadLock.Found.nothing();
+            },
+            threads.work());
   }
 
   // ---------------------------------------------------------------- single keys
@@ -412,16 +455,20 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     }
     long stamp = stamp(keyText);
     ReadTtl ttl = near == null ? null : new ReadTtl();
-    return counted(fetch(keyText, ttl).thenApplyAsync(bytes -> {
-      Object value = read(keyText, bytes);
-      if (value == ABSENT) {
-        return null;
-      }
-      if (ttl != null) {
-        keep(keyText, stamp, cast(value), bytes, ttl.sentAt, ttl.millis);
-      }
-      return cast(value);
-    }, threads.work()));
+    return counted(
+        fetch(keyText, ttl)
+            .thenApplyAsync(
+                bytes -> {
+                  Object value = read(keyText, bytes);
+                  if (value == ABSENT) {
+                    return null;
+                  }
+                  if (ttl != null) {
+                    keep(keyText, stamp, cast(value), bytes, ttl.sentAt, ttl.millis);
+                  }
+                  return cast(value);
+                },
+                threads.work()));
   }
 
   /** Encodes the value in the calling thread, then stores it. */
@@ -442,10 +489,14 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     String keyText = keyText(key);
     byte[] redisKey = utf8(keyText);
     CompletableFuture<Boolean> deleted =
-        counted(session.call("DEL " + keyText + " of " + owner, c -> c.del(redisKey)).thenApply(n -> {
-          deletes.add(n);
-          return n > 0;
-        }));
+        counted(
+            session
+                .call("DEL " + keyText + " of " + owner, c -> c.del(redisKey))
+                .thenApply(
+                    n -> {
+                      deletes.add(n);
+                      return n > 0;
+                    }));
     return droppingNear(deleted, () -> List.of(keyText));
   }
 
@@ -453,7 +504,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   public CompletableFuture<Boolean> exists(K key) {
     String keyText = keyText(key);
     byte[] redisKey = utf8(keyText);
-    return counted(session.call("EXISTS " + keyText + " of " + owner, c -> c.exists(redisKey)).thenApply(n -> n > 0));
+    return counted(
+        session
+            .call("EXISTS " + keyText + " of " + owner, c -> c.exists(redisKey))
+            .thenApply(n -> n > 0));
   }
 
   // ---------------------------------------------------------------- bulk
@@ -512,41 +566,59 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     Tracking.Reader reader = near;
     CompletableFuture<Void> all;
     if (reader == null || ttls == null) {
-      all = ChunkWindow.run(plan, session, new GroupCommand<List<KeyValue<byte[], byte[]>>>(
-          group -> BuiltCommands.mget(select(redisKeys, group)),
-          group -> {
-            byte[][] keys = select(redisKeys, group);
-            return session.dispatch(c -> c.mget(keys));
-          },
-          (group, found) -> {
-            int j = 0;
-            for (KeyValue<byte[], byte[]> entry : found) {
-              values[group[j++]] = entry.hasValue() ? entry.getValue() : null;
-            }
-          }));
+      all =
+          ChunkWindow.run(
+              plan,
+              session,
+              new GroupCommand<List<KeyValue<byte[], byte[]>>>(
+                  group -> BuiltCommands.mget(select(redisKeys, group)),
+                  group -> {
+                    byte[][] keys = select(redisKeys, group);
+                    return session.dispatch(c -> c.mget(keys));
+                  },
+                  (group, found) -> {
+                    int j = 0;
+                    for (KeyValue<byte[], byte[]> entry : found) {
+                      values[group[j++]] = entry.hasValue() ? entry.getValue() : null;
+                    }
+                  }));
     } else {
       NearStore store = reader.store();
-      all = ChunkWindow.run(plan, session, new GroupCommand<List<Object>>(
-          // A near cache in the default mode reads through its own connection, which tracks the
-          // keys it reads; in broadcast mode (on a cluster) reads are batched like any other.
-          reader.readsAnywhere() ? group -> MGET_WITH_TTLS.builtMulti(select(redisKeys, group)) : null,
-          group -> {
-            byte[][] keys = select(redisKeys, group);
-            Runnable untracked = () -> {
-              for (int i : group) {
-                store.untracked(batch.texts.get(i));
-              }
-            };
-            return MGET_WITH_TTLS.<List<Object>>run(command -> reader.dispatch(command, untracked), keys);
-          },
-          (group, reply) -> {
-            for (int j = 0; j < group.length; j++) {
-              values[group[j]] = reply.get(2 * j) instanceof byte[] value ? value : null;
-              ttls[group[j]] = reply.get(2 * j + 1) instanceof Long millis ? millis : NearStore.UNKNOWN_TTL;
-            }
-          }));
+      all =
+          ChunkWindow.run(
+              plan,
+              session,
+              new GroupCommand<List<Object>>(
+                  // A near cache in the default mode reads through its own connection, which tracks
+                  // the
+                  // keys it reads; in broadcast mode (on a cluster) reads are batched like any
+                  // other.
+                  reader.readsAnywhere()
+                      ? group -> MGET_WITH_TTLS.builtMulti(select(redisKeys, group))
+                      : null,
+                  group -> {
+                    byte[][] keys = select(redisKeys, group);
+                    Runnable untracked =
+                        () -> {
+                          for (int i : group) {
+                            store.untracked(batch.texts.get(i));
+                          }
+                        };
+                    return MGET_WITH_TTLS.<List<Object>>run(
+                        command -> reader.dispatch(command, untracked), keys);
+                  },
+                  (group, reply) -> {
+                    for (int j = 0; j < group.length; j++) {
+                      values[group[j]] = reply.get(2 * j) instanceof byte[] value ? value : null;
+                      ttls[group[j]] =
+                          reply.get(2 * j + 1) instanceof Long millis
+                              ? millis
+                              : NearStore.UNKNOWN_TTL;
+                    }
+                  }));
     }
-    return session.translated(all.thenApply(done -> values), "MGET of " + n + " keys of " + owner)
+    return session
+        .translated(all.thenApply(done -> values), "MGET of " + n + " keys of " + owner)
         .thenCompose(this::withDictionaries);
   }
 
@@ -571,11 +643,15 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   private CompletableFuture<BulkRead<K, V>> readAll(KeyBatch batch, Threads threads) {
     NearSplit split = near == null ? null : new NearSplit(batch);
     KeyBatch toRead = split == null ? batch : split.rest;
-    return fetchAll(toRead, split == null ? null : split.ttls).thenApplyAsync(values -> {
-      Set<K> absent = new LinkedHashSet<>();
-      Map<K, V> decoded = decodeAll(toRead, values, absent);
-      return new BulkRead<>(split == null ? decoded : split.found(batch, values, decoded), absent);
-    }, threads.work());
+    return fetchAll(toRead, split == null ? null : split.ttls)
+        .thenApplyAsync(
+            values -> {
+              Set<K> absent = new LinkedHashSet<>();
+              Map<K, V> decoded = decodeAll(toRead, values, absent);
+              return new BulkRead<>(
+                  split == null ? decoded : split.found(batch, values, decoded), absent);
+            },
+            threads.work());
   }
 
   @Override
@@ -587,7 +663,10 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return counted(readAll(new KeyBatch(keys), threads).thenApply(BulkRead::found));
   }
 
-  /** Encodes every value in the calling thread before it sends any: a value that cannot be encoded stores nothing. */
+  /**
+   * Encodes every value in the calling thread before it sends any: a value that cannot be encoded
+   * stores nothing.
+   */
   @Override
   public CompletableFuture<Void> putAll(Map<? extends K, ? extends V> entries) {
     ChunkedWriter.Prepared prepared;
@@ -600,13 +679,18 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /**
-   * Encodes a chunk at a time on {@code encodeOn} while earlier chunks are written; see
-   * {@link ChunkedWriter#writeStreaming}.
+   * Encodes a chunk at a time on {@code encodeOn} while earlier chunks are written; see {@link
+   * ChunkedWriter#writeStreaming}.
    */
-  CompletableFuture<Void> putAllStreaming(Map<? extends K, ? extends V> entries, Executor encodeOn) {
+  CompletableFuture<Void> putAllStreaming(
+      Map<? extends K, ? extends V> entries, Executor encodeOn) {
     List<String> written = Collections.synchronizedList(new ArrayList<>());
-    CompletableFuture<Void> all = counted(writer.writeStreaming(entries, encodeOn,
-        near == null ? chunk -> { } : chunk -> written.addAll(chunk.texts())));
+    CompletableFuture<Void> all =
+        counted(
+            writer.writeStreaming(
+                entries,
+                encodeOn,
+                near == null ? chunk -> {} : chunk -> written.addAll(chunk.texts())));
     return droppingNear(all, () -> List.copyOf(written));
   }
 
@@ -616,36 +700,43 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     int n = batch.size();
     LongAdder deleted = new LongAdder();
     byte[][] allKeys = batch.redisKeys();
-    CompletableFuture<Void> all = ChunkWindow.run(session.plan(allKeys, settings.chunkSize()), session,
-        new GroupCommand<Long>(
-            group -> BuiltCommands.del(select(allKeys, group)),
-            group -> {
-              byte[][] redisKeys = select(allKeys, group);
-              return session.dispatch(c -> c.del(redisKeys));
-            },
-            (group, removed) -> {
-              deleted.add(removed);
-              deletes.add(removed);
-            }));
+    CompletableFuture<Void> all =
+        ChunkWindow.run(
+            session.plan(allKeys, settings.chunkSize()),
+            session,
+            new GroupCommand<Long>(
+                group -> BuiltCommands.del(select(allKeys, group)),
+                group -> {
+                  byte[][] redisKeys = select(allKeys, group);
+                  return session.dispatch(c -> c.del(redisKeys));
+                },
+                (group, removed) -> {
+                  deleted.add(removed);
+                  deletes.add(removed);
+                }));
     CompletableFuture<Long> deletedAll =
-        counted(session.translated(all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner));
+        counted(
+            session.translated(
+                all.thenApply(done -> deleted.sum()), "DEL of " + n + " keys of " + owner));
     return droppingNear(deletedAll, () -> batch.texts);
   }
 
   /**
    * {@code SCAN} of the strings under the prefix ({@code MATCH <prefix>* TYPE string}, the prefix's
    * glob characters escaped: the only keys this layout writes), then an {@code UNLINK} of each page
-   * found. On a
-   * cluster, every master is scanned on its own connection, in parallel, and each page's keys are
-   * unlinked one command per slot, the page's commands for a master written to it as one batch
-   * (what a master redirects is sent again through the shared connection, which follows a key that
-   * moved);
-   * the pages are handled on Lettuce's computation threads, not on a connection's I/O thread.
+   * found. On a cluster, every master is scanned on its own connection, in parallel, and each
+   * page's keys are unlinked one command per slot, the page's commands for a master written to it
+   * as one batch (what a master redirects is sent again through the shared connection, which
+   * follows a key that moved); the pages are handled on Lettuce's computation threads, not on a
+   * connection's I/O thread.
    */
   @Override
   public CompletableFuture<Long> clear() {
-    return clear(KeyScanArgs.Builder.matches(globEscaped(settings.keyPrefix()) + "*").type("string")
-        .limit(settings.chunkSize()), key -> true);
+    return clear(
+        KeyScanArgs.Builder.matches(globEscaped(settings.keyPrefix()) + "*")
+            .type("string")
+            .limit(settings.chunkSize()),
+        key -> true);
   }
 
   /**
@@ -660,40 +751,61 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       CompletableFuture<?>[] each = new CompletableFuture<?>[masters.size()];
       for (int i = 0; i < each.length; i++) {
         RedisSession.Node master = masters.get(i);
-        each[i] = master.commands().thenComposeAsync(
-            commands -> clearFrom(commands, ScanCursor.INITIAL, match, ours, removed), session.decodeExecutor());
+        each[i] =
+            master
+                .commands()
+                .thenComposeAsync(
+                    commands -> clearFrom(commands, ScanCursor.INITIAL, match, ours, removed),
+                    session.decodeExecutor());
       }
       all = CompletableFuture.allOf(each);
     } catch (RuntimeException e) {
       all = CompletableFuture.failedFuture(e);
     }
-    CompletableFuture<Long> cleared = counted(session.translated(all.thenApply(done -> removed.sum()),
-        "SCAN and UNLINK of the keys under " + settings.keyPrefix() + " of " + owner));
-    return near == null ? cleared : cleared.whenComplete((done, failure) -> near.store().invalidateAll());
+    CompletableFuture<Long> cleared =
+        counted(
+            session.translated(
+                all.thenApply(done -> removed.sum()),
+                "SCAN and UNLINK of the keys under " + settings.keyPrefix() + " of " + owner));
+    return near == null
+        ? cleared
+        : cleared.whenComplete((done, failure) -> near.store().invalidateAll());
   }
 
   /**
    * One SCAN of a master from {@code cursor}, an UNLINK of what it found (per slot on a cluster),
    * then the next, until the cursor ends.
    */
-  private CompletableFuture<Void> clearFrom(RedisClusterAsyncCommands<byte[], byte[]> master, ScanCursor cursor,
-                                            ScanArgs match, Predicate<byte[]> ours, LongAdder removed) {
-    return session.<KeyScanCursor<byte[]>>dispatchOn(master, c -> c.scan(cursor, match)).thenComposeAsync(page -> {
-      byte[][] keys = page.getKeys().stream().filter(ours).toArray(byte[][]::new);
-      CompletableFuture<Void> unlinked = ChunkWindow.run(session.plan(keys, settings.chunkSize()), session,
-          new GroupCommand<Long>(
-              group -> BuiltCommands.unlink(select(keys, group)),
-              group -> {
-                byte[][] unlinking = select(keys, group);
-                return session.dispatch(c -> c.unlink(unlinking));
-              },
-              (group, n) -> {
-                removed.add(n);
-                deletes.add(n);
-              }));
-      return page.isFinished() ? unlinked
-          : unlinked.thenCompose(done -> clearFrom(master, page, match, ours, removed));
-    }, session.decodeExecutor());
+  private CompletableFuture<Void> clearFrom(
+      RedisClusterAsyncCommands<byte[], byte[]> master,
+      ScanCursor cursor,
+      ScanArgs match,
+      Predicate<byte[]> ours,
+      LongAdder removed) {
+    return session
+        .<KeyScanCursor<byte[]>>dispatchOn(master, c -> c.scan(cursor, match))
+        .thenComposeAsync(
+            page -> {
+              byte[][] keys = page.getKeys().stream().filter(ours).toArray(byte[][]::new);
+              CompletableFuture<Void> unlinked =
+                  ChunkWindow.run(
+                      session.plan(keys, settings.chunkSize()),
+                      session,
+                      new GroupCommand<Long>(
+                          group -> BuiltCommands.unlink(select(keys, group)),
+                          group -> {
+                            byte[][] unlinking = select(keys, group);
+                            return session.dispatch(c -> c.unlink(unlinking));
+                          },
+                          (group, n) -> {
+                            removed.add(n);
+                            deletes.add(n);
+                          }));
+              return page.isFinished()
+                  ? unlinked
+                  : unlinked.thenCompose(done -> clearFrom(master, page, match, ours, removed));
+            },
+            session.decodeExecutor());
   }
 
   /** {@code text} with the characters that Redis's glob patterns give a meaning escaped. */
@@ -718,17 +830,27 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader, Threads threads) {
     requireNonNull(loader, "loader");
-    return load(key,
-        (k, executor) -> CompletableFuture.supplyAsync(() -> loadCounters.timed(() -> loader.apply(k)), executor),
+    return load(
+        key,
+        (k, executor) ->
+            CompletableFuture.supplyAsync(
+                () -> loadCounters.timed(() -> loader.apply(k)), executor),
         threads);
   }
 
   @Override
-  public CompletableFuture<V> getOrLoadAsync(K key,
-                                             Function<? super K, ? extends CompletionStage<? extends V>> loader) {
+  public CompletableFuture<V> getOrLoadAsync(
+      K key, Function<? super K, ? extends CompletionStage<? extends V>> loader) {
     requireNonNull(loader, "loader");
-    return load(key, (k, executor) -> loadCounters.timedAsync(() -> loader.apply(k), executor,
-        () -> owner + ": the loader of " + keyText(k) + " returned null instead of a stage"), asyncThreads);
+    return load(
+        key,
+        (k, executor) ->
+            loadCounters.timedAsync(
+                () -> loader.apply(k),
+                executor,
+                () ->
+                    owner + ": the loader of " + keyText(k) + " returned null instead of a stage"),
+        asyncThreads);
   }
 
   /** A loader's call, started on the executor: its value when it completes, counted and timed. */
@@ -749,46 +871,62 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     }
     long stamp = stamp(keyText);
     ReadTtl ttl = near == null ? null : new ReadTtl();
-    return counted(fetch(keyText, ttl).handleAsync((bytes, failure) -> {
-      if (failure != null) {
-        if (!loadsDespite(failure)) {
-          return CompletableFuture.<V>failedFuture(failure);
-        }
-        countFailure(failure);
-        return flights.load(keyText, () -> load.start(key, threads.loads())).copy();
-      }
-      Object value = read(keyText, bytes);
-      if (value == ABSENT) {
-        return CompletableFuture.<V>completedFuture(null);
-      }
-      if (value != null) {
-        if (ttl != null) {
-          keep(keyText, stamp, cast(value), bytes, ttl.sentAt, ttl.millis);
-        }
-        return CompletableFuture.completedFuture(cast(value));
-      }
-      return flights.load(keyText, () -> lock == null ? readOrLoad(key, keyText, load, threads)
-          : lock.run(keyText, () -> readOrLoad(key, keyText, load, threads), () -> lookUp(keyText, threads)))
-          .copy();
-    }, threads.work()).thenCompose(Function.identity()));
+    return counted(
+        fetch(keyText, ttl)
+            .handleAsync(
+                (bytes, failure) -> {
+                  if (failure != null) {
+                    if (!loadsDespite(failure)) {
+                      return CompletableFuture.<V>failedFuture(failure);
+                    }
+                    countFailure(failure);
+                    return flights.load(keyText, () -> load.start(key, threads.loads())).copy();
+                  }
+                  Object value = read(keyText, bytes);
+                  if (value == ABSENT) {
+                    return CompletableFuture.<V>completedFuture(null);
+                  }
+                  if (value != null) {
+                    if (ttl != null) {
+                      keep(keyText, stamp, cast(value), bytes, ttl.sentAt, ttl.millis);
+                    }
+                    return CompletableFuture.completedFuture(cast(value));
+                  }
+                  return flights
+                      .load(
+                          keyText,
+                          () ->
+                              lock == null
+                                  ? readOrLoad(key, keyText, load, threads)
+                                  : lock.run(
+                                      keyText,
+                                      () -> readOrLoad(key, keyText, load, threads),
+                                      () -> lookUp(keyText, threads)))
+                      .copy();
+                },
+                threads.work())
+            .thenCompose(Function.identity()));
   }
 
   /** Reads the key again; if it is still missing, calls the loader and stores its value. */
   private CompletableFuture<V> readOrLoad(K key, String keyText, Load<K, V> load, Threads threads) {
-    return lookUp(keyText, threads).handle((found, failure) -> {
-      if (failure != null) {
-        if (!loadsDespite(failure)) {
-          return CompletableFuture.<V>failedFuture(failure);
-        }
-        countFailure(failure);
-        return load.start(key, threads.loads());
-      }
-      if (found.found()) {
-        return CompletableFuture.completedFuture(found.value());
-      }
-      return load.start(key, threads.loads())
-          .thenCompose(value -> storeLoaded(keyText, value).thenApply(stored -> value));
-    }).thenCompose(Function.identity());
+    return lookUp(keyText, threads)
+        .handle(
+            (found, failure) -> {
+              if (failure != null) {
+                if (!loadsDespite(failure)) {
+                  return CompletableFuture.<V>failedFuture(failure);
+                }
+                countFailure(failure);
+                return load.start(key, threads.loads());
+              }
+              if (found.found()) {
+                return CompletableFuture.completedFuture(found.value());
+              }
+              return load.start(key, threads.loads())
+                  .thenCompose(value -> storeLoaded(keyText, value).thenApply(stored -> value));
+            })
+        .thenCompose(Function.identity());
   }
 
   /**
@@ -801,12 +939,16 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     }
     CompletableFuture<Void> stored;
     try {
-      stored = value != null ? writer.write(keyText, writer.encode(keyText, value)) : writer.writeAbsent(List.of(keyText));
+      stored =
+          value != null
+              ? writer.write(keyText, writer.encode(keyText, value))
+              : writer.writeAbsent(List.of(keyText));
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return droppingNear(stored, () -> List.of(keyText)).exceptionallyCompose(failure -> notStored(failure,
-        "loaded " + keyText + " but could not store it"));
+    return droppingNear(stored, () -> List.of(keyText))
+        .exceptionallyCompose(
+            failure -> notStored(failure, "loaded " + keyText + " but could not store it"));
   }
 
   /** Logs and counts a store that Redis being unavailable stopped; fails with any other failure. */
@@ -820,21 +962,28 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   @Override
-  public CompletableFuture<Map<K, V>> getAllOrLoad(Collection<? extends K> keys,
+  public CompletableFuture<Map<K, V>> getAllOrLoad(
+      Collection<? extends K> keys,
       Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader) {
     return getAllOrLoad(keys, loader, asyncThreads);
   }
 
-  CompletableFuture<Map<K, V>> getAllOrLoad(Collection<? extends K> keys,
-      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Threads threads) {
+  CompletableFuture<Map<K, V>> getAllOrLoad(
+      Collection<? extends K> keys,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader,
+      Threads threads) {
     KeyBatch batch = new KeyBatch(keys);
     requireNonNull(loader, "loader");
-    return counted(readAll(batch, threads).thenCompose(read -> {
-      if (read.found().size() + read.absent().size() == batch.size()) {
-        return CompletableFuture.completedFuture(read.found());
-      }
-      return loadAll(batch, read, loader, threads).thenApply(loaded -> merge(batch, read.found(), loaded));
-    }));
+    return counted(
+        readAll(batch, threads)
+            .thenCompose(
+                read -> {
+                  if (read.found().size() + read.absent().size() == batch.size()) {
+                    return CompletableFuture.completedFuture(read.found());
+                  }
+                  return loadAll(batch, read, loader, threads)
+                      .thenApply(loaded -> merge(batch, read.found(), loaded));
+                }));
   }
 
   private Map<K, V> merge(KeyBatch batch, Map<K, V> found, Map<K, V> loaded) {
@@ -855,8 +1004,11 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
    * Loads the keys a bulk read missed: those no other load has in flight in one loader call, and
    * waits for the others' loads.
    */
-  private CompletableFuture<Map<K, V>> loadAll(KeyBatch batch, BulkRead<K, V> read,
-      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Threads threads) {
+  private CompletableFuture<Map<K, V>> loadAll(
+      KeyBatch batch,
+      BulkRead<K, V> read,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader,
+      Threads threads) {
     Map<String, K> wanted = new LinkedHashMap<>();
     for (int i = 0; i < batch.size(); i++) {
       K key = batch.keys.get(i);
@@ -875,53 +1027,78 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
       } catch (RuntimeException | Error e) {
         loading = CompletableFuture.failedFuture(e);
       }
-      loading.whenComplete((loaded, failure) -> led.forEach((text, future) ->
-          flights.settle(text, future, failure == null ? loaded.get(wanted.get(text)) : null, failure)));
+      loading.whenComplete(
+          (loaded, failure) ->
+              led.forEach(
+                  (text, future) ->
+                      flights.settle(
+                          text,
+                          future,
+                          failure == null ? loaded.get(wanted.get(text)) : null,
+                          failure)));
     }
-    return CompletableFuture.allOf(waits.values().toArray(CompletableFuture[]::new)).thenApply(done -> {
-      Map<K, V> loaded = new LinkedHashMap<>();
-      waits.forEach((text, future) -> {
-        V value = future.join();
-        if (value != null) {
-          loaded.put(wanted.get(text), value);
-        }
-      });
-      return loaded;
-    });
+    return CompletableFuture.allOf(waits.values().toArray(CompletableFuture[]::new))
+        .thenApply(
+            done -> {
+              Map<K, V> loaded = new LinkedHashMap<>();
+              waits.forEach(
+                  (text, future) -> {
+                    V value = future.join();
+                    if (value != null) {
+                      loaded.put(wanted.get(text), value);
+                    }
+                  });
+              return loaded;
+            });
   }
 
-  /** Reads the keys again, loads those still missing in one loader call, and stores what it returns. */
-  private CompletableFuture<Map<K, V>> bulkLoad(List<K> keys,
-      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader, Threads threads) {
+  /**
+   * Reads the keys again, loads those still missing in one loader call, and stores what it returns.
+   */
+  private CompletableFuture<Map<K, V>> bulkLoad(
+      List<K> keys,
+      Function<? super Set<K>, ? extends Map<? extends K, ? extends V>> loader,
+      Threads threads) {
     KeyBatch again = new KeyBatch(keys);
-    return fetchAll(again, null).thenApplyAsync(values -> {
-      Map<K, V> present = new LinkedHashMap<>();
-      Set<K> missing = new LinkedHashSet<>();
-      for (int i = 0; i < values.length; i++) {
-        K key = again.keys.get(i);
-        V value = Envelope.isAbsentMarker(values[i]) ? null : decodeQuietly(again.texts.get(i), values[i]);
-        if (value != null) {
-          present.put(key, value);
-        } else if (!Envelope.isAbsentMarker(values[i])) {
-          missing.add(key);
-        }
-      }
-      return new BulkRead<>(present, missing);
-    }, threads.work()).thenCompose(reread -> {
-      Set<K> missing = reread.absent();
-      if (missing.isEmpty()) {
-        return CompletableFuture.completedFuture(reread.found());
-      }
-      return CompletableFuture.supplyAsync(
-              () -> loadCounters.timed(() -> loaded(loader.apply(Collections.unmodifiableSet(missing)))),
-              threads.loads())
-          .thenCompose(loaded -> storeBulkLoaded(missing, loaded))
-          .thenApply(stored -> {
-            Map<K, V> all = new LinkedHashMap<>(reread.found());
-            all.putAll(stored);
-            return all;
-          });
-    });
+    return fetchAll(again, null)
+        .thenApplyAsync(
+            values -> {
+              Map<K, V> present = new LinkedHashMap<>();
+              Set<K> missing = new LinkedHashSet<>();
+              for (int i = 0; i < values.length; i++) {
+                K key = again.keys.get(i);
+                V value =
+                    Envelope.isAbsentMarker(values[i])
+                        ? null
+                        : decodeQuietly(again.texts.get(i), values[i]);
+                if (value != null) {
+                  present.put(key, value);
+                } else if (!Envelope.isAbsentMarker(values[i])) {
+                  missing.add(key);
+                }
+              }
+              return new BulkRead<>(present, missing);
+            },
+            threads.work())
+        .thenCompose(
+            reread -> {
+              Set<K> missing = reread.absent();
+              if (missing.isEmpty()) {
+                return CompletableFuture.completedFuture(reread.found());
+              }
+              return CompletableFuture.supplyAsync(
+                      () ->
+                          loadCounters.timed(
+                              () -> loaded(loader.apply(Collections.unmodifiableSet(missing)))),
+                      threads.loads())
+                  .thenCompose(loaded -> storeBulkLoaded(missing, loaded))
+                  .thenApply(
+                      stored -> {
+                        Map<K, V> all = new LinkedHashMap<>(reread.found());
+                        all.putAll(stored);
+                        return all;
+                      });
+            });
   }
 
   private Map<? extends K, ? extends V> loaded(Map<? extends K, ? extends V> loaded) {
@@ -931,8 +1108,12 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return loaded;
   }
 
-  /** Stores what a bulk loader returned for {@code missing}, and absent markers for the rest if cached. */
-  private CompletableFuture<Map<K, V>> storeBulkLoaded(Set<K> missing, Map<? extends K, ? extends V> loaded) {
+  /**
+   * Stores what a bulk loader returned for {@code missing}, and absent markers for the rest if
+   * cached.
+   */
+  private CompletableFuture<Map<K, V>> storeBulkLoaded(
+      Set<K> missing, Map<? extends K, ? extends V> loaded) {
     Map<K, V> toStore = new LinkedHashMap<>();
     List<String> none = new ArrayList<>();
     for (K key : missing) {
@@ -949,12 +1130,20 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     } catch (StowageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    CompletableFuture<Void> stored = writer.send(prepared)
-        .thenCompose(done -> none.isEmpty() ? CompletableFuture.completedFuture(null) : writer.writeAbsent(none));
+    CompletableFuture<Void> stored =
+        writer
+            .send(prepared)
+            .thenCompose(
+                done ->
+                    none.isEmpty()
+                        ? CompletableFuture.completedFuture(null)
+                        : writer.writeAbsent(none));
     List<String> written = new ArrayList<>(prepared.texts());
     written.addAll(none);
     return droppingNear(stored, () -> written)
-        .exceptionallyCompose(failure -> notStored(failure, "loaded " + toStore.size() + " keys but could not store them"))
+        .exceptionallyCompose(
+            failure ->
+                notStored(failure, "loaded " + toStore.size() + " keys but could not store them"))
         .thenApply(done -> toStore);
   }
 }

@@ -42,13 +42,13 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one implementation of a feed, on the session's shared connection, in buckets of
- * {@value #BUCKET} consecutive scores: every operation is asynchronous here, and {@link BlockingFeed}
- * waits for it.
+ * The one implementation of a feed, on the session's shared connection, in buckets of {@value
+ * #BUCKET} consecutive scores: every operation is asynchronous here, and {@link BlockingFeed} waits
+ * for it.
  *
- * <p><b>Layout</b> (also in {@code docs/ARCHITECTURE.md}). Entry {@code s} lives in the list
- * {@code <key>:b:<s / 64>}, whose elements are the bucket's entries in ascending score order, each
- * the score as a varint followed by the value's envelope; the sorted set {@code <key>} indexes the
+ * <p><b>Layout</b> (also in {@code docs/ARCHITECTURE.md}). Entry {@code s} lives in the list {@code
+ * <key>:b:<s / 64>}, whose elements are the bucket's entries in ascending score order, each the
+ * score as a varint followed by the value's envelope; the sorted set {@code <key>} indexes the
  * buckets that hold entries (member and score the bucket number). A Redis list of a few dozen small
  * elements is a packed listpack costing a few bytes per element, where a sorted set costs about a
  * hundred per member; a page is still one round trip, a script that walks the index from the newest
@@ -57,10 +57,16 @@ import org.jspecify.annotations.Nullable;
  * the {@code RPUSH}), and {@code addAll} and {@code putAll} store each entry at its place.
  */
 public final class RedisFeed<V> implements AsyncFeed<V> {
-  /** A script of this feed, with {@link StowageKeys#FEED_BUCKET_INFIX} where it says {@code {bucket}}. */
+  /**
+   * A script of this feed, with {@link StowageKeys#FEED_BUCKET_INFIX} where it says {@code
+   * {bucket}}.
+   */
   private static LuaScript script(String text, ScriptOutputType type) {
-    return new LuaScript(text.replace("{bucket}", StowageKeys.FEED_BUCKET_INFIX)
-        .replace("{sealed}", StowageKeys.FEED_SEALED_INFIX).replace("{hold}", StowageKeys.FEED_HOLD_INFIX), type);
+    return new LuaScript(
+        text.replace("{bucket}", StowageKeys.FEED_BUCKET_INFIX)
+            .replace("{sealed}", StowageKeys.FEED_SEALED_INFIX)
+            .replace("{hold}", StowageKeys.FEED_HOLD_INFIX),
+        type);
   }
 
   /** Scores per bucket: {@link FeedLayout#BUCKET_SIZE}. */
@@ -75,18 +81,20 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   static final int HOLD_MILLIS = 1000;
 
   /**
-   * Lua: {@code digits(n)}, an integral number in decimal, as {@link StowageKeys} and
-   * {@link Long#toString} write it. Every bucket number a script turns into a key, an index member or
-   * a table key goes through it: Lua's own {@code tostring} and {@code ..} write numbers with
-   * {@code %.14g}, so from bucket 10^14 (score 6.4e15, below 2^53) they wrote {@code 1e+14} and
-   * gave neighbouring buckets one name.
+   * Lua: {@code digits(n)}, an integral number in decimal, as {@link StowageKeys} and {@link
+   * Long#toString} write it. Every bucket number a script turns into a key, an index member or a
+   * table key goes through it: Lua's own {@code tostring} and {@code ..} write numbers with {@code
+   * %.14g}, so from bucket 10^14 (score 6.4e15, below 2^53) they wrote {@code 1e+14} and gave
+   * neighbouring buckets one name.
    */
-  private static final String DIGITS = """
+  private static final String DIGITS =
+      """
       local function digits(n) return string.format('%.0f', n) end
       """;
 
   /** Lua: the score a member starts with (its varint prefix). */
-  private static final String SCORE_OF = """
+  private static final String SCORE_OF =
+      """
       local function score_of(m)
         local s, mul, i = 0, 1, 1
         while true do
@@ -118,7 +126,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * bucket whose sealed string is missing (deleted or evicted), removes its sealed index member and
    * returns the count that member claimed (0 when there is none). Needs {@link #DIGITS} before it.
    */
-  private static final String SEALED_BUCKETS = """
+  private static final String SEALED_BUCKETS =
+      """
       local function hold(b)
         redis.call('SET', KEYS[1] .. '{hold}' .. digits(b), '1', 'PX', %d)
       end
@@ -140,16 +149,21 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         end
         return lost
       end
-      """.formatted(HOLD_MILLIS);
+      """
+          .formatted(HOLD_MILLIS);
 
   /**
    * Appends members with new scores from the counter: KEYS index, counter; ARGV field, whether to
-   * return full buckets ({@code 1} or {@code 0}), envelopes. Returns the first score, then, for each
-   * bucket the append filled, its number and its members. Refuses, before changing anything, scores
-   * above 2^53, which Lua (whose numbers are doubles) would round to a score already taken, and scores
-   * in a sealed bucket, which only a counter lowered by hand can give.
+   * return full buckets ({@code 1} or {@code 0}), envelopes. Returns the first score, then, for
+   * each bucket the append filled, its number and its members. Refuses, before changing anything,
+   * scores above 2^53, which Lua (whose numbers are doubles) would round to a score already taken,
+   * and scores in a sealed bucket, which only a counter lowered by hand can give.
    */
-  private static final LuaScript APPEND = script(DIGITS + SCORE_OF + """
+  private static final LuaScript APPEND =
+      script(
+          DIGITS
+              + SCORE_OF
+              + """
       local n = #ARGV - 2
       local c = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
       if c then
@@ -179,22 +193,29 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
           out[#out + 1] = redis.call('LRANGE', bk, 0, -1)
         end
       end
-      return out""".formatted(BUCKET, FeedLayout.MAX_SCORE), ScriptOutputType.MULTI);
+      return out"""
+                  .formatted(BUCKET, FeedLayout.MAX_SCORE),
+          ScriptOutputType.MULTI);
 
   /**
    * Stores members at given scores, replacing one already there, then raises the counter to the
-   * largest: KEYS index, counter; ARGV field, whether to return full buckets ({@code 1} or
-   * {@code 0}), the number of sealed buckets to open, and for each its number, the SHA-1 of its
-   * sealed value as read, its member count and its members; then score and member pairs. A sealed
-   * bucket a pair falls in is opened first, with the members given, if its value is still the one
-   * read. Returns {@code 1}, then, for each bucket this write filled (it holds all its scores now and
-   * did not before), its number and its members (an array), and for each bucket whose sealed string
-   * was missing, its number and the count of entries lost with it (an integer), its index repaired;
-   * or, changing nothing but holding them ({@code hold}), {@code 0} and the sealed buckets to open
+   * largest: KEYS index, counter; ARGV field, whether to return full buckets ({@code 1} or {@code
+   * 0}), the number of sealed buckets to open, and for each its number, the SHA-1 of its sealed
+   * value as read, its member count and its members; then score and member pairs. A sealed bucket a
+   * pair falls in is opened first, with the members given, if its value is still the one read.
+   * Returns {@code 1}, then, for each bucket this write filled (it holds all its scores now and did
+   * not before), its number and its members (an array), and for each bucket whose sealed string was
+   * missing, its number and the count of entries lost with it (an integer), its index repaired; or,
+   * changing nothing but holding them ({@code hold}), {@code 0} and the sealed buckets to open
    * (again). Every sealed bucket the write finds is held, so that it is not sealed again before the
    * write has read it and sent it again.
    */
-  private static final LuaScript PUT = script(DIGITS + SCORE_OF + SEALED_BUCKETS + """
+  private static final LuaScript PUT =
+      script(
+          DIGITS
+              + SCORE_OF
+              + SEALED_BUCKETS
+              + """
       local opening = {}
       local i = 4
       for k = 1, tonumber(ARGV[3]) do
@@ -277,7 +298,9 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         end
       end
       for _, x in ipairs(lost) do out[#out + 1] = x end
-      return out""".formatted(BUCKET), ScriptOutputType.MULTI);
+      return out"""
+                  .formatted(BUCKET),
+          ScriptOutputType.MULTI);
 
   /**
    * Reserves scores above a floor: KEYS counter hash; ARGV field, count, floor. -1 when the counter
@@ -285,7 +308,9 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * Refuses, changing nothing, scores above 2^53, which Lua (whose numbers are doubles) would
    * return rounded to a score already taken.
    */
-  private static final LuaScript RESERVE = script("""
+  private static final LuaScript RESERVE =
+      script(
+          """
       local c = redis.call('HGET', KEYS[1], ARGV[1])
       if not c then return -1 end
       if math.max(tonumber(c) or 0, tonumber(ARGV[3])) > %d - tonumber(ARGV[2]) then
@@ -293,28 +318,38 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
             .. ARGV[3] .. '): reserving ' .. ARGV[2] .. ' scores would give scores above 2^53')
       end
       if tonumber(c) < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
-      return redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])""".formatted(FeedLayout.MAX_SCORE),
-      ScriptOutputType.INTEGER);
+      return redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])"""
+              .formatted(FeedLayout.MAX_SCORE),
+          ScriptOutputType.INTEGER);
 
-  /** Raises the counter, never lowering it: KEYS counter hash; ARGV field, score. Returns the counter. */
-  private static final LuaScript RAISE = script("""
+  /**
+   * Raises the counter, never lowering it: KEYS counter hash; ARGV field, score. Returns the
+   * counter.
+   */
+  private static final LuaScript RAISE =
+      script(
+          """
       local c = redis.call('HGET', KEYS[1], ARGV[1])
       if not c or tonumber(c) < tonumber(ARGV[2]) then
         redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
         return tonumber(ARGV[2])
       end
-      return tonumber(c)""", ScriptOutputType.INTEGER);
+      return tonumber(c)""",
+          ScriptOutputType.INTEGER);
 
   /**
    * Members from the newest: KEYS index; ARGV entries to skip, entries wanted. An open bucket's
    * members come as they are, newest first; a sealed bucket comes as one element, an array of its
    * stored value (nil if it is missing), the first and last index, from 0 in ascending order, of
-   * the entries of the page it holds, and its number. A sealed bucket is skipped by the count its index member gives,
-   * without reading it. A sealed bucket the page needs whose string is missing (deleted or evicted)
-   * leaves the index, as if it had no entries, and comes as an array of the count its index member
-   * claimed and its number, once: pages and {@link #SIZE} agree from then on.
+   * the entries of the page it holds, and its number. A sealed bucket is skipped by the count its
+   * index member gives, without reading it. A sealed bucket the page needs whose string is missing
+   * (deleted or evicted) leaves the index, as if it had no entries, and comes as an array of the
+   * count its index member claimed and its number, once: pages and {@link #SIZE} agree from then
+   * on.
    */
-  private static final LuaScript PAGE = script("""
+  private static final LuaScript PAGE =
+      script(
+          """
       local skip = tonumber(ARGV[1])
       local want = tonumber(ARGV[2])
       local out = {}
@@ -354,17 +389,23 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         end
         from = from + 64 - dropped
       end
-      return out""", ScriptOutputType.MULTI);
+      return out""",
+          ScriptOutputType.MULTI);
 
   /**
-   * Removes the entry at a score: KEYS index; ARGV score, then, to open its bucket when it is sealed,
-   * the SHA-1 of the sealed value as read and its members. Returns whether there was an entry
-   * ({@code 1} or {@code 0}) and the count of entries lost with the bucket's sealed string, found
-   * missing and dropped from the index (usually 0); or, holding the bucket ({@code hold}) and
-   * changing nothing else, {@code -1} when the bucket is sealed and was not opened (no members given,
-   * or its value changed since they were read).
+   * Removes the entry at a score: KEYS index; ARGV score, then, to open its bucket when it is
+   * sealed, the SHA-1 of the sealed value as read and its members. Returns whether there was an
+   * entry ({@code 1} or {@code 0}) and the count of entries lost with the bucket's sealed string,
+   * found missing and dropped from the index (usually 0); or, holding the bucket ({@code hold}) and
+   * changing nothing else, {@code -1} when the bucket is sealed and was not opened (no members
+   * given, or its value changed since they were read).
    */
-  private static final LuaScript REMOVE = script(DIGITS + SCORE_OF + SEALED_BUCKETS + """
+  private static final LuaScript REMOVE =
+      script(
+          DIGITS
+              + SCORE_OF
+              + SEALED_BUCKETS
+              + """
       local s = tonumber(ARGV[1])
       local b = math.floor(s / %1$d)
       local v = redis.call('GET', KEYS[1] .. '{sealed}' .. digits(b))
@@ -385,14 +426,18 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
           return {1, lost}
         end
       end
-      return {0, lost}""".formatted(BUCKET), ScriptOutputType.MULTI);
+      return {0, lost}"""
+                  .formatted(BUCKET),
+          ScriptOutputType.MULTI);
 
   /**
    * The number of entries: KEYS index. Returns it, then, for each sealed bucket whose string is
    * missing (deleted or evicted), which leaves the index, its number and the count its index member
    * claimed.
    */
-  private static final LuaScript SIZE = script("""
+  private static final LuaScript SIZE =
+      script(
+          """
       local n = 0
       local out = {0}
       for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
@@ -408,10 +453,13 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
         end
       end
       out[1] = n
-      return out""", ScriptOutputType.MULTI);
+      return out""",
+          ScriptOutputType.MULTI);
 
   /** Removes every bucket, open or sealed, and the index: KEYS index. */
-  private static final LuaScript CLEAR = script("""
+  private static final LuaScript CLEAR =
+      script(
+          """
       for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
         local n = string.match(b, '^(%d+):%d+$')
         if n then
@@ -420,15 +468,18 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
           redis.call('UNLINK', KEYS[1] .. '{bucket}' .. b, KEYS[1] .. '{hold}' .. b)
         end
       end
-      return redis.call('UNLINK', KEYS[1])""", ScriptOutputType.INTEGER);
+      return redis.call('UNLINK', KEYS[1])""",
+          ScriptOutputType.INTEGER);
 
   /**
-   * Seals a full bucket: KEYS index; ARGV bucket, its member count, the SHA-1 of its members as read
-   * ({@link #digest}), the sealed value. Only while the list still holds exactly those members, the
-   * bucket is not sealed and no write holds it: 1 when sealed, 0 when not, and minus the milliseconds
-   * the hold has left when a write holds it.
+   * Seals a full bucket: KEYS index; ARGV bucket, its member count, the SHA-1 of its members as
+   * read ({@link #digest}), the sealed value. Only while the list still holds exactly those
+   * members, the bucket is not sealed and no write holds it: 1 when sealed, 0 when not, and minus
+   * the milliseconds the hold has left when a write holds it.
    */
-  private static final LuaScript SEAL = script("""
+  private static final LuaScript SEAL =
+      script(
+          """
       local b = ARGV[1]
       local bk = KEYS[1] .. '{bucket}' .. b
       local sk = KEYS[1] .. '{sealed}' .. b
@@ -443,7 +494,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       redis.call('DEL', bk)
       redis.call('ZREM', KEYS[1], b)
       redis.call('ZADD', KEYS[1], b, b .. ':' .. #items)
-      return 1""", ScriptOutputType.INTEGER);
+      return 1""",
+          ScriptOutputType.INTEGER);
 
   private final RedisSession session;
   private final FeedSettings<V> settings;
@@ -542,22 +594,36 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private CompletableFuture<Long> addAsync(V value) {
     byte[] envelope = encode(value);
     String what = "adding to " + owner;
-    return session.translated(APPEND.<List<Object>>run(session, new byte[][] {key, counterKey}, counterField,
-        sealFlag(), envelope), what).thenApply(reply -> {
-          long first = check((Long) reply.get(0), 1);
-          List<FullBucket> full = fullBuckets(reply);
-          if (!full.isEmpty()) {
-            inBackground(seal(full));
-          }
-          return first;
-        });
+    return session
+        .translated(
+            APPEND.<List<Object>>run(
+                session, new byte[][] {key, counterKey}, counterField, sealFlag(), envelope),
+            what)
+        .thenApply(
+            reply -> {
+              long first = check((Long) reply.get(0), 1);
+              List<FullBucket> full = fullBuckets(reply);
+              if (!full.isEmpty()) {
+                inBackground(seal(full));
+              }
+              return first;
+            });
   }
 
   private long check(long first, int n) {
     long last = first + n - 1;
     if (first < 1 || last > FeedLayout.MAX_SCORE) {
-      throw new StowageException(owner + ": the counter " + settings.counterKey() + "/" + settings.counterField()
-          + " gave scores " + first + " to " + last + "; scores must be 1 to 2^53");
+      throw new StowageException(
+          owner
+              + ": the counter "
+              + settings.counterKey()
+              + "/"
+              + settings.counterField()
+              + " gave scores "
+              + first
+              + " to "
+              + last
+              + "; scores must be 1 to 2^53");
     }
     return first;
   }
@@ -585,30 +651,40 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       return CompletableFuture.completedFuture(List.of());
     }
     List<byte[]> envelopes = codec.encodeAll(values, i -> owner);
-    String reserve = "HINCRBY " + settings.counterKey() + " " + settings.counterField() + " of " + owner;
-    return session.call(reserve, c -> c.hincrby(counterKey, counterField, n)).thenCompose(last -> {
-      long first = check(last - n + 1, n);
-      int chunk = settings.chunkSize();
-      int chunks = (n + chunk - 1) / chunk;
-      CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
-        int from = index * chunk;
-        int to = Math.min(n, from + chunk);
-        List<byte[]> pairs = new ArrayList<>(2 * (to - from));
-        for (int i = from; i < to; i++) {
-          long score = first + i;
-          pairs.add(utf8(Long.toString(score)));
-          pairs.add(FeedLayout.member(score, envelopes.get(i)));
-        }
-        return put(pairs, List.of(), 1);
-      });
-      return session.translated(all, describeAddAll(n)).thenApply(done -> {
-        List<Long> scores = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          scores.add(first + i);
-        }
-        return scores;
-      });
-    });
+    String reserve =
+        "HINCRBY " + settings.counterKey() + " " + settings.counterField() + " of " + owner;
+    return session
+        .call(reserve, c -> c.hincrby(counterKey, counterField, n))
+        .thenCompose(
+            last -> {
+              long first = check(last - n + 1, n);
+              int chunk = settings.chunkSize();
+              int chunks = (n + chunk - 1) / chunk;
+              CompletableFuture<Void> all =
+                  ChunkWindow.run(
+                      chunks,
+                      index -> {
+                        int from = index * chunk;
+                        int to = Math.min(n, from + chunk);
+                        List<byte[]> pairs = new ArrayList<>(2 * (to - from));
+                        for (int i = from; i < to; i++) {
+                          long score = first + i;
+                          pairs.add(utf8(Long.toString(score)));
+                          pairs.add(FeedLayout.member(score, envelopes.get(i)));
+                        }
+                        return put(pairs, List.of(), 1);
+                      });
+              return session
+                  .translated(all, describeAddAll(n))
+                  .thenApply(
+                      done -> {
+                        List<Long> scores = new ArrayList<>(n);
+                        for (int i = 0; i < n; i++) {
+                          scores.add(first + i);
+                        }
+                        return scores;
+                      });
+            });
   }
 
   @Override
@@ -633,10 +709,14 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     }
     int perChunk = settings.chunkSize() * 2;
     int chunks = (args.size() + perChunk - 1) / perChunk;
-    CompletableFuture<Void> all = ChunkWindow.run(chunks, index -> {
-      List<byte[]> chunk = args.subList(index * perChunk, Math.min(args.size(), (index + 1) * perChunk));
-      return put(chunk, List.of(), 1);
-    });
+    CompletableFuture<Void> all =
+        ChunkWindow.run(
+            chunks,
+            index -> {
+              List<byte[]> chunk =
+                  args.subList(index * perChunk, Math.min(args.size(), (index + 1) * perChunk));
+              return put(chunk, List.of(), 1);
+            });
     return session.translated(all, describePutAll(valuesByScore.size()));
   }
 
@@ -658,7 +738,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       throw new IllegalArgumentException("page must be 1 or more, got " + page);
     }
     if (size < 1 || size > Feed.MAX_PAGE_SIZE) {
-      throw new IllegalArgumentException("size must be 1 to " + Feed.MAX_PAGE_SIZE + ", got " + size);
+      throw new IllegalArgumentException(
+          "size must be 1 to " + Feed.MAX_PAGE_SIZE + ", got " + size);
     }
     long start = (long) (page - 1) * size;
     return new long[] {start, start + size - 1};
@@ -667,8 +748,13 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   /** The page script's reply: open buckets' members, and sealed buckets' parts ({@link #PAGE}). */
   private CompletableFuture<List<Object>> members(int page, int size) {
     long[] range = range(page, size);
-    return session.translated(PAGE.<List<Object>>run(session, new byte[][] {key},
-        utf8(Long.toString(range[0])), utf8(Integer.toString(size))), describePage(page, size));
+    return session.translated(
+        PAGE.<List<Object>>run(
+            session,
+            new byte[][] {key},
+            utf8(Long.toString(range[0])),
+            utf8(Integer.toString(size))),
+        describePage(page, size));
   }
 
   @Override
@@ -677,9 +763,9 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   }
 
   /**
-   * Page {@code page} of {@code size}, decoded by {@code decodeOn}; when it is null, where the reply
-   * completes, or on the session's decode threads for a page of {@link #DECODE_ELSEWHERE_BYTES} or
-   * more. The blocking view passes the caller's thread.
+   * Page {@code page} of {@code size}, decoded by {@code decodeOn}; when it is null, where the
+   * reply completes, or on the session's decode threads for a page of {@link
+   * #DECODE_ELSEWHERE_BYTES} or more. The blocking view passes the caller's thread.
    *
    * @throws IllegalArgumentException at once, for a page or size out of range
    */
@@ -689,42 +775,52 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   }
 
   /**
-   * A page of at least this many stored bytes is decoded on the session's decode threads rather than
-   * on the I/O thread of the connection that every cache and feed of the {@code Stowage} shares:
-   * decoding it costs more than the hand-over, and would hold up every other reply meanwhile.
+   * A page of at least this many stored bytes is decoded on the session's decode threads rather
+   * than on the I/O thread of the connection that every cache and feed of the {@code Stowage}
+   * shares: decoding it costs more than the hand-over, and would hold up every other reply
+   * meanwhile.
    */
   static final int DECODE_ELSEWHERE_BYTES = 4096;
 
-  private CompletableFuture<List<Entry<V>>> pageAsync(int page, int size, @Nullable Executor decodeOn) {
+  private CompletableFuture<List<Entry<V>>> pageAsync(
+      int page, int size, @Nullable Executor decodeOn) {
     String pageKey = pageKey(page, size);
     List<Entry<V>> kept = keptPage(pageKey);
     if (kept != null) {
       return CompletableFuture.completedFuture(kept);
     }
     long stamp = stamp(pageKey);
-    return members(page, size).thenCompose(parts -> {
-      List<byte[]> members = new ArrayList<>(parts.size());
-      List<byte[]> sealed = new ArrayList<>(0);
-      for (Object part : parts) {
-        if (part instanceof byte[] member) {
-          members.add(member);
-        } else if (part instanceof List<?> sealedPart && sealedPart.get(0) instanceof byte[] value) {
-          sealed.add(value);
-        }
-      }
-      CompletableFuture<Void> loaded = settings.preload().load(members, RedisFeed::envelopeStart);
-      if (!sealed.isEmpty()) {
-        loaded = CompletableFuture.allOf(loaded, settings.preload().load(sealed, value -> 0));
-      }
-      Function<Void, List<Entry<V>>> decodeAndKeep = done -> keep(pageKey, stamp, decode(parts));
-      if (decodeOn != null) {
-        return loaded.thenApplyAsync(decodeAndKeep, decodeOn);
-      }
-      // A sealed bucket's entries may name schemas that only its decompressed payload shows, which
-      // could only be looked up by blocking: never on the I/O thread.
-      return sealed.isEmpty() && storedBytes(members) < DECODE_ELSEWHERE_BYTES ? loaded.thenApply(decodeAndKeep)
-          : loaded.thenApplyAsync(decodeAndKeep, session.decodeExecutor());
-    });
+    return members(page, size)
+        .thenCompose(
+            parts -> {
+              List<byte[]> members = new ArrayList<>(parts.size());
+              List<byte[]> sealed = new ArrayList<>(0);
+              for (Object part : parts) {
+                if (part instanceof byte[] member) {
+                  members.add(member);
+                } else if (part instanceof List<?> sealedPart
+                    && sealedPart.get(0) instanceof byte[] value) {
+                  sealed.add(value);
+                }
+              }
+              CompletableFuture<Void> loaded =
+                  settings.preload().load(members, RedisFeed::envelopeStart);
+              if (!sealed.isEmpty()) {
+                loaded =
+                    CompletableFuture.allOf(loaded, settings.preload().load(sealed, value -> 0));
+              }
+              Function<Void, List<Entry<V>>> decodeAndKeep =
+                  done -> keep(pageKey, stamp, decode(parts));
+              if (decodeOn != null) {
+                return loaded.thenApplyAsync(decodeAndKeep, decodeOn);
+              }
+              // A sealed bucket's entries may name schemas that only its decompressed payload
+              // shows, which
+              // could only be looked up by blocking: never on the I/O thread.
+              return sealed.isEmpty() && storedBytes(members) < DECODE_ELSEWHERE_BYTES
+                  ? loaded.thenApply(decodeAndKeep)
+                  : loaded.thenApplyAsync(decodeAndKeep, session.decodeExecutor());
+            });
   }
 
   /** Where a member's envelope starts, after its score; -1 when the score is malformed. */
@@ -744,9 +840,9 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   // ---------------------------------------------------------------- sealed buckets
 
   /**
-   * A bucket is sealed only while its members, uncompressed, take at most this many bytes: a
-   * page decompresses a sealed bucket whole to read a few of its entries, and values this large
-   * gain little from sharing a frame.
+   * A bucket is sealed only while its members, uncompressed, take at most this many bytes: a page
+   * decompresses a sealed bucket whole to read a few of its entries, and values this large gain
+   * little from sharing a frame.
    */
   static final int SEAL_MAX_BYTES = 256 * 1024;
 
@@ -786,24 +882,31 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   }
 
   /**
-   * Counts, once, the entries of a sealed bucket whose string was found missing from Redis (deleted,
-   * or evicted under {@code maxmemory}); the script that found it dropped it from the index, so that
-   * pages and {@link #size()} agree again and no later page fails on it.
+   * Counts, once, the entries of a sealed bucket whose string was found missing from Redis
+   * (deleted, or evicted under {@code maxmemory}); the script that found it dropped it from the
+   * index, so that pages and {@link #size()} agree again and no later page fails on it.
    */
   private void lostBucket(long bucket, long count) {
     decodeFailures.add(count);
-    failureLog.report(settings.key() + " bucket " + bucket, "its sealed value is missing from Redis (deleted or"
-        + " evicted), so its " + count + " entries are lost; the bucket was dropped from the feed's index");
+    failureLog.report(
+        settings.key() + " bucket " + bucket,
+        "its sealed value is missing from Redis (deleted or"
+            + " evicted), so its "
+            + count
+            + " entries are lost; the bucket was dropped from the feed's index");
   }
 
-  /** A sealed bucket as read, for {@link #PUT} to open: its number, the SHA-1 of its value, its members. */
+  /**
+   * A sealed bucket as read, for {@link #PUT} to open: its number, the SHA-1 of its value, its
+   * members.
+   */
   private record Opening(long bucket, String digest, List<byte[]> members) {}
 
   /**
-   * Runs {@link #PUT} with score and member {@code pairs}, opening the sealed buckets of
-   * {@code openings} in the same script; when it finds other sealed buckets (or these sealed
-   * again), reads them and runs it again. Completes once the buckets it filled are sealed (or left
-   * open, when they cannot be).
+   * Runs {@link #PUT} with score and member {@code pairs}, opening the sealed buckets of {@code
+   * openings} in the same script; when it finds other sealed buckets (or these sealed again), reads
+   * them and runs it again. Completes once the buckets it filled are sealed (or left open, when
+   * they cannot be).
    */
   private CompletableFuture<Void> put(List<byte[]> pairs, List<Opening> openings, int attempt) {
     List<byte[]> argv = new ArrayList<>(pairs.size() + 3);
@@ -817,31 +920,36 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       argv.addAll(opening.members());
     }
     argv.addAll(pairs);
-    return PUT.<List<Object>>run(session, new byte[][] {key, counterKey}, argv.toArray(byte[][]::new))
-        .thenCompose(reply -> {
-          if ((Long) reply.get(0) == 1) {
-            for (Opening opening : openings) {
-              sealLater(opening.bucket(), RESEAL_AFTER);
-            }
-            return seal(fullBuckets(reply));
-          }
-          List<Long> sealed = new ArrayList<>(reply.size() - 1);
-          for (int i = 1; i < reply.size(); i++) {
-            sealed.add((Long) reply.get(i));
-          }
-          checkAttempts(attempt, sealed);
-          List<CompletableFuture<@Nullable Opening>> reads = sealed.stream().map(this::readSealed).toList();
-          return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenCompose(done -> {
-            List<Opening> next = new ArrayList<>(reads.size());
-            for (CompletableFuture<@Nullable Opening> read : reads) {
-              Opening opening = read.join();
-              if (opening != null) {
-                next.add(opening);
+    return PUT.<List<Object>>run(
+            session, new byte[][] {key, counterKey}, argv.toArray(byte[][]::new))
+        .thenCompose(
+            reply -> {
+              if ((Long) reply.get(0) == 1) {
+                for (Opening opening : openings) {
+                  sealLater(opening.bucket(), RESEAL_AFTER);
+                }
+                return seal(fullBuckets(reply));
               }
-            }
-            return put(pairs, next, attempt + 1);
-          });
-        });
+              List<Long> sealed = new ArrayList<>(reply.size() - 1);
+              for (int i = 1; i < reply.size(); i++) {
+                sealed.add((Long) reply.get(i));
+              }
+              checkAttempts(attempt, sealed);
+              List<CompletableFuture<@Nullable Opening>> reads =
+                  sealed.stream().map(this::readSealed).toList();
+              return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+                  .thenCompose(
+                      done -> {
+                        List<Opening> next = new ArrayList<>(reads.size());
+                        for (CompletableFuture<@Nullable Opening> read : reads) {
+                          Opening opening = read.join();
+                          if (opening != null) {
+                            next.add(opening);
+                          }
+                        }
+                        return put(pairs, next, attempt + 1);
+                      });
+            });
   }
 
   /**
@@ -851,15 +959,21 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    */
   private void checkAttempts(int attempt, List<Long> buckets) {
     if (attempt >= MAX_ATTEMPTS) {
-      throw new StowageException(owner + ": buckets " + buckets + " were sealed again each of the " + attempt
-          + " times they were opened for this write, although each attempt held them for " + HOLD_MILLIS
-          + " ms; nothing was written");
+      throw new StowageException(
+          owner
+              + ": buckets "
+              + buckets
+              + " were sealed again each of the "
+              + attempt
+              + " times they were opened for this write, although each attempt held them for "
+              + HOLD_MILLIS
+              + " ms; nothing was written");
     }
   }
 
   /**
-   * Seals full buckets; never fails: a bucket that cannot be sealed stays an open list, which
-   * every reader reads, and the reason is logged once.
+   * Seals full buckets; never fails: a bucket that cannot be sealed stays an open list, which every
+   * reader reads, and the reason is logged once.
    */
   private CompletableFuture<Void> seal(List<FullBucket> full) {
     if (full.isEmpty()) {
@@ -868,19 +982,34 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     CompletableFuture<?>[] seals = new CompletableFuture<?>[full.size()];
     for (int i = 0; i < full.size(); i++) {
       FullBucket bucket = full.get(i);
-      seals[i] = leftOpenOnFailure(bucket.bucket(), "not sealed",
-          settings.preload().load(bucket.members(), RedisFeed::envelopeStart)
-              .thenApplyAsync(done -> sealedValue(bucket.members()), session.decodeExecutor())
-              .thenCompose(value -> value == null ? CompletableFuture.completedFuture(0L)
-                  : SEAL.<Long>run(session, new byte[][] {key}, utf8(Long.toString(bucket.bucket())),
-                      utf8(Integer.toString(bucket.members().size())), utf8(digest(bucket.members())), value))
-              .thenApply(sealed -> {
-                if (sealed < 0) {
-                  // A write holds the bucket: seal it once the hold is over, if it is still full.
-                  sealLater(bucket.bucket(), Duration.ofMillis(-sealed));
-                }
-                return sealed;
-              }));
+      seals[i] =
+          leftOpenOnFailure(
+              bucket.bucket(),
+              "not sealed",
+              settings
+                  .preload()
+                  .load(bucket.members(), RedisFeed::envelopeStart)
+                  .thenApplyAsync(done -> sealedValue(bucket.members()), session.decodeExecutor())
+                  .thenCompose(
+                      value ->
+                          value == null
+                              ? CompletableFuture.completedFuture(0L)
+                              : SEAL.<Long>run(
+                                  session,
+                                  new byte[][] {key},
+                                  utf8(Long.toString(bucket.bucket())),
+                                  utf8(Integer.toString(bucket.members().size())),
+                                  utf8(digest(bucket.members())),
+                                  value))
+                  .thenApply(
+                      outcome -> {
+                        if (outcome < 0) {
+                          // A write holds the bucket: seal it once the hold is over, if it is still
+                          // full.
+                          sealLater(bucket.bucket(), Duration.ofMillis(-outcome));
+                        }
+                        return outcome;
+                      }));
     }
     return CompletableFuture.allOf(seals);
   }
@@ -911,8 +1040,13 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       }
       Envelope.Header header = Envelope.readHeader(envelope);
       if (header.compressionId() != CompressionIds.NONE) {
-        envelope = EnvelopeWriter.write(header.codecId(), CompressionIds.NONE, -1,
-            header.hasSchemaVersion() ? header.schemaVersion() : -1, codec.current().decodePayload(envelope));
+        envelope =
+            EnvelopeWriter.write(
+                header.codecId(),
+                CompressionIds.NONE,
+                -1,
+                header.hasSchemaVersion() ? header.schemaVersion() : -1,
+                codec.current().decodePayload(envelope));
       }
       plain.add(FeedLayout.member(score, envelope));
     }
@@ -921,7 +1055,10 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       return null;
     }
     byte[] value = sealing.wrap(payload);
-    return Envelope.readHeader(value).compressionId() == CompressionIds.NONE || value.length >= stored ? null : value;
+    return Envelope.readHeader(value).compressionId() == CompressionIds.NONE
+            || value.length >= stored
+        ? null
+        : value;
   }
 
   /**
@@ -931,7 +1068,10 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    */
   static final Duration RESEAL_AFTER = Duration.ofMillis(HOLD_MILLIS);
 
-  /** Buckets that a {@link #sealLater} waits to seal: a burst of writes into one bucket schedules one. */
+  /**
+   * Buckets that a {@link #sealLater} waits to seal: a burst of writes into one bucket schedules
+   * one.
+   */
   private final Set<Long> sealingLater = ConcurrentHashMap.newKeySet();
 
   /**
@@ -943,28 +1083,46 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       return;
     }
     byte[] bucketKey = utf8(FeedLayout.bucketKey(settings.key(), bucket));
-    Executor later = CompletableFuture.delayedExecutor(delay.toMillis() + 5, TimeUnit.MILLISECONDS,
-        session.decodeExecutor());
-    inBackground(leftOpenOnFailure(bucket, "not sealed again", CompletableFuture.runAsync(
-            () -> sealingLater.remove(bucket), later)
-        .thenCompose(ready -> session.<List<byte[]>>call("reading bucket " + bucket + " of " + owner + " to seal it",
-            c -> c.lrange(bucketKey, 0, -1)))
-        .thenCompose(members -> members.size() == (bucket == 0 ? BUCKET - 1 : BUCKET)
-            ? seal(List.of(new FullBucket(bucket, members))) : CompletableFuture.<Void>completedFuture(null))));
+    Executor later =
+        CompletableFuture.delayedExecutor(
+            delay.toMillis() + 5, TimeUnit.MILLISECONDS, session.decodeExecutor());
+    inBackground(
+        leftOpenOnFailure(
+            bucket,
+            "not sealed again",
+            CompletableFuture.runAsync(() -> sealingLater.remove(bucket), later)
+                .thenCompose(
+                    ready ->
+                        session.<List<byte[]>>call(
+                            "reading bucket " + bucket + " of " + owner + " to seal it",
+                            c -> c.lrange(bucketKey, 0, -1)))
+                .thenCompose(
+                    members ->
+                        members.size() == (bucket == 0 ? BUCKET - 1 : BUCKET)
+                            ? seal(List.of(new FullBucket(bucket, members)))
+                            : CompletableFuture.<Void>completedFuture(null))));
   }
 
   /**
    * Sealing's work, which never fails: a failure leaves the bucket an open list, which every reader
    * reads, and is logged once.
    */
-  private CompletableFuture<Void> leftOpenOnFailure(long bucket, String outcome, CompletableFuture<?> work) {
-    return work.handle((done, failure) -> {
-      if (failure != null) {
-        failureLog.report(settings.key() + " bucket " + bucket, "left open, " + outcome + ": "
-            + session.translate(failure, "sealing bucket " + bucket + " of " + owner).getMessage());
-      }
-      return null;
-    });
+  private CompletableFuture<Void> leftOpenOnFailure(
+      long bucket, String outcome, CompletableFuture<?> work) {
+    return work.handle(
+        (done, failure) -> {
+          if (failure != null) {
+            failureLog.report(
+                settings.key() + " bucket " + bucket,
+                "left open, "
+                    + outcome
+                    + ": "
+                    + session
+                        .translate(failure, "sealing bucket " + bucket + " of " + owner)
+                        .getMessage());
+          }
+          return null;
+        });
   }
 
   /**
@@ -982,19 +1140,29 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private volatile @Nullable Sealer<V> sealer;
 
   /**
-   * The feed's current encoding at {@link #SEAL_ZSTD_LEVEL}, with its dictionary if it has one; null
-   * when it does not compress with zstd (none, or lz4, chosen for speed), and so does not seal.
+   * The feed's current encoding at {@link #SEAL_ZSTD_LEVEL}, with its dictionary if it has one;
+   * null when it does not compress with zstd (none, or lz4, chosen for speed), and so does not
+   * seal.
    */
   private @Nullable EnvelopeCodec<V> sealingCodec() {
     EnvelopeCodec<V> current = codec.current();
     Sealer<V> made = sealer;
     if (made == null || made.from() != current) {
       Compression compression = current.compression();
-      Compression sealing = CompressionIds.hasDictionary(compression.id())
-          ? Compression.zstd(compression.dictionary().orElseThrow(), SEAL_ZSTD_LEVEL).magicless(compression.isMagicless())
-          : compression.id() == CompressionIds.ZSTD ? Compression.zstd(SEAL_ZSTD_LEVEL) : null;
-      made = new Sealer<>(current, sealing == null ? null : EnvelopeCodec.builder(current.writeCodec())
-          .compression(sealing).maxDecodedSize(current.maxDecodedSize()).build());
+      Compression sealing =
+          CompressionIds.hasDictionary(compression.id())
+              ? Compression.zstd(compression.dictionary().orElseThrow(), SEAL_ZSTD_LEVEL)
+                  .magicless(compression.isMagicless())
+              : compression.id() == CompressionIds.ZSTD ? Compression.zstd(SEAL_ZSTD_LEVEL) : null;
+      made =
+          new Sealer<>(
+              current,
+              sealing == null
+                  ? null
+                  : EnvelopeCodec.builder(current.writeCodec())
+                      .compression(sealing)
+                      .maxDecodedSize(current.maxDecodedSize())
+                      .build());
       sealer = made;
     }
     return made.codec();
@@ -1011,29 +1179,45 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   }
 
   /**
-   * Reads a sealed bucket's members, to open it; null when it is not sealed any more. Fails when the
-   * sealed value cannot be read, since a write into the bucket would otherwise lose its entries.
+   * Reads a sealed bucket's members, to open it; null when it is not sealed any more. Fails when
+   * the sealed value cannot be read, since a write into the bucket would otherwise lose its
+   * entries.
    */
   private CompletableFuture<@Nullable Opening> readSealed(long bucket) {
     byte[] sealedKey = utf8(FeedLayout.sealedKey(settings.key(), bucket));
     String what = "opening sealed bucket " + bucket + " of " + owner;
-    return session.<byte @Nullable []>call(what, c -> c.get(sealedKey)).thenCompose(value -> {
-      if (value == null) {
-        return CompletableFuture.completedFuture(null);
-      }
-      return settings.preload().load(List.of(value), v -> 0).thenApplyAsync(done -> {
-        try {
-          return new Opening(bucket, sha1Hex(value), FeedLayout.sealedMembers(sealedPayload(value)));
-        } catch (IllegalArgumentException e) {
-          throw new EnvelopeException(String.valueOf(e.getMessage())).addContext(what);
-        } catch (StowageException e) {
-          throw e.addContext(what);
-        }
-      }, session.decodeExecutor());
-    });
+    return session
+        .<byte @Nullable []>call(what, c -> c.get(sealedKey))
+        .thenCompose(
+            value -> {
+              if (value == null) {
+                return CompletableFuture.completedFuture(null);
+              }
+              return settings
+                  .preload()
+                  .load(List.of(value), v -> 0)
+                  .thenApplyAsync(
+                      done -> {
+                        try {
+                          return new Opening(
+                              bucket,
+                              sha1Hex(value),
+                              FeedLayout.sealedMembers(sealedPayload(value)));
+                        } catch (IllegalArgumentException e) {
+                          throw new EnvelopeException(String.valueOf(e.getMessage()))
+                              .addContext(what);
+                        } catch (StowageException e) {
+                          throw e.addContext(what);
+                        }
+                      },
+                      session.decodeExecutor());
+            });
   }
 
-  /** The SHA-1, in lower-case hex, that {@link #PUT} and {@link #UNSEAL} compute over a sealed value. */
+  /**
+   * The SHA-1, in lower-case hex, that {@link #PUT} and {@link #UNSEAL} compute over a sealed
+   * value.
+   */
   private static String sha1Hex(byte[] value) {
     return HexFormat.of().formatHex(sha1().digest(value));
   }
@@ -1060,15 +1244,20 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
    * benchmarks.
    */
   public CompletableFuture<Void> sealsSettled() {
-    CompletableFuture<?>[] pending = background.stream().filter(work -> !work.isDone())
-        .toArray(CompletableFuture[]::new);
-    return pending.length == 0 ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.allOf(pending).handle((done, failure) -> null).thenCompose(done -> sealsSettled());
+    CompletableFuture<?>[] pending =
+        background.stream().filter(work -> !work.isDone()).toArray(CompletableFuture[]::new);
+    return pending.length == 0
+        ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.allOf(pending)
+            .handle((done, failure) -> null)
+            .thenCompose(done -> sealsSettled());
   }
 
   // ---------------------------------------------------------------- near cache
 
-  /** The near cache's key of a page: under the feed's key, so that the broadcast prefix covers it. */
+  /**
+   * The near cache's key of a page: under the feed's key, so that the broadcast prefix covers it.
+   */
   private @Nullable String pageKey(int page, int size) {
     return near == null ? null : settings.key() + "\u0000page:" + page + ":" + size;
   }
@@ -1092,7 +1281,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private List<Entry<V>> keep(@Nullable String pageKey, long stamp, Decoded<V> decoded) {
     List<Entry<V>> page = List.copyOf(decoded.entries());
     if (near != null && page.size() == decoded.expected()) {
-      near.store().keep(pageKey, stamp, page, (int) Math.min(Integer.MAX_VALUE, decoded.storedBytes()));
+      near.store()
+          .keep(pageKey, stamp, page, (int) Math.min(Integer.MAX_VALUE, decoded.storedBytes()));
     }
     return page;
   }
@@ -1102,7 +1292,9 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
 
   /** After a write through this feed: no kept page may be older than it. */
   private <T> CompletableFuture<T> dropPages(CompletableFuture<T> write) {
-    return near == null ? write : write.whenComplete((done, failure) -> near.store().invalidateAll());
+    return near == null
+        ? write
+        : write.whenComplete((done, failure) -> near.store().invalidateAll());
   }
 
   /** Near cache hits and misses: {@code [hits, misses]}, zeros without a near cache. */
@@ -1138,13 +1330,21 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       List<byte[]> members;
       try {
         members = sealedMembers(((Long) sealed.get(3)).longValue(), value);
-      } catch (IllegalArgumentException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
+      } catch (IllegalArgumentException
+          | EnvelopeException
+          | DictionaryNotFoundException
+          | MissingLibraryException e) {
         skipSealed(hi - lo + 1, "a sealed bucket of " + value.length + " bytes: " + e.getMessage());
         continue;
       }
       if (members.size() <= hi) {
-        skipSealed(hi - lo + 1, "a sealed bucket holds " + members.size() + " members where its index says " + (hi + 1)
-            + " or more");
+        skipSealed(
+            hi - lo + 1,
+            "a sealed bucket holds "
+                + members.size()
+                + " members where its index says "
+                + (hi + 1)
+                + " or more");
         continue;
       }
       for (int i = hi; i >= lo; i--) {
@@ -1155,10 +1355,10 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   }
 
   /**
-   * Sealed buckets read lately, decompressed and split, by bucket number, least recently used first:
-   * pages near the newest come back to the same one or two. Each is reused only for a stored value
-   * equal, byte for byte, to the one it was made from. At most {@link #READ_BUCKETS} of them, and
-   * {@link #READ_BUCKET_BYTES}.
+   * Sealed buckets read lately, decompressed and split, by bucket number, least recently used
+   * first: pages near the newest come back to the same one or two. Each is reused only for a stored
+   * value equal, byte for byte, to the one it was made from. At most {@link #READ_BUCKETS} of them,
+   * and {@link #READ_BUCKET_BYTES}.
    */
   private final LinkedHashMap<Long, ReadBucket> readBuckets = new LinkedHashMap<>(16, 0.75f, true);
 
@@ -1199,7 +1399,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       ReadBucket replaced = readBuckets.put(bucket, read);
       readBucketBytes += read.bytes() - (replaced == null ? 0 : replaced.bytes());
       Iterator<ReadBucket> eldest = readBuckets.values().iterator();
-      while ((readBuckets.size() > READ_BUCKETS || readBucketBytes > READ_BUCKET_BYTES) && eldest.hasNext()) {
+      while ((readBuckets.size() > READ_BUCKETS || readBucketBytes > READ_BUCKET_BYTES)
+          && eldest.hasNext()) {
         readBucketBytes -= eldest.next().bytes();
         eldest.remove();
       }
@@ -1221,11 +1422,19 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private byte[] sealedPayload(byte[] value) {
     Envelope.Header header = Envelope.readHeader(value);
     int offset = header.payloadOffset();
-    long size = header.compressionId() == CompressionIds.NONE ? value.length - offset
-        : SIZES.declaredSize(header.compressionId(), value, offset, value.length - offset, Integer.MAX_VALUE);
+    long size =
+        header.compressionId() == CompressionIds.NONE
+            ? value.length - offset
+            : SIZES.declaredSize(
+                header.compressionId(), value, offset, value.length - offset, Integer.MAX_VALUE);
     if (size > SEAL_MAX_BYTES) {
-      throw new EnvelopeException("a sealed bucket's payload of " + size + " bytes is larger than a writer seals ("
-          + SEAL_MAX_BYTES + " bytes at most); it is not decompressed").addContext(header.describe());
+      throw new EnvelopeException(
+              "a sealed bucket's payload of "
+                  + size
+                  + " bytes is larger than a writer seals ("
+                  + SEAL_MAX_BYTES
+                  + " bytes at most); it is not decompressed")
+          .addContext(header.describe());
     }
     return codec.current().decodePayload(value);
   }
@@ -1238,8 +1447,13 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     }
     int offset = FeedLayout.prefixSize(score);
     try {
-      into.add(new Entry<>(score, codec.current().decode(Arrays.copyOfRange(member, offset, member.length))));
-    } catch (CodecException | EnvelopeException | DictionaryNotFoundException | MissingLibraryException e) {
+      into.add(
+          new Entry<>(
+              score, codec.current().decode(Arrays.copyOfRange(member, offset, member.length))));
+    } catch (CodecException
+        | EnvelopeException
+        | DictionaryNotFoundException
+        | MissingLibraryException e) {
       skip(member, "score " + score + ": " + e.getMessage());
     }
   }
@@ -1252,7 +1466,9 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private void skip(byte[] member, String reason) {
     decodeFailures.increment();
     long score = FeedLayout.score(member);
-    failureLog.report(settings.key() + (score < 0 ? " (a member of " + member.length + " bytes)" : " score " + score),
+    failureLog.report(
+        settings.key()
+            + (score < 0 ? " (a member of " + member.length + " bytes)" : " score " + score),
         reason);
   }
 
@@ -1282,47 +1498,68 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
       }
     }
     long bucket = FeedLayout.bucketOf(score);
-    return session.translated(REMOVE.<List<Object>>run(session, new byte[][] {key}, argv), describeRemove(score))
-        .thenCompose(reply -> {
-          long removed = (Long) reply.get(0);
-          long lost = (Long) reply.get(1);
-          if (lost > 0) {
-            lostBucket(bucket, lost);
-          }
-          if (removed >= 0) {
-            return CompletableFuture.completedFuture(removed > 0);
-          }
-          checkAttempts(attempt, List.of(bucket));
-          return readSealed(bucket).thenCompose(read -> remove(score, read, attempt + 1));
-        });
+    return session
+        .translated(
+            REMOVE.<List<Object>>run(session, new byte[][] {key}, argv), describeRemove(score))
+        .thenCompose(
+            reply -> {
+              long removed = (Long) reply.get(0);
+              long lost = (Long) reply.get(1);
+              if (lost > 0) {
+                lostBucket(bucket, lost);
+              }
+              if (removed >= 0) {
+                return CompletableFuture.completedFuture(removed > 0);
+              }
+              checkAttempts(attempt, List.of(bucket));
+              return readSealed(bucket).thenCompose(read -> remove(score, read, attempt + 1));
+            });
   }
 
   @Override
   public CompletableFuture<Long> size() {
-    return session.translated(SIZE.<List<Object>>run(session, new byte[][] {key}), describeSize()).thenApply(reply -> {
-      for (int i = 1; i + 1 < reply.size(); i += 2) {
-        lostBucket((Long) reply.get(i), (Long) reply.get(i + 1));
-      }
-      return (Long) reply.get(0);
-    });
+    return session
+        .translated(SIZE.<List<Object>>run(session, new byte[][] {key}), describeSize())
+        .thenApply(
+            reply -> {
+              for (int i = 1; i + 1 < reply.size(); i += 2) {
+                lostBucket((Long) reply.get(i), (Long) reply.get(i + 1));
+              }
+              return (Long) reply.get(0);
+            });
   }
 
   @Override
   public CompletableFuture<Void> clear() {
-    return dropPages(session.translated(CLEAR.<Long>run(session, new byte[][] {key}), describeClear())
-        .thenApply(n -> null));
+    return dropPages(
+        session
+            .translated(CLEAR.<Long>run(session, new byte[][] {key}), describeClear())
+            .thenApply(n -> null));
   }
 
   @Override
   public CompletableFuture<OptionalLong> reserveScores(int count, long floor) {
     if (count < 1 || floor < 0 || floor > FeedLayout.MAX_SCORE) {
-      throw new IllegalArgumentException(owner + ": reserve 1 or more scores above a floor of 0 to 2^53, got "
-          + count + " above " + floor);
+      throw new IllegalArgumentException(
+          owner
+              + ": reserve 1 or more scores above a floor of 0 to 2^53, got "
+              + count
+              + " above "
+              + floor);
     }
     String what = "reserving " + count + " scores of " + owner;
-    return session.translated(RESERVE.<Long>run(session, new byte[][] {counterKey}, counterField,
-            utf8(Integer.toString(count)), utf8(Long.toString(floor))), what)
-        .thenApply(last -> last < 0 ? OptionalLong.empty() : OptionalLong.of(check(last - count + 1, count)));
+    return session
+        .translated(
+            RESERVE.<Long>run(
+                session,
+                new byte[][] {counterKey},
+                counterField,
+                utf8(Integer.toString(count)),
+                utf8(Long.toString(floor))),
+            what)
+        .thenApply(
+            last ->
+                last < 0 ? OptionalLong.empty() : OptionalLong.of(check(last - count + 1, count)));
   }
 
   @Override
@@ -1330,8 +1567,10 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     if (atLeast < 0 || atLeast > FeedLayout.MAX_SCORE) {
       throw new IllegalArgumentException(owner + ": a counter is 0 to 2^53, got " + atLeast);
     }
-    return session.translated(RAISE.<Long>run(session, new byte[][] {counterKey}, counterField,
-        utf8(Long.toString(atLeast))), "raising the counter of " + owner);
+    return session.translated(
+        RAISE.<Long>run(
+            session, new byte[][] {counterKey}, counterField, utf8(Long.toString(atLeast))),
+        "raising the counter of " + owner);
   }
 
   /**

@@ -66,26 +66,26 @@ import reactor.core.Disposable;
 /**
  * The connection of one {@link dev.stowage.Stowage}: one shared, multiplexed Lettuce connection
  * with automatic flushing, which every cache, feed and the dictionary store use from any thread.
- * Given a Sentinel URI, Lettuce asks the sentinels for the master's address on every connection
- * and reconnection, so after a failover (Sentinel disconnects the clients of the former master)
- * the connection, and everything on it, follows the new master.
+ * Given a Sentinel URI, Lettuce asks the sentinels for the master's address on every connection and
+ * reconnection, so after a failover (Sentinel disconnects the clients of the former master) the
+ * connection, and everything on it, follows the new master.
  *
  * <p>On a Redis Cluster ({@link #openCluster}) the shared connection is Lettuce's cluster
  * connection: one connection per node beneath it, each command sent to the master that serves its
  * key's slot, {@code MOVED} and {@code ASK} redirections followed, and the topology (which master
  * serves which slots) refreshed every {@link #TOPOLOGY_REFRESH_PERIOD} and whenever a redirection
- * or a node's persistent reconnection says it changed. Bulk operations are planned by slot
- * ({@link #plan}): a multi-key command may only touch one slot. Each chunk of one goes to its
- * master as one batch on that master's own connection ({@link #masterConnection}), since the
- * cluster connection flushes every command on its own; what the master redirects is sent again
- * through the cluster connection ({@link MasterBatch}).
+ * or a node's persistent reconnection says it changed. Bulk operations are planned by slot ({@link
+ * #plan}): a multi-key command may only touch one slot. Each chunk of one goes to its master as one
+ * batch on that master's own connection ({@link #masterConnection}), since the cluster connection
+ * flushes every command on its own; what the master redirects is sent again through the cluster
+ * connection ({@link MasterBatch}).
  *
- * <p>Bulk operations need no connection of their own. Each chunk of one is a single command
- * ({@code MGET}, {@code MSET}, {@code DEL}, {@code ZADD}, or a script that sets a chunk of keys
- * with their TTLs), so the shared connection sends a chunk as one write, and the commands of
- * concurrent callers travel pipelined anyway. Turning automatic flushing off, which hand-made
- * pipelines of single-key commands need, is never done here: on a shared connection it would
- * leave every other caller's commands in the buffer until someone flushed.
+ * <p>Bulk operations need no connection of their own. Each chunk of one is a single command ({@code
+ * MGET}, {@code MSET}, {@code DEL}, {@code ZADD}, or a script that sets a chunk of keys with their
+ * TTLs), so the shared connection sends a chunk as one write, and the commands of concurrent
+ * callers travel pipelined anyway. Turning automatic flushing off, which hand-made pipelines of
+ * single-key commands need, is never done here: on a shared connection it would leave every other
+ * caller's commands in the buffer until someone flushed.
  *
  * <p>The connection reconnects on its own. While it is disconnected, commands are rejected at once
  * rather than queued, and every command times out after the command timeout, so no call waits
@@ -97,8 +97,10 @@ public final class RedisSession implements AutoCloseable {
   private static final long MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
   private static final Delay RECONNECT_DELAY =
       Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
+
   /** How often a cluster session asks the nodes for the topology, whatever happens. */
   public static final Duration TOPOLOGY_REFRESH_PERIOD = Duration.ofSeconds(30);
+
   /**
    * The least time between two refreshes of the topology that redirections or reconnections
    * trigger: short, so that the replica promoted after a failover is found within a second or two
@@ -107,22 +109,29 @@ public final class RedisSession implements AutoCloseable {
   static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofSeconds(1);
 
   private final ClientResources resources;
+
   /** Whether this session made {@link #resources} and so shuts them down on close. */
   private final boolean ownsResources;
+
   /** A {@link RedisClient}, or a {@link RedisClusterClient} for a cluster. */
   private final AbstractRedisClient client;
+
   private final String address;
   private final Duration timeout;
+
   /**
-   * The shared connection, a {@link StatefulRedisConnection} or, on a cluster, a
-   * {@link StatefulRedisClusterConnection}; null until a session opened in the background first
-   * reaches Redis.
+   * The shared connection, a {@link StatefulRedisConnection} or, on a cluster, a {@link
+   * StatefulRedisClusterConnection}; null until a session opened in the background first reaches
+   * Redis.
    */
   private volatile @Nullable StatefulConnection<byte[], byte[]> shared;
+
   private final List<Runnable> activationTasks = new CopyOnWriteArrayList<>();
   private final List<Runnable> deactivationTasks = new CopyOnWriteArrayList<>();
+
   /** The server, or the first seed of a cluster. */
   private final RedisURI target;
+
   private final ClientOptions options;
   private final List<RedisClient> resp3Clients = new CopyOnWriteArrayList<>();
   private final Object closeLock = new Object();
@@ -130,9 +139,15 @@ public final class RedisSession implements AutoCloseable {
   private volatile @Nullable RedisConnectionStateListener activations;
   private volatile @Nullable Disposable topologyChanges;
 
-  private RedisSession(ClientResources resources, boolean ownsResources, AbstractRedisClient client, String address,
-                       Duration timeout, @Nullable StatefulConnection<byte[], byte[]> shared, RedisURI target,
-                       ClientOptions options) {
+  private RedisSession(
+      ClientResources resources,
+      boolean ownsResources,
+      AbstractRedisClient client,
+      String address,
+      Duration timeout,
+      @Nullable StatefulConnection<byte[], byte[]> shared,
+      RedisURI target,
+      ClientOptions options) {
     this.target = target;
     this.options = options;
     this.resources = resources;
@@ -179,58 +194,88 @@ public final class RedisSession implements AutoCloseable {
    *     handshake fails
    * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
-  public static RedisSession open(RedisURI uri, Duration timeout, Duration connectTimeout,
-                                  @Nullable ClientResources resources, @Nullable ClientOptions options) {
+  public static RedisSession open(
+      RedisURI uri,
+      Duration timeout,
+      Duration connectTimeout,
+      @Nullable ClientResources resources,
+      @Nullable ClientOptions options) {
     return connect(uri, timeout, connectTimeout, resources, options, false);
   }
 
-  private static RedisSession connect(RedisURI uri, Duration timeout, Duration connectTimeout,
-                                      @Nullable ClientResources resources, @Nullable ClientOptions options,
-                                      boolean inBackground) {
+  private static RedisSession connect(
+      RedisURI uri,
+      Duration timeout,
+      Duration connectTimeout,
+      @Nullable ClientResources resources,
+      @Nullable ClientOptions options,
+      boolean inBackground) {
     requireNonNull(uri, "uri");
     requireNonNull(timeout, "timeout");
     requireNonNull(connectTimeout, "connectTimeout");
     RedisURI target = withTimeout(uri, timeout);
     String address = describe(target);
     boolean ownsResources = resources == null;
-    ClientResources used = resources == null
-        ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
-        : resources;
+    ClientResources used =
+        resources == null
+            ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
+            : resources;
     RedisClient client = RedisClient.create(used, target);
     ClientOptions enforced = enforced(options, timeout, connectTimeout);
     client.setOptions(enforced);
-    return connected(used, ownsResources, client, address, timeout, target, enforced, inBackground,
+    return connected(
+        used,
+        ownsResources,
+        client,
+        address,
+        timeout,
+        target,
+        enforced,
+        inBackground,
         () -> connectOnce(() -> client.connect(ByteArrayCodec.INSTANCE)));
   }
 
   /**
    * Connects to a Redis Cluster through {@code seeds}, any of its nodes: Lettuce asks them for the
-   * topology, then connects to the nodes it needs. Otherwise as
-   * {@link #open(RedisURI, Duration, Duration, ClientResources, ClientOptions)}; the options are
-   * the cluster's with the topology refreshed every {@link #TOPOLOGY_REFRESH_PERIOD} and on every
-   * redirection and persistent reconnection.
+   * topology, then connects to the nodes it needs. Otherwise as {@link #open(RedisURI, Duration,
+   * Duration, ClientResources, ClientOptions)}; the options are the cluster's with the topology
+   * refreshed every {@link #TOPOLOGY_REFRESH_PERIOD} and on every redirection and persistent
+   * reconnection.
    *
    * @throws IllegalArgumentException if there is no seed, or a seed is a Sentinel or socket URI or
    *     names a database other than 0 (a cluster has only database 0)
    * @throws CacheUnavailableException if no seed can be reached within the connect timeout
    * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
-  public static RedisSession openCluster(List<RedisURI> seeds, Duration timeout, Duration connectTimeout,
-                                         @Nullable ClientResources resources, @Nullable ClientOptions options,
-                                         boolean inBackground) {
+  public static RedisSession openCluster(
+      List<RedisURI> seeds,
+      Duration timeout,
+      Duration connectTimeout,
+      @Nullable ClientResources resources,
+      @Nullable ClientOptions options,
+      boolean inBackground) {
     requireNonNull(seeds, "seeds");
     requireNonNull(timeout, "timeout");
     requireNonNull(connectTimeout, "connectTimeout");
     List<RedisURI> targets = clusterSeeds(seeds, timeout);
     String address = describeCluster(targets);
     boolean ownsResources = resources == null;
-    ClientResources used = resources == null
-        ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
-        : resources;
+    ClientResources used =
+        resources == null
+            ? DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build()
+            : resources;
     RedisClusterClient client = RedisClusterClient.create(used, targets);
     ClusterClientOptions enforced = enforcedForCluster(options, timeout, connectTimeout);
     client.setOptions(enforced);
-    return connected(used, ownsResources, client, address, timeout, targets.get(0), enforced, inBackground,
+    return connected(
+        used,
+        ownsResources,
+        client,
+        address,
+        timeout,
+        targets.get(0),
+        enforced,
+        inBackground,
         () -> connectOnce(() -> client.connect(ByteArrayCodec.INSTANCE)));
   }
 
@@ -242,52 +287,69 @@ public final class RedisSession implements AutoCloseable {
    */
   static List<RedisURI> clusterSeeds(List<RedisURI> seeds, Duration timeout) {
     if (seeds.isEmpty()) {
-      throw new IllegalArgumentException("a Redis Cluster needs at least one seed URI, such as redis://host:6379");
+      throw new IllegalArgumentException(
+          "a Redis Cluster needs at least one seed URI, such as redis://host:6379");
     }
     List<RedisURI> copies = new ArrayList<>();
     for (RedisURI seed : seeds) {
       requireNonNull(seed, "seed");
       if (seed.getHost() == null || !seed.getSentinels().isEmpty()) {
-        throw new IllegalArgumentException("a Redis Cluster seed is a redis:// or rediss:// URI of a node, not "
-            + seed);
+        throw new IllegalArgumentException(
+            "a Redis Cluster seed is a redis:// or rediss:// URI of a node, not " + seed);
       }
       if (seed.getDatabase() != 0) {
-        throw new IllegalArgumentException("a Redis Cluster has only database 0; the seed " + describe(seed)
-            + " names database " + seed.getDatabase());
+        throw new IllegalArgumentException(
+            "a Redis Cluster has only database 0; the seed "
+                + describe(seed)
+                + " names database "
+                + seed.getDatabase());
       }
       copies.add(withTimeout(seed, timeout));
     }
     return List.copyOf(copies);
   }
 
-  /** What a cluster is called in messages: {@code cluster 10.0.0.1:6379, 10.0.0.2:6379} (its seeds). */
+  /**
+   * What a cluster is called in messages: {@code cluster 10.0.0.1:6379, 10.0.0.2:6379} (its seeds).
+   */
   static String describeCluster(List<RedisURI> seeds) {
-    return "cluster " + seeds.stream().map(RedisSession::describe).collect(Collectors.joining(", "));
+    return "cluster "
+        + seeds.stream().map(RedisSession::describe).collect(Collectors.joining(", "));
   }
 
   /** The cluster's options: {@code given} as {@link #enforced}, with the topology refreshed. */
-  static ClusterClientOptions enforcedForCluster(@Nullable ClientOptions given, Duration timeout,
-                                                 Duration connectTimeout) {
+  static ClusterClientOptions enforcedForCluster(
+      @Nullable ClientOptions given, Duration timeout, Duration connectTimeout) {
     ClientOptions base = enforced(given, timeout, connectTimeout);
-    ClusterClientOptions.Builder builder = base instanceof ClusterClientOptions cluster ? cluster.mutate()
-        : ClusterClientOptions.builder(base);
+    ClusterClientOptions.Builder builder =
+        base instanceof ClusterClientOptions cluster
+            ? cluster.mutate()
+            : ClusterClientOptions.builder(base);
     return builder
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .timeoutOptions(TimeoutOptions.enabled(timeout))
         .socketOptions(base.getSocketOptions())
-        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-            .enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD)
-            .enableAllAdaptiveRefreshTriggers()
-            .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_LIMIT)
-            .build())
+        .topologyRefreshOptions(
+            ClusterTopologyRefreshOptions.builder()
+                .enablePeriodicRefresh(TOPOLOGY_REFRESH_PERIOD)
+                .enableAllAdaptiveRefreshTriggers()
+                .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_LIMIT)
+                .build())
         .build();
   }
 
   /** The session once {@code connect} has connected; see {@link #connect}. */
-  private static RedisSession connected(ClientResources used, boolean ownsResources, AbstractRedisClient client,
-                                        String address, Duration timeout, RedisURI target, ClientOptions enforced,
-                                        boolean inBackground, Supplier<StatefulConnection<byte[], byte[]>> connect) {
+  private static RedisSession connected(
+      ClientResources used,
+      boolean ownsResources,
+      AbstractRedisClient client,
+      String address,
+      Duration timeout,
+      RedisURI target,
+      ClientOptions enforced,
+      boolean inBackground,
+      Supplier<StatefulConnection<byte[], byte[]>> connect) {
     StatefulConnection<byte[], byte[]> connected;
     try {
       connected = connect.get();
@@ -297,11 +359,18 @@ public final class RedisSession implements AutoCloseable {
         shutdown(client, ownsResources ? used : null);
         throw failure;
       }
-      System.getLogger("dev.stowage").log(System.Logger.Level.WARNING, failure.getMessage()
-          + "; starting without it and trying again every " + BACKGROUND_RETRY.toMillis() + " ms");
+      System.getLogger("dev.stowage")
+          .log(
+              System.Logger.Level.WARNING,
+              failure.getMessage()
+                  + "; starting without it and trying again every "
+                  + BACKGROUND_RETRY.toMillis()
+                  + " ms");
       connected = null;
     }
-    RedisSession session = new RedisSession(used, ownsResources, client, address, timeout, connected, target, enforced);
+    RedisSession session =
+        new RedisSession(
+            used, ownsResources, client, address, timeout, connected, target, enforced);
     if (connected == null) {
       session.retryInBackground();
     }
@@ -310,9 +379,9 @@ public final class RedisSession implements AutoCloseable {
 
   /**
    * Connects, once more when Lettuce lost the reason of a failed handshake: when Redis refuses the
-   * credentials, Lettuce (seen with 6.5) sometimes reports that its handshake handler was already removed
-   * instead of Redis's reply (one test run in four here), and a second attempt
-   * reports the reply, so a wrong password is told apart from an unreachable server.
+   * credentials, Lettuce (seen with 6.5) sometimes reports that its handshake handler was already
+   * removed instead of Redis's reply (one test run in four here), and a second attempt reports the
+   * reply, so a wrong password is told apart from an unreachable server.
    */
   private static StatefulConnection<byte[], byte[]> connectOnce(
       Supplier<? extends StatefulConnection<byte[], byte[]>> connect) {
@@ -345,9 +414,14 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** {@code given}, or Lettuce's defaults, with what this session's contract rests on. */
-  static ClientOptions enforced(@Nullable ClientOptions given, Duration timeout, Duration connectTimeout) {
-    ClientOptions base = given != null ? given
-        : ClientOptions.builder().socketOptions(SocketOptions.builder().keepAlive(true).build()).build();
+  static ClientOptions enforced(
+      @Nullable ClientOptions given, Duration timeout, Duration connectTimeout) {
+    ClientOptions base =
+        given != null
+            ? given
+            : ClientOptions.builder()
+                .socketOptions(SocketOptions.builder().keepAlive(true).build())
+                .build();
     return base.mutate()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -358,12 +432,15 @@ public final class RedisSession implements AutoCloseable {
 
   /**
    * The messages along a cause chain, each once, joined by colons. Lettuce's "Unable to connect to
-   * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a cause.
+   * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a
+   * cause.
    */
   public static String causeChain(Throwable error) {
     StringBuilder text = new StringBuilder();
     Throwable e = error;
-    for (int depth = 0; e != null && depth < 10; depth++, e = e.getCause() == e ? null : e.getCause()) {
+    for (int depth = 0;
+        e != null && depth < 10;
+        depth++, e = e.getCause() == e ? null : e.getCause()) {
       String message = e.getMessage();
       if (message != null && !message.isBlank() && text.indexOf(message) < 0) {
         text.append(text.length() == 0 ? "" : ": ").append(message);
@@ -383,9 +460,12 @@ public final class RedisSession implements AutoCloseable {
     if (uri.getSocket() != null) {
       return uri.getSocket();
     }
-    return uri.getSentinelMasterId() + " (sentinels " + uri.getSentinels().stream()
-        .map(sentinel -> sentinel.getHost() + ":" + sentinel.getPort())
-        .collect(Collectors.joining(", ")) + ")";
+    return uri.getSentinelMasterId()
+        + " (sentinels "
+        + uri.getSentinels().stream()
+            .map(sentinel -> sentinel.getHost() + ":" + sentinel.getPort())
+            .collect(Collectors.joining(", "))
+        + ")";
   }
 
   /**
@@ -398,20 +478,30 @@ public final class RedisSession implements AutoCloseable {
     if (refusal != null) {
       String reply = String.valueOf(refusal.getMessage());
       if (isCredentialsRefusal(reply)) {
-        return new StowageException("Redis at " + address + " refused the credentials: " + reply, error);
+        return new StowageException(
+            "Redis at " + address + " refused the credentials: " + reply, error);
       }
-      return new StowageException("Redis at " + address + " refused to set up the connection: " + reply, error);
+      return new StowageException(
+          "Redis at " + address + " refused to set up the connection: " + reply, error);
     }
     SSLException tls = cause(error, SSLException.class);
     if (tls != null) {
-      return new CacheUnavailableException("cannot connect to Redis at " + address + ": the TLS handshake failed ("
-          + tls.getMessage() + ")", error);
+      return new CacheUnavailableException(
+          "cannot connect to Redis at "
+              + address
+              + ": the TLS handshake failed ("
+              + tls.getMessage()
+              + ")",
+          error);
     }
-    return new CacheUnavailableException("cannot connect to Redis at " + address + ": " + causeChain(error), error);
+    return new CacheUnavailableException(
+        "cannot connect to Redis at " + address + ": " + causeChain(error), error);
   }
 
   private static boolean isCredentialsRefusal(String reply) {
-    return reply.startsWith("WRONGPASS") || reply.startsWith("NOAUTH") || reply.startsWith("ERR AUTH")
+    return reply.startsWith("WRONGPASS")
+        || reply.startsWith("NOAUTH")
+        || reply.startsWith("ERR AUTH")
         || reply.startsWith("ERR invalid password");
   }
 
@@ -423,8 +513,8 @@ public final class RedisSession implements AutoCloseable {
     return cause(error, type, Collections.newSetFromMap(new IdentityHashMap<>()));
   }
 
-  private static <T extends Throwable> @Nullable T cause(@Nullable Throwable error, Class<T> type,
-                                                         Set<Throwable> seen) {
+  private static <T extends Throwable> @Nullable T cause(
+      @Nullable Throwable error, Class<T> type, Set<Throwable> seen) {
     if (error == null || !seen.add(error)) {
       return null;
     }
@@ -452,9 +542,8 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
-   * The shared, auto-flushing connection: a {@link StatefulRedisConnection}, or a
-   * {@link StatefulRedisClusterConnection} on a cluster ({@link SharedCommands} sends commands on
-   * either).
+   * The shared, auto-flushing connection: a {@link StatefulRedisConnection}, or a {@link
+   * StatefulRedisClusterConnection} on a cluster ({@link SharedCommands} sends commands on either).
    *
    * @throws CacheUnavailableException if a session {@linkplain #openInBackground opened in the
    *     background} has not reached Redis yet
@@ -463,8 +552,12 @@ public final class RedisSession implements AutoCloseable {
     checkOpen();
     StatefulConnection<byte[], byte[]> current = shared;
     if (current == null) {
-      throw new CacheUnavailableException("Redis at " + address + " has not been reached yet; trying again every "
-          + BACKGROUND_RETRY.toMillis() + " ms");
+      throw new CacheUnavailableException(
+          "Redis at "
+              + address
+              + " has not been reached yet; trying again every "
+              + BACKGROUND_RETRY.toMillis()
+              + " ms");
     }
     return current;
   }
@@ -482,11 +575,15 @@ public final class RedisSession implements AutoCloseable {
       return SlotPlan.bySlot(keys, chunkSize, slot -> null);
     }
     Partitions partitions = cluster.getPartitions();
-    return SlotPlan.bySlot(keys, chunkSize, slot -> {
-      RedisClusterNode master = partitions.getMasterBySlot(slot);
-      return master == null || master.getUri() == null ? null
-          : new MasterBatch.Address(master.getUri().getHost(), master.getUri().getPort());
-    });
+    return SlotPlan.bySlot(
+        keys,
+        chunkSize,
+        slot -> {
+          RedisClusterNode master = partitions.getMasterBySlot(slot);
+          return master == null || master.getUri() == null
+              ? null
+              : new MasterBatch.Address(master.getUri().getHost(), master.getUri().getPort());
+        });
   }
 
   /**
@@ -494,9 +591,11 @@ public final class RedisSession implements AutoCloseable {
    * (connecting, without blocking, where it has none yet). It follows no redirection.
    *
    * @throws IllegalStateException if this session is not on a cluster
-   * @throws CacheUnavailableException if a session opened in the background has not reached Redis yet
+   * @throws CacheUnavailableException if a session opened in the background has not reached Redis
+   *     yet
    */
-  CompletableFuture<StatefulRedisConnection<byte[], byte[]>> masterConnection(String host, int port) {
+  CompletableFuture<StatefulRedisConnection<byte[], byte[]>> masterConnection(
+      String host, int port) {
     if (!(shared() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
       throw new IllegalStateException("a master's own connection exists only on a Redis Cluster");
     }
@@ -504,17 +603,19 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
-   * The commands of each master's own connection, for what must run on every master, such as
-   * {@code SCAN}: on a cluster the connections to the masters that serve slots now, which the
-   * shared connection keeps (connecting where it has none yet, without blocking); on one server
-   * the shared connection alone. Each is named as messages name it.
+   * The commands of each master's own connection, for what must run on every master, such as {@code
+   * SCAN}: on a cluster the connections to the masters that serve slots now, which the shared
+   * connection keeps (connecting where it has none yet, without blocking); on one server the shared
+   * connection alone. Each is named as messages name it.
    *
-   * @throws CacheUnavailableException if a session opened in the background has not reached Redis yet
+   * @throws CacheUnavailableException if a session opened in the background has not reached Redis
+   *     yet
    */
   List<Node> masters() {
     StatefulConnection<byte[], byte[]> current = shared();
     if (!(current instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
-      return List.of(new Node(address, CompletableFuture.completedFuture(SharedCommands.async(current))));
+      return List.of(
+          new Node(address, CompletableFuture.completedFuture(SharedCommands.async(current))));
     }
     List<Node> masters = new ArrayList<>();
     for (RedisClusterNode node : cluster.getPartitions()) {
@@ -523,7 +624,8 @@ public final class RedisSession implements AutoCloseable {
         int port = node.getUri().getPort();
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands;
         try {
-          commands = cluster.getConnectionAsync(host, port).thenApply(StatefulRedisConnection::async);
+          commands =
+              cluster.getConnectionAsync(host, port).thenApply(StatefulRedisConnection::async);
         } catch (RuntimeException e) {
           commands = CompletableFuture.failedFuture(e);
         }
@@ -534,7 +636,8 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** A master and the commands of its own connection. */
-  record Node(String address, CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands) {}
+  record Node(
+      String address, CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands) {}
 
   /**
    * Whether the shared connection is connected now: false while it reconnects (commands are then
@@ -545,7 +648,10 @@ public final class RedisSession implements AutoCloseable {
     return current != null && !closed && current.isOpen();
   }
 
-  /** Whether the shared connection exists (always, unless opened in the background and not connected yet). */
+  /**
+   * Whether the shared connection exists (always, unless opened in the background and not connected
+   * yet).
+   */
   public boolean isConnected() {
     return shared != null;
   }
@@ -554,52 +660,66 @@ public final class RedisSession implements AutoCloseable {
   public static final Duration BACKGROUND_RETRY = Duration.ofSeconds(1);
 
   /**
-   * As {@link #open(RedisURI, Duration, Duration, ClientResources, ClientOptions)}, except that when Redis
-   * cannot be reached now the session is returned anyway, without a connection: every call fails
-   * with {@link CacheUnavailableException} until a connection tried every {@link #BACKGROUND_RETRY}
-   * succeeds, after which the session is as if opened normally and the activation tasks run.
+   * As {@link #open(RedisURI, Duration, Duration, ClientResources, ClientOptions)}, except that
+   * when Redis cannot be reached now the session is returned anyway, without a connection: every
+   * call fails with {@link CacheUnavailableException} until a connection tried every {@link
+   * #BACKGROUND_RETRY} succeeds, after which the session is as if opened normally and the
+   * activation tasks run.
    *
    * @throws StowageException if Redis refuses the credentials or the connection's setup (trying
    *     again would not help)
    */
-  public static RedisSession openInBackground(RedisURI uri, Duration timeout, Duration connectTimeout,
-                                              @Nullable ClientResources resources, @Nullable ClientOptions options) {
+  public static RedisSession openInBackground(
+      RedisURI uri,
+      Duration timeout,
+      Duration connectTimeout,
+      @Nullable ClientResources resources,
+      @Nullable ClientOptions options) {
     return connect(uri, timeout, connectTimeout, resources, options, true);
   }
 
   private void retryInBackground() {
-    resources.eventExecutorGroup().schedule(() -> {
-      if (closed || shared != null) {
-        return;
-      }
-      CompletableFuture<? extends StatefulConnection<byte[], byte[]>> attempt =
-          client instanceof RedisClusterClient cluster ? cluster.connectAsync(ByteArrayCodec.INSTANCE)
-              : ((RedisClient) client).connectAsync(ByteArrayCodec.INSTANCE, target).toCompletableFuture();
-      attempt.whenComplete((connection, failure) -> {
-        if (connection == null) {
-          retryInBackground();
-          return;
-        }
-        synchronized (closeLock) {
-          if (closed) {
-            connection.closeAsync();
-            return;
-          }
-          shared = connection;
-        }
-        System.getLogger("dev.stowage").log(System.Logger.Level.INFO,
-            "connected to Redis at " + address);
-        activationTasks.forEach(task -> ForkJoinPool.commonPool().execute(task));
-      });
-    }, BACKGROUND_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+    resources
+        .eventExecutorGroup()
+        .schedule(
+            () -> {
+              if (closed || shared != null) {
+                return;
+              }
+              CompletableFuture<? extends StatefulConnection<byte[], byte[]>> attempt =
+                  client instanceof RedisClusterClient cluster
+                      ? cluster.connectAsync(ByteArrayCodec.INSTANCE)
+                      : ((RedisClient) client)
+                          .connectAsync(ByteArrayCodec.INSTANCE, target)
+                          .toCompletableFuture();
+              attempt.whenComplete(
+                  (connection, failure) -> {
+                    if (connection == null) {
+                      retryInBackground();
+                      return;
+                    }
+                    synchronized (closeLock) {
+                      if (closed) {
+                        connection.closeAsync();
+                        return;
+                      }
+                      shared = connection;
+                    }
+                    System.getLogger("dev.stowage")
+                        .log(System.Logger.Level.INFO, "connected to Redis at " + address);
+                    activationTasks.forEach(task -> ForkJoinPool.commonPool().execute(task));
+                  });
+            },
+            BACKGROUND_RETRY.toMillis(),
+            TimeUnit.MILLISECONDS);
   }
 
   /**
    * Runs {@code task} on the common pool each time the shared connection becomes active after this
    * call: after every reconnection, for instance to restore keys that a restarted Redis lost, or
    * that a new master lacks. Other connections, such as those that ask sentinels for the master or
-   * those of the application on shared resources, do not run it. A session opened in the
-   * background also runs it when it first connects. Tasks are kept in the order added.
+   * those of the application on shared resources, do not run it. A session opened in the background
+   * also runs it when it first connects. Tasks are kept in the order added.
    *
    * <p>On a cluster, the shared connection is many: the tasks run when a connection to a node
    * reconnects, and when the topology changed (after a failover, a promoted replica may lack what
@@ -613,9 +733,10 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
-   * Runs {@code task} at once, on the Lettuce thread that saw it, each time Redis may have lost what
-   * it held: when the shared connection drops, and before the {@linkplain #onActivation activation
-   * tasks} when it connects again or a cluster's topology changed. It must be quick and never block.
+   * Runs {@code task} at once, on the Lettuce thread that saw it, each time Redis may have lost
+   * what it held: when the shared connection drops, and before the {@linkplain #onActivation
+   * activation tasks} when it connects again or a cluster's topology changed. It must be quick and
+   * never block.
    */
   public void onDeactivation(Runnable task) {
     requireNonNull(task, "task");
@@ -638,33 +759,41 @@ public final class RedisSession implements AutoCloseable {
   private void listen() {
     synchronized (closeLock) {
       if (activations == null) {
-        RedisConnectionStateListener listener = isCluster() ? nodeReconnections() : new RedisConnectionStateListener() {
-          @Override
-          public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
-            if (connection == shared && !closed) {
-              runDeactivationTasks();
-              runActivationTasks();
-            }
-          }
+        RedisConnectionStateListener listener =
+            isCluster()
+                ? nodeReconnections()
+                : new RedisConnectionStateListener() {
+                  @Override
+                  public void onRedisConnected(
+                      RedisChannelHandler<?, ?> connection, SocketAddress remote) {
+                    if (connection == shared && !closed) {
+                      runDeactivationTasks();
+                      runActivationTasks();
+                    }
+                  }
 
-          @Override
-          public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-            if (connection == shared && !closed) {
-              runDeactivationTasks();
-            }
-          }
-        };
+                  @Override
+                  public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+                    if (connection == shared && !closed) {
+                      runDeactivationTasks();
+                    }
+                  }
+                };
         activations = listener;
         client.addListener(listener);
         if (isCluster()) {
-          topologyChanges = resources.eventBus().get()
-              .filter(event -> event instanceof ClusterTopologyChangedEvent)
-              .subscribe(event -> {
-                if (!closed && shared != null) {
-                  runDeactivationTasks();
-                  runActivationTasks();
-                }
-              });
+          topologyChanges =
+              resources
+                  .eventBus()
+                  .get()
+                  .filter(event -> event instanceof ClusterTopologyChangedEvent)
+                  .subscribe(
+                      event -> {
+                        if (!closed && shared != null) {
+                          runDeactivationTasks();
+                          runActivationTasks();
+                        }
+                      });
         }
       }
     }
@@ -679,20 +808,27 @@ public final class RedisSession implements AutoCloseable {
       try {
         task.run();
       } catch (RuntimeException e) {
-        System.getLogger("dev.stowage").log(System.Logger.Level.WARNING, "a task run when the connection to Redis at "
-            + address + " changed failed", e);
+        System.getLogger("dev.stowage")
+            .log(
+                System.Logger.Level.WARNING,
+                "a task run when the connection to Redis at " + address + " changed failed",
+                e);
       }
     }
   }
 
-  /** Runs the activation tasks when a connection this cluster client connected before connects again. */
+  /**
+   * Runs the activation tasks when a connection this cluster client connected before connects
+   * again.
+   */
   private RedisConnectionStateListener nodeReconnections() {
     Map<RedisChannelHandler<?, ?>, Boolean> seen = Collections.synchronizedMap(new WeakHashMap<>());
     return new RedisConnectionStateListener() {
       @Override
       public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
         if (seen.put(connection, Boolean.TRUE) != null && !closed && shared != null) {
-          // Only a reconnection: the connections that ask for the topology come and go all the time.
+          // Only a reconnection: the connections that ask for the topology come and go all the
+          // time.
           runDeactivationTasks();
           runActivationTasks();
         }
@@ -701,18 +837,20 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
-   * A new connection to the same Redis, with the same resources and options, that speaks RESP3
-   * (for tracking: its invalidations arrive as push messages). {@code listener} hears of its
+   * A new connection to the same Redis, with the same resources and options, that speaks RESP3 (for
+   * tracking: its invalidations arrive as push messages). {@code listener} hears of its
    * disconnections and reconnections. The connection is closed with this session.
    *
    * @throws CacheUnavailableException if it cannot connect, or Redis refuses RESP3 ({@code HELLO})
    * @throws StowageException if Redis refuses the credentials or the connection's setup
    */
-  public StatefulRedisConnection<byte[], byte[]> connectResp3(RedisConnectionStateListener listener) {
+  public StatefulRedisConnection<byte[], byte[]> connectResp3(
+      RedisConnectionStateListener listener) {
     checkOpen();
     if (isCluster()) {
-      throw new UnsupportedOperationException("client tracking on a Redis Cluster needs a connection per master;"
-          + " Stowage does not open them");
+      throw new UnsupportedOperationException(
+          "client tracking on a Redis Cluster needs a connection per master;"
+              + " Stowage does not open them");
     }
     RedisClient resp3 = RedisClient.create(resources, target);
     resp3.setOptions(options.mutate().protocolVersion(ProtocolVersion.RESP3).build());
@@ -727,10 +865,16 @@ public final class RedisSession implements AutoCloseable {
     }
   }
 
-  // ---------------------------------------------------------------- tracking on a cluster's masters
+  // ---------------------------------------------------------------- tracking on a cluster's
+  // masters
 
-  /** The RESP3 clients of {@link #connectResp3(RedisURI, RedisConnectionStateListener)}, by their connection. */
-  private final Map<StatefulRedisConnection<byte[], byte[]>, RedisClient> nodeResp3Clients = new ConcurrentHashMap<>();
+  /**
+   * The RESP3 clients of {@link #connectResp3(RedisURI, RedisConnectionStateListener)}, by their
+   * connection.
+   */
+  private final Map<StatefulRedisConnection<byte[], byte[]>, RedisClient> nodeResp3Clients =
+      new ConcurrentHashMap<>();
+
   /** The subscriptions of {@link #onTopologyChange}, disposed on close. */
   private final List<Disposable> topologyListeners = new CopyOnWriteArrayList<>();
 
@@ -761,16 +905,20 @@ public final class RedisSession implements AutoCloseable {
     requireNonNull(listener, "listener");
     checkOpen();
     if (!isCluster()) {
-      return () -> { };
+      return () -> {};
     }
     // The event comes before Lettuce reloads its partitions, so the new masters are taken from it.
-    Disposable subscription = resources.eventBus().get()
-        .filter(event -> event instanceof ClusterTopologyChangedEvent)
-        .subscribe(event -> {
-          if (!closed) {
-            listener.accept(mastersOf(((ClusterTopologyChangedEvent) event).after()));
-          }
-        });
+    Disposable subscription =
+        resources
+            .eventBus()
+            .get()
+            .filter(event -> event instanceof ClusterTopologyChangedEvent)
+            .subscribe(
+                event -> {
+                  if (!closed) {
+                    listener.accept(mastersOf(((ClusterTopologyChangedEvent) event).after()));
+                  }
+                });
     topologyListeners.add(subscription);
     return () -> {
       subscription.dispose();
@@ -781,11 +929,15 @@ public final class RedisSession implements AutoCloseable {
   private Map<String, RedisURI> mastersOf(Iterable<RedisClusterNode> nodes) {
     Map<String, RedisURI> masters = new LinkedHashMap<>();
     for (RedisClusterNode node : nodes) {
-      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty() && node.getUri() != null) {
-        masters.put(node.getNodeId(), RedisURI.builder(target)
-            .withHost(node.getUri().getHost())
-            .withPort(node.getUri().getPort())
-            .build());
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)
+          && !node.getSlots().isEmpty()
+          && node.getUri() != null) {
+        masters.put(
+            node.getNodeId(),
+            RedisURI.builder(target)
+                .withHost(node.getUri().getHost())
+                .withPort(node.getUri().getPort())
+                .build());
       }
     }
     return Collections.unmodifiableMap(masters);
@@ -793,19 +945,20 @@ public final class RedisSession implements AutoCloseable {
 
   /**
    * A RESP3 connection of its own to {@code node}, one of {@link #topology()}'s, with this
-   * session's resources and options, for tracking one master of a cluster; as
-   * {@link #connectResp3(RedisConnectionStateListener)}, but without waiting. The future fails with
-   * a {@link CacheUnavailableException} (or a {@link StowageException} if Redis refused the
+   * session's resources and options, for tracking one master of a cluster; as {@link
+   * #connectResp3(RedisConnectionStateListener)}, but without waiting. The future fails with a
+   * {@link CacheUnavailableException} (or a {@link StowageException} if Redis refused the
    * credentials or the setup). Give the connection back with {@link #releaseResp3}; closing the
    * session closes it too.
    */
-  public CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connectResp3(RedisURI node,
-                                                                                RedisConnectionStateListener listener) {
+  public CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connectResp3(
+      RedisURI node, RedisConnectionStateListener listener) {
     requireNonNull(node, "node");
     requireNonNull(listener, "listener");
     checkOpen();
     RedisClient resp3 = RedisClient.create(resources, node);
-    resp3.setOptions(ClientOptions.copyOf(options).mutate().protocolVersion(ProtocolVersion.RESP3).build());
+    resp3.setOptions(
+        ClientOptions.copyOf(options).mutate().protocolVersion(ProtocolVersion.RESP3).build());
     resp3.addListener(listener);
     resp3Clients.add(resp3);
     CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connecting;
@@ -814,21 +967,25 @@ public final class RedisSession implements AutoCloseable {
     } catch (RuntimeException e) {
       connecting = CompletableFuture.failedFuture(e);
     }
-    return connecting.handle((connection, failure) -> {
-      if (failure != null) {
-        resp3Clients.remove(resp3);
-        resp3.shutdownAsync(0, 2, TimeUnit.SECONDS);
-        throw connectFailure(describe(node), unwrap(failure));
-      }
-      nodeResp3Clients.put(connection, resp3);
-      if (closed) {
-        releaseResp3(connection);
-      }
-      return connection;
-    });
+    return connecting.handle(
+        (connection, failure) -> {
+          if (failure != null) {
+            resp3Clients.remove(resp3);
+            resp3.shutdownAsync(0, 2, TimeUnit.SECONDS);
+            throw connectFailure(describe(node), unwrap(failure));
+          }
+          nodeResp3Clients.put(connection, resp3);
+          if (closed) {
+            releaseResp3(connection);
+          }
+          return connection;
+        });
   }
 
-  /** Closes a connection that {@link #connectResp3(RedisURI, RedisConnectionStateListener)} made, without waiting. */
+  /**
+   * Closes a connection that {@link #connectResp3(RedisURI, RedisConnectionStateListener)} made,
+   * without waiting.
+   */
   public void releaseResp3(StatefulRedisConnection<byte[], byte[]> connection) {
     RedisClient resp3 = nodeResp3Clients.remove(requireNonNull(connection, "connection"));
     if (resp3 == null) {
@@ -843,8 +1000,8 @@ public final class RedisSession implements AutoCloseable {
    * Dispatches one command on the shared connection. The future fails with the translated
    * exception, never a Lettuce one.
    */
-  public <T> CompletableFuture<T> call(String what,
-                                       Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+  public <T> CompletableFuture<T> call(
+      String what, Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
     return translated(dispatch(command), what);
   }
 
@@ -863,9 +1020,13 @@ public final class RedisSession implements AutoCloseable {
     return dispatchOn(commands, command);
   }
 
-  /** As {@link #dispatch}, on {@code commands}: those of the shared connection, or of one master's ({@link #masters}). */
-  <T> CompletableFuture<T> dispatchOn(RedisClusterAsyncCommands<byte[], byte[]> commands,
-                                      Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+  /**
+   * As {@link #dispatch}, on {@code commands}: those of the shared connection, or of one master's
+   * ({@link #masters}).
+   */
+  <T> CompletableFuture<T> dispatchOn(
+      RedisClusterAsyncCommands<byte[], byte[]> commands,
+      Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
     RedisFuture<T> sent;
     try {
       sent = command.apply(commands);
@@ -877,26 +1038,34 @@ public final class RedisSession implements AutoCloseable {
       return future;
     }
     // A NOPERM reply names what the user may not do; keep which command it answered, for translate.
-    return future.exceptionallyCompose(e -> CompletableFuture.failedFuture(
-        e instanceof RedisCommandExecutionException && String.valueOf(e.getMessage()).startsWith("NOPERM")
-            ? new PermissionRefused(redisCommand.getType().toString(), (RedisCommandExecutionException) e)
-            : e));
+    return future.exceptionallyCompose(
+        e ->
+            CompletableFuture.failedFuture(
+                e instanceof RedisCommandExecutionException
+                        && String.valueOf(e.getMessage()).startsWith("NOPERM")
+                    ? new PermissionRefused(
+                        redisCommand.getType().toString(), (RedisCommandExecutionException) e)
+                    : e));
   }
 
   /**
-   * The replies that say Redis cannot serve the command now, not that it refuses it: a cluster
-   * that lost a master's slots ({@code CLUSTERDOWN}), keys of a slot caught mid-migration
-   * ({@code TRYAGAIN}), a replica cut off from its master ({@code MASTERDOWN}), a server loading
-   * its data ({@code LOADING}), and redirections still unresolved after Lettuce's retries
-   * ({@code MOVED}, {@code ASK}: the topology is changing). Callers see them as
-   * {@link CacheUnavailableException}, as they see an unreachable server.
+   * The replies that say Redis cannot serve the command now, not that it refuses it: a cluster that
+   * lost a master's slots ({@code CLUSTERDOWN}), keys of a slot caught mid-migration ({@code
+   * TRYAGAIN}), a replica cut off from its master ({@code MASTERDOWN}), a server loading its data
+   * ({@code LOADING}), and redirections still unresolved after Lettuce's retries ({@code MOVED},
+   * {@code ASK}: the topology is changing). Callers see them as {@link CacheUnavailableException},
+   * as they see an unreachable server.
    */
   static boolean isUnavailableReply(@Nullable String reply) {
     if (reply == null) {
       return false;
     }
-    return reply.startsWith("CLUSTERDOWN") || reply.startsWith("TRYAGAIN") || reply.startsWith("MASTERDOWN")
-        || reply.startsWith("LOADING") || reply.startsWith("MOVED ") || reply.startsWith("ASK ");
+    return reply.startsWith("CLUSTERDOWN")
+        || reply.startsWith("TRYAGAIN")
+        || reply.startsWith("MASTERDOWN")
+        || reply.startsWith("LOADING")
+        || reply.startsWith("MOVED ")
+        || reply.startsWith("ASK ");
   }
 
   /**
@@ -908,20 +1077,26 @@ public final class RedisSession implements AutoCloseable {
   static boolean isRedirection(Throwable error) {
     Throwable e = unwrap(error);
     String reply = e instanceof RedisCommandExecutionException ? e.getMessage() : null;
-    return reply != null && (reply.startsWith("MOVED ") || reply.startsWith("ASK ") || reply.startsWith("TRYAGAIN"));
+    return reply != null
+        && (reply.startsWith("MOVED ") || reply.startsWith("ASK ") || reply.startsWith("TRYAGAIN"));
   }
 
-  /** Whether {@code error} is Redis's TRYAGAIN reply to a multi-key command on a slot being migrated. */
+  /**
+   * Whether {@code error} is Redis's TRYAGAIN reply to a multi-key command on a slot being
+   * migrated.
+   */
   static boolean isTryAgain(Throwable error) {
     Throwable e = unwrap(error);
-    return e instanceof RedisCommandExecutionException && e.getMessage() != null
+    return e instanceof RedisCommandExecutionException
+        && e.getMessage() != null
         && e.getMessage().startsWith("TRYAGAIN");
   }
 
   /** Whether {@code error} is Redis's WRONGTYPE reply: the key holds another type than expected. */
   public static boolean isWrongType(Throwable error) {
     Throwable e = unwrap(error);
-    return e instanceof RedisCommandExecutionException && e.getMessage() != null
+    return e instanceof RedisCommandExecutionException
+        && e.getMessage() != null
         && e.getMessage().startsWith("WRONGTYPE");
   }
 
@@ -940,30 +1115,47 @@ public final class RedisSession implements AutoCloseable {
       return stowage;
     }
     if (e instanceof RedisCommandTimeoutException) {
-      return new CacheUnavailableException("Redis at " + address + " did not answer " + what + " within "
-          + timeout.toMillis() + " ms", e);
+      return new CacheUnavailableException(
+          "Redis at "
+              + address
+              + " did not answer "
+              + what
+              + " within "
+              + timeout.toMillis()
+              + " ms",
+          e);
     }
     if (e instanceof PermissionRefused refused) {
-      return new StowageException("Redis at " + address + " refused " + refused.command + " (" + what + "): "
-          + e.getMessage(), e.getCause());
+      return new StowageException(
+          "Redis at "
+              + address
+              + " refused "
+              + refused.command
+              + " ("
+              + what
+              + "): "
+              + e.getMessage(),
+          e.getCause());
     }
     if (e instanceof RedisCommandExecutionException && isUnavailableReply(e.getMessage())) {
-      return new CacheUnavailableException("Redis at " + address + " is unavailable (" + what + "): "
-          + e.getMessage(), e);
+      return new CacheUnavailableException(
+          "Redis at " + address + " is unavailable (" + what + "): " + e.getMessage(), e);
     }
     if (e instanceof RedisCommandExecutionException) {
-      return new StowageException("Redis at " + address + " refused " + what + ": " + e.getMessage(), e);
+      return new StowageException(
+          "Redis at " + address + " refused " + what + ": " + e.getMessage(), e);
     }
     if (e instanceof RedisCommandInterruptedException) {
-      return new StowageException("interrupted while waiting for Redis at " + address + " (" + what + ")", e);
+      return new StowageException(
+          "interrupted while waiting for Redis at " + address + " (" + what + ")", e);
     }
     if (e instanceof RedisException || e instanceof IOException) {
       // IOException: a command in flight when its connection broke (a reset, a closed channel).
       if (closed) {
         return new IllegalStateException("this Stowage is closed");
       }
-      return new CacheUnavailableException("Redis at " + address + " is unavailable (" + what + "): "
-          + e.getMessage(), e);
+      return new CacheUnavailableException(
+          "Redis at " + address + " is unavailable (" + what + "): " + e.getMessage(), e);
     }
     if (e instanceof RuntimeException runtime) {
       return runtime;
@@ -985,21 +1177,34 @@ public final class RedisSession implements AutoCloseable {
     try {
       return future.get(bound, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new CacheUnavailableException("Redis at " + address + " did not answer " + what + " within "
-          + TimeUnit.NANOSECONDS.toMillis(bound) + " ms", e);
+      throw new CacheUnavailableException(
+          "Redis at "
+              + address
+              + " did not answer "
+              + what
+              + " within "
+              + TimeUnit.NANOSECONDS.toMillis(bound)
+              + " ms",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new StowageException("interrupted while waiting for Redis at " + address + " (" + what + ")", e);
+      throw new StowageException(
+          "interrupted while waiting for Redis at " + address + " (" + what + ")", e);
     } catch (ExecutionException e) {
       throw rethrowable(e.getCause(), what);
     }
   }
 
-  /** How long {@link #await} waits for {@code rounds} round trips: the command timeout each, and a margin. */
+  /**
+   * How long {@link #await} waits for {@code rounds} round trips: the command timeout each, and a
+   * margin.
+   */
   public long awaitNanos(int rounds) {
     long perRound = timeout.toNanos();
     int times = Math.max(1, rounds);
-    return perRound > (Long.MAX_VALUE - MARGIN_NANOS) / times ? Long.MAX_VALUE : perRound * times + MARGIN_NANOS;
+    return perRound > (Long.MAX_VALUE - MARGIN_NANOS) / times
+        ? Long.MAX_VALUE
+        : perRound * times + MARGIN_NANOS;
   }
 
   /**
@@ -1023,7 +1228,8 @@ public final class RedisSession implements AutoCloseable {
 
   private static Throwable unwrap(Throwable error) {
     Throwable e = error;
-    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+    while ((e instanceof CompletionException || e instanceof ExecutionException)
+        && e.getCause() != null) {
       e = e.getCause();
     }
     if (e instanceof CancellationException) {

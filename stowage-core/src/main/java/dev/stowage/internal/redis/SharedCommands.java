@@ -10,9 +10,9 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 
 /**
  * The commands Stowage sends, over a connection to one server or to a cluster alike. Lettuce's two
- * connections share no interface with commands, but their command interfaces share
- * {@link RedisClusterCommands} and {@link RedisClusterAsyncCommands}: every command on a key, the
- * scripts, and {@code SCAN} (which a cluster connection runs on every master in turn).
+ * connections share no interface with commands, but their command interfaces share {@link
+ * RedisClusterCommands} and {@link RedisClusterAsyncCommands}: every command on a key, the scripts,
+ * and {@code SCAN} (which a cluster connection runs on every master in turn).
  */
 public final class SharedCommands {
   private SharedCommands() {}
@@ -23,7 +23,8 @@ public final class SharedCommands {
    * @throws IllegalArgumentException if it is neither a {@link StatefulRedisConnection} nor a
    *     {@link StatefulRedisClusterConnection}
    */
-  public static RedisClusterCommands<byte[], byte[]> sync(StatefulConnection<byte[], byte[]> connection) {
+  public static RedisClusterCommands<byte[], byte[]> sync(
+      StatefulConnection<byte[], byte[]> connection) {
     requireNonNull(connection, "connection");
     if (connection instanceof StatefulRedisConnection<byte[], byte[]> server) {
       return server.sync();
@@ -40,7 +41,8 @@ public final class SharedCommands {
    * @throws IllegalArgumentException if it is neither a {@link StatefulRedisConnection} nor a
    *     {@link StatefulRedisClusterConnection}
    */
-  public static RedisClusterAsyncCommands<byte[], byte[]> async(StatefulConnection<byte[], byte[]> connection) {
+  public static RedisClusterAsyncCommands<byte[], byte[]> async(
+      StatefulConnection<byte[], byte[]> connection) {
     requireNonNull(connection, "connection");
     if (connection instanceof StatefulRedisConnection<byte[], byte[]> server) {
       return server.async();
@@ -52,6 +54,7 @@ public final class SharedCommands {
   }
 
   private static IllegalArgumentException unknown(StatefulConnection<?, ?> connection) {
-    return new IllegalArgumentException("not a connection to a Redis server or cluster: " + connection.getClass().getName());
+    return new IllegalArgumentException(
+        "not a connection to a Redis server or cluster: " + connection.getClass().getName());
   }
 }

@@ -14,18 +14,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * How the keys of one bulk operation travel: in chunks of at most a chunk size of keys, a chunk
- * being the commands sent together and awaited as one round trip, one command per <em>group</em>
- * of the chunk's keys.
+ * being the commands sent together and awaited as one round trip, one command per <em>group</em> of
+ * the chunk's keys.
  *
  * <p>On one server ({@link #consecutive}) a chunk is one group of consecutive keys, so each chunk
  * is one command, and there is one <em>lane</em>. On a cluster ({@link #bySlot}) a multi-key
  * command or script may only touch keys of one hash slot, so the keys are grouped by slot (each
- * group in the order the keys were given), the groups are put in the lane of the master that
- * serves their slot, and each lane's groups, in slot order, are packed into chunks of at most the
- * chunk size of keys (a slot with more keys than that is cut into several groups). Each lane gets
- * its own window of chunks in flight ({@link ChunkWindow}), so the masters work in parallel and
- * none waits behind another's chunks. Each lane knows its {@linkplain #owners() owner}, so that a
- * chunk's commands can be written to that master together, in one flush. Immutable.
+ * group in the order the keys were given), the groups are put in the lane of the master that serves
+ * their slot, and each lane's groups, in slot order, are packed into chunks of at most the chunk
+ * size of keys (a slot with more keys than that is cut into several groups). Each lane gets its own
+ * window of chunks in flight ({@link ChunkWindow}), so the masters work in parallel and none waits
+ * behind another's chunks. Each lane knows its {@linkplain #owners() owner}, so that a chunk's
+ * commands can be written to that master together, in one flush. Immutable.
  */
 final class SlotPlan {
   /**
@@ -45,6 +45,7 @@ final class SlotPlan {
   }
 
   private final List<List<Chunk>> lanes;
+
   /** The owner of each lane, aligned with {@link #lanes}; empty where none is known. */
   private final List<Optional<Object>> owners;
 
@@ -64,15 +65,16 @@ final class SlotPlan {
       }
       chunks.add(new Chunk(List.of(group)));
     }
-    return chunks.isEmpty() ? new SlotPlan(List.of(), List.of())
+    return chunks.isEmpty()
+        ? new SlotPlan(List.of(), List.of())
         : new SlotPlan(List.of(chunks), List.of(Optional.empty()));
   }
 
   /**
    * The plan on a cluster: {@code keys} grouped by hash slot ({@link SlotHash#getSlot(byte[])}), in
    * lanes by {@code ownerOfSlot} (the master serving a slot, or {@code null} when no master is
-   * known for it, which makes a lane of its own), and packed into chunks of at most
-   * {@code chunkSize} keys per lane.
+   * known for it, which makes a lane of its own), and packed into chunks of at most {@code
+   * chunkSize} keys per lane.
    */
   static SlotPlan bySlot(byte[][] keys, int chunkSize, IntFunction<@Nullable Object> ownerOfSlot) {
     requireNonNull(keys, "keys");
@@ -100,7 +102,8 @@ final class SlotPlan {
         continue;
       }
       Object owner = ownerOfSlot.apply(slot);
-      LaneBuilder lane = byOwner.computeIfAbsent(owner == null ? unknown : owner, o -> new LaneBuilder(chunkSize));
+      LaneBuilder lane =
+          byOwner.computeIfAbsent(owner == null ? unknown : owner, o -> new LaneBuilder(chunkSize));
       for (int from = start[slot]; from < start[slot + 1]; from += chunkSize) {
         lane.add(Arrays.copyOfRange(sorted, from, Math.min(start[slot + 1], from + chunkSize)));
       }
@@ -121,8 +124,8 @@ final class SlotPlan {
 
   /**
    * Who serves each lane, aligned with {@link #lanes()}: the owner {@link #bySlot} was told for the
-   * lane's slots, or empty for the lane of slots with no known owner and for the one lane of
-   * {@link #consecutive}.
+   * lane's slots, or empty for the lane of slots with no known owner and for the one lane of {@link
+   * #consecutive}.
    */
   List<Optional<Object>> owners() {
     return owners;
@@ -148,7 +151,10 @@ final class SlotPlan {
     return n;
   }
 
-  /** The largest number of chunks one lane has: the round trips the plan takes, lanes running in parallel. */
+  /**
+   * The largest number of chunks one lane has: the round trips the plan takes, lanes running in
+   * parallel.
+   */
   int rounds() {
     int most = 0;
     for (List<Chunk> lane : lanes) {

@@ -34,10 +34,10 @@ import org.jspecify.annotations.Nullable;
  * <p>One connection in the default mode serves every near cache that is not broadcast: their reads
  * go over it, so Redis remembers which keys it read and pushes an invalidation when any client
  * writes one. Each broadcast near cache has a connection of its own in {@code BCAST} mode with its
- * prefix, which only listens (reads go over the shared connection). A connection that drops, or
- * one on which Redis refuses RESP3 or tracking, turns its near caches off (emptied, nothing kept)
- * with one log line; when a connection becomes active again, tracking is set up anew and the near
- * caches are turned back on once Redis has said yes. Meanwhile, and for a read that the tracking
+ * prefix, which only listens (reads go over the shared connection). A connection that drops, or one
+ * on which Redis refuses RESP3 or tracking, turns its near caches off (emptied, nothing kept) with
+ * one log line; when a connection becomes active again, tracking is set up anew and the near caches
+ * are turned back on once Redis has said yes. Meanwhile, and for a read that the tracking
  * connection fails without an answer from Redis (killed, reconnecting), reads go over the shared
  * connection and are not kept: a tracking connection that breaks fails no read. Thread-safe.
  *
@@ -60,18 +60,23 @@ public final class Tracking implements AutoCloseable {
 
   public Tracking(RedisSession session) {
     this.session = requireNonNull(session, "session");
-    // A channel that could not connect (Redis not reached yet) tries again when the session connects.
-    session.onActivation(() -> {
-      channels.stream().filter(channel -> channel.connection == null && !closed).forEach(Channel::connect);
-      clusterChannels.forEach(MasterTracking::sessionConnected);
-    });
+    // A channel that could not connect (Redis not reached yet) tries again when the session
+    // connects.
+    session.onActivation(
+        () -> {
+          channels.stream()
+              .filter(channel -> channel.connection == null && !closed)
+              .forEach(Channel::connect);
+          clusterChannels.forEach(MasterTracking::sessionConnected);
+        });
   }
 
   /**
    * A near cache's store, tracked in the mode its options say. {@code prefix} is the cache's key
    * prefix or the feed's key; {@code pages} for a feed, whose pages depend on every key under it.
    */
-  public synchronized Reader register(NearCache options, String prefix, boolean pages, String owner) {
+  public synchronized Reader register(
+      NearCache options, String prefix, boolean pages, String owner) {
     NearStore store = new NearStore(options, prefix, pages);
     if (session.isCluster()) {
       MasterTracking masters = new MasterTracking(session, store, owner);
@@ -103,7 +108,11 @@ public final class Tracking implements AutoCloseable {
   public static final class Reader {
     private final NearStore store;
     private final RedisSession session;
-    /** The default-mode channel whose connection the reads go over, or null when they use the shared one. */
+
+    /**
+     * The default-mode channel whose connection the reads go over, or null when they use the shared
+     * one.
+     */
     private final @Nullable Channel readsOver;
 
     private Reader(NearStore store, RedisSession session, @Nullable Channel readsOver) {
@@ -118,7 +127,8 @@ public final class Tracking implements AutoCloseable {
 
     /**
      * Whether reads may go over any connection: in broadcast mode (every near cache on a cluster)
-     * Redis invalidates the prefix's keys whoever read them, so reads need no connection of their own.
+     * Redis invalidates the prefix's keys whoever read them, so reads need no connection of their
+     * own.
      */
     boolean readsAnywhere() {
       return readsOver == null;
@@ -126,15 +136,16 @@ public final class Tracking implements AutoCloseable {
 
     /**
      * Dispatches a read that Redis must track: on the tracking connection in the default mode while
-     * it tracks, else on the shared connection (broadcast mode tracks whatever connection reads).
-     * A read that goes to the shared connection in the default mode, because the tracking
-     * connection is not tracking or failed it without an answer from Redis (killed, reconnecting),
-     * runs {@code untracked} first, which must fail the stamps of its keys: Redis does not track
-     * what it reads, so nothing it reads may be kept. A tracking connection that breaks thus fails
-     * no read while the shared connection works.
+     * it tracks, else on the shared connection (broadcast mode tracks whatever connection reads). A
+     * read that goes to the shared connection in the default mode, because the tracking connection
+     * is not tracking or failed it without an answer from Redis (killed, reconnecting), runs {@code
+     * untracked} first, which must fail the stamps of its keys: Redis does not track what it reads,
+     * so nothing it reads may be kept. A tracking connection that breaks thus fails no read while
+     * the shared connection works.
      */
-    <T> CompletableFuture<T> dispatch(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
-                                      Runnable untracked) {
+    <T> CompletableFuture<T> dispatch(
+        Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
+        Runnable untracked) {
       if (readsOver == null) {
         return session.dispatch(command);
       }
@@ -149,13 +160,14 @@ public final class Tracking implements AutoCloseable {
       } catch (RuntimeException e) {
         sent = CompletableFuture.failedFuture(e);
       }
-      return sent.exceptionallyCompose(failure -> {
-        if (!lostWithItsConnection(failure)) {
-          return CompletableFuture.failedFuture(failure);
-        }
-        untracked.run();
-        return session.dispatch(command);
-      });
+      return sent.exceptionallyCompose(
+          failure -> {
+            if (!lostWithItsConnection(failure)) {
+              return CompletableFuture.failedFuture(failure);
+            }
+            untracked.run();
+            return session.dispatch(command);
+          });
     }
   }
 
@@ -166,14 +178,18 @@ public final class Tracking implements AutoCloseable {
    */
   static boolean lostWithItsConnection(Throwable failure) {
     Throwable e = RedisCacheCore.unwrap(failure);
-    return !(e instanceof RedisCommandExecutionException) && !(e instanceof RedisCommandTimeoutException)
-        && (e instanceof RedisException || e instanceof IOException || e instanceof CancellationException);
+    return !(e instanceof RedisCommandExecutionException)
+        && !(e instanceof RedisCommandTimeoutException)
+        && (e instanceof RedisException
+            || e instanceof IOException
+            || e instanceof CancellationException);
   }
 
   /** One tracking connection and the stores it serves. */
   private final class Channel {
     /** The broadcast prefix, or null in the default mode. */
     private final @Nullable String prefix;
+
     private final String owner;
     private final List<NearStore> stores = new CopyOnWriteArrayList<>();
     private volatile @Nullable StatefulRedisConnection<byte[], byte[]> connection;
@@ -194,26 +210,34 @@ public final class Tracking implements AutoCloseable {
         return;
       }
       try {
-        StatefulRedisConnection<byte[], byte[]> connected = session.connectResp3(new RedisConnectionStateListener() {
-          @Override
-          public void onRedisDisconnected(RedisChannelHandler<?, ?> which) {
-            // Invalidations sent while the connection is down are lost: nothing kept stays valid.
-            off();
-          }
+        StatefulRedisConnection<byte[], byte[]> connected =
+            session.connectResp3(
+                new RedisConnectionStateListener() {
+                  @Override
+                  public void onRedisDisconnected(RedisChannelHandler<?, ?> which) {
+                    // Invalidations sent while the connection is down are lost: nothing kept stays
+                    // valid.
+                    off();
+                  }
 
-          @Override
-          public void onRedisConnected(RedisChannelHandler<?, ?> which, SocketAddress remote) {
-            if (connection != null) {
-              setUp();
-            }
-          }
-        });
+                  @Override
+                  public void onRedisConnected(
+                      RedisChannelHandler<?, ?> which, SocketAddress remote) {
+                    if (connection != null) {
+                      setUp();
+                    }
+                  }
+                });
         connected.addListener(this::pushed);
         connection = connected;
         setUp();
       } catch (RuntimeException e) {
-        failed("Redis at " + session.address() + " did not set up a RESP3 connection for tracking (" + e.getMessage()
-            + ")");
+        failed(
+            "Redis at "
+                + session.address()
+                + " did not set up a RESP3 connection for tracking ("
+                + e.getMessage()
+                + ")");
       }
     }
 
@@ -224,22 +248,32 @@ public final class Tracking implements AutoCloseable {
         return;
       }
       off();
-      TrackingArgs args = prefix == null ? TrackingArgs.Builder.enabled()
-          : TrackingArgs.Builder.enabled().bcast().prefixes(StandardCharsets.UTF_8, prefix);
+      TrackingArgs args =
+          prefix == null
+              ? TrackingArgs.Builder.enabled()
+              : TrackingArgs.Builder.enabled().bcast().prefixes(StandardCharsets.UTF_8, prefix);
       RedisAsyncCommands<byte[], byte[]> commands = current.async();
       commands.clientTracking(TrackingArgs.Builder.enabled(false));
-      commands.clientTracking(args).whenComplete((ok, failure) -> {
-        if (failure != null) {
-          failed("Redis at " + session.address() + " refused CLIENT TRACKING (" + failure.getMessage() + ")");
-          return;
-        }
-        tracking = true;
-        stores.forEach(store -> store.tracking(true));
-        if (lastFailure != null) {
-          LOG.log(Level.INFO, owner + ": near cache on again: Redis tracks the keys read");
-          lastFailure = null;
-        }
-      });
+      commands
+          .clientTracking(args)
+          .whenComplete(
+              (ok, failure) -> {
+                if (failure != null) {
+                  failed(
+                      "Redis at "
+                          + session.address()
+                          + " refused CLIENT TRACKING ("
+                          + failure.getMessage()
+                          + ")");
+                  return;
+                }
+                tracking = true;
+                stores.forEach(store -> store.tracking(true));
+                if (lastFailure != null) {
+                  LOG.log(Level.INFO, owner + ": near cache on again: Redis tracks the keys read");
+                  lastFailure = null;
+                }
+              });
     }
 
     void off() {
@@ -257,7 +291,9 @@ public final class Tracking implements AutoCloseable {
 
     private void pushed(PushMessage message) {
       // A null key list: the database was flushed.
-      invalidations(message, key -> stores.forEach(store -> store.invalidate(key)),
+      invalidations(
+          message,
+          key -> stores.forEach(store -> store.invalidate(key)),
           () -> stores.forEach(NearStore::invalidateAll));
     }
 
@@ -280,11 +316,13 @@ public final class Tracking implements AutoCloseable {
    * Hands an {@code invalidate} push's keys to {@code invalidate}, one by one, or calls {@code
    * invalidateAll} when it names none (the server's data was flushed); other pushes are ignored.
    */
-  static void invalidations(PushMessage message, Consumer<String> invalidate, Runnable invalidateAll) {
+  static void invalidations(
+      PushMessage message, Consumer<String> invalidate, Runnable invalidateAll) {
     if (!"invalidate".equals(message.getType())) {
       return;
     }
-    List<Object> content = message.getContent(buffer -> StandardCharsets.UTF_8.decode(buffer).toString());
+    List<Object> content =
+        message.getContent(buffer -> StandardCharsets.UTF_8.decode(buffer).toString());
     Object keys = content.size() > 1 ? content.get(1) : null;
     if (keys instanceof List<?> list) {
       for (Object key : list) {

@@ -19,26 +19,27 @@ import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The envelope codec a cache or feed writes with. Fixed, or learning: {@link Compression#standard()}
- * (zstd for values of a kilobyte or more, none below) until enough values have been written, then
- * zstd with a dictionary trained on those values, for every value of 64 bytes or more.
+ * The envelope codec a cache or feed writes with. Fixed, or learning: {@link
+ * Compression#standard()} (zstd for values of a kilobyte or more, none below) until enough values
+ * have been written, then zstd with a dictionary trained on those values, for every value of 64
+ * bytes or more.
  *
- * <p><b>Learning.</b> The first {@code samples} values written (each up to
- * {@value #MAX_SAMPLE_BYTES} bytes once encoded) are kept as samples. When the last one arrives the
+ * <p><b>Learning.</b> The first {@code samples} values written (each up to {@value
+ * #MAX_SAMPLE_BYTES} bytes once encoded) are kept as samples. When the last one arrives the
  * dictionary is trained, saved under {@code stowage:dict:<id>} like any other, and recorded in the
- * hash {@code recordKey} ({@code stowage:learned:cache:<name>} or {@code stowage:learned:feed:<key>},
- * see {@link dev.stowage.StowageKeys}) under the codec's name with {@code HSETNX}; then the codec
- * switches to it. Every process writing the same values therefore ends up with one dictionary: the
- * first to record one wins and the others adopt it, and a process that starts later adopts it at
- * once. A single write that completes the samples trains in the background and returns at once;
- * a bulk write ({@link #encodeAll}) trains in its own thread before it encodes the rest, so that a
- * large first load is compressed with the dictionary too. Each value is encoded once: its payload
- * is the sample, then compressed and wrapped. When learning fails (Redis unreachable, samples too alike to
- * train on), the codec keeps writing with the standard compression and learns again from the next
- * values.
+ * hash {@code recordKey} ({@code stowage:learned:cache:<name>} or {@code
+ * stowage:learned:feed:<key>}, see {@link dev.stowage.StowageKeys}) under the codec's name with
+ * {@code HSETNX}; then the codec switches to it. Every process writing the same values therefore
+ * ends up with one dictionary: the first to record one wins and the others adopt it, and a process
+ * that starts later adopts it at once. A single write that completes the samples trains in the
+ * background and returns at once; a bulk write ({@link #encodeAll}) trains in its own thread before
+ * it encodes the rest, so that a large first load is compressed with the dictionary too. Each value
+ * is encoded once: its payload is the sample, then compressed and wrapped. When learning fails
+ * (Redis unreachable, samples too alike to train on), the codec keeps writing with the standard
+ * compression and learns again from the next values.
  *
- * <p><b>Kept in Redis.</b> A codec made by {@link #kept} or {@link #learning} keeps the dictionary and
- * the schema it writes with in Redis ({@link KeptKeys}), and never writes a value that another
+ * <p><b>Kept in Redis.</b> A codec made by {@link #kept} or {@link #learning} keeps the dictionary
+ * and the schema it writes with in Redis ({@link KeptKeys}), and never writes a value that another
  * process could not read: while its dictionary is not confirmed in Redis (after a reconnection,
  * until it is saved again) it writes with its fallback, the standard compression, and a value with
  * a schema waits for the schema to be confirmed ({@link KeptKeys.Kept#awaitForWrite}).
@@ -55,6 +56,7 @@ import org.jspecify.annotations.Nullable;
 public final class WriteCodec<V> {
   /** Larger values are not sampled: a dictionary is for many small, similar values. */
   static final int MAX_SAMPLE_BYTES = 16 * 1024;
+
   /** Samples are trained on at most this many bytes in all. */
   static final int MAX_SAMPLES_TOTAL = 8 * 1024 * 1024;
 
@@ -63,23 +65,32 @@ public final class WriteCodec<V> {
   private volatile Writing<V> writing;
   private final @Nullable Learning learning;
   private final @Nullable Codec<V> legacyWrites;
-  /** The schema values are written with, kept in Redis; null when they have none or it is not kept. */
+
+  /**
+   * The schema values are written with, kept in Redis; null when they have none or it is not kept.
+   */
   private final KeptKeys.@Nullable Kept schema;
+
   private final String owner;
 
   /**
    * What values are written with: {@code codec} while its dictionary is confirmed in Redis (or it
    * has none), else {@code fallback}, which has no dictionary.
    */
-  private record Writing<V>(EnvelopeCodec<V> codec, KeptKeys.@Nullable Kept dictionary, EnvelopeCodec<V> fallback) {
+  private record Writing<V>(
+      EnvelopeCodec<V> codec, KeptKeys.@Nullable Kept dictionary, EnvelopeCodec<V> fallback) {
     EnvelopeCodec<V> now() {
       KeptKeys.Kept kept = dictionary;
       return kept == null || kept.isConfirmed() ? codec : fallback;
     }
   }
 
-  private WriteCodec(Writing<V> start, @Nullable LearningSettings<V> settings, @Nullable Codec<V> legacyWrites,
-                     KeptKeys.@Nullable Kept schema, String owner) {
+  private WriteCodec(
+      Writing<V> start,
+      @Nullable LearningSettings<V> settings,
+      @Nullable Codec<V> legacyWrites,
+      KeptKeys.@Nullable Kept schema,
+      String owner) {
     this.writing = start;
     this.learning = settings == null ? null : new Learning(settings);
     this.legacyWrites = legacyWrites;
@@ -95,28 +106,36 @@ public final class WriteCodec<V> {
 
   /**
    * A codec that writes with {@code codec} and keeps its dictionary and schema in Redis through
-   * {@code kept}; while the dictionary is not confirmed there it writes with {@code fallback}, which
-   * must have no dictionary. {@code owner} names the cache or feed in messages.
+   * {@code kept}; while the dictionary is not confirmed there it writes with {@code fallback},
+   * which must have no dictionary. {@code owner} names the cache or feed in messages.
    */
-  public static <V> WriteCodec<V> kept(EnvelopeCodec<V> codec, EnvelopeCodec<V> fallback, KeptKeys kept,
-                                       String owner) {
+  public static <V> WriteCodec<V> kept(
+      EnvelopeCodec<V> codec, EnvelopeCodec<V> fallback, KeptKeys kept, String owner) {
     requireNonNull(codec, "codec");
     requireNonNull(fallback, "fallback");
     requireNonNull(kept, "kept");
     KeptKeys.Kept dictionary = codec.compression().dictionary().map(kept::dictionary).orElse(null);
     KeptKeys.Kept schema = codec.writeSchema().map(kept::schema).orElse(null);
-    return new WriteCodec<>(new Writing<>(codec, dictionary, dictionary == null ? codec : fallback), null, null,
-        schema, requireNonNull(owner, "owner"));
+    return new WriteCodec<>(
+        new Writing<>(codec, dictionary, dictionary == null ? codec : fallback),
+        null,
+        null,
+        schema,
+        requireNonNull(owner, "owner"));
   }
 
   /**
-   * A codec that writes every value with {@code legacy} alone, without an envelope, for readers that
-   * predate Stowage, and reads with {@code reader}, which reads those values (its legacy codec) and
-   * envelopes alike.
+   * A codec that writes every value with {@code legacy} alone, without an envelope, for readers
+   * that predate Stowage, and reads with {@code reader}, which reads those values (its legacy
+   * codec) and envelopes alike.
    */
   public static <V> WriteCodec<V> legacyWrites(EnvelopeCodec<V> reader, Codec<V> legacy) {
     requireNonNull(reader, "reader");
-    return new WriteCodec<>(new Writing<>(reader, null, reader), null, requireNonNull(legacy, "legacy"), null,
+    return new WriteCodec<>(
+        new Writing<>(reader, null, reader),
+        null,
+        requireNonNull(legacy, "legacy"),
+        null,
         "values");
   }
 
@@ -128,26 +147,35 @@ public final class WriteCodec<V> {
    * @param session the connection the learned dictionary is recorded through
    * @param store resolves a dictionary recorded by another process
    * @param kept keeps the dictionary, the schema and the record in Redis
-   * @param recordKey the hash that records the dictionary learned, such as
-   *     {@code stowage:learned:cache:users} ({@link dev.stowage.StowageKeys#learnedByCache})
+   * @param recordKey the hash that records the dictionary learned, such as {@code
+   *     stowage:learned:cache:users} ({@link dev.stowage.StowageKeys#learnedByCache})
    * @param samples how many values to learn from, at least {@link ZstdDictionary#MIN_SAMPLES}
    * @param dictionarySize the dictionary's size in bytes, at most
    * @param executor trains after a single write
    * @param owner names the cache or feed in log lines
    */
-  public record LearningSettings<V>(Function<Compression, EnvelopeCodec<V>> withCompression, Codec<V> codec,
-                                    RedisSession session, DictionaryStore store, KeptKeys kept, String recordKey,
-                                    int samples, int dictionarySize, Executor executor, String owner) {}
+  public record LearningSettings<V>(
+      Function<Compression, EnvelopeCodec<V>> withCompression,
+      Codec<V> codec,
+      RedisSession session,
+      DictionaryStore store,
+      KeptKeys kept,
+      String recordKey,
+      int samples,
+      int dictionarySize,
+      Executor executor,
+      String owner) {}
 
   /**
-   * A codec that learns its dictionary, or adopts the one already recorded in its hash for its codec
-   * (looked up here, blocking; if Redis cannot say, it learns).
+   * A codec that learns its dictionary, or adopts the one already recorded in its hash for its
+   * codec (looked up here, blocking; if Redis cannot say, it learns).
    */
   public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
     EnvelopeCodec<V> standard = settings.withCompression().apply(Compression.standard());
     KeptKeys.Kept schema = standard.writeSchema().map(settings.kept()::schema).orElse(null);
-    WriteCodec<V> codec = new WriteCodec<>(new Writing<>(standard, null, standard), settings, null, schema,
-        settings.owner());
+    WriteCodec<V> codec =
+        new WriteCodec<>(
+            new Writing<>(standard, null, standard), settings, null, schema, settings.owner());
     requireNonNull(codec.learning).adoptRecorded();
     return codec;
   }
@@ -223,8 +251,8 @@ public final class WriteCodec<V> {
   }
 
   /**
-   * Encodes a value once: while learning, the payload the codec encodes is both the sample and
-   * what is compressed and wrapped.
+   * Encodes a value once: while learning, the payload the codec encodes is both the sample and what
+   * is compressed and wrapped.
    */
   private Encoded encode(V value, boolean trainHere) {
     EnvelopeCodec<V> codec = writing.now();
@@ -296,8 +324,14 @@ public final class WriteCodec<V> {
           adopt(resolve(recorded));
         }
       } catch (StowageException | IllegalStateException e) {
-        LOG.log(Level.WARNING, settings.owner() + ": cannot look up a learned dictionary in " + keyText + " now ("
-            + e.getMessage() + "); learning one from the values written");
+        LOG.log(
+            Level.WARNING,
+            settings.owner()
+                + ": cannot look up a learned dictionary in "
+                + keyText
+                + " now ("
+                + e.getMessage()
+                + "); learning one from the values written");
       }
     }
 
@@ -310,11 +344,14 @@ public final class WriteCodec<V> {
         if (done || training) {
           return null;
         }
-        if (sample.length > 0 && sample.length <= MAX_SAMPLE_BYTES && sampleBytes + sample.length <= MAX_SAMPLES_TOTAL) {
+        if (sample.length > 0
+            && sample.length <= MAX_SAMPLE_BYTES
+            && sampleBytes + sample.length <= MAX_SAMPLES_TOTAL) {
           samples.add(sample);
           sampleBytes += sample.length;
         }
-        if (samples.size() < settings.samples() && sampleBytes + MAX_SAMPLE_BYTES <= MAX_SAMPLES_TOTAL) {
+        if (samples.size() < settings.samples()
+            && sampleBytes + MAX_SAMPLE_BYTES <= MAX_SAMPLES_TOTAL) {
           return null;
         }
         training = true;
@@ -338,30 +375,53 @@ public final class WriteCodec<V> {
           for (byte[] sample : ready) {
             total += sample.length;
           }
-          int size = (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(settings.dictionarySize(), total / 4));
+          int size =
+              (int)
+                  Math.max(
+                      ZstdDictionary.MIN_TRAINED_SIZE,
+                      Math.min(settings.dictionarySize(), total / 4));
           ZstdDictionary trained = ZstdDictionary.train(ready, size);
           RedisSession session = settings.session();
           // Recorded only once Redis holds it, so that every process that adopts it can read it.
           trainedKept = settings.kept().dictionary(trained);
           if (!trainedKept.awaitConfirmed(session.awaitNanos(2))) {
             String refusal = trainedKept.refusal();
-            throw new StowageException("could not save zstd dictionary " + trained.hexId() + " to Redis at "
-                + session.address() + (refusal != null ? ": " + refusal : " in time"));
+            throw new StowageException(
+                "could not save zstd dictionary "
+                    + trained.hexId()
+                    + " to Redis at "
+                    + session.address()
+                    + (refusal != null ? ": " + refusal : " in time"));
           }
           String what = "HSETNX " + keyText;
           byte[] hexId = trained.hexId().getBytes(StandardCharsets.US_ASCII);
           session.await(session.call(what, c -> c.hsetnx(key, field, hexId)), 1, what);
           recorded = recorded();
-          chosen = recorded == null || new String(recorded, StandardCharsets.US_ASCII).equals(trained.hexId())
-              ? trained : resolve(recorded);
+          chosen =
+              recorded == null
+                      || new String(recorded, StandardCharsets.US_ASCII).equals(trained.hexId())
+                  ? trained
+                  : resolve(recorded);
         }
         adopt(chosen);
-        LOG.log(Level.INFO, settings.owner() + ": values are now compressed with zstd dictionary " + chosen.hexId()
-            + " (" + chosen.size() + " bytes), learned from " + ready.size() + " values and recorded in "
-            + keyText);
+        LOG.log(
+            Level.INFO,
+            settings.owner()
+                + ": values are now compressed with zstd dictionary "
+                + chosen.hexId()
+                + " ("
+                + chosen.size()
+                + " bytes), learned from "
+                + ready.size()
+                + " values and recorded in "
+                + keyText);
       } catch (StowageException | IllegalArgumentException | IllegalStateException e) {
-        LOG.log(Level.WARNING, settings.owner() + ": no dictionary learned this time (" + e.getMessage()
-            + "); writing with the standard compression and learning again from the next values");
+        LOG.log(
+            Level.WARNING,
+            settings.owner()
+                + ": no dictionary learned this time ("
+                + e.getMessage()
+                + "); writing with the standard compression and learning again from the next values");
       } finally {
         if (trainedKept != null) {
           // adopt() keeps it for itself when it writes with it.
@@ -387,7 +447,11 @@ public final class WriteCodec<V> {
     private void adopt(ZstdDictionary dictionary) {
       KeptKeys.Kept kept = settings.kept().dictionary(dictionary);
       Writing<V> before = writing;
-      writing = new Writing<>(settings.withCompression().apply(Compression.zstd(dictionary)), kept, before.fallback());
+      writing =
+          new Writing<>(
+              settings.withCompression().apply(Compression.zstd(dictionary)),
+              kept,
+              before.fallback());
       KeptKeys.Kept replaced = before.dictionary();
       if (replaced != null) {
         settings.kept().release(replaced);
@@ -397,8 +461,12 @@ public final class WriteCodec<V> {
       if (first) {
         // A restarted Redis has lost the record too: without it, a process starting then would
         // learn a second dictionary. Another process's record is never replaced.
-        settings.kept().keep("the record of zstd dictionary " + dictionary.hexId() + " in " + keyText,
-            "a process that starts learns a dictionary of its own", () -> record(dictionary));
+        settings
+            .kept()
+            .keep(
+                "the record of zstd dictionary " + dictionary.hexId() + " in " + keyText,
+                "a process that starts learns a dictionary of its own",
+                () -> record(dictionary));
       }
     }
 
@@ -406,10 +474,19 @@ public final class WriteCodec<V> {
     private CompletableFuture<byte[]> record(ZstdDictionary dictionary) {
       RedisSession session = settings.session();
       byte[] hexId = dictionary.hexId().getBytes(StandardCharsets.US_ASCII);
-      return session.<Boolean>dispatch(c -> c.hsetnx(key, field, hexId)).thenCompose(set -> Boolean.TRUE.equals(set)
-          ? CompletableFuture.completedFuture(hexId)
-          : session.<byte[]>dispatch(c -> c.hget(key, field)).thenCompose(recorded -> recorded != null
-              ? CompletableFuture.<byte[]>completedFuture(recorded) : record(dictionary)));
+      return session
+          .<Boolean>dispatch(c -> c.hsetnx(key, field, hexId))
+          .thenCompose(
+              set ->
+                  Boolean.TRUE.equals(set)
+                      ? CompletableFuture.completedFuture(hexId)
+                      : session
+                          .<byte[]>dispatch(c -> c.hget(key, field))
+                          .thenCompose(
+                              recorded ->
+                                  recorded != null
+                                      ? CompletableFuture.<byte[]>completedFuture(recorded)
+                                      : record(dictionary)));
     }
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The Redis side of {@link dev.stowage.Stowage}: the shared connection, the asynchronous cache
- * that every blocking call waits on, single-flight loads, the distributed load lock and feeds.
- * This package is part of the internal API and may change without notice.
+ * The Redis side of {@link dev.stowage.Stowage}: the shared connection, the asynchronous cache that
+ * every blocking call waits on, single-flight loads, the distributed load lock and feeds. This
+ * package is part of the internal API and may change without notice.
  */
 package dev.stowage.internal.redis;

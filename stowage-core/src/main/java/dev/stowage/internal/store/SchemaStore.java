@@ -23,12 +23,12 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Keeps the schemas of {@linkplain EvolvingCodec evolving codecs} in Redis, each under
- * {@code stowage:schema:<fingerprint>} as UTF-8 text, written once with {@code SET NX} and never
- * changed, and resolves them for readers. A schema is cached in this process once saved or loaded,
- * and loaded text is checked against its fingerprint. Every {@link Stowage} has one; its caches and feeds keep the schema they write with in Redis
- * ({@link dev.stowage.internal.redis.KeptKeys}): saved when they are built, and again after every
- * reconnection until Redis takes it.
+ * Keeps the schemas of {@linkplain EvolvingCodec evolving codecs} in Redis, each under {@code
+ * stowage:schema:<fingerprint>} as UTF-8 text, written once with {@code SET NX} and never changed,
+ * and resolves them for readers. A schema is cached in this process once saved or loaded, and
+ * loaded text is checked against its fingerprint. Every {@link Stowage} has one; its caches and
+ * feeds keep the schema they write with in Redis ({@link dev.stowage.internal.redis.KeptKeys}):
+ * saved when they are built, and again after every reconnection until Redis takes it.
  *
  * <p>Thread-safe. Redis failures are thrown as {@link StowageException}.
  */
@@ -38,10 +38,11 @@ public final class SchemaStore implements SchemaResolver {
 
   private final Supplier<? extends StatefulConnection<byte[], byte[]>> connection;
   private final ConcurrentMap<Integer, String> cache = new ConcurrentHashMap<>();
-  private final RecentlyMissing<Integer> missing =
-      new RecentlyMissing<>(MISSING_RECHECK);
+  private final RecentlyMissing<Integer> missing = new RecentlyMissing<>(MISSING_RECHECK);
 
-  /** A store over the connection {@code connection} gives at each use, to one server or a cluster. */
+  /**
+   * A store over the connection {@code connection} gives at each use, to one server or a cluster.
+   */
   public SchemaStore(Supplier<? extends StatefulConnection<byte[], byte[]>> connection) {
     this.connection = requireNonNull(connection, "connection");
   }
@@ -56,10 +57,11 @@ public final class SchemaStore implements SchemaResolver {
     requireNonNull(schema, "schema");
     int fingerprint = Schemas.fingerprint(schema);
     try {
-      SharedCommands.sync(connection.get()).set(key(fingerprint), schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx());
+      SharedCommands.sync(connection.get())
+          .set(key(fingerprint), schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx());
     } catch (RedisException e) {
-      throw new StowageException("could not save schema " + Schemas.hex(fingerprint) + " to Redis: "
-          + e.getMessage(), e);
+      throw new StowageException(
+          "could not save schema " + Schemas.hex(fingerprint) + " to Redis: " + e.getMessage(), e);
     }
     remember(fingerprint, schema);
     return fingerprint;
@@ -68,9 +70,9 @@ public final class SchemaStore implements SchemaResolver {
   /**
    * As {@link #save}, without blocking, and confirmed: stores the schema unless its key exists,
    * then, if it existed, reads it back to check that its text has the same fingerprint. The future
-   * completes with the fingerprint, and fails with Redis's own exception as the cause of a
-   * {@link StowageException} when Redis failed, and a {@code StowageException} without cause when the
-   * key holds text of another fingerprint (which is left as it is).
+   * completes with the fingerprint, and fails with Redis's own exception as the cause of a {@link
+   * StowageException} when Redis failed, and a {@code StowageException} without cause when the key
+   * holds text of another fingerprint (which is left as it is).
    */
   public CompletableFuture<Integer> saveAsync(String schema) {
     requireNonNull(schema, "schema");
@@ -79,25 +81,49 @@ public final class SchemaStore implements SchemaResolver {
     byte[] key = key(fingerprint);
     try {
       RedisClusterAsyncCommands<byte[], byte[]> redis = SharedCommands.async(connection.get());
-      return redis.set(key, schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx()).toCompletableFuture()
-          .thenCompose(reply -> "OK".equals(reply) ? CompletableFuture.completedFuture(fingerprint)
-              : redis.get(key).toCompletableFuture().thenCompose(existing -> {
-                if (existing == null) {
-                  // Deleted or expired between the two commands: store it again.
-                  return saveAsync(schema);
-                }
-                if (Schemas.fingerprint(new String(existing, StandardCharsets.UTF_8)) != fingerprint) {
-                  throw new StowageException(Schemas.key(fingerprint) + " already holds " + existing.length
-                      + " bytes of another schema; they were left as they are");
-                }
-                return CompletableFuture.completedFuture(fingerprint);
-              }))
-          .exceptionallyCompose(error -> {
-            Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            return CompletableFuture.failedFuture(e instanceof StowageException ? e
-                : new StowageException("could not save schema " + Schemas.hex(fingerprint) + " to Redis: "
-                    + e.getMessage(), e));
-          });
+      return redis
+          .set(key, schema.getBytes(StandardCharsets.UTF_8), SetArgs.Builder.nx())
+          .toCompletableFuture()
+          .thenCompose(
+              reply ->
+                  "OK".equals(reply)
+                      ? CompletableFuture.completedFuture(fingerprint)
+                      : redis
+                          .get(key)
+                          .toCompletableFuture()
+                          .thenCompose(
+                              existing -> {
+                                if (existing == null) {
+                                  // Deleted or expired between the two commands: store it again.
+                                  return saveAsync(schema);
+                                }
+                                if (Schemas.fingerprint(
+                                        new String(existing, StandardCharsets.UTF_8))
+                                    != fingerprint) {
+                                  throw new StowageException(
+                                      Schemas.key(fingerprint)
+                                          + " already holds "
+                                          + existing.length
+                                          + " bytes of another schema; they were left as they are");
+                                }
+                                return CompletableFuture.completedFuture(fingerprint);
+                              }))
+          .exceptionallyCompose(
+              error -> {
+                Throwable e =
+                    error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause()
+                        : error;
+                return CompletableFuture.failedFuture(
+                    e instanceof StowageException
+                        ? e
+                        : new StowageException(
+                            "could not save schema "
+                                + Schemas.hex(fingerprint)
+                                + " to Redis: "
+                                + e.getMessage(),
+                            e));
+              });
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -125,8 +151,9 @@ public final class SchemaStore implements SchemaResolver {
     try {
       return loaded(fingerprint, SharedCommands.sync(connection.get()).get(key(fingerprint)));
     } catch (RedisException e) {
-      throw new StowageException("could not load schema " + Schemas.hex(fingerprint) + " from Redis: "
-          + e.getMessage(), e);
+      throw new StowageException(
+          "could not load schema " + Schemas.hex(fingerprint) + " from Redis: " + e.getMessage(),
+          e);
     }
   }
 
@@ -137,13 +164,21 @@ public final class SchemaStore implements SchemaResolver {
       if (known != null) {
         return CompletableFuture.completedFuture(known);
       }
-      return SharedCommands.async(connection.get()).get(key(fingerprint)).toCompletableFuture().handle((bytes, error) -> {
-        if (error != null) {
-          throw new StowageException("could not load schema " + Schemas.hex(fingerprint) + " from Redis: "
-              + error.getMessage(), error);
-        }
-        return loaded(fingerprint, bytes);
-      });
+      return SharedCommands.async(connection.get())
+          .get(key(fingerprint))
+          .toCompletableFuture()
+          .handle(
+              (bytes, error) -> {
+                if (error != null) {
+                  throw new StowageException(
+                      "could not load schema "
+                          + Schemas.hex(fingerprint)
+                          + " from Redis: "
+                          + error.getMessage(),
+                      error);
+                }
+                return loaded(fingerprint, bytes);
+              });
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -160,8 +195,9 @@ public final class SchemaStore implements SchemaResolver {
       return cached;
     }
     if (missing.isMissing(fingerprint)) {
-      throw (SchemaNotFoundException) new SchemaNotFoundException(fingerprint)
-          .addContext("no key " + Schemas.key(fingerprint) + " in Redis a moment ago");
+      throw (SchemaNotFoundException)
+          new SchemaNotFoundException(fingerprint)
+              .addContext("no key " + Schemas.key(fingerprint) + " in Redis a moment ago");
     }
     return null;
   }
@@ -170,9 +206,12 @@ public final class SchemaStore implements SchemaResolver {
     String text = bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     if (text == null || Schemas.fingerprint(text) != fingerprint) {
       missing.missing(fingerprint);
-      throw (SchemaNotFoundException) new SchemaNotFoundException(fingerprint)
-          .addContext(text == null ? "no key " + Schemas.key(fingerprint) + " in Redis"
-              : Schemas.key(fingerprint) + " holds text with another fingerprint");
+      throw (SchemaNotFoundException)
+          new SchemaNotFoundException(fingerprint)
+              .addContext(
+                  text == null
+                      ? "no key " + Schemas.key(fingerprint) + " in Redis"
+                      : Schemas.key(fingerprint) + " holds text with another fingerprint");
     }
     String previous = cache.putIfAbsent(fingerprint, text);
     return previous != null ? previous : text;

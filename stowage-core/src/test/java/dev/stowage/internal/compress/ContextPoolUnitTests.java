@@ -15,7 +15,10 @@ import org.junit.jupiter.api.Test;
 
 class ContextPoolUnitTests {
 
-  /** A stand-in for a native context that notices being used by two threads at once or after closing. */
+  /**
+   * A stand-in for a native context that notices being used by two threads at once or after
+   * closing.
+   */
   private static final class Context {
     final AtomicBoolean inUse = new AtomicBoolean();
     final AtomicBoolean closed = new AtomicBoolean();
@@ -23,13 +26,16 @@ class ContextPoolUnitTests {
 
   private final AtomicInteger created = new AtomicInteger();
   private final AtomicInteger closed = new AtomicInteger();
-  private final ContextPool<Context> pool = new ContextPool<>(() -> {
-    created.incrementAndGet();
-    return new Context();
-  }, context -> {
-    assertThat(context.closed.getAndSet(true)).as("closed twice").isFalse();
-    closed.incrementAndGet();
-  });
+  private final ContextPool<Context> pool =
+      new ContextPool<>(
+          () -> {
+            created.incrementAndGet();
+            return new Context();
+          },
+          context -> {
+            assertThat(context.closed.getAndSet(true)).as("closed twice").isFalse();
+            closed.incrementAndGet();
+          });
 
   @Test
   void oneThreadReusesOneContext() {
@@ -74,18 +80,20 @@ class ContextPoolUnitTests {
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        done.add(executor.submit(() -> {
-          start.await();
-          for (int i = 0; i < 5_000; i++) {
-            Context context = pool.take();
-            if (!context.inUse.compareAndSet(false, true) || context.closed.get()) {
-              shared.incrementAndGet();
-            }
-            context.inUse.set(false);
-            pool.give(context);
-          }
-          return null;
-        }));
+        done.add(
+            executor.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < 5_000; i++) {
+                    Context context = pool.take();
+                    if (!context.inUse.compareAndSet(false, true) || context.closed.get()) {
+                      shared.incrementAndGet();
+                    }
+                    context.inUse.set(false);
+                    pool.give(context);
+                  }
+                  return null;
+                }));
       }
       for (Future<?> future : done) {
         future.get(60, TimeUnit.SECONDS);
@@ -96,6 +104,8 @@ class ContextPoolUnitTests {
     assertThat(shared).as("contexts used by two threads at once, or after closing").hasValue(0);
     assertThat(created.get()).isLessThanOrEqualTo(threads);
     assertThat(pool.idleCount()).isBetween(1, ContextPool.SLOTS);
-    assertThat(created.get() - closed.get()).as("contexts neither idle nor closed").isEqualTo(pool.idleCount());
+    assertThat(created.get() - closed.get())
+        .as("contexts neither idle nor closed")
+        .isEqualTo(pool.idleCount());
   }
 }

@@ -82,11 +82,17 @@ class ZstdFrameCompressorUnitTests {
       byte[] restored = new byte[4 + frame.length];
       System.arraycopy(magic, 0, restored, 0, 4);
       System.arraycopy(frame, 0, restored, 4, frame.length);
-      assertThat(Zstd.decompress(restored, stock, payload.length)).as("stock zstd, the magic put back").isEqualTo(payload);
+      assertThat(Zstd.decompress(restored, stock, payload.length))
+          .as("stock zstd, the magic put back")
+          .isEqualTo(payload);
 
-      assertThat(ZstdFrameDecompressor.declaredSize(frame, 0, frame.length, 1 << 20, true)).isEqualTo(payload.length);
-      assertThat(decompressor.decompress(frame, 0, frame.length, 1 << 20, dictionary.id(), true)).isEqualTo(payload);
-      assertThat(decompressor.decompress(withMagic, 0, withMagic.length, 1 << 20, dictionary.id(), false))
+      assertThat(ZstdFrameDecompressor.declaredSize(frame, 0, frame.length, 1 << 20, true))
+          .isEqualTo(payload.length);
+      assertThat(decompressor.decompress(frame, 0, frame.length, 1 << 20, dictionary.id(), true))
+          .isEqualTo(payload);
+      assertThat(
+              decompressor.decompress(
+                  withMagic, 0, withMagic.length, 1 << 20, dictionary.id(), false))
           .isEqualTo(payload);
     }
     assertThat(magicless.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
@@ -100,12 +106,20 @@ class ZstdFrameCompressorUnitTests {
     byte[] payload = payloads.get(0);
     byte[] magicless = new ZstdFrameCompressor(2, dictionary, true).compress(payload);
     byte[] whole = new ZstdFrameCompressor(2, dictionary).compress(payload);
-    assertThatThrownBy(() -> decompressor.decompress(magicless, 0, magicless.length, 1 << 20, dictionary.id(), false))
+    assertThatThrownBy(
+            () ->
+                decompressor.decompress(
+                    magicless, 0, magicless.length, 1 << 20, dictionary.id(), false))
         .isInstanceOf(EnvelopeException.class);
-    assertThatThrownBy(() -> decompressor.decompress(whole, 0, whole.length, 1 << 20, dictionary.id(), true))
+    assertThatThrownBy(
+            () -> decompressor.decompress(whole, 0, whole.length, 1 << 20, dictionary.id(), true))
         .isInstanceOf(EnvelopeException.class);
-    assertThatThrownBy(() -> new ZstdFrameCompressor(2, null, true)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> decompressor.decompressDeclared(magicless, 0, magicless.length, payload.length, -1, true))
+    assertThatThrownBy(() -> new ZstdFrameCompressor(2, null, true))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                decompressor.decompressDeclared(
+                    magicless, 0, magicless.length, payload.length, -1, true))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -127,7 +141,8 @@ class ZstdFrameCompressorUnitTests {
     byte[] frame = compressor.compress(large);
     assertThat(decompressor.decompress(frame, 0, frame.length, large.length, -1)).isEqualTo(large);
     byte[] small = compressor.compress(payloads.get(1));
-    assertThat(decompressor.decompress(small, 0, small.length, 1 << 20, -1)).isEqualTo(payloads.get(1));
+    assertThat(decompressor.decompress(small, 0, small.length, 1 << 20, -1))
+        .isEqualTo(payloads.get(1));
   }
 
   @Test
@@ -141,8 +156,10 @@ class ZstdFrameCompressorUnitTests {
     for (byte[] payload : payloads) {
       byte[] old = levelThree.compress(payload);
       byte[] now = levelTwo.compress(payload);
-      assertThat(decompressor.decompress(old, 0, old.length, 1 << 20, dictionary.id())).isEqualTo(payload);
-      assertThat(decompressor.decompressDeclared(now, 0, now.length, payload.length, dictionary.id()))
+      assertThat(decompressor.decompress(old, 0, old.length, 1 << 20, dictionary.id()))
+          .isEqualTo(payload);
+      assertThat(
+              decompressor.decompressDeclared(now, 0, now.length, payload.length, dictionary.id()))
           .isEqualTo(payload);
       three += old.length;
       two += now.length;
@@ -152,10 +169,16 @@ class ZstdFrameCompressorUnitTests {
 
   @Test
   void valuesWrittenAtTheFormerDefaultLevelReadWithTheDefaultCodecAndBack() {
-    EnvelopeCodec<BoardRecord> former = EnvelopeCodec.builder(CODEC).compression(Compression.zstd(dictionary, 3))
-        .dictionaries(DictionaryResolver.of(dictionary)).build();
-    EnvelopeCodec<BoardRecord> current = EnvelopeCodec.builder(CODEC).compression(Compression.zstd(dictionary))
-        .dictionaries(DictionaryResolver.of(dictionary)).build();
+    EnvelopeCodec<BoardRecord> former =
+        EnvelopeCodec.builder(CODEC)
+            .compression(Compression.zstd(dictionary, 3))
+            .dictionaries(DictionaryResolver.of(dictionary))
+            .build();
+    EnvelopeCodec<BoardRecord> current =
+        EnvelopeCodec.builder(CODEC)
+            .compression(Compression.zstd(dictionary))
+            .dictionaries(DictionaryResolver.of(dictionary))
+            .build();
     assertThat(current.compression().level()).isEqualTo(Compression.DEFAULT_DICTIONARY_ZSTD_LEVEL);
     for (BoardRecord record : Samples.boards(0, 50)) {
       byte[] old = former.encode(record);
@@ -167,20 +190,28 @@ class ZstdFrameCompressorUnitTests {
   }
 
   @Test
-  void valuesWrittenWithTheFrameMagicReadWithTheDefaultCodecAndBackAndTheDefaultIsFourBytesSmaller() {
-    EnvelopeCodec<BoardRecord> whole = EnvelopeCodec.builder(CODEC)
-        .compression(Compression.zstd(dictionary).magicless(false))
-        .dictionaries(DictionaryResolver.of(dictionary)).build();
-    EnvelopeCodec<BoardRecord> current = EnvelopeCodec.builder(CODEC).compression(Compression.zstd(dictionary))
-        .dictionaries(DictionaryResolver.of(dictionary)).build();
+  void
+      valuesWrittenWithTheFrameMagicReadWithTheDefaultCodecAndBackAndTheDefaultIsFourBytesSmaller() {
+    EnvelopeCodec<BoardRecord> whole =
+        EnvelopeCodec.builder(CODEC)
+            .compression(Compression.zstd(dictionary).magicless(false))
+            .dictionaries(DictionaryResolver.of(dictionary))
+            .build();
+    EnvelopeCodec<BoardRecord> current =
+        EnvelopeCodec.builder(CODEC)
+            .compression(Compression.zstd(dictionary))
+            .dictionaries(DictionaryResolver.of(dictionary))
+            .build();
     assertThat(current.compression().id()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(whole.compression().id()).isEqualTo(CompressionIds.ZSTD_DICT);
-    EnvelopeCodec<BoardRecord> reader = EnvelopeCodec.builder(CODEC).dictionaries(DictionaryResolver.of(dictionary)).build();
+    EnvelopeCodec<BoardRecord> reader =
+        EnvelopeCodec.builder(CODEC).dictionaries(DictionaryResolver.of(dictionary)).build();
     for (BoardRecord record : Samples.boards(0, 50)) {
       byte[] old = whole.encode(record);
       byte[] now = current.encode(record);
       assertThat(Envelope.readHeader(old).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT);
-      assertThat(Envelope.readHeader(now).compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+      assertThat(Envelope.readHeader(now).compressionId())
+          .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
       assertThat(now).hasSize(old.length - 4);
       assertThat(current.decode(old)).isEqualTo(record);
       assertThat(whole.decode(now)).isEqualTo(record);
@@ -193,11 +224,14 @@ class ZstdFrameCompressorUnitTests {
   @Test
   void onlyADictionaryCompressionDropsTheMagic() {
     assertThat(Compression.zstd(dictionary).isMagicless()).isTrue();
-    assertThat(Compression.zstd(dictionary).magicless(false).magicless(true)).isEqualTo(Compression.zstd(dictionary));
+    assertThat(Compression.zstd(dictionary).magicless(false).magicless(true))
+        .isEqualTo(Compression.zstd(dictionary));
     assertThat(Compression.zstd(dictionary).magicless(false).minSize(10).isMagicless()).isFalse();
     assertThat(Compression.zstd().isMagicless()).isFalse();
-    assertThatThrownBy(() -> Compression.zstd().magicless(true)).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> Compression.none().magicless(false)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Compression.zstd().magicless(true))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Compression.none().magicless(false))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
@@ -213,22 +247,31 @@ class ZstdFrameCompressorUnitTests {
       List<Future<Integer>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int first = t;
-        done.add(executor.submit(() -> {
-          start.await();
-          int checked = 0;
-          for (int round = 0; round < 20; round++) {
-            for (int i = first % payloads.size(); i < payloads.size(); i += 7) {
-              byte[] payload = payloads.get(i);
-              boolean useDictionary = (i + round) % 2 == 0;
-              byte[] frame = (useDictionary ? withDictionary : plain).compressAfter(3, payload, Integer.MAX_VALUE);
-              byte[] back = decompressor.decompress(frame, 3, frame.length - 3, 1 << 20,
-                  useDictionary ? dictionary.id() : -1);
-              assertThat(back).isEqualTo(payload);
-              checked++;
-            }
-          }
-          return checked;
-        }));
+        done.add(
+            executor.submit(
+                () -> {
+                  start.await();
+                  int checked = 0;
+                  for (int round = 0; round < 20; round++) {
+                    for (int i = first % payloads.size(); i < payloads.size(); i += 7) {
+                      byte[] payload = payloads.get(i);
+                      boolean useDictionary = (i + round) % 2 == 0;
+                      byte[] frame =
+                          (useDictionary ? withDictionary : plain)
+                              .compressAfter(3, payload, Integer.MAX_VALUE);
+                      byte[] back =
+                          decompressor.decompress(
+                              frame,
+                              3,
+                              frame.length - 3,
+                              1 << 20,
+                              useDictionary ? dictionary.id() : -1);
+                      assertThat(back).isEqualTo(payload);
+                      checked++;
+                    }
+                  }
+                  return checked;
+                }));
       }
       int checked = 0;
       for (Future<Integer> future : done) {

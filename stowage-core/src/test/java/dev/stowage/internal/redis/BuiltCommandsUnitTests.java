@@ -32,35 +32,57 @@ class BuiltCommandsUnitTests {
   @Test
   void msetPairsEachKeyWithItsValueAndRoutesByTheFirstKey() {
     byte[][] keys = {utf8("{a}:1"), utf8("{a}:2")};
-    Command<byte[], byte[], String> mset = BuiltCommands.mset(keys, new byte[][] {utf8("one"), utf8("two")});
+    Command<byte[], byte[], String> mset =
+        BuiltCommands.mset(keys, new byte[][] {utf8("one"), utf8("two")});
 
-    assertThat(wire(mset)).isEqualTo("*5\r\n$4\r\nMSET\r\n$5\r\n{a}:1\r\n$3\r\none\r\n$5\r\n{a}:2\r\n$3\r\ntwo\r\n");
-    assertThat(SlotHash.getSlot(mset.getArgs().getFirstEncodedKey())).isEqualTo(SlotHash.getSlot(keys[1]));
+    assertThat(wire(mset))
+        .isEqualTo("*5\r\n$4\r\nMSET\r\n$5\r\n{a}:1\r\n$3\r\none\r\n$5\r\n{a}:2\r\n$3\r\ntwo\r\n");
+    assertThat(SlotHash.getSlot(mset.getArgs().getFirstEncodedKey()))
+        .isEqualTo(SlotHash.getSlot(keys[1]));
     assertThatThrownBy(() -> BuiltCommands.mset(keys, new byte[][] {utf8("one")}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("MSET needs a value per key: 2 keys, 1 values");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("MSET needs a value per key: 2 keys, 1 values");
   }
 
   @Test
   void readsDeletesAndScriptsCarryTheirKeysInOrder() {
     byte[][] keys = {utf8("k1"), utf8("k2")};
 
-    assertThat(wire(BuiltCommands.mget(keys))).isEqualTo("*3\r\n$4\r\nMGET\r\n$2\r\nk1\r\n$2\r\nk2\r\n");
-    assertThat(wire(BuiltCommands.del(keys))).isEqualTo("*3\r\n$3\r\nDEL\r\n$2\r\nk1\r\n$2\r\nk2\r\n");
-    assertThat(wire(BuiltCommands.unlink(keys))).isEqualTo("*3\r\n$6\r\nUNLINK\r\n$2\r\nk1\r\n$2\r\nk2\r\n");
-    assertThat(wire(BuiltCommands.evalshaInteger("abc", keys, new byte[][] {utf8("v1"), utf8("60")})))
-        .isEqualTo("*7\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n2\r\n$2\r\nk1\r\n$2\r\nk2\r\n$2\r\nv1\r\n$2\r\n60\r\n");
+    assertThat(wire(BuiltCommands.mget(keys)))
+        .isEqualTo("*3\r\n$4\r\nMGET\r\n$2\r\nk1\r\n$2\r\nk2\r\n");
+    assertThat(wire(BuiltCommands.del(keys)))
+        .isEqualTo("*3\r\n$3\r\nDEL\r\n$2\r\nk1\r\n$2\r\nk2\r\n");
+    assertThat(wire(BuiltCommands.unlink(keys)))
+        .isEqualTo("*3\r\n$6\r\nUNLINK\r\n$2\r\nk1\r\n$2\r\nk2\r\n");
+    assertThat(
+            wire(BuiltCommands.evalshaInteger("abc", keys, new byte[][] {utf8("v1"), utf8("60")})))
+        .isEqualTo(
+            "*7\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n2\r\n$2\r\nk1\r\n$2\r\nk2\r\n$2\r\nv1\r\n$2\r\n60\r\n");
   }
 
   @Test
   void onlyRedirectionsAndTryAgainSendACommandElsewhere() {
-    assertThat(RedisSession.isRedirection(new RedisCommandExecutionException("MOVED 3999 127.0.0.1:6381"))).isTrue();
-    assertThat(RedisSession.isRedirection(new CompletionException(
-        new RedisCommandExecutionException("ASK 3999 127.0.0.1:6381")))).isTrue();
-    assertThat(RedisSession.isRedirection(new RedisCommandExecutionException(
-        "TRYAGAIN Multiple keys request during rehashing of slot"))).isTrue();
-    assertThat(RedisSession.isRedirection(new RedisCommandExecutionException("CLUSTERDOWN The cluster is down")))
+    assertThat(
+            RedisSession.isRedirection(
+                new RedisCommandExecutionException("MOVED 3999 127.0.0.1:6381")))
+        .isTrue();
+    assertThat(
+            RedisSession.isRedirection(
+                new CompletionException(
+                    new RedisCommandExecutionException("ASK 3999 127.0.0.1:6381"))))
+        .isTrue();
+    assertThat(
+            RedisSession.isRedirection(
+                new RedisCommandExecutionException(
+                    "TRYAGAIN Multiple keys request during rehashing of slot")))
+        .isTrue();
+    assertThat(
+            RedisSession.isRedirection(
+                new RedisCommandExecutionException("CLUSTERDOWN The cluster is down")))
         .isFalse();
-    assertThat(RedisSession.isRedirection(new RedisCommandExecutionException("ERR MOVED is not a command")))
+    assertThat(
+            RedisSession.isRedirection(
+                new RedisCommandExecutionException("ERR MOVED is not a command")))
         .isFalse();
     assertThat(RedisSession.isRedirection(new RedisCommandTimeoutException("MOVED"))).isFalse();
   }

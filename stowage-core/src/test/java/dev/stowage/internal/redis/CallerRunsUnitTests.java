@@ -19,11 +19,14 @@ class CallerRunsUnitTests {
       CallerRuns caller = new CallerRuns(Runnable::run);
       List<Thread> ranIn = new CopyOnWriteArrayList<>();
       // A reply completing on another thread, and work that follows it on the caller's executor.
-      CompletableFuture<String> operation = CompletableFuture.supplyAsync(() -> "reply", other)
-          .thenApplyAsync(reply -> {
-            ranIn.add(Thread.currentThread());
-            return reply + " decoded";
-          }, caller);
+      CompletableFuture<String> operation =
+          CompletableFuture.supplyAsync(() -> "reply", other)
+              .thenApplyAsync(
+                  reply -> {
+                    ranIn.add(Thread.currentThread());
+                    return reply + " decoded";
+                  },
+                  caller);
 
       assertThat(caller.runUntil(operation, -1)).isTrue();
       assertThat(operation.join()).isEqualTo("reply decoded");
@@ -40,12 +43,17 @@ class CallerRunsUnitTests {
       CallerRuns caller = new CallerRuns(fallback);
       CompletableFuture<String> reply = new CompletableFuture<>();
       List<Thread> ranIn = new CopyOnWriteArrayList<>();
-      CompletableFuture<String> operation = reply.thenApplyAsync(value -> {
-        ranIn.add(Thread.currentThread());
-        return value;
-      }, caller);
+      CompletableFuture<String> operation =
+          reply.thenApplyAsync(
+              value -> {
+                ranIn.add(Thread.currentThread());
+                return value;
+              },
+              caller);
 
-      assertThat(caller.runUntil(operation, TimeUnit.MILLISECONDS.toNanos(20))).as("gave up").isFalse();
+      assertThat(caller.runUntil(operation, TimeUnit.MILLISECONDS.toNanos(20)))
+          .as("gave up")
+          .isFalse();
       reply.complete("late");
 
       assertThat(operation.get(5, TimeUnit.SECONDS)).isEqualTo("late");

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stowage.internal.redis.KeyNamespaces.Namespace;
 import org.junit.jupiter.api.Test;
 
-/** Which key namespaces overlap: prefixes that start one another, keys under a prefix, equal keys. */
+/**
+ * Which key namespaces overlap: prefixes that start one another, keys under a prefix, equal keys.
+ */
 class KeyNamespacesUnitTests {
   private static Namespace cache(String name, String prefix) {
     return Namespace.ofCache(name, prefix, "CacheLayout.keyPerValue()", false);
@@ -19,11 +21,13 @@ class KeyNamespacesUnitTests {
   private static void refused(Namespace first, Namespace second) {
     KeyNamespaces namespaces = new KeyNamespaces();
     namespaces.reserve(first).heldBy(first);
-    assertThatThrownBy(() -> namespaces.reserve(second)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> namespaces.reserve(second))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(second + " overlaps " + first + " of the same Stowage");
     KeyNamespaces reversed = new KeyNamespaces();
     reversed.reserve(second).heldBy(second);
-    assertThatThrownBy(() -> reversed.reserve(first)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> reversed.reserve(first))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(first + " overlaps " + second + " of the same Stowage");
   }
 
@@ -44,8 +48,11 @@ class KeyNamespacesUnitTests {
 
   @Test
   void aPackedCacheIsAnotherCacheThanAKeyPerValueOneUnderTheSamePrefix() {
-    refused(cache("items", "items:"), Namespace.ofCache("items", "items:", "CacheLayout.packedBuckets(4)", true));
-    refused(Namespace.ofCache("items", "items:", "CacheLayout.packedBuckets(4)", true),
+    refused(
+        cache("items", "items:"),
+        Namespace.ofCache("items", "items:", "CacheLayout.packedBuckets(4)", true));
+    refused(
+        Namespace.ofCache("items", "items:", "CacheLayout.packedBuckets(4)", true),
         Namespace.ofCache("items", "items:", "CacheLayout.packedBuckets(8)", true));
   }
 
@@ -65,17 +72,34 @@ class KeyNamespacesUnitTests {
 
   @Test
   void nothingMayOverlapStowagesOwnKeys() {
-    for (Namespace namespace : new Namespace[] {cache("own", "stowage:"), cache("own", "s"), cache("own", "stowage"),
-        cache("own", "stowage:dict:"), cache("own", "stowage:dict-info:x:"), cache("own", "stowage:sch"),
-        cache("own", "stowage:learned:"), cache("own", "stowage:lock:users:"), feed("own", "stowage:dict:x", "counter"),
-        feed("own", "stowage:learned:feed:x", "counter"), feed("own", "own", "stowage:lock:counter")}) {
-      assertThatThrownBy(() -> new KeyNamespaces().reserve(namespace)).as(namespace.toString())
+    for (Namespace namespace :
+        new Namespace[] {
+          cache("own", "stowage:"),
+          cache("own", "s"),
+          cache("own", "stowage"),
+          cache("own", "stowage:dict:"),
+          cache("own", "stowage:dict-info:x:"),
+          cache("own", "stowage:sch"),
+          cache("own", "stowage:learned:"),
+          cache("own", "stowage:lock:users:"),
+          feed("own", "stowage:dict:x", "counter"),
+          feed("own", "stowage:learned:feed:x", "counter"),
+          feed("own", "own", "stowage:lock:counter")
+        }) {
+      assertThatThrownBy(() -> new KeyNamespaces().reserve(namespace))
+          .as(namespace.toString())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith(namespace + " overlaps Stowage's own keys (stowage:schema:*");
     }
-    for (Namespace namespace : new Namespace[] {cache("bench", "stowage-bench:"), cache("board", "stowage:board:"),
-        feed("own", "stowage", "counter")}) {
-      assertThatCode(() -> new KeyNamespaces().reserve(namespace)).as(namespace.toString()).doesNotThrowAnyException();
+    for (Namespace namespace :
+        new Namespace[] {
+          cache("bench", "stowage-bench:"),
+          cache("board", "stowage:board:"),
+          feed("own", "stowage", "counter")
+        }) {
+      assertThatCode(() -> new KeyNamespaces().reserve(namespace))
+          .as(namespace.toString())
+          .doesNotThrowAnyException();
     }
   }
 }

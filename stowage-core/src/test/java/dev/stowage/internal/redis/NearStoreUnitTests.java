@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** How long {@link NearStore} keeps a value: what is left of its key's TTL, within expireAfterWrite. */
+/**
+ * How long {@link NearStore} keeps a value: what is left of its key's TTL, within expireAfterWrite.
+ */
 class NearStoreUnitTests {
   private static NearStore tracking(NearCache options) {
     NearStore store = new NearStore(options, "items:", false);
@@ -20,7 +22,8 @@ class NearStoreUnitTests {
   void aValueWithoutATtlStaysAndOneWithAnUnknownTtlIsNotKept() {
     NearStore store = tracking(NearCache.maximumSize(10));
     store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), NearStore.NO_TTL);
-    store.keep("items:2", store.stamp("items:2"), "two", 1, System.nanoTime(), NearStore.UNKNOWN_TTL);
+    store.keep(
+        "items:2", store.stamp("items:2"), "two", 1, System.nanoTime(), NearStore.UNKNOWN_TTL);
     assertThat(store.get("items:1")).isEqualTo("one");
     assertThat(store.get("items:2")).isNull();
   }
@@ -31,8 +34,12 @@ class NearStoreUnitTests {
     long sentAt = System.nanoTime();
     store.keep("items:1", store.stamp("items:1"), "one", 1, sentAt, 200);
     assertThat(store.get("items:1")).isEqualTo("one");
-    await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5)).until(() -> store.get("items:1") == null);
-    assertThat(System.nanoTime() - sentAt).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> store.get("items:1") == null);
+    assertThat(System.nanoTime() - sentAt)
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
   }
 
   @Test
@@ -49,7 +56,9 @@ class NearStoreUnitTests {
     store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), 60_000);
     store.keep("items:2", store.stamp("items:2"), "two", 1, System.nanoTime(), NearStore.NO_TTL);
     assertThat(store.get("items:1")).isEqualTo("one");
-    await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5))
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(5))
         .until(() -> store.get("items:1") == null && store.get("items:2") == null);
   }
 
@@ -60,6 +69,8 @@ class NearStoreUnitTests {
     long stamp = store.stamp("items:1");
     store.untracked("items:1");
     store.keep("items:1", stamp, "one again", 1, System.nanoTime(), NearStore.NO_TTL);
-    assertThat(store.get("items:1")).as("the copy kept before stays; the untracked read is not kept").isEqualTo("one");
+    assertThat(store.get("items:1"))
+        .as("the copy kept before stays; the untracked read is not kept")
+        .isEqualTo("one");
   }
 }

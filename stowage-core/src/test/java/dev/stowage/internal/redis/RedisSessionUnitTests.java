@@ -24,30 +24,37 @@ class RedisSessionUnitTests {
 
   @Test
   void theCopyWithTheTimeoutKeepsTheSentinelsTheMastersNameAndTheCredentials() {
-    RedisURI given = RedisURI.create("redis-sentinel://app:secret@10.0.0.1:26379,10.0.0.2:26380/3#mymaster");
+    RedisURI given =
+        RedisURI.create("redis-sentinel://app:secret@10.0.0.1:26379,10.0.0.2:26380/3#mymaster");
 
     RedisURI copy = RedisSession.withTimeout(given, TIMEOUT);
 
     assertThat(copy.getSentinelMasterId()).isEqualTo("mymaster");
-    assertThat(copy.getSentinels()).extracting(RedisURI::getHost, RedisURI::getPort)
-        .containsExactly(Tuple.tuple("10.0.0.1", 26379),
-            Tuple.tuple("10.0.0.2", 26380));
-    assertThat(copy.getSentinels()).allSatisfy(sentinel -> assertThat(sentinel.getTimeout()).isEqualTo(TIMEOUT));
+    assertThat(copy.getSentinels())
+        .extracting(RedisURI::getHost, RedisURI::getPort)
+        .containsExactly(Tuple.tuple("10.0.0.1", 26379), Tuple.tuple("10.0.0.2", 26380));
+    assertThat(copy.getSentinels())
+        .allSatisfy(sentinel -> assertThat(sentinel.getTimeout()).isEqualTo(TIMEOUT));
     assertThat(copy.getTimeout()).isEqualTo(TIMEOUT);
     assertThat(copy.getDatabase()).isEqualTo(3);
     assertThat(copy.getUsername()).isEqualTo("app");
     assertThat(String.valueOf(copy.getPassword())).isEqualTo("secret");
-    assertThat(given.getTimeout()).as("the given URI is unchanged").isEqualTo(RedisURI.DEFAULT_TIMEOUT_DURATION);
+    assertThat(given.getTimeout())
+        .as("the given URI is unchanged")
+        .isEqualTo(RedisURI.DEFAULT_TIMEOUT_DURATION);
     for (int i = 0; i < 2; i++) {
       assertThat(copy.getSentinels().get(i)).isNotSameAs(given.getSentinels().get(i));
-      assertThat(given.getSentinels().get(i).getTimeout()).isEqualTo(RedisURI.DEFAULT_TIMEOUT_DURATION);
+      assertThat(given.getSentinels().get(i).getTimeout())
+          .isEqualTo(RedisURI.DEFAULT_TIMEOUT_DURATION);
     }
-    assertThat(RedisSession.describe(copy)).isEqualTo("mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26380)");
+    assertThat(RedisSession.describe(copy))
+        .isEqualTo("mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26380)");
   }
 
   @Test
   void theCopyOfAStandaloneUriKeepsTlsAndTheAddress() {
-    RedisURI copy = RedisSession.withTimeout(RedisURI.create("rediss://redis.internal:6380/2"), TIMEOUT);
+    RedisURI copy =
+        RedisSession.withTimeout(RedisURI.create("rediss://redis.internal:6380/2"), TIMEOUT);
 
     assertThat(copy.isSsl()).isTrue();
     assertThat(copy.getSentinels()).isEmpty();
@@ -58,13 +65,18 @@ class RedisSessionUnitTests {
   @Test
   void theApplicationsOptionsKeepTheirSettingsButNotThoseStowageDependsOn() {
     SslOptions ssl = SslOptions.builder().jdkSslProvider().build();
-    ClientOptions given = ClientOptions.builder()
-        .sslOptions(ssl)
-        .protocolVersion(ProtocolVersion.RESP2)
-        .socketOptions(SocketOptions.builder().tcpNoDelay(false).connectTimeout(Duration.ofMinutes(1)).build())
-        .autoReconnect(false)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-        .build();
+    ClientOptions given =
+        ClientOptions.builder()
+            .sslOptions(ssl)
+            .protocolVersion(ProtocolVersion.RESP2)
+            .socketOptions(
+                SocketOptions.builder()
+                    .tcpNoDelay(false)
+                    .connectTimeout(Duration.ofMinutes(1))
+                    .build())
+            .autoReconnect(false)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+            .build();
 
     ClientOptions used = RedisSession.enforced(given, TIMEOUT, CONNECT_TIMEOUT);
 
@@ -73,10 +85,12 @@ class RedisSessionUnitTests {
     assertThat(used.getSocketOptions().isTcpNoDelay()).isFalse();
     assertThat(used.getSocketOptions().getConnectTimeout()).isEqualTo(CONNECT_TIMEOUT);
     assertThat(used.isAutoReconnect()).isTrue();
-    assertThat(used.getDisconnectedBehavior()).isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+    assertThat(used.getDisconnectedBehavior())
+        .isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
     assertThat(used.getTimeoutOptions().isTimeoutCommands()).isTrue();
     TimeoutOptions.TimeoutSource source = used.getTimeoutOptions().getSource();
-    assertThat(Duration.ofNanos(source.getTimeUnit().toNanos(source.getTimeout(null)))).isEqualTo(TIMEOUT);
+    assertThat(Duration.ofNanos(source.getTimeUnit().toNanos(source.getTimeout(null))))
+        .isEqualTo(TIMEOUT);
 
     ClientOptions defaults = RedisSession.enforced(null, TIMEOUT, TIMEOUT);
     assertThat(defaults.getSocketOptions().isKeepAlive()).isTrue();
@@ -85,38 +99,63 @@ class RedisSessionUnitTests {
 
   @Test
   void aConnectFailureSaysWhetherRedisRefusedOrCouldNotBeReached() {
-    StowageException refused = RedisSession.connectFailure("127.0.0.1:7000", new RedisConnectionException(
-        "Unable to connect", new RedisCommandExecutionException("WRONGPASS invalid username-password pair")));
-    assertThat(refused).isNotInstanceOf(CacheUnavailableException.class)
-        .hasMessage("Redis at 127.0.0.1:7000 refused the credentials: WRONGPASS invalid username-password pair");
+    StowageException refused =
+        RedisSession.connectFailure(
+            "127.0.0.1:7000",
+            new RedisConnectionException(
+                "Unable to connect",
+                new RedisCommandExecutionException("WRONGPASS invalid username-password pair")));
+    assertThat(refused)
+        .isNotInstanceOf(CacheUnavailableException.class)
+        .hasMessage(
+            "Redis at 127.0.0.1:7000 refused the credentials: WRONGPASS invalid username-password pair");
 
-    StowageException handshake = RedisSession.connectFailure("127.0.0.1:7000", new RedisConnectionException(
-        "Unable to connect", new SSLHandshakeException("Received fatal alert: certificate_required")));
-    assertThat(handshake).isInstanceOf(CacheUnavailableException.class).hasMessage(
-        "cannot connect to Redis at 127.0.0.1:7000: the TLS handshake failed (Received fatal alert: certificate_required)");
+    StowageException handshake =
+        RedisSession.connectFailure(
+            "127.0.0.1:7000",
+            new RedisConnectionException(
+                "Unable to connect",
+                new SSLHandshakeException("Received fatal alert: certificate_required")));
+    assertThat(handshake)
+        .isInstanceOf(CacheUnavailableException.class)
+        .hasMessage(
+            "cannot connect to Redis at 127.0.0.1:7000: the TLS handshake failed (Received fatal alert: certificate_required)");
 
-    StowageException unreachable = RedisSession.connectFailure("127.0.0.1:7000", new RedisConnectionException(
-        "Unable to connect to 127.0.0.1:7000", new ConnectException("Connection refused")));
-    assertThat(unreachable).isInstanceOf(CacheUnavailableException.class)
-        .hasMessage("cannot connect to Redis at 127.0.0.1:7000: Unable to connect to 127.0.0.1:7000: Connection refused");
+    StowageException unreachable =
+        RedisSession.connectFailure(
+            "127.0.0.1:7000",
+            new RedisConnectionException(
+                "Unable to connect to 127.0.0.1:7000", new ConnectException("Connection refused")));
+    assertThat(unreachable)
+        .isInstanceOf(CacheUnavailableException.class)
+        .hasMessage(
+            "cannot connect to Redis at 127.0.0.1:7000: Unable to connect to 127.0.0.1:7000: Connection refused");
   }
 
   @Test
   void onAClusterTheSeedsFailuresAreFoundAmongTheSuppressedExceptions() {
     // Lettuce's cluster client reports each seed it could not use as a suppressed exception.
-    RedisConnectionException wrongPassword = new RedisConnectionException("Unable to establish a connection to Redis Cluster");
-    wrongPassword.addSuppressed(new RedisConnectionException("Unable to connect to [127.0.0.1:7000]",
-        new RedisCommandExecutionException("WRONGPASS invalid username-password pair")));
+    RedisConnectionException wrongPassword =
+        new RedisConnectionException("Unable to establish a connection to Redis Cluster");
+    wrongPassword.addSuppressed(
+        new RedisConnectionException(
+            "Unable to connect to [127.0.0.1:7000]",
+            new RedisCommandExecutionException("WRONGPASS invalid username-password pair")));
     assertThat(RedisSession.connectFailure("cluster 127.0.0.1:7000", wrongPassword))
         .isNotInstanceOf(CacheUnavailableException.class)
-        .hasMessage("Redis at cluster 127.0.0.1:7000 refused the credentials: WRONGPASS invalid username-password pair");
+        .hasMessage(
+            "Redis at cluster 127.0.0.1:7000 refused the credentials: WRONGPASS invalid username-password pair");
 
-    RedisConnectionException noCertificate = new RedisConnectionException("Unable to establish a connection to Redis Cluster");
-    noCertificate.addSuppressed(new RedisConnectionException("Unable to connect to [127.0.0.1:7000]",
-        new SSLHandshakeException("Received fatal alert: certificate_required")));
+    RedisConnectionException noCertificate =
+        new RedisConnectionException("Unable to establish a connection to Redis Cluster");
+    noCertificate.addSuppressed(
+        new RedisConnectionException(
+            "Unable to connect to [127.0.0.1:7000]",
+            new SSLHandshakeException("Received fatal alert: certificate_required")));
     assertThat(RedisSession.connectFailure("cluster 127.0.0.1:7000", noCertificate))
         .isInstanceOf(CacheUnavailableException.class)
-        .hasMessage("cannot connect to Redis at cluster 127.0.0.1:7000: the TLS handshake failed"
-            + " (Received fatal alert: certificate_required)");
+        .hasMessage(
+            "cannot connect to Redis at cluster 127.0.0.1:7000: the TLS handshake failed"
+                + " (Received fatal alert: certificate_required)");
   }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 class SlotPlanUnitTests {
   /** Three masters as the testkit's cluster starts them: 0-5460, 5461-10922, 10923-16383. */
-  private static final IntFunction<Object> THREE_MASTERS = slot -> slot <= 5460 ? "a" : slot <= 10922 ? "b" : "c";
+  private static final IntFunction<Object> THREE_MASTERS =
+      slot -> slot <= 5460 ? "a" : slot <= 10922 ? "b" : "c";
 
   private static byte[][] keys(List<String> texts) {
     return texts.stream().map(text -> text.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
@@ -55,9 +56,13 @@ class SlotPlanUnitTests {
     Set<Integer> slots = new HashSet<>();
     texts.forEach(text -> slots.add(SlotHash.getSlot(text)));
     assertThat(plan.lanes()).as("a lane per master").hasSize(3);
-    assertThat(plan.commands()).as("one command per slot: no slot has more keys than a chunk")
-        .isEqualTo(slots.size()).isLessThan(texts.size());
-    assertThat(plan.chunks()).as("each lane's chunks are full but the last").isLessThanOrEqualTo(20 + 3);
+    assertThat(plan.commands())
+        .as("one command per slot: no slot has more keys than a chunk")
+        .isEqualTo(slots.size())
+        .isLessThan(texts.size());
+    assertThat(plan.chunks())
+        .as("each lane's chunks are full but the last")
+        .isLessThanOrEqualTo(20 + 3);
 
     int[] sent = new int[keys.length];
     for (List<SlotPlan.Chunk> lane : plan.lanes()) {
@@ -93,8 +98,13 @@ class SlotPlanUnitTests {
     SlotPlan plan = SlotPlan.bySlot(keys(texts), 1_000, THREE_MASTERS);
 
     List<Integer> groupSizes = new ArrayList<>();
-    plan.lanes().forEach(lane -> lane.forEach(chunk -> chunk.groups().forEach(group -> groupSizes.add(group.length))));
-    assertThat(groupSizes).as("a slot with more keys than a chunk is cut into chunk-sized commands")
+    plan.lanes()
+        .forEach(
+            lane ->
+                lane.forEach(
+                    chunk -> chunk.groups().forEach(group -> groupSizes.add(group.length))));
+    assertThat(groupSizes)
+        .as("a slot with more keys than a chunk is cut into chunk-sized commands")
         .containsExactlyInAnyOrder(1_000, 1_000, 500, 10);
     assertThat(plan.commands()).isEqualTo(4);
   }
@@ -112,7 +122,9 @@ class SlotPlanUnitTests {
     SlotPlan plan = SlotPlan.bySlot(keys(texts), 100, slot -> "one");
 
     assertThat(plan.lanes()).hasSize(1);
-    assertThat(plan.lanes().get(0)).extracting(chunk -> chunk.groups().size()).containsExactly(2, 2, 2);
+    assertThat(plan.lanes().get(0))
+        .extracting(chunk -> chunk.groups().size())
+        .containsExactly(2, 2, 2);
     assertThat(plan.rounds()).isEqualTo(3);
   }
 
@@ -125,7 +137,8 @@ class SlotPlanUnitTests {
     assertThat(plan.lanes()).hasSize(2);
     int total = plan.lanes().stream().flatMap(List::stream).mapToInt(SlotPlan.Chunk::keys).sum();
     assertThat(total).isEqualTo(300);
-    assertThat(Arrays.stream(keys).mapToInt(SlotHash::getSlot).distinct().count()).isEqualTo(plan.commands());
+    assertThat(Arrays.stream(keys).mapToInt(SlotHash::getSlot).distinct().count())
+        .isEqualTo(plan.commands());
   }
 
   @Test
@@ -136,14 +149,18 @@ class SlotPlanUnitTests {
     SlotPlan plan = SlotPlan.bySlot(keys, 700, THREE_MASTERS);
 
     assertThat(plan.owners()).hasSameSizeAs(plan.lanes());
-    assertThat(plan.owners()).extracting(owner -> owner.orElseThrow()).containsExactlyInAnyOrder("a", "b", "c");
+    assertThat(plan.owners())
+        .extracting(owner -> owner.orElseThrow())
+        .containsExactlyInAnyOrder("a", "b", "c");
     for (int lane = 0; lane < plan.lanes().size(); lane++) {
       Object owner = plan.owners().get(lane).orElseThrow();
       for (SlotPlan.Chunk chunk : plan.lanes().get(lane)) {
         assertThat(chunk.keys()).isLessThanOrEqualTo(700);
         for (int[] group : chunk.groups()) {
           for (int i : group) {
-            assertThat(THREE_MASTERS.apply(SlotHash.getSlot(keys[i]))).as(texts.get(i)).isEqualTo(owner);
+            assertThat(THREE_MASTERS.apply(SlotHash.getSlot(keys[i])))
+                .as(texts.get(i))
+                .isEqualTo(owner);
           }
         }
       }
@@ -152,22 +169,31 @@ class SlotPlanUnitTests {
 
   @Test
   void slotsWithoutAKnownMasterHaveNoOwnerAndOneServerNone() {
-    SlotPlan plan = SlotPlan.bySlot(keys(numbered("k", 300)), 1_000, slot -> slot < 8_192 ? "known" : null);
+    SlotPlan plan =
+        SlotPlan.bySlot(keys(numbered("k", 300)), 1_000, slot -> slot < 8_192 ? "known" : null);
 
     assertThat(plan.owners()).containsExactlyInAnyOrder(Optional.of("known"), Optional.empty());
     int unknownLane = plan.owners().indexOf(Optional.empty());
-    assertThat(plan.lanes().get(unknownLane)).allSatisfy(chunk -> chunk.groups().forEach(group -> {
-      for (int i : group) {
-        assertThat(SlotHash.getSlot(("k" + i).getBytes(StandardCharsets.UTF_8))).isGreaterThanOrEqualTo(8_192);
-      }
-    }));
+    assertThat(plan.lanes().get(unknownLane))
+        .allSatisfy(
+            chunk ->
+                chunk
+                    .groups()
+                    .forEach(
+                        group -> {
+                          for (int i : group) {
+                            assertThat(SlotHash.getSlot(("k" + i).getBytes(StandardCharsets.UTF_8)))
+                                .isGreaterThanOrEqualTo(8_192);
+                          }
+                        }));
     assertThat(SlotPlan.consecutive(10, 4).owners()).containsExactly(Optional.empty());
     assertThat(SlotPlan.consecutive(0, 4).owners()).isEmpty();
   }
 
   @Test
   void aChunkSizeBelowOneIsRefused() {
-    assertThatThrownBy(() -> SlotPlan.consecutive(10, 0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> SlotPlan.consecutive(10, 0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("chunkSize must be positive, got 0");
   }
 }

@@ -20,7 +20,8 @@ public class LibraryService {
   private final AtomicInteger futureLoads = new AtomicInteger();
   private final AtomicInteger monoLoads = new AtomicInteger();
   private final AtomicInteger syncFutureLoads = new AtomicInteger();
-  private volatile CompletableFuture<Void> syncFutureRelease = CompletableFuture.completedFuture(null);
+  private volatile CompletableFuture<Void> syncFutureRelease =
+      CompletableFuture.completedFuture(null);
   private volatile CountDownLatch release = new CountDownLatch(0);
 
   // Calls so far of each method (read through methods: Spring's proxy of this class has no fields).
@@ -75,7 +76,8 @@ public class LibraryService {
   /** A long text that compresses well. */
   @Cacheable("texts")
   public String text(int n) {
-    return ("Chapter " + n + ", in which the same sentence comes back again and again. ").repeat(50);
+    return ("Chapter " + n + ", in which the same sentence comes back again and again. ")
+        .repeat(50);
   }
 
   @CachePut(value = "books", key = "#book.id")
