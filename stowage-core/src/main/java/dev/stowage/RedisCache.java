@@ -3,10 +3,12 @@ package dev.stowage;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.Compression;
+import dev.stowage.internal.cache.CacheEngine;
 import dev.stowage.internal.redis.CacheSettings;
+import dev.stowage.internal.redis.CacheStorage;
 import dev.stowage.internal.redis.KeyNamespaces;
-import dev.stowage.internal.redis.PackedRedisCache;
-import dev.stowage.internal.redis.RedisCacheCore;
+import dev.stowage.internal.redis.KeyPerValueStorage;
+import dev.stowage.internal.redis.PackedStorage;
 import dev.stowage.internal.redis.WriteCodec;
 import java.time.Duration;
 import java.util.Collection;
@@ -406,26 +408,8 @@ public interface RedisCache<K, V> {
      *     another live cache or feed of the same {@code Stowage} (the same cache, by name, prefix
      *     and layout, built again is allowed)
      * @throws MissingLibraryException if the codec's or compression's library is absent
-     * @throws UnsupportedOperationException on the {@linkplain #layout packed layout}, with a near
-     *     cache, a distributed load lock or {@link #cacheAbsent}
      */
     public RedisCache<K, V> build() {
-      if (layout.isPacked()) {
-        refuseOnPacked(
-            nearCache != null,
-            "nearCache(...)",
-            "client tracking invalidates whole keys, and a"
-                + " write to one entry would drop every entry of its bucket from every process");
-        refuseOnPacked(
-            loadLock != null,
-            "distributedLoadLock(...)",
-            "loads are shared within this process only" + " (single-flight), not across processes");
-        refuseOnPacked(
-            absentTtl != null,
-            "cacheAbsent(...)",
-            "an absent marker needs a TTL of its own, and"
-                + " Redis 7.0 has no expiry per hash field");
-      }
       if (ttl != null && outsideMillisToMaxTtl(ttl)) {
         throw new IllegalArgumentException(
             "cache '"
@@ -504,32 +488,14 @@ public interface RedisCache<K, V> {
                 nearCache == null
                     ? null
                     : owner.nearCaches(nearCache, keyPrefix, false, "cache '" + name + "'"));
-        return namespace.heldBy(
+        CacheStorage<K, V> storage =
             layout.isPacked()
-                ? new PackedRedisCache<>(owner.session(), settings, layout).blocking()
-                : new RedisCacheCore<>(owner.session(), settings).blocking());
+                ? new PackedStorage<>(owner.session(), settings, layout)
+                : new KeyPerValueStorage<>(owner.session(), settings);
+        return namespace.heldBy(new CacheEngine<>(owner.session(), settings, storage).blocking());
       } catch (RuntimeException | Error e) {
         namespace.release();
         throw e;
-      }
-    }
-
-    private void refuseOnPacked(boolean given, String setting, String why) {
-      if (given) {
-        throw new UnsupportedOperationException(
-            "cache '"
-                + name
-                + "': "
-                + setting
-                + " is not supported on the"
-                + " packed layout ("
-                + layout
-                + "): "
-                + why
-                + "; build it without "
-                + setting
-                + " or with"
-                + " CacheLayout.keyPerValue()");
       }
     }
 

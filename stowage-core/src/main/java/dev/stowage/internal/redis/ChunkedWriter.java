@@ -79,9 +79,11 @@ final class ChunkedWriter<K, V> {
    * Entries encoded and ready to send: Redis keys, values and the values' sizes before compression,
    * aligned.
    */
-  record Prepared(byte[][] keys, byte[][] values, int[] payloadSizes) {
+  record Prepared(byte[][] keys, byte[][] values, int[] payloadSizes)
+      implements CacheStorage.Prepared {
     /** The Redis keys as text. */
-    List<String> texts() {
+    @Override
+    public List<String> texts() {
       List<String> texts = new ArrayList<>(keys.length);
       for (byte[] key : keys) {
         texts.add(new String(key, StandardCharsets.UTF_8));

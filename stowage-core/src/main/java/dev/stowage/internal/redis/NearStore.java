@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,17 +32,17 @@ import org.jspecify.annotations.Nullable;
  * modifies the key, so Redis sends an invalidation for it as for a write. {@code expireAfterWrite}
  * bounds each entry further.
  */
-final class NearStore {
+public final class NearStore {
   private static final int STRIPES = 1024;
 
   /** The time to live of a key without one ({@code PTTL} answers -1). */
-  static final long NO_TTL = -1;
+  public static final long NO_TTL = -1;
 
   /**
    * A time to live not known: the key was gone when {@code PTTL} ran, or it was not read with the
    * value.
    */
-  static final long UNKNOWN_TTL = -2;
+  public static final long UNKNOWN_TTL = -2;
 
   private final Cache<String, Kept> entries;
   private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
@@ -52,10 +53,15 @@ final class NearStore {
   private volatile boolean tracking;
 
   /**
+   * The Redis key that holds an entry, when entries share Redis keys; null when each has its own.
+   */
+  private volatile @Nullable Function<String, String> groups;
+
+  /**
    * A kept value, with the stored size it is weighed by, and how long it may be kept counted from
    * {@code readAt} (nanoseconds, {@link Long#MAX_VALUE} for as long as Redis says nothing).
    */
-  private record Kept(Object value, int weight, long readAt, long lifeNanos) {}
+  private record Kept(Object value, int weight, long readAt, long lifeNanos, long stamp) {}
 
   /**
    * Each entry lives what is left of its key's time to live, and no longer than {@code
@@ -108,8 +114,13 @@ final class NearStore {
   }
 
   /** The value kept for {@code key}, or null, counting a near hit or miss. */
-  @Nullable Object get(String key) {
+  public @Nullable Object get(String key) {
     Kept kept = entries.getIfPresent(key);
+    if (kept != null && groups != null && stripes.get(stripeOf(key)) != kept.stamp()) {
+      // Its Redis key changed since it was kept: the entry went with the group.
+      entries.asMap().remove(key, kept);
+      kept = null;
+    }
     if (kept == null) {
       misses.increment();
       return null;
@@ -119,8 +130,8 @@ final class NearStore {
   }
 
   /** The stamp a read of {@code key} takes before it is sent, or -1 when nothing may be kept. */
-  long stamp(String key) {
-    return tracking ? stripes.get(stripe(key)) : -1;
+  public long stamp(String key) {
+    return tracking ? stripes.get(stripeOf(key)) : -1;
   }
 
   /**
@@ -138,7 +149,7 @@ final class NearStore {
    * {@link System#nanoTime()} taken before the read was sent, so that the copy goes no later than
    * the key does in Redis.
    */
-  void keep(String key, long stamp, Object value, int weight, long sentAt, long ttlMillis) {
+  public void keep(String key, long stamp, Object value, int weight, long sentAt, long ttlMillis) {
     if (stamp < 0 || value == null || ttlMillis < NO_TTL) {
       return;
     }
@@ -147,11 +158,11 @@ final class NearStore {
     if (lifeNanos != Long.MAX_VALUE && lifeNanos - (System.nanoTime() - sentAt) <= 0) {
       return;
     }
-    int stripe = stripe(key);
+    int stripe = stripeOf(key);
     if (stripes.get(stripe) != stamp || !tracking) {
       return;
     }
-    Kept kept = new Kept(value, Math.max(1, weight), sentAt, lifeNanos);
+    Kept kept = new Kept(value, Math.max(1, weight), sentAt, lifeNanos, stamp);
     // The check and the store are one step under the key's lock, which the invalidation's removal
     // takes too: either the store comes first and the removal takes it out, or the counter has
     // moved
@@ -162,13 +173,21 @@ final class NearStore {
         .compute(key, (k, current) -> stripes.get(stripe) == stamp && tracking ? kept : current);
   }
 
-  /** Drops the value of {@code key}: Redis said it changed, or this process wrote it. */
+  /**
+   * Drops the value of {@code key}, a Redis key: Redis said it changed. When entries share Redis
+   * keys, every entry that {@code key} holds goes.
+   */
   void invalidate(String key) {
     if (!key.startsWith(prefix)) {
       return;
     }
     if (wholeOnAnyChange) {
       invalidateAll();
+      return;
+    }
+    if (groups != null) {
+      // The entries of the group are dropped as they are next read: their stamps no longer match.
+      stripes.incrementAndGet(stripe(key));
       return;
     }
     stripes.incrementAndGet(stripe(key));
@@ -180,11 +199,38 @@ final class NearStore {
    * went over a connection that does not track it.
    */
   void untracked(String key) {
-    stripes.incrementAndGet(stripe(key));
+    stripes.incrementAndGet(stripeOf(key));
+  }
+
+  /**
+   * Drops the value of the entry {@code key}, which this process wrote, and (when entries share
+   * Redis keys) of every entry its Redis key holds.
+   */
+  public void drop(String key) {
+    if (groups == null) {
+      invalidate(key);
+      return;
+    }
+    stripes.incrementAndGet(stripeOf(key));
+    entries.invalidate(key);
+  }
+
+  /**
+   * Entries share Redis keys: {@code redisKey} names the one that holds an entry, which is what
+   * Redis invalidates. Set before the store is used.
+   */
+  void groupBy(Function<String, String> redisKey) {
+    this.groups = redisKey;
+  }
+
+  /** The stripe of an entry: its Redis key's. */
+  private int stripeOf(String key) {
+    Function<String, String> group = groups;
+    return stripe(group == null ? key : group.apply(key));
   }
 
   /** Drops everything, and fails every read in flight's stamp. */
-  void invalidateAll() {
+  public void invalidateAll() {
     for (int i = 0; i < STRIPES; i++) {
       stripes.incrementAndGet(i);
     }
@@ -213,11 +259,11 @@ final class NearStore {
     return prefix;
   }
 
-  long hits() {
+  public long hits() {
     return hits.sum();
   }
 
-  long misses() {
+  public long misses() {
     return misses.sum();
   }
 

@@ -3,6 +3,7 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.NearCache;
+import dev.stowage.internal.Futures;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -177,7 +178,7 @@ public final class Tracking implements AutoCloseable {
    * command's own; a timeout would only be waited for again).
    */
   static boolean lostWithItsConnection(Throwable failure) {
-    Throwable e = RedisCacheCore.unwrap(failure);
+    Throwable e = Futures.unwrap(failure);
     return !(e instanceof RedisCommandExecutionException)
         && !(e instanceof RedisCommandTimeoutException)
         && (e instanceof RedisException

@@ -1,4 +1,4 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal;
 
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -16,14 +16,14 @@ import java.util.concurrent.locks.LockSupport;
  * or submitted later go to the fallback executor, so an operation that others share (a load other
  * callers wait for) always finishes.
  */
-final class CallerRuns implements Executor {
+public final class CallerRuns implements Executor {
   private final Thread caller = Thread.currentThread();
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final Executor fallback;
   private volatile boolean waiting = true;
 
   /** An executor for the current thread; {@code fallback} runs what it leaves. */
-  CallerRuns(Executor fallback) {
+  public CallerRuns(Executor fallback) {
     this.fallback = fallback;
   }
 
@@ -49,7 +49,8 @@ final class CallerRuns implements Executor {
    * @return whether the operation completed
    * @throws InterruptedException if the thread is interrupted meanwhile
    */
-  boolean runUntil(CompletableFuture<?> operation, long timeoutNanos) throws InterruptedException {
+  public boolean runUntil(CompletableFuture<?> operation, long timeoutNanos)
+      throws InterruptedException {
     operation.whenComplete((result, failure) -> LockSupport.unpark(caller));
     long deadline = System.nanoTime() + timeoutNanos;
     try {

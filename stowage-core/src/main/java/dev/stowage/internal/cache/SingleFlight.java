@@ -1,4 +1,4 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.cache;
 
 import java.util.Collection;
 import java.util.LinkedHashMap;

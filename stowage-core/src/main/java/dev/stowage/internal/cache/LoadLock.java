@@ -1,6 +1,8 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.cache;
 
 import dev.stowage.StowageKeys;
+import dev.stowage.internal.Futures;
+import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import java.lang.System.Logger.Level;
@@ -23,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Waiting holds no thread: each poll is scheduled with {@link CompletableFuture#delayedExecutor}
  * and its read is asynchronous, so any number of callers can wait while another process loads.
  */
-final class LoadLock {
+public final class LoadLock {
   private static final System.Logger LOG = System.getLogger("dev.stowage.cache");
   private static final String RELEASE =
       "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -122,7 +124,7 @@ final class LoadLock {
                       .handle(
                           (released, ignored) -> {
                             if (failure != null) {
-                              throw RedisCacheCore.asCompletion(failure);
+                              throw Futures.asCompletion(failure);
                             }
                             return value;
                           }))
@@ -172,7 +174,7 @@ final class LoadLock {
                           + ": could not release the load lock of "
                           + keyText
                           + "; it expires on its own: "
-                          + RedisCacheCore.unwrap(failure).getMessage());
+                          + Futures.unwrap(failure).getMessage());
                 }
                 return null;
               });

@@ -1,4 +1,4 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.cache;
 
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
@@ -6,6 +6,9 @@ import dev.stowage.EnvelopeException;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.SchemaNotFoundException;
 import dev.stowage.StowageException;
+import dev.stowage.internal.redis.DecodeFailureLog;
+import dev.stowage.internal.redis.RedisSession;
+import dev.stowage.internal.redis.WriteCodec;
 import io.lettuce.core.RedisException;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;

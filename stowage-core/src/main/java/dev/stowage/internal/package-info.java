@@ -1,0 +1,6 @@
+/**
+ * What the parts of Stowage share that belongs to none of them: waiting for an asynchronous
+ * operation in the calling thread, and unwrapping its failures. This package is part of the
+ * internal API and may change without notice.
+ */
+package dev.stowage.internal;
