@@ -3,6 +3,7 @@ package dev.stowage.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.stowage.CacheLayout;
 import dev.stowage.NearCache;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
@@ -12,29 +13,34 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
 
 /** {@link RedisCache#clear()}: SCAN under the prefix, UNLINK per page, nothing else touched. */
 @WithRedis
+@EveryLayout
 class CacheClearIntegrationTests {
-  private static Stowage stowage;
+  @Parameter CacheLayout layout;
 
-  @BeforeAll
-  static void connect(RedisServer redis) {
+  private Stowage stowage;
+
+  @BeforeEach
+  void connect(RedisServer redis) {
     stowage = Stowage.builder().redis(redis.uri()).build();
   }
 
-  @AfterAll
-  static void close() {
+  @AfterEach
+  void close() {
     stowage.close();
   }
 
   @Test
   void removesTheKeysUnderThePrefixAndNoOthers(RedisServer redis) {
-    RedisCache<String, String> books = stowage.cache("books", String.class).build();
-    RedisCache<String, String> bookshelves = stowage.cache("bookshelves", String.class).build();
+    RedisCache<String, String> books = stowage.cache("books", String.class).layout(layout).build();
+    RedisCache<String, String> bookshelves =
+        stowage.cache("bookshelves", String.class).layout(layout).build();
     books.put("1", "one");
     books.put("2", "two");
     bookshelves.put("1", "shelf");
@@ -52,7 +58,7 @@ class CacheClearIntegrationTests {
   @Test
   void escapesTheGlobCharactersOfThePrefix(RedisServer redis) {
     RedisCache<String, String> odd =
-        stowage.cache("odd", String.class).keyPrefix("a*b?c[d]\\e:").build();
+        stowage.cache("odd", String.class).layout(layout).keyPrefix("a*b?c[d]\\e:").build();
     odd.put("k", "v");
     // Both match the prefix taken as a pattern (a*b?c[d]\e:*) rather than as text.
     redis.command("SET", "aXXbYcde:k", "other");
@@ -67,8 +73,10 @@ class CacheClearIntegrationTests {
 
   @Test
   void removesThousandsOfKeysPageByPage() {
-    RedisCache<String, String> many = stowage.cache("many", String.class).chunkSize(500).build();
-    RedisCache<String, String> kept = stowage.cache("kept", String.class).build();
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
+    RedisCache<String, String> many =
+        stowage.cache("many", String.class).layout(layout).chunkSize(500).build();
+    RedisCache<String, String> kept = stowage.cache("kept", String.class).layout(layout).build();
     Map<String, String> entries = new LinkedHashMap<>();
     for (int i = 0; i < 12_345; i++) {
       entries.put("k" + i, "v" + i);
@@ -85,7 +93,7 @@ class CacheClearIntegrationTests {
   @Test
   void emptiesTheNearCache() {
     RedisCache<String, String> near =
-        stowage.cache("near", String.class).nearCache(NearCache.defaults()).build();
+        stowage.cache("near", String.class).layout(layout).nearCache(NearCache.defaults()).build();
     near.put("k", "v");
     // Tracking starts in the background; then a read keeps the value and the next is answered by
     // it.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.stowage.CacheLayout;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.embedded.RedisServer;
@@ -29,40 +30,34 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
 
 @WithRedis
+@EveryLayout
 class CacheLoadIntegrationTests {
+  @Parameter CacheLayout layout;
+
   private static final int CALLERS = 100;
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static Stowage stowage;
-  private static Stowage other;
+  private Stowage stowage;
+  private Stowage other;
   private ExecutorService threads;
-
-  @BeforeAll
-  static void connect(RedisServer redis) {
-    stowage = Stowage.builder().redis(redis.uri()).build();
-    other = Stowage.builder().redis(redis.uri()).build();
-  }
-
-  @AfterAll
-  static void close() {
-    stowage.close();
-    other.close();
-  }
 
   @BeforeEach
   void start(RedisServer redis) {
     redis.flushAll();
+    stowage = Stowage.builder().redis(redis.uri()).build();
+    other = Stowage.builder().redis(redis.uri()).build();
     threads = Executors.newFixedThreadPool(CALLERS);
   }
 
   @AfterEach
   void stop() throws InterruptedException {
+    stowage.close();
+    other.close();
     threads.shutdownNow();
     assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
   }
@@ -132,7 +127,7 @@ class CacheLoadIntegrationTests {
 
   @Test
   void concurrentCallersOfOneKeyShareOneLoad(RedisServer redis) throws Exception {
-    RedisCache<String, Item> cache = stowage.cache("single", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("single", Item.class).layout(layout).build();
     AtomicInteger calls = new AtomicInteger();
     Item value = Samples.item(1);
 
@@ -146,12 +141,12 @@ class CacheLoadIntegrationTests {
     assertThat(calls).hasValue(1);
     assertThat(cache.stats().loads()).isEqualTo(1);
     assertThat(cache.get("k")).as("stored").isEqualTo(value);
-    assertThat(RedisCacheIntegrationTests.pttl(redis, "single:k")).isPositive();
+    assertThat(RedisCacheIntegrationTests.pttl(redis, cache.redisKey("k"))).isPositive();
   }
 
   @Test
   void aFailingLoaderReachesEveryCallerAndStoresNothing() throws Exception {
-    RedisCache<String, Item> cache = stowage.cache("failing", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("failing", Item.class).layout(layout).build();
     AtomicInteger calls = new AtomicInteger();
 
     List<Object> outcomes =
@@ -192,7 +187,7 @@ class CacheLoadIntegrationTests {
   @Test
   void asyncLoadsAreSingleFlightToo() {
     RedisCache<String, Item> cache =
-        stowage.cache("asyncLoad", Item.class).loadExecutor(threads).build();
+        stowage.cache("asyncLoad", Item.class).layout(layout).loadExecutor(threads).build();
     AtomicInteger calls = new AtomicInteger();
     Item value = Samples.item(3);
 
@@ -223,7 +218,7 @@ class CacheLoadIntegrationTests {
 
   @Test
   void loadersReturningAStageAreSingleFlightAndHoldNoThreadWhileTheStageRuns(RedisServer redis) {
-    RedisCache<String, Item> cache = stowage.cache("stageLoad", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("stageLoad", Item.class).layout(layout).build();
     AtomicInteger calls = new AtomicInteger();
     CompletableFuture<Item> database = new CompletableFuture<>();
     Function<String, CompletableFuture<Item>> loader =
@@ -246,7 +241,7 @@ class CacheLoadIntegrationTests {
     assertThat(calls).hasValue(1);
     assertThat(cache.stats().loads()).isEqualTo(1);
     assertThat(cache.get("k")).as("stored").isEqualTo(Samples.item(4));
-    assertThat(RedisCacheIntegrationTests.pttl(redis, "stageLoad:k")).isPositive();
+    assertThat(RedisCacheIntegrationTests.pttl(redis, cache.redisKey("k"))).isPositive();
     assertThat(
             cache
                 .async()
@@ -261,7 +256,7 @@ class CacheLoadIntegrationTests {
 
   @Test
   void aFailedStageOrNoStageFailsTheCallersAndStoresNothing() {
-    RedisCache<String, Item> cache = stowage.cache("stageFail", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("stageFail", Item.class).layout(layout).build();
 
     CompletableFuture<Item> failed =
         cache
@@ -293,7 +288,7 @@ class CacheLoadIntegrationTests {
 
   @Test
   void aLoaderReturningNullStoresNothing() {
-    RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).layout(layout).build();
     assertThat(cache.getOrLoad("k", key -> null)).isNull();
     assertThat(cache.exists("k")).isFalse();
     assertThat(cache.stats().loads()).isEqualTo(1);
@@ -301,7 +296,8 @@ class CacheLoadIntegrationTests {
 
   @Test
   void bulkLoadsAskForTheMissesOnceAndStoreThem(RedisServer redis) {
-    RedisCache<String, Item> cache = stowage.cache("bulkLoad", Item.class).chunkSize(3).build();
+    RedisCache<String, Item> cache =
+        stowage.cache("bulkLoad", Item.class).layout(layout).chunkSize(3).build();
     cache.put("1", Samples.item(1));
     cache.put("3", Samples.item(3));
     List<Set<String>> asked = new CopyOnWriteArrayList<>();
@@ -323,7 +319,7 @@ class CacheLoadIntegrationTests {
     assertThat(asked).containsExactly(Set.of("2", "4", "5", "6"));
     assertThat(result.keySet()).containsExactly("1", "2", "3", "4", "6");
     assertThat(result.get("4")).isEqualTo(Samples.item(4));
-    assertThat(RedisCacheIntegrationTests.pttl(redis, "bulkLoad:4")).isPositive();
+    assertThat(RedisCacheIntegrationTests.pttl(redis, cache.redisKey("4"))).isPositive();
     assertThat(cache.exists("5")).isFalse();
 
     assertThat(cache.getAllOrLoad(List.of("1", "2", "4"), loader)).hasSize(3);
@@ -335,7 +331,7 @@ class CacheLoadIntegrationTests {
 
   @Test
   void concurrentBulkLoadsOfOverlappingKeysLoadEachKeyOnce() throws Exception {
-    RedisCache<String, Item> cache = stowage.cache("bulkRace", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("bulkRace", Item.class).layout(layout).build();
     Map<String, AtomicInteger> loadsPerKey = new ConcurrentHashMap<>();
     List<Object> outcomes =
         together(
@@ -369,9 +365,17 @@ class CacheLoadIntegrationTests {
   @Test
   void theDistributedLockSharesOneLoadAcrossTwoStowages(RedisServer redis) throws Exception {
     RedisCache<String, Item> first =
-        stowage.cache("shared", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
+        stowage
+            .cache("shared", Item.class)
+            .layout(layout)
+            .distributedLoadLock(Duration.ofSeconds(5))
+            .build();
     RedisCache<String, Item> second =
-        other.cache("shared", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
+        other
+            .cache("shared", Item.class)
+            .layout(layout)
+            .distributedLoadLock(Duration.ofSeconds(5))
+            .build();
     AtomicInteger calls = new AtomicInteger();
     Item value = Samples.item(9);
 
@@ -390,8 +394,8 @@ class CacheLoadIntegrationTests {
 
   @Test
   void withoutTheLockTwoStowagesLoadTwice() throws Exception {
-    RedisCache<String, Item> first = stowage.cache("unshared", Item.class).build();
-    RedisCache<String, Item> second = other.cache("unshared", Item.class).build();
+    RedisCache<String, Item> first = stowage.cache("unshared", Item.class).layout(layout).build();
+    RedisCache<String, Item> second = other.cache("unshared", Item.class).layout(layout).build();
     AtomicInteger calls = new AtomicInteger();
     CountDownLatch both = new CountDownLatch(2);
     Function<String, Item> loader =
@@ -414,7 +418,11 @@ class CacheLoadIntegrationTests {
   @Test
   void aLockLeftByAnotherProcessIsWaitedForThenIgnored(RedisServer redis) {
     RedisCache<String, Item> cache =
-        stowage.cache("stale", Item.class).distributedLoadLock(Duration.ofMillis(400)).build();
+        stowage
+            .cache("stale", Item.class)
+            .layout(layout)
+            .distributedLoadLock(Duration.ofMillis(400))
+            .build();
     assertThat(redis.command("SET", "stowage:lock:stale:k", "someone-else", "PX", "60000"))
         .isEqualTo("+OK");
 
@@ -431,7 +439,11 @@ class CacheLoadIntegrationTests {
   @Test
   void aWaiterTakesTheValueTheLockHolderStores(RedisServer redis) throws Exception {
     RedisCache<String, Item> cache =
-        stowage.cache("holder", Item.class).distributedLoadLock(Duration.ofSeconds(5)).build();
+        stowage
+            .cache("holder", Item.class)
+            .layout(layout)
+            .distributedLoadLock(Duration.ofSeconds(5))
+            .build();
     assertThat(redis.command("SET", "stowage:lock:holder:k", "someone-else", "PX", "5000"))
         .isEqualTo("+OK");
     AtomicInteger calls = new AtomicInteger();
@@ -446,7 +458,7 @@ class CacheLoadIntegrationTests {
                     }));
     // The waiter read the key and missed: it goes on to the lock, which another process holds.
     await().atMost(WAIT).until(() -> cache.stats().misses() == 1);
-    other.cache("holder", Item.class).build().put("k", Samples.item(5));
+    other.cache("holder", Item.class).layout(layout).build().put("k", Samples.item(5));
 
     assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(Samples.item(5));
     assertThat(calls).hasValue(0);
@@ -459,6 +471,7 @@ class CacheLoadIntegrationTests {
       RedisCache<String, Item> cache =
           stowage
               .cache("waiters", Item.class)
+              .layout(layout)
               .distributedLoadLock(Duration.ofSeconds(30))
               .loadExecutor(two)
               .build();
@@ -487,7 +500,7 @@ class CacheLoadIntegrationTests {
           .isEqualTo("free");
       assertThat(waiting).noneMatch(CompletableFuture::isDone);
 
-      RedisCache<String, Item> holder = other.cache("waiters", Item.class).build();
+      RedisCache<String, Item> holder = other.cache("waiters", Item.class).layout(layout).build();
       for (int i = 0; i < keys; i++) {
         holder.put(Integer.toString(i), Samples.item(i));
         redis.command("DEL", "stowage:lock:waiters:" + i);

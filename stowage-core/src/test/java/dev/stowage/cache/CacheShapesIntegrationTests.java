@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
+import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.Encoding;
@@ -31,13 +32,17 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
 
 /**
  * What real applications cache besides one record: collections and maps of records through a type
  * token, records with {@code Optional}, "not found", and what happens while Redis is away.
  */
 @WithRedis
+@EveryLayout
 class CacheShapesIntegrationTests {
+  @Parameter CacheLayout layout;
+
   private Stowage stowage;
 
   record Tagged(long id, Optional<String> label, Set<String> tags) {}
@@ -81,7 +86,7 @@ class CacheShapesIntegrationTests {
 
   @Test
   void recordsWithOptionalAndSetsRoundTrip() {
-    RedisCache<String, Tagged> cache = stowage.cache("tagged", Tagged.class).build();
+    RedisCache<String, Tagged> cache = stowage.cache("tagged", Tagged.class).layout(layout).build();
     Tagged present = new Tagged(1, Optional.of("blue"), Set.of("a", "b"));
     Tagged empty = new Tagged(2, Optional.empty(), Set.of());
 
@@ -93,9 +98,11 @@ class CacheShapesIntegrationTests {
 
   @Test
   void theJacksonMapperCanBeConfiguredWithoutReplacingTheCodec() {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Labelled> snake =
         stowage
             .cache("snake", Labelled.class)
+            .layout(layout)
             .encoding(
                 Encoding.of(
                     Codecs.json(
@@ -138,7 +145,11 @@ class CacheShapesIntegrationTests {
   @Test
   void aKeyTheLoaderFoundNothingForIsCachedAsAbsentForItsOwnTtl(RedisServer redis) {
     RedisCache<String, Item> cache =
-        stowage.cache("absent", Item.class).cacheAbsent(Duration.ofMillis(1500)).build();
+        stowage
+            .cache("absent", Item.class)
+            .layout(layout)
+            .cacheAbsent(Duration.ofMillis(1500))
+            .build();
     AtomicInteger calls = new AtomicInteger();
 
     for (int i = 0; i < 5; i++) {
@@ -169,7 +180,7 @@ class CacheShapesIntegrationTests {
     assertThat(stats.absentHits()).isEqualTo(6);
     assertThat(stats.hits()).isZero();
     assertThat(stats.loads()).isEqualTo(1);
-    long pttl = Long.parseLong(redis.command("PTTL", "absent:404").substring(1));
+    long pttl = Long.parseLong(redis.command("PTTL", cache.redisKey("404")).substring(1));
     assertThat(pttl).isBetween(1L, 1500L);
 
     cache.put("404", Samples.item(404));
@@ -179,7 +190,11 @@ class CacheShapesIntegrationTests {
   @Test
   void bulkLoadsCacheTheKeysTheLoaderLeftOutAsAbsent() {
     RedisCache<String, Item> cache =
-        stowage.cache("absentBulk", Item.class).cacheAbsent(Duration.ofMinutes(1)).build();
+        stowage
+            .cache("absentBulk", Item.class)
+            .layout(layout)
+            .cacheAbsent(Duration.ofMinutes(1))
+            .build();
     AtomicInteger asked = new AtomicInteger();
 
     Map<String, Item> first =
@@ -206,7 +221,7 @@ class CacheShapesIntegrationTests {
 
   @Test
   void withoutCacheAbsentANullLoadStoresNothing(RedisServer redis) {
-    RedisCache<String, Item> cache = stowage.cache("noAbsent", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("noAbsent", Item.class).layout(layout).build();
     AtomicInteger calls = new AtomicInteger();
     cache.getOrLoad(
         "404",
@@ -226,7 +241,9 @@ class CacheShapesIntegrationTests {
 
   @Test
   void cacheAbsentNeedsAPositiveTtl() {
-    assertThatThrownBy(() -> stowage.cache("bad", Item.class).cacheAbsent(Duration.ZERO).build())
+    assertThatThrownBy(
+            () ->
+                stowage.cache("bad", Item.class).layout(layout).cacheAbsent(Duration.ZERO).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cacheAbsent must be at least 1 ms");
   }
@@ -236,8 +253,8 @@ class CacheShapesIntegrationTests {
   @Test
   void whileRedisIsDownGetOrLoadAnswersFromTheLoaderAndCountsTheFailures(RedisServer redis) {
     RedisCache<String, Item> fallback =
-        stowage.cache("fallback", Item.class).loadWhenUnavailable().build();
-    RedisCache<String, Item> strict = stowage.cache("strict", Item.class).build();
+        stowage.cache("fallback", Item.class).layout(layout).loadWhenUnavailable().build();
+    RedisCache<String, Item> strict = stowage.cache("strict", Item.class).layout(layout).build();
     AtomicInteger loads = new AtomicInteger();
     AtomicInteger asyncLoads = new AtomicInteger();
     fallback.put("1", Samples.item(1));
@@ -307,6 +324,7 @@ class CacheShapesIntegrationTests {
     try (late) {
       RedisCache<String, Item> cache =
           late.cache("late", Item.class)
+              .layout(layout)
               .loadWhenUnavailable()
               .nearCache(NearCache.defaults())
               .build();

@@ -2,6 +2,7 @@ package dev.stowage.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
 import dev.stowage.Encoding;
 import dev.stowage.Envelope;
@@ -20,10 +21,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
 
 /**
  * What {@link CacheStats} counts of writes (values stored, their bytes before compression and as
@@ -31,18 +32,21 @@ import org.junit.jupiter.api.Test;
  * Redis holds.
  */
 @WithRedis
+@EveryLayout
 class CacheStatsIntegrationTests {
+  @Parameter CacheLayout layout;
+
   private static final Encoding<Item> JSON_UNCOMPRESSED =
       Encoding.of(Codecs.json(Item.class)).compression(Compression.none());
-  private static Stowage stowage;
+  private Stowage stowage;
 
-  @BeforeAll
-  static void connect(RedisServer redis) {
+  @BeforeEach
+  void connect(RedisServer redis) {
     stowage = Stowage.builder().redis(redis.uri()).build();
   }
 
-  @AfterAll
-  static void close() {
+  @AfterEach
+  void close() {
     stowage.close();
   }
 
@@ -76,8 +80,9 @@ class CacheStatsIntegrationTests {
 
   @Test
   void eachPutCountsTheValueAndItsBytesAsRedisHoldsThem(RedisServer redis) {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> cache =
-        stowage.cache("single", Item.class).encoding(JSON_UNCOMPRESSED).build();
+        stowage.cache("single", Item.class).layout(layout).encoding(JSON_UNCOMPRESSED).build();
     Map<String, Item> items = items(1, 3);
     items.forEach(cache::put);
     cache.async().put("4", Samples.item(4)).join();
@@ -95,11 +100,18 @@ class CacheStatsIntegrationTests {
 
   @Test
   void bulkPutsCountEveryValueOfEveryChunkWithATtlAndWithout(RedisServer redis) {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> withTtl =
-        stowage.cache("ttl", Item.class).encoding(JSON_UNCOMPRESSED).chunkSize(100).build();
+        stowage
+            .cache("ttl", Item.class)
+            .layout(layout)
+            .encoding(JSON_UNCOMPRESSED)
+            .chunkSize(100)
+            .build();
     RedisCache<String, Item> noExpiry =
         stowage
             .cache("forever", Item.class)
+            .layout(layout)
             .encoding(JSON_UNCOMPRESSED)
             .chunkSize(100)
             .noExpiry()
@@ -123,6 +135,7 @@ class CacheStatsIntegrationTests {
     RedisCache<String, Item> cache =
         stowage
             .cache("loads", Item.class)
+            .layout(layout)
             .encoding(JSON_UNCOMPRESSED)
             .cacheAbsent(Duration.ofMinutes(1))
             .build();
@@ -139,8 +152,14 @@ class CacheStatsIntegrationTests {
 
   @Test
   void deletesCountTheKeysRedisRemoved() {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> cache =
-        stowage.cache("deletes", Item.class).encoding(JSON_UNCOMPRESSED).chunkSize(10).build();
+        stowage
+            .cache("deletes", Item.class)
+            .layout(layout)
+            .encoding(JSON_UNCOMPRESSED)
+            .chunkSize(10)
+            .build();
     cache.putAll(items(0, 30));
 
     assertThat(cache.delete("0")).isTrue();
@@ -155,9 +174,11 @@ class CacheStatsIntegrationTests {
 
   @Test
   void compressedValuesAreWrittenInFewerBytesThanTheyEncodeTo(RedisServer redis) {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, String> cache =
         stowage
             .cache("text", String.class)
+            .layout(layout)
             .encoding(Encoding.defaultFor(String.class).compression(Compression.zstd()))
             .build();
     List<String> keys = new ArrayList<>();
@@ -177,6 +198,7 @@ class CacheStatsIntegrationTests {
     RedisCache<String, BoardRecord> cache =
         stowage
             .cache("boards", BoardRecord.class)
+            .layout(layout)
             .encoding(Encoding.defaultFor(BoardRecord.class).learnDictionary(100, 16 * 1024))
             .build();
     assertThat(cache.compression()).isEqualTo(Compression.standard());
@@ -212,12 +234,14 @@ class CacheStatsIntegrationTests {
     RedisCache<String, BoardRecord> withDictionary =
         stowage
             .cache("trained", BoardRecord.class)
+            .layout(layout)
             .encoding(
                 Encoding.of(Codecs.json(BoardRecord.class)).compression(Compression.zstd(trained)))
             .build();
     RedisCache<String, Item> legacy =
         stowage
             .cache("legacy", Item.class)
+            .layout(layout)
             .encoding(Encoding.of(Codecs.json(Item.class)).writeLegacy(Codecs.json(Item.class)))
             .build();
 

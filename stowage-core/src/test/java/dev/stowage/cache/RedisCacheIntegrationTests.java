@@ -3,6 +3,7 @@ package dev.stowage.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
 import dev.stowage.CodecException;
 import dev.stowage.Encoding;
@@ -30,25 +31,28 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 @WithRedis
+@EveryLayout
 class RedisCacheIntegrationTests {
-  private static final int CHUNK = 100;
-  private static Stowage stowage;
+  @Parameter CacheLayout layout;
 
-  @BeforeAll
-  static void connect(RedisServer redis) {
+  private static final int CHUNK = 100;
+  private Stowage stowage;
+
+  @BeforeEach
+  void connect(RedisServer redis) {
     stowage = Stowage.builder().redis(redis.uri()).build();
   }
 
-  @AfterAll
-  static void close() {
+  @AfterEach
+  void close() {
     stowage.close();
   }
 
@@ -67,7 +71,8 @@ class RedisCacheIntegrationTests {
 
   @Test
   void putThenGetReturnsAnEqualValueAndCountsHitsAndMisses(RedisServer redis) {
-    RedisCache<String, Item> cache = stowage.cache("items", Item.class).build();
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
+    RedisCache<String, Item> cache = stowage.cache("items", Item.class).layout(layout).build();
     Item item = Samples.item(7);
 
     assertThat(cache.get("7")).isNull();
@@ -105,9 +110,10 @@ class RedisCacheIntegrationTests {
             .commandTimeout(Duration.ofSeconds(1))
             .build()) {
       assertThat(viaUri.address()).isEqualTo("127.0.0.1:" + redis.port());
-      viaUri.cache("uri", Item.class).build().put("a", Samples.item(1));
+      viaUri.cache("uri", Item.class).layout(layout).build().put("a", Samples.item(1));
     }
-    assertThat(stowage.cache("uri", Item.class).build().get("a")).isEqualTo(Samples.item(1));
+    assertThat(stowage.cache("uri", Item.class).layout(layout).build().get("a"))
+        .isEqualTo(Samples.item(1));
     assertThatThrownBy(() -> Stowage.builder().build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("redis(");
@@ -117,9 +123,11 @@ class RedisCacheIntegrationTests {
 
   @Test
   void keysOfAnotherTypeGoThroughTheKeyFunction(RedisServer redis) {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<Long, Item> cache =
         stowage
             .cache("byId", Item.class)
+            .layout(layout)
             .keys((Long id) -> "item-" + id)
             .keyPrefix("shop:")
             .build();
@@ -136,7 +144,9 @@ class RedisCacheIntegrationTests {
     "0, false", "1, false", "100, false", "101, false", "100000, false"
   })
   void bulkOperationsHandleEverySizeAroundTheChunk(int size, boolean ttl, RedisServer redis) {
-    RedisCache.Builder<String, Item> builder = stowage.cache("bulk", Item.class).chunkSize(CHUNK);
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
+    RedisCache.Builder<String, Item> builder =
+        stowage.cache("bulk", Item.class).layout(layout).chunkSize(CHUNK);
     if (!ttl) {
       builder.noExpiry();
     }
@@ -164,7 +174,8 @@ class RedisCacheIntegrationTests {
 
   @Test
   void getAllReturnsTheHitsOfMixedKeysOnceEachInTheOrderAsked() {
-    RedisCache<String, Item> cache = stowage.cache("mixed", Item.class).chunkSize(7).build();
+    RedisCache<String, Item> cache =
+        stowage.cache("mixed", Item.class).layout(layout).chunkSize(7).build();
     Map<String, Item> even = new LinkedHashMap<>();
     items(50)
         .forEach(
@@ -191,9 +202,16 @@ class RedisCacheIntegrationTests {
 
   @Test
   void everyWriteGetsAJitteredTtlWithinItsRange(RedisServer redis) {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     Duration ttl = Duration.ofSeconds(100);
     RedisCache<String, Item> cache =
-        stowage.cache("ttl", Item.class).ttl(ttl).ttlJitter(0.5).chunkSize(CHUNK).build();
+        stowage
+            .cache("ttl", Item.class)
+            .layout(layout)
+            .ttl(ttl)
+            .ttlJitter(0.5)
+            .chunkSize(CHUNK)
+            .build();
     Map<String, Item> items = items(300);
     cache.putAll(items);
     cache.put("single", Samples.item(1));
@@ -212,12 +230,19 @@ class RedisCacheIntegrationTests {
 
   @Test
   void withoutJitterEveryTtlIsTheTtlAndNoExpiryMeansNone(RedisServer redis) {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> exact =
-        stowage.cache("exact", Item.class).ttl(Duration.ofSeconds(30)).ttlJitter(0).build();
+        stowage
+            .cache("exact", Item.class)
+            .layout(layout)
+            .ttl(Duration.ofSeconds(30))
+            .ttlJitter(0)
+            .build();
     exact.put("a", Samples.item(1));
     assertThat(pttl(redis, "exact:a")).isBetween(28_000L, 30_000L);
 
-    RedisCache<String, Item> forever = stowage.cache("forever", Item.class).noExpiry().build();
+    RedisCache<String, Item> forever =
+        stowage.cache("forever", Item.class).layout(layout).noExpiry().build();
     forever.put("a", Samples.item(1));
     forever.putAll(items(3));
     assertThat(pttl(redis, "forever:a")).isEqualTo(-1L);
@@ -226,7 +251,7 @@ class RedisCacheIntegrationTests {
 
   @Test
   void deleteAndExistsSayWhetherRedisHeldTheKey() {
-    RedisCache<String, Item> cache = stowage.cache("del", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("del", Item.class).layout(layout).build();
     cache.put("a", Samples.item(1));
 
     assertThat(cache.exists("a")).isTrue();
@@ -244,7 +269,7 @@ class RedisCacheIntegrationTests {
 
   @Test
   void asyncViewSharesTheImplementation() {
-    RedisCache<String, Item> cache = stowage.cache("async", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("async", Item.class).layout(layout).build();
     cache.async().put("a", Samples.item(1)).join();
     cache.async().putAll(items(5)).join();
 
@@ -259,16 +284,17 @@ class RedisCacheIntegrationTests {
 
   @Test
   void invalidSettingsFailAtBuildNamingTheSetting() {
-    assertThatThrownBy(() -> stowage.cache("x", Item.class).chunkSize(0).build())
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).layout(layout).chunkSize(0).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("chunkSize");
-    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttlJitter(1.0).build())
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).layout(layout).ttlJitter(1.0).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("ttlJitter");
-    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(Duration.ZERO).build())
+    assertThatThrownBy(
+            () -> stowage.cache("x", Item.class).layout(layout).ttl(Duration.ZERO).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("ttl");
-    assertThatThrownBy(() -> stowage.cache(" ", Item.class))
+    assertThatThrownBy(() -> stowage.cache(" ", Item.class).layout(layout))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("blank");
   }
@@ -276,20 +302,33 @@ class RedisCacheIntegrationTests {
   @Test
   void durationsTooLongForRedisFailAsIllegalArgumentsNamingTheLimit(RedisServer redis) {
     Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
-    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(forever).build())
+    assertThatThrownBy(() -> stowage.cache("x", Item.class).layout(layout).ttl(forever).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "cache 'x': ttl must be from 1 ms to 36500 days (RedisCache.MAX_TTL), got "
                 + forever
                 + "; noExpiry() makes entries that never expire");
     assertThatThrownBy(
-            () -> stowage.cache("x", Item.class).ttl(RedisCache.MAX_TTL.plusMillis(1)).build())
+            () ->
+                stowage
+                    .cache("x", Item.class)
+                    .layout(layout)
+                    .ttl(RedisCache.MAX_TTL.plusMillis(1))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("RedisCache.MAX_TTL");
-    assertThatThrownBy(() -> stowage.cache("x", Item.class).ttl(Duration.ofNanos(999_999)).build())
+    assertThatThrownBy(
+            () ->
+                stowage
+                    .cache("x", Item.class)
+                    .layout(layout)
+                    .ttl(Duration.ofNanos(999_999))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("ttl must be from 1 ms");
-    assertThatThrownBy(() -> stowage.cache("x", Item.class).distributedLoadLock(forever).build())
+    assertThatThrownBy(
+            () ->
+                stowage.cache("x", Item.class).layout(layout).distributedLoadLock(forever).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "cache 'x': distributedLoadLock must be from 1 ms to 36500 days (RedisCache.MAX_TTL), got "
@@ -313,17 +352,18 @@ class RedisCacheIntegrationTests {
     RedisCache<String, Item> century =
         stowage
             .cache("century", Item.class)
+            .layout(layout)
             .ttl(RedisCache.MAX_TTL)
             .ttlJitter(0)
             .distributedLoadLock(RedisCache.MAX_TTL)
             .build();
     century.put("a", Samples.item(1));
-    assertThat(Long.parseLong(redis.command("PTTL", "century:a").substring(1)))
+    assertThat(Long.parseLong(redis.command("PTTL", century.redisKey("a")).substring(1)))
         .isGreaterThan(RedisCache.MAX_TTL.toMillis() - 60_000);
     assertThat(century.getOrLoad("b", key -> Samples.item(2))).isEqualTo(Samples.item(2));
     try (Stowage patient =
         Stowage.builder().redis(redis.uri()).commandTimeout(Stowage.MAX_COMMAND_TIMEOUT).build()) {
-      RedisCache<String, Item> cache = patient.cache("century", Item.class).build();
+      RedisCache<String, Item> cache = patient.cache("century", Item.class).layout(layout).build();
       assertThat(cache.getAll(List.of("a", "b"))).hasSize(2);
     }
   }
@@ -341,7 +381,7 @@ class RedisCacheIntegrationTests {
 
   @Test
   void nullKeysAndValuesAreRejected() {
-    RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).build();
+    RedisCache<String, Item> cache = stowage.cache("nulls", Item.class).layout(layout).build();
     assertThatThrownBy(() -> cache.get(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> cache.put("a", null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> cache.getAll(Arrays.asList("a", null)))
@@ -350,10 +390,12 @@ class RedisCacheIntegrationTests {
 
   @Test
   void aTrainedDictionaryIsSavedAndAnotherStowageReadsItsValues(RedisServer redis) {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     List<BoardRecord> boards = Samples.boards(0, 2000);
     RedisCache<String, BoardRecord> writer =
         stowage
             .cache("boards", BoardRecord.class)
+            .layout(layout)
             .encoding(Encoding.defaultFor(BoardRecord.class).trainDictionary(boards, 4096))
             .build();
     writer.put("1", boards.get(1));
@@ -362,7 +404,8 @@ class RedisCacheIntegrationTests {
     assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
     assertThat(redis.command("EXISTS", DictionaryStore.key(header.dictionaryId()))).isEqualTo(":1");
     try (Stowage another = Stowage.builder().redis(redis.uri()).build()) {
-      RedisCache<String, BoardRecord> reader = another.cache("boards", BoardRecord.class).build();
+      RedisCache<String, BoardRecord> reader =
+          another.cache("boards", BoardRecord.class).layout(layout).build();
       assertThat(reader.get("1")).isEqualTo(boards.get(1));
     }
   }
@@ -370,15 +413,20 @@ class RedisCacheIntegrationTests {
   @Test
   void aCacheReadsWhatAnEarlierCodecWroteWhenToldTo() {
     RedisCache<String, Item> before =
-        stowage.cache("switch", Item.class).encoding(Encoding.of(Codecs.json(Item.class))).build();
+        stowage
+            .cache("switch", Item.class)
+            .layout(layout)
+            .encoding(Encoding.of(Codecs.json(Item.class)))
+            .build();
     before.put("a", Samples.item(1));
 
     RedisCache<String, Item> after =
         stowage
             .cache("switch", Item.class)
+            .layout(layout)
             .encoding(Encoding.defaultFor(Item.class).alsoRead(Codecs.json(Item.class)))
             .build();
-    RedisCache<String, Item> unaware = stowage.cache("switch", Item.class).build();
+    RedisCache<String, Item> unaware = stowage.cache("switch", Item.class).layout(layout).build();
     assertThat(after.get("a")).isEqualTo(Samples.item(1));
     assertThat(unaware.get("a")).as("json is not read unless asked").isNull();
     assertThat(unaware.stats().decodeFailures()).isEqualTo(1);
@@ -421,9 +469,11 @@ class RedisCacheIntegrationTests {
 
   @Test
   void aBlockingPutAllThatCannotEncodeAValueStoredExactlyTheChunksBeforeItsChunk() {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, byte[]> cache =
         stowage
             .cache("fragments", byte[].class)
+            .layout(layout)
             .encoding(Encoding.of(Codecs.jsonBytes()))
             .chunkSize(10)
             .build();
@@ -445,6 +495,7 @@ class RedisCacheIntegrationTests {
     RedisCache<String, byte[]> cache =
         stowage
             .cache("fragments", byte[].class)
+            .layout(layout)
             .encoding(Encoding.of(Codecs.jsonBytes()))
             .chunkSize(40)
             .build();
@@ -457,6 +508,7 @@ class RedisCacheIntegrationTests {
     RedisCache<String, byte[]> small =
         stowage
             .cache("fragments", byte[].class)
+            .layout(layout)
             .encoding(Encoding.of(Codecs.jsonBytes()))
             .chunkSize(10)
             .build();

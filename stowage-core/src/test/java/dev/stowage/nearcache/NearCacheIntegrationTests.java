@@ -3,11 +3,13 @@ package dev.stowage.nearcache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
 import dev.stowage.Feed;
 import dev.stowage.NearCache;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.cache.EveryLayout;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
@@ -32,6 +34,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
 
 /**
  * The near cache of caches and feeds against a real Redis: values kept while Redis says they are
@@ -39,7 +42,10 @@ import org.junit.jupiter.api.Test;
  * arrived, whatever the reads and writes race.
  */
 @WithRedis
+@EveryLayout
 class NearCacheIntegrationTests {
+  @Parameter CacheLayout layout;
+
   private Stowage readerProcess;
   private Stowage writerProcess;
 
@@ -57,11 +63,11 @@ class NearCacheIntegrationTests {
   }
 
   private RedisCache<String, Item> nearItems(Stowage stowage, NearCache options) {
-    return stowage.cache("items", Item.class).nearCache(options).build();
+    return stowage.cache("items", Item.class).layout(layout).nearCache(options).build();
   }
 
   private RedisCache<String, Item> plainItems(Stowage stowage) {
-    return stowage.cache("items", Item.class).build();
+    return stowage.cache("items", Item.class).layout(layout).build();
   }
 
   private static Item version(long key, int version) {
@@ -126,6 +132,7 @@ class NearCacheIntegrationTests {
 
   @Test
   void aValueThatFailsToDecodeIsNeverKept(RedisServer redis) {
+    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> cache = nearItems(readerProcess, NearCache.defaults());
     awaitTracking(cache);
     redis.command("SET", "items:bad", "not an envelope");
@@ -330,9 +337,13 @@ class NearCacheIntegrationTests {
     try (RedisServer old = RedisServer.start("--rename-command", "HELLO", "");
         Stowage stowage = Stowage.builder().redis(old.uri()).build()) {
       RedisCache<String, Item> cache =
-          stowage.cache("items", Item.class).nearCache(NearCache.defaults()).build();
+          stowage.cache("items", Item.class).layout(layout).nearCache(NearCache.defaults()).build();
       RedisCache<String, Item> other =
-          stowage.cache("others", Item.class).nearCache(NearCache.defaults()).build();
+          stowage
+              .cache("others", Item.class)
+              .layout(layout)
+              .nearCache(NearCache.defaults())
+              .build();
       cache.put("1", version(1, 1));
       assertThat(cache.get("1")).isEqualTo(version(1, 1));
       assertThat(cache.get("1")).isEqualTo(version(1, 1));

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -336,36 +337,78 @@ class PackedCacheIntegrationTests {
   }
 
   @Test
-  void whatThePackedLayoutCannotKeepIsRefusedAtBuild() {
-    assertThatThrownBy(
-            () ->
-                stowage
-                    .cache("packed-refused", Entry.class)
-                    .layout(CacheLayout.packed(10))
-                    .cacheAbsent(Duration.ofMinutes(1))
-                    .build())
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageStartingWith(
-            "cache 'packed-refused': cacheAbsent(...) is not supported on the packed layout")
-        .hasMessageContaining("no expiry per hash field");
-    assertThatThrownBy(
-            () ->
-                stowage
-                    .cache("packed-refused", Entry.class)
-                    .layout(CacheLayout.packed(10))
-                    .distributedLoadLock(Duration.ofSeconds(1))
-                    .build())
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("distributedLoadLock(...) is not supported on the packed layout");
-    assertThatThrownBy(
-            () ->
-                stowage
-                    .cache("packed-refused", Entry.class)
-                    .layout(CacheLayout.packed(10))
-                    .nearCache(NearCache.defaults())
-                    .build())
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("nearCache(...) is not supported on the packed layout");
+  void anAbsentMarkerIsAFieldOfItsBucketAndShortensTheBucketsTtlToTheAbsentTtl(RedisServer redis) {
+    RedisCache<String, Entry> cache =
+        stowage
+            .cache("packed-absent", Entry.class)
+            .layout(CacheLayout.packedBuckets(1))
+            .ttl(Duration.ofHours(1))
+            .cacheAbsent(Duration.ofSeconds(30))
+            .build();
+    cache.put("present", new Entry("present", 1));
+    AtomicInteger calls = new AtomicInteger();
+
+    assertThat(cache.getOrLoad("none", key -> countedNull(calls))).isNull();
+    assertThat(cache.getOrLoad("none", key -> countedNull(calls))).isNull();
+
+    assertThat(calls).as("the marker answers the second call").hasValue(1);
+    assertThat(cache.stats().absentHits()).isEqualTo(1);
+    assertThat(redis.reply("HEXISTS", cache.redisKey("none"), "none")).isEqualTo(1L);
+    assertThat((Long) redis.reply("PTTL", cache.redisKey("none")))
+        .as("no marker outlives the absent TTL; the bucket's entries expire with it")
+        .isBetween(1L, 30_000L);
+    assertThat(cache.get("present")).isEqualTo(new Entry("present", 1));
+  }
+
+  private static @Nullable Entry countedNull(AtomicInteger calls) {
+    calls.incrementAndGet();
+    return null;
+  }
+
+  @Test
+  void aWriteInAnotherProcessDropsTheNearCopiesOfItsWholeBucket(RedisServer redis) {
+    try (Stowage readerProcess = Stowage.builder().redis(redis.uri()).build();
+        Stowage writerProcess = Stowage.builder().redis(redis.uri()).build()) {
+      RedisCache<String, Entry> reader =
+          readerProcess
+              .cache("packed-near", Entry.class)
+              .layout(CacheLayout.packedBuckets(1))
+              .nearCache(NearCache.defaults())
+              .build();
+      RedisCache<String, Entry> writer =
+          writerProcess
+              .cache("packed-near", Entry.class)
+              .layout(CacheLayout.packedBuckets(1))
+              .build();
+      writer.putAll(Map.of("a", new Entry("a", 1), "b", new Entry("b", 2)));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> {
+                long before = reader.stats().nearHits();
+                assertThat(reader.getAll(List.of("a", "b"))).hasSize(2);
+                assertThat(reader.get("a")).isEqualTo(new Entry("a", 1));
+                assertThat(reader.get("b")).isEqualTo(new Entry("b", 2));
+                assertThat(reader.stats().nearHits())
+                    .as("both kept once tracked")
+                    .isEqualTo(before + 2);
+              });
+
+      writer.put("a", new Entry("a", 10));
+
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(() -> assertThat(reader.get("a")).isEqualTo(new Entry("a", 10)));
+      long nearMisses = reader.stats().nearMisses();
+      assertThat(reader.get("b")).isEqualTo(new Entry("b", 2));
+      assertThat(reader.stats().nearMisses())
+          .as("b shares a's bucket: its copy went with the bucket's invalidation")
+          .isGreaterThan(nearMisses);
+    }
+  }
+
+  @Test
+  void theLayoutIsRequired() {
     assertThatThrownBy(() -> stowage.cache("packed-refused", Entry.class).layout(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("layout");

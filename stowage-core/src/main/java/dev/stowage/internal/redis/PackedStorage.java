@@ -167,62 +167,13 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Distinct key texts grouped by bucket, in order of first appearance, cut into batches. */
-  private final class Batch {
-    final List<String> texts;
-    final List<byte[]> fields = new ArrayList<>();
-
-    /** Per bucket: the bucket's Redis key and the indexes of its keys. */
-    final List<byte[]> buckets = new ArrayList<>();
-
-    final List<int[]> groups = new ArrayList<>();
-
-    Batch(List<String> texts) {
-      this.texts = texts;
-      Map<Integer, List<Integer>> byBucket = new LinkedHashMap<>();
-      for (int i = 0; i < texts.size(); i++) {
-        String field = field(texts.get(i));
-        fields.add(utf8(field));
-        byBucket.computeIfAbsent(layout.bucketOf(field), b -> new ArrayList<>()).add(i);
-      }
-      byBucket.forEach(
-          (bucket, indexes) -> {
-            buckets.add(bucketKey(bucket));
-            groups.add(indexes.stream().mapToInt(Integer::intValue).toArray());
-          });
-    }
-
-    int size() {
-      return texts.size();
-    }
-
-    /** A command per bucket, its key and the fields of the bucket's keys, then {@code more}. */
-    CommandArgs<byte[], byte[]> args(int g, @Nullable List<byte[]> values) {
-      CommandArgs<byte[], byte[]> args = PackedStorage.args(buckets.get(g));
-      for (int index : groups.get(g)) {
-        args.add(fields.get(index));
-        if (values != null) {
-          args.add(values.get(index));
-        }
-      }
-      return args;
-    }
-
-    /** Runs the groups in batches of about {@code chunkSize} keys, a few batches in flight. */
-    CompletableFuture<Void> inBatches(Function<int[], CompletableFuture<?>> send) {
-      List<int[]> batches = new ArrayList<>();
-      int start = 0;
-      int keysInBatch = 0;
-      for (int g = 0; g < groups.size(); g++) {
-        keysInBatch += groups.get(g).length;
-        if (keysInBatch >= settings.chunkSize() || g == groups.size() - 1) {
-          batches.add(new int[] {start, g + 1});
-          start = g + 1;
-          keysInBatch = 0;
-        }
-      }
-      return ChunkWindow.run(batches.size(), i -> send.apply(batches.get(i)));
-    }
+  private PackedBatch newBatch(List<String> texts) {
+    return new PackedBatch(
+        texts,
+        this::field,
+        text -> layout.bucketOf(field(text)),
+        this::bucketKey,
+        settings.chunkSize());
   }
 
   private static <T> AsyncCommand<byte[], byte[], T> command(
@@ -309,7 +260,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
   /** HMGET per bucket (with its PTTL for a near cache's read), values aligned with the keys. */
   @Override
   public CompletableFuture<byte[][]> fetchAll(List<String> keyTexts, long @Nullable [] ttls) {
-    Batch batch = new Batch(keyTexts);
+    PackedBatch batch = newBatch(keyTexts);
     byte[][] values = new byte[batch.size()][];
     CompletableFuture<Void> all =
         near != null && ttls != null
@@ -320,7 +271,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
   }
 
   /** The HMGETs of a batch's groups, written together to the shared connection. */
-  private CompletableFuture<?> untracked(Batch batch, int[] range, byte[][] values) {
+  private CompletableFuture<?> untracked(PackedBatch batch, int[] range, byte[][] values) {
     List<AsyncCommand<byte[], byte[], List<byte[]>>> commands = new ArrayList<>();
     for (int g = range[0]; g < range[1]; g++) {
       commands.add(
@@ -351,7 +302,8 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
   }
 
   /** Each group's HMGET and its bucket's PTTL, over the near cache's reading connection. */
-  private CompletableFuture<?> tracked(Batch batch, int[] range, byte[][] values, long[] ttls) {
+  private CompletableFuture<?> tracked(
+      PackedBatch batch, int[] range, byte[][] values, long[] ttls) {
     Tracking.Reader reader = requireNonNull(near);
     CompletableFuture<?>[] replies = new CompletableFuture<?>[range[1] - range[0]];
     for (int g = range[0]; g < range[1]; g++) {
@@ -429,16 +381,16 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
 
   @Override
   public CompletableFuture<Void> write(String keyText, WriteCodec.Encoded encoded) {
-    Prepared prepared = new Prepared(new Batch(List.of(keyText)), List.of(encoded));
+    Prepared prepared = new Prepared(newBatch(List.of(keyText)), List.of(encoded));
     return send(prepared);
   }
 
   /** Entries encoded together, in the calling thread, and their batch. */
-  private final class Prepared implements CacheStorage.Prepared {
-    private final Batch batch;
+  private static final class Prepared implements CacheStorage.Prepared {
+    private final PackedBatch batch;
     private final List<WriteCodec.Encoded> encoded;
 
-    Prepared(Batch batch, List<WriteCodec.Encoded> encoded) {
+    Prepared(PackedBatch batch, List<WriteCodec.Encoded> encoded) {
       this.batch = batch;
       this.encoded = encoded;
     }
@@ -460,14 +412,14 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
     List<WriteCodec.Encoded> encoded =
         codec.encodeAllMeasured(
             new ArrayList<>(byText.values()), i -> "key " + texts.get(i) + " of " + owner);
-    return new Prepared(new Batch(texts), encoded);
+    return new Prepared(newBatch(texts), encoded);
   }
 
   /** One HSET per bucket (and its PEXPIRE LT), the commands of a batch flushed together. */
   @Override
   public CompletableFuture<Void> send(CacheStorage.Prepared entries) {
     Prepared prepared = (Prepared) entries;
-    Batch batch = prepared.batch;
+    PackedBatch batch = prepared.batch;
     List<byte[]> values = new ArrayList<>(batch.size());
     prepared.encoded.forEach(encoded -> values.add(encoded.bytes()));
     CompletableFuture<Void> all =
@@ -493,7 +445,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
 
   /** The HSETs of a batch's groups and their expiries, flushed together. */
   private CompletableFuture<?> setAll(
-      Batch batch,
+      PackedBatch batch,
       int[] range,
       List<byte[]> values,
       Function<byte[], @Nullable AsyncCommand<byte[], byte[], Boolean>> expiry,
@@ -531,7 +483,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
    */
   @Override
   public CompletableFuture<Void> writeAbsent(List<String> keyTexts) {
-    Batch batch = new Batch(keyTexts);
+    PackedBatch batch = newBatch(keyTexts);
     long absentMillis = requireNonNull(settings.absentTtl(), "absentTtl").toMillis();
     byte[] marker = Envelope.absentMarker();
     List<byte[]> markers = new ArrayList<>();
@@ -553,7 +505,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
       byte[] field = utf8(field(keyText));
       return session.call("HDEL " + keyText + " of " + owner, c -> c.hdel(bucket, field));
     }
-    Batch batch = new Batch(keyTexts);
+    PackedBatch batch = newBatch(keyTexts);
     LongAdder deleted = new LongAdder();
     CompletableFuture<Void> all =
         batch.inBatches(
