@@ -34,8 +34,16 @@ import org.jspecify.annotations.Nullable;
  * bucket brings the bucket's expiry down to it), and less when it was written into a bucket that
  * expires sooner. A cache {@linkplain RedisCache.Builder#noExpiry() without a TTL} leaves a
  * bucket's TTL as it finds it: its entries go with a bucket that a writer with a TTL gave one.
- * {@link RedisCache.Builder#cacheAbsent}, {@link RedisCache.Builder#distributedLoadLock} and {@link
- * RedisCache.Builder#nearCache} are refused.
+ *
+ * <p>The packed layout offers what the key-per-value one does, within what a hash field can hold.
+ * The {@linkplain RedisCache.Builder#distributedLoadLock load lock} works alike (its lock is a key
+ * of its own). An {@linkplain RedisCache.Builder#cacheAbsent absent marker} is a field of its
+ * bucket, and as a field has no TTL of its own, writing one shortens its bucket's TTL to the absent
+ * TTL ({@code PEXPIRE ... LT}): the marker lives no longer than it should, and the bucket's other
+ * entries expire with it. A {@linkplain RedisCache.Builder#nearCache near cache} keeps entries, but
+ * Redis's client tracking invalidates whole keys, here whole buckets: a write to one entry drops
+ * the near copies of every entry of its bucket in every process, and a copy is kept no longer than
+ * its bucket's TTL.
  *
  * <p>Immutable and thread-safe.
  */

@@ -351,7 +351,9 @@ public interface RedisCache<K, V> {
      * out), the key is stored as absent for {@code absentTtl}, and reads of it answer {@code null}
      * without calling the loader until then; {@link CacheStats#absentHits()} counts them. {@link
      * RedisCache#put} replaces the marker. Keys found absent are not cached by default. The marker
-     * is the four bytes of {@link Envelope#absentMarker()}.
+     * is the four bytes of {@link Envelope#absentMarker()}. On the {@linkplain CacheLayout#packed
+     * packed layout} the marker is a field of its bucket, whose TTL it shortens to {@code
+     * absentTtl}, so the bucket's other entries expire with it: a hash field has no TTL of its own.
      */
     public Builder<K, V> cacheAbsent(Duration absentTtl) {
       this.absentTtl = requireNonNull(absentTtl, "absentTtl");
@@ -375,7 +377,8 @@ public interface RedisCache<K, V> {
     /**
      * Keeps decoded values in the process too, while Redis says they have not changed; see {@link
      * NearCache}. Reads answered there are counted in {@link CacheStats#nearHits()}. Off by
-     * default.
+     * default. On the {@linkplain CacheLayout#packed packed layout} Redis tracks buckets, not
+     * entries: a write to one entry drops the near copies of its whole bucket in every process.
      *
      * @throws MissingLibraryException at {@link #build()}, without Caffeine
      */
@@ -387,8 +390,8 @@ public interface RedisCache<K, V> {
     /**
      * How entries are laid out in Redis: {@link CacheLayout#keyPerValue()} (one string per entry)
      * by default, or {@link CacheLayout#packed(long)} for many small values, packed into hashes. On
-     * the packed layout the TTL applies per bucket, and {@link #cacheAbsent}, {@link
-     * #distributedLoadLock} and {@link #nearCache} are refused at {@link #build()}; see {@link
+     * the packed layout the TTL applies per bucket; an absent marker shortens its bucket's TTL to
+     * the absent TTL, and the near cache is invalidated a bucket at a time; see {@link
      * CacheLayout}.
      */
     public Builder<K, V> layout(CacheLayout layout) {
