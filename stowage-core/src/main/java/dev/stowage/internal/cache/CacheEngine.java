@@ -355,7 +355,7 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
 
   /** Reads a batch: the near cache's copies, then the storage's bulk read for the rest. */
   CompletableFuture<BulkRead<K, V>> readAll(KeyBatch batch, Threads threads) {
-    NearSplit split = near == null ? null : new NearSplit(batch);
+    NearSplit<K, V> split = near == null ? null : new NearSplit<>(this, batch);
     KeyBatch toRead = split == null ? batch : split.rest;
     return fetchAll(toRead.texts, split == null ? null : split.ttls)
         .thenApplyAsync(
@@ -374,50 +374,6 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
                   split == null ? decoded : split.found(batch, values, decoded), absent);
             },
             threads.work());
-  }
-
-  /**
-   * A batch split by the near cache: the values it keeps, and the rest to read with their stamps,
-   * when their read was sent and (once read) their times to live.
-   */
-  private final class NearSplit {
-    final Map<K, V> kept = new LinkedHashMap<>();
-    final KeyBatch rest;
-    final long[] stamps;
-    final long[] ttls;
-    final long sentAt;
-
-    NearSplit(KeyBatch batch) {
-      List<K> toRead = new ArrayList<>();
-      for (int i = 0; i < batch.size(); i++) {
-        V value = nearValue(batch.texts.get(i));
-        if (value != null) {
-          kept.put(batch.keys.get(i), value);
-        } else {
-          toRead.add(batch.keys.get(i));
-        }
-      }
-      this.rest = kept.isEmpty() ? batch : new KeyBatch(toRead);
-      this.stamps = new long[rest.size()];
-      for (int i = 0; i < stamps.length; i++) {
-        stamps[i] = stamp(rest.texts.get(i));
-      }
-      this.ttls = new long[rest.size()];
-      Arrays.fill(ttls, NearStore.UNKNOWN_TTL);
-      // Before any chunk is sent: the earliest time a chunk's TTLs can be counted from.
-      this.sentAt = System.nanoTime();
-    }
-
-    /** Keeps what was read, and returns every value found, in the batch's order. */
-    Map<K, V> found(KeyBatch batch, byte[][] values, Map<K, V> decoded) {
-      for (int i = 0; i < values.length; i++) {
-        V value = decoded.get(rest.keys.get(i));
-        if (values[i] != null) {
-          keep(rest.texts.get(i), stamps[i], value, values[i], sentAt, ttls[i]);
-        }
-      }
-      return kept.isEmpty() ? decoded : merge(batch, kept, decoded);
-    }
   }
 
   /** The values of {@code found}, else of {@code loaded}, in the batch's order. */

@@ -4,6 +4,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.protocol.CommandArgs;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,5 +84,30 @@ final class PackedBatch {
       }
     }
     return ChunkWindow.run(batches.size(), i -> send.apply(batches.get(i)));
+  }
+
+  /**
+   * Whether {@code key} is {@code <prefix>{n}}, {@code n} one of {@code buckets} in decimal without
+   * leading zeros.
+   */
+  static boolean isBucketKey(byte[] key, byte[] prefixBytes, int buckets) {
+    int p = prefixBytes.length;
+    int digits = key.length - p - 2;
+    if (digits < 1
+        || digits > 8
+        || key[p] != '{'
+        || key[key.length - 1] != '}'
+        || !Arrays.equals(key, 0, p, prefixBytes, 0, p)
+        || (digits > 1 && key[p + 1] == '0')) {
+      return false;
+    }
+    int bucket = 0;
+    for (int i = p + 1; i < key.length - 1; i++) {
+      if (key[i] < '0' || key[i] > '9') {
+        return false;
+      }
+      bucket = bucket * 10 + key[i] - '0';
+    }
+    return bucket < buckets;
   }
 }

@@ -138,31 +138,6 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
     return bucketKey(layout.bucketOf(field(keyText)));
   }
 
-  /**
-   * Whether {@code key} is {@code <prefix>{n}}, {@code n} a bucket of this layout in decimal
-   * without leading zeros.
-   */
-  private boolean isBucketKey(byte[] key) {
-    int p = prefixBytes.length;
-    int digits = key.length - p - 2;
-    if (digits < 1
-        || digits > 8
-        || key[p] != '{'
-        || key[key.length - 1] != '}'
-        || !Arrays.equals(key, 0, p, prefixBytes, 0, p)
-        || (digits > 1 && key[p + 1] == '0')) {
-      return false;
-    }
-    int bucket = 0;
-    for (int i = p + 1; i < key.length - 1; i++) {
-      if (key[i] < '0' || key[i] > '9') {
-        return false;
-      }
-      bucket = bucket * 10 + key[i] - '0';
-    }
-    return bucket < layout.buckets();
-  }
-
   private static byte[] utf8(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
   }
@@ -542,7 +517,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
     return ScanUnlink.run(
         session,
         match,
-        this::isBucketKey,
+        key -> PackedBatch.isBucketKey(key, prefixBytes, layout.buckets()),
         settings.chunkSize(),
         "SCAN and UNLINK of the keys under " + prefix + " of " + owner);
   }
