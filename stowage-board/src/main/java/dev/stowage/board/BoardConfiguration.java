@@ -2,6 +2,7 @@ package dev.stowage.board;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.Stowage;
 import dev.stowage.board.events.BoardEventOptions;
 import dev.stowage.board.events.BoardEvents;
 import dev.stowage.board.tcp.BoardTcpServer;
@@ -242,10 +243,29 @@ class BoardConfiguration implements WebFluxConfigurer {
             Mono.<ReactiveRedisConnection>fromSupplier(() -> connections.getReactiveConnection()),
             connection -> connection.ping().then(),
             ReactiveRedisConnection::closeLater);
+    // The seed's counter through core's feed scripts: a feed built for its counter alone.
+    Stowage counterConnection =
+        Stowage.builder()
+            .redis(settings.redis())
+            .commandTimeout(StowageBoardService.COMMAND_TIMEOUT)
+            .connectInBackground()
+            .build();
+    BoardScores.Counter counter =
+        BoardScores.Counter.of(
+            counterConnection
+                .feed(BoardKeys.FEED, byte[].class)
+                .counter(BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD)
+                .build()
+                .async(),
+            BoardKeys.COUNTER + "/" + BoardKeys.COUNTER_FIELD);
     return new BoardHandlerHolder(
-        new SeedBoardHandler(settings.mode(), connections, repository, formats),
+        new SeedBoardHandler(settings.mode(), connections, repository, formats, counter),
         null,
-        connections::destroy,
+        () -> {
+          try (counterConnection) {
+            connections.destroy();
+          }
+        },
         ping,
         settings.redis());
   }
