@@ -45,6 +45,13 @@ import reactor.core.scheduler.Schedulers;
 @Configuration(proxyBeanMethods = false)
 class BoardConfiguration implements WebFluxConfigurer {
   private static final Duration SCHEMA_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * How long a seed mode's score counter waits for the connection to come back after a restart of
+   * Redis, as the seed's template, which queued commands meanwhile, did.
+   */
+  private static final Duration SEED_RECONNECTION_WAIT = Duration.ofSeconds(10);
+
   private final BoardFormats formats = new BoardFormats();
 
   @Bean
@@ -251,13 +258,15 @@ class BoardConfiguration implements WebFluxConfigurer {
             .connectInBackground()
             .build();
     BoardScores.Counter counter =
-        BoardScores.Counter.of(
-            counterConnection
-                .feed(BoardKeys.FEED, byte[].class)
-                .counter(BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD)
-                .build()
-                .async(),
-            BoardKeys.COUNTER + "/" + BoardKeys.COUNTER_FIELD);
+        BoardScores.Counter.waitingForReconnection(
+            BoardScores.Counter.of(
+                counterConnection
+                    .feed(BoardKeys.FEED, byte[].class)
+                    .counter(BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD)
+                    .build()
+                    .async(),
+                BoardKeys.COUNTER + "/" + BoardKeys.COUNTER_FIELD),
+            SEED_RECONNECTION_WAIT);
     return new BoardHandlerHolder(
         new SeedBoardHandler(settings.mode(), connections, repository, formats, counter),
         null,

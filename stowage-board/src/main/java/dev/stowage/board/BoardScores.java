@@ -1,8 +1,11 @@
 package dev.stowage.board;
 
 import dev.stowage.AsyncFeed;
+import dev.stowage.CacheUnavailableException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 /**
  * Hands out post scores that only ever grow, so that a new post is scored above every post created
@@ -22,7 +25,10 @@ import reactor.core.publisher.Mono;
  * above the same floor and the database's highest score.
  */
 final class BoardScores {
-  /** Where the counter is kept: stowage mode's feed, or the seed's template. */
+  /** How often a seed mode's counter tries again while the connection comes back. */
+  private static final Duration RECONNECTION_POLL = Duration.ofMillis(50);
+
+  /** Where the counter is kept: a feed's counter hash. */
   interface Counter {
     /**
      * Reserves {@code count} scores above the counter and {@code floor}, as {@link
@@ -62,6 +68,35 @@ final class BoardScores {
         @Override
         public String name() {
           return name;
+        }
+      };
+    }
+
+    /**
+     * {@code counter}, whose calls wait, up to {@code atMost}, while the connection comes back
+     * after a restart of Redis: core rejects commands at once while it reconnects, where the seed's
+     * template queued them. For the seed modes, which do not absorb Redis failures.
+     */
+    static Counter waitingForReconnection(Counter counter, Duration atMost) {
+      long attempts = Math.max(1, atMost.toMillis() / RECONNECTION_POLL.toMillis());
+      Retry whileReconnecting =
+          Retry.fixedDelay(attempts, RECONNECTION_POLL)
+              .filter(e -> e instanceof CacheUnavailableException)
+              .onRetryExhaustedThrow((spec, signal) -> signal.failure());
+      return new Counter() {
+        @Override
+        public Mono<Long> reserve(int count, long floor) {
+          return counter.reserve(count, floor).retryWhen(whileReconnecting);
+        }
+
+        @Override
+        public Mono<Long> raise(long atLeast) {
+          return counter.raise(atLeast).retryWhen(whileReconnecting);
+        }
+
+        @Override
+        public String name() {
+          return counter.name();
         }
       };
     }
