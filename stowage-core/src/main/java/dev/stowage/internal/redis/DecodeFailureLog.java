@@ -11,18 +11,18 @@ import org.jspecify.annotations.Nullable;
  * emptied, so memory stays small and a key is logged again at most once per {@value #MAX_KEYS}
  * other keys.
  */
-final class DecodeFailureLog {
+public final class DecodeFailureLog {
   static final int MAX_KEYS = 1024;
   private static final System.Logger LOG = System.getLogger("dev.stowage.cache");
 
   private final String owner;
   private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
-  DecodeFailureLog(String owner) {
+  public DecodeFailureLog(String owner) {
     this.owner = owner;
   }
 
-  void report(String key, @Nullable String reason) {
+  public void report(String key, @Nullable String reason) {
     if (logged.size() >= MAX_KEYS) {
       logged.clear();
     }

@@ -36,7 +36,8 @@ public final class EnvelopePreload {
    * missing (decoding then reports it). {@code envelopeStart} gives where a value's envelope
    * starts, or -1 when it has none.
    */
-  CompletableFuture<Void> load(Iterable<byte[]> values, ToIntFunction<byte[]> envelopeStart) {
+  public CompletableFuture<Void> load(
+      Iterable<byte[]> values, ToIntFunction<byte[]> envelopeStart) {
     List<CompletableFuture<?>> loads = null;
     Set<Long> asked = null;
     for (byte[] value : values) {

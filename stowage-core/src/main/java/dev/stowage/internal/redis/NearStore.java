@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * modifies the key, so Redis sends an invalidation for it as for a write. {@code expireAfterWrite}
  * bounds each entry further.
  */
-final class NearStore {
+public final class NearStore {
   private static final int STRIPES = 1024;
 
   /** The time to live of a key without one ({@code PTTL} answers -1). */
@@ -108,7 +108,7 @@ final class NearStore {
   }
 
   /** The value kept for {@code key}, or null, counting a near hit or miss. */
-  @Nullable Object get(String key) {
+  public @Nullable Object get(String key) {
     Kept kept = entries.getIfPresent(key);
     if (kept == null) {
       misses.increment();
@@ -119,7 +119,7 @@ final class NearStore {
   }
 
   /** The stamp a read of {@code key} takes before it is sent, or -1 when nothing may be kept. */
-  long stamp(String key) {
+  public long stamp(String key) {
     return tracking ? stripes.get(stripe(key)) : -1;
   }
 
@@ -127,7 +127,7 @@ final class NearStore {
    * Keeps a decoded value read with {@code stamp} from a key without a TTL, unless an invalidation
    * came since.
    */
-  void keep(String key, long stamp, Object value, int weight) {
+  public void keep(String key, long stamp, Object value, int weight) {
     keep(key, stamp, value, weight, 0, NO_TTL);
   }
 
@@ -184,7 +184,7 @@ final class NearStore {
   }
 
   /** Drops everything, and fails every read in flight's stamp. */
-  void invalidateAll() {
+  public void invalidateAll() {
     for (int i = 0; i < STRIPES; i++) {
       stripes.incrementAndGet(i);
     }
@@ -213,11 +213,11 @@ final class NearStore {
     return prefix;
   }
 
-  long hits() {
+  public long hits() {
     return hits.sum();
   }
 
-  long misses() {
+  public long misses() {
     return misses.sum();
   }
 
