@@ -8,7 +8,6 @@ import dev.stowage.Feed.Entry;
 import dev.stowage.FeedLayout;
 import dev.stowage.StowageException;
 import dev.stowage.internal.redis.ChunkWindow;
-import dev.stowage.internal.redis.LuaScript;
 import dev.stowage.internal.redis.RedisSession;
 import dev.stowage.internal.redis.WriteCodec;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,15 +37,6 @@ import org.jspecify.annotations.Nullable;
  * the {@code RPUSH}), and {@code addAll} and {@code putAll} store each entry at its place.
  */
 public final class RedisFeed<V> implements AsyncFeed<V> {
-  /** Times a write finds its buckets sealed and opens them before it gives up. */
-  static final int MAX_ATTEMPTS = 10;
-
-  private static final byte[] SEAL_ON = {'1'};
-  private static final byte[] SEAL_OFF = {'0'};
-  private static final byte[] BUCKET_ARG = utf8(Integer.toString(BucketKeys.BUCKET));
-  private static final byte[] HOLD_ARG = utf8(Integer.toString(BucketSealer.HOLD_MILLIS));
-  private static final byte[] MAX_SCORE_ARG = utf8(Long.toString(FeedLayout.MAX_SCORE));
-
   /**
    * A page of at least this many stored bytes is decoded on the session's decode threads rather
    * than on the I/O thread of the connection that every cache and feed of the {@code Stowage}
@@ -60,7 +49,6 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private final FeedSettings<V> settings;
   private final WriteCodec<V> codec;
   private final String owner;
-  private final byte[] key;
   private final byte[] counterKey;
   private final byte[] counterField;
   private final BucketKeys bucketKeys;
@@ -68,6 +56,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private final PageDecoder<V> decoder;
   private final BucketSealer<V> sealer;
   private final NearPages<V> nearPages;
+  private final FeedScripts<V> scripts;
   private final BlockingFeed<V> blocking;
 
   public RedisFeed(RedisSession session, FeedSettings<V> settings) {
@@ -75,7 +64,6 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     this.settings = settings;
     this.codec = settings.codec();
     this.owner = "feed '" + settings.name() + "'";
-    this.key = utf8(settings.key());
     this.counterKey = utf8(settings.counterKey());
     this.counterField = utf8(settings.counterField());
     this.bucketKeys = new BucketKeys(settings.key());
@@ -83,6 +71,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     this.decoder = new PageDecoder<>(codec, failures);
     this.sealer = new BucketSealer<>(session, settings, owner, bucketKeys, failures, decoder);
     this.nearPages = new NearPages<>(settings.key(), settings.near());
+    this.scripts = new FeedScripts<>(session, settings, owner, bucketKeys, failures, sealer);
     this.blocking = new BlockingFeed<>(this);
   }
 
@@ -158,7 +147,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   private CompletableFuture<Long> addAsync(V value) {
     byte[] envelope = encode(value);
     return session
-        .translated(append(envelope, BucketKeys.LOOKAHEAD, 1), describeAdd())
+        .translated(scripts.append(envelope, describeAdd()), describeAdd())
         .thenApply(
             reply -> {
               long first = check((Long) reply.get(0), 1);
@@ -168,34 +157,6 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
                 sealer.inBackground(sealer.seal(full));
               }
               return first;
-            });
-  }
-
-  /**
-   * Runs {@code append.lua} with the keys of the buckets after the counter as last seen, and {@code
-   * lookahead} scores more; when the counter has moved past them, again with the keys of the
-   * buckets after it (and a longer look ahead, for a counter that other writers move fast).
-   */
-  private CompletableFuture<List<Object>> append(byte[] envelope, long lookahead, int round) {
-    long[] buckets = bucketKeys.forAppend(1, lookahead);
-    List<byte[]> argv = new ArrayList<>(buckets.length + 6);
-    argv.add(counterField);
-    argv.add(sealFlag());
-    argv.add(BUCKET_ARG);
-    argv.add(MAX_SCORE_ARG);
-    BucketKeys.addNumbers(argv, buckets);
-    argv.add(envelope);
-    return FeedScripts.APPEND
-        .<List<Object>>run(
-            session, bucketKeys.keys(buckets, key, counterKey), argv.toArray(byte[][]::new))
-        .thenCompose(
-            reply -> {
-              if (!(reply.get(0) instanceof byte[])) {
-                return CompletableFuture.completedFuture(reply);
-              }
-              BucketKeys.checkRounds(round, describeAdd());
-              bucketKeys.counterIs((Long) reply.get(1));
-              return append(envelope, Math.min(4 * lookahead, 64L * BucketKeys.BUCKET), round + 1);
             });
   }
 
@@ -262,7 +223,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
                           pairs.add(utf8(Long.toString(score)));
                           pairs.add(FeedLayout.member(score, envelopes.get(i)));
                         }
-                        return put(pairs, List.of(), 1);
+                        return scripts.put(pairs);
                       });
               return session
                   .translated(all, describeAddAll(n))
@@ -305,7 +266,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
             index -> {
               List<byte[]> chunk =
                   args.subList(index * perChunk, Math.min(args.size(), (index + 1) * perChunk));
-              return put(chunk, List.of(), 1);
+              return scripts.put(chunk);
             });
     return session.translated(all, describePutAll(valuesByScore.size()));
   }
@@ -338,30 +299,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   /** The page script's reply: open buckets' members, and sealed buckets' parts. */
   private CompletableFuture<List<Object>> members(int page, int size) {
     long[] range = range(page, size);
-    return session.translated(pageParts(range[0], size, 1), describePage(page, size));
-  }
-
-  /**
-   * Runs {@code page.lua} with the keys of the index's buckets as last seen; when the page reaches
-   * others, again with theirs.
-   */
-  private CompletableFuture<List<Object>> pageParts(long skip, int size, int round) {
-    long[] buckets = bucketKeys.forPage();
-    List<byte[]> argv = new ArrayList<>(buckets.length + 3);
-    argv.add(utf8(Long.toString(skip)));
-    argv.add(utf8(Integer.toString(size)));
-    BucketKeys.addNumbers(argv, buckets);
-    return FeedScripts.PAGE
-        .<List<Object>>run(session, bucketKeys.keys(buckets, key), argv.toArray(byte[][]::new))
-        .thenCompose(
-            reply -> {
-              if ((Long) reply.get(0) == 1) {
-                return CompletableFuture.completedFuture(reply.subList(1, reply.size()));
-              }
-              BucketKeys.checkRounds(round, "reading a page of " + owner);
-              bucketKeys.pageReached(reply);
-              return pageParts(skip, size, round + 1);
-            });
+    return session.translated(scripts.page(range[0], size), describePage(page, size));
   }
 
   @Override
@@ -422,90 +360,6 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
             });
   }
 
-  private byte[] sealFlag() {
-    return settings.seal() ? SEAL_ON : SEAL_OFF;
-  }
-
-  /**
-   * Runs {@code put.lua} with score and member {@code pairs}, opening the sealed buckets of {@code
-   * openings} in the same script; when it finds other sealed buckets (or these sealed again), reads
-   * them and runs it again. Completes once the buckets it filled are sealed (or left open, when
-   * they cannot be).
-   */
-  private CompletableFuture<Void> put(
-      List<byte[]> pairs, List<BucketSealer.Opening> openings, int attempt) {
-    long[] buckets =
-        BucketKeys.ofScores(
-            IntStream.range(0, pairs.size() / 2)
-                .mapToLong(
-                    i -> Long.parseLong(new String(pairs.get(2 * i), StandardCharsets.US_ASCII))));
-    List<byte[]> argv = new ArrayList<>(pairs.size() + buckets.length + 6);
-    argv.add(counterField);
-    argv.add(sealFlag());
-    argv.add(BUCKET_ARG);
-    argv.add(HOLD_ARG);
-    BucketKeys.addNumbers(argv, buckets);
-    argv.add(utf8(Integer.toString(openings.size())));
-    for (BucketSealer.Opening opening : openings) {
-      argv.add(utf8(Long.toString(opening.bucket())));
-      argv.add(utf8(opening.digest()));
-      argv.add(utf8(Integer.toString(opening.members().size())));
-      argv.addAll(opening.members());
-    }
-    argv.addAll(pairs);
-    return FeedScripts.PUT
-        .<List<Object>>run(
-            session, bucketKeys.keys(buckets, key, counterKey), argv.toArray(byte[][]::new))
-        .thenCompose(
-            reply -> {
-              if ((Long) reply.get(0) == 1) {
-                for (BucketSealer.Opening opening : openings) {
-                  sealer.sealLater(opening.bucket(), BucketSealer.RESEAL_AFTER);
-                }
-                return sealer.seal(sealer.fullBuckets(reply));
-              }
-              List<Long> sealed = new ArrayList<>(reply.size() - 1);
-              for (int i = 1; i < reply.size(); i++) {
-                sealed.add((Long) reply.get(i));
-              }
-              checkAttempts(attempt, sealed);
-              List<CompletableFuture<BucketSealer.@Nullable Opening>> reads =
-                  sealed.stream().map(sealer::readSealed).toList();
-              return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
-                  .thenCompose(
-                      done -> {
-                        List<BucketSealer.Opening> next = new ArrayList<>(reads.size());
-                        for (CompletableFuture<BucketSealer.@Nullable Opening> read : reads) {
-                          BucketSealer.Opening opening = read.join();
-                          if (opening != null) {
-                            next.add(opening);
-                          }
-                        }
-                        return put(pairs, next, attempt + 1);
-                      });
-            });
-  }
-
-  /**
-   * Gives up a write that found its buckets sealed again at each attempt. Each attempt holds the
-   * buckets it finds sealed for {@link BucketSealer#HOLD_MILLIS}, and no writer seals a held
-   * bucket, so this takes attempts that each took longer than the hold (or writers of a version
-   * before holds).
-   */
-  private void checkAttempts(int attempt, List<Long> buckets) {
-    if (attempt >= MAX_ATTEMPTS) {
-      throw new StowageException(
-          owner
-              + ": buckets "
-              + buckets
-              + " were sealed again each of the "
-              + attempt
-              + " times they were opened for this write, although each attempt held them for "
-              + BucketSealer.HOLD_MILLIS
-              + " ms; nothing was written");
-    }
-  }
-
   /** Completes once no seal runs in the background any more; for tests and benchmarks. */
   public CompletableFuture<Void> sealsSettled() {
     return sealer.sealsSettled();
@@ -537,53 +391,13 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   @Override
   public CompletableFuture<Boolean> remove(long score) {
     checkScore(score);
-    return nearPages.dropAfter(remove(score, null, 1));
-  }
-
-  /**
-   * Runs {@code remove.lua}, opening the entry's sealed bucket in the same script when {@code
-   * opening} is its value as read; when the script finds the bucket sealed (or sealed again), reads
-   * it and runs it again.
-   */
-  private CompletableFuture<Boolean> remove(
-      long score, BucketSealer.@Nullable Opening opening, int attempt) {
-    byte[][] argv = new byte[opening == null ? 3 : opening.members().size() + 4][];
-    argv[0] = utf8(Long.toString(score));
-    argv[1] = BUCKET_ARG;
-    argv[2] = HOLD_ARG;
-    if (opening != null) {
-      argv[3] = utf8(opening.digest());
-      for (int i = 0; i < opening.members().size(); i++) {
-        argv[i + 4] = opening.members().get(i);
-      }
-    }
-    long bucket = FeedLayout.bucketOf(score);
-    return session
-        .translated(
-            FeedScripts.REMOVE.<List<Object>>run(
-                session, bucketKeys.keys(new long[] {bucket}, key), argv),
-            describeRemove(score))
-        .thenCompose(
-            reply -> {
-              long removed = (Long) reply.get(0);
-              long lost = (Long) reply.get(1);
-              if (lost > 0) {
-                failures.lostBucket(bucket, lost);
-              }
-              if (removed >= 0) {
-                return CompletableFuture.completedFuture(removed > 0);
-              }
-              checkAttempts(attempt, List.of(bucket));
-              return sealer
-                  .readSealed(bucket)
-                  .thenCompose(read -> remove(score, read, attempt + 1));
-            });
+    return nearPages.dropAfter(scripts.remove(score, describeRemove(score)));
   }
 
   @Override
   public CompletableFuture<Long> size() {
     return session
-        .translated(index(FeedScripts.SIZE, -1, describeSize(), 1), describeSize())
+        .translated(scripts.index(FeedScripts.SIZE, -1, describeSize()), describeSize())
         .thenApply(
             reply -> {
               for (int i = 1; i + 1 < reply.size(); i += 2) {
@@ -597,35 +411,12 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   public CompletableFuture<Void> clear() {
     return nearPages.dropAfter(
         session
-            .translated(index(FeedScripts.CLEAR, 0, describeClear(), 1), describeClear())
+            .translated(scripts.index(FeedScripts.CLEAR, 0, describeClear()), describeClear())
             .thenApply(
                 done -> {
                   bucketKeys.cleared();
                   return null;
                 }));
-  }
-
-  /**
-   * Runs a script over the whole index ({@code size.lua}, {@code clear.lua}) with the keys of the
-   * index's buckets as last seen; when it answers {@code stale} first, the index holds others, and
-   * it runs again with theirs.
-   */
-  private CompletableFuture<List<Object>> index(
-      LuaScript script, long stale, String what, int round) {
-    long[] buckets = bucketKeys.forIndex();
-    List<byte[]> argv = new ArrayList<>(buckets.length + 1);
-    BucketKeys.addNumbers(argv, buckets);
-    return script
-        .<List<Object>>run(session, bucketKeys.keys(buckets, key), argv.toArray(byte[][]::new))
-        .thenCompose(
-            reply -> {
-              if ((Long) reply.get(0) != stale) {
-                return CompletableFuture.completedFuture(reply);
-              }
-              BucketKeys.checkRounds(round, what);
-              bucketKeys.indexIs(reply);
-              return index(script, stale, what, round + 1);
-            });
   }
 
   @Override
@@ -647,7 +438,7 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
                 counterField,
                 utf8(Integer.toString(count)),
                 utf8(Long.toString(floor)),
-                MAX_SCORE_ARG),
+                FeedScripts.MAX_SCORE_ARG),
             what)
         .thenApply(
             last ->
