@@ -136,7 +136,14 @@ final class BucketKeys {
   void pageReached(List<Object> reply) {
     long[] seen = numbers(reply);
     pageDepth = Math.max(pageDepth, seen.length);
-    known = merged(known, seen);
+    if (seen.length == 0) {
+      known = new long[0];
+      return;
+    }
+    // The reply is the index from its newest bucket down: a bucket seen before among those and
+    // missing from it has left the index, and would take the place of one a page needs.
+    long lowest = Arrays.stream(seen).min().orElseThrow();
+    known = merged(seen, Arrays.stream(known).filter(bucket -> bucket < lowest).toArray());
   }
 
   /** Takes the whole index, as a count or a clear script returned it. */

@@ -32,9 +32,11 @@ import org.jspecify.annotations.Nullable;
  * buckets that hold entries (member and score the bucket number). A Redis list of a few dozen small
  * elements is a packed listpack costing a few bytes per element, where a sorted set costs about a
  * hundred per member; a page is still one round trip, a script that walks the index from the newest
- * bucket and cuts the page out of one or two lists with {@code LRANGE}. Writes keep every bucket
- * sorted whatever runs concurrently: {@code add} is one script (the counter's {@code HINCRBY} and
- * the {@code RPUSH}), and {@code addAll} and {@code putAll} store each entry at its place.
+ * bucket and cuts the page out of one or two lists with {@code LRANGE} (two, when the page reaches
+ * buckets this object has not seen yet: every key a script touches arrives in {@code KEYS}, see
+ * {@link BucketKeys}). Writes keep every bucket sorted whatever runs concurrently: {@code add} is
+ * one script (the counter's {@code HINCRBY} and the {@code RPUSH}), and {@code addAll} and {@code
+ * putAll} store each entry at its place.
  */
 public final class RedisFeed<V> implements AsyncFeed<V> {
   /**
