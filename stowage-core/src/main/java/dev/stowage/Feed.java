@@ -2,9 +2,9 @@ package dev.stowage;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.internal.redis.FeedSettings;
+import dev.stowage.internal.feed.FeedSettings;
+import dev.stowage.internal.feed.RedisFeed;
 import dev.stowage.internal.redis.KeyNamespaces;
-import dev.stowage.internal.redis.RedisFeed;
 import dev.stowage.internal.redis.WriteCodec;
 import io.lettuce.core.cluster.SlotHash;
 import java.util.List;

@@ -6,10 +6,11 @@ import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.codec.CodecLibraries;
 import dev.stowage.internal.redis.EnvelopePreload;
-import dev.stowage.internal.redis.KeptKeys;
 import dev.stowage.internal.redis.KeyNamespaces;
 import dev.stowage.internal.redis.RedisSession;
 import dev.stowage.internal.redis.Tracking;
+import dev.stowage.internal.store.KeptKey;
+import dev.stowage.internal.store.KeptKeys;
 import dev.stowage.internal.store.SchemaStore;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
@@ -199,7 +200,7 @@ public final class Stowage implements AutoCloseable {
    * reconnection until Redis takes it, so that a restarted, empty Redis gets it back and other
    * processes can read the values.
    */
-  KeptKeys.Kept useDictionary(ZstdDictionary dictionary) {
+  KeptKey useDictionary(ZstdDictionary dictionary) {
     return kept.dictionary(dictionary);
   }
 
@@ -231,7 +232,7 @@ public final class Stowage implements AutoCloseable {
    * is back), and again after every reconnection until Redis takes it, so that readers of another
    * shape find it.
    */
-  KeptKeys.Kept useSchema(String schema) {
+  KeptKey useSchema(String schema) {
     return kept.schema(schema);
   }
 

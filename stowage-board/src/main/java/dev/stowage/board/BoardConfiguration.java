@@ -2,6 +2,7 @@ package dev.stowage.board;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.Stowage;
 import dev.stowage.board.events.BoardEventOptions;
 import dev.stowage.board.events.BoardEvents;
 import dev.stowage.board.tcp.BoardTcpServer;
@@ -44,6 +45,13 @@ import reactor.core.scheduler.Schedulers;
 @Configuration(proxyBeanMethods = false)
 class BoardConfiguration implements WebFluxConfigurer {
   private static final Duration SCHEMA_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * How long a seed mode's score counter waits for the connection to come back after a restart of
+   * Redis, as the seed's template, which queued commands meanwhile, did.
+   */
+  private static final Duration SEED_RECONNECTION_WAIT = Duration.ofSeconds(10);
+
   private final BoardFormats formats = new BoardFormats();
 
   @Bean
@@ -242,10 +250,31 @@ class BoardConfiguration implements WebFluxConfigurer {
             Mono.<ReactiveRedisConnection>fromSupplier(() -> connections.getReactiveConnection()),
             connection -> connection.ping().then(),
             ReactiveRedisConnection::closeLater);
+    // The seed's counter through core's feed scripts: a feed built for its counter alone.
+    Stowage counterConnection =
+        Stowage.builder()
+            .redis(settings.redis())
+            .commandTimeout(StowageBoardService.COMMAND_TIMEOUT)
+            .connectInBackground()
+            .build();
+    BoardScores.Counter counter =
+        BoardScores.Counter.waitingForReconnection(
+            BoardScores.Counter.of(
+                counterConnection
+                    .feed(BoardKeys.FEED, byte[].class)
+                    .counter(BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD)
+                    .build()
+                    .async(),
+                BoardKeys.COUNTER + "/" + BoardKeys.COUNTER_FIELD),
+            SEED_RECONNECTION_WAIT);
     return new BoardHandlerHolder(
-        new SeedBoardHandler(settings.mode(), connections, repository, formats),
+        new SeedBoardHandler(settings.mode(), connections, repository, formats, counter),
         null,
-        connections::destroy,
+        () -> {
+          try (counterConnection) {
+            connections.destroy();
+          }
+        },
         ping,
         settings.redis());
   }

@@ -1,11 +1,11 @@
 package dev.stowage.board;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import dev.stowage.AsyncFeed;
+import dev.stowage.CacheUnavailableException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 /**
  * Hands out post scores that only ever grow, so that a new post is scored above every post created
@@ -13,55 +13,30 @@ import reactor.core.publisher.Mono;
  * mode reserves its scores here. Thread-safe.
  *
  * <p>Scores come from the Redis counter ({@code counter}/{@code board}, as in the seed), through
- * {@link #RESERVE_SCRIPT} in the seed modes and the same script of the feed ({@code
- * AsyncFeed.reserveScores}) in stowage mode: it first lifts the counter to the highest score this
- * process has handed out (a restarted or foreign counter may be behind it), and it refuses to count
- * when the counter is missing. A new or restarted Redis has lost the counter, and counting again
- * from 0 would hand out the scores of failed inserts, which sort among the oldest posts; so the
- * counter is raised first to the database's highest score (and this process's) and the reservation
- * made again. The scores of a failed insert are left unused and never handed out again.
+ * the feed's script ({@link AsyncFeed#reserveScores}) in every mode (the seed modes build a feed
+ * for its counter alone): it first lifts the counter to the highest score this process has handed
+ * out (a restarted or foreign counter may be behind it), and it refuses to count when the counter
+ * is missing. A new or restarted Redis has lost the counter, and counting again from 0 would hand
+ * out the scores of failed inserts, which sort among the oldest posts; so the counter is raised
+ * first to the database's highest score (and this process's) and the reservation made again. The
+ * scores of a failed insert are left unused and never handed out again.
  *
  * <p>While Redis is unreachable, stowage mode counts in the process with {@link #reserveLocally},
  * above the same floor and the database's highest score.
  */
 final class BoardScores {
-  /**
-   * Lua, {@code KEYS[1]} the hash, {@code ARGV} the field, the number of scores and the floor:
-   * returns {@value #NO_COUNTER} when the counter is missing, else raises it to the floor and
-   * {@code HINCRBY}s it, returning the last score reserved. (An integer rather than nil: a RESP3
-   * connection would receive a Lua {@code false} as a boolean.)
-   */
-  static final String RESERVE_SCRIPT =
-      "local c = redis.call('HGET', KEYS[1], ARGV[1])"
-          + " if not c then return -1 end"
-          + " if tonumber(c) < tonumber(ARGV[3]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end"
-          + " return redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])";
+  /** How often a seed mode's counter tries again while the connection comes back. */
+  private static final Duration RECONNECTION_POLL = Duration.ofMillis(50);
 
-  /** What {@link #RESERVE_SCRIPT} returns when Redis holds no counter. */
-  static final long NO_COUNTER = -1;
-
-  /** The SHA-1 of {@link #RESERVE_SCRIPT}, for {@code EVALSHA}. */
-  static final String RESERVE_SHA = sha1(RESERVE_SCRIPT);
-
-  /**
-   * Lua, {@code KEYS[1]} the hash, {@code ARGV} the field and a score: raises the counter to the
-   * score (creating it when missing), never lowers it; returns the counter.
-   */
-  static final String RAISE_SCRIPT =
-      "local c = redis.call('HGET', KEYS[1], ARGV[1])"
-          + " if not c or tonumber(c) < tonumber(ARGV[2]) then"
-          + " redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return tonumber(ARGV[2]) end"
-          + " return tonumber(c)";
-
-  /** Where the counter is kept: stowage mode's feed, or the seed's template. */
+  /** Where the counter is kept: a feed's counter hash. */
   interface Counter {
     /**
-     * Reserves {@code count} scores above the counter and {@code floor}, as {@link #RESERVE_SCRIPT}
-     * does. Emits the last one, or nothing when Redis holds no counter.
+     * Reserves {@code count} scores above the counter and {@code floor}, as {@link
+     * AsyncFeed#reserveScores} does. Emits the last one, or nothing when Redis holds no counter.
      */
     Mono<Long> reserve(int count, long floor);
 
-    /** Raises the counter to at least {@code atLeast}, as {@link #RAISE_SCRIPT} does. */
+    /** Raises the counter to at least {@code atLeast}, as {@link AsyncFeed#raiseCounter} does. */
     Mono<Long> raise(long atLeast);
 
     /**
@@ -69,6 +44,61 @@ final class BoardScores {
      */
     default String name() {
       return BoardKeys.COUNTER + "/" + BoardKeys.COUNTER_FIELD;
+    }
+
+    /**
+     * The counter of {@code feed}, through core's scripts ({@link AsyncFeed#reserveScores}, {@link
+     * AsyncFeed#raiseCounter}), named {@code name} in messages.
+     */
+    static Counter of(AsyncFeed<?> feed, String name) {
+      return new Counter() {
+        @Override
+        public Mono<Long> reserve(int count, long floor) {
+          return Mono.fromFuture(() -> feed.reserveScores(count, floor))
+              .flatMap(
+                  first ->
+                      first.isPresent() ? Mono.just(first.getAsLong() + count - 1) : Mono.empty());
+        }
+
+        @Override
+        public Mono<Long> raise(long atLeast) {
+          return Mono.fromFuture(() -> feed.raiseCounter(atLeast));
+        }
+
+        @Override
+        public String name() {
+          return name;
+        }
+      };
+    }
+
+    /**
+     * {@code counter}, whose calls wait, up to {@code atMost}, while the connection comes back
+     * after a restart of Redis: core rejects commands at once while it reconnects, where the seed's
+     * template queued them. For the seed modes, which do not absorb Redis failures.
+     */
+    static Counter waitingForReconnection(Counter counter, Duration atMost) {
+      long attempts = Math.max(1, atMost.toMillis() / RECONNECTION_POLL.toMillis());
+      Retry whileReconnecting =
+          Retry.fixedDelay(attempts, RECONNECTION_POLL)
+              .filter(e -> e instanceof CacheUnavailableException)
+              .onRetryExhaustedThrow((spec, signal) -> signal.failure());
+      return new Counter() {
+        @Override
+        public Mono<Long> reserve(int count, long floor) {
+          return counter.reserve(count, floor).retryWhen(whileReconnecting);
+        }
+
+        @Override
+        public Mono<Long> raise(long atLeast) {
+          return counter.raise(atLeast).retryWhen(whileReconnecting);
+        }
+
+        @Override
+        public String name() {
+          return counter.name();
+        }
+      };
     }
   }
 
@@ -144,15 +174,5 @@ final class BoardScores {
   /** The highest score this process has handed out or seen in the database. */
   long highest() {
     return highest.get();
-  }
-
-  private static String sha1(String script) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("the JVM has no SHA-1", e);
-    }
   }
 }

@@ -14,10 +14,6 @@ import org.springframework.data.redis.connection.Limit;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 import org.springframework.data.redis.core.ReactiveRedisTemplate;
 import org.springframework.data.redis.core.ReactiveZSetOperations;
-import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.data.redis.serializer.GenericToStringSerializer;
-import org.springframework.data.redis.serializer.RedisElementReader;
-import org.springframework.data.redis.serializer.RedisElementWriter;
 import org.springframework.data.redis.serializer.RedisSerializationContext;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.data.redis.serializer.StringRedisSerializer;
@@ -49,7 +45,8 @@ final class SeedBoardHandler implements BoardHandler {
       BoardMode mode,
       ReactiveRedisConnectionFactory connectionFactory,
       BoardStore repository,
-      BoardFormats formats) {
+      BoardFormats formats,
+      BoardScores.Counter counter) {
     this.repository = repository;
     this.formats = formats;
     this.msgpack = mode == BoardMode.SEED_MSGPACK;
@@ -67,43 +64,8 @@ final class SeedBoardHandler implements BoardHandler {
             .build();
     ReactiveRedisTemplate<String, Object> template =
         new ReactiveRedisTemplate<>(connectionFactory, context);
-    this.scores = new BoardScores(counter(template), repository);
+    this.scores = new BoardScores(counter, repository);
     this.redisZSet = template.opsForZSet();
-  }
-
-  /**
-   * The seed's counter through the template. Where the seed ran a bare {@code HINCRBY}, this runs
-   * {@link BoardScores}'s scripts, so that a restarted Redis does not hand out old scores again.
-   */
-  private static BoardScores.Counter counter(ReactiveRedisTemplate<String, Object> template) {
-    RedisScript<Long> reserve = RedisScript.of(BoardScores.RESERVE_SCRIPT, Long.class);
-    RedisScript<Long> raise = RedisScript.of(BoardScores.RAISE_SCRIPT, Long.class);
-    RedisElementWriter<String> text = RedisElementWriter.from(RedisSerializer.string());
-    RedisElementReader<Long> number =
-        RedisElementReader.from(new GenericToStringSerializer<>(Long.class));
-    List<String> keys = List.of(BoardKeys.COUNTER);
-    return new BoardScores.Counter() {
-      @Override
-      public Mono<Long> reserve(int count, long floor) {
-        return template
-            .execute(
-                reserve,
-                keys,
-                List.of(BoardKeys.COUNTER_FIELD, Integer.toString(count), Long.toString(floor)),
-                text,
-                number)
-            .next()
-            .filter(last -> last != BoardScores.NO_COUNTER);
-      }
-
-      @Override
-      public Mono<Long> raise(long atLeast) {
-        return template
-            .execute(
-                raise, keys, List.of(BoardKeys.COUNTER_FIELD, Long.toString(atLeast)), text, number)
-            .next();
-      }
-    };
   }
 
   @Override

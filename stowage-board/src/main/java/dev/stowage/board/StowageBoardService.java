@@ -233,27 +233,8 @@ public final class StowageBoardService implements AutoCloseable {
     }
     this.scores =
         new BoardScores(
-            new BoardScores.Counter() {
-              @Override
-              public Mono<Long> reserve(int count, long floor) {
-                return Mono.fromFuture(() -> feed.async().reserveScores(count, floor))
-                    .flatMap(
-                        first ->
-                            first.isPresent()
-                                ? Mono.just(first.getAsLong() + count - 1)
-                                : Mono.empty());
-              }
-
-              @Override
-              public Mono<Long> raise(long atLeast) {
-                return Mono.fromFuture(() -> feed.async().raiseCounter(atLeast));
-              }
-
-              @Override
-              public String name() {
-                return placement.counter() + "/" + BoardKeys.COUNTER_FIELD;
-              }
-            },
+            BoardScores.Counter.of(
+                feed.async(), placement.counter() + "/" + BoardKeys.COUNTER_FIELD),
             repository);
   }
 

@@ -9,7 +9,7 @@ import dev.stowage.Stowage;
 import dev.stowage.StowageException;
 import dev.stowage.StowageKeys;
 import dev.stowage.embedded.RedisServer;
-import dev.stowage.internal.redis.RedisFeed;
+import dev.stowage.internal.feed.RedisFeed;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;

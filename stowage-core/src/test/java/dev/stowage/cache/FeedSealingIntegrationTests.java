@@ -14,7 +14,7 @@ import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.embedded.RedisServer;
-import dev.stowage.internal.redis.RedisFeed;
+import dev.stowage.internal.feed.RedisFeed;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;

@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LoadLock {
   private static final System.Logger LOG = System.getLogger("dev.stowage.cache");
-  private static final String RELEASE =
-      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+  private static final LuaScript RELEASE =
+      LuaScript.load(LoadLock.class, ScriptOutputType.INTEGER, "load-lock-release.lua");
   private static final SecureRandom TOKENS = new SecureRandom();
 
   /** Runs a poll's read: dispatching a command does not block, so no pool is needed for it. */
@@ -162,9 +162,7 @@ public final class LoadLock {
     private CompletableFuture<Void> release() {
       String releasing = "releasing the load lock of " + keyText + " of " + owner;
       return session
-          .call(
-              releasing,
-              c -> c.<Long>eval(RELEASE, ScriptOutputType.INTEGER, new byte[][] {lockKey}, token))
+          .translated(RELEASE.<Long>run(session, new byte[][] {lockKey}, token), releasing)
           .handle(
               (released, failure) -> {
                 if (failure != null) {

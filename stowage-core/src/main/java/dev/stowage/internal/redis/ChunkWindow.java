@@ -16,7 +16,7 @@ import java.util.function.IntFunction;
  * keys the operation has. The first failure fails the whole operation, and no chunk is sent after
  * it, in any lane.
  */
-final class ChunkWindow {
+public final class ChunkWindow {
   /** Chunks in flight at once, per lane. */
   static final int IN_FLIGHT = 4;
 
@@ -41,7 +41,7 @@ final class ChunkWindow {
    * Sends chunks {@code 0} to {@code chunks - 1} through {@code send}, which dispatches one chunk
    * and returns the future of its commands, in one lane.
    */
-  static CompletableFuture<Void> run(int chunks, IntFunction<CompletableFuture<?>> send) {
+  public static CompletableFuture<Void> run(int chunks, IntFunction<CompletableFuture<?>> send) {
     return start(List.of(new Lane(chunks, send, new AtomicInteger())));
   }
 

@@ -44,9 +44,7 @@ import org.jspecify.annotations.Nullable;
 final class ChunkedWriter<K, V> {
   /** SET with its own TTL for each key: ARGV holds value and TTL in milliseconds, key by key. */
   private static final LuaScript SET_WITH_TTLS =
-      new LuaScript(
-          "for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i]) end return #KEYS",
-          ScriptOutputType.INTEGER);
+      LuaScript.load(ChunkedWriter.class, ScriptOutputType.INTEGER, "set-with-ttls.lua");
 
   private final RedisSession session;
   private final WriteCodec<V> codec;

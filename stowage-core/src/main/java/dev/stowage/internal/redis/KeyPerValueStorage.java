@@ -26,20 +26,7 @@ public final class KeyPerValueStorage<K, V> implements CacheStorage<K, V> {
    * is; {@code MGET} in slices, as Lua unpacks only so many values at once.
    */
   private static final LuaScript MGET_WITH_TTLS =
-      new LuaScript(
-          """
-      local reply = {}
-      for first = 1, #KEYS, 1000 do
-        local last = math.min(first + 999, #KEYS)
-        local values = redis.call('MGET', unpack(KEYS, first, last))
-        for i = first, last do
-          reply[2 * i - 1] = values[i - first + 1]
-          reply[2 * i] = redis.call('PTTL', KEYS[i])
-        end
-      end
-      return reply
-      """,
-          ScriptOutputType.MULTI);
+      LuaScript.load(KeyPerValueStorage.class, ScriptOutputType.MULTI, "mget-with-ttls.lua");
 
   private final RedisSession session;
   private final CacheSettings<K, V> settings;

@@ -7,6 +7,9 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.protocol.Command;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,12 +20,37 @@ import java.util.function.Function;
 
 /**
  * A Lua script sent by its SHA-1 ({@code EVALSHA}), and in full ({@code EVAL}, which also loads it)
- * only when Redis does not know it yet, as after a restart. Immutable and thread-safe.
+ * only when Redis does not know it yet, as after a restart. Scripts are {@code .lua} resources
+ * beside the class that runs them ({@link #load}), read once; every key a script touches arrives in
+ * {@code KEYS}. Immutable and thread-safe.
  */
-final class LuaScript {
+public final class LuaScript {
   private final String body;
   private final String sha;
   private final ScriptOutputType output;
+
+  /**
+   * The script made of the {@code .lua} resources {@code names}, in that order, found beside {@code
+   * anchor} (in its package's resource folder): a file of shared functions first, then the script
+   * that calls them. Read once, where a class keeps it in a constant.
+   *
+   * @throws IllegalStateException if a resource is missing
+   */
+  public static LuaScript load(Class<?> anchor, ScriptOutputType output, String... names) {
+    StringBuilder body = new StringBuilder();
+    for (String name : names) {
+      try (InputStream in = anchor.getResourceAsStream(name)) {
+        if (in == null) {
+          throw new IllegalStateException(
+              "the Lua script " + name + " is missing beside " + anchor.getName());
+        }
+        body.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
+      } catch (IOException e) {
+        throw new UncheckedIOException("reading the Lua script " + name, e);
+      }
+    }
+    return new LuaScript(body.toString(), output);
+  }
 
   LuaScript(String body, ScriptOutputType output) {
     this.body = requireNonNull(body, "body");
@@ -40,7 +68,7 @@ final class LuaScript {
   /**
    * Runs the script on the session's shared connection; failures are untranslated, as for dispatch.
    */
-  <T> CompletableFuture<T> run(RedisSession session, byte[][] keys, byte[]... args) {
+  public <T> CompletableFuture<T> run(RedisSession session, byte[][] keys, byte[]... args) {
     return run(session::dispatch, keys, args);
   }
 
@@ -48,13 +76,13 @@ final class LuaScript {
    * Sends a command on some connection, as {@link RedisSession#dispatch} does on the shared one.
    */
   @FunctionalInterface
-  interface Dispatcher<T> {
+  public interface Dispatcher<T> {
     CompletableFuture<T> dispatch(
         Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command);
   }
 
   /** Runs the script through {@code dispatcher}, loading it there if Redis does not know it. */
-  <T> CompletableFuture<T> run(Dispatcher<T> dispatcher, byte[][] keys, byte[]... args) {
+  public <T> CompletableFuture<T> run(Dispatcher<T> dispatcher, byte[][] keys, byte[]... args) {
     return dispatcher
         .dispatch(c -> c.<T>evalsha(sha, output, keys, args))
         .exceptionallyCompose(

@@ -138,7 +138,7 @@ public final class NearStore {
    * Keeps a decoded value read with {@code stamp} from a key without a TTL, unless an invalidation
    * came since.
    */
-  void keep(String key, long stamp, Object value, int weight) {
+  public void keep(String key, long stamp, Object value, int weight) {
     keep(key, stamp, value, weight, 0, NO_TTL);
   }
 

@@ -1056,7 +1056,7 @@ public final class RedisSession implements AutoCloseable {
    * {@code ASK}: the topology is changing). Callers see them as {@link CacheUnavailableException},
    * as they see an unreachable server.
    */
-  static boolean isUnavailableReply(@Nullable String reply) {
+  public static boolean isUnavailableReply(@Nullable String reply) {
     if (reply == null) {
       return false;
     }

@@ -122,7 +122,7 @@ public final class Tracking implements AutoCloseable {
       this.readsOver = readsOver;
     }
 
-    NearStore store() {
+    public NearStore store() {
       return store;
     }
 

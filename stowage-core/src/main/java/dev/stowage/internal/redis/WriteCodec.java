@@ -8,6 +8,8 @@ import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.store.KeptKey;
+import dev.stowage.internal.store.KeptKeys;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -42,7 +44,7 @@ import org.jspecify.annotations.Nullable;
  * and the schema it writes with in Redis ({@link KeptKeys}), and never writes a value that another
  * process could not read: while its dictionary is not confirmed in Redis (after a reconnection,
  * until it is saved again) it writes with its fallback, the standard compression, and a value with
- * a schema waits for the schema to be confirmed ({@link KeptKeys.Kept#awaitForWrite}).
+ * a schema waits for the schema to be confirmed ({@link KeptKey#awaitForWrite}).
  *
  * <p><b>Legacy writes.</b> A codec made by {@link #legacyWrites} writes values as the legacy codec
  * encodes them, with no envelope and no compression, so that an application that does not run
@@ -69,7 +71,7 @@ public final class WriteCodec<V> {
   /**
    * The schema values are written with, kept in Redis; null when they have none or it is not kept.
    */
-  private final KeptKeys.@Nullable Kept schema;
+  private final @Nullable KeptKey schema;
 
   private final String owner;
 
@@ -78,9 +80,9 @@ public final class WriteCodec<V> {
    * has none), else {@code fallback}, which has no dictionary.
    */
   private record Writing<V>(
-      EnvelopeCodec<V> codec, KeptKeys.@Nullable Kept dictionary, EnvelopeCodec<V> fallback) {
+      EnvelopeCodec<V> codec, @Nullable KeptKey dictionary, EnvelopeCodec<V> fallback) {
     EnvelopeCodec<V> now() {
-      KeptKeys.Kept kept = dictionary;
+      KeptKey kept = dictionary;
       return kept == null || kept.isConfirmed() ? codec : fallback;
     }
   }
@@ -89,7 +91,7 @@ public final class WriteCodec<V> {
       Writing<V> start,
       @Nullable LearningSettings<V> settings,
       @Nullable Codec<V> legacyWrites,
-      KeptKeys.@Nullable Kept schema,
+      @Nullable KeptKey schema,
       String owner) {
     this.writing = start;
     this.learning = settings == null ? null : new Learning(settings);
@@ -114,8 +116,8 @@ public final class WriteCodec<V> {
     requireNonNull(codec, "codec");
     requireNonNull(fallback, "fallback");
     requireNonNull(kept, "kept");
-    KeptKeys.Kept dictionary = codec.compression().dictionary().map(kept::dictionary).orElse(null);
-    KeptKeys.Kept schema = codec.writeSchema().map(kept::schema).orElse(null);
+    KeptKey dictionary = codec.compression().dictionary().map(kept::dictionary).orElse(null);
+    KeptKey schema = codec.writeSchema().map(kept::schema).orElse(null);
     return new WriteCodec<>(
         new Writing<>(codec, dictionary, dictionary == null ? codec : fallback),
         null,
@@ -172,7 +174,7 @@ public final class WriteCodec<V> {
    */
   public static <V> WriteCodec<V> learning(LearningSettings<V> settings) {
     EnvelopeCodec<V> standard = settings.withCompression().apply(Compression.standard());
-    KeptKeys.Kept schema = standard.writeSchema().map(settings.kept()::schema).orElse(null);
+    KeptKey schema = standard.writeSchema().map(settings.kept()::schema).orElse(null);
     WriteCodec<V> codec =
         new WriteCodec<>(
             new Writing<>(standard, null, standard), settings, null, schema, settings.owner());
@@ -286,7 +288,7 @@ public final class WriteCodec<V> {
    * @throws dev.stowage.CacheUnavailableException if it is not within the command timeout
    */
   private void awaitSchema() {
-    KeptKeys.Kept kept = schema;
+    KeptKey kept = schema;
     if (kept != null) {
       kept.awaitForWrite(owner);
     }
@@ -364,7 +366,7 @@ public final class WriteCodec<V> {
 
     /** Trains, records and adopts a dictionary; on failure, starts sampling again. */
     void learn(List<byte[]> ready) {
-      KeptKeys.Kept trainedKept = null;
+      KeptKey trainedKept = null;
       try {
         byte[] recorded = recorded();
         ZstdDictionary chosen;
@@ -445,14 +447,14 @@ public final class WriteCodec<V> {
     }
 
     private void adopt(ZstdDictionary dictionary) {
-      KeptKeys.Kept kept = settings.kept().dictionary(dictionary);
+      KeptKey kept = settings.kept().dictionary(dictionary);
       Writing<V> before = writing;
       writing =
           new Writing<>(
               settings.withCompression().apply(Compression.zstd(dictionary)),
               kept,
               before.fallback());
-      KeptKeys.Kept replaced = before.dictionary();
+      KeptKey replaced = before.dictionary();
       if (replaced != null) {
         settings.kept().release(replaced);
       }

@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * stowage:schema:<fingerprint>} as UTF-8 text, written once with {@code SET NX} and never changed,
  * and resolves them for readers. A schema is cached in this process once saved or loaded, and
  * loaded text is checked against its fingerprint. Every {@link Stowage} has one; its caches and
- * feeds keep the schema they write with in Redis ({@link dev.stowage.internal.redis.KeptKeys}):
- * saved when they are built, and again after every reconnection until Redis takes it.
+ * feeds keep the schema they write with in Redis ({@link KeptKeys}): saved when they are built, and
+ * again after every reconnection until Redis takes it.
  *
  * <p>Thread-safe. Redis failures are thrown as {@link StowageException}.
  */

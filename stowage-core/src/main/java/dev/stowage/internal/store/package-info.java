@@ -1,5 +1,7 @@
 /**
- * What the stores of content-addressed keys (dictionaries, schemas) share. Part of the internal
- * API: it may change without notice.
+ * Dictionaries and schemas in Redis: what the stores of content-addressed keys share, and the keys
+ * a {@link dev.stowage.Stowage} keeps there ({@link dev.stowage.internal.store.KeptKeys}, each a
+ * {@link dev.stowage.internal.store.KeptKey}). Part of the internal API: it may change without
+ * notice.
  */
 package dev.stowage.internal.store;

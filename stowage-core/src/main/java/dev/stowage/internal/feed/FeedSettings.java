@@ -1,5 +1,8 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.feed;
 
+import dev.stowage.internal.redis.EnvelopePreload;
+import dev.stowage.internal.redis.Tracking;
+import dev.stowage.internal.redis.WriteCodec;
 import org.jspecify.annotations.Nullable;
 
 /** A feed's validated settings, from {@link dev.stowage.Feed.Builder}. */

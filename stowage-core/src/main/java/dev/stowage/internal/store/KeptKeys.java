@@ -1,4 +1,4 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.store;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,10 +7,9 @@ import dev.stowage.Schemas;
 import dev.stowage.StowageException;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
-import dev.stowage.internal.store.SchemaStore;
+import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.HashMap;
@@ -20,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +26,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the values of one {@link dev.stowage.Stowage} cannot be read without, kept in Redis: the
  * zstd dictionaries and writer schemas its caches and feeds write with, and the records of learned
- * dictionaries. Each is a {@link Kept} saved with {@code SET NX} (or {@code HSETNX}) and then
+ * dictionaries. Each is a {@link KeptKey} saved with {@code SET NX} (or {@code HSETNX}) and then
  * <em>confirmed</em>: Redis said it stored it, or holds the same bytes already.
  *
  * <p>A confirmation holds for one connection: when the shared connection drops, reconnects, or a
@@ -39,9 +37,9 @@ import org.jspecify.annotations.Nullable;
  * tried again after {@link #FIRST_RETRY}, doubling up to {@link #LONGEST_RETRY}, until it is
  * confirmed; any other failure (a refusal such as {@code NOPERM}, or a key that holds other bytes,
  * which is never overwritten) is logged once and tried again every {@link #REFUSED_RETRY}. Writers
- * ask {@link Kept#isConfirmed()} before they write with a key: a cache or feed writes with its
+ * ask {@link KeptKey#isConfirmed()} before they write with a key: a cache or feed writes with its
  * dictionary only while it is confirmed (the standard compression otherwise), and waits for its
- * schema ({@link Kept#awaitForWrite}).
+ * schema ({@link KeptKey#awaitForWrite}).
  *
  * <p>A key Redis loses while the connection stays up ({@code FLUSHALL}, {@code DEL}, an eviction)
  * is put back when a cache or feed starts using it again, and by a pass every {@link
@@ -79,8 +77,21 @@ public final class KeptKeys implements AutoCloseable {
   /** Bumped whenever Redis may have lost what it held: a confirmation holds for one epoch. */
   private final AtomicLong epoch = new AtomicLong();
 
-  private final Map<String, Kept> kept = new HashMap<>();
+  private final Map<String, KeptKey> kept = new HashMap<>();
   private volatile boolean closed;
+
+  /** The epoch now: a key confirmed in an earlier one is not confirmed. */
+  long epoch() {
+    return epoch.get();
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  RedisSession session() {
+    return session;
+  }
 
   /** Keeps keys through {@code session}, saving dictionaries and schemas through these stores. */
   public KeptKeys(RedisSession session, DictionaryStore dictionaries, SchemaStore schemas) {
@@ -100,7 +111,7 @@ public final class KeptKeys implements AutoCloseable {
    * Keeps a dictionary this process writes with in Redis; waits (at most two round trips) for the
    * first try to save it, so that a cache built while Redis answers writes with it at once.
    */
-  public Kept dictionary(ZstdDictionary dictionary) {
+  public KeptKey dictionary(ZstdDictionary dictionary) {
     requireNonNull(dictionary, "dictionary");
     return settled(
         keep(
@@ -114,7 +125,7 @@ public final class KeptKeys implements AutoCloseable {
   }
 
   /** Keeps the schema this process writes with in Redis; waits as {@link #dictionary} does. */
-  public Kept schema(String schema) {
+  public KeptKey schema(String schema) {
     requireNonNull(schema, "schema");
     int fingerprint = Schemas.fingerprint(schema);
     schemas.remember(fingerprint, schema);
@@ -125,7 +136,7 @@ public final class KeptKeys implements AutoCloseable {
             () -> schemas.saveAsync(schema)));
   }
 
-  private Kept settled(Kept key) {
+  private KeptKey settled(KeptKey key) {
     key.awaitSettled(session.awaitNanos(2));
     return key;
   }
@@ -137,20 +148,21 @@ public final class KeptKeys implements AutoCloseable {
    * lines, as {@code meanwhile} says what writes do until it is confirmed; keeping one again adds a
    * user. It is saved now, without waiting.
    */
-  public Kept keep(String what, String meanwhile, Supplier<? extends CompletableFuture<?>> save) {
+  public KeptKey keep(
+      String what, String meanwhile, Supplier<? extends CompletableFuture<?>> save) {
     requireNonNull(what, "what");
     requireNonNull(meanwhile, "meanwhile");
     requireNonNull(save, "save");
-    Kept key;
+    KeptKey key;
     boolean known;
     synchronized (kept) {
-      key = kept.computeIfAbsent(what, name -> new Kept(name, meanwhile, save));
+      key = kept.computeIfAbsent(what, name -> new KeptKey(this, name, meanwhile, save));
       synchronized (key) {
         known = key.users++ > 0;
       }
     }
     if (known) {
-      // Kept already, and perhaps confirmed long ago: Redis may have lost it since without a
+      // KeptKey already, and perhaps confirmed long ago: Redis may have lost it since without a
       // reconnection (FLUSHALL, DEL, eviction). A new user saves it again before it writes.
       verify(key);
     } else {
@@ -164,7 +176,7 @@ public final class KeptKeys implements AutoCloseable {
    * connection dropping (a {@code FLUSHALL}, a {@code DEL}, an eviction) is put back; the save is
    * sent before this returns, so a write sent after it on the shared connection finds the key.
    */
-  private void verify(Kept key) {
+  private void verify(KeptKey key) {
     synchronized (key) {
       if (closed || key.users == 0) {
         return;
@@ -188,7 +200,7 @@ public final class KeptKeys implements AutoCloseable {
     if (closed) {
       return;
     }
-    List<Kept> all;
+    List<KeptKey> all;
     synchronized (kept) {
       all = List.copyOf(kept.values());
     }
@@ -201,7 +213,7 @@ public final class KeptKeys implements AutoCloseable {
   }
 
   /** Takes a user away from {@code key}; with none left it is no longer kept. */
-  public void release(Kept key) {
+  public void release(KeptKey key) {
     synchronized (kept) {
       synchronized (key) {
         if (key.users > 0 && --key.users == 0) {
@@ -225,7 +237,7 @@ public final class KeptKeys implements AutoCloseable {
     if (closed) {
       return;
     }
-    List<Kept> all;
+    List<KeptKey> all;
     synchronized (kept) {
       all = List.copyOf(kept.values());
     }
@@ -236,7 +248,7 @@ public final class KeptKeys implements AutoCloseable {
    * Starts a save of {@code key} now, unless it is confirmed; after the one under way, if there is
    * one.
    */
-  private void kick(Kept key) {
+  private void kick(KeptKey key) {
     kick(key, true);
   }
 
@@ -244,7 +256,7 @@ public final class KeptKeys implements AutoCloseable {
    * Starts a save of {@code key} now, unless it is confirmed or one is under way; {@code again}:
    * and if one is, another once it has ended.
    */
-  private void kick(Kept key, boolean again) {
+  void kick(KeptKey key, boolean again) {
     synchronized (key) {
       if (closed || key.users == 0) {
         return;
@@ -262,7 +274,7 @@ public final class KeptKeys implements AutoCloseable {
     attempt(key);
   }
 
-  private void attempt(Kept key) {
+  private void attempt(KeptKey key) {
     long started = epoch.get();
     CompletableFuture<?> saving;
     try {
@@ -274,7 +286,7 @@ public final class KeptKeys implements AutoCloseable {
   }
 
   /** What follows a try: confirmed, or tried again (now, or after a wait). */
-  private void settle(Kept key, long started, @Nullable Throwable failure) {
+  private void settle(KeptKey key, long started, @Nullable Throwable failure) {
     boolean now = false;
     synchronized (key) {
       key.inFlight = false;
@@ -364,7 +376,7 @@ public final class KeptKeys implements AutoCloseable {
     }
   }
 
-  private @Nullable ScheduledFuture<?> schedule(Kept key, long delayMillis) {
+  private @Nullable ScheduledFuture<?> schedule(KeptKey key, long delayMillis) {
     try {
       return session.schedule(
           () -> {
@@ -380,7 +392,7 @@ public final class KeptKeys implements AutoCloseable {
     }
   }
 
-  private static void cancelRetry(Kept key) {
+  private static void cancelRetry(KeptKey key) {
     ScheduledFuture<?> retry = key.retry;
     if (retry != null) {
       retry.cancel(false);
@@ -441,182 +453,15 @@ public final class KeptKeys implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    List<Kept> all;
+    List<KeptKey> all;
     synchronized (kept) {
       all = List.copyOf(kept.values());
     }
-    for (Kept key : all) {
+    for (KeptKey key : all) {
       synchronized (key) {
         cancelRetry(key);
         key.notifyAll();
       }
-    }
-  }
-
-  /** One key kept in Redis. Its state is guarded by itself, but for the volatile fields. */
-  public final class Kept {
-    private final String what;
-    private final String meanwhile;
-    private final Supplier<? extends CompletableFuture<?>> save;
-
-    /** The epoch in which Redis last confirmed the key; -1 before. */
-    private volatile long confirmedEpoch = -1;
-
-    /** Why Redis refused the last save, if it did: a failure that waiting will not end. */
-    private volatile @Nullable String refusal;
-
-    /** Why the last save failed, if it did. */
-    private volatile @Nullable String failure;
-
-    private int users;
-    private boolean inFlight;
-    private boolean again;
-    private @Nullable ScheduledFuture<?> retry;
-    private int failures;
-    private long attempts;
-
-    /** What was logged about the failures since the last confirmation, null if nothing. */
-    private @Nullable String logged;
-
-    private Kept(String what, String meanwhile, Supplier<? extends CompletableFuture<?>> save) {
-      this.what = what;
-      this.meanwhile = meanwhile;
-      this.save = save;
-    }
-
-    /** What writes do while Redis refuses the key: those that wait for it go on without it. */
-    private String refusedMeanwhile() {
-      return meanwhile.endsWith("wait for it")
-          ? "values are written with it all the same (waiting would not help), and readers of another shape"
-              + " cannot read them"
-          : meanwhile;
-    }
-
-    /**
-     * Whether Redis holds the key now, as far as this process knows: confirmed on this connection.
-     */
-    public boolean isConfirmed() {
-      return confirmedEpoch == epoch.get();
-    }
-
-    /** Why Redis refused to save the key (a failure that waiting will not end), or null. */
-    public @Nullable String refusal() {
-      return refusal;
-    }
-
-    /**
-     * Waits at most {@code nanos} until the key is confirmed, returning early when Redis refused it
-     * or the keys are closed.
-     *
-     * @return whether it is confirmed
-     */
-    public boolean awaitConfirmed(long nanos) {
-      long deadline = System.nanoTime() + nanos;
-      synchronized (this) {
-        while (!isConfirmed() && refusal == null && !closed && users > 0) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0 || !waitNanos(left)) {
-            break;
-          }
-        }
-        return isConfirmed();
-      }
-    }
-
-    /**
-     * Waits at most {@code nanos} until the key is confirmed or a first try to save it has ended.
-     */
-    void awaitSettled(long nanos) {
-      long deadline = System.nanoTime() + nanos;
-      synchronized (this) {
-        while (!isConfirmed() && attempts == 0 && !closed && users > 0) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0 || !waitNanos(left)) {
-            return;
-          }
-        }
-      }
-    }
-
-    /** Waits on this monitor; false if interrupted (the interrupt is kept). */
-    private boolean waitNanos(long nanos) {
-      try {
-        TimeUnit.NANOSECONDS.timedWait(this, nanos);
-        return true;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    }
-
-    /**
-     * Returns once a value that needs this key may be written: at once while it is confirmed, or
-     * when Redis refused it (logged; waiting would not help). While the connection is down it
-     * throws at once, as every command is rejected then. Otherwise it tries to save the key now,
-     * without the retries' wait, and waits for that try, at most the command timeout: if Redis
-     * cannot take it (still loading its data, say), it could not take the write either. Never waits
-     * on a Redis client's thread, where the save's own reply would wait behind it.
-     *
-     * @throws CacheUnavailableException if the key is not confirmed in time, naming {@code owner}
-     */
-    public void awaitForWrite(String owner) {
-      if (isConfirmed() || refusal != null) {
-        return;
-      }
-      if (!session.isConnectedNow() && !closed) {
-        // Rejected here rather than by Lettuce, so that no reconnection can come between.
-        throw new CacheUnavailableException(
-            "Redis at "
-                + session.address()
-                + " is unavailable ("
-                + owner
-                + "): not connected; "
-                + what
-                + " is saved again once it is");
-      }
-      // Netty's threads (Lettuce's event loops among them) are FastThreadLocalThreads.
-      if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
-        long next;
-        synchronized (this) {
-          // The try under way, or the one started here.
-          next = attempts + 1;
-        }
-        kick(this, false);
-        long deadline = System.nanoTime() + session.timeout().toNanos();
-        synchronized (this) {
-          while (!isConfirmed() && refusal == null && attempts < next && !closed && users > 0) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0 || !waitNanos(left)) {
-              break;
-            }
-          }
-        }
-        if (isConfirmed() || refusal != null) {
-          return;
-        }
-      }
-      if (closed) {
-        throw new IllegalStateException("this Stowage is closed");
-      }
-      String reason = failure;
-      throw new CacheUnavailableException(
-          owner
-              + ": "
-              + what
-              + " is not saved in Redis at "
-              + session.address()
-              + " yet ("
-              + (reason != null ? reason : "saving it again since the connection was lost")
-              + "); the value"
-              + " was not written, since readers of another shape could not read it");
-    }
-
-    @Override
-    public String toString() {
-      return what
-          + (isConfirmed()
-              ? ", confirmed"
-              : refusal != null ? ", refused: " + refusal : ", not confirmed");
     }
   }
 }

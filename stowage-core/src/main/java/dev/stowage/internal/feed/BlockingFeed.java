@@ -1,9 +1,10 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.feed;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.AsyncFeed;
 import dev.stowage.Feed;
+import dev.stowage.internal.redis.RedisSession;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,0 +1,7 @@
+/**
+ * Feeds: {@link dev.stowage.internal.feed.RedisFeed} and its blocking view, the scripts that keep a
+ * feed's buckets ({@code .lua} resources beside this package, each told every key it touches in
+ * {@code KEYS}), the sealing of full buckets, and the decoding of pages. This package is part of
+ * the internal API and may change without notice.
+ */
+package dev.stowage.internal.feed;
