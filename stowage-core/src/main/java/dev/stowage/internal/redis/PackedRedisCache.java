@@ -176,7 +176,18 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
     return listpackValue;
   }
 
-  CacheStats stats() {
+  @Override
+  public String name() {
+    return settings.name();
+  }
+
+  @Override
+  public Compression compression() {
+    return codec.current().compression();
+  }
+
+  @Override
+  public CacheStats stats() {
     CacheStats cleared = prefixClearer.stats();
     return new CacheStats(
         hits.sum(),
@@ -209,7 +220,8 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** The Redis key of the bucket that holds {@code key}. */
-  String redisKey(K key) {
+  @Override
+  public String redisKey(K key) {
     return CacheLayout.bucketKey(settings.keyPrefix(), layout.bucketOf(fieldText(key)));
   }
 
@@ -432,7 +444,7 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
   }
 
   @Override
-  public CompletableFuture<V> get(K key) {
+  public CompletableFuture<@Nullable V> get(K key) {
     return get(key, DIRECT);
   }
 
@@ -750,7 +762,7 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
   }
 
   @Override
-  public CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
+  public CompletableFuture<@Nullable V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
     return getOrLoad(key, loader, DIRECT, settings.loadExecutor());
   }
 

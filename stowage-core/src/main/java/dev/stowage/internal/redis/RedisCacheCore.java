@@ -140,7 +140,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return session;
   }
 
-  String name() {
+  @Override
+  public String name() {
     return settings.name();
   }
 
@@ -153,7 +154,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
     return writer;
   }
 
-  CacheStats stats() {
+  @Override
+  public CacheStats stats() {
     NearStore store = near == null ? null : near.store();
     return new CacheStats(
         hits.sum(),
@@ -174,7 +176,8 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** The compression values are written with now. */
-  Compression compression() {
+  @Override
+  public Compression compression() {
     return codec.current().compression();
   }
 
@@ -297,6 +300,11 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** The Redis key of {@code key}, as text. */
+  @Override
+  public String redisKey(K key) {
+    return keyText(key);
+  }
+
   String keyText(K key) {
     requireNonNull(key, "key");
     String text = settings.keyToString().apply(key);
@@ -443,7 +451,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   // ---------------------------------------------------------------- single keys
 
   @Override
-  public CompletableFuture<V> get(K key) {
+  public CompletableFuture<@Nullable V> get(K key) {
     return get(key, asyncThreads);
   }
 
@@ -824,7 +832,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   // ---------------------------------------------------------------- loads
 
   @Override
-  public CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
+  public CompletableFuture<@Nullable V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
     return getOrLoad(key, loader, asyncThreads);
   }
 

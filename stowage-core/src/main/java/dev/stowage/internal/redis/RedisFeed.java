@@ -540,7 +540,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  String name() {
+  @Override
+  public String name() {
     return settings.name();
   }
 
@@ -1585,8 +1586,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     }
   }
 
-  /** Members skipped since this feed was built because they could not be decoded. */
-  long decodeFailures() {
+  @Override
+  public long decodeFailures() {
     return decodeFailures.sum();
   }
 
