@@ -238,18 +238,18 @@ public interface Feed<V> {
     /**
      * Whether a bucket is sealed once it holds all its scores (64; 63 for bucket 0, since scores
      * start at 1): its entries stored together, compressed as one frame with the feed's encoding,
-     * in one Redis string ({@link FeedLayout}). On by default: for the board's records a sealed
-     * bucket takes about three quarters of the memory of its entries compressed one by one ({@code
-     * stowage bench memory}), and a page reads at most two of them. The write that fills a bucket
-     * seals it: {@code add} after its reply, in the background; {@code addAll} and {@code putAll}
-     * before they complete. A write into a sealed bucket opens it first, in the same script (its
-     * entries back in its list, uncompressed), and holds it for a second, during which no writer
-     * seals it: a burst of writes into old entries opens it once, and concurrent writes into the
-     * same buckets never fail because of sealing (a bucket they keep writing into stays open
-     * meanwhile). A sealed bucket whose Redis string was deleted or evicted leaves the index the
-     * first time a page, {@code size()} or a write finds it, and its entries are counted once in
-     * {@link Feed#decodeFailures()}. Versions before sealed buckets do not see sealed entries: turn
-     * this off until every process that reads the feed runs a version that reads them.
+     * in one Redis string. On by default: compressed together, a bucket's entries take less Redis
+     * memory than compressed one by one, and a page reads at most two sealed buckets. The write
+     * that fills a bucket seals it: {@code add} after its reply, in the background; {@code addAll}
+     * and {@code putAll} before they complete. A write into a sealed bucket opens it first, in the
+     * same script (its entries back in its list, uncompressed), and holds it for a second, during
+     * which no writer seals it: a burst of writes into old entries opens it once, and concurrent
+     * writes into the same buckets never fail because of sealing (a bucket they keep writing into
+     * stays open meanwhile). A sealed bucket whose Redis string was deleted or evicted leaves the
+     * index the first time a page, {@code size()} or a write finds it, and its entries are counted
+     * once in {@link Feed#decodeFailures()}. Versions before sealed buckets do not see sealed
+     * entries: turn this off until every process that reads the feed runs a version that reads
+     * them.
      */
     public Builder<V> sealFullBuckets(boolean seal) {
       this.sealFullBuckets = seal;
