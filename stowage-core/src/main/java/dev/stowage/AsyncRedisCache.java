@@ -73,9 +73,10 @@ public interface AsyncRedisCache<K, V> {
    * its stage's value is stored before the returned future completes with it. A stage that fails,
    * or a loader that throws or returns {@code null} instead of a stage, fails the future and stores
    * nothing; the time to the stage's completion counts as the load's time in {@link
-   * RedisCache#stats()}.
+   * RedisCache#stats()}. Completes with {@code null} when the stage completes with {@code null} or
+   * the key is marked absent, as {@link #getOrLoad} does.
    */
-  CompletableFuture<V> getOrLoadAsync(
+  CompletableFuture<@Nullable V> getOrLoadAsync(
       K key, Function<? super K, ? extends CompletionStage<? extends V>> loader);
 
   /** See {@link RedisCache#getAllOrLoad}; the loader runs on the cache's load executor. */

@@ -847,7 +847,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
   }
 
   @Override
-  public CompletableFuture<V> getOrLoadAsync(
+  public CompletableFuture<@Nullable V> getOrLoadAsync(
       K key, Function<? super K, ? extends CompletionStage<? extends V>> loader) {
     requireNonNull(loader, "loader");
     return load(
