@@ -9,13 +9,17 @@ import java.util.concurrent.CompletableFuture;
  * The asynchronous view of a {@link Feed}, from {@link Feed#async()}: each method starts the same
  * operation as its blocking counterpart and returns at once. Futures fail with the exceptions the
  * blocking methods throw ({@link CacheUnavailableException} when Redis is unreachable or too slow);
- * a value that cannot be encoded fails the future before anything is sent. Futures complete on
- * Lettuce's I/O thread, or, for a page of 4 KiB or more of stored values, on Lettuce's computation
- * threads, which decode it: do not block in their callbacks. Thread-safe.
+ * a value that cannot be encoded fails the future before anything is sent. Arguments out of range
+ * throw at once, and so does {@code null} ({@link NullPointerException}). Futures complete on
+ * Lettuce's I/O thread or on its computation threads, which decode large pages: do not block in
+ * their callbacks. Thread-safe.
  *
  * @param <V> the type of the values
  */
 public interface AsyncFeed<V> {
+
+  /** See {@link Feed#name}; answered locally. */
+  String name();
 
   /** See {@link Feed#add}. */
   CompletableFuture<Long> add(V value);
@@ -48,26 +52,23 @@ public interface AsyncFeed<V> {
   CompletableFuture<Void> clear();
 
   /**
-   * Reserves {@code count} consecutive scores for values to be stored later with {@link #putAll}
-   * (for example once rows keyed by score are committed in a database), in one script: the counter
-   * is first lifted to {@code floor} when it is below it (pass the highest score handed out, so
-   * that scores only ever grow), then incremented. Completes with the first score reserved, or with
-   * an empty value when Redis holds no counter: a counter lost with a restarted Redis is never
-   * silently counted again from zero, which could hand out scores below entries that exist
-   * elsewhere; restore it with {@link #raiseCounter} and reserve again.
+   * See {@link Feed#reserveScores}; completes with the first score reserved, or with an empty value
+   * when Redis holds no counter.
    *
-   * @throws IllegalArgumentException if {@code count} is below 1 or {@code floor} is outside 0 to
-   *     2<sup>53</sup>
+   * @throws IllegalArgumentException at once, if {@code count} is below 1 or {@code floor} is
+   *     outside 0 to 2<sup>53</sup>
    */
   CompletableFuture<OptionalLong> reserveScores(int count, long floor);
 
   /**
-   * Raises the counter to at least {@code atLeast}, creating it when missing and never lowering it.
-   * Completes with the counter's value.
+   * See {@link Feed#raiseCounter}; completes with the counter's value afterwards.
    *
-   * @throws IllegalArgumentException if {@code atLeast} is outside 0 to 2<sup>53</sup>
+   * @throws IllegalArgumentException at once, if {@code atLeast} is outside 0 to 2<sup>53</sup>
    */
   CompletableFuture<Long> raiseCounter(long atLeast);
+
+  /** See {@link Feed#decodeFailures}; answered locally. */
+  long decodeFailures();
 
   /** The blocking view of the same feed. */
   Feed<V> synchronous();

@@ -9,40 +9,41 @@ import dev.stowage.internal.redis.WriteCodec;
 import io.lettuce.core.cluster.SlotHash;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ForkJoinPool;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A newest-first list of values in one Redis sorted set, read by page. Feeds come from {@link
- * Stowage#feed(String, Class)}.
+ * A newest-first list of values in Redis, read by page. Feeds come from {@link Stowage#feed(String,
+ * Class)}.
  *
  * <pre>{@code
- * Feed<Post> posts = stowage.feed("board", Post.class).build();
+ * Feed<Post> posts = stowage.feed("posts", Post.class).build();
  * long id = posts.add(post);
  * List<Feed.Entry<Post>> newest = posts.page(1, 20);
  * }</pre>
  *
- * <p><b>Layout.</b> Each value gets a score from a counter, a field of a Redis hash incremented
- * with {@code HINCRBY}; by default field {@code name} of the hash {@code counter}, as in the board
- * service that Stowage's first seed describes (on a Redis Cluster, of the hash {@code
- * <key>:counter}, and the key is {@code {name}}: see {@link Builder#key}). Entries are kept in
- * buckets of 64 consecutive scores: entry {@code s} is an element of the Redis list {@code
- * <key>:b:<s / 64>}, and the sorted set {@code <key>} indexes the buckets that hold entries. An
- * element is the score as an unsigned varint followed by the value's {@linkplain Envelope envelope}
- * (encoded and compressed), so a page decodes from the elements alone, and two equal values are two
- * entries. A bucket that holds all its 64 scores is <em>sealed</em> ({@link
- * Builder#sealFullBuckets}): its entries are compressed together, as one frame, into one string,
- * which a page decompresses whole. A short list is stored packed, a few bytes per element, where a
- * sorted set costs about a hundred bytes per member: for the seed's 120,000 board records this
- * layout takes about 30% less Redis memory than a sorted set of the same members ({@code stowage
- * bench memory}; figures in {@code docs/ARCHITECTURE.md}). A page is still one round trip: a script
- * walks the index from the newest bucket and cuts the page out of one or two lists. Reaching page
- * {@code p} costs one {@code LLEN} per bucket before it.
+ * <p><b>Scores.</b> Each entry has a score, a positive integer from the feed's counter (a field of
+ * a Redis hash, see {@link Builder#counter}) or given by {@link #putAll}: the highest score is the
+ * newest entry. Two equal values added twice are two entries. Scores are exact up to
+ * 2<sup>53</sup>.
  *
- * <p>A member that cannot be decoded is skipped, counted in {@link #decodeFailures()} and logged
- * once. Redis failures throw {@link CacheUnavailableException} as for {@link RedisCache}. Scores
- * are exact up to 2<sup>53</sup>, as Redis keeps them as doubles. Every method here waits for its
- * counterpart in {@link #async()}, which returns a future instead. Thread-safe.
+ * <p><b>Storage.</b> Entries are kept in buckets of 64 consecutive scores. A bucket that is still
+ * filling is a Redis list of its entries, each written with the feed's {@link Encoding} (encoded
+ * and compressed on its own); a full bucket is {@linkplain Builder#sealFullBuckets sealed} into one
+ * Redis string, its entries compressed together. A sorted set indexes the buckets that hold
+ * entries. Every key the feed owns derives from its {@linkplain Builder#key key}; the key names are
+ * not part of the API. A page is one round trip (a script that walks the index from the newest
+ * bucket and reads the page from one or two buckets); reaching a later page costs work in
+ * proportion to the buckets before it.
+ *
+ * <p><b>Failures.</b> An entry that cannot be decoded is skipped, counted in {@link
+ * #decodeFailures()} and logged once, never thrown. When Redis is unreachable or too slow a call
+ * throws {@link CacheUnavailableException}, as for {@link RedisCache}; other Redis errors are
+ * {@link StowageException}s. Arguments are never {@code null}.
+ *
+ * <p>Implementations are thread-safe. Every method here waits for its counterpart in {@link
+ * #async()}, which returns a future instead.
  *
  * @param <V> the type of the values
  */
@@ -50,7 +51,7 @@ public interface Feed<V> {
   /** The largest page size. */
   int MAX_PAGE_SIZE = 10_000;
 
-  /** The feed's name. */
+  /** The feed's name, as given to {@link Stowage#feed(String, Class)}. */
   String name();
 
   /**
@@ -106,10 +107,40 @@ public interface Feed<V> {
   /** Removes every entry; the counter keeps its value, so scores are never reused. */
   void clear();
 
-  /** Members skipped since this feed was built because they could not be decoded. */
+  /**
+   * Reserves {@code count} consecutive scores for values to be stored later with {@link #putAll}
+   * (for example once rows keyed by score are committed in a database), atomically: the counter is
+   * first lifted to {@code floor} when it is below it (pass the highest score handed out, so that
+   * scores only ever grow), then incremented by {@code count}.
+   *
+   * @return the first score reserved, or an empty value when Redis holds no counter: a counter lost
+   *     with a restarted Redis is never silently counted again from zero, which could hand out
+   *     scores below entries that exist elsewhere; restore it with {@link #raiseCounter} and
+   *     reserve again
+   * @throws IllegalArgumentException if {@code count} is below 1 or {@code floor} is outside 0 to
+   *     2<sup>53</sup>
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  OptionalLong reserveScores(int count, long floor);
+
+  /**
+   * Raises the counter to at least {@code atLeast}, creating it when missing and never lowering it.
+   *
+   * @return the counter's value afterwards
+   * @throws IllegalArgumentException if {@code atLeast} is outside 0 to 2<sup>53</sup>
+   * @throws CacheUnavailableException if Redis is unreachable or too slow
+   */
+  long raiseCounter(long atLeast);
+
+  /**
+   * Entries skipped since this feed was built because they could not be decoded. Read locally,
+   * without a round trip.
+   */
   long decodeFailures();
 
-  /** The asynchronous view of this feed: the same operations, returning futures. */
+  /**
+   * The asynchronous view of this feed: the same operations, returning futures. Never {@code null}.
+   */
   AsyncFeed<V> async();
 
   /**
@@ -207,18 +238,18 @@ public interface Feed<V> {
     /**
      * Whether a bucket is sealed once it holds all its scores (64; 63 for bucket 0, since scores
      * start at 1): its entries stored together, compressed as one frame with the feed's encoding,
-     * in one Redis string ({@link FeedLayout}). On by default: for the board's records a sealed
-     * bucket takes about three quarters of the memory of its entries compressed one by one ({@code
-     * stowage bench memory}), and a page reads at most two of them. The write that fills a bucket
-     * seals it: {@code add} after its reply, in the background; {@code addAll} and {@code putAll}
-     * before they complete. A write into a sealed bucket opens it first, in the same script (its
-     * entries back in its list, uncompressed), and holds it for a second, during which no writer
-     * seals it: a burst of writes into old entries opens it once, and concurrent writes into the
-     * same buckets never fail because of sealing (a bucket they keep writing into stays open
-     * meanwhile). A sealed bucket whose Redis string was deleted or evicted leaves the index the
-     * first time a page, {@code size()} or a write finds it, and its entries are counted once in
-     * {@link Feed#decodeFailures()}. Versions before sealed buckets do not see sealed entries: turn
-     * this off until every process that reads the feed runs a version that reads them.
+     * in one Redis string. On by default: compressed together, a bucket's entries take less Redis
+     * memory than compressed one by one, and a page reads at most two sealed buckets. The write
+     * that fills a bucket seals it: {@code add} after its reply, in the background; {@code addAll}
+     * and {@code putAll} before they complete. A write into a sealed bucket opens it first, in the
+     * same script (its entries back in its list, uncompressed), and holds it for a second, during
+     * which no writer seals it: a burst of writes into old entries opens it once, and concurrent
+     * writes into the same buckets never fail because of sealing (a bucket they keep writing into
+     * stays open meanwhile). A sealed bucket whose Redis string was deleted or evicted leaves the
+     * index the first time a page, {@code size()} or a write finds it, and its entries are counted
+     * once in {@link Feed#decodeFailures()}. Versions before sealed buckets do not see sealed
+     * entries: turn this off until every process that reads the feed runs a version that reads
+     * them.
      */
     public Builder<V> sealFullBuckets(boolean seal) {
       this.sealFullBuckets = seal;

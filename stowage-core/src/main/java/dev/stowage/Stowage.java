@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  *   RedisCache<String, User> users = stowage.cache("users", User.class).build();
  *   users.put("42", user);
  *   User same = users.get("42");
- *   Feed<Post> posts = stowage.feed("board", Post.class).build();
+ *   Feed<Post> posts = stowage.feed("posts", Post.class).build();
  *   List<Feed.Entry<Post>> newest = posts.page(1, 20);
  * }
  * }</pre>

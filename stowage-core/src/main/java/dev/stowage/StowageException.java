@@ -21,7 +21,7 @@ public class StowageException extends RuntimeException {
     super(message, cause);
   }
 
-  /** Adds a line of context, such as {@code "key board:42"}, and returns this exception. */
+  /** Adds a line of context, such as {@code "key users:42"}, and returns this exception. */
   public StowageException addContext(String line) {
     synchronized (context) {
       context.add(line);

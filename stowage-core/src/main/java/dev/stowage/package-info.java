@@ -4,4 +4,7 @@
  * the codec SPI, the envelope and the exceptions. Parameters and return values are never {@code
  * null} unless a method says otherwise.
  */
+@NullMarked
 package dev.stowage;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,5 @@
 package dev.stowage.codec;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.Codec;
 import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
@@ -15,8 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in codecs. Each factory checks that its library is on the classpath and otherwise
@@ -24,9 +21,9 @@ import org.jspecify.annotations.Nullable;
  * library that the chosen codec does not use.
  *
  * <pre>{@code
- * Codec<BoardRecord> codec = Codecs.kryo(BoardRecord.class);
- * byte[] bytes = codec.encode(record);
- * BoardRecord back = codec.decode(bytes, 0, bytes.length);
+ * Codec<Order> codec = Codecs.kryo(Order.class);
+ * byte[] bytes = codec.encode(order);
+ * Order back = codec.decode(bytes, 0, bytes.length);
  * }</pre>
  *
  * <p>Every codec returned is thread-safe and should be created once and shared: creating one builds
@@ -47,8 +44,9 @@ import org.jspecify.annotations.Nullable;
  * reader's by Avro's own rules. For any other codec, set a schema version on the envelope ({@link
  * dev.stowage.EnvelopeCodec.Builder#schemaVersion}) and bump it when the class changes.
  *
- * <p>The Jackson variants that take a {@code Consumer<ObjectMapper>} name Jackson only as a type
- * argument, which the JVM erases: nothing here loads Jackson until one of them is called.
+ * <p>The Jackson-based codecs (JSON, MessagePack) take {@link JacksonOptions} for property naming,
+ * visibility and modules, which need no Jackson mapper type; nothing here loads Jackson until one
+ * of them is called.
  */
 public final class Codecs {
   private static final List<String> NAMES =
@@ -70,13 +68,10 @@ public final class Codecs {
   /**
    * The codec a cache uses when none is chosen: {@link #msgpackCompact(Class)}.
    *
-   * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in {@code
-   * docs/ARCHITECTURE.md}, "Default codec and compression"). On the first seed's board record it
-   * takes 400 bytes in the envelope against Jackson JSON's 571, and less time to create, write and
-   * read. Kryo and Fory are as small and faster still, but they need every class a value holds
-   * registered, which a default given only {@code type} cannot know; compact MessagePack works on
-   * any record or bean Jackson can map, reads the named MessagePack the seed stored, and stays
-   * readable outside the JVM.
+   * <p>Compact MessagePack is smaller than JSON and needs no registration: Kryo and Fory need every
+   * class a value holds registered, which a default given only {@code type} cannot know, while
+   * compact MessagePack works on any record or bean Jackson can map, reads named MessagePack too,
+   * and stays readable outside the JVM.
    *
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
@@ -89,7 +84,7 @@ public final class Codecs {
    * #defaultFor(Class)}.
    */
   public static <T> Codec<T> defaultFor(TypeRef<T> type) {
-    return msgpackCompact(type, null);
+    return msgpackCompact(type);
   }
 
   /**
@@ -100,54 +95,74 @@ public final class Codecs {
    *     jackson-datatype-jsr310}
    */
   public static <T> Codec<T> json(Class<T> type) {
-    return json(TypeRef.of(type), null);
+    return json(TypeRef.of(type), JacksonOptions.defaults());
   }
 
   /**
    * As {@link #json(Class)}, for a type with type arguments (such as {@code List<Item>}, decoded to
-   * {@code Item} elements), with the mapper adjusted by {@code configuration} when it is not null:
-   * modules, naming strategies, features. The configuration runs on a mapper already set up as
-   * described above, once, when the codec is made.
+   * {@code Item} elements).
    *
-   * <pre>{@code
-   * Codecs.json(new TypeRef<List<Item>>() {}, mapper -> mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE));
-   * }</pre>
-   *
-   * @throws IllegalArgumentException if the configuration enables default typing, which would let
-   *     the bytes choose the class created
    * @throws MissingLibraryException without {@code jackson-databind} or {@code
    *     jackson-datatype-jsr310}
    */
-  public static <T> Codec<T> json(
-      TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> json(TypeRef<T> type) {
+    return json(type, JacksonOptions.defaults());
+  }
+
+  /**
+   * As {@link #json(TypeRef)}, with the mapping adjusted by {@code options} (property naming,
+   * visibility, modules), applied once, when the codec is made, to a mapper already set up as
+   * described above.
+   *
+   * <pre>{@code
+   * Codecs.json(new TypeRef<List<Item>>() {}, JacksonOptions.defaults().withPropertyNaming(PropertyNaming.SNAKE_CASE));
+   * }</pre>
+   *
+   * @throws IllegalArgumentException if a {@linkplain JacksonOptions#withJackson2Mapper Jackson 2
+   *     mapper configuration} enables default typing, which would let the bytes choose the class
+   *     created
+   * @throws MissingLibraryException without {@code jackson-databind} or {@code
+   *     jackson-datatype-jsr310}
+   */
+  public static <T> Codec<T> json(TypeRef<T> type, JacksonOptions options) {
     Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(options, "options");
     CodecLibraries.JACKSON.require();
     CodecLibraries.JACKSON_JAVA_TIME.require();
-    return BuiltInCodecs.json(type.type(), configuration);
+    return BuiltInCodecs.json(type.type(), options);
   }
 
   /**
    * MessagePack through msgpack-java's Jackson format, each object a map keyed by property names:
-   * the shape Spring and the seed service store. Reads the {@linkplain #msgpackCompact compact}
-   * shape too. Codec id {@link CodecIds#MSGPACK}.
+   * the shape Spring's MessagePack serializers store. Reads the {@linkplain #msgpackCompact
+   * compact} shape too. Codec id {@link CodecIds#MSGPACK}.
    *
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
   public static <T> Codec<T> msgpack(Class<T> type) {
-    return msgpack(TypeRef.of(type), null);
+    return msgpack(TypeRef.of(type), JacksonOptions.defaults());
   }
 
   /**
-   * As {@link #msgpack(Class)}, for a type with type arguments and with the mappers adjusted by
-   * {@code configuration} when it is not null; see {@link #json(TypeRef, Consumer)}.
+   * As {@link #msgpack(Class)}, for a type with type arguments.
    *
-   * @throws IllegalArgumentException if the configuration enables default typing
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
-  public static <T> Codec<T> msgpack(
-      TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpack(TypeRef<T> type) {
+    return msgpack(type, JacksonOptions.defaults());
+  }
+
+  /**
+   * As {@link #msgpack(TypeRef)}, with the mappers adjusted by {@code options}; see {@link
+   * #json(TypeRef, JacksonOptions)}.
+   *
+   * @throws IllegalArgumentException if a Jackson 2 mapper configuration enables default typing
+   * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
+   */
+  public static <T> Codec<T> msgpack(TypeRef<T> type, JacksonOptions options) {
     requireMsgpack(type);
-    return BuiltInCodecs.msgpack(type.type(), false, configuration);
+    Objects.requireNonNull(options, "options");
+    return BuiltInCodecs.msgpack(type.type(), false, options);
   }
 
   /**
@@ -168,20 +183,29 @@ public final class Codecs {
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
   public static <T> Codec<T> msgpackCompact(Class<T> type) {
-    return msgpackCompact(TypeRef.of(type), null);
+    return msgpackCompact(TypeRef.of(type), JacksonOptions.defaults());
   }
 
   /**
-   * As {@link #msgpackCompact(Class)}, for a type with type arguments and with the mappers adjusted
-   * by {@code configuration} when it is not null; see {@link #json(TypeRef, Consumer)}.
+   * As {@link #msgpackCompact(Class)}, for a type with type arguments.
    *
-   * @throws IllegalArgumentException if the configuration enables default typing
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
-  public static <T> Codec<T> msgpackCompact(
-      TypeRef<T> type, @Nullable Consumer<? super ObjectMapper> configuration) {
+  public static <T> Codec<T> msgpackCompact(TypeRef<T> type) {
+    return msgpackCompact(type, JacksonOptions.defaults());
+  }
+
+  /**
+   * As {@link #msgpackCompact(TypeRef)}, with the mappers adjusted by {@code options}; see {@link
+   * #json(TypeRef, JacksonOptions)}. Property naming changes the names a value's shape records.
+   *
+   * @throws IllegalArgumentException if a Jackson 2 mapper configuration enables default typing
+   * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
+   */
+  public static <T> Codec<T> msgpackCompact(TypeRef<T> type, JacksonOptions options) {
     requireMsgpack(type);
-    return BuiltInCodecs.msgpack(type.type(), true, configuration);
+    Objects.requireNonNull(options, "options");
+    return BuiltInCodecs.msgpack(type.type(), true, options);
   }
 
   /**
@@ -353,7 +377,7 @@ public final class Codecs {
 
   /**
    * JSON documents kept as their UTF-8 bytes, for code that serves stored JSON without building
-   * objects (the board service splices a page's fragments into its response). Values are stored and
+   * objects (a service that splices stored fragments into its response). Values are stored and
    * returned as they are, under codec id {@link CodecIds#JSON}, so every JSON reader (and the
    * inspector) reads them as JSON; both directions check, with Jackson's streaming parser, that the
    * bytes are exactly one well-formed JSON value nested at most 1,000 deep, and anything else is a

@@ -4,4 +4,7 @@
  * dev.stowage.MissingLibraryException} naming the Maven coordinates to add. Parameters and return
  * values are never {@code null} unless a method says otherwise.
  */
+@NullMarked
 package dev.stowage.codec;
+
+import org.jspecify.annotations.NullMarked;

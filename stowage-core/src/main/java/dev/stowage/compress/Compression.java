@@ -35,10 +35,7 @@ public final class Compression {
   /**
    * The zstd level used with a dictionary when none is given, and so by every cache and feed once
    * it has learned one. On values of a few hundred bytes zstd's time goes into the work it does for
-   * every frame, and level 2 does less of it than 3: on the first seed's board record in compact
-   * MessagePack (391 bytes, 16 KiB dictionary) it writes frames as small as level 3's in about 0.2
-   * µs less per value (figures and command in {@code docs/ARCHITECTURE.md}, "Default codec and
-   * compression").
+   * every frame, and level 2 does less of it than 3 while writing frames about as small.
    */
   public static final int DEFAULT_DICTIONARY_ZSTD_LEVEL = 2;
 
@@ -81,12 +78,10 @@ public final class Compression {
    * dictionary from their own values (see {@code Encoding#learnDictionary}), after which small
    * values are compressed too.
    *
-   * <p>Chosen by {@code stowage bench codecs} (table T3; figures and command in {@code
-   * docs/ARCHITECTURE.md}, "Default codec and compression"): on the first seed's board record in
-   * compact MessagePack (396 bytes in the envelope), plain zstd keeps 334 bytes but makes a write
-   * and read several microseconds slower, more than encoding the record costs, while with a
-   * dictionary it keeps 215 bytes, 38% of the record's JSON. The standard cannot include a
-   * dictionary, as one must be trained on the application's own values first.
+   * <p>Values under the minimum size are stored uncompressed: without a dictionary, zstd saves
+   * little on a value of a few hundred bytes and costs more time than encoding it, while with a
+   * dictionary trained on the application's values it shrinks them well. The standard cannot
+   * include a dictionary, as one must be trained on the application's own values first.
    */
   public static Compression standard() {
     return zstd().minSize(STANDARD_MIN_SIZE);
@@ -136,10 +131,10 @@ public final class Compression {
    * A copy of this dictionary compression that writes its zstd frames without zstd's 4-byte magic
    * number ({@link CompressionIds#ZSTD_DICT_MAGICLESS}, the default) or with it ({@link
    * CompressionIds#ZSTD_DICT}). The envelope already says the payload is a zstd frame, so the magic
-   * tells a reader nothing; a value of a few hundred bytes is 1 to 5% smaller without it. Every
-   * reader of this version reads both; readers that predate the magicless id read only frames with
-   * the magic, so a rolling deploy that keeps such readers writes with {@code magicless(false)}
-   * until they are gone.
+   * tells a reader nothing, and a small value is a few percent smaller without it. Every reader of
+   * this version reads both; readers that predate the magicless id read only frames with the magic,
+   * so a rolling deploy that keeps such readers writes with {@code magicless(false)} until they are
+   * gone.
    *
    * @throws IllegalStateException if this compression has no dictionary
    */

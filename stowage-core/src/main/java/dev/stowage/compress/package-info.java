@@ -5,4 +5,7 @@
  * {@code at.yawk.lz4:lz4-java}, zstd needs {@code com.github.luben:zstd-jni}. Parameters and return
  * values are never {@code null} unless a method says otherwise.
  */
+@NullMarked
 package dev.stowage.compress;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,7 +3,6 @@ package dev.stowage.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
@@ -14,6 +13,7 @@ import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.TypeRef;
 import dev.stowage.codec.Codecs;
+import dev.stowage.codec.JacksonOptions;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
@@ -107,8 +107,8 @@ class CacheShapesIntegrationTests {
                 Encoding.of(
                     Codecs.json(
                         TypeRef.of(Labelled.class),
-                        mapper ->
-                            mapper.setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE))))
+                        JacksonOptions.defaults()
+                            .withPropertyNaming(JacksonOptions.PropertyNaming.SNAKE_CASE))))
             .build();
     Labelled value = new Labelled(5, "Lamp");
     snake.put("5", value);
@@ -124,11 +124,13 @@ class CacheShapesIntegrationTests {
             () ->
                 Codecs.msgpackCompact(
                     TypeRef.of(Item.class),
-                    mapper ->
-                        mapper.activateDefaultTyping(
-                            BasicPolymorphicTypeValidator.builder()
-                                .allowIfBaseType(Object.class)
-                                .build())))
+                    JacksonOptions.defaults()
+                        .withJackson2Mapper(
+                            mapper ->
+                                mapper.activateDefaultTyping(
+                                    BasicPolymorphicTypeValidator.builder()
+                                        .allowIfBaseType(Object.class)
+                                        .build()))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("default typing");
   }

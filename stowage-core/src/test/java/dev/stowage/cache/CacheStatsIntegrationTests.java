@@ -2,6 +2,7 @@ package dev.stowage.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stowage.AsyncRedisCache;
 import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
 import dev.stowage.Encoding;
@@ -76,6 +77,30 @@ class CacheStatsIntegrationTests {
       payloads += value.length - Envelope.readHeader(value).payloadOffset();
     }
     return new Sizes(stored, payloads);
+  }
+
+  @Test
+  void theAsyncViewAnswersNameStatsCompressionAndKeysAsTheBlockingViewDoesOnBothLayouts() {
+    for (RedisCache<String, Item> cache :
+        List.of(
+            stowage.cache("views", Item.class).encoding(JSON_UNCOMPRESSED).build(),
+            stowage
+                .cache("views-packed", Item.class)
+                .encoding(JSON_UNCOMPRESSED)
+                .layout(CacheLayout.packedBuckets(8))
+                .build())) {
+      AsyncRedisCache<String, Item> async = cache.async();
+      async.put("1", Samples.item(1)).join();
+      assertThat(async.get("1").join()).isEqualTo(Samples.item(1));
+      assertThat(async.get("missing").join()).as("a miss completes with null").isNull();
+
+      assertThat(async.name()).isEqualTo(cache.name());
+      assertThat(async.stats().puts()).isEqualTo(cache.stats().puts()).isEqualTo(1);
+      assertThat(async.stats().hits()).isEqualTo(1);
+      assertThat(async.stats().misses()).isEqualTo(1);
+      assertThat(async.compression()).isEqualTo(cache.compression());
+      assertThat(async.redisKey("1")).isEqualTo(cache.redisKey("1"));
+    }
   }
 
   @Test

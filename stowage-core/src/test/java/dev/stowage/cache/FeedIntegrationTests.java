@@ -91,6 +91,20 @@ class FeedIntegrationTests {
     assertThatThrownBy(() -> feed.raiseCounter(-1)).isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void theBlockingViewReservesScoresAndTheAsyncViewAnswersWhatTheBlockingOneDoes() {
+    Feed<BoardRecord> feed = board();
+    assertThat(feed.reserveScores(2, 0)).as("no counter yet").isEmpty();
+    assertThat(feed.raiseCounter(40)).isEqualTo(40);
+    assertThat(feed.reserveScores(2, 0)).hasValue(41);
+    assertThat(feed.raiseCounter(5)).as("never lowered").isEqualTo(42);
+    assertThatThrownBy(() -> feed.reserveScores(1, -1))
+        .isInstanceOf(IllegalArgumentException.class);
+
+    assertThat(feed.async().name()).isEqualTo(feed.name()).isEqualTo("board");
+    assertThat(feed.async().decodeFailures()).isEqualTo(feed.decodeFailures()).isZero();
+  }
+
   private static List<Long> scores(List<Feed.Entry<BoardRecord>> page) {
     return page.stream().map(Feed.Entry::score).toList();
   }

@@ -41,7 +41,7 @@ class DecodeLimitsUnitTests {
 
   @Test
   void aSmallMaxDecodedSizeStillReadsFourThousandElements() {
-    Codec<List<Integer>> ints = Codecs.msgpack(INTS, null);
+    Codec<List<Integer>> ints = Codecs.msgpack(INTS);
     EnvelopeCodec<List<Integer>> small =
         EnvelopeCodec.builder(ints).compression(Compression.none()).maxDecodedSize(8192).build();
     // 8192 / 8 is 1024, below the floor of 4096 elements: a value of 4095 ints (and the list)
@@ -57,7 +57,7 @@ class DecodeLimitsUnitTests {
 
   @Test
   void aCodecUsedAloneHasTheLimitsOfADefaultEnvelopeCodec() {
-    Codec<List<Integer>> ints = Codecs.msgpack(INTS, null);
+    Codec<List<Integer>> ints = Codecs.msgpack(INTS);
     int limit = EnvelopeCodec.DEFAULT_MAX_DECODED_SIZE / 8;
     assertThat(ints.decode(msgpackInts(10))).hasSize(10);
     assertThatThrownBy(() -> ints.decode(msgpackInts(limit)))
@@ -71,7 +71,7 @@ class DecodeLimitsUnitTests {
 
   @Test
   void aCodecWrappingMsgpackIsBoundedByTheEnvelopeItRunsIn() {
-    Codec<List<Integer>> ints = Codecs.msgpack(INTS, null);
+    Codec<List<Integer>> ints = Codecs.msgpack(INTS);
     Codec<List<Integer>> wrapping =
         new Codec<>() {
           @Override
@@ -103,7 +103,7 @@ class DecodeLimitsUnitTests {
 
   @Test
   void jsonCountsEveryValueAndPropertyName() {
-    Codec<List<Integer>> json = Codecs.json(INTS, null);
+    Codec<List<Integer>> json = Codecs.json(INTS);
     EnvelopeCodec<List<Integer>> envelope =
         EnvelopeCodec.builder(json)
             .compression(Compression.none())
@@ -131,7 +131,7 @@ class DecodeLimitsUnitTests {
     DecompressionBudget budget = DecompressionBudget.of(16L << 20, Duration.ofMillis(200));
     CountDownLatch decoding = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    Codec<List<Integer>> ints = Codecs.msgpack(INTS, null);
+    Codec<List<Integer>> ints = Codecs.msgpack(INTS);
     Codec<List<Integer>> slow =
         new Codec<>() {
           @Override

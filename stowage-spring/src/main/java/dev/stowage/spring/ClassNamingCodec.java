@@ -366,8 +366,8 @@ final class ClassNamingCodec implements Codec<Object> {
       return switch (codecName) {
         // Compact for a container even under named msgpack: the reader tells the shapes apart by
         // the first element's header, which reads a named list of lists of records as positional.
-        case "msgpack", "msgpack-compact" -> Codecs.msgpackCompact(ref, null);
-        case "json" -> Codecs.json(ref, null);
+        case "msgpack", "msgpack-compact" -> Codecs.msgpackCompact(ref);
+        case "json" -> Codecs.json(ref);
         default ->
             throw new CodecException(
                 "cache '"

@@ -50,7 +50,7 @@ final class ShapedCodec implements EvolvingCodec<Object> {
   /** The shape of {@code type} as MessagePack's schema describes it, or null when there is none. */
   private static @Nullable String shapeOf(TypeRef<?> type) {
     try {
-      return ((EvolvingCodec<?>) Codecs.msgpack(type, null)).schema();
+      return ((EvolvingCodec<?>) Codecs.msgpack(type)).schema();
     } catch (StowageException | IllegalArgumentException | ClassCastException e) {
       return null;
     }

@@ -71,7 +71,7 @@ final class SpringLegacyCodec implements Codec<Object> {
                     "jackson-json reads plain JSON of one class, which the value does not"
                         + " name: set the cache's type too, or use spring-json for values with \"@class\"");
               }
-              yield Codecs.json(type, null);
+              yield Codecs.json(type);
             }
             case "jdk" -> {
               Class<?> root = type == null ? Serializable.class : type.rawType();

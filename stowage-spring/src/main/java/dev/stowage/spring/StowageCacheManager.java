@@ -388,9 +388,9 @@ public class StowageCacheManager extends AbstractCacheManager {
       return (Codec<Object>) Codecs.forName(codecName, plain);
     }
     return switch (codecName) {
-      case "msgpack-compact" -> Codecs.msgpackCompact(type, null);
-      case "msgpack" -> Codecs.msgpack(type, null);
-      case "json" -> Codecs.json(type, null);
+      case "msgpack-compact" -> Codecs.msgpackCompact(type);
+      case "msgpack" -> Codecs.msgpack(type);
+      case "json" -> Codecs.json(type);
       default ->
           throw new IllegalArgumentException(
               "codec "

@@ -163,7 +163,7 @@ class StowageRedisSerializerIntegrationTests {
         template(
             StowageRedisSerializer.of(
                 stowage,
-                Encoding.of(Codecs.msgpack(listOfStrings, null))
+                Encoding.of(Codecs.msgpack(listOfStrings))
                     .legacy(Codecs.springJson(listOfStrings))));
     assertThat(tags.opsForValue().get("tags")).isEqualTo(List.of("redis", "cache"));
   }

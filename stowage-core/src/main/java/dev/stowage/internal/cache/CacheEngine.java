@@ -95,10 +95,12 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
     return blocking;
   }
 
+  @Override
   public String name() {
     return settings.name();
   }
 
+  @Override
   public CacheStats stats() {
     return new CacheStats(
         hits.sum(),
@@ -119,8 +121,14 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** The compression values are written with now. */
-  Compression compression() {
+  @Override
+  public Compression compression() {
     return settings.codec().current().compression();
+  }
+
+  @Override
+  public String redisKey(K key) {
+    return storage.redisKey(keyText(key));
   }
 
   /** Where the blocking view's work goes once its caller stopped waiting: the load executor. */
@@ -267,7 +275,7 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   // ---------------------------------------------------------------- single keys
 
   @Override
-  public CompletableFuture<V> get(K key) {
+  public CompletableFuture<@Nullable V> get(K key) {
     return get(key, asyncThreads);
   }
 
@@ -445,7 +453,7 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   // ---------------------------------------------------------------- loads
 
   @Override
-  public CompletableFuture<V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
+  public CompletableFuture<@Nullable V> getOrLoad(K key, Function<? super K, ? extends V> loader) {
     return loads.getOrLoad(key, loader, asyncThreads);
   }
 
@@ -454,7 +462,7 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   }
 
   @Override
-  public CompletableFuture<V> getOrLoadAsync(
+  public CompletableFuture<@Nullable V> getOrLoadAsync(
       K key, Function<? super K, ? extends CompletionStage<? extends V>> loader) {
     return loads.getOrLoadAsync(key, loader, asyncThreads);
   }

@@ -1,11 +1,9 @@
 package dev.stowage.internal.codec;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.Codec;
+import dev.stowage.codec.JacksonOptions;
 import java.lang.reflect.Type;
 import java.util.List;
-import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Creates the built-in codecs. {@link dev.stowage.codec.Codecs} checks that a codec's library is
@@ -14,16 +12,14 @@ import org.jspecify.annotations.Nullable;
 public final class BuiltInCodecs {
   private BuiltInCodecs() {}
 
-  /** Jackson JSON for {@code type}; {@code configuration} (nullable) adjusts the mapper. */
-  public static <T> Codec<T> json(
-      Type type, @Nullable Consumer<? super ObjectMapper> configuration) {
-    return new JsonCodec<>(type, configuration);
+  /** Jackson JSON for {@code type}, its mapper adjusted by {@code options}. */
+  public static <T> Codec<T> json(Type type, JacksonOptions options) {
+    return new JsonCodec<>(type, JacksonMappers.configuration(options));
   }
 
-  /** MessagePack for {@code type}; {@code configuration} (nullable) adjusts both mappers. */
-  public static <T> Codec<T> msgpack(
-      Type type, boolean compact, @Nullable Consumer<? super ObjectMapper> configuration) {
-    return new MsgpackCodec<>(type, compact, configuration);
+  /** MessagePack for {@code type}, both its mappers adjusted by {@code options}. */
+  public static <T> Codec<T> msgpack(Type type, boolean compact, JacksonOptions options) {
+    return new MsgpackCodec<>(type, compact, JacksonMappers.configuration(options));
   }
 
   public static <T> Codec<T> kryo(Class<T> type, List<Class<?>> alsoRegistered) {

@@ -4,11 +4,14 @@ import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.PropertyNamingStrategy;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.introspect.Annotated;
 import com.fasterxml.jackson.databind.introspect.AnnotatedClass;
 import com.fasterxml.jackson.databind.introspect.JacksonAnnotationIntrospector;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.stowage.codec.JacksonOptions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collection;
@@ -69,6 +72,46 @@ final class JacksonMappers {
     ObjectMapper mapper = named(factory);
     mapper.setAnnotationIntrospector(new BeansAsArrays());
     return mapper;
+  }
+
+  /**
+   * The mapper configuration {@code options} stand for, or {@code null} for options that change
+   * nothing (so that the defaults take the very path they took before options existed).
+   */
+  static @Nullable Consumer<ObjectMapper> configuration(JacksonOptions options) {
+    if (options.propertyNaming() == JacksonOptions.PropertyNaming.AS_DECLARED
+        && options.visibility().isEmpty()
+        && !options.discoversModules()
+        && options.jackson2Mapper() == null) {
+      return null;
+    }
+    return mapper -> {
+      PropertyNamingStrategy naming = naming(options.propertyNaming());
+      if (naming != null) {
+        mapper.setPropertyNamingStrategy(naming);
+      }
+      options.visibility().forEach(mapper::setVisibility);
+      if (options.discoversModules()) {
+        mapper.registerModules(ObjectMapper.findModules(JacksonMappers.class.getClassLoader()));
+      }
+      Consumer<? super ObjectMapper> custom = options.jackson2Mapper();
+      if (custom != null) {
+        custom.accept(mapper);
+      }
+    };
+  }
+
+  private static @Nullable PropertyNamingStrategy naming(JacksonOptions.PropertyNaming naming) {
+    return switch (naming) {
+      case AS_DECLARED -> null;
+      case LOWER_CAMEL_CASE -> PropertyNamingStrategies.LOWER_CAMEL_CASE;
+      case UPPER_CAMEL_CASE -> PropertyNamingStrategies.UPPER_CAMEL_CASE;
+      case SNAKE_CASE -> PropertyNamingStrategies.SNAKE_CASE;
+      case UPPER_SNAKE_CASE -> PropertyNamingStrategies.UPPER_SNAKE_CASE;
+      case LOWER_CASE -> PropertyNamingStrategies.LOWER_CASE;
+      case KEBAB_CASE -> PropertyNamingStrategies.KEBAB_CASE;
+      case LOWER_DOT_CASE -> PropertyNamingStrategies.LOWER_DOT_CASE;
+    };
   }
 
   /**

@@ -53,8 +53,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
   private final ObjectWriter writer;
   private final PositionalSchema schema;
   private final ObjectMapper schemaText = new ObjectMapper();
-  private final ConcurrentMap<String, PositionalSchema.Resolution> resolutions =
-      new ConcurrentHashMap<>();
+  private final ConcurrentMap<String, PositionalResolution> resolutions = new ConcurrentHashMap<>();
 
   MsgpackCodec(Type type, boolean compact, @Nullable Consumer<? super ObjectMapper> configuration) {
     this.type = Objects.requireNonNull(type, "type");
@@ -138,7 +137,7 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     if (length == 0) {
       throw CodecFailures.decodedNothing(NAME, type, length);
     }
-    PositionalSchema.Resolution resolution = resolution(writerSchema);
+    PositionalResolution resolution = resolution(writerSchema);
     if (resolution.failure() != null) {
       throw new CodecException(
           NAME
@@ -181,12 +180,12 @@ final class MsgpackCodec<T> implements EvolvingCodec<T> {
     scope.charge(builds * heap);
   }
 
-  private PositionalSchema.Resolution resolution(String writerSchema) {
-    PositionalSchema.Resolution known = resolutions.get(writerSchema);
+  private PositionalResolution resolution(String writerSchema) {
+    PositionalResolution known = resolutions.get(writerSchema);
     if (known != null) {
       return known;
     }
-    PositionalSchema.Resolution made =
+    PositionalResolution made =
         PositionalSchema.resolve(PositionalSchema.parse(writerSchema, schemaText), schema);
     if (resolutions.size() >= MAX_RESOLUTIONS) {
       resolutions.clear();

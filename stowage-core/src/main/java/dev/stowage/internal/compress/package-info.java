@@ -3,4 +3,7 @@
  * frames, each through its optional library. This package is part of the internal API and may
  * change without notice.
  */
+@NullMarked
 package dev.stowage.internal.compress;
+
+import org.jspecify.annotations.NullMarked;

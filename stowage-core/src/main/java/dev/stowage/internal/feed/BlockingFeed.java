@@ -7,6 +7,7 @@ import dev.stowage.Feed;
 import dev.stowage.internal.redis.RedisSession;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -75,6 +76,20 @@ final class BlockingFeed<V> implements Feed<V> {
   @Override
   public void clear() {
     session.await(core.clear(), 1, core.describeClear());
+  }
+
+  @Override
+  public OptionalLong reserveScores(int count, long floor) {
+    return session.await(
+        core.reserveScores(count, floor),
+        1,
+        "reserving " + count + " scores of feed '" + core.name() + "'");
+  }
+
+  @Override
+  public long raiseCounter(long atLeast) {
+    return session.await(
+        core.raiseCounter(atLeast), 1, "raising the counter of feed '" + core.name() + "'");
   }
 
   @Override

@@ -95,7 +95,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  String name() {
+  @Override
+  public String name() {
     return settings.name();
   }
 
@@ -471,7 +472,8 @@ public final class RedisFeed<V> implements AsyncFeed<V> {
   }
 
   /** Members skipped since this feed was built because they could not be decoded. */
-  long decodeFailures() {
+  @Override
+  public long decodeFailures() {
     return failures.count();
   }
 

@@ -3,4 +3,7 @@
  * every blocking call waits on, single-flight loads, the distributed load lock and feeds. This
  * package is part of the internal API and may change without notice.
  */
+@NullMarked
 package dev.stowage.internal.redis;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,4 +4,7 @@
  * {@link dev.stowage.internal.store.KeptKey}). Part of the internal API: it may change without
  * notice.
  */
+@NullMarked
 package dev.stowage.internal.store;
+
+import org.jspecify.annotations.NullMarked;
