@@ -178,7 +178,7 @@ public final class PackedRedisCache<K, V> implements AsyncRedisCache<K, V> {
 
   CacheStats stats() {
     CacheStats cleared = prefixClearer.stats();
-    return new CacheStats(
+    return CacheStats.of(
         hits.sum(),
         misses.sum(),
         decoder.failures(),

@@ -155,7 +155,7 @@ public final class RedisCacheCore<K, V> implements AsyncRedisCache<K, V> {
 
   CacheStats stats() {
     NearStore store = near == null ? null : near.store();
-    return new CacheStats(
+    return CacheStats.of(
         hits.sum(),
         misses.sum(),
         decoder.failures(),
