@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -574,6 +575,14 @@ public final class Encoding<V> {
       return legacyWrites != null ? legacyWrites : codec.writeCodec();
     }
 
+    /**
+     * What the schema field of each value written holds: the fingerprint of the codec's schema when
+     * it is an {@link EvolvingCodec}; empty otherwise, and for legacy writes.
+     */
+    public OptionalInt schemaVersion() {
+      return legacyWrites != null ? OptionalInt.empty() : codec.schemaVersion();
+    }
+
     /** The largest value, once decompressed, that is read or written, in bytes. */
     public int maxDecodedSize() {
       return codec.maxDecodedSize();
@@ -581,10 +590,7 @@ public final class Encoding<V> {
 
     @Override
     public String toString() {
-      return "Serializer["
-          + codec
-          + (legacyWrites == null ? "" : ", writing legacy " + legacyWrites.name())
-          + "]";
+      return (legacyWrites == null ? "" : "writing legacy " + legacyWrites.name() + ", ") + codec;
     }
   }
 }

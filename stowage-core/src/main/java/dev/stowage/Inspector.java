@@ -120,6 +120,20 @@ public final class Inspector {
     }
   }
 
+  /**
+   * Whether Redis holds the zstd dictionary {@code id} now, whatever this process has loaded:
+   * whether other processes can read the values written with it. One command, so a health check can
+   * ask it often.
+   */
+  public boolean isDictionaryStored(long id) {
+    return stowage.dictionaries().isStored(id);
+  }
+
+  /** The name of the codec id values carry, such as {@code "json"}, or {@code "codec-<id>"}. */
+  public static String codecName(int codecId) {
+    return CodecIds.name(codecId);
+  }
+
   /** The id Stowage gives a zstd dictionary of these bytes, as values and keys name it. */
   public static long dictionaryId(byte[] dictionary) {
     return ZstdDictionary.idOf(requireNonNull(dictionary, "dictionary"));
@@ -336,15 +350,52 @@ public final class Inspector {
     }
   }
 
-  /**
-   * One entry of a feed as stored.
-   *
-   * @param score its score
-   * @param bucket the bucket that holds it
-   * @param sealed whether the bucket is sealed (its entries compressed together)
-   * @param value its envelope
-   */
-  public record FeedEntry(long score, long bucket, boolean sealed, byte[] value) {}
+  /** One entry of a feed as stored: its score, its bucket, and its envelope. */
+  public static final class FeedEntry {
+    private final long score;
+    private final long bucket;
+    private final boolean sealed;
+    private final byte[] value;
+
+    FeedEntry(long score, long bucket, boolean sealed, byte[] value) {
+      this.score = score;
+      this.bucket = bucket;
+      this.sealed = sealed;
+      this.value = value;
+    }
+
+    /** The entry's score. */
+    public long score() {
+      return score;
+    }
+
+    /** The bucket that holds it. */
+    public long bucket() {
+      return bucket;
+    }
+
+    /** Whether its bucket is sealed (its entries compressed together, as one frame). */
+    public boolean sealed() {
+      return sealed;
+    }
+
+    /** Its envelope, as stored: a copy. */
+    public byte[] value() {
+      return value.clone();
+    }
+
+    @Override
+    public String toString() {
+      return "FeedEntry[score="
+          + score
+          + ", bucket="
+          + bucket
+          + (sealed ? ", sealed" : "")
+          + ", "
+          + value.length
+          + " bytes]";
+    }
+  }
 
   /**
    * The names of the keys Stowage writes besides the caches' and feeds' own: dictionaries, schemas,
