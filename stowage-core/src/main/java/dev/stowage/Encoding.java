@@ -53,6 +53,12 @@ public final class Encoding<V> {
    */
   public static final int DEFAULT_LEARNED_DICTIONARY_SIZE = 64 * 1024;
 
+  /** The fewest values a dictionary is learned or trained from. */
+  public static final int MIN_LEARNING_SAMPLES = ZstdDictionary.MIN_SAMPLES;
+
+  /** The smallest size a learned or trained dictionary may be given, in bytes. */
+  public static final int MIN_DICTIONARY_SIZE = ZstdDictionary.MIN_TRAINED_SIZE;
+
   /** The most values a dictionary is learned from. */
   public static final int MAX_LEARNING_SAMPLES = 100_000;
 
@@ -158,9 +164,8 @@ public final class Encoding<V> {
    * completes the samples trains before it encodes the rest of its values. Values written before
    * stay readable.
    *
-   * @throws IllegalArgumentException if {@code samples} is outside {@link
-   *     ZstdDictionary#MIN_SAMPLES} to {@link #MAX_LEARNING_SAMPLES}, or {@code dictionarySize}
-   *     below {@link ZstdDictionary#MIN_TRAINED_SIZE}
+   * @throws IllegalArgumentException if {@code samples} is outside {@link #MIN_LEARNING_SAMPLES} to
+   *     {@link #MAX_LEARNING_SAMPLES}, or {@code dictionarySize} below {@link #MIN_DICTIONARY_SIZE}
    */
   public Encoding<V> learnDictionary(int samples, int dictionarySize) {
     if (samples < ZstdDictionary.MIN_SAMPLES || samples > MAX_LEARNING_SAMPLES) {
@@ -190,7 +195,7 @@ public final class Encoding<V> {
    * values with it.
    *
    * @throws IllegalArgumentException if {@code dictionarySize} is below {@link
-   *     ZstdDictionary#MIN_TRAINED_SIZE}
+   *     #MIN_DICTIONARY_SIZE}
    */
   public Encoding<V> trainDictionary(Collection<? extends V> samples, int dictionarySize) {
     List<V> copy = new ArrayList<>(requireNonNull(samples, "samples").size());
