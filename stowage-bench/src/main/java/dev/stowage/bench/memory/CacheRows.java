@@ -102,7 +102,7 @@ final class CacheRows {
               : MemoryBench.countRecordKeys(redis, prefix, kind);
       int verified = verify(spec, cache, records, idOf);
       if (!redis.owned() && !plan.keepKeys()) {
-        for (Long id : stowage.dictionaries().list()) {
+        for (Long id : stowage.inspector().dictionaryIds()) {
           redis.admin().unlink(Inspector.Keys.dictionary(id));
         }
         redis.admin().unlink(Inspector.Keys.learnedByCache(name));

@@ -119,7 +119,7 @@ final class FeedRows {
       int pages = Math.max(1, records.size() / PAGE_SIZE);
       double pageMicros = pageReadMicros(feed, pages);
       double recentPageMicros = pageReadMicros(feed, Math.min(pages, RECENT_PAGES));
-      for (Long id : stowage.dictionaries().list()) {
+      for (Long id : stowage.inspector().dictionaryIds()) {
         dictionaryId = id;
       }
       if (!redis.owned() && !plan.keepKeys()) {
