@@ -350,7 +350,7 @@ public final class Encoding<V> {
    * The codec with no envelope that new values are written with when {@link #writeLegacy} set one;
    * empty otherwise, including after {@link #legacy}, whose codec only reads.
    */
-  public Optional<Codec<V>> legacyWrites() {
+  Optional<Codec<V>> legacyWrites() {
     return writesLegacy ? Optional.of(requireNonNull(legacy, "legacy")) : Optional.empty();
   }
 
