@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -52,8 +53,23 @@ public final class Encoding<V> {
    */
   public static final int DEFAULT_LEARNED_DICTIONARY_SIZE = 64 * 1024;
 
+  /** The fewest values a dictionary is learned or trained from. */
+  public static final int MIN_LEARNING_SAMPLES = ZstdDictionary.MIN_SAMPLES;
+
+  /** The smallest size a learned or trained dictionary may be given, in bytes. */
+  public static final int MIN_DICTIONARY_SIZE = ZstdDictionary.MIN_TRAINED_SIZE;
+
   /** The most values a dictionary is learned from. */
   public static final int MAX_LEARNING_SAMPLES = 100_000;
+
+  /**
+   * The default limit on a value's decoded size, compressed or not, unless {@link #maxDecodedSize}
+   * says otherwise: 8 MiB. A cache value travels whole on every hit as one Redis string, so one of
+   * more than a few hundred kilobytes already costs milliseconds per read; 8 MiB leaves room for
+   * those, and eight reads at the limit fit the default {@linkplain
+   * Stowage.Builder#decompressionBudget decompression budget} at once.
+   */
+  public static final int DEFAULT_MAX_DECODED_SIZE = 8 * 1024 * 1024;
 
   private final Codec<V> codec;
   private final @Nullable Compression compression;
@@ -97,7 +113,7 @@ public final class Encoding<V> {
         List.of(),
         null,
         false,
-        RedisCache.DEFAULT_MAX_DECODED_SIZE);
+        DEFAULT_MAX_DECODED_SIZE);
   }
 
   /**
@@ -148,9 +164,8 @@ public final class Encoding<V> {
    * completes the samples trains before it encodes the rest of its values. Values written before
    * stay readable.
    *
-   * @throws IllegalArgumentException if {@code samples} is outside {@link
-   *     ZstdDictionary#MIN_SAMPLES} to {@link #MAX_LEARNING_SAMPLES}, or {@code dictionarySize}
-   *     below {@link ZstdDictionary#MIN_TRAINED_SIZE}
+   * @throws IllegalArgumentException if {@code samples} is outside {@link #MIN_LEARNING_SAMPLES} to
+   *     {@link #MAX_LEARNING_SAMPLES}, or {@code dictionarySize} below {@link #MIN_DICTIONARY_SIZE}
    */
   public Encoding<V> learnDictionary(int samples, int dictionarySize) {
     if (samples < ZstdDictionary.MIN_SAMPLES || samples > MAX_LEARNING_SAMPLES) {
@@ -180,7 +195,7 @@ public final class Encoding<V> {
    * values with it.
    *
    * @throws IllegalArgumentException if {@code dictionarySize} is below {@link
-   *     ZstdDictionary#MIN_TRAINED_SIZE}
+   *     #MIN_DICTIONARY_SIZE}
    */
   public Encoding<V> trainDictionary(Collection<? extends V> samples, int dictionarySize) {
     List<V> copy = new ArrayList<>(requireNonNull(samples, "samples").size());
@@ -201,7 +216,8 @@ public final class Encoding<V> {
 
   /**
    * Adds codecs whose values should also be read, though new values are written with {@link
-   * #codec()}: see {@link EnvelopeCodec.Builder#alsoRead}.
+   * #codec()}: each stored value names the codec that wrote it, and is read by the codec among
+   * these (or {@link #codec()}) with that id.
    */
   @SafeVarargs
   public final Encoding<V> alsoRead(Codec<V>... readers) {
@@ -222,9 +238,11 @@ public final class Encoding<V> {
   }
 
   /**
-   * The codec for values with no envelope: see {@link EnvelopeCodec.Builder#legacy}. New values are
-   * written with {@link #codec()}, in an envelope, which an application that predates Stowage
-   * cannot read; until every reader runs Stowage, use {@link #writeLegacy} instead.
+   * The codec for values with no envelope, written before Stowage (JSON written by Spring's {@code
+   * GenericJackson2JsonRedisSerializer}, plain strings, JDK serialization); without one, such
+   * values fail to decode. New values are written with {@link #codec()}, in an envelope, which an
+   * application that predates Stowage cannot read; until every reader runs Stowage, use {@link
+   * #writeLegacy} instead.
    */
   public Encoding<V> legacy(Codec<V> legacyCodec) {
     return new Encoding<>(
@@ -265,10 +283,10 @@ public final class Encoding<V> {
 
   /**
    * The largest value, once decompressed, that is read or written, in bytes; {@link
-   * RedisCache#DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more is a
-   * decode failure before anything is allocated for it, as is a value stored without compression
-   * that is larger; writing a value that encodes to more throws an {@link EnvelopeException}.
-   * Compressed values are also decompressed within the Stowage's {@linkplain
+   * #DEFAULT_MAX_DECODED_SIZE} by default. A compressed value that declares more is a decode
+   * failure before anything is allocated for it, as is a value stored without compression that is
+   * larger; writing a value that encodes to more throws an {@link EnvelopeException}. Compressed
+   * values are also decompressed within the Stowage's {@linkplain
    * Stowage.Builder#decompressionBudget decompression budget}.
    *
    * <p>It also bounds what reading a value may build, since a payload within it can build thirty
@@ -332,8 +350,51 @@ public final class Encoding<V> {
    * The codec with no envelope that new values are written with when {@link #writeLegacy} set one;
    * empty otherwise, including after {@link #legacy}, whose codec only reads.
    */
-  public Optional<Codec<V>> legacyWrites() {
+  Optional<Codec<V>> legacyWrites() {
     return writesLegacy ? Optional.of(requireNonNull(legacy, "legacy")) : Optional.empty();
+  }
+
+  /**
+   * The serializer of this encoding for values that no cache or feed writes, such as those of a
+   * Spring {@code RedisTemplate}: it writes as a cache of this encoding does (with {@link #codec()}
+   * and the compression policy, or with the legacy codec after {@link #writeLegacy}), and reads
+   * every value such a cache reads (the {@linkplain #alsoRead codecs also read}, the {@linkplain
+   * #legacy legacy codec}, values of other shapes), up to {@link #maxDecodedSize}. It reads the
+   * zstd dictionaries and writer schemas that values name from {@code stowage}'s Redis,
+   * decompresses within its {@linkplain Stowage.Builder#decompressionBudget budget}, and saves the
+   * dictionary and schema it writes with there, now and after every reconnection, so that other
+   * processes read its values.
+   *
+   * <p>The compression policy: {@link #compression} as given; {@link #trainDictionary} trains its
+   * dictionary now, once per call. The learning policy, the default, learns from the values a cache
+   * or feed writes, and there is none here: the serializer writes with {@link
+   * Compression#standard()}.
+   */
+  public Serializer<V> serializer(Stowage stowage) {
+    return new Serializer<>(envelopeCodec(stowage), legacyWritesCodec());
+  }
+
+  /**
+   * {@link #serializer(Stowage)} without Redis, for tests, benchmarks and values kept elsewhere:
+   * the serializer reads no dictionary but the one its own compression holds (any other is a {@link
+   * DictionaryNotFoundException}), no writer schema but those of its own codecs, and decompresses
+   * within a budget shared by every serializer made without Redis; a dictionary trained here is
+   * kept nowhere else.
+   */
+  public Serializer<V> serializer() {
+    return new Serializer<>(envelopeCodec(), legacyWritesCodec());
+  }
+
+  private @Nullable Codec<V> legacyWritesCodec() {
+    return writesLegacy ? legacy : null;
+  }
+
+  /**
+   * The envelope codec that reads what a cache of this encoding reads, through {@code owner}'s
+   * dictionaries, schemas and budget; it saves nothing.
+   */
+  EnvelopeCodec<V> readerFor(Stowage owner) {
+    return envelopeCodec(owner, compression != null ? compression : Compression.none());
   }
 
   /**
@@ -352,7 +413,7 @@ public final class Encoding<V> {
    * With {@link #writeLegacy} the codec writes uncompressed envelopes, and is meant for reading:
    * new values are written by {@link #legacyWrites()}.
    */
-  public EnvelopeCodec<V> envelopeCodec(Stowage stowage) {
+  EnvelopeCodec<V> envelopeCodec(Stowage stowage) {
     requireNonNull(stowage, "stowage");
     Compression fixed = standaloneCompression();
     fixed.dictionary().ifPresent(stowage::useDictionary);
@@ -367,7 +428,7 @@ public final class Encoding<V> {
    * but those of its own codecs, and decompresses within {@link DecompressionBudget#shared()}; a
    * dictionary trained here is kept nowhere else.
    */
-  public EnvelopeCodec<V> envelopeCodec() {
+  EnvelopeCodec<V> envelopeCodec() {
     return envelopeBuilder(standaloneCompression()).build();
   }
 
@@ -457,5 +518,84 @@ public final class Encoding<V> {
       builder.legacy(legacy);
     }
     return builder;
+  }
+
+  /**
+   * Writes and reads values as the caches of one {@link Encoding} do, outside any cache: from
+   * {@link Encoding#serializer(Stowage)} or {@link Encoding#serializer()}. The bytes are those a
+   * cache stores, so a cache reads what this writes and the other way round.
+   *
+   * <p>Decoding never lets a NullPointerException or an index error escape: bytes that cannot be
+   * read give an {@link EnvelopeException}, a {@link DictionaryNotFoundException}, a {@link
+   * SchemaNotFoundException}, a {@link CodecException} or a {@link MissingLibraryException}, each
+   * with the value's header as {@linkplain StowageException#context() context}.
+   *
+   * <p>Immutable and thread-safe.
+   *
+   * @param <V> the type of the values
+   */
+  public static final class Serializer<V> {
+    private final EnvelopeCodec<V> codec;
+    private final @Nullable Codec<V> legacyWrites;
+
+    Serializer(EnvelopeCodec<V> codec, @Nullable Codec<V> legacyWrites) {
+      this.codec = codec;
+      this.legacyWrites = legacyWrites;
+    }
+
+    /**
+     * The bytes a cache of the encoding stores for {@code value}.
+     *
+     * @throws CodecException if the codec cannot encode the value
+     * @throws EnvelopeException if the encoded value is larger than {@link
+     *     Encoding#maxDecodedSize}, or a legacy codec wrote bytes no reader could tell from an
+     *     envelope
+     */
+    public byte[] encode(V value) {
+      return legacyWrites != null ? codec.encodeLegacy(legacyWrites, value) : codec.encode(value);
+    }
+
+    /**
+     * Decodes bytes a cache of the encoding (or another that it {@linkplain Encoding#alsoRead also
+     * reads}, or the legacy codec) wrote.
+     *
+     * @throws StowageException when the value cannot be read, as the class comment says
+     */
+    public V decode(byte[] value) {
+      return codec.decode(value);
+    }
+
+    /** Whether {@code value} starts as the values this serializer writes in an envelope do. */
+    public static boolean isEnvelope(byte[] value) {
+      return Envelope.isEnvelope(value);
+    }
+
+    /** The compression new values are written with: none when the encoding writes legacy values. */
+    public Compression compression() {
+      return legacyWrites != null ? Compression.none() : codec.compression();
+    }
+
+    /** The codec new values are written with. */
+    public Codec<V> codec() {
+      return legacyWrites != null ? legacyWrites : codec.writeCodec();
+    }
+
+    /**
+     * What the schema field of each value written holds: the fingerprint of the codec's schema when
+     * it is an {@link EvolvingCodec}; empty otherwise, and for legacy writes.
+     */
+    public OptionalInt schemaVersion() {
+      return legacyWrites != null ? OptionalInt.empty() : codec.schemaVersion();
+    }
+
+    /** The largest value, once decompressed, that is read or written, in bytes. */
+    public int maxDecodedSize() {
+      return codec.maxDecodedSize();
+    }
+
+    @Override
+    public String toString() {
+      return (legacyWrites == null ? "" : "writing legacy " + legacyWrites.name() + ", ") + codec;
+    }
   }
 }

@@ -11,6 +11,7 @@ import dev.stowage.internal.compress.PayloadCompressor;
 import dev.stowage.internal.compress.PayloadCompressors;
 import dev.stowage.internal.compress.PayloadDecompressor;
 import dev.stowage.internal.envelope.EnvelopeWriter;
+import dev.stowage.internal.store.SchemaResolver;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -80,16 +80,6 @@ public interface RedisCache<K, V> {
   /** The largest chunk size. */
   int MAX_CHUNK_SIZE = 100_000;
 
-  /**
-   * The default limit on a value's decoded size, compressed or not: 8 MiB. A cache value travels
-   * whole on every hit as one Redis string, so one of more than a few hundred kilobytes already
-   * costs milliseconds per read; 8 MiB leaves room for those, and eight reads at the limit fit the
-   * {@linkplain DecompressionBudget#DEFAULT_BYTES default decompression budget} at once, where the
-   * general {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE} of 64 MiB let a 2 KB value cost 64 MiB
-   * per read.
-   */
-  int DEFAULT_MAX_DECODED_SIZE = 8 * 1024 * 1024;
-
   /** The cache's name, as given to {@link Stowage#cache(String, Class)}. */
   String name();
 

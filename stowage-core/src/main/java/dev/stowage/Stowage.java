@@ -137,6 +137,15 @@ public final class Stowage implements AutoCloseable {
     return new Feed.Builder<>(this, name, type);
   }
 
+  /**
+   * What this Stowage's caches and feeds store in Redis, for tools (an inspector, a dashboard, a
+   * benchmark): values' headers and payloads, feed entries, dictionaries and schemas, the names of
+   * Stowage's own keys. The stored format is not API; the {@link Inspector} is.
+   */
+  public Inspector inspector() {
+    return new Inspector(this);
+  }
+
   /** The store of zstd dictionaries that caches and feeds read through. */
   public DictionaryStore dictionaries() {
     return dictionaries;

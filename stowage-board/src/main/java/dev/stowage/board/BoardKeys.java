@@ -1,14 +1,14 @@
 package dev.stowage.board;
 
-import dev.stowage.StowageKeys;
+import dev.stowage.Inspector;
 
 /**
  * The Redis keys of the board service. Stowage mode keeps its posts in a core {@link
  * dev.stowage.Feed} under {@value #FEED} (the index {@value #FEED} and the buckets {@code
- * board:b:<n>}, see {@link dev.stowage.FeedLayout}); the seed modes keep theirs in a sorted set
+ * board:b:<n>}, see {@link Inspector#feedEntries}); the seed modes keep theirs in a sorted set
  * under the same key, so each needs a Redis of its own. Every mode counts its scores in the same
  * hash field, {@value #COUNTER}/{@value #COUNTER_FIELD}, as the seed did. The keys under {@code
- * stowage:} are built from {@link StowageKeys}, where core names its own.
+ * stowage:} are built from {@link Inspector.Keys}, where core names its own.
  *
  * <p>On a Redis Cluster (stowage mode only) every key of the feed carries the hash tag {@code
  * {board}}, so that the feed's scripts touch one slot and the mark of completeness is read on the
@@ -34,7 +34,7 @@ public final class BoardKeys {
   public static final String COMPLETE = BoardKeys.COMPLETE_PREFIX + BoardKeys.COMPLETE_ENTRY;
 
   /** The key prefix of the cache that holds {@link #COMPLETE}. */
-  public static final String COMPLETE_PREFIX = StowageKeys.NAMESPACE + "board:";
+  public static final String COMPLETE_PREFIX = Inspector.Keys.NAMESPACE + "board:";
 
   /** The entry of that cache which is {@link #COMPLETE}. */
   public static final String COMPLETE_ENTRY = "complete";
@@ -56,7 +56,7 @@ public final class BoardKeys {
    * first values (by default, {@code --compression zstd-dict}), under the field {@code json}:
    * {@code stowage:learned:feed:board}.
    */
-  public static final String LEARNED_DICTIONARY = StowageKeys.learnedByFeed(FEED);
+  public static final String LEARNED_DICTIONARY = Inspector.Keys.learnedByFeed(FEED);
 
   private BoardKeys() {}
 }

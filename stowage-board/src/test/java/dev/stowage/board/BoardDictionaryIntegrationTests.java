@@ -5,9 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stowage.Envelope;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryStore;
+import dev.stowage.Inspector;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
@@ -48,11 +46,11 @@ class BoardDictionaryIntegrationTests {
       byte[] oldest = StoredFeed.envelope(redis, 1);
       byte[] newest = StoredFeed.newestEnvelope(redis);
       // Posts of less than a kilobyte: the standard compression leaves them as they are.
-      assertThat(Envelope.readHeader(oldest).compressionId()).isEqualTo(CompressionIds.NONE);
-      Envelope.Header header = Envelope.readHeader(newest);
-      assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
-      assertThat(header.dictionaryId()).isEqualTo(dictionaryId);
-      assertThat(redis.command("EXISTS", DictionaryStore.key(dictionaryId))).isEqualTo(":1");
+      assertThat(Inspector.header(oldest).orElseThrow().isCompressed()).isFalse();
+      Inspector.Header header = Inspector.header(newest).orElseThrow();
+      assertThat(header.compressionName()).isEqualTo("zstd-dict-magicless");
+      assertThat(header.dictionaryId()).hasValue(dictionaryId);
+      assertThat(redis.command("EXISTS", Inspector.Keys.dictionary(dictionaryId))).isEqualTo(":1");
       assertThat(newest.length).isLessThan(oldest.length / 2);
       before = get(http, "/boards?page=1&size=500");
       assertThat(before.get("data")).hasSize(500);
@@ -89,8 +87,8 @@ class BoardDictionaryIntegrationTests {
       // The refill wrote the old posts with the dictionary, and sealed their buckets with it.
       assertThat(StoredFeed.envelope(redis, 1)).isNotNull();
       await().atMost(WAIT).until(() -> StoredFeed.sealed(redis, 0) != null);
-      assertThat(Envelope.readHeader(StoredFeed.sealed(redis, 0)).dictionaryId())
-          .isEqualTo(dictionaryId);
+      assertThat(Inspector.header(StoredFeed.sealed(redis, 0)).orElseThrow().dictionaryId())
+          .hasValue(dictionaryId);
 
       // A restarted (empty) Redis gets the feed and the dictionary back on the next read.
       redis.restart();
@@ -101,12 +99,12 @@ class BoardDictionaryIntegrationTests {
                 assertThat(get(http, "/boards?page=1&size=500")).isEqualTo(before);
                 return StoredFeed.size(redis) == 1100;
               });
-      assertThat(redis.command("EXISTS", DictionaryStore.key(dictionaryId))).isEqualTo(":1");
+      assertThat(redis.command("EXISTS", Inspector.Keys.dictionary(dictionaryId))).isEqualTo(":1");
       assertThat(StoredFeed.envelope(redis, 1)).isNotNull();
       await().atMost(WAIT).until(() -> StoredFeed.sealed(redis, 0) != null);
-      Envelope.Header oldest = Envelope.readHeader(StoredFeed.sealed(redis, 0));
-      assertThat(oldest.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
-      assertThat(oldest.dictionaryId()).isEqualTo(dictionaryId);
+      Inspector.Header oldest = Inspector.header(StoredFeed.sealed(redis, 0)).orElseThrow();
+      assertThat(oldest.compressionName()).isEqualTo("zstd-dict-magicless");
+      assertThat(oldest.dictionaryId()).hasValue(dictionaryId);
     }
   }
 

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stowage.FeedLayout;
+import dev.stowage.Inspector;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
@@ -126,7 +126,7 @@ class BoardRefillIntegrationTests {
     long next =
         Long.parseLong((String) redis.reply("HGET", BoardKeys.COUNTER, BoardKeys.COUNTER_FIELD))
             + 1;
-    String bucket = FeedLayout.bucketKey(BoardKeys.FEED, FeedLayout.bucketOf(next));
+    String bucket = Inspector.Keys.feedBucket(BoardKeys.FEED, next / 64);
     redis.command("SET", bucket, "not a list");
     JsonNode created = post("/boards", BoardPosts.post(701)).get("data");
     assertThat(created.get("score").asLong()).isEqualTo(next);

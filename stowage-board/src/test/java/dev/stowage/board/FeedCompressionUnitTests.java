@@ -3,14 +3,12 @@ package dev.stowage.board;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
+import dev.stowage.Inspector;
 import dev.stowage.board.protocol.Board;
 import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.ZstdDictionary;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +27,8 @@ class FeedCompressionUnitTests {
 
   /** The size of the dictionary core learns from a feed's first 1,000 posts (at most 64 KiB). */
   private static final int LEARNED_DICTIONARY_BYTES = 64 * 1024;
+
+  private static final Encoding<byte[]> JSON = Encoding.of(Codecs.jsonBytes());
 
   /** Seed-shaped posts with varied text, made deterministically. */
   static List<byte[]> posts(int count, long seed) {
@@ -68,12 +68,12 @@ class FeedCompressionUnitTests {
   @Test
   void everyStoredFormGivesBackTheExactJsonFragment() {
     List<byte[]> posts = posts(1100, 1);
-    ZstdDictionary learned = ZstdDictionary.train(posts.subList(0, 1000), LEARNED_DICTIONARY_BYTES);
-    for (Map.Entry<String, Compression> stored : storedForms(learned).entrySet()) {
-      EnvelopeCodec<byte[]> codec = codec(stored.getValue(), learned);
+    for (Map.Entry<String, Encoding<byte[]>> stored :
+        storedForms(posts.subList(0, 1000)).entrySet()) {
+      Encoding.Serializer<byte[]> codec = stored.getValue().serializer();
       for (byte[] post : posts.subList(1000, 1100)) {
         byte[] envelope = codec.encode(post);
-        assertThat(Envelope.isEnvelope(envelope)).isTrue();
+        assertThat(Encoding.Serializer.isEnvelope(envelope)).isTrue();
         assertThat(codec.decode(envelope)).as(stored.getKey()).isEqualTo(post);
       }
     }
@@ -82,14 +82,16 @@ class FeedCompressionUnitTests {
   @Test
   void theLearnedDictionaryCompressesAPostThatTheStandardCompressionLeavesAsItIs() {
     List<byte[]> posts = posts(1001, 2);
-    ZstdDictionary learned = ZstdDictionary.train(posts.subList(0, 1000), LEARNED_DICTIONARY_BYTES);
     byte[] post = posts.get(1000);
     assertThat(post.length).isLessThan(Compression.STANDARD_MIN_SIZE);
-    byte[] before = codec(Compression.standard(), learned).encode(post);
-    byte[] after = codec(Compression.zstd(learned), learned).encode(post);
-    assertThat(Envelope.readHeader(before).compressionId()).isEqualTo(CompressionIds.NONE);
-    assertThat(Envelope.readHeader(after).compressionId())
-        .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    byte[] before = JSON.compression(Compression.standard()).serializer().encode(post);
+    byte[] after =
+        JSON.trainDictionary(posts.subList(0, 1000), LEARNED_DICTIONARY_BYTES)
+            .serializer()
+            .encode(post);
+    assertThat(Inspector.header(before).orElseThrow().isCompressed()).isFalse();
+    assertThat(Inspector.header(after).orElseThrow().compressionName())
+        .isEqualTo("zstd-dict-magicless");
     assertThat(after.length).isLessThan(before.length / 2);
   }
 
@@ -97,7 +99,6 @@ class FeedCompressionUnitTests {
   void storedSizesOfSeedShapedPosts() throws Exception {
     List<byte[]> firstPosts = posts(1000, 4);
     List<byte[]> measured = posts(1000, 5);
-    ZstdDictionary learned = ZstdDictionary.train(firstPosts, LEARNED_DICTIONARY_BYTES);
     long json = 0;
     long msgpack = 0;
     for (byte[] post : measured) {
@@ -105,8 +106,8 @@ class FeedCompressionUnitTests {
       msgpack += FORMATS.msgpack().writeValueAsBytes(FORMATS.json().readTree(post)).length;
     }
     Map<String, Long> stored = new LinkedHashMap<>();
-    for (Map.Entry<String, Compression> form : storedForms(learned).entrySet()) {
-      EnvelopeCodec<byte[]> codec = codec(form.getValue(), learned);
+    for (Map.Entry<String, Encoding<byte[]>> form : storedForms(firstPosts).entrySet()) {
+      Encoding.Serializer<byte[]> codec = form.getValue().serializer();
       long total = 0;
       for (byte[] post : measured) {
         total += codec.encode(post).length;
@@ -117,33 +118,29 @@ class FeedCompressionUnitTests {
     System.out.printf(
         "mean stored size of a post over %d: JSON %d B, MessagePack %d B,"
             + " enveloped JSON %d B, zstd %d B, zstd with the dictionary learned from the first"
-            + " 1,000 (%d B) %d B%n",
+            + " 1,000 (at most %d B) %d B%n",
         n,
         json / n,
         msgpack / n,
         stored.get("none") / n,
         stored.get("zstd") / n,
-        learned.size(),
+        LEARNED_DICTIONARY_BYTES,
         stored.get("zstd-dict") / n);
     assertThat(stored.get("zstd-dict")).isLessThan(stored.get("zstd")).isLessThan(msgpack);
     assertThat(stored.get("zstd-dict")).isLessThan(json * 6 / 10);
   }
 
   /**
-   * The stored forms by label: what each {@link FeedCompression} writes a post of this size with.
+   * The stored forms by label: what each {@link FeedCompression} writes a post of this size with,
+   * the dictionary trained on {@code firstPosts}.
    */
-  private static Map<String, Compression> storedForms(ZstdDictionary learned) {
-    Map<String, Compression> forms = new LinkedHashMap<>();
-    forms.put(FeedCompression.NONE.label(), Compression.none());
-    forms.put(FeedCompression.ZSTD.label(), Compression.zstd());
-    forms.put(FeedCompression.ZSTD_DICT.label(), Compression.zstd(learned));
+  private static Map<String, Encoding<byte[]>> storedForms(List<byte[]> firstPosts) {
+    Map<String, Encoding<byte[]>> forms = new LinkedHashMap<>();
+    forms.put(FeedCompression.NONE.label(), JSON.compression(Compression.none()));
+    forms.put(FeedCompression.ZSTD.label(), JSON.compression(Compression.zstd()));
+    forms.put(
+        FeedCompression.ZSTD_DICT.label(),
+        JSON.trainDictionary(firstPosts, LEARNED_DICTIONARY_BYTES));
     return forms;
-  }
-
-  private static EnvelopeCodec<byte[]> codec(Compression compression, ZstdDictionary known) {
-    return EnvelopeCodec.builder(Codecs.jsonBytes())
-        .compression(compression)
-        .dictionaries(id -> known)
-        .build();
   }
 }

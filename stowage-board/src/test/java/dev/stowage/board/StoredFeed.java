@@ -1,23 +1,20 @@
 package dev.stowage.board;
 
-import dev.stowage.EnvelopeCodec;
-import dev.stowage.FeedLayout;
-import dev.stowage.StowageKeys;
-import dev.stowage.codec.Codecs;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.Inspector;
+import dev.stowage.Stowage;
 import dev.stowage.embedded.RedisServer;
-import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * Stowage mode's feed as Redis holds it ({@link FeedLayout}: the index {@value BoardKeys#FEED}, the
- * open buckets {@code board:b:<n>} and the sealed ones {@code board:s:<n>}), read and changed the
+ * Stowage mode's feed as Redis holds it, read through core's {@link Inspector} (the index {@value
+ * BoardKeys#FEED}, its open and sealed buckets, named by {@link Inspector.Keys}), and changed the
  * way another client would.
  */
 final class StoredFeed {
@@ -25,20 +22,26 @@ final class StoredFeed {
 
   private StoredFeed() {}
 
-  /** The number of posts in the feed: a sealed bucket's count is in its index member. */
+  /**
+   * The number of posts in the feed, open and sealed buckets alike: a sealed bucket's count is in
+   * its index member ({@code <n>:<count>}), an open bucket's is its list's length.
+   */
   static long size(RedisServer redis) {
-    return (Long)
-        redis.reply(
-            "EVAL",
-            "local n = 0"
-                + " for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do"
-                + " local c = string.match(b, '^%d+:(%d+)$')"
-                + " n = n + (c and tonumber(c) or redis.call('LLEN', KEYS[1] .. '"
-                + StowageKeys.FEED_BUCKET_INFIX
-                + "' .. b))"
-                + " end return n",
-            "1",
-            BoardKeys.FEED);
+    return with(
+        redis,
+        sync -> {
+          long size = 0;
+          for (byte[] member : sync.zrange(INDEX, 0, -1)) {
+            String text = new String(member, StandardCharsets.UTF_8);
+            int colon = text.indexOf(':');
+            size +=
+                colon >= 0
+                    ? Long.parseLong(text.substring(colon + 1))
+                    : sync.llen(
+                        bytes(Inspector.Keys.feedBucket(BoardKeys.FEED, Long.parseLong(text))));
+          }
+          return size;
+        });
   }
 
   /**
@@ -46,8 +49,8 @@ final class StoredFeed {
    * uncompressed as it was sealed), or null when the feed does not hold it.
    */
   static byte[] envelope(RedisServer redis, long score) {
-    byte[] member = member(redis, score);
-    return member == null ? null : FeedLayout.envelope(member);
+    Inspector.FeedEntry entry = entry(redis, score);
+    return entry == null ? null : entry.value();
   }
 
   /**
@@ -55,19 +58,14 @@ final class StoredFeed {
    * null.
    */
   static byte[] sealed(RedisServer redis, long bucket) {
-    return with(redis, sync -> sync.get(sealedKey(bucket)));
+    return with(
+        redis, sync -> sync.get(bytes(Inspector.Keys.feedSealedBucket(BoardKeys.FEED, bucket))));
   }
 
   /** The envelope of the newest post, or null when the feed is empty. */
   static byte[] newestEnvelope(RedisServer redis) {
-    List<byte[]> members =
-        with(
-            redis,
-            sync -> {
-              List<byte[]> newest = sync.zrevrange(INDEX, 0, 0);
-              return newest.isEmpty() ? List.<byte[]>of() : members(sync, text(newest.get(0)));
-            });
-    return members.isEmpty() ? null : FeedLayout.envelope(members.get(members.size() - 1));
+    List<Inspector.FeedEntry> entries = entries(redis);
+    return entries.isEmpty() ? null : entries.get(entries.size() - 1).value();
   }
 
   /**
@@ -77,77 +75,62 @@ final class StoredFeed {
    * @throws IllegalStateException if its bucket is sealed
    */
   static boolean remove(RedisServer redis, long score) {
-    long bucket = FeedLayout.bucketOf(score);
-    if (sealed(redis, bucket) != null) {
-      throw new IllegalStateException(
-          "bucket " + bucket + " is sealed: remove a post of an open bucket");
-    }
-    byte[] member = member(redis, score);
-    if (member == null) {
+    Inspector.FeedEntry entry = entry(redis, score);
+    if (entry == null) {
       return false;
     }
-    return with(redis, sync -> sync.lrem(bucketKey(bucket), 1, member) == 1);
+    if (entry.sealed()) {
+      throw new IllegalStateException(
+          "bucket " + entry.bucket() + " is sealed: remove a post of an open bucket");
+    }
+    byte[] envelope = entry.value();
+    byte[] list = bytes(Inspector.Keys.feedBucket(BoardKeys.FEED, entry.bucket()));
+    return with(
+        redis,
+        sync -> {
+          // An element is the score's varint (1 to 8 bytes) followed by the envelope.
+          for (byte[] element : sync.lrange(list, 0, -1)) {
+            int prefix = element.length - envelope.length;
+            if (prefix >= 1
+                && prefix <= 8
+                && Arrays.equals(element, prefix, element.length, envelope, 0, envelope.length)) {
+              return sync.lrem(list, 1, element) == 1;
+            }
+          }
+          return false;
+        });
   }
 
   /** Deletes the whole feed, index and buckets, open and sealed. */
   static void delete(RedisServer redis) {
-    redis.reply(
-        "EVAL",
-        "for _, b in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do"
-            + " local n = string.match(b, '^(%d+):%d+$')"
-            + " if n then redis.call('DEL', KEYS[1] .. '"
-            + StowageKeys.FEED_SEALED_INFIX
-            + "' .. n)"
-            + " else redis.call('DEL', KEYS[1] .. '"
-            + StowageKeys.FEED_BUCKET_INFIX
-            + "' .. b) end end"
-            + " return redis.call('DEL', KEYS[1])",
-        "1",
-        BoardKeys.FEED);
-  }
-
-  private static byte[] member(RedisServer redis, long score) {
-    return with(
+    with(
         redis,
         sync -> {
-          long bucket = FeedLayout.bucketOf(score);
-          for (byte[] indexMember : sync.zrangebyscore(INDEX, Range.create(bucket, bucket))) {
-            for (byte[] member : members(sync, text(indexMember))) {
-              if (FeedLayout.score(member) == score) {
-                return member;
-              }
-            }
+          for (byte[] member : sync.zrange(INDEX, 0, -1)) {
+            String text = new String(member, StandardCharsets.UTF_8);
+            int colon = text.indexOf(':');
+            long bucket = Long.parseLong(colon < 0 ? text : text.substring(0, colon));
+            sync.del(
+                bytes(Inspector.Keys.feedBucket(BoardKeys.FEED, bucket)),
+                bytes(Inspector.Keys.feedSealedBucket(BoardKeys.FEED, bucket)));
           }
-          return null;
+          return sync.del(INDEX);
         });
   }
 
-  /**
-   * The members of the bucket an index member names: an open bucket's list, or a sealed bucket's
-   * value decompressed, with the dictionaries Redis holds.
-   */
-  private static List<byte[]> members(RedisCommands<byte[], byte[]> sync, String indexMember) {
-    if (FeedLayout.sealedCount(indexMember) < 0) {
-      return sync.lrange(bucketKey(Long.parseLong(indexMember)), 0, -1);
+  private static Inspector.FeedEntry entry(RedisServer redis, long score) {
+    for (Inspector.FeedEntry entry : entries(redis)) {
+      if (entry.score() == score) {
+        return entry;
+      }
     }
-    byte[] value =
-        sync.get(sealedKey(Long.parseLong(indexMember.substring(0, indexMember.indexOf(':')))));
-    if (value == null) {
-      return List.of();
-    }
-    EnvelopeCodec<String> reader =
-        EnvelopeCodec.builder(Codecs.string())
-            .dictionaries(id -> ZstdDictionary.of(sync.get(bytes(StowageKeys.dictionary(id)))))
-            .build();
-    return FeedLayout.sealedMembers(reader.decodePayload(value));
+    return null;
   }
 
-  private static byte[] bucketKey(long bucket) {
-    return bytes(FeedLayout.bucketKey(BoardKeys.FEED, bucket));
-  }
-
-  private static byte[] sealedKey(long bucket) {
-    return bytes(FeedLayout.sealedKey(BoardKeys.FEED, bucket));
+  private static List<Inspector.FeedEntry> entries(RedisServer redis) {
+    try (Stowage stowage = Stowage.builder().redis(redis.uri()).build()) {
+      return stowage.inspector().feedEntries(BoardKeys.FEED);
+    }
   }
 
   private static <T> T with(RedisServer redis, Function<RedisCommands<byte[], byte[]>, T> work) {
@@ -162,9 +145,5 @@ final class StoredFeed {
 
   private static byte[] bytes(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static String text(byte[] bytes) {
-    return new String(bytes, StandardCharsets.UTF_8);
   }
 }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -190,6 +191,14 @@ public final class Compression {
   /** The zstd level, or 0 for none and lz4. */
   public int level() {
     return level;
+  }
+
+  /**
+   * The id of the zstd dictionary, as values name it and {@link dev.stowage.Inspector#hexId} shows
+   * it; present only for zstd-dict and zstd-dict-magicless.
+   */
+  public OptionalLong dictionaryId() {
+    return dictionary == null ? OptionalLong.empty() : OptionalLong.of(dictionary.id());
   }
 
   /** The zstd dictionary, present only for zstd-dict and zstd-dict-magicless. */

@@ -76,7 +76,7 @@ class DecodeBombIntegrationTests {
   void manyThreadsReadingDecompressionBombsGetCountedMisses(RedisServer redis) throws Exception {
     RedisCache<String, Item> cache = stowage.cache("bombs", Item.class).build();
     byte[] oldLimit = zstdBomb(64 * MIB); // the 64 MiB each read used to allocate
-    byte[] atLimit = zstdBomb(RedisCache.DEFAULT_MAX_DECODED_SIZE);
+    byte[] atLimit = zstdBomb(Encoding.DEFAULT_MAX_DECODED_SIZE);
     assertThat(oldLimit.length).isLessThan(8 * 1024);
     RawValues.set(redis, "bombs:old-limit", oldLimit);
     RawValues.set(redis, "bombs:at-limit", atLimit);

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 @WithRedis
 class DecodeHeapBoundIntegrationTests {
   /** Elements a value may hold at a cache's default limit. */
-  private static final int MAX_ELEMENTS = RedisCache.DEFAULT_MAX_DECODED_SIZE / 8;
+  private static final int MAX_ELEMENTS = Encoding.DEFAULT_MAX_DECODED_SIZE / 8;
 
   /**
    * Elements of a Rec with n tags, counting every value: the root array, name, n, the tags array
@@ -99,14 +99,14 @@ class DecodeHeapBoundIntegrationTests {
     // The failure names the limit and how to raise it.
     EnvelopeCodec<Rec> codec =
         EnvelopeCodec.builder(Codecs.defaultFor(Rec.class))
-            .maxDecodedSize(RedisCache.DEFAULT_MAX_DECODED_SIZE)
+            .maxDecodedSize(Encoding.DEFAULT_MAX_DECODED_SIZE)
             .build();
     assertThatThrownBy(() -> codec.decode(hostile))
         .isInstanceOf(CodecException.class)
         .hasMessageContaining(
             "msgpack codec refused to decode " + HostileValues.PAYLOAD_SIZE + " bytes")
         .hasMessageContaining("more than the " + MAX_ELEMENTS + " elements")
-        .hasMessageContaining("maxDecodedSize " + RedisCache.DEFAULT_MAX_DECODED_SIZE)
+        .hasMessageContaining("maxDecodedSize " + Encoding.DEFAULT_MAX_DECODED_SIZE)
         .hasMessageContaining("Encoding.maxDecodedSize");
   }
 
@@ -129,7 +129,7 @@ class DecodeHeapBoundIntegrationTests {
             .cache("limit", Rec.class)
             .encoding(
                 Encoding.defaultFor(Rec.class)
-                    .maxDecodedSize(2 * RedisCache.DEFAULT_MAX_DECODED_SIZE))
+                    .maxDecodedSize(2 * Encoding.DEFAULT_MAX_DECODED_SIZE))
             .build();
     assertThat(tags(wider.get("past"))).isEqualTo(pastLimit.tags().size());
   }
@@ -169,7 +169,7 @@ class DecodeHeapBoundIntegrationTests {
   @Test
   void jsonValuesAreBoundedByTheirElementsToo(RedisServer redis) {
     byte[] payload = HostileValues.jsonRec((HostileValues.PAYLOAD_SIZE - 30) / 4);
-    assertThat(payload.length).isLessThan(RedisCache.DEFAULT_MAX_DECODED_SIZE);
+    assertThat(payload.length).isLessThan(Encoding.DEFAULT_MAX_DECODED_SIZE);
     RawValues.set(redis, "json:hostile", HostileValues.zstdEnvelope(CodecIds.JSON, payload));
     RedisCache<String, Rec> cache =
         stowage.cache("json", Rec.class).encoding(Encoding.of(Codecs.json(Rec.class))).build();
@@ -184,7 +184,7 @@ class DecodeHeapBoundIntegrationTests {
 
     EnvelopeCodec<Rec> codec =
         EnvelopeCodec.builder(Codecs.json(Rec.class))
-            .maxDecodedSize(RedisCache.DEFAULT_MAX_DECODED_SIZE)
+            .maxDecodedSize(Encoding.DEFAULT_MAX_DECODED_SIZE)
             .build();
     assertThatThrownBy(() -> codec.decode(RawValues.get(redis, "json:hostile")))
         .isInstanceOf(CodecException.class)

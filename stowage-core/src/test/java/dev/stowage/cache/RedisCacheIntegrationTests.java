@@ -84,7 +84,7 @@ class RedisCacheIntegrationTests {
     CacheStats stats = cache.stats();
     assertThat(stats)
         .isEqualTo(
-            new CacheStats(
+            CacheStats.of(
                 1,
                 1,
                 0,

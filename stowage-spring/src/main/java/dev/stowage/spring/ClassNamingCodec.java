@@ -2,8 +2,8 @@ package dev.stowage.spring;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
+import dev.stowage.Inspector;
 import dev.stowage.StowageException;
 import dev.stowage.TypeRef;
 import dev.stowage.codec.Codecs;
@@ -54,12 +54,12 @@ import org.springframework.cache.support.NullValue;
  * written.
  *
  * <p><b>Shapes.</b> Each type's codec is wrapped in an envelope of its own (no compression),
- * written with the {@link EnvelopeCodec} that {@code envelopes} makes, as a cache of that type
- * would: an {@link dev.stowage.EvolvingCodec} (named and compact MessagePack, the default) writes
- * the fingerprint of the type's schema, keeps the schema in Redis, and reads a value of another
- * shape through the writer's schema or refuses it, naming the property; JSON, fastjson2 and JDK
- * serialization record their shape through {@link ShapedCodec}. So a value of a changed class is
- * read exactly or is a miss, never a value with a renamed property read as {@code null}.
+ * written with the {@link Encoding.Serializer} that {@code envelopes} makes, as a cache of that
+ * type would: an {@link dev.stowage.EvolvingCodec} (named and compact MessagePack, the default)
+ * writes the fingerprint of the type's schema, keeps the schema in Redis, and reads a value of
+ * another shape through the writer's schema or refuses it, naming the property; JSON, fastjson2 and
+ * JDK serialization record their shape through {@link ShapedCodec}. So a value of a changed class
+ * is read exactly or is a miss, never a value with a renamed property read as {@code null}.
  *
  * <p><b>Payload.</b> One tag byte: {@code 0} for a cached {@code null} (Spring's {@link
  * NullValue}), alone; {@code 2} for a value, followed by the type text's length (two bytes,
@@ -127,21 +127,21 @@ final class ClassNamingCodec implements Codec<Object> {
   private final String codecName;
   private final ClassAllowlist allowlist;
   private final ClassLoader classLoader;
-  private final Function<Codec<Object>, EnvelopeCodec<Object>> envelopes;
+  private final Function<Codec<Object>, Encoding.Serializer<Object>> envelopes;
   private final Predicate<String> readable;
   private final Map<String, TypeCodec> codecs = new ConcurrentHashMap<>();
 
   /**
    * A codec of values whose types {@code allowlist} permits, each written with the codec named
    * {@code codecName} for its type, wrapped by {@code envelopes} (an envelope without compression
-   * that reads and keeps the writer schemas, such as {@code Encoding.envelopeCodec(stowage)}).
+   * that reads and keeps the writer schemas, such as {@code Encoding.serializer(stowage)}).
    */
   ClassNamingCodec(
       String cacheName,
       String codecName,
       ClassAllowlist allowlist,
       ClassLoader classLoader,
-      Function<Codec<Object>, EnvelopeCodec<Object>> envelopes) {
+      Function<Codec<Object>, Encoding.Serializer<Object>> envelopes) {
     this.cacheName = cacheName;
     this.codecName = codecName.strip().toLowerCase(Locale.ROOT);
     this.allowlist = allowlist;
@@ -327,10 +327,10 @@ final class ClassNamingCodec implements Codec<Object> {
    */
   private static final class TypeCodec {
     private static final int MAX_FINGERPRINTS = 64;
-    final EnvelopeCodec<Object> codec;
+    final Encoding.Serializer<Object> codec;
     final Set<Integer> readable = ConcurrentHashMap.newKeySet();
 
-    TypeCodec(EnvelopeCodec<Object> codec) {
+    TypeCodec(Encoding.Serializer<Object> codec) {
       this.codec = codec;
       codec.schemaVersion().ifPresent(readable::add);
     }
@@ -338,8 +338,9 @@ final class ClassNamingCodec implements Codec<Object> {
     /** The fingerprint an envelope names, or -1 for none (or no envelope). */
     int fingerprintOf(byte[] inner) {
       try {
-        Envelope.Header header = Envelope.readHeader(inner);
-        return header.hasSchemaVersion() ? header.schemaVersion() : -1;
+        return Inspector.header(inner)
+            .flatMap(h -> h.schemaVersion().stream().boxed().findFirst())
+            .orElse(-1);
       } catch (StowageException e) {
         return -1;
       }

@@ -2,11 +2,12 @@ package dev.stowage.spring;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
 import dev.stowage.EvolvingCodec;
+import dev.stowage.Inspector;
 import dev.stowage.StowageException;
 import dev.stowage.TypeRef;
 import dev.stowage.codec.Codecs;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,11 +37,11 @@ final class ShapedCodec implements EvolvingCodec<Object> {
    * {@code codec} recording the shape of {@code type}; {@code codec} itself too when Jackson cannot
    * describe the type.
    */
+  /** The codecs, by the name of their id, whose bytes do not say the shape of what they wrote. */
+  private static final Set<String> SHAPELESS = Set.of("json", "fastjson2", "jdk");
+
   static Codec<Object> of(Codec<Object> codec, TypeRef<?> type) {
-    if (codec instanceof EvolvingCodec
-        || !(codec.id() == CodecIds.JSON
-            || codec.id() == CodecIds.FASTJSON2
-            || codec.id() == CodecIds.JDK)) {
+    if (codec instanceof EvolvingCodec || !SHAPELESS.contains(Inspector.codecName(codec.id()))) {
       return codec;
     }
     String schema = shapeOf(type);

@@ -329,7 +329,7 @@ public class StowageCacheManager extends AbstractCacheManager {
           perClass,
           allowlist,
           classLoader,
-          perType -> Encoding.of(perType).compression(Compression.none()).envelopeCodec(stowage));
+          perType -> Encoding.of(perType).compression(Compression.none()).serializer(stowage));
     } catch (MissingLibraryException e) {
       throw new IllegalStateException(codecName.property() + ": " + e.getMessage(), e);
     } catch (IllegalArgumentException e) {

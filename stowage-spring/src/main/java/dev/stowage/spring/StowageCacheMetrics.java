@@ -1,7 +1,7 @@
 package dev.stowage.spring;
 
 import dev.stowage.CacheStats;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.Inspector;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -170,11 +170,9 @@ public class StowageCacheMetrics extends CacheMeterBinder<StowageCache> {
 
   /** The {@code dictionary} tag of the dictionary {@code cache} writes with now. */
   private static String dictionaryTag(StowageCache cache) {
-    return cache
-        .getNativeCache()
-        .compression()
-        .dictionary()
-        .map(ZstdDictionary::hexId)
+    return cache.getNativeCache().compression().dictionaryId().stream()
+        .mapToObj(Inspector::hexId)
+        .findFirst()
         .orElse(NO_DICTIONARY);
   }
 

@@ -3,10 +3,10 @@ package dev.stowage.spring;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.CacheStats;
+import dev.stowage.Inspector;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.ZstdDictionary;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -110,7 +110,7 @@ public class StowageEndpoint {
         settings.encoding().codec().name(),
         settings.compression(),
         writtenWith.toString(),
-        writtenWith.dictionary().map(ZstdDictionary::hexId).orElse(null),
+        writtenWith.dictionaryId().stream().mapToObj(Inspector::hexId).findFirst().orElse(null),
         settings.nearCache() == null ? null : settings.nearCache().toString(),
         stowageCache.stats());
   }

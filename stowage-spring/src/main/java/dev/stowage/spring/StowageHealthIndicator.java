@@ -2,14 +2,13 @@ package dev.stowage.spring;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.Inspector;
 import dev.stowage.Stowage;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
@@ -44,20 +43,20 @@ public class StowageHealthIndicator extends AbstractHealthIndicator {
   protected void doHealthCheck(Health.Builder builder) {
     builder.withDetail("address", stowage.address());
     stowage.ping();
-    DictionaryStore store = stowage.dictionaries();
+    Inspector inspector = stowage.inspector();
     Map<String, String> inUse = new TreeMap<>();
     List<String> missing = new ArrayList<>();
     Set<Long> checked = new HashSet<>();
     for (StowageCacheManager manager : managers.get()) {
       for (StowageCache cache : manager.caches()) {
-        Optional<ZstdDictionary> dictionary = cache.getNativeCache().compression().dictionary();
+        OptionalLong dictionary = cache.getNativeCache().compression().dictionaryId();
         if (dictionary.isEmpty()) {
           continue;
         }
-        long id = dictionary.get().id();
-        inUse.put(cache.getName(), dictionary.get().hexId());
-        if (checked.add(id) && !store.isStored(id)) {
-          missing.add(DictionaryStore.key(id));
+        long id = dictionary.getAsLong();
+        inUse.put(cache.getName(), Inspector.hexId(id));
+        if (checked.add(id) && !inspector.isDictionaryStored(id)) {
+          missing.add(Inspector.Keys.dictionary(id));
         }
       }
     }

@@ -2,14 +2,10 @@ package dev.stowage.spring;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.Codec;
 import dev.stowage.Encoding;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Inspector;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
 import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.serializer.RedisSerializationContext;
@@ -20,9 +16,9 @@ import org.springframework.data.redis.serializer.StringRedisSerializer;
 /**
  * A Spring Data Redis value serializer that writes Stowage envelopes, for a {@code RedisTemplate}
  * or, through {@link #context()}, a {@code ReactiveRedisTemplate}: values are written as an {@link
- * Encoding} says (its codec and compression, in an {@link Envelope}) and read whatever codec,
- * compression and dictionary wrote them, so a template and Stowage's caches read each other's
- * values.
+ * Encoding} says (its codec and compression, in an envelope, as a cache of that encoding writes
+ * them) and read whatever codec, compression and dictionary wrote them, so a template and Stowage's
+ * caches read each other's values.
  *
  * <pre>{@code
  * StowageRedisSerializer<Article> articles = StowageRedisSerializer.of(stowage,
@@ -58,14 +54,11 @@ import org.springframework.data.redis.serializer.StringRedisSerializer;
 public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
   private static final System.Logger LOG = System.getLogger("dev.stowage.spring");
 
-  private final EnvelopeCodec<T> codec;
-  private final @Nullable Codec<T> legacyWrites;
+  private final Encoding.Serializer<T> codec;
   private final @Nullable Stowage stowage;
 
-  private StowageRedisSerializer(
-      EnvelopeCodec<T> codec, @Nullable Codec<T> legacyWrites, @Nullable Stowage stowage) {
+  private StowageRedisSerializer(Encoding.Serializer<T> codec, @Nullable Stowage stowage) {
     this.codec = codec;
-    this.legacyWrites = legacyWrites;
     this.stowage = stowage;
   }
 
@@ -73,8 +66,8 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
    * A serializer of {@code encoding} over {@code stowage}'s Redis: it reads the zstd dictionaries
    * and writer schemas that values name there, including the dictionaries Stowage's caches learned,
    * and saves there the dictionary and schema it writes with ({@link
-   * Encoding#envelopeCodec(Stowage)}). The default compression policy, learning a dictionary, needs
-   * a cache to learn from, so this serializer writes with {@code Compression.standard()} under it;
+   * Encoding#serializer(Stowage)}). The default compression policy, learning a dictionary, needs a
+   * cache to learn from, so this serializer writes with {@code Compression.standard()} under it;
    * give {@link Encoding#compression} or {@link Encoding#trainDictionary} for a dictionary.
    *
    * @throws dev.stowage.MissingLibraryException if the compression's library is absent
@@ -83,20 +76,18 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
   public static <T> StowageRedisSerializer<T> of(Stowage stowage, Encoding<T> encoding) {
     requireNonNull(stowage, "stowage");
     requireNonNull(encoding, "encoding");
-    return new StowageRedisSerializer<>(
-        encoding.envelopeCodec(stowage), encoding.legacyWrites().orElse(null), stowage);
+    return new StowageRedisSerializer<>(encoding.serializer(stowage), stowage);
   }
 
   /**
    * A serializer of {@code encoding} without a Stowage: it reads no zstd dictionary but the one its
    * own compression holds, so a value compressed with any other fails to read ({@link
-   * Encoding#envelopeCodec()}). For encodings without dictionaries; otherwise use {@link
-   * #of(Stowage, Encoding)}.
+   * Encoding#serializer()}). For encodings without dictionaries; otherwise use {@link #of(Stowage,
+   * Encoding)}.
    */
   public static <T> StowageRedisSerializer<T> of(Encoding<T> encoding) {
     requireNonNull(encoding, "encoding");
-    return new StowageRedisSerializer<>(
-        encoding.envelopeCodec(), encoding.legacyWrites().orElse(null), null);
+    return new StowageRedisSerializer<>(encoding.serializer(), null);
   }
 
   /**
@@ -132,10 +123,8 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
         .build();
   }
 
-  /**
-   * The envelope codec this serializer reads with, and writes with unless it writes legacy values.
-   */
-  public EnvelopeCodec<T> envelopeCodec() {
+  /** The encoding's serializer, which this one writes and reads with. */
+  public Encoding.Serializer<T> serializer() {
     return codec;
   }
 
@@ -152,7 +141,7 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
       return new byte[0];
     }
     try {
-      return legacyWrites == null ? codec.encode(value) : codec.encodeLegacy(legacyWrites, value);
+      return codec.encode(value);
     } catch (StowageException e) {
       throw new SerializationException(
           "Stowage could not serialize a " + value.getClass().getName() + ": " + e.getMessage(), e);
@@ -177,7 +166,7 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
           "Stowage could not deserialize "
               + bytes.length
               + " bytes ("
-              + (Envelope.isEnvelope(bytes) ? "an envelope" : "no envelope")
+              + (Encoding.Serializer.isEnvelope(bytes) ? "an envelope" : "no envelope")
               + ") with "
               + codec
               + ": "
@@ -194,20 +183,24 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
     if (stowage == null) {
       return;
     }
-    DictionaryStore store = stowage.dictionaries();
+    Inspector inspector = stowage.inspector();
     try {
-      for (long id : store.list()) {
+      for (long id : inspector.dictionaryIds()) {
+        String failure;
         try {
-          store.resolve(id);
+          failure = inspector.dictionary(id).isPresent() ? null : "it is gone";
         } catch (StowageException e) {
+          failure = e.getMessage();
+        }
+        if (failure != null) {
           LOG.log(
               Level.WARNING,
               "could not read zstd dictionary "
-                  + ZstdDictionary.hexId(id)
+                  + Inspector.hexId(id)
                   + " from Redis at "
                   + stowage.address()
                   + " in advance: "
-                  + e.getMessage());
+                  + failure);
         }
       }
     } catch (StowageException e) {
@@ -222,9 +215,6 @@ public final class StowageRedisSerializer<T> implements RedisSerializer<T> {
 
   @Override
   public String toString() {
-    return "StowageRedisSerializer["
-        + (legacyWrites == null ? "" : "writing legacy " + legacyWrites.name() + ", ")
-        + codec
-        + "]";
+    return "StowageRedisSerializer[" + codec + "]";
   }
 }

@@ -30,7 +30,7 @@ class ClassNamingCodecUnitTests {
         codecName,
         new ClassAllowlist(List.of("dev.stowage.spring.app")),
         getClass().getClassLoader(),
-        perType -> Encoding.of(perType).compression(Compression.none()).envelopeCodec());
+        perType -> Encoding.of(perType).compression(Compression.none()).serializer());
   }
 
   private static String typeText(byte[] bytes) {

@@ -3,9 +3,8 @@ package dev.stowage.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.stowage.Inspector;
 import dev.stowage.RedisCache;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.WithRedis;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -97,20 +96,19 @@ class StowageHealthIntegrationTests {
             context -> {
               StowageCacheManager manager = context.getBean(StowageCacheManager.class);
               cache(manager, "visits").putAll(StowageMetricsIntegrationTests.visits(1_100));
-              ZstdDictionary dictionary =
-                  cache(manager, "visits").compression().dictionary().orElseThrow();
+              long dictionary = cache(manager, "visits").compression().dictionaryId().orElseThrow();
               HealthIndicator health = context.getBean(StowageHealthIndicator.class);
               assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
               assertThat(health.health(true).getDetails())
-                  .containsEntry("dictionaries", Map.of("visits", dictionary.hexId()));
+                  .containsEntry("dictionaries", Map.of("visits", Inspector.hexId(dictionary)));
 
-              redis.command("DEL", DictionaryStore.key(dictionary.id()));
+              redis.command("DEL", Inspector.Keys.dictionary(dictionary));
 
               Health down = health.health(true);
               assertThat(down.getStatus()).isEqualTo(Status.DOWN);
               assertThat(down.getDetails())
                   .containsEntry(
-                      "missingDictionaries", List.of(DictionaryStore.key(dictionary.id())));
+                      "missingDictionaries", List.of(Inspector.Keys.dictionary(dictionary)));
             });
   }
 

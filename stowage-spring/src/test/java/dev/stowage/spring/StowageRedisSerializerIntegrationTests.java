@@ -5,13 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.CodecException;
 import dev.stowage.Encoding;
-import dev.stowage.Envelope;
+import dev.stowage.Inspector;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.TypeRef;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.spring.SerializerValues.Account;
 import dev.stowage.spring.SerializerValues.Article;
@@ -110,8 +109,8 @@ class StowageRedisSerializerIntegrationTests {
     RedisTemplate<String, Article> articles = template(StowageRedisSerializer.of(stowage, MSGPACK));
     articles.opsForValue().set("articles:42", ARTICLE);
 
-    assertThat(Envelope.isEnvelope(raw("articles:42"))).isTrue();
-    assertThat(Envelope.readHeader(raw("articles:42")).codecName()).isEqualTo("msgpack");
+    assertThat(Encoding.Serializer.isEnvelope(raw("articles:42"))).isTrue();
+    assertThat(Inspector.header(raw("articles:42")).orElseThrow().codecName()).isEqualTo("msgpack");
     assertThat(articles.opsForValue().get("articles:42")).isEqualTo(ARTICLE);
     assertThat(articles.opsForValue().get("articles:none")).isNull();
     RedisCache<String, Article> cache =
@@ -130,7 +129,7 @@ class StowageRedisSerializerIntegrationTests {
     assertThat(articles.opsForValue().set("articles:42", ARTICLE).block()).isTrue();
     assertThat(articles.opsForHash().put("shelf", "first", ARTICLE).block()).isTrue();
 
-    assertThat(Envelope.isEnvelope(raw("articles:42"))).isTrue();
+    assertThat(Encoding.Serializer.isEnvelope(raw("articles:42"))).isTrue();
     assertThat(articles.opsForValue().get("articles:42").block()).isEqualTo(ARTICLE);
     assertThat(articles.opsForHash().get("shelf", "first").block()).isEqualTo(ARTICLE);
     assertThat(articles.opsForHash().keys("shelf").collectList().block()).containsExactly("first");
@@ -155,7 +154,7 @@ class StowageRedisSerializerIntegrationTests {
             StowageRedisSerializer.of(stowage, MSGPACK.legacy(Codecs.springJson(Article.class))));
     assertThat(articles.opsForValue().get("articles:42")).isEqualTo(ARTICLE);
     articles.opsForValue().set("articles:42", ARTICLE);
-    assertThat(Envelope.isEnvelope(raw("articles:42"))).isTrue();
+    assertThat(Encoding.Serializer.isEnvelope(raw("articles:42"))).isTrue();
     assertThat(articles.opsForValue().get("articles:42")).isEqualTo(ARTICLE);
 
     TypeRef<List<String>> listOfStrings = new TypeRef<>() {};
@@ -262,7 +261,7 @@ class StowageRedisSerializerIntegrationTests {
     Account richer = new Account("kim", 500, "second deposit");
     migrated.opsForValue().set("kim", richer);
     try (RedisConnection connection = connections.getConnection()) {
-      assertThat(Envelope.isEnvelope(connection.stringCommands().get(jdkKey))).isTrue();
+      assertThat(Encoding.Serializer.isEnvelope(connection.stringCommands().get(jdkKey))).isTrue();
     }
     assertThat(migrated.opsForValue().get("kim")).isEqualTo(richer);
   }
@@ -278,7 +277,7 @@ class StowageRedisSerializerIntegrationTests {
                 stowage, Encoding.of(Codecs.msgpack(String.class)).legacy(Codecs.string())));
     assertThat(strings.opsForValue().get("greeting")).isEqualTo("hello, Stowage");
     strings.opsForValue().set("greeting", "hello again");
-    assertThat(Envelope.isEnvelope(raw("greeting"))).isTrue();
+    assertThat(Encoding.Serializer.isEnvelope(raw("greeting"))).isTrue();
     assertThat(strings.opsForValue().get("greeting")).isEqualTo("hello again");
   }
 
@@ -311,7 +310,7 @@ class StowageRedisSerializerIntegrationTests {
             StowageRedisSerializer.of(
                 stowage, MSGPACK.writeLegacy(Codecs.springJson(Article.class))));
     stepOne.opsForValue().set("articles:42", ARTICLE);
-    assertThat(Envelope.isEnvelope(raw("articles:42"))).isFalse();
+    assertThat(Encoding.Serializer.isEnvelope(raw("articles:42"))).isFalse();
     assertThat(template(SPRING_JSON).opsForValue().get("articles:42")).isEqualTo(ARTICLE);
 
     // Step two writes envelopes, which the processes still in step one read.
@@ -320,7 +319,7 @@ class StowageRedisSerializerIntegrationTests {
             StowageRedisSerializer.of(stowage, MSGPACK.legacy(Codecs.springJson(Article.class))));
     Article newer = new Article(42, "Stowage, again", ARTICLE.author(), ARTICLE.tags());
     stepTwo.opsForValue().set("articles:42", newer);
-    assertThat(Envelope.isEnvelope(raw("articles:42"))).isTrue();
+    assertThat(Encoding.Serializer.isEnvelope(raw("articles:42"))).isTrue();
     assertThat(stepOne.opsForValue().get("articles:42")).isEqualTo(newer);
 
     RedisTemplate<String, Account> accounts =
@@ -345,8 +344,8 @@ class StowageRedisSerializerIntegrationTests {
     }
     learner.putAll(
         tickets); // a bulk write that completes the samples trains before it writes the rest
-    Envelope.Header header = Envelope.readHeader(raw("tickets:T-149"));
-    assertThat(header.compressionId()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    Inspector.Header header = Inspector.header(raw("tickets:T-149")).orElseThrow();
+    assertThat(header.compressionName()).isEqualTo("zstd-dict-magicless");
 
     try (Stowage fresh = Stowage.builder().redis(redis.uri()).build()) {
       RedisTemplate<String, Ticket> reader = template(StowageRedisSerializer.of(fresh, json));
@@ -357,7 +356,7 @@ class StowageRedisSerializerIntegrationTests {
             () -> template(StowageRedisSerializer.of(json)).opsForValue().get("tickets:T-149"))
         .isInstanceOf(SerializationException.class)
         .hasMessageContaining("dictionary")
-        .hasMessageContaining(Long.toHexString(header.dictionaryId()));
+        .hasMessageContaining(Long.toHexString(header.dictionaryId().orElseThrow()));
   }
 
   private static List<Ticket> tickets(int n) {
@@ -374,7 +373,7 @@ class StowageRedisSerializerIntegrationTests {
     template(StowageRedisSerializer.of(stowage, json.trainDictionary(tickets(200), 4096)))
         .opsForValue()
         .set("tickets:T-500", Ticket.of(500));
-    long id = Envelope.readHeader(raw("tickets:T-500")).dictionaryId();
+    long id = Inspector.header(raw("tickets:T-500")).orElseThrow().dictionaryId().orElseThrow();
 
     try (Stowage fresh = Stowage.builder().redis(redis.uri()).build()) {
       assertThat(fresh.dictionaries().isLoaded(id)).isFalse();
@@ -392,8 +391,8 @@ class StowageRedisSerializerIntegrationTests {
     RedisTemplate<String, Ticket> writer =
         template(StowageRedisSerializer.of(stowage, json.trainDictionary(samples, 4096)));
     writer.opsForValue().set("tickets:T-500", Ticket.of(500));
-    assertThat(Envelope.readHeader(raw("tickets:T-500")).compressionId())
-        .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    assertThat(Inspector.header(raw("tickets:T-500")).orElseThrow().compressionName())
+        .isEqualTo("zstd-dict-magicless");
 
     try (Stowage fresh = Stowage.builder().redis(redis.uri()).build()) {
       RedisTemplate<String, Ticket> reader =

@@ -1,6 +1,7 @@
 package dev.stowage.bench.app;
 
 import dev.stowage.CacheLayout;
+import dev.stowage.Inspector;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.bench.BenchRedis;
@@ -59,7 +60,7 @@ final class StowagePersonStore implements PersonStore {
     }
     long fields = 0;
     for (int bucket = 0; bucket < layout.buckets(); bucket++) {
-      fields += redis.admin().hlen(CacheLayout.bucketKey(prefix, bucket));
+      fields += redis.admin().hlen(Inspector.Keys.packedBucket(prefix, bucket));
     }
     return fields;
   }

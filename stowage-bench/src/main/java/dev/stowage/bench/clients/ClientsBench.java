@@ -1,6 +1,6 @@
 package dev.stowage.bench.clients;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.BulkLoader;
@@ -154,10 +154,10 @@ public final class ClientsBench {
   }
 
   /** The envelope that values are stored in: Stowage's default codec and compression. */
-  static EnvelopeCodec<Item> envelope() {
-    return EnvelopeCodec.builder(Codecs.defaultFor(Item.class))
+  static Encoding.Serializer<Item> envelope() {
+    return Encoding.of(Codecs.defaultFor(Item.class))
         .compression(Compression.standard())
-        .build();
+        .serializer();
   }
 
   /**
@@ -178,7 +178,7 @@ public final class ClientsBench {
         chosen.contains(REDIS_BENCHMARK_ROW) && plan.redisBenchmark().isPresent();
     ProgressReporter progress =
         new ProgressReporter(1 + clientRows.size() + (benchmarkRow ? 1 : 0), progressOut);
-    EnvelopeCodec<Item> codec = envelope();
+    Encoding.Serializer<Item> codec = envelope();
     List<Item> templates = Samples.items(TEMPLATES);
     List<ResultRow> rows = new ArrayList<>();
     try {
@@ -241,7 +241,7 @@ public final class ClientsBench {
   private static LoadFigures load(
       long keys,
       List<Item> templates,
-      EnvelopeCodec<Item> codec,
+      Encoding.Serializer<Item> codec,
       BenchRedis redis,
       PrintStream progressOut) {
     redis.awaitLazyFree();
@@ -284,7 +284,7 @@ public final class ClientsBench {
       String name,
       Plan plan,
       BenchRedis redis,
-      EnvelopeCodec<Item> codec,
+      Encoding.Serializer<Item> codec,
       List<Item> templates,
       LoadFigures loaded) {
     long connectionsBefore = redis.totalConnectionsReceived();

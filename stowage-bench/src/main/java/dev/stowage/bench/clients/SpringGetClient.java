@@ -1,6 +1,6 @@
 package dev.stowage.bench.clients;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
@@ -43,11 +43,11 @@ final class SpringGetClient implements GetClient {
   private final String name;
   private final RedisConnectionFactory factory;
   private final RedisTemplate<String, byte[]> template;
-  private final EnvelopeCodec<Item> codec;
+  private final Encoding.Serializer<Item> codec;
   private final String keyPrefix;
   private final Map<String, Object> params = new LinkedHashMap<>();
 
-  SpringGetClient(String name, RedisURI uri, EnvelopeCodec<Item> codec, String keyPrefix) {
+  SpringGetClient(String name, RedisURI uri, Encoding.Serializer<Item> codec, String keyPrefix) {
     this.name = name;
     this.codec = codec;
     this.keyPrefix = keyPrefix;

@@ -1,8 +1,8 @@
 package dev.stowage.bench.cluster;
 
+import dev.stowage.Inspector;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
-import dev.stowage.StowageKeys;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import io.lettuce.core.RedisClient;
@@ -107,7 +107,7 @@ final class StowageBulkClient implements BulkClient {
   private void forgetLearnedDictionary() {
     // Where core records the dictionary a cache learned (RedisCache.Builder#learnDictionary); each
     // key is one command, so a cluster connection sends it to its master.
-    String learned = StowageKeys.learnedByCache(NAME);
+    String learned = Inspector.Keys.learnedByCache(NAME);
     if (topology.isCluster()) {
       RedisClusterClient client = RedisClusterClient.create(topology.seeds());
       try (var connection = client.connect()) {
@@ -127,7 +127,7 @@ final class StowageBulkClient implements BulkClient {
 
   private static void forget(String learned, RedisClusterCommands<String, String> redis) {
     for (String hexId : redis.hvals(learned)) {
-      redis.del(StowageKeys.dictionary(Long.parseLong(hexId, 16)));
+      redis.del(Inspector.Keys.dictionary(Long.parseLong(hexId, 16)));
     }
     redis.del(learned);
   }

@@ -2,11 +2,7 @@ package dev.stowage.bench.codecs;
 
 import dev.stowage.Codec;
 import dev.stowage.Encoding;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -15,7 +11,7 @@ import java.util.zip.Deflater;
 /**
  * One configuration of table T3, ready to measure: {@value #RECORDS} distinct records, how to build
  * each in the codec's own form from its field values, and how to encode and decode it (bare, or
- * through an {@link EnvelopeCodec} with the variant's compression).
+ * through an {@link Encoding.Serializer} with the variant's compression).
  *
  * <p>Instances are not thread-safe; JMH gives each benchmark thread its own.
  *
@@ -89,35 +85,28 @@ public final class CodecFixture<S, T> {
     if (variant == PayloadVariant.BARE) {
       return new CodecFixture<>(description, sources, create, codec::encode, codec::decode);
     }
-    EnvelopeCodec<T> envelope = envelope(codec, variant, trainingSamples);
+    Encoding.Serializer<T> envelope = envelope(codec, variant, trainingSamples);
     return new CodecFixture<>(description, sources, create, envelope::encode, envelope::decode);
   }
 
-  private static <T> EnvelopeCodec<T> envelope(
+  private static <T> Encoding.Serializer<T> envelope(
       Codec<T> codec, PayloadVariant variant, List<T> trainingSamples) {
-    EnvelopeCodec.Builder<T> builder = EnvelopeCodec.builder(codec);
-    switch (variant) {
-      case NONE -> builder.compression(Compression.none());
-      case LZ4 -> builder.compression(Compression.lz4());
-      case ZSTD -> builder.compression(Compression.zstd());
+    Encoding<T> encoding = Encoding.of(codec);
+    return switch (variant) {
+      case NONE -> encoding.compression(Compression.none()).serializer();
+      case LZ4 -> encoding.compression(Compression.lz4()).serializer();
+      case ZSTD -> encoding.compression(Compression.zstd()).serializer();
       case ZSTD_DICT -> {
-        List<byte[]> samples = new ArrayList<>(trainingSamples.size());
         long total = 0;
         for (T sample : trainingSamples) {
-          byte[] encoded = codec.encode(sample);
-          samples.add(encoded);
-          total += encoded.length;
+          total += codec.encode(sample).length;
         }
         int size =
-            (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(DICTIONARY_SIZE, total / 4));
-        ZstdDictionary dictionary = ZstdDictionary.train(samples, size);
-        builder
-            .compression(Compression.zstd(dictionary))
-            .dictionaries(DictionaryResolver.of(dictionary));
+            (int) Math.max(Encoding.MIN_DICTIONARY_SIZE, Math.min(DICTIONARY_SIZE, total / 4));
+        yield encoding.trainDictionary(trainingSamples, size).serializer();
       }
       default -> throw new IllegalArgumentException("not an envelope variant: " + variant);
-    }
-    return builder.build();
+    };
   }
 
   /** How many records a batch holds. */

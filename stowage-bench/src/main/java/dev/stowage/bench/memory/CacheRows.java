@@ -2,9 +2,9 @@ package dev.stowage.bench.memory;
 
 import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
+import dev.stowage.Inspector;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
-import dev.stowage.StowageKeys;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultRow;
@@ -63,7 +63,7 @@ final class CacheRows {
     String name = kind.cliName();
     if (!redis.owned()) {
       // A dictionary learned by an earlier run under this name would be adopted, not learned.
-      redis.admin().unlink(StowageKeys.learnedByCache(name));
+      redis.admin().unlink(Inspector.Keys.learnedByCache(name));
     }
     String keyPrefix = MemoryBench.recordKey(prefix, kind, 0);
     keyPrefix = keyPrefix.substring(0, keyPrefix.length() - 1);
@@ -102,10 +102,10 @@ final class CacheRows {
               : MemoryBench.countRecordKeys(redis, prefix, kind);
       int verified = verify(spec, cache, records, idOf);
       if (!redis.owned() && !plan.keepKeys()) {
-        for (Long id : stowage.dictionaries().list()) {
-          redis.admin().unlink(StowageKeys.dictionary(id));
+        for (Long id : stowage.inspector().dictionaryIds()) {
+          redis.admin().unlink(Inspector.Keys.dictionary(id));
         }
-        redis.admin().unlink(StowageKeys.learnedByCache(name));
+        redis.admin().unlink(Inspector.Keys.learnedByCache(name));
       }
       ResultRow row =
           MemoryBench.row(
@@ -133,7 +133,7 @@ final class CacheRows {
   private static long fieldsStored(BenchRedis redis, String keyPrefix, int buckets) {
     long fields = 0;
     for (int bucket = 0; bucket < buckets; bucket++) {
-      fields += redis.admin().hlen(CacheLayout.bucketKey(keyPrefix, bucket));
+      fields += redis.admin().hlen(Inspector.Keys.packedBucket(keyPrefix, bucket));
     }
     return fields;
   }

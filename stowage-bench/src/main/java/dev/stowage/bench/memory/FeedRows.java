@@ -2,9 +2,8 @@ package dev.stowage.bench.memory;
 
 import dev.stowage.Encoding;
 import dev.stowage.Feed;
-import dev.stowage.FeedLayout;
+import dev.stowage.Inspector;
 import dev.stowage.Stowage;
-import dev.stowage.StowageKeys;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultRow;
@@ -31,7 +30,7 @@ import java.util.Random;
  * rest); the dictionary and its record are in Redis beside the records, and so are counted. {@code
  * feed/default+zstd} turns learning off; {@code feed/default+zstd-dict} trains on a sample of the
  * whole run up front, the best a dictionary can do on these records. Every feed seals its full
- * buckets (their entries compressed together, {@link dev.stowage.FeedLayout}) but {@code
+ * buckets (their entries compressed together, {@link Inspector#feedEntries}) but {@code
  * feed/default+unsealed}, the defaults with {@link Feed.Builder#sealFullBuckets} off, as feeds were
  * stored before sealing. Each feed row also times page reads ({@link #PAGE_READS} pages of {@link
  * #PAGE_SIZE} at random, one at a time): among all pages, {@code page_us}, and among the newest
@@ -85,7 +84,7 @@ final class FeedRows {
     String key = MemoryBench.zsetKey(prefix, kind);
     if (!redis.owned()) {
       // A dictionary learned by an earlier run under this key would be adopted, not learned.
-      redis.admin().unlink(StowageKeys.learnedByFeed(key));
+      redis.admin().unlink(Inspector.Keys.learnedByFeed(key));
     }
     long before = redis.usedMemory();
     long dictionaryId = -1;
@@ -120,14 +119,14 @@ final class FeedRows {
       int pages = Math.max(1, records.size() / PAGE_SIZE);
       double pageMicros = pageReadMicros(feed, pages);
       double recentPageMicros = pageReadMicros(feed, Math.min(pages, RECENT_PAGES));
-      for (Long id : stowage.dictionaries().list()) {
+      for (Long id : stowage.inspector().dictionaryIds()) {
         dictionaryId = id;
       }
       if (!redis.owned() && !plan.keepKeys()) {
         if (dictionaryId != -1) {
-          redis.admin().unlink(StowageKeys.dictionary(dictionaryId));
+          redis.admin().unlink(Inspector.Keys.dictionary(dictionaryId));
         }
-        redis.admin().unlink(StowageKeys.learnedByFeed(key));
+        redis.admin().unlink(Inspector.Keys.learnedByFeed(key));
       }
       ResultRow row =
           MemoryBench.row(
@@ -221,9 +220,9 @@ final class FeedRows {
 
   /**
    * The mean stored size of an entry, over up to 20 buckets drawn at random: the length of an open
-   * bucket's members (lists {@code <key>:b:<n>}, {@link StowageKeys#feedBucket}, indexed by the
+   * bucket's members (lists {@code <key>:b:<n>}, {@link Inspector.Keys#feedBucket}, indexed by the
    * sorted set {@code <key>}), or a sealed bucket's value over its count ({@link
-   * StowageKeys#feedSealedBucket}).
+   * Inspector.Keys#feedSealedBucket}).
    */
   private static long meanMemberBytes(BenchRedis redis, String key) {
     RedisClient client = RedisClient.create(redis.redisUri());
@@ -233,17 +232,19 @@ final class FeedRows {
       long count = 0;
       for (byte[] bucket : connection.sync().zrandmember(MemoryBench.bytes(key), 20)) {
         String member = new String(bucket, StandardCharsets.US_ASCII);
-        int sealed = FeedLayout.sealedCount(member);
+        // A sealed bucket's index member is "<n>:<count>", an open one's "<n>".
+        int colon = member.indexOf(':');
+        int sealed = colon < 0 ? -1 : Integer.parseInt(member.substring(colon + 1));
         if (sealed > 0) {
-          long number = Long.parseLong(member.substring(0, member.indexOf(':')));
+          long number = Long.parseLong(member.substring(0, colon));
           bytes +=
               connection
                   .sync()
-                  .strlen(MemoryBench.bytes(StowageKeys.feedSealedBucket(key, number)));
+                  .strlen(MemoryBench.bytes(Inspector.Keys.feedSealedBucket(key, number)));
           count += sealed;
           continue;
         }
-        String bucketKey = StowageKeys.feedBucket(key, Long.parseLong(member));
+        String bucketKey = Inspector.Keys.feedBucket(key, Long.parseLong(member));
         for (byte[] entry : connection.sync().lrange(MemoryBench.bytes(bucketKey), 0, -1)) {
           bytes += entry.length;
           count++;

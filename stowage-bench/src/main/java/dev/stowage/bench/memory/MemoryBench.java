@@ -1,7 +1,9 @@
 package dev.stowage.bench.memory;
 
 import dev.stowage.Codec;
+import dev.stowage.Encoding;
 import dev.stowage.EnvelopeCodec;
+import dev.stowage.Inspector;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ProgressReporter;
@@ -93,9 +95,9 @@ public final class MemoryBench {
     public Plan {
       Objects.requireNonNull(kind, "kind");
       rows = List.copyOf(rows);
-      if (count < ZstdDictionary.MIN_SAMPLES) {
+      if (count < Encoding.MIN_LEARNING_SAMPLES) {
         throw new IllegalArgumentException(
-            "count must be at least " + ZstdDictionary.MIN_SAMPLES + ", not " + count);
+            "count must be at least " + Encoding.MIN_LEARNING_SAMPLES + ", not " + count);
       }
     }
 
@@ -261,7 +263,7 @@ public final class MemoryBench {
   }
 
   static String dictionaryKey(String prefix, byte[] dictionary) {
-    return prefix + "dict:" + ZstdDictionary.hexId(ZstdDictionary.idOf(dictionary));
+    return prefix + "dict:" + Inspector.hexId(Inspector.dictionaryId(dictionary));
   }
 
   /** Removes everything the bench wrote: FLUSHALL when owned, else its prefixed keys. */

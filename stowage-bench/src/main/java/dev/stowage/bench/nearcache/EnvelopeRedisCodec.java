@@ -1,6 +1,6 @@
 package dev.stowage.bench.nearcache;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.samples.Item;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -13,9 +13,9 @@ import java.nio.ByteBuffer;
  */
 final class EnvelopeRedisCodec implements RedisCodec<String, Item> {
 
-  private final EnvelopeCodec<Item> envelope;
+  private final Encoding.Serializer<Item> envelope;
 
-  EnvelopeRedisCodec(EnvelopeCodec<Item> envelope) {
+  EnvelopeRedisCodec(Encoding.Serializer<Item> envelope) {
     this.envelope = envelope;
   }
 

@@ -1,6 +1,6 @@
 package dev.stowage.bench.nearcache;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.samples.Item;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -19,7 +19,7 @@ final class EnvelopeRedissonCodec extends BaseCodec {
   private final Encoder encoder;
   private final Decoder<Object> decoder;
 
-  EnvelopeRedissonCodec(EnvelopeCodec<Item> envelope) {
+  EnvelopeRedissonCodec(Encoding.Serializer<Item> envelope) {
     this.encoder =
         value -> {
           byte[] bytes = envelope.encode((Item) value);

@@ -1,6 +1,6 @@
 package dev.stowage.bench.nearcache;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import io.lettuce.core.ClientOptions;
@@ -33,7 +33,7 @@ final class LettuceCachingClient implements ReadClient {
   private final CacheFrontend<String, Item> frontend;
   private final LongAdder misses = new LongAdder();
 
-  LettuceCachingClient(RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope) {
+  LettuceCachingClient(RedisURI uri, KeySpace keys, Encoding.Serializer<Item> envelope) {
     this.keys = keys;
     this.client = RedisClient.create(uri);
     client.setOptions(ClientOptions.builder().protocolVersion(ProtocolVersion.RESP3).build());

@@ -1,6 +1,6 @@
 package dev.stowage.bench.nearcache;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ClosedLoop;
@@ -175,10 +175,10 @@ public final class NearCacheBench {
   }
 
   /** The envelope that values are stored in: Stowage's default codec and compression. */
-  static EnvelopeCodec<Item> envelope() {
-    return EnvelopeCodec.builder(Codecs.defaultFor(Item.class))
+  static Encoding.Serializer<Item> envelope() {
+    return Encoding.of(Codecs.defaultFor(Item.class))
         .compression(Compression.standard())
-        .build();
+        .serializer();
   }
 
   /**
@@ -199,7 +199,7 @@ public final class NearCacheBench {
     boolean stringRows =
         chosen.stream().anyMatch(name -> !name.equals(RedissonLocalCachedClient.NAME));
     ProgressReporter progress = new ProgressReporter(1 + chosen.size(), progressOut);
-    EnvelopeCodec<Item> envelope = envelope();
+    Encoding.Serializer<Item> envelope = envelope();
     List<Item> templates = Samples.items(TEMPLATES);
     KeySpace keys = new KeySpace(plan.keys());
     ZipfSampler zipf = new ZipfSampler(plan.keys(), plan.zipfExponent());
@@ -299,7 +299,7 @@ public final class NearCacheBench {
       int count,
       KeySpace keys,
       List<Item> templates,
-      EnvelopeCodec<Item> envelope,
+      Encoding.Serializer<Item> envelope,
       BenchRedis redis,
       boolean strings,
       boolean hash,
@@ -361,7 +361,7 @@ public final class NearCacheBench {
   }
 
   private static ReadClient client(
-      String name, BenchRedis redis, KeySpace keys, EnvelopeCodec<Item> envelope) {
+      String name, BenchRedis redis, KeySpace keys, Encoding.Serializer<Item> envelope) {
     return switch (name) {
       case StowageReadClient.PLAIN, StowageReadClient.NEAR ->
           new StowageReadClient(name, redis.uri(), keys, keys.size());
@@ -373,7 +373,7 @@ public final class NearCacheBench {
   }
 
   private static ItemWriter writer(
-      String name, BenchRedis redis, KeySpace keys, EnvelopeCodec<Item> envelope) {
+      String name, BenchRedis redis, KeySpace keys, Encoding.Serializer<Item> envelope) {
     return name.equals(RedissonLocalCachedClient.NAME)
         ? new RedissonLocalCachedClient.Writer(redis.redisUri(), keys, envelope, keys.size())
         : new StringKeyWriter(redis.redisUri(), keys, envelope);
@@ -383,7 +383,7 @@ public final class NearCacheBench {
       String name,
       Plan plan,
       BenchRedis redis,
-      EnvelopeCodec<Item> envelope,
+      Encoding.Serializer<Item> envelope,
       List<Item> templates,
       KeySpace keys,
       ZipfSampler zipf,

@@ -1,6 +1,6 @@
 package dev.stowage.bench.nearcache;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
@@ -37,7 +37,7 @@ final class RedissonLocalCachedClient implements ReadClient {
 
   /** The bench's row: invalidated by Redisson's messages. */
   RedissonLocalCachedClient(
-      RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries) {
+      RedisURI uri, KeySpace keys, Encoding.Serializer<Item> envelope, int entries) {
     this(uri, keys, envelope, entries, SyncStrategy.INVALIDATE);
   }
 
@@ -46,7 +46,11 @@ final class RedissonLocalCachedClient implements ReadClient {
    * tests).
    */
   RedissonLocalCachedClient(
-      RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
+      RedisURI uri,
+      KeySpace keys,
+      Encoding.Serializer<Item> envelope,
+      int entries,
+      SyncStrategy sync) {
     this.keys = keys;
     this.entries = entries;
     this.sync = sync;
@@ -56,7 +60,7 @@ final class RedissonLocalCachedClient implements ReadClient {
 
   /** The map's options, the same for the reader and the writer. */
   static LocalCachedMapOptions<String, Item> options(
-      EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
+      Encoding.Serializer<Item> envelope, int entries, SyncStrategy sync) {
     return LocalCachedMapOptions.<String, Item>name(KeySpace.HASH_KEY)
         .codec(new EnvelopeRedissonCodec(envelope))
         .cacheSize(entries)
@@ -116,12 +120,16 @@ final class RedissonLocalCachedClient implements ReadClient {
     private final RedissonClient redisson;
     private final RLocalCachedMap<String, Item> map;
 
-    Writer(RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries) {
+    Writer(RedisURI uri, KeySpace keys, Encoding.Serializer<Item> envelope, int entries) {
       this(uri, keys, envelope, entries, SyncStrategy.INVALIDATE);
     }
 
     Writer(
-        RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope, int entries, SyncStrategy sync) {
+        RedisURI uri,
+        KeySpace keys,
+        Encoding.Serializer<Item> envelope,
+        int entries,
+        SyncStrategy sync) {
       this.keys = keys;
       this.redisson = Redisson.create(new RedisTarget(uri).redisson());
       this.map = redisson.getLocalCachedMap(options(envelope, entries, sync));

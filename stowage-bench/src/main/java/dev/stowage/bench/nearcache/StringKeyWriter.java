@@ -1,6 +1,6 @@
 package dev.stowage.bench.nearcache;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.samples.Item;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -15,11 +15,11 @@ import java.util.concurrent.CompletionStage;
 final class StringKeyWriter implements ItemWriter {
 
   private final KeySpace keys;
-  private final EnvelopeCodec<Item> envelope;
+  private final Encoding.Serializer<Item> envelope;
   private final RedisClient client;
   private final StatefulRedisConnection<byte[], byte[]> connection;
 
-  StringKeyWriter(RedisURI uri, KeySpace keys, EnvelopeCodec<Item> envelope) {
+  StringKeyWriter(RedisURI uri, KeySpace keys, Encoding.Serializer<Item> envelope) {
     this.keys = keys;
     this.envelope = envelope;
     this.client = RedisClient.create(uri);

@@ -1,8 +1,8 @@
 package dev.stowage.bench.pipeline;
 
+import dev.stowage.Inspector;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
-import dev.stowage.StowageKeys;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
 import io.lettuce.core.RedisClient;
@@ -90,11 +90,11 @@ final class StowagePutAllWriter implements BulkWriter {
 
   private void forgetLearnedDictionary() {
     // Where core records the dictionary a cache learned (RedisCache.Builder#learnDictionary).
-    String learned = StowageKeys.learnedByCache(name());
+    String learned = Inspector.Keys.learnedByCache(name());
     RedisClient client = RedisClient.create(uri);
     try (var connection = client.connect()) {
       for (String hexId : connection.sync().hvals(learned)) {
-        connection.sync().del(StowageKeys.dictionary(Long.parseLong(hexId, 16)));
+        connection.sync().del(Inspector.Keys.dictionary(Long.parseLong(hexId, 16)));
       }
       connection.sync().del(learned);
     } finally {

@@ -1,7 +1,6 @@
 package dev.stowage.bench.spring;
 
-import dev.stowage.Envelope;
-import dev.stowage.StowageKeys;
+import dev.stowage.Inspector;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ClosedLoop;
@@ -22,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
@@ -340,29 +340,33 @@ public final class SpringCacheBench {
     }
     metrics.put("sample_value_bytes", value.length);
     if (name.equals(STOWAGE) || name.equals(STOWAGE_NEAR)) {
-      if (!Envelope.isEnvelope(value)) {
+      Optional<Inspector.Header> read = Inspector.header(value);
+      if (read.isEmpty()) {
         throw new BenchmarkRunException(
             name + ": the value under " + KEY_PREFIX + 0 + " is not in Stowage's envelope", null);
       }
-      Envelope.Header header = Envelope.readHeader(value);
+      Inspector.Header header = read.get();
       params.put(
           "value_format",
           String.format(
               Locale.ROOT,
-              "envelope: codec %d, compression %d, dictionary %s",
+              "envelope: codec %d, compression %s, dictionary %s",
               header.codecId(),
-              header.compressionId(),
-              header.dictionaryId() == 0 ? "none" : Long.toHexString(header.dictionaryId())));
-      if (header.dictionaryId() != 0) {
-        String dictionary = StowageKeys.dictionary(header.dictionaryId());
+              header.compressionName(),
+              header.dictionaryId().isEmpty()
+                  ? "none"
+                  : Inspector.hexId(header.dictionaryId().getAsLong())));
+      if (header.dictionaryId().isPresent()) {
+        long dictionaryId = header.dictionaryId().getAsLong();
+        String dictionary = Inspector.Keys.dictionary(dictionaryId);
         metrics.put("dictionary_bytes", redis.admin().strlen(dictionary));
         if (!keepKeys) {
           redis
               .admin()
               .unlink(
                   dictionary,
-                  StowageKeys.dictionaryInfo(header.dictionaryId()),
-                  StowageKeys.learnedByCache(CACHE));
+                  Inspector.Keys.dictionaryInfo(dictionaryId),
+                  Inspector.Keys.learnedByCache(CACHE));
         }
       }
     } else {

@@ -3,6 +3,7 @@ package dev.stowage.bench.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.CacheLayout;
+import dev.stowage.Inspector;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.bench.BenchRedis;
@@ -81,7 +82,7 @@ class AppBenchIntegrationTests {
     try (StatefulRedisConnection<byte[], byte[]> connection =
         client.connect(ByteArrayCodec.INSTANCE)) {
       String bucket =
-          CacheLayout.bucketKey(prefix, CacheLayout.packed(REQUESTS * 100).bucketOf("1"));
+          Inspector.Keys.packedBucket(prefix, CacheLayout.packed(REQUESTS * 100).bucketOf("1"));
       assertThat(connection.sync().ttl(bucket.getBytes(StandardCharsets.UTF_8))).isEqualTo(-1L);
     } finally {
       client.shutdown();

@@ -3,7 +3,7 @@ package dev.stowage.bench.clients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
 import dev.stowage.bench.ResultRow;
@@ -86,7 +86,7 @@ class ClientsBenchIntegrationTests {
     assertThat(results.rows().get(0).param("pool")).isEqualTo("Spring's default: max 8");
 
     // The values are Stowage envelopes of the items, read back here without the bench's clients.
-    EnvelopeCodec<Item> codec = ClientsBench.envelope();
+    Encoding.Serializer<Item> codec = ClientsBench.envelope();
     List<Item> templates = Samples.items(10_000);
     RedisClient client = RedisClient.create(server.uri());
     try (StatefulRedisConnection<byte[], byte[]> connection =

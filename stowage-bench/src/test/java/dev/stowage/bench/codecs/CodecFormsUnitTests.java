@@ -2,8 +2,8 @@ package dev.stowage.bench.codecs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stowage.Envelope;
-import dev.stowage.compress.CompressionIds;
+import dev.stowage.Encoding;
+import dev.stowage.Inspector;
 import dev.stowage.samples.ProtobufForms;
 import dev.stowage.samples.Samples;
 import org.junit.jupiter.api.Test;
@@ -34,9 +34,9 @@ class CodecFormsUnitTests {
         fixture(CodecUnderTest.KRYO, PayloadVariant.ZSTD_DICT, DataShape.BOARD);
     byte[] bareBytes = bare.encode(bare.create(0));
     byte[] dictBytes = dict.encode(dict.create(0));
-    assertThat(Envelope.isEnvelope(bareBytes)).isFalse();
-    assertThat(Envelope.readHeader(dictBytes).compressionId())
-        .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
+    assertThat(Encoding.Serializer.isEnvelope(bareBytes)).isFalse();
+    assertThat(Inspector.header(dictBytes).orElseThrow().compressionName())
+        .isEqualTo("zstd-dict-magicless");
     assertThat(dictBytes.length).isLessThan(bareBytes.length);
   }
 

@@ -3,8 +3,8 @@ package dev.stowage.bench.nearcache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.stowage.EnvelopeCodec;
-import dev.stowage.StowageKeys;
+import dev.stowage.Encoding;
+import dev.stowage.Inspector;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.ClosedLoop;
 import dev.stowage.bench.ResultRow;
@@ -60,7 +60,7 @@ class NearCacheBenchIntegrationTests {
       // reader of the
       // server, shared and write-once, which a bench on a borrowed server must not delete.
       assertThat(redis.admin().keys("*"))
-          .allMatch(key -> key.startsWith(StowageKeys.SCHEMA_PREFIX));
+          .allMatch(key -> key.startsWith(Inspector.Keys.NAMESPACE + "schema:"));
     }
 
     assertThat(results.bench()).isEqualTo("nearcache");
@@ -131,7 +131,7 @@ class NearCacheBenchIntegrationTests {
     server.flushAll();
     int keys = 20;
     KeySpace keySpace = new KeySpace(keys);
-    EnvelopeCodec<Item> envelope = NearCacheBench.envelope();
+    Encoding.Serializer<Item> envelope = NearCacheBench.envelope();
     List<Item> templates = Samples.items(keys);
     long[] versions = new long[keys];
     Arrays.fill(versions, 1);

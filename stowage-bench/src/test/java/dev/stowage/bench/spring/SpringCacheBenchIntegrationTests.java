@@ -3,8 +3,8 @@ package dev.stowage.bench.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stowage.Envelope;
-import dev.stowage.StowageKeys;
+import dev.stowage.Encoding;
+import dev.stowage.Inspector;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultsDocument;
@@ -97,7 +97,7 @@ class SpringCacheBenchIntegrationTests {
     // dictionary.
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
       assertThat(redis.admin().keys("*"))
-          .allMatch(key -> key.startsWith(StowageKeys.SCHEMA_PREFIX));
+          .allMatch(key -> key.startsWith(Inspector.Keys.NAMESPACE + "schema:"));
     }
   }
 
@@ -113,7 +113,7 @@ class SpringCacheBenchIntegrationTests {
     server.flushAll();
     run(server, plan(List.of(SpringCacheBench.STOWAGE), true));
     byte[] stowage = raw(server, SpringCacheBench.KEY_PREFIX + 7);
-    assertThat(Envelope.isEnvelope(stowage)).isTrue();
+    assertThat(Encoding.Serializer.isEnvelope(stowage)).isTrue();
     assertThat(stowage.length).isLessThan(spring.length);
     try (BenchRedis redis = BenchRedis.external(server.uri())) {
       assertThat(redis.countKeys(SpringCacheBench.KEY_PREFIX)).isEqualTo(RECORDS);

@@ -102,7 +102,7 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
 
   @Override
   public CacheStats stats() {
-    return new CacheStats(
+    return CacheStats.of(
         hits.sum(),
         misses.sum(),
         decoder.failures(),

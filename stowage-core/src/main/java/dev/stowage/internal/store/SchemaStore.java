@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.EvolvingCodec;
 import dev.stowage.SchemaNotFoundException;
-import dev.stowage.SchemaResolver;
 import dev.stowage.Schemas;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;

@@ -1,7 +1,11 @@
-package dev.stowage;
+package dev.stowage.internal.store;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.EvolvingCodec;
+import dev.stowage.SchemaNotFoundException;
+import dev.stowage.Schemas;
+import dev.stowage.Stowage;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -9,7 +13,7 @@ import java.util.Map;
  * Finds the writer schema that a value's envelope names by its fingerprint, for an {@link
  * EvolvingCodec} reading a value written with another schema. The caches and feeds of a {@link
  * Stowage} resolve them from Redis, where it keeps them under {@code stowage:schema:}.
- * Implementations must be thread-safe.
+ * Implementations must be thread-safe. Part of the internal API: may change without notice.
  */
 @FunctionalInterface
 public interface SchemaResolver {
