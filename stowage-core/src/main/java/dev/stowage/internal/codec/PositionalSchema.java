@@ -473,10 +473,12 @@ final class PositionalSchema {
     int from = INTEGERS.indexOf(writer);
     if (from >= 0) {
       int to = INTEGERS.indexOf(reader);
-      return to >= from || reader.equals("f64") && from <= 2 || reader.equals("f32") && from <= 1;
+      return to >= from
+          || (reader.equals("f64") && from <= 2)
+          || (reader.equals("f32") && from <= 1);
     }
-    return writer.equals("f32") && reader.equals("f64")
-        || writer.equals("char") && reader.equals("text");
+    return (writer.equals("f32") && reader.equals("f64"))
+        || (writer.equals("char") && reader.equals("text"));
   }
 
   /**
@@ -831,10 +833,10 @@ final class PositionalSchema {
       boolean fits;
       if (r instanceof EnumOf constants) {
         fits = node.isTextual() && constants.constants().contains(node.asText());
-      } else if (!(r instanceof Scalar)) {
+      } else if (!(r instanceof Scalar scalar)) {
         fits = false;
       } else {
-        String reader = ((Scalar) r).name();
+        String reader = scalar.name();
         fits =
             switch (writerKind) {
               case LEGACY_INT -> fitsInteger(node, reader);
