@@ -1,5 +1,5 @@
-// The sample records in Thrift form. The Java classes under
-// src/main/java/dev/stowage/samples/thrift are generated from this file; see README.md.
+// The sample records in Thrift form. The build generates their Java classes
+// (dev.stowage.samples.thrift) from this file into target/generated-sources/thrift; see README.md.
 namespace java dev.stowage.samples.thrift
 
 // dev.stowage.samples.BoardRecord. Dates are UTC epoch seconds; unset text fields are null.

@@ -241,7 +241,8 @@ public final class BenchRedis implements AutoCloseable {
 
   private static String glob(String prefix) {
     StringBuilder out = new StringBuilder();
-    for (char c : prefix.toCharArray()) {
+    for (int i = 0; i < prefix.length(); i++) {
+      char c = prefix.charAt(i);
       if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
         out.append('\\');
       }

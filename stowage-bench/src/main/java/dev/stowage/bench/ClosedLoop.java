@@ -76,7 +76,6 @@ public final class ClosedLoop {
     CountDownLatch start = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(threads);
     long[] deadlineHolder = new long[1];
-    List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
       histograms.add(histogram);
@@ -109,7 +108,6 @@ public final class ClosedLoop {
               },
               label + "-" + t);
       worker.setDaemon(true);
-      workers.add(worker);
       worker.start();
     }
     long cpuBefore = processCpuNanos();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.OffsetDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,7 +27,7 @@ public final class RunEnvironment {
 
   /** The environment of this JVM, without Redis. */
   public static Map<String, Object> capture() {
-    return capture(null, Clock.systemDefaultZone());
+    return capture(null, Clock.system(ZoneId.systemDefault()));
   }
 
   /**

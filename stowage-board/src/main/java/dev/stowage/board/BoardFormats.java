@@ -98,7 +98,7 @@ public final class BoardFormats {
       }
     }
     return msgpackQuality > jsonQuality
-        || msgpackQuality > 0 && msgpackQuality == jsonQuality && msgpackFirst < jsonFirst;
+        || (msgpackQuality > 0 && msgpackQuality == jsonQuality && msgpackFirst < jsonFirst);
   }
 
   /**
@@ -173,6 +173,9 @@ public final class BoardFormats {
    * @throws BoardRequestException 400 for bytes that fail those checks
    * @throws IOException as Jackson reads the value
    */
+  @SuppressWarnings(
+      "TypeParameterUnusedInFormals") // T is the type the JavaType describes, as in Jackson's
+  // readValue
   public <T> T readValue(byte[] body, boolean msgpackBody, JavaType type) throws IOException {
     if (msgpackBody) {
       StrictInput.checkMsgpack(body, maxNestingDepth);
@@ -187,6 +190,9 @@ public final class BoardFormats {
     return readValue(body, msgpackBody, json.constructType(type));
   }
 
+  @SuppressWarnings(
+      "TypeParameterUnusedInFormals") // T is the type the JavaType describes, as in Jackson's
+  // readValue
   private <T> T read(byte[] body, boolean msgpackBody, JavaType type) {
     String format = msgpackBody ? "MessagePack" : "JSON";
     if (body.length == 0) {

@@ -39,7 +39,7 @@ public interface BoardStore extends EventOutbox {
    * events in score order (see there); without events, runs it as it is.
    */
   default <T> Mono<T> writing(Function<ScoreGate.@Nullable Ticket, Mono<T>> write) {
-    return events() ? gate().writing(write::apply) : write.apply(null);
+    return events() ? gate().writing(write) : write.apply(null);
   }
 
   /**

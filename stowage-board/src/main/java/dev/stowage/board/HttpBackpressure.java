@@ -109,6 +109,7 @@ final class HttpBackpressure extends ChannelDuplexHandler {
     ctx.read();
   }
 
+  @SuppressWarnings("FutureReturnValueIgnored") // ctx.write returns the promise it was given
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     if (msg instanceof HttpResponse response) {
@@ -136,7 +137,7 @@ final class HttpBackpressure extends ChannelDuplexHandler {
       return;
     }
     if (evicted) {
-      ctx.close();
+      var unusedClose = ctx.close();
       return;
     }
     // Not from within the write's completion, which may run inside a flush.
@@ -192,7 +193,7 @@ final class HttpBackpressure extends ChannelDuplexHandler {
                 evicted = true;
                 releaseHeld();
               } else {
-                ctx.close();
+                var unusedClose2 = ctx.close();
               }
             });
   }

@@ -197,6 +197,7 @@ final class HttpRequestDeadline {
         ctx.fireChannelRead(msg);
       }
 
+      @SuppressWarnings("FutureReturnValueIgnored") // ctx.write returns the promise it was given
       @Override
       public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         boolean informational = false;
@@ -239,7 +240,7 @@ final class HttpRequestDeadline {
    */
   private void finish(byte @Nullable [] response) {
     if (response == null) {
-      head.close();
+      var unusedClose = head.close();
     } else if (inFlight > (headersIn ? 1 : 0)) {
       closing = response;
       closingAt = headersIn ? 1 : 0;

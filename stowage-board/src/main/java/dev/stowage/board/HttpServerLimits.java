@@ -216,8 +216,8 @@ final class HttpServerLimits implements NettyServerCustomizer {
     }
     String message;
     if (bothLengths != null
-        || cause.getMessage() != null
-            && cause.getMessage().toLowerCase(Locale.ROOT).contains("content-length")) {
+        || (cause.getMessage() != null
+            && cause.getMessage().toLowerCase(Locale.ROOT).contains("content-length"))) {
       message =
           "the request has both Content-Length and Transfer-Encoding, or a Content-Length"
               + " that is not one whole number; send one length";
@@ -281,7 +281,7 @@ final class HttpServerLimits implements NettyServerCustomizer {
           "closing {}: a write has not left the server within the write timeout of {} ms",
           ctx.channel().remoteAddress(),
           options.writeTimeout().toMillis());
-      ctx.close();
+      var unusedClose = ctx.close();
     }
   }
 

@@ -70,7 +70,8 @@ final class PoolWatchdog implements AutoCloseable {
               return thread;
             });
     long millis = interval.toMillis();
-    checks.scheduleWithFixedDelay(this::checkLogged, millis, millis, TimeUnit.MILLISECONDS);
+    var unusedTask =
+        checks.scheduleWithFixedDelay(this::checkLogged, millis, millis, TimeUnit.MILLISECONDS);
   }
 
   private static Duration positive(Duration value, String property) {

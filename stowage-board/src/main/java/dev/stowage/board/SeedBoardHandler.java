@@ -133,7 +133,7 @@ final class SeedBoardHandler implements BoardHandler {
       return Mono.error(new RuntimeException(e));
     }
     return redisZSet
-        .add("board", encoded, board.score())
+        .add("board", encoded, (double) board.score())
         .flatMap(
             added ->
                 added

@@ -320,16 +320,17 @@ public final class StowageBoardService implements AutoCloseable {
     log.warn(
         "feed write failed after the database commit; the next read refills the feed: {}",
         unwrap(failure).toString());
-    complete
-        .async()
-        .delete(BoardKeys.COMPLETE_ENTRY)
-        .whenComplete(
-            (deleted, e) -> {
-              if (e != null) {
-                log.debug(
-                    "could not delete {} now: {}", placement.complete(), unwrap(e).toString());
-              }
-            });
+    var unusedStage =
+        complete
+            .async()
+            .delete(BoardKeys.COMPLETE_ENTRY)
+            .whenComplete(
+                (deleted, e) -> {
+                  if (e != null) {
+                    log.debug(
+                        "could not delete {} now: {}", placement.complete(), unwrap(e).toString());
+                  }
+                });
   }
 
   /**

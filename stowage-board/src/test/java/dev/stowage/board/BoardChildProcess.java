@@ -56,7 +56,7 @@ final class BoardChildProcess implements AutoCloseable {
     HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     try {
       await()
-          .atMost(Duration.ofSeconds(120))
+          .atMost(Duration.ofMinutes(2))
           .pollInterval(Duration.ofMillis(200))
           .failFast("the board's JVM exited; see " + log, () -> !process.isAlive())
           .ignoreExceptions()

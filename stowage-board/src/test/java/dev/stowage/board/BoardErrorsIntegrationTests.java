@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -64,11 +65,11 @@ class BoardErrorsIntegrationTests {
   @Test
   void malformedJson() throws Exception {
     assertRejected(
-        post("/boards", MediaType.APPLICATION_JSON, "{\"title\": ".getBytes()),
+        post("/boards", MediaType.APPLICATION_JSON, "{\"title\": ".getBytes(UTF_8)),
         400,
         "malformed JSON");
     assertRejected(
-        post("/boards", MediaType.APPLICATION_JSON, "{} trailing".getBytes()),
+        post("/boards", MediaType.APPLICATION_JSON, "{} trailing".getBytes(UTF_8)),
         400,
         "malformed JSON");
   }
@@ -106,7 +107,7 @@ class BoardErrorsIntegrationTests {
         400,
         "member_id");
     assertRejected(
-        post("/boards", MediaType.APPLICATION_JSON, "[1,2]".getBytes()), 400, "wrong shape");
+        post("/boards", MediaType.APPLICATION_JSON, "[1,2]".getBytes(UTF_8)), 400, "wrong shape");
   }
 
   @ParameterizedTest
@@ -188,7 +189,9 @@ class BoardErrorsIntegrationTests {
   @Test
   void unsupportedContentType() throws Exception {
     assertRejected(
-        post("/boards", MediaType.TEXT_PLAIN, "hello".getBytes()), 415, "unsupported Content-Type");
+        post("/boards", MediaType.TEXT_PLAIN, "hello".getBytes(UTF_8)),
+        415,
+        "unsupported Content-Type");
   }
 
   @Test
@@ -202,7 +205,7 @@ class BoardErrorsIntegrationTests {
         400,
         "at most 1000 posts, got 1001");
     assertRejected(
-        post("/boards/bulk", MediaType.APPLICATION_JSON, "[]".getBytes()),
+        post("/boards/bulk", MediaType.APPLICATION_JSON, "[]".getBytes(UTF_8)),
         400,
         "at least one post");
     List<Map<String, Object>> oneBad = new ArrayList<>(tooMany.subList(0, 10));

@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -329,7 +330,7 @@ class BoardEventsIntegrationTests {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                 .build(),
             HttpResponse.BodyHandlers.ofByteArray());
-    assertThat(response.statusCode()).as(new String(response.body())).isEqualTo(200);
+    assertThat(response.statusCode()).as(new String(response.body(), UTF_8)).isEqualTo(200);
     return JSON.readTree(response.body());
   }
 }

@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,6 +10,7 @@ import dev.stowage.board.protocol.BoardIds;
 import dev.stowage.board.protocol.NewBoard;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,14 +79,14 @@ class BoardFormatsUnitTests {
 
   @Test
   void parsingRejectsWhatIsWrongWithAMessage() {
-    assertThatThrownBy(() -> formats.parseOne("{".getBytes(), false))
+    assertThatThrownBy(() -> formats.parseOne("{".getBytes(UTF_8), false))
         .isInstanceOf(BoardRequestException.class)
         .hasMessageStartingWith("malformed JSON");
-    assertThatThrownBy(() -> formats.parseOne("{\"title\":\"t\"}".getBytes(), false))
+    assertThatThrownBy(() -> formats.parseOne("{\"title\":\"t\"}".getBytes(UTF_8), false))
         .hasMessageContaining("missing required fields: member_id, body, address");
-    assertThatThrownBy(() -> formats.parseOne("null".getBytes(), false))
+    assertThatThrownBy(() -> formats.parseOne("null".getBytes(UTF_8), false))
         .isInstanceOf(BoardRequestException.class);
-    assertThatThrownBy(() -> formats.parseMany("{}".getBytes(), false))
+    assertThatThrownBy(() -> formats.parseMany("{}".getBytes(UTF_8), false))
         .hasMessageContaining("array of posts");
   }
 
@@ -121,9 +123,12 @@ class BoardFormatsUnitTests {
   }
 
   @Test
+  @SuppressWarnings("JavaLocalDateTimeGetNano") // the nanos of the second are what must be zero
   void createdPostsHaveSecondPrecisionDates() {
     Board board = board(1);
     assertThat(board.createdAt().getNano()).isZero();
-    assertThat(board.createdAt()).isEqualTo(board.modifiedAt()).isBefore(LocalDateTime.now());
+    assertThat(board.createdAt())
+        .isEqualTo(board.modifiedAt())
+        .isBefore(LocalDateTime.now(ZoneId.systemDefault()));
   }
 }

@@ -280,21 +280,22 @@ class BoardHttpLimitsIntegrationTests {
     AtomicBoolean closed = new AtomicBoolean();
     ScheduledExecutorService attacker = Executors.newSingleThreadScheduledExecutor();
     try {
-      attacker.scheduleAtFixedRate(
-          () -> {
-            if (closed.get() || sent.get() == bytes.length) {
-              return;
-            }
-            try {
-              connection.send(new byte[] {bytes[sent.get()]});
-              sent.incrementAndGet();
-            } catch (IOException e) {
-              closed.set(true);
-            }
-          },
-          0,
-          100,
-          TimeUnit.MILLISECONDS);
+      var unusedTask =
+          attacker.scheduleAtFixedRate(
+              () -> {
+                if (closed.get() || sent.get() == bytes.length) {
+                  return;
+                }
+                try {
+                  connection.send(new byte[] {bytes[sent.get()]});
+                  sent.incrementAndGet();
+                } catch (IOException e) {
+                  closed.set(true);
+                }
+              },
+              0,
+              100,
+              TimeUnit.MILLISECONDS);
       await()
           .atMost(WAIT)
           .until(() -> closed.get() || connection.hasInput() || sent.get() == bytes.length);

@@ -57,8 +57,15 @@ class BoardLowIntegrationTests {
   @Test
   void nettysOwnErrorsHaveTheJsonErrorShape() throws Exception {
     assertClosingError(
-        "GET /boards HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
-            + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        """
+        GET /boards HTTP/1.1
+        Host: x
+        Content-Length: 5
+        Transfer-Encoding: chunked
+
+        0
+
+        """,
         400,
         "Content-Length");
     assertClosingError("THIS IS NOT HTTP\r\n\r\n", 400, "request line");

@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -78,7 +79,7 @@ class BoardPoolRecoveryIntegrationTests {
             .untilAsserted(() -> assertThat(connections.replacements()).isEqualTo(1));
         EntityExchangeResult<byte[]> recovered = health(http);
         assertThat(recovered.getStatus().value())
-            .as(new String(recovered.getResponseBody()))
+            .as(new String(recovered.getResponseBody(), UTF_8))
             .isEqualTo(200);
         assertThat(body(recovered).at("/components/database/details/replacements").asInt())
             .isEqualTo(1);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
@@ -35,7 +34,6 @@ import reactor.core.scheduler.Schedulers;
 @WithRedis
 @WithPostgres
 class BoardRedisOutageIntegrationTests {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
   void startsWithoutRedisServesFromTheDatabaseAndFillsTheCacheOnceRedisAnswers(

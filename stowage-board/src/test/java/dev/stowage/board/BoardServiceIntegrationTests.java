@@ -207,7 +207,7 @@ class BoardServiceIntegrationTests {
                         .map(ByteArrayOutputStream::toByteArray),
                 128)
             .collectList()
-            .block(Duration.ofSeconds(120));
+            .block(Duration.ofMinutes(2));
     Set<Long> scores = new HashSet<>();
     for (byte[] reply : replies) {
       scores.add(JSON.readTree(reply).get("data").get("score").asLong());

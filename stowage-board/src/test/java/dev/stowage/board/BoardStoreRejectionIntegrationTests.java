@@ -1,5 +1,6 @@
 package dev.stowage.board;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -56,7 +57,8 @@ class BoardStoreRejectionIntegrationTests {
                 + new String(
                     duplicate.getResponseBodyContent() == null
                         ? new byte[0]
-                        : duplicate.getResponseBodyContent()));
+                        : duplicate.getResponseBodyContent(),
+                    UTF_8));
         assertThat(db.storedIds()).as(kind).hasSize(1);
 
         JsonNode next =

@@ -82,7 +82,8 @@ public final class MeasuredBoard {
               thread.setDaemon(true);
               return thread;
             });
-    sampler.scheduleAtFixedRate(measured::sample, 0, SAMPLE_MILLIS, TimeUnit.MILLISECONDS);
+    var unusedTask =
+        sampler.scheduleAtFixedRate(measured::sample, 0, SAMPLE_MILLIS, TimeUnit.MILLISECONDS);
     try (BoardServer board =
         BoardServer.start(
             0,

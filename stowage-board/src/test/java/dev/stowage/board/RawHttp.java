@@ -48,6 +48,7 @@ public final class RawHttp implements AutoCloseable {
   }
 
   /** A response: its status, its headers (names in lower case) and its body. */
+  @SuppressWarnings("ArrayRecordComponent") // never compared: a response as read
   public record Response(int status, Map<String, String> headers, byte[] body) {
     public String text() {
       return new String(body, StandardCharsets.UTF_8);
@@ -66,7 +67,7 @@ public final class RawHttp implements AutoCloseable {
   public Response readResponseHead() throws IOException {
     String statusLine = readLine();
     Map<String, String> headers = new LinkedHashMap<>();
-    for (String line; !(line = readLine()).isEmpty(); ) {
+    for (String line = readLine(); !line.isEmpty(); line = readLine()) {
       int colon = line.indexOf(':');
       headers.put(
           line.substring(0, colon).trim().toLowerCase(Locale.ROOT),

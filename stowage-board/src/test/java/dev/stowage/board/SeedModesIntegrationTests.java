@@ -91,7 +91,7 @@ class SeedModesIntegrationTests {
           for (JsonNode item : all) {
             long score = item.get("score").asLong();
             max = Math.max(max, score);
-            connection.sync().zadd("board", score, JSON.writeValueAsString(item));
+            connection.sync().zadd("board", (double) score, JSON.writeValueAsString(item));
           }
           connection.sync().hset("counter", "board", Long.toString(max));
           try (BoardServer seedJson =

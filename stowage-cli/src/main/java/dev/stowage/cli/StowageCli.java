@@ -18,10 +18,12 @@ import picocli.CommandLine.Spec;
  * The {@code stowage} command. Its subcommands reproduce the seed tables ({@code bench}) and work
  * with the values Stowage stores.
  *
- * <p>{@code serve}, {@code events}, {@code inspect}, {@code scan}, {@code dict}, {@code json} and
- * {@code migrate} are this module's. {@code bench} lives in stowage-bench-cli, with JMH and the
- * peers it measures, and is found at run time through {@link SubcommandProvider}; without it on the
- * class path, {@code bench} is a stand-in that says where it is.
+ * <p>{@code inspect}, {@code scan}, {@code dict}, {@code json} and {@code migrate} are this
+ * module's. {@code bench} lives in stowage-bench-cli, with JMH and the peers it measures, and
+ * {@code serve} and {@code events} in stowage-server, with the board service (Spring WebFlux,
+ * R2DBC, H2, MongoDB, Kafka), which this module's class path must not hold; they are found at run
+ * time through {@link SubcommandProvider}. Without their module on the class path, each is a
+ * stand-in that says where it is.
  *
  * <p>Exit codes: 0 on success, 1 when a command fails, 2 for a usage error.
  */
@@ -58,8 +60,20 @@ public final class StowageCli implements Runnable {
     CommandLine cli = new CommandLine(new StowageCli());
     CommandLine bench = provided.remove(BENCH);
     cli.addSubcommand(bench != null ? bench : new CommandLine(new BenchUnavailableCommand()));
-    cli.addSubcommand(new ServeCommand());
-    cli.addSubcommand(new EventsCommand());
+    CommandLine serve = provided.remove(ServerUnavailableCommand.SERVE);
+    cli.addSubcommand(
+        serve != null
+            ? serve
+            : ServerUnavailableCommand.commandLine(
+                ServerUnavailableCommand.SERVE,
+                "Run the board service (the first seed's API) until interrupted."));
+    CommandLine events = provided.remove(ServerUnavailableCommand.EVENTS);
+    cli.addSubcommand(
+        events != null
+            ? events
+            : ServerUnavailableCommand.commandLine(
+                ServerUnavailableCommand.EVENTS,
+                "Print the board's events from Kafka, one JSON line each, until interrupted."));
     cli.addSubcommand(new InspectCommand());
     cli.addSubcommand(new ScanCommand());
     cli.addSubcommand(new DictCommand());

@@ -1,26 +1,16 @@
 package dev.stowage.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +34,14 @@ class LauncherClassPathIntegrationTests {
           "stowage-bench",
           "stowage-testkit",
           "archunit",
-          "assertj");
+          "assertj",
+          "spring-",
+          "stowage-board",
+          "reactor-netty",
+          "r2dbc",
+          "h2-",
+          "mongodb",
+          "kafka");
 
   private static final Path MODULE =
       Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
@@ -60,7 +57,6 @@ class LauncherClassPathIntegrationTests {
             List.of("scan", "--help"),
             List.of("dict", "--help"),
             List.of("json", "--help"),
-            List.of("serve", "--help"),
             List.of("--help"),
             List.of("--version"))) {
       List<String> command = scriptCommand(args);
@@ -74,7 +70,6 @@ class LauncherClassPathIntegrationTests {
           .as("class path of %s", args)
           .anyMatch(name -> name.startsWith("picocli-"))
           .anyMatch(name -> name.startsWith("stowage-core-"))
-          .anyMatch(name -> name.startsWith("stowage-board-"))
           .noneMatch(
               name -> FORBIDDEN.stream().anyMatch(name.toLowerCase(Locale.ROOT)::startsWith));
     }
@@ -86,10 +81,6 @@ class LauncherClassPathIntegrationTests {
     Run json = run(scriptCommand(List.of("json", "--help")));
     assertThat(json.exit()).as(json.err()).isZero();
     assertThat(json.out()).contains("Usage: stowage json").contains("validate").contains("format");
-
-    Run serve = run(scriptCommand(List.of("serve", "--help")));
-    assertThat(serve.exit()).as(serve.err()).isZero();
-    assertThat(serve.out()).contains("Usage: stowage serve");
 
     Run help = run(scriptCommand(List.of("--help")));
     assertThat(help.exit()).as(help.err()).isZero();
@@ -136,6 +127,9 @@ class LauncherClassPathIntegrationTests {
             "redis.clients.jedis.Jedis",
             "org.redisson.Redisson",
             "dev.stowage.bench.ResultsDocument",
+            "org.springframework.context.ApplicationContext",
+            "reactor.netty.http.server.HttpServer",
+            "dev.stowage.board.BoardServer",
             "dev.stowage.cli.inspect.InspectCommand");
     Run run = run(probeCommand);
 
@@ -148,6 +142,9 @@ class LauncherClassPathIntegrationTests {
             "absent redis.clients.jedis.Jedis",
             "absent org.redisson.Redisson",
             "absent dev.stowage.bench.ResultsDocument",
+            "absent org.springframework.context.ApplicationContext",
+            "absent reactor.netty.http.server.HttpServer",
+            "absent dev.stowage.board.BoardServer",
             "found dev.stowage.cli.inspect.InspectCommand");
   }
 
@@ -167,106 +164,24 @@ class LauncherClassPathIntegrationTests {
   }
 
   /**
-   * {@code serve} runs with {@code -XX:+ExitOnOutOfMemoryError} (for its supervisor to restart it),
-   * before {@code STOWAGE_JAVA_OPTS}, which can still turn it off; the other tools run without.
+   * {@code serve} and {@code events} are stowage-server's: on the tools' class path they say where
+   * they are, and run with no JVM option of serve's.
    */
   @Test
-  void serveExitsOnOutOfMemoryErrorAndTheOtherToolsDoNot() throws Exception {
-    List<String> serve = scriptCommand(List.of("serve", "--port", "0"));
-    assertThat(serve.subList(1, serve.indexOf("-cp")))
-        .containsExactly("-XX:+ExitOnOutOfMemoryError");
+  void serveAndEventsOnTheToolsClassPathSayWhereTheServerIs() throws Exception {
+    for (String subcommand : List.of("serve", "events")) {
+      List<String> command = new ArrayList<>(scriptCommand(List.of("inspect")));
+      assertThat(command.subList(1, command.indexOf("-cp"))).isEmpty();
+      command.remove(command.size() - 1);
+      command.addAll(List.of(subcommand, "--help"));
+      Run run = run(command);
 
-    List<String> withOptions =
-        scriptCommand(List.of("serve"), "-Xmx256m -XX:-ExitOnOutOfMemoryError");
-    assertThat(withOptions.subList(1, withOptions.indexOf("-cp")))
-        .containsExactly("-XX:+ExitOnOutOfMemoryError", "-Xmx256m", "-XX:-ExitOnOutOfMemoryError");
-
-    for (List<String> args :
-        List.of(List.of("inspect", "--help"), List.of("json", "--help"), List.of("--help"))) {
-      List<String> command = scriptCommand(args);
-      assertThat(command.subList(1, command.indexOf("-cp")))
-          .as("JVM options of %s", args)
-          .isEmpty();
+      assertThat(run.exit()).as(subcommand).isEqualTo(1);
+      assertThat(run.err())
+          .contains("stowage " + subcommand)
+          .contains("stowage-server")
+          .contains("not on this class path");
     }
-  }
-
-  /**
-   * A {@code serve} JVM whose heap runs out while it serves exits, with the JVM's status 3, instead
-   * of answering on: the service is started on the script's command with a 32 MiB heap, and bulk
-   * posts of 7.8 MB, six at a time, are sent until it exits. (With {@code
-   * -XX:-ExitOnOutOfMemoryError} the same process logs its OutOfMemoryErrors, answers 500 and stays
-   * up.)
-   */
-  @Test
-  void aServeJvmWhoseHeapRunsOutExits() throws Exception {
-    // An unreachable Redis rather than an embedded one, which the exit would leave running.
-    List<String> command =
-        scriptCommand(List.of("serve", "--port", "0", "--redis", "redis://127.0.0.1:1"), "-Xmx32m");
-    Path out = temp.resolve("serve.out");
-    Path err = temp.resolve("serve.err");
-    Process serve =
-        new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
-    try {
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(() -> Files.readString(out).contains("listening on") || !serve.isAlive());
-      Matcher url = Pattern.compile("listening on (http://\\S+)").matcher(Files.readString(out));
-      assertThat(url.find()).as("%s%s", Files.readString(out), Files.readString(err)).isTrue();
-      byte[] bulk = bulkBody();
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-      HttpRequest post =
-          HttpRequest.newBuilder(URI.create(url.group(1) + "/boards/bulk"))
-              .header("Content-Type", "application/json")
-              .timeout(Duration.ofSeconds(30))
-              .POST(HttpRequest.BodyPublishers.ofByteArray(bulk))
-              .build();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(100))
-          .until(
-              () -> {
-                List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>();
-                for (int i = 0; i < 6; i++) {
-                  sent.add(http.sendAsync(post, HttpResponse.BodyHandlers.discarding()));
-                }
-                for (CompletableFuture<HttpResponse<Void>> response : sent) {
-                  response.handle((answer, failure) -> null).get(60, TimeUnit.SECONDS);
-                }
-                return !serve.isAlive();
-              });
-      String output = Files.readString(out) + Files.readString(err);
-      assertThat(serve.exitValue()).as(output).isEqualTo(3);
-      assertThat(output).contains("Terminating due to java.lang.OutOfMemoryError");
-    } finally {
-      serve.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    }
-  }
-
-  /**
-   * A JSON array of 1,000 posts of 850-character fields: 7.8 MB, within the bulk limit of 8 MiB.
-   */
-  private static byte[] bulkBody() {
-    String text = "x".repeat(850);
-    StringBuilder post = new StringBuilder("{\"member_id\":1");
-    for (String field :
-        List.of(
-            "title",
-            "body",
-            "address",
-            "country",
-            "job",
-            "credit",
-            "ssn",
-            "company",
-            "phone_number")) {
-      post.append(",\"").append(field).append("\":\"").append(text).append('"');
-    }
-    post.append('}');
-    return ("[" + String.join(",", Collections.nCopies(1000, post)) + "]")
-        .getBytes(StandardCharsets.UTF_8);
   }
 
   /**

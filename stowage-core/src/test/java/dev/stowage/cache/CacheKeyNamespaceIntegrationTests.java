@@ -208,6 +208,9 @@ class CacheKeyNamespaceIntegrationTests {
   }
 
   @Test
+  @SuppressWarnings(
+      "ReachabilityFenceUsage") // the fence keeps the caches reachable until the checks above ran;
+  // a throw before it fails the test anyway
   void aCacheOrFeedNoLongerReachableGivesItsNamespaceBack(RedisServer redis) {
     try (Stowage one = Stowage.builder().redis(redis.uri()).build()) {
       RedisCache<String, String> kept = one.cache("kept", String.class).build();
@@ -232,6 +235,9 @@ class CacheKeyNamespaceIntegrationTests {
   }
 
   @Test
+  @SuppressWarnings(
+      "ReachabilityFenceUsage") // the fence keeps the caches reachable until the checks above ran;
+  // a throw before it fails the test anyway
   void oneStowageRefusesACacheOrFeedWhoseKeysOverlapAnothers(RedisServer redis) {
     try (Stowage one = Stowage.builder().redis(redis.uri()).build()) {
       // Held to the end: a cache or feed no longer reachable gives its namespace back.

@@ -432,7 +432,7 @@ class FeedSealingIntegrationTests {
                 () -> {
                   // Writer w alone touches the scores 64 + w, 64 + w + 6, ... of buckets 1 and 2.
                   for (int round = 0; round < 2_000 && System.nanoTime() < deadline; round++) {
-                    long score = 64 + w + writers * (round % 21);
+                    long score = 64L + w + (long) writers * (round % 21);
                     BoardRecord value = RECORDS.get(192 + (w * 17 + round) % 108);
                     assertThat(feed.remove(score)).as("score %d", score).isTrue();
                     expected.remove(score);
@@ -479,7 +479,7 @@ class FeedSealingIntegrationTests {
                 () -> {
                   for (int round = 0; round < 15; round++) {
                     Map<Long, BoardRecord> values = new LinkedHashMap<>();
-                    for (long score = 64 + w; score < 192; score += 4 + round % 3) {
+                    for (long score = 64L + w; score < 192; score += 4 + round % 3) {
                       values.put(score, RECORDS.get(200 + w * 20 + round));
                     }
                     feed.putAll(values);

@@ -38,6 +38,8 @@ class ReadmeSnippetIntegrationTests {
   }
 
   @Test
+  // The snippet, as the README shows it, names the value a caller gets back and does not use it.
+  @SuppressWarnings("UnusedVariable")
   void theSnippetRuns(RedisServer redis) {
     String redisUri = redis.uri();
     Map<String, Item> itemsById =

@@ -220,7 +220,8 @@ class CodecLimitsUnitTests {
     return ("[".repeat(depth) + "1" + "]".repeat(depth)).getBytes(StandardCharsets.US_ASCII);
   }
 
-  @SuppressWarnings({"rawtypes", "unchecked"})
+  // NonApiType: an ArrayList is what the test serializes
+  @SuppressWarnings({"rawtypes", "unchecked", "NonApiType"})
   private static ArrayList nestedLists(int depth) {
     ArrayList root = new ArrayList();
     ArrayList current = root;

@@ -48,6 +48,9 @@ class ForyBoundsUnitTests {
           CodecCorruptionUnitTests.bytes(0xfc, 0xff, 0xff, 0xff, 0x07)); // 2^31 - 4
 
   /** Each value as the one argument, arrays included (JUnit would spread an Object[]). */
+  @SuppressWarnings(
+      "JdkObsolete") // Fory serializes a Vector with a serializer of its own, which the bounds
+  // replace
   static Stream<Arguments> values() {
     BitSet bits = new BitSet();
     bits.set(3);

@@ -125,6 +125,7 @@ class JdkAllowlistUnitTests {
 
   @Test
   void aHugeArrayLengthIsRejectedBeforeAllocation() {
+    @SuppressWarnings("ArrayRecordComponent") // never compared: it carries the array to encode
     record Holder(int[] values) implements Serializable {}
     Codec<Holder> holders = Codecs.jdk(Holder.class);
     byte[] bytes = holders.encode(new Holder(new int[] {0x51515151, 0x51515151}));

@@ -39,6 +39,7 @@ class JdkWorkBoundsUnitTests {
    * sets of the level below, so hashing the root visits 2<sup>depth</sup> sets. Depth 60 takes a
    * few kilobytes.
    */
+  @SuppressWarnings("NonApiType") // a HashSet is what the attack serializes
   static HashSet<Object> nestedHashSets(int depth) {
     HashSet<Object> root = new HashSet<>();
     Set<Object> s1 = root;
@@ -152,6 +153,7 @@ class JdkWorkBoundsUnitTests {
 
   @Test
   void anArrayOrATableLargerThanTheBytesLeftIsRefused() {
+    @SuppressWarnings("ArrayRecordComponent") // never compared: it carries the array to encode
     record Longs(long[] values) implements Serializable {}
     Codec<Longs> longs = Codecs.jdk(Longs.class);
     byte[] bytes = longs.encode(new Longs(new long[] {0x5151515151515151L}));
@@ -196,6 +198,7 @@ class JdkWorkBoundsUnitTests {
       implements Serializable {}
 
   @Test
+  @SuppressWarnings("EnumOrdinal") // any constant will do: the index only varies them
   void ordinaryAllowlistedValuesStillDecodeSharedReferencesIncluded() {
     Writer shared = new Writer("안녕", 42);
     List<Note> notes = new ArrayList<>();

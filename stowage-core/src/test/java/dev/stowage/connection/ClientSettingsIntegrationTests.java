@@ -29,7 +29,7 @@ class ClientSettingsIntegrationTests {
   private static final Duration TIMEOUT = Duration.ofMillis(800);
 
   @Test
-  void givenResourcesAreSharedAndLeftRunningWhenStowageCloses(RedisServer redis) {
+  void givenResourcesAreSharedAndLeftRunningWhenStowageCloses(RedisServer redis) throws Exception {
     ClientResources resources = DefaultClientResources.create();
     try {
       Stowage first = Stowage.builder().redis(redis.uri()).clientResources(resources).build();
@@ -52,7 +52,7 @@ class ClientSettingsIntegrationTests {
         application.shutdown();
       }
     } finally {
-      resources.shutdown(0, 2, TimeUnit.SECONDS);
+      assertThat(resources.shutdown(0, 2, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS)).isTrue();
     }
   }
 

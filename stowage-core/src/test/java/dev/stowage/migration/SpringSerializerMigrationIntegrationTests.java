@@ -88,6 +88,7 @@ class SpringSerializerMigrationIntegrationTests {
     JdkTrap.READ.set(0);
   }
 
+  @SuppressWarnings("JavaUtilDate") // the values Spring's serializers wrote held a java.util.Date
   private static Article article(long id, String title) {
     Map<String, Object> extras = new LinkedHashMap<>();
     extras.put("words", 1200L);
@@ -109,6 +110,7 @@ class SpringSerializerMigrationIntegrationTests {
    * An article whose {@code Object} values keep their class in plain JSON, which has no {@code
    * Long} or {@code Date} of its own: what the caches write after the switch.
    */
+  @SuppressWarnings("JavaUtilDate") // the values Spring's serializers wrote held a java.util.Date
   private static Article plain(long id, String title) {
     Map<String, Object> extras = new LinkedHashMap<>();
     extras.put("score", 4.5);

@@ -369,39 +369,38 @@ public final class RedisServer implements AutoCloseable {
     }
     String rest = line.substring(1);
     switch (line.charAt(0)) {
-      case '+':
+      case '+' -> {
         return rest;
-      case '-':
-        throw new IllegalStateException(
-            "redis-server on port " + port + " answered " + command + " with " + line);
-      case ':':
+      }
+      case '-' ->
+          throw new IllegalStateException(
+              "redis-server on port " + port + " answered " + command + " with " + line);
+      case ':' -> {
         return Long.parseLong(rest);
-      case '$':
-        {
-          int length = Integer.parseInt(rest);
-          if (length < 0) {
-            return null;
-          }
-          byte[] bytes = in.readNBytes(length + 2);
-          if (bytes.length != length + 2) {
-            throw new IOException("connection closed in a bulk string");
-          }
-          return new String(bytes, 0, length, StandardCharsets.UTF_8);
+      }
+      case '$' -> {
+        int length = Integer.parseInt(rest);
+        if (length < 0) {
+          return null;
         }
-      case '*':
-        {
-          int count = Integer.parseInt(rest);
-          if (count < 0) {
-            return null;
-          }
-          List<Object> elements = new ArrayList<>(count);
-          for (int i = 0; i < count; i++) {
-            elements.add(readReply(in, command));
-          }
-          return elements;
+        byte[] bytes = in.readNBytes(length + 2);
+        if (bytes.length != length + 2) {
+          throw new IOException("connection closed in a bulk string");
         }
-      default:
-        throw new IOException("an unexpected reply: " + line);
+        return new String(bytes, 0, length, StandardCharsets.UTF_8);
+      }
+      case '*' -> {
+        int count = Integer.parseInt(rest);
+        if (count < 0) {
+          return null;
+        }
+        List<Object> elements = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+          elements.add(readReply(in, command));
+        }
+        return elements;
+      }
+      default -> throw new IOException("an unexpected reply: " + line);
     }
   }
 

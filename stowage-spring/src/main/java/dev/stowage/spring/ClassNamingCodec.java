@@ -219,14 +219,14 @@ final class ClassNamingCodec implements Codec<Object> {
     if (length == 1 && data[offset] == NULL_TAG) {
       return NullValue.INSTANCE;
     }
-    if (length < 3 || data[offset] != SHAPED_TAG && data[offset] != VALUE_TAG) {
+    if (length < 3 || (data[offset] != SHAPED_TAG && data[offset] != VALUE_TAG)) {
       throw new CodecException(
           name()
               + ": not a value of a Spring cache (tag "
               + (length == 0 ? "none" : data[offset])
               + ")");
     }
-    int nameLength = (data[offset + 1] & 0xff) << 8 | data[offset + 2] & 0xff;
+    int nameLength = (data[offset + 1] & 0xff) << 8 | (data[offset + 2] & 0xff);
     if (nameLength == 0 || 3 + nameLength > length) {
       throw new CodecException(
           name() + ": a type name of " + nameLength + " bytes in a value of " + length);
@@ -266,7 +266,7 @@ final class ClassNamingCodec implements Codec<Object> {
       // writer's schema from Redis: both wait for a reply that only this thread can read.
       TypeCodec known = codecs.get(text);
       int fingerprint = known == null ? -1 : known.fingerprintOf(inner);
-      if (known == null || fingerprint >= 0 && !known.readable.contains(fingerprint)) {
+      if (known == null || (fingerprint >= 0 && !known.readable.contains(fingerprint))) {
         WARMING.execute(
             () -> {
               try {

@@ -52,7 +52,7 @@ final class RedisUris {
     if (hostsAndPorts.isEmpty()) {
       return null;
     }
-    boolean ssl = redis.getSsl().isEnabled() || details != null && details.getSslBundle() != null;
+    boolean ssl = redis.getSsl().isEnabled() || (details != null && details.getSslBundle() != null);
     String username = details != null ? details.getUsername() : redis.getUsername();
     String password = details != null ? details.getPassword() : redis.getPassword();
     List<RedisURI> seeds = new ArrayList<>();
@@ -89,7 +89,7 @@ final class RedisUris {
   private static RedisURI uri(
       DataRedisProperties redis, @Nullable DataRedisConnectionDetails details) {
     String url = redis.getUrl();
-    boolean ssl = redis.getSsl().isEnabled() || url != null && url.startsWith("rediss:");
+    boolean ssl = redis.getSsl().isEnabled() || (url != null && url.startsWith("rediss:"));
     if (details == null) {
       if (url != null) {
         return RedisURI.create(url);

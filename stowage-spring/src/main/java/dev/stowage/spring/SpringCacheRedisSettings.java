@@ -79,7 +79,7 @@ record SpringCacheRedisSettings(
                 + "; 0 makes entries that never expire (or set stowage.defaults.ttl)");
       }
       if (timeToLive.compareTo(RedisCache.MAX_TTL) > 0
-          || !timeToLive.isZero() && timeToLive.toNanos() < 1_000_000) {
+          || (!timeToLive.isZero() && timeToLive.toNanos() < 1_000_000)) {
         throw new IllegalArgumentException(
             PREFIX
                 + "time-to-live must be 0 (never expire) or from 1 ms to "

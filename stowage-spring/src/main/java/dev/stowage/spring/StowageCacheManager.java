@@ -213,7 +213,7 @@ public class StowageCacheManager extends AbstractCacheManager {
               + "; 0 makes entries that never expire");
     }
     if (ttlValue.compareTo(RedisCache.MAX_TTL) > 0
-        || !ttlValue.isZero() && ttlValue.toNanos() < 1_000_000) {
+        || (!ttlValue.isZero() && ttlValue.toNanos() < 1_000_000)) {
       throw new IllegalArgumentException(
           ttl.property()
               + " must be 0 (never expire) or from 1 ms to "

@@ -34,7 +34,7 @@ class ClassNamingCodecUnitTests {
   }
 
   private static String typeText(byte[] bytes) {
-    int length = (bytes[1] & 0xff) << 8 | bytes[2] & 0xff;
+    int length = (bytes[1] & 0xff) << 8 | (bytes[2] & 0xff);
     return new String(bytes, 3, length, StandardCharsets.UTF_8);
   }
 
@@ -126,7 +126,7 @@ class ClassNamingCodecUnitTests {
 
   @Test
   void classesOutsideTheAllowlistAreRefusedWhenWritten() {
-    assertThatThrownBy(() -> codec.encode(new StringBuilder("x")))
+    assertThatThrownBy(() -> codec.encode("x"))
         .isInstanceOf(CodecException.class)
         .hasMessageContaining("java.lang.StringBuilder is outside")
         .hasMessageContaining("stowage.allowed-packages");

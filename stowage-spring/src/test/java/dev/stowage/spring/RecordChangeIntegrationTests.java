@@ -100,21 +100,19 @@ class RecordChangeIntegrationTests {
     deploy(reader, test, properties);
   }
 
-  private static Consumer<Cache> aCountedMiss() {
-    return cache -> {
-      assertThat(cache.get(1L)).isNull();
-      assertThat(stats(cache).decodeFailures()).isEqualTo(1);
-    };
+  private static void aCountedMiss(Cache cache) {
+    assertThat(cache.get(1L)).isNull();
+    assertThat(stats(cache).decodeFailures()).isEqualTo(1);
   }
 
   @Test
   void aRenamedPropertyIsAMissInACacheWithoutAType() {
-    writeThenRead(RENAMED, aCountedMiss());
+    writeThenRead(RENAMED, RecordChangeIntegrationTests::aCountedMiss);
   }
 
   @Test
   void aNarrowedPropertyIsAMissInACacheWithoutAType() {
-    writeThenRead(NARROWED, aCountedMiss());
+    writeThenRead(NARROWED, RecordChangeIntegrationTests::aCountedMiss);
   }
 
   @Test
@@ -134,15 +132,18 @@ class RecordChangeIntegrationTests {
   @Test
   void aRenamedOrNarrowedPropertyIsAMissWithEveryCodecThatReadsByName() {
     for (String codec : new String[] {"json", "msgpack", "jdk"}) {
-      writeThenRead(RENAMED, aCountedMiss(), "stowage.caches.books.codec=" + codec);
       writeThenRead(
           RENAMED,
-          aCountedMiss(),
+          RecordChangeIntegrationTests::aCountedMiss,
+          "stowage.caches.books.codec=" + codec);
+      writeThenRead(
+          RENAMED,
+          RecordChangeIntegrationTests::aCountedMiss,
           "stowage.caches.books.codec=" + codec,
           "stowage.caches.books.type=evolve.Book");
       writeThenRead(
           NARROWED,
-          aCountedMiss(),
+          RecordChangeIntegrationTests::aCountedMiss,
           "stowage.caches.books.codec=" + codec,
           "stowage.caches.books.type=evolve.Book");
       writeThenRead(

@@ -9,11 +9,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -45,13 +47,17 @@ class KafkaBrokerIntegrationTests {
     for (String compression : List.of("zstd", "lz4")) {
       String topic = "compressed-" + compression;
       List<String> sent = new ArrayList<>();
+      List<Future<RecordMetadata>> acks = new ArrayList<>();
       try (KafkaProducer<String, String> producer = producer(kafka, compression)) {
         for (int i = 0; i < 200; i++) {
           String value = compression + " value " + i + " " + "x".repeat(i);
           sent.add(value);
-          producer.send(new ProducerRecord<>(topic, "k", value));
+          acks.add(producer.send(new ProducerRecord<>(topic, "k", value)));
         }
         producer.flush();
+      }
+      for (Future<RecordMetadata> ack : acks) {
+        assertThat(ack.get(30, TimeUnit.SECONDS).topic()).isEqualTo(topic);
       }
       assertThat(readAll(kafka, topic, sent.size())).as(compression).isEqualTo(sent);
     }

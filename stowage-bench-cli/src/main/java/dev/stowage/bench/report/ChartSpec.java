@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * One bar chart of a table: one bar per row, showing one metric.
  *
- * @param metric the key in each row's {@code metrics}, such as {@code "median_ms"}
+ * @param metric the key in each row's metrics map, such as {@code "median_ms"}
  * @param title what the chart shows, such as {@code "median time"}
  * @param unit the unit printed after values, such as {@code "ms"}; may be empty
  * @param kind what the metric measures

@@ -683,6 +683,8 @@ public final class ReportBuilder {
    * {@code " ×0.42"} against the row's baseline, {@code " ×1 seed"} on the baseline itself, or
    * empty.
    */
+  @SuppressWarnings(
+      "ReferenceEquality") // the very row, not an equal one: a row is its own baseline
   private static String ratioLabel(
       TableSpec spec, ChartSpec chart, List<ResultRow> rows, ResultRow row) {
     ResultRow base = baselineOf(spec, row, rows);

@@ -14,6 +14,7 @@ import dev.stowage.samples.Samples;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -174,7 +175,7 @@ public final class AppBench {
     return new ResultsDocument(
         BENCH_NAME,
         plan.quick(),
-        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        RunEnvironment.capture(redis.version(), Clock.system(ZoneId.systemDefault())),
         rows);
   }
 

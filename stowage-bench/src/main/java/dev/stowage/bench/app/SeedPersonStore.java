@@ -130,6 +130,8 @@ final class SeedPersonStore implements PersonStore {
    * take hours.
    */
   @Override
+  @SuppressWarnings(
+      "ArrayAsKeyOfSetOrMap") // distinct keys by construction, handed to Lettuce's mset as they are
   public CompletionStage<?> load(List<Person> people) {
     Map<byte[], byte[]> entries = new LinkedHashMap<>(people.size() * 2);
     for (Person person : people) {

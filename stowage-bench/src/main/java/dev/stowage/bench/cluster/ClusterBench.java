@@ -14,6 +14,7 @@ import dev.stowage.samples.Samples;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -252,7 +253,7 @@ public final class ClusterBench {
     return new ResultsDocument(
         BENCH_NAME,
         plan.quick(),
-        RunEnvironment.capture(single.version(), Clock.systemDefaultZone()),
+        RunEnvironment.capture(single.version(), Clock.system(ZoneId.systemDefault())),
         withSingleRatios(results));
   }
 

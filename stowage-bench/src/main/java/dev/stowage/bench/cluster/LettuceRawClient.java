@@ -43,6 +43,9 @@ final class LettuceRawClient implements BulkClient {
   private final RedisStringAsyncCommands<byte[], byte[]> async;
   private final boolean cluster;
   private final ObjectMapper mapper = new ObjectMapper();
+
+  @SuppressWarnings(
+      "IdentityHashMapUsage") // each template instance's encoding: identity is the point
   private final Map<Item, byte[]> encoded = new IdentityHashMap<>();
 
   LettuceRawClient(Topology topology) {

@@ -79,7 +79,7 @@ final class RedissonBatchClient implements BulkClient {
   public void putAll(List<Item> items, String keyPrefix) {
     RBatch batch = newBatch();
     for (Item item : items) {
-      batch.<Item>getBucket(keyPrefix + item.id()).setAsync(item);
+      var unusedReply = batch.<Item>getBucket(keyPrefix + item.id()).setAsync(item);
     }
     batch.execute();
   }
@@ -88,7 +88,7 @@ final class RedissonBatchClient implements BulkClient {
   public List<@Nullable Item> getAll(List<Long> ids, String keyPrefix) {
     RBatch batch = newBatch();
     for (long id : ids) {
-      batch.<Item>getBucket(keyPrefix + id).getAsync();
+      var unusedReply2 = batch.<Item>getBucket(keyPrefix + id).getAsync();
     }
     BatchResult<?> result = batch.execute();
     List<@Nullable Item> items = new ArrayList<>(ids.size());

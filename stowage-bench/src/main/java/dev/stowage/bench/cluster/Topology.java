@@ -250,7 +250,8 @@ public final class Topology implements AutoCloseable {
 
   private static String glob(String prefix) {
     StringBuilder out = new StringBuilder();
-    for (char c : prefix.toCharArray()) {
+    for (int i = 0; i < prefix.length(); i++) {
+      char c = prefix.charAt(i);
       if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
         out.append('\\');
       }

@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
 public final class BoardProcess implements AutoCloseable {
 
   /** How long a child may take to answer its first request. */
-  public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(120);
+  public static final Duration DEFAULT_START_TIMEOUT = Duration.ofMinutes(2);
 
   private static final int LOG_LINES = 40;
   private static final Pattern STACK_FRAME = Pattern.compile("^\\s+(at |\\.\\.\\. \\d+ more)");

@@ -28,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -361,7 +362,8 @@ public final class HttpBench {
                 readExtras(target.pageBytes(), wrk)));
       }
       Map<String, Object> env =
-          new LinkedHashMap<>(RunEnvironment.capture(redisVersion, Clock.systemDefaultZone()));
+          new LinkedHashMap<>(
+              RunEnvironment.capture(redisVersion, Clock.system(ZoneId.systemDefault())));
       if (plan.events()) {
         env.put("kafka", EMBEDDED_BROKER);
         env.put("kafka_version", AppInfoParser.getVersion());

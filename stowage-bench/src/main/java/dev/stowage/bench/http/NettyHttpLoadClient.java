@@ -159,14 +159,15 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
                 result.complete(Outcome.failure(connected.cause()));
                 return;
               }
-              connected
-                  .channel()
-                  .pipeline()
-                  .get(Connection.class)
-                  .exchange(request, sent)
-                  .whenComplete(
-                      (outcome, error) ->
-                          result.complete(error == null ? outcome : Outcome.failure(error)));
+              var unusedStage =
+                  connected
+                      .channel()
+                      .pipeline()
+                      .get(Connection.class)
+                      .exchange(request, sent)
+                      .whenComplete(
+                          (outcome, error) ->
+                              result.complete(error == null ? outcome : Outcome.failure(error)));
             });
     return result;
   }
@@ -231,7 +232,7 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
                   written -> {
                     if (!written.isSuccess()) {
                       fail(written.cause());
-                      written.channel().close();
+                      var unusedClose = written.channel().close();
                     }
                   });
     }
@@ -255,7 +256,7 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
         if (keepAlive && !closed) {
           idle.offer(this);
         } else {
-          ctx.close();
+          var unusedClose2 = ctx.close();
         }
         done.complete(outcome);
       }
@@ -270,7 +271,7 @@ public final class NettyHttpLoadClient implements HttpLoadClient {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       fail(cause);
-      ctx.close();
+      var unusedClose3 = ctx.close();
     }
 
     private void fail(Throwable cause) {

@@ -124,18 +124,20 @@ public final class LoadGenerator {
       startNanos = System.nanoTime();
       lastTick.set(startNanos);
       long durationNanos = plan.duration().toNanos();
-      scheduler.scheduleAtFixedRate(
-          () -> ramp(durationNanos), 0, RAMP_TICK_MILLIS, TimeUnit.MILLISECONDS);
+      var unusedTask =
+          scheduler.scheduleAtFixedRate(
+              () -> ramp(durationNanos), 0, RAMP_TICK_MILLIS, TimeUnit.MILLISECONDS);
       long intervalMillis = plan.progressInterval().toMillis();
-      scheduler.scheduleAtFixedRate(
-          () -> {
-            synchronized (total) {
-              report(total, lastFailures, lastTick);
-            }
-          },
-          intervalMillis,
-          intervalMillis,
-          TimeUnit.MILLISECONDS);
+      var unusedTask2 =
+          scheduler.scheduleAtFixedRate(
+              () -> {
+                synchronized (total) {
+                  report(total, lastFailures, lastTick);
+                }
+              },
+              intervalMillis,
+              intervalMillis,
+              TimeUnit.MILLISECONDS);
       sleepUntil(startNanos + durationNanos);
       stopping = true;
       CompletableFuture<?>[] started;
@@ -289,11 +291,12 @@ public final class LoadGenerator {
           record(issued, outcome, error);
           continue;
         }
-        stage.whenComplete(
-            (outcome, error) -> {
-              record(issued, outcome, error);
-              next();
-            });
+        var unusedStage =
+            stage.whenComplete(
+                (outcome, error) -> {
+                  record(issued, outcome, error);
+                  next();
+                });
         return;
       }
       done.complete(null);

@@ -30,6 +30,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -233,7 +234,7 @@ public final class MemoryBench {
     return new ResultsDocument(
         BENCH_NAME,
         plan.quick(),
-        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        RunEnvironment.capture(redis.version(), Clock.system(ZoneId.systemDefault())),
         withRatios(rows, baselineRow(plan.kind())));
   }
 

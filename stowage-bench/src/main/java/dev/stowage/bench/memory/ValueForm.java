@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * @param dictionary the zstd dictionary the values need, stored in Redis beside them, or {@code
  *     null}
  */
+@SuppressWarnings("ArrayRecordComponent") // never compared: the dictionary is carried, not a key
 record ValueForm(
     String codec,
     String compression,

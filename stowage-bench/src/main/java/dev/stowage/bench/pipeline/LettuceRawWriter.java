@@ -33,6 +33,9 @@ final class LettuceRawWriter implements BulkWriter {
   private final RedisClient client;
   private final StatefulRedisConnection<byte[], byte[]> connection;
   private final ObjectMapper mapper = new ObjectMapper();
+
+  @SuppressWarnings(
+      "IdentityHashMapUsage") // each template instance's encoding: identity is the point
   private final Map<Item, byte[]> encoded = new IdentityHashMap<>();
 
   LettuceRawWriter(RedisURI uri) {

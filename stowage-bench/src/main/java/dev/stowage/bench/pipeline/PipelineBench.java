@@ -12,6 +12,7 @@ import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import java.io.PrintStream;
 import java.time.Clock;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -179,7 +180,7 @@ public final class PipelineBench {
     return new ResultsDocument(
         BENCH_NAME,
         plan.quick(),
-        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        RunEnvironment.capture(redis.version(), Clock.system(ZoneId.systemDefault())),
         rows);
   }
 

@@ -52,7 +52,7 @@ final class RedissonBatchWriter implements BulkWriter {
     RBatch batch =
         redisson.createBatch(BatchOptions.defaults().responseTimeout(1, TimeUnit.MINUTES));
     for (Item item : items) {
-      batch.<Item>getBucket(keyPrefix + item.id()).setAsync(item);
+      var unusedReply = batch.<Item>getBucket(keyPrefix + item.id()).setAsync(item);
     }
     batch.execute();
   }

@@ -16,6 +16,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -188,7 +189,7 @@ public final class SpringCacheBench {
     return new ResultsDocument(
         BENCH_NAME,
         plan.quick(),
-        RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+        RunEnvironment.capture(redis.version(), Clock.system(ZoneId.systemDefault())),
         rows);
   }
 

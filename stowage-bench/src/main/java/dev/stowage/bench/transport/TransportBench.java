@@ -32,6 +32,7 @@ import java.nio.file.Path;
 import java.security.cert.CertificateException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -327,7 +328,7 @@ public final class TransportBench {
       return new ResultsDocument(
           BENCH_NAME,
           plan.quick(),
-          RunEnvironment.capture(redis.version(), Clock.systemDefaultZone()),
+          RunEnvironment.capture(redis.version(), Clock.system(ZoneId.systemDefault())),
           rows);
     } catch (CertificateException e) {
       throw new BenchmarkRunException(

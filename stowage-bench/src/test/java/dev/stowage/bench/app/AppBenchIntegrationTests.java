@@ -115,7 +115,7 @@ class AppBenchIntegrationTests {
         .extracting(ResultRow::name)
         .containsExactly("fastjson-string", "kryo", "stowage", "stowage-packed");
     for (ResultRow row : results.rows()) {
-      assertThat(row.metric("scale_people")).as(row.name()).hasValue(records);
+      assertThat(row.metric("scale_people")).as(row.name()).hasValue((double) records);
       assertThat(row.metric("scale_people_checked")).as(row.name()).hasValue(1_000);
       assertThat(row.metric("scale_load_per_s").getAsDouble()).as(row.name()).isPositive();
       assertThat(row.metric("scale_bytes_per_person").getAsDouble())

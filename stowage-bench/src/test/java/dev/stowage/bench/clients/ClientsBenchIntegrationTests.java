@@ -121,8 +121,10 @@ class ClientsBenchIntegrationTests {
   void redisBenchmarkCsvIsParsedByColumn() {
     Map<String, Double> csv =
         ClientsBench.parseCsv(
-            "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n"
-                + "\"GET k\",\"61349.69\",\"0.420\",\"0.100\",\"0.391\",\"0.700\",\"1.031\",\"3.100\"\n");
+            """
+            "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+            "GET k","61349.69","0.420","0.100","0.391","0.700","1.031","3.100"
+            """);
     assertThat(csv)
         .containsEntry("rps", 61349.69)
         .containsEntry("p50_latency_ms", 0.391)

@@ -67,7 +67,10 @@ class HttpLoadIntegrationTests {
                             (request, response) -> {
                               if (closing.incrementAndGet() % 4 == 0) {
                                 closed.incrementAndGet();
-                                response.withConnection(connection -> connection.channel().close());
+                                response.withConnection(
+                                    connection -> {
+                                      var unusedClose = connection.channel().close();
+                                    });
                                 return Mono.never();
                               }
                               okServed.incrementAndGet();

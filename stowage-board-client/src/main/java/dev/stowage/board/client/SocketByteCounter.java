@@ -35,6 +35,7 @@ public final class SocketByteCounter extends ChannelDuplexHandler {
     ctx.fireChannelRead(msg);
   }
 
+  @SuppressWarnings("FutureReturnValueIgnored") // ctx.write returns the promise it was given
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     if (msg instanceof ByteBuf bytes) {

@@ -152,18 +152,19 @@ public final class StowageBoardClient implements AutoCloseable {
   public CompletableFuture<Optional<Board>> get(String id) {
     Objects.requireNonNull(id, "id");
     CompletableFuture<Optional<Board>> result = new CompletableFuture<>();
-    send(BoardProtocol.OP_GET, encode(id), reply -> decode(reply, Board.class))
-        .whenComplete(
-            (board, failure) -> {
-              if (failure == null) {
-                result.complete(Optional.of(board));
-              } else if (failure instanceof BoardClientException e
-                  && e.code() == BoardProtocol.ERROR_NOT_FOUND) {
-                result.complete(Optional.empty());
-              } else {
-                result.completeExceptionally(failure);
-              }
-            });
+    var unusedStage =
+        send(BoardProtocol.OP_GET, encode(id), reply -> decode(reply, Board.class))
+            .whenComplete(
+                (board, failure) -> {
+                  if (failure == null) {
+                    result.complete(Optional.of(board));
+                  } else if (failure instanceof BoardClientException e
+                      && e.code() == BoardProtocol.ERROR_NOT_FOUND) {
+                    result.complete(Optional.empty());
+                  } else {
+                    result.completeExceptionally(failure);
+                  }
+                });
     return result;
   }
 
@@ -223,6 +224,9 @@ public final class StowageBoardClient implements AutoCloseable {
     return decode(reply, mapper.constructType(type));
   }
 
+  @SuppressWarnings(
+      "TypeParameterUnusedInFormals") // T is the type the JavaType describes, as in Jackson's
+  // readValue
   private <T> T decode(byte[] reply, JavaType type) {
     if (reply.length < 4 || (reply[0] & 0xFF) != 0xC1 || (reply[2] & 0xFF) != codec) {
       throw new BoardClientException(
@@ -258,41 +262,48 @@ public final class StowageBoardClient implements AutoCloseable {
           new BoardClientException(0, "the client is closed", false, null));
       return;
     }
-    connection()
-        .whenComplete(
-            (connection, failure) -> {
-              if (failure != null) {
-                result.completeExceptionally(
-                    failure instanceof BoardClientException
-                        ? failure
-                        : new BoardClientException(
-                            0,
-                            "cannot connect to " + host + ":" + port + ": " + failure.getMessage(),
-                            false,
-                            failure));
-                return;
-              }
-              connection
-                  .send(type, body)
-                  .whenComplete(
-                      (reply, error) -> {
-                        if (error instanceof BoardClientException e
-                            && mayRetry
-                            && e.code() == BoardProtocol.CLOSE_IDLE) {
-                          send(type, body, decoder, result, false);
-                          return;
-                        }
-                        if (error != null) {
-                          result.completeExceptionally(error);
-                          return;
-                        }
-                        try {
-                          result.complete(decoder.apply(reply));
-                        } catch (RuntimeException e) {
-                          result.completeExceptionally(e);
-                        }
-                      });
-            });
+    var unusedStage2 =
+        connection()
+            .whenComplete(
+                (connection, failure) -> {
+                  if (failure != null) {
+                    result.completeExceptionally(
+                        failure instanceof BoardClientException
+                            ? failure
+                            : new BoardClientException(
+                                0,
+                                "cannot connect to "
+                                    + host
+                                    + ":"
+                                    + port
+                                    + ": "
+                                    + failure.getMessage(),
+                                false,
+                                failure));
+                    return;
+                  }
+                  var unusedStage3 =
+                      connection
+                          .send(type, body)
+                          .whenComplete(
+                              (reply, error) -> {
+                                if (error instanceof BoardClientException e
+                                    && mayRetry
+                                    && e.code() == BoardProtocol.CLOSE_IDLE) {
+                                  send(type, body, decoder, result, false);
+                                  return;
+                                }
+                                if (error != null) {
+                                  result.completeExceptionally(error);
+                                  return;
+                                }
+                                try {
+                                  result.complete(decoder.apply(reply));
+                                } catch (RuntimeException e) {
+                                  result.completeExceptionally(e);
+                                }
+                              });
+                });
   }
 
   /** The live connection, connecting when there is none (or the last one dropped). */
@@ -301,9 +312,9 @@ public final class StowageBoardClient implements AutoCloseable {
       CompletableFuture<Connection> existing = current;
       if (existing != null
           && (!existing.isDone()
-              || !existing.isCompletedExceptionally()
+              || (!existing.isCompletedExceptionally()
                   && existing.join().channel.isActive()
-                  && existing.join().closedBy == null)) {
+                  && existing.join().closedBy == null))) {
         return existing;
       }
       CompletableFuture<Connection> connecting = new CompletableFuture<>();
@@ -459,7 +470,7 @@ public final class StowageBoardClient implements AutoCloseable {
                       + " bytes, too short for a type and a request id",
                   false,
                   null));
-          ctx.close();
+          var unusedClose = ctx.close();
           return;
         }
         int type = frame.readUnsignedByte();
@@ -508,9 +519,12 @@ public final class StowageBoardClient implements AutoCloseable {
           new BoardClientException(
               0, "the connection to " + host + ":" + port + " failed: " + cause, false, cause);
       fail(closedBy);
-      ctx.close();
+      var unusedClose2 = ctx.close();
     }
 
+    @SuppressWarnings(
+        "ModifyCollectionInEnhancedForLoop") // pending is a ConcurrentHashMap, whose key set
+    // iterates while entries go
     private void fail(BoardClientException failure) {
       for (Integer id : pending.keySet()) {
         Pending request = pending.remove(id);

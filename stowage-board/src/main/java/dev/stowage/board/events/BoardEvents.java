@@ -122,8 +122,9 @@ public final class BoardEvents implements AutoCloseable {
             requireNonNull(postJson, "postJson"));
     gate.onSettled(events::wake);
     events.relay.start();
-    events.statusReader.scheduleWithFixedDelay(
-        events::readStatus, 0, STATUS_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    var unusedTask =
+        events.statusReader.scheduleWithFixedDelay(
+            events::readStatus, 0, STATUS_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
     log.info("relaying board events to {} topic {}", options.bootstrapServers(), options.topic());
     return events;
   }

@@ -513,7 +513,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
     closing = true;
     releaseCumulation();
     cancelTimers();
-    ctx.close();
+    var unusedClose = ctx.close();
   }
 
   private void cancelTimers() {
@@ -563,7 +563,7 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
       return ", before its length was complete";
     }
     long announced = frameBytes().getUnsignedInt(frameBytes().readerIndex());
-    long arrived = frameBytes().readableBytes() - BoardProtocol.LENGTH_BYTES;
+    long arrived = (long) frameBytes().readableBytes() - BoardProtocol.LENGTH_BYTES;
     return "; its length field announced "
         + announced
         + " bytes after it, of which "
@@ -650,16 +650,17 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
         .addListener(ChannelFutureListener.CLOSE);
     // The CLOSING frame may wait behind replies the client does not read: close by the write
     // timeout at the latest.
-    ctx.executor()
-        .schedule(
-            () -> {
-              if (ctx.channel().isActive()) {
-                connections.writeTimedOut();
-                ctx.close();
-              }
-            },
-            writeNanos,
-            TimeUnit.NANOSECONDS);
+    var unusedTimer =
+        ctx.executor()
+            .schedule(
+                () -> {
+                  if (ctx.channel().isActive()) {
+                    connections.writeTimedOut();
+                    var unusedClose2 = ctx.close();
+                  }
+                },
+                writeNanos,
+                TimeUnit.NANOSECONDS);
   }
 
   private void releaseCumulation() {
@@ -681,6 +682,6 @@ final class BoardConnection extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
     closing = true;
-    ctx.close();
+    var unusedClose3 = ctx.close();
   }
 }

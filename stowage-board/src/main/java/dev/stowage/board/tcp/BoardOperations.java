@@ -83,48 +83,42 @@ final class BoardOperations {
     boolean msgpack = codec == BoardProtocol.CODEC_MSGPACK;
     byte[] payload = Arrays.copyOfRange(body, ENVELOPE_HEADER_BYTES, body.length);
     switch (type) {
-      case BoardProtocol.OP_CREATE:
-        {
-          NewBoard input = formats.parseOne(payload, msgpack);
-          return service
-              .create(List.of(input))
-              .map(
-                  boards ->
-                      okFrame(alloc, id, codec, List.of(formats.toJson(boards.get(0))), false));
-        }
-      case BoardProtocol.OP_CREATE_ALL:
-        {
-          List<NewBoard> inputs = formats.parseMany(payload, msgpack);
-          return service
-              .create(inputs)
-              .map(boards -> okFrame(alloc, id, codec, formats.toJson(boards), true));
-        }
-      case BoardProtocol.OP_PAGE:
-        {
-          return service
-              .page(readPage(payload, msgpack))
-              .map(
-                  found ->
-                      okFrame(
-                          alloc,
-                          id,
-                          codec,
-                          codec == BoardProtocol.CODEC_JSON
-                              ? found.dataJson()
-                              : found.dataMsgpack(formats)));
-        }
-      case BoardProtocol.OP_GET:
-        {
-          String postId = readString(payload, msgpack, "a post id");
-          return service
-              .byId(postId)
-              .switchIfEmpty(
-                  Mono.error(
-                      () -> new BoardRequestException(404, "no board with id '" + postId + "'")))
-              .map(fragment -> okFrame(alloc, id, codec, List.of(fragment), false));
-        }
-      default:
-        throw new IllegalArgumentException("not an operation: " + type);
+      case BoardProtocol.OP_CREATE -> {
+        NewBoard input = formats.parseOne(payload, msgpack);
+        return service
+            .create(List.of(input))
+            .map(
+                boards -> okFrame(alloc, id, codec, List.of(formats.toJson(boards.get(0))), false));
+      }
+      case BoardProtocol.OP_CREATE_ALL -> {
+        List<NewBoard> inputs = formats.parseMany(payload, msgpack);
+        return service
+            .create(inputs)
+            .map(boards -> okFrame(alloc, id, codec, formats.toJson(boards), true));
+      }
+      case BoardProtocol.OP_PAGE -> {
+        return service
+            .page(readPage(payload, msgpack))
+            .map(
+                found ->
+                    okFrame(
+                        alloc,
+                        id,
+                        codec,
+                        codec == BoardProtocol.CODEC_JSON
+                            ? found.dataJson()
+                            : found.dataMsgpack(formats)));
+      }
+      case BoardProtocol.OP_GET -> {
+        String postId = readString(payload, msgpack, "a post id");
+        return service
+            .byId(postId)
+            .switchIfEmpty(
+                Mono.error(
+                    () -> new BoardRequestException(404, "no board with id '" + postId + "'")))
+            .map(fragment -> okFrame(alloc, id, codec, List.of(fragment), false));
+      }
+      default -> throw new IllegalArgumentException("not an operation: " + type);
     }
   }
 

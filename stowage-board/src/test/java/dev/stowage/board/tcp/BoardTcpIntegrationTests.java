@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -369,7 +370,7 @@ class BoardTcpIntegrationTests {
       }
       assertThat(raw.readToEnd())
           .asHexString()
-          .isEqualTo(HexFormat.of().formatHex(closing).toUpperCase());
+          .isEqualTo(HexFormat.of().formatHex(closing).toUpperCase(Locale.ROOT));
     }
     // The server keeps serving everyone else.
     try (StowageBoardClient fresh = StowageBoardClient.builder("127.0.0.1", tcp.port()).build()) {

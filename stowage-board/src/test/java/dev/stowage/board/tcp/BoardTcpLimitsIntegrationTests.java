@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
@@ -157,23 +158,24 @@ class BoardTcpLimitsIntegrationTests {
         CompletableFuture<Void> trickle = new CompletableFuture<>();
         AtomicInteger sent = new AtomicInteger();
         long start = System.nanoTime();
-        attacker.scheduleAtFixedRate(
-            () -> {
-              if (trickle.isDone()) {
-                return;
-              }
-              try {
-                raw.send(new byte[] {frame[sent.get()]});
-                if (sent.incrementAndGet() == frame.length) {
-                  trickle.complete(null);
-                }
-              } catch (IOException e) {
-                trickle.complete(null); // the server closed the connection: the trickle ends
-              }
-            },
-            0,
-            200,
-            TimeUnit.MILLISECONDS); // the attacker's pace
+        var unusedTask =
+            attacker.scheduleAtFixedRate(
+                () -> {
+                  if (trickle.isDone()) {
+                    return;
+                  }
+                  try {
+                    raw.send(new byte[] {frame[sent.get()]});
+                    if (sent.incrementAndGet() == frame.length) {
+                      trickle.complete(null);
+                    }
+                  } catch (IOException e) {
+                    trickle.complete(null); // the server closed the connection: the trickle ends
+                  }
+                },
+                0,
+                200,
+                TimeUnit.MILLISECONDS); // the attacker's pace
         byte[] closing = raw.readToEnd();
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         trickle.get(30, TimeUnit.SECONDS);
@@ -426,7 +428,7 @@ class BoardTcpLimitsIntegrationTests {
     return HexFormat.of()
         .formatHex(
             ByteBuffer.allocate(7).put((byte) type).putInt(id).putShort((short) code).array())
-        .toUpperCase();
+        .toUpperCase(Locale.ROOT);
   }
 
   private static String message(byte[] frame) {

@@ -24,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -181,6 +182,9 @@ public final class DictCommand implements Runnable {
     boolean json;
 
     @Override
+    @SuppressWarnings(
+        "ArrayAsKeyOfSetOrMap") // distinct fields by construction, handed to Lettuce's hset as they
+    // are
     public Integer call() {
       if (size < ZstdDictionary.MIN_TRAINED_SIZE) {
         throw new ParameterException(
@@ -460,7 +464,7 @@ public final class DictCommand implements Runnable {
 
     @Override
     public Integer call() {
-      String hex = id.strip().toLowerCase();
+      String hex = id.strip().toLowerCase(Locale.ROOT);
       if (hex.startsWith(StowageKeys.DICTIONARY_PREFIX)) {
         hex = hex.substring(StowageKeys.DICTIONARY_PREFIX.length());
       }

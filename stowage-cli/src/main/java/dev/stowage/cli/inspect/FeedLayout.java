@@ -121,6 +121,7 @@ final class FeedLayout {
   }
 
   /** A sealed bucket's key split into its feed's key and the bucket's number. */
+  @SuppressWarnings("ArrayRecordComponent") // never compared: a parsed key name
   record SealedKey(byte[] feedKey, long bucket) {}
 
   /**

@@ -81,32 +81,31 @@ final class JavaSerializationHeader {
     in.skipBytes(4);
     int tc = in.readUnsignedByte();
     switch (tc) {
-      case TC_STRING:
+      case TC_STRING -> {
         return new Description("string", "java.lang.String", 0, List.of(), in.readUTF());
-      case TC_LONGSTRING:
+      }
+      case TC_LONGSTRING -> {
         return new Description("string", "java.lang.String", 0, List.of(), null);
-      case TC_OBJECT:
-        {
-          List<ClassDescription> chain = readClassChain();
-          return describeChain("object", chain, null);
-        }
-      case TC_ENUM:
-        {
-          List<ClassDescription> chain = readClassChain();
-          handles.add("enum");
-          String constant = readStringObject();
-          return describeChain("enum", chain, constant);
-        }
-      case TC_ARRAY:
-        {
-          List<ClassDescription> chain = readClassChain();
-          return describeChain("array", chain, null);
-        }
-      default:
-        throw new IllegalArgumentException(
-            String.format(
-                "the stream starts with type code 0x%02x, not an object, enum, array or string",
-                tc));
+      }
+      case TC_OBJECT -> {
+        List<ClassDescription> chain = readClassChain();
+        return describeChain("object", chain, null);
+      }
+      case TC_ENUM -> {
+        List<ClassDescription> chain = readClassChain();
+        handles.add("enum");
+        String constant = readStringObject();
+        return describeChain("enum", chain, constant);
+      }
+      case TC_ARRAY -> {
+        List<ClassDescription> chain = readClassChain();
+        return describeChain("array", chain, null);
+      }
+      default ->
+          throw new IllegalArgumentException(
+              String.format(
+                  "the stream starts with type code 0x%02x, not an object, enum, array or string",
+                  tc));
     }
   }
 

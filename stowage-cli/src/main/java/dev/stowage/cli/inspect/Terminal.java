@@ -55,6 +55,9 @@ public final class Terminal {
     return isTerminal(STDERR);
   }
 
+  @SuppressWarnings(
+      "SystemConsoleNull") // JDK 17 to 21 return null without a terminal; on 22+, consoleIsTerminal
+  // decides
   private static boolean isTerminal(int fd) {
     Console console = System.console();
     return decide(device(fd), console != null, console == null ? null : consoleIsTerminal(console));

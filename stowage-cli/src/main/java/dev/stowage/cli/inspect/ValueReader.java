@@ -279,7 +279,7 @@ final class ValueReader {
       showBytes(payload, out);
       return;
     }
-    int nameLength = payload.length < 3 ? -1 : (payload[1] & 0xff) << 8 | payload[2] & 0xff;
+    int nameLength = payload.length < 3 ? -1 : (payload[1] & 0xff) << 8 | (payload[2] & 0xff);
     if (nameLength < 1 || 3 + nameLength > payload.length) {
       throw new IOException(
           "a class name of " + nameLength + " bytes in a payload of " + payload.length);
@@ -348,7 +348,7 @@ final class ValueReader {
         return;
       }
       switch (legacy.codecId()) {
-        case CodecIds.JSON, CodecIds.FASTJSON2 -> legacyJson(value, parseJson(value), out);
+        case CodecIds.JSON, CodecIds.FASTJSON2 -> legacyJson(parseJson(value), out);
         case CodecIds.STRING -> {
           out.put("legacy", "text");
           out.put("value", strictUtf8(value));
@@ -385,7 +385,7 @@ final class ValueReader {
     }
     JsonNode tree = tryParseJson(value);
     if (tree != null) {
-      legacyJson(value, tree, out);
+      legacyJson(tree, out);
       return;
     }
     String text = tryUtf8(value);
@@ -400,7 +400,7 @@ final class ValueReader {
     showBytes(value, out);
   }
 
-  private static void legacyJson(byte[] value, JsonNode tree, ObjectNode out) {
+  private static void legacyJson(JsonNode tree, ObjectNode out) {
     out.put("legacy", "json");
     JsonNode type = tree.isObject() ? tree.get("@class") : null;
     if (type != null && type.isTextual()) {

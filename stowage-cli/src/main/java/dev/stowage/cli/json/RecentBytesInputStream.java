@@ -111,5 +111,6 @@ final class RecentBytesInputStream extends FilterInputStream {
   }
 
   /** Part of a line of input. */
+  @SuppressWarnings("ArrayRecordComponent") // never compared: a line as read
   record Line(byte[] bytes, int index, boolean truncatedStart) {}
 }

@@ -69,6 +69,7 @@ final class ForyBounds {
   /**
    * Replaces the serializers that allocate by a length read from the bytes. Call before any use.
    */
+  @SuppressWarnings("JdkObsolete") // a Vector a value holds is decoded as a Vector
   static void install(ThreadSafeFory fory) {
     Set<Class<?>> replaced = new HashSet<>();
     replace(

@@ -86,6 +86,7 @@ final class JdkGraphBounds {
   }
 
   /** A class descriptor: enough of it to follow the data of its objects. */
+  @SuppressWarnings("ArrayRecordComponent") // never compared: a record for its accessors only
   private record ClassDesc(
       String name, int flags, char[] fieldTypes, @Nullable ClassDesc superDesc) {}
 
@@ -201,7 +202,7 @@ final class JdkGraphBounds {
       int size = s4();
       char element = desc.name().charAt(1);
       int elementSize = primitiveSize(element);
-      long left = end - pos;
+      long left = (long) end - pos;
       if (size < 0 || (long) size * Math.max(1, elementSize) > left) {
         throw refuse(
             "an array of "

@@ -14,20 +14,18 @@ public final class PayloadCompressors {
    * @throws dev.stowage.MissingLibraryException if the compression's library is absent
    */
   public static @Nullable PayloadCompressor forWriting(Compression compression) {
-    switch (compression.id()) {
-      case CompressionIds.NONE:
-        return null;
-      case CompressionIds.LZ4:
+    return switch (compression.id()) {
+      case CompressionIds.NONE -> null;
+      case CompressionIds.LZ4 -> {
         OptionalLibrary.LZ4.require();
-        return Lz4BlockCodec.instance();
-      case CompressionIds.ZSTD:
-      case CompressionIds.ZSTD_DICT:
-      case CompressionIds.ZSTD_DICT_MAGICLESS:
+        yield Lz4BlockCodec.instance();
+      }
+      case CompressionIds.ZSTD, CompressionIds.ZSTD_DICT, CompressionIds.ZSTD_DICT_MAGICLESS -> {
         OptionalLibrary.ZSTD.require();
-        return new ZstdFrameCompressor(
+        yield new ZstdFrameCompressor(
             compression.level(), compression.dictionary().orElse(null), compression.isMagicless());
-      default:
-        throw new IllegalArgumentException("unknown compression id " + compression.id());
-    }
+      }
+      default -> throw new IllegalArgumentException("unknown compression id " + compression.id());
+    };
   }
 }

@@ -55,13 +55,14 @@ public final class PayloadDecompressor {
       int maxDecodedSize,
       int declared) {
     switch (compressionId) {
-      case CompressionIds.LZ4:
+      case CompressionIds.LZ4 -> {
         OptionalLibrary.LZ4.require();
         return Lz4BlockCodec.instance().decompress(source, offset, length, maxDecodedSize);
-      case CompressionIds.ZSTD:
+      }
+      case CompressionIds.ZSTD -> {
         return zstdFrame(zstd(), source, offset, length, maxDecodedSize, declared, -1, false);
-      case CompressionIds.ZSTD_DICT:
-      case CompressionIds.ZSTD_DICT_MAGICLESS:
+      }
+      case CompressionIds.ZSTD_DICT, CompressionIds.ZSTD_DICT_MAGICLESS -> {
         ZstdFrameDecompressor frames = zstd();
         if (!frames.hasDictionary(dictionaryId)) {
           frames.addDictionary(resolve(dictionaryId));
@@ -75,8 +76,8 @@ public final class PayloadDecompressor {
             declared,
             dictionaryId,
             compressionId == CompressionIds.ZSTD_DICT_MAGICLESS);
-      default:
-        throw new EnvelopeException("unknown compression id " + compressionId);
+      }
+      default -> throw new EnvelopeException("unknown compression id " + compressionId);
     }
   }
 
@@ -89,24 +90,23 @@ public final class PayloadDecompressor {
    */
   public int declaredSize(
       int compressionId, byte[] source, int offset, int length, int maxDecodedSize) {
-    switch (compressionId) {
-      case CompressionIds.LZ4:
+    return switch (compressionId) {
+      case CompressionIds.LZ4 -> {
         OptionalLibrary.LZ4.require();
-        return (int) Lz4BlockCodec.declaredSize(source, offset, length, maxDecodedSize);
-      case CompressionIds.ZSTD:
-      case CompressionIds.ZSTD_DICT:
-      case CompressionIds.ZSTD_DICT_MAGICLESS:
+        yield (int) Lz4BlockCodec.declaredSize(source, offset, length, maxDecodedSize);
+      }
+      case CompressionIds.ZSTD, CompressionIds.ZSTD_DICT, CompressionIds.ZSTD_DICT_MAGICLESS -> {
         OptionalLibrary.ZSTD.require();
-        return (int)
+        yield (int)
             ZstdFrameDecompressor.declaredSize(
                 source,
                 offset,
                 length,
                 maxDecodedSize,
                 compressionId == CompressionIds.ZSTD_DICT_MAGICLESS);
-      default:
-        throw new EnvelopeException("unknown compression id " + compressionId);
-    }
+      }
+      default -> throw new EnvelopeException("unknown compression id " + compressionId);
+    };
   }
 
   private static byte[] zstdFrame(

@@ -27,7 +27,11 @@ public final class ZstdFrameDecompressor {
    * frames with zstd's magic number, one for frames without it.
    */
   private static final class DictionaryContexts {
+    // Never read: the reference keeps the native dictionary alive as long as the contexts that
+    // loaded it, which zstd-jni frees when its ZstdDictDecompress is collected.
+    @SuppressWarnings("UnusedVariable")
     final ZstdDictDecompress dictionary;
+
     final ContextPool<ZstdDecompressCtx> contexts;
     final ContextPool<ZstdDecompressCtx> magiclessContexts;
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 class RedisSessionUnitTests {
   private static final Duration TIMEOUT = Duration.ofMillis(750);
-  private static final Duration CONNECT_TIMEOUT = Duration.ofMillis(3_000);
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(3);
 
   @Test
   void theCopyWithTheTimeoutKeepsTheSentinelsTheMastersNameAndTheCredentials() {

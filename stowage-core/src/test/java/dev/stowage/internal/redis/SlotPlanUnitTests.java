@@ -11,13 +11,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 
 class SlotPlanUnitTests {
   /** Three masters as the testkit's cluster starts them: 0-5460, 5461-10922, 10923-16383. */
-  private static final IntFunction<Object> THREE_MASTERS =
-      slot -> slot <= 5460 ? "a" : slot <= 10922 ? "b" : "c";
+  private static Object threeMasters(int slot) {
+    return slot <= 5460 ? "a" : slot <= 10922 ? "b" : "c";
+  }
 
   private static byte[][] keys(List<String> texts) {
     return texts.stream().map(text -> text.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
@@ -51,7 +51,7 @@ class SlotPlanUnitTests {
     List<String> texts = numbered("item:", 20_000);
     byte[][] keys = keys(texts);
 
-    SlotPlan plan = SlotPlan.bySlot(keys, 1_000, THREE_MASTERS);
+    SlotPlan plan = SlotPlan.bySlot(keys, 1_000, SlotPlanUnitTests::threeMasters);
 
     Set<Integer> slots = new HashSet<>();
     texts.forEach(text -> slots.add(SlotHash.getSlot(text)));
@@ -75,7 +75,7 @@ class SlotPlanUnitTests {
             assertThat(SlotHash.getSlot(keys[i])).isEqualTo(slot);
           }
           assertThat(group).as("keys in the order given").isSorted();
-          Object master = THREE_MASTERS.apply(slot);
+          Object master = threeMasters(slot);
           assertThat(owner == null || owner.equals(master)).as("one master per lane").isTrue();
           owner = master;
           for (int i : group) {
@@ -95,7 +95,7 @@ class SlotPlanUnitTests {
     }
     texts.addAll(numbered("{user:8}:", 10));
 
-    SlotPlan plan = SlotPlan.bySlot(keys(texts), 1_000, THREE_MASTERS);
+    SlotPlan plan = SlotPlan.bySlot(keys(texts), 1_000, SlotPlanUnitTests::threeMasters);
 
     List<Integer> groupSizes = new ArrayList<>();
     plan.lanes()
@@ -146,7 +146,7 @@ class SlotPlanUnitTests {
     List<String> texts = numbered("user:", 5_000);
     byte[][] keys = keys(texts);
 
-    SlotPlan plan = SlotPlan.bySlot(keys, 700, THREE_MASTERS);
+    SlotPlan plan = SlotPlan.bySlot(keys, 700, SlotPlanUnitTests::threeMasters);
 
     assertThat(plan.owners()).hasSameSizeAs(plan.lanes());
     assertThat(plan.owners())
@@ -158,9 +158,7 @@ class SlotPlanUnitTests {
         assertThat(chunk.keys()).isLessThanOrEqualTo(700);
         for (int[] group : chunk.groups()) {
           for (int i : group) {
-            assertThat(THREE_MASTERS.apply(SlotHash.getSlot(keys[i])))
-                .as(texts.get(i))
-                .isEqualTo(owner);
+            assertThat(threeMasters(SlotHash.getSlot(keys[i]))).as(texts.get(i)).isEqualTo(owner);
           }
         }
       }

@@ -1,4 +1,4 @@
-package dev.stowage.cli;
+package dev.stowage.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +10,7 @@ import dev.stowage.board.protocol.Board;
 import dev.stowage.board.protocol.NewBoard;
 import dev.stowage.board.tcp.BoardTcpServer;
 import dev.stowage.board.tcp.TcpOptions;
+import dev.stowage.cli.StowageCli;
 import dev.stowage.embedded.RedisClusterSet;
 import dev.stowage.testkit.MongoTestServer;
 import java.io.PrintWriter;

@@ -1,4 +1,4 @@
-package dev.stowage.cli;
+package dev.stowage.server;
 
 import dev.stowage.board.events.BoardEventOptions;
 import java.io.PrintWriter;

@@ -1,9 +1,10 @@
-package dev.stowage.cli;
+package dev.stowage.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.cli.StowageCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;

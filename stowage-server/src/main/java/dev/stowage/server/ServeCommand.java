@@ -1,4 +1,4 @@
-package dev.stowage.cli;
+package dev.stowage.server;
 
 import dev.stowage.board.BoardMode;
 import dev.stowage.board.BoardServer;
@@ -13,6 +13,7 @@ import dev.stowage.embedded.RedisClusterSet;
 import dev.stowage.embedded.RedisServer;
 import io.lettuce.core.RedisURI;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -604,12 +605,18 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    PrintWriter out = spec != null ? spec.commandLine().getOut() : new PrintWriter(System.out);
+    PrintWriter out =
+        spec != null
+            ? spec.commandLine().getOut()
+            : new PrintWriter(System.out, false, Charset.defaultCharset());
     Running running;
     try {
       running = start(out);
     } catch (IllegalArgumentException e) {
-      PrintWriter err = spec != null ? spec.commandLine().getErr() : new PrintWriter(System.err);
+      PrintWriter err =
+          spec != null
+              ? spec.commandLine().getErr()
+              : new PrintWriter(System.err, false, Charset.defaultCharset());
       err.println("serve: " + e.getMessage());
       err.flush();
       return 2;
