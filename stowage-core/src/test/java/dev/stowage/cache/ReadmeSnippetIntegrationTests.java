@@ -10,7 +10,6 @@ import dev.stowage.testkit.WithRedis;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -18,9 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/**
- * Runs the README's "Using the cache" snippet, and checks that the README shows it as it is here.
- */
+/** Runs the README's quick start, and checks that the README shows it as it is here. */
 @WithRedis
 class ReadmeSnippetIntegrationTests {
   private static final Path SOURCE =
@@ -38,8 +35,7 @@ class ReadmeSnippetIntegrationTests {
   }
 
   @Test
-  // The snippet, as the README shows it, names the value a caller gets back and does not use it.
-  @SuppressWarnings("UnusedVariable")
+  @SuppressWarnings("UnusedVariable") // the snippet names the result's type for its reader
   void theSnippetRuns(RedisServer redis) {
     String redisUri = redis.uri();
     Map<String, Item> itemsById =
@@ -48,11 +44,9 @@ class ReadmeSnippetIntegrationTests {
 
     // README begin
     try (Stowage stowage = Stowage.builder().redis(redisUri).build()) {
-      RedisCache<String, Item> items =
-          stowage.cache("items", Item.class).ttl(Duration.ofMinutes(10)).build();
+      RedisCache<String, Item> items = stowage.cache("items", Item.class).build();
       items.putAll(itemsById); // one round trip per 1,000 keys
-      Item item =
-          items.getOrLoad("42", id -> database.find(id)); // callers of one key share one load
+      Item item = items.getOrLoad("42", database::find); // callers of one key share one load
     }
     // README end
 
@@ -77,6 +71,7 @@ class ReadmeSnippetIntegrationTests {
 
     String readme = Files.readString(README);
     assertThat(readme).contains("```java\n" + snippet + "\n```");
-    assertThat(Arrays.stream(snippet.split("\n"))).hasSize(5);
+    // A quick start of six lines or fewer.
+    assertThat(Arrays.stream(snippet.split("\n"))).hasSizeLessThanOrEqualTo(6);
   }
 }

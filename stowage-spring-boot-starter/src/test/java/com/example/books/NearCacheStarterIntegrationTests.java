@@ -16,8 +16,9 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The README's application with a near cache, the starter still its only dependency: the starter
- * brings Caffeine, so {@code near-cache.enabled=true} needs nothing else.
+ * The guide's application (docs/GUIDE.md, "Spring Boot") with a near cache, the starter still its
+ * only dependency: the starter brings Caffeine, so {@code near-cache.enabled=true} needs nothing
+ * else.
  */
 @WithRedis
 @SpringBootTest(

@@ -14,8 +14,9 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The README's application, exactly (BooksApplication, Book, BookService), with the starter as its
- * only dependency: its {@code @Cacheable} method caches through Stowage in a real Redis.
+ * The guide's application (docs/GUIDE.md, "Spring Boot"), exactly (BooksApplication, Book,
+ * BookService), with the starter as its only dependency: its {@code @Cacheable} method caches
+ * through Stowage in a real Redis.
  */
 @WithRedis
 @SpringBootTest(classes = BooksApplication.class)
