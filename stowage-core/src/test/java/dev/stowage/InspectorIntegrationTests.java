@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.codec.Codecs;
 import dev.stowage.embedded.RedisServer;
-import dev.stowage.internal.redis.RedisFeed;
+import dev.stowage.internal.feed.RedisFeed;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;

@@ -2,6 +2,7 @@ package dev.stowage.internal.cache;
 
 import dev.stowage.StowageKeys;
 import dev.stowage.internal.Futures;
+import dev.stowage.internal.redis.LuaScript;
 import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
