@@ -3,4 +3,7 @@
  * operation in the calling thread, and unwrapping its failures. This package is part of the
  * internal API and may change without notice.
  */
+@NullMarked
 package dev.stowage.internal;
+
+import org.jspecify.annotations.NullMarked;

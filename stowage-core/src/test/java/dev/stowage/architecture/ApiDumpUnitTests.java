@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Core's public API is the committed {@code api/stowage-core.api}: a change to a public type or
  * member of the exported packages fails here, with the lines that differ, until the file is
- * rewritten (one command, in docs/build-checks-notes.md) and committed with the change.
+ * rewritten (one command, in docs/ARCHITECTURE.md, "Build checks in detail") and committed with the
+ * change.
  */
 class ApiDumpUnitTests {
 

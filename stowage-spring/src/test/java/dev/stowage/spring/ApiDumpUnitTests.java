@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The module's public API is the committed {@code api/stowage-spring.api}: a change to a public
  * type or member fails here, with the lines that differ, until the file is rewritten with {@code
- * -Dstowage.api.update=true} (docs/build-checks-notes.md) and committed with the change.
+ * -Dstowage.api.update=true} (docs/ARCHITECTURE.md, "Build checks in detail") and committed with
+ * the change.
  */
 class ApiDumpUnitTests {
 

@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  * line each, types and members sorted. A module's test compares it with a committed file (for
  * example {@code api/stowage-core.api}), so that a change to the API shows in review and is
  * deliberate; {@code -Dstowage.api.update=true} rewrites the file instead (see
- * docs/build-checks-notes.md).
+ * docs/ARCHITECTURE.md, "Build checks in detail").
  *
  * <p>The classes are read from the module's compiled main classes ({@code target/classes}) with
  * ArchUnit's importer. A type counts only if every type enclosing it is public or protected too.

@@ -4,4 +4,7 @@
  * dev.stowage.internal.redis.CacheStorage}, the layout's Redis commands, and the one blocking view
  * that waits for it. This package is part of the internal API and may change without notice.
  */
+@NullMarked
 package dev.stowage.internal.cache;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,4 +4,7 @@
  * {@code KEYS}), the sealing of full buckets, and the decoding of pages. This package is part of
  * the internal API and may change without notice.
  */
+@NullMarked
 package dev.stowage.internal.feed;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,7 +1,8 @@
 /**
- * The Redis side of {@link dev.stowage.Stowage}: the shared connection, the asynchronous cache that
- * every blocking call waits on, single-flight loads, the distributed load lock and feeds. This
- * package is part of the internal API and may change without notice.
+ * The Redis side of {@link dev.stowage.Stowage}: the storage strategy the cache engine runs on and
+ * its two storages (key-per-value and packed), the shared connection for one server, Sentinel and
+ * Cluster, the slot plan and chunked writes, client tracking and the near store, and the script
+ * runner. This package is part of the internal API and may change without notice.
  */
 @NullMarked
 package dev.stowage.internal.redis;
