@@ -216,7 +216,7 @@ class SpringSerializerMigrationIntegrationTests {
             .cache("lists", new TypeRef<List<Article>>() {})
             .keyPrefix("lists::")
             .encoding(
-                Encoding.of(Codecs.json(new TypeRef<List<Article>>() {}, null))
+                Encoding.of(Codecs.json(new TypeRef<List<Article>>() {}))
                     .legacy(Codecs.springJson(new TypeRef<List<Article>>() {})))
             .build();
     assertThat(lists.get("latest")).isEqualTo(list);
@@ -226,7 +226,7 @@ class SpringSerializerMigrationIntegrationTests {
             .cache("lists", new TypeRef<Set<String>>() {})
             .keyPrefix("lists::")
             .encoding(
-                Encoding.of(Codecs.json(new TypeRef<Set<String>>() {}, null))
+                Encoding.of(Codecs.json(new TypeRef<Set<String>>() {}))
                     .legacy(Codecs.springJson(new TypeRef<Set<String>>() {})))
             .build();
     assertThat(sets.get("tags")).isInstanceOf(TreeSet.class).containsExactly("a", "b");
