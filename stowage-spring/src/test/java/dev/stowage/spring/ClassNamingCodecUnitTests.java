@@ -125,8 +125,10 @@ class ClassNamingCodecUnitTests {
   }
 
   @Test
+  // The value must be a StringBuilder (a class outside the allowlist), not the string it holds.
+  @SuppressWarnings("UnnecessaryStringBuilder")
   void classesOutsideTheAllowlistAreRefusedWhenWritten() {
-    assertThatThrownBy(() -> codec.encode("x"))
+    assertThatThrownBy(() -> codec.encode(new StringBuilder("x")))
         .isInstanceOf(CodecException.class)
         .hasMessageContaining("java.lang.StringBuilder is outside")
         .hasMessageContaining("stowage.allowed-packages");
