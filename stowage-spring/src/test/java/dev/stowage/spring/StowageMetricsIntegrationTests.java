@@ -316,7 +316,7 @@ class StowageMetricsIntegrationTests {
     assertThat(books.dictionary()).isNull();
     assertThat(books.nearCache()).isNull();
     assertThat(books.stats().puts()).isPositive();
-    assertThat(books.stats()).isEqualTo(stowageCache("books").stats());
+    assertThat(books.stats()).isEqualTo(StowageEndpoint.Counters.of(stowageCache("books").stats()));
 
     assertThat(endpoint.caches().redis()).isEqualTo("127.0.0.1:" + redis.port());
     assertThat(endpoint.caches().caches())
