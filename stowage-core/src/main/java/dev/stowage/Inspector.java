@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.CompressionIds;
 import dev.stowage.compress.ZstdDictionary;
-import dev.stowage.internal.redis.SharedCommands;
+import dev.stowage.internal.connection.SharedCommands;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.api.sync.RedisSortedSetCommands;

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.StowageException;
 import dev.stowage.StowageKeys;
-import dev.stowage.internal.redis.SharedCommands;
+import dev.stowage.internal.connection.SharedCommands;
 import dev.stowage.internal.store.RecentlyMissing;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisException;

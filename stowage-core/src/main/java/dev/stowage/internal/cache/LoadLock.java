@@ -2,8 +2,8 @@ package dev.stowage.internal.cache;
 
 import dev.stowage.StowageKeys;
 import dev.stowage.internal.Futures;
+import dev.stowage.internal.connection.RedisSession;
 import dev.stowage.internal.redis.LuaScript;
-import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import java.lang.System.Logger.Level;

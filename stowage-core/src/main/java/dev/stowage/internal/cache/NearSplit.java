@@ -1,6 +1,6 @@
 package dev.stowage.internal.cache;
 
-import dev.stowage.internal.redis.NearStore;
+import dev.stowage.internal.nearcache.NearStore;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

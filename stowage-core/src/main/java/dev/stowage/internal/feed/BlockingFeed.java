@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.AsyncFeed;
 import dev.stowage.Feed;
-import dev.stowage.internal.redis.RedisSession;
+import dev.stowage.internal.connection.RedisSession;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;

@@ -2,8 +2,8 @@ package dev.stowage.internal.feed;
 
 import dev.stowage.FeedLayout;
 import dev.stowage.StowageException;
+import dev.stowage.internal.connection.RedisSession;
 import dev.stowage.internal.redis.LuaScript;
-import dev.stowage.internal.redis.RedisSession;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.stowage.internal.feed;
 
+import dev.stowage.internal.nearcache.Tracking;
 import dev.stowage.internal.redis.EnvelopePreload;
-import dev.stowage.internal.redis.Tracking;
 import dev.stowage.internal.redis.WriteCodec;
 import org.jspecify.annotations.Nullable;
 

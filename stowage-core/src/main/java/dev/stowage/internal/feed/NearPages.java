@@ -2,7 +2,7 @@ package dev.stowage.internal.feed;
 
 import dev.stowage.Feed.Entry;
 import dev.stowage.internal.feed.PageDecoder.Decoded;
-import dev.stowage.internal.redis.Tracking;
+import dev.stowage.internal.nearcache.Tracking;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,6 @@
 package dev.stowage.internal.redis;
 
+import dev.stowage.internal.nearcache.Tracking;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.function.Function;

@@ -1,5 +1,6 @@
 package dev.stowage.internal.redis;
 
+import dev.stowage.internal.nearcache.NearStore;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,7 @@
 package dev.stowage.internal.redis;
 
+import dev.stowage.internal.connection.MasterAddress;
+import dev.stowage.internal.connection.RedisSession;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -47,13 +49,13 @@ public final class ChunkWindow {
 
   /**
    * Sends the chunks of {@code plan}, a window per lane; each chunk is its groups' commands, sent
-   * together. In a lane whose owner is a master ({@link MasterBatch.Address}) a chunk of a
-   * {@linkplain GroupCommand#batchable() batchable} command is written to that master's own
-   * connection in one batch ({@link MasterBatch}); otherwise (one server, slots with no known
-   * master, or a command that must use its own connection) each command goes through the shared
-   * connection. A group of several keys that Redis answers with {@code TRYAGAIN} there (a slot
-   * being migrated holds some of them and not the others) is sent again one command per key, which
-   * Redis redirects key by key.
+   * together. In a lane whose owner is a master ({@link MasterAddress}) a chunk of a {@linkplain
+   * GroupCommand#batchable() batchable} command is written to that master's own connection in one
+   * batch ({@link MasterBatch}); otherwise (one server, slots with no known master, or a command
+   * that must use its own connection) each command goes through the shared connection. A group of
+   * several keys that Redis answers with {@code TRYAGAIN} there (a slot being migrated holds some
+   * of them and not the others) is sent again one command per key, which Redis redirects key by
+   * key.
    */
   static <T> CompletableFuture<Void> run(
       SlotPlan plan, RedisSession session, GroupCommand<T> command) {
@@ -62,7 +64,7 @@ public final class ChunkWindow {
       List<SlotPlan.Chunk> chunks = plan.lanes().get(i);
       Object owner = plan.owners().get(i).orElse(null);
       IntFunction<CompletableFuture<?>> send =
-          owner instanceof MasterBatch.Address master && command.batchable()
+          owner instanceof MasterAddress master && command.batchable()
               ? index -> MasterBatch.send(session, master, chunks.get(index), command)
               : index -> sendChunk(chunks.get(index), command);
       lanes.add(new Lane(chunks.size(), send, new AtomicInteger()));

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.CodecException;
 import dev.stowage.Envelope;
 import dev.stowage.StowageException;
+import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import java.nio.charset.StandardCharsets;
@@ -185,7 +186,7 @@ final class ChunkedWriter<K, V> {
   /** Sends prepared entries as {@link #send} does, untranslated. */
   private CompletableFuture<Void> dispatchAll(Prepared prepared) {
     return ChunkWindow.run(
-        session.plan(prepared.keys(), chunkSize), session, writeCommand(prepared));
+        SlotPlan.of(session, prepared.keys(), chunkSize), session, writeCommand(prepared));
   }
 
   /**
@@ -211,7 +212,7 @@ final class ChunkedWriter<K, V> {
         for (int i = 0; i < keys.length; i++) {
           keys[i] = utf8(keyText.apply(all.get(i).getKey()));
         }
-        SlotPlan plan = session.plan(keys, chunkSize);
+        SlotPlan plan = SlotPlan.of(session, keys, chunkSize);
         chunks = inTurn(plan).stream().map(chunk -> entriesOf(all, chunk)).iterator();
         window = ChunkWindow.IN_FLIGHT * Math.max(1, plan.lanes().size());
       } else {
@@ -488,7 +489,7 @@ final class ChunkedWriter<K, V> {
         };
     CompletableFuture<Void> all =
         ChunkWindow.run(
-            session.plan(allKeys, chunkSize),
+            SlotPlan.of(session, allKeys, chunkSize),
             session,
             new GroupCommand<Long>(
                 group ->

@@ -2,6 +2,9 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.nearcache.NearStore;
+import dev.stowage.internal.nearcache.Tracking;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScriptOutputType;
@@ -141,7 +144,7 @@ public final class KeyPerValueStorage<K, V> implements CacheStorage<K, V> {
     int n = keyTexts.size();
     byte[][] values = new byte[n][];
     byte[][] redisKeys = utf8(keyTexts);
-    SlotPlan plan = session.plan(redisKeys, settings.chunkSize());
+    SlotPlan plan = SlotPlan.of(session, redisKeys, settings.chunkSize());
     Tracking.Reader reader = near;
     CompletableFuture<Void> all;
     if (reader == null || ttls == null) {
@@ -251,7 +254,7 @@ public final class KeyPerValueStorage<K, V> implements CacheStorage<K, V> {
     byte[][] allKeys = utf8(keyTexts);
     CompletableFuture<Void> all =
         ChunkWindow.run(
-            session.plan(allKeys, settings.chunkSize()),
+            SlotPlan.of(session, allKeys, settings.chunkSize()),
             session,
             new GroupCommand<Long>(
                 group -> BuiltCommands.del(ChunkedWriter.select(allKeys, group)),

@@ -1,6 +1,7 @@
 package dev.stowage.internal.redis;
 
 import dev.stowage.CacheLayout;
+import dev.stowage.internal.connection.RedisSession;
 import java.lang.System.Logger.Level;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -2,6 +2,7 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;

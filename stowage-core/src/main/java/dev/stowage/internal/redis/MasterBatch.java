@@ -2,6 +2,8 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.connection.MasterAddress;
+import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.protocol.AsyncCommand;
@@ -26,9 +28,6 @@ import java.util.function.Function;
  * other failure fails the chunk as it is.
  */
 final class MasterBatch {
-  /** A master as the plan names it: where its own connection goes. */
-  record Address(String host, int port) {}
-
   private MasterBatch() {}
 
   /**
@@ -37,7 +36,7 @@ final class MasterBatch {
    * (untranslated).
    */
   static <T> CompletableFuture<Void> send(
-      RedisSession session, Address master, SlotPlan.Chunk chunk, GroupCommand<T> command) {
+      RedisSession session, MasterAddress master, SlotPlan.Chunk chunk, GroupCommand<T> command) {
     CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connection;
     try {
       connection = session.masterConnection(master.host(), master.port());

@@ -1,5 +1,6 @@
 package dev.stowage.internal.redis;
 
+import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -77,7 +78,7 @@ final class ScanUnlink {
               byte[][] keys = page.getKeys().stream().filter(ours).toArray(byte[][]::new);
               CompletableFuture<Void> unlinked =
                   ChunkWindow.run(
-                      session.plan(keys, chunkSize),
+                      SlotPlan.of(session, keys, chunkSize),
                       session,
                       new GroupCommand<Long>(
                           group -> BuiltCommands.unlink(ChunkedWriter.select(keys, group)),

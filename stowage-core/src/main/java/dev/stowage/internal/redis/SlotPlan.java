@@ -2,6 +2,7 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,6 +55,19 @@ final class SlotPlan {
     this.owners = owners;
   }
 
+  /**
+   * How a bulk operation over {@code keys} travels on {@code session}: on one server, chunks of
+   * consecutive keys ({@link #consecutive}); on a cluster, groups of one slot in a lane per master,
+   * as the session's {@linkplain RedisSession#slotMasters() topology known now} says ({@link
+   * #bySlot}).
+   */
+  static SlotPlan of(RedisSession session, byte[][] keys, int chunkSize) {
+    if (!session.isCluster()) {
+      return consecutive(keys.length, chunkSize);
+    }
+    return bySlot(keys, chunkSize, session.slotMasters());
+  }
+
   /** The plan on one server: chunks of {@code chunkSize} consecutive keys, each one command. */
   static SlotPlan consecutive(int keys, int chunkSize) {
     requirePositive(chunkSize);
@@ -76,7 +90,8 @@ final class SlotPlan {
    * known for it, which makes a lane of its own), and packed into chunks of at most {@code
    * chunkSize} keys per lane.
    */
-  static SlotPlan bySlot(byte[][] keys, int chunkSize, IntFunction<@Nullable Object> ownerOfSlot) {
+  static SlotPlan bySlot(
+      byte[][] keys, int chunkSize, IntFunction<? extends @Nullable Object> ownerOfSlot) {
     requireNonNull(keys, "keys");
     requirePositive(chunkSize);
     int[] slots = new int[keys.length];

@@ -8,6 +8,7 @@ import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.connection.RedisSession;
 import dev.stowage.internal.store.KeptKey;
 import dev.stowage.internal.store.KeptKeys;
 import java.lang.System.Logger.Level;

@@ -7,7 +7,7 @@ import dev.stowage.Schemas;
 import dev.stowage.StowageException;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
-import dev.stowage.internal.redis.RedisSession;
+import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import java.io.IOException;

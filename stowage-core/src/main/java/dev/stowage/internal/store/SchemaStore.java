@@ -7,7 +7,7 @@ import dev.stowage.SchemaNotFoundException;
 import dev.stowage.Schemas;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
-import dev.stowage.internal.redis.SharedCommands;
+import dev.stowage.internal.connection.SharedCommands;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;

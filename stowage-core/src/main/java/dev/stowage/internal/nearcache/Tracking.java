@@ -1,9 +1,10 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.nearcache;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.NearCache;
 import dev.stowage.internal.Futures;
+import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -131,7 +132,7 @@ public final class Tracking implements AutoCloseable {
      * Redis invalidates the prefix's keys whoever read them, so reads need no connection of their
      * own.
      */
-    boolean readsAnywhere() {
+    public boolean readsAnywhere() {
       return readsOver == null;
     }
 
@@ -144,7 +145,7 @@ public final class Tracking implements AutoCloseable {
      * so nothing it reads may be kept. A tracking connection that breaks thus fails no read while
      * the shared connection works.
      */
-    <T> CompletableFuture<T> dispatch(
+    public <T> CompletableFuture<T> dispatch(
         Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command,
         Runnable untracked) {
       if (readsOver == null) {

@@ -1,4 +1,4 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.nearcache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

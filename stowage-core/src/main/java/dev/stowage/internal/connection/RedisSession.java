@@ -1,4 +1,4 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.connection;
 
 import static java.util.Objects.requireNonNull;
 
@@ -57,6 +57,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLException;
@@ -75,10 +76,10 @@ import reactor.core.Disposable;
  * key's slot, {@code MOVED} and {@code ASK} redirections followed, and the topology (which master
  * serves which slots) refreshed every {@link #TOPOLOGY_REFRESH_PERIOD} and whenever a redirection
  * or a node's persistent reconnection says it changed. Bulk operations are planned by slot ({@link
- * #plan}): a multi-key command may only touch one slot. Each chunk of one goes to its master as one
- * batch on that master's own connection ({@link #masterConnection}), since the cluster connection
- * flushes every command on its own; what the master redirects is sent again through the cluster
- * connection ({@link MasterBatch}).
+ * #slotMasters}): a multi-key command may only touch one slot. Each chunk of one goes to its master
+ * as one batch on that master's own connection ({@link #masterConnection}), since the cluster
+ * connection flushes every command on its own; what the master redirects is sent again through the
+ * cluster connection (the storages' master batches).
  *
  * <p>Bulk operations need no connection of their own. Each chunk of one is a single command ({@code
  * MGET}, {@code MSET}, {@code DEL}, {@code ZADD}, or a script that sets a chunk of keys with their
@@ -563,27 +564,22 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /**
-   * How a bulk operation over {@code keys} travels ({@link SlotPlan}): on one server, chunks of
-   * consecutive keys; on a cluster, groups of one slot, in a lane per master as the topology known
-   * now says.
+   * Which master serves each hash slot, as the topology known now says: on a cluster, the master's
+   * address, or {@code null} for a slot no known master serves (and for every slot while a session
+   * opened in the background has not reached Redis); on one server, {@code null} for every slot.
+   * The topology is taken once, when this is called, so one bulk operation plans on one topology.
    */
-  SlotPlan plan(byte[][] keys, int chunkSize) {
-    if (!isCluster()) {
-      return SlotPlan.consecutive(keys.length, chunkSize);
-    }
+  public IntFunction<@Nullable MasterAddress> slotMasters() {
     if (!(shared instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
-      return SlotPlan.bySlot(keys, chunkSize, slot -> null);
+      return slot -> null;
     }
     Partitions partitions = cluster.getPartitions();
-    return SlotPlan.bySlot(
-        keys,
-        chunkSize,
-        slot -> {
-          RedisClusterNode master = partitions.getMasterBySlot(slot);
-          return master == null || master.getUri() == null
-              ? null
-              : new MasterBatch.Address(master.getUri().getHost(), master.getUri().getPort());
-        });
+    return slot -> {
+      RedisClusterNode master = partitions.getMasterBySlot(slot);
+      return master == null || master.getUri() == null
+          ? null
+          : new MasterAddress(master.getUri().getHost(), master.getUri().getPort());
+    };
   }
 
   /**
@@ -594,7 +590,7 @@ public final class RedisSession implements AutoCloseable {
    * @throws CacheUnavailableException if a session opened in the background has not reached Redis
    *     yet
    */
-  CompletableFuture<StatefulRedisConnection<byte[], byte[]>> masterConnection(
+  public CompletableFuture<StatefulRedisConnection<byte[], byte[]>> masterConnection(
       String host, int port) {
     if (!(shared() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
       throw new IllegalStateException("a master's own connection exists only on a Redis Cluster");
@@ -611,7 +607,7 @@ public final class RedisSession implements AutoCloseable {
    * @throws CacheUnavailableException if a session opened in the background has not reached Redis
    *     yet
    */
-  List<Node> masters() {
+  public List<Node> masters() {
     StatefulConnection<byte[], byte[]> current = shared();
     if (!(current instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
       return List.of(
@@ -636,7 +632,7 @@ public final class RedisSession implements AutoCloseable {
   }
 
   /** A master and the commands of its own connection. */
-  record Node(
+  public record Node(
       String address, CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands) {}
 
   /**
@@ -1024,7 +1020,7 @@ public final class RedisSession implements AutoCloseable {
    * As {@link #dispatch}, on {@code commands}: those of the shared connection, or of one master's
    * ({@link #masters}).
    */
-  <T> CompletableFuture<T> dispatchOn(
+  public <T> CompletableFuture<T> dispatchOn(
       RedisClusterAsyncCommands<byte[], byte[]> commands,
       Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
     RedisFuture<T> sent;
@@ -1074,7 +1070,7 @@ public final class RedisSession implements AutoCloseable {
    * is being migrated). A command sent on a master's own connection, which follows no redirection,
    * is sent again through the shared connection when it gets one.
    */
-  static boolean isRedirection(Throwable error) {
+  public static boolean isRedirection(Throwable error) {
     Throwable e = unwrap(error);
     String reply = e instanceof RedisCommandExecutionException ? e.getMessage() : null;
     return reply != null
@@ -1085,7 +1081,7 @@ public final class RedisSession implements AutoCloseable {
    * Whether {@code error} is Redis's TRYAGAIN reply to a multi-key command on a slot being
    * migrated.
    */
-  static boolean isTryAgain(Throwable error) {
+  public static boolean isTryAgain(Throwable error) {
     Throwable e = unwrap(error);
     return e instanceof RedisCommandExecutionException
         && e.getMessage() != null

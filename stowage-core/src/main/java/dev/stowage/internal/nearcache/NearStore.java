@@ -1,4 +1,4 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.nearcache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -198,7 +198,7 @@ public final class NearStore {
    * Fails the stamps of reads in flight of {@code key} without dropping its value: a read of it
    * went over a connection that does not track it.
    */
-  void untracked(String key) {
+  public void untracked(String key) {
     stripes.incrementAndGet(stripeOf(key));
   }
 
@@ -219,7 +219,7 @@ public final class NearStore {
    * Entries share Redis keys: {@code redisKey} names the one that holds an entry, which is what
    * Redis invalidates. Set before the store is used.
    */
-  void groupBy(Function<String, String> redisKey) {
+  public void groupBy(Function<String, String> redisKey) {
     this.groups = redisKey;
   }
 

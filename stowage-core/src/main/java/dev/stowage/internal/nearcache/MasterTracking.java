@@ -1,7 +1,8 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.nearcache;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;

@@ -1,4 +1,4 @@
-package dev.stowage.internal.redis;
+package dev.stowage.internal.connection;
 
 import static java.util.Objects.requireNonNull;
 
