@@ -1,6 +1,7 @@
 package dev.stowage.internal.redis;
 
 import dev.stowage.internal.connection.MasterAddress;
+import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,7 +99,7 @@ public final class ChunkWindow {
               if (failure == null) {
                 return CompletableFuture.<Void>completedFuture(null);
               }
-              if (!RedisSession.isTryAgain(failure)) {
+              if (!RedisErrors.isTryAgain(failure)) {
                 return CompletableFuture.<Void>failedFuture(failure);
               }
               CompletableFuture<?>[] each = new CompletableFuture<?>[group.length];

@@ -2,6 +2,7 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
 import dev.stowage.internal.nearcache.NearStore;
 import dev.stowage.internal.nearcache.Tracking;
@@ -127,7 +128,7 @@ public final class KeyPerValueStorage<K, V> implements CacheStorage<K, V> {
     }
     return read.exceptionallyCompose(
         e ->
-            RedisSession.isWrongType(e)
+            RedisErrors.isWrongType(e)
                 ? CompletableFuture.completedFuture(WRONG_TYPE)
                 : CompletableFuture.failedFuture(
                     session.translate(e, "GET " + keyText + " of " + owner)));

@@ -3,6 +3,7 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.internal.connection.MasterAddress;
+import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -74,7 +75,7 @@ final class MasterBatch {
                     return;
                   }
                   answered(unanswered, done);
-                } else if (RedisSession.isRedirection(failure)
+                } else if (RedisErrors.isRedirection(failure)
                     || failure instanceof RedisNoScriptException) {
                   ChunkWindow.sendGroup(group, command)
                       .whenComplete(

@@ -6,6 +6,7 @@ import dev.stowage.CacheLayout;
 import dev.stowage.Envelope;
 import dev.stowage.StowageException;
 import dev.stowage.internal.Futures;
+import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
 import dev.stowage.internal.nearcache.NearStore;
 import dev.stowage.internal.nearcache.Tracking;
@@ -204,7 +205,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
       CompletableFuture<T> read, T wrongType, String what) {
     return read.exceptionallyCompose(
         e ->
-            RedisSession.isWrongType(e)
+            RedisErrors.isWrongType(e)
                 ? CompletableFuture.completedFuture(wrongType)
                 : CompletableFuture.failedFuture(session.translate(e, what)));
   }
@@ -267,7 +268,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
               .get(c)
               .handle(
                   (found, failure) -> {
-                    if (failure != null && !RedisSession.isWrongType(failure)) {
+                    if (failure != null && !RedisErrors.isWrongType(failure)) {
                       throw Futures.asCompletion(failure);
                     }
                     for (int j = 0; j < group.length; j++) {
@@ -306,7 +307,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
       replies[g - range[0]] =
           read.handle(
                   (found, failure) -> {
-                    if (failure != null && !RedisSession.isWrongType(failure)) {
+                    if (failure != null && !RedisErrors.isWrongType(failure)) {
                       throw Futures.asCompletion(failure);
                     }
                     for (int j = 0; j < group.length; j++) {

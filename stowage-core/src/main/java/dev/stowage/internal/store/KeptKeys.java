@@ -7,6 +7,7 @@ import dev.stowage.Schemas;
 import dev.stowage.StowageException;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
@@ -412,7 +413,7 @@ public final class KeptKeys implements AutoCloseable {
         depth++, e = e.getCause() == e ? null : e.getCause()) {
       if (e instanceof RedisCommandExecutionException) {
         String reply = String.valueOf(e.getMessage());
-        return RedisSession.isUnavailableReply(reply)
+        return RedisErrors.isUnavailableReply(reply)
             || reply.startsWith("BUSY")
             || reply.startsWith("READONLY")
             || reply.startsWith("OOM")
@@ -437,7 +438,7 @@ public final class KeptKeys implements AutoCloseable {
         return e.getMessage();
       }
     }
-    return RedisSession.causeChain(error);
+    return RedisErrors.causeChain(error);
   }
 
   private static Throwable unwrap(Throwable error) {

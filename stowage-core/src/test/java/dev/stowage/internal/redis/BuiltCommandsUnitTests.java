@@ -3,7 +3,7 @@ package dev.stowage.internal.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.connection.RedisErrors;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.cluster.SlotHash;
@@ -64,27 +64,27 @@ class BuiltCommandsUnitTests {
   @Test
   void onlyRedirectionsAndTryAgainSendACommandElsewhere() {
     assertThat(
-            RedisSession.isRedirection(
+            RedisErrors.isRedirection(
                 new RedisCommandExecutionException("MOVED 3999 127.0.0.1:6381")))
         .isTrue();
     assertThat(
-            RedisSession.isRedirection(
+            RedisErrors.isRedirection(
                 new CompletionException(
                     new RedisCommandExecutionException("ASK 3999 127.0.0.1:6381"))))
         .isTrue();
     assertThat(
-            RedisSession.isRedirection(
+            RedisErrors.isRedirection(
                 new RedisCommandExecutionException(
                     "TRYAGAIN Multiple keys request during rehashing of slot")))
         .isTrue();
     assertThat(
-            RedisSession.isRedirection(
+            RedisErrors.isRedirection(
                 new RedisCommandExecutionException("CLUSTERDOWN The cluster is down")))
         .isFalse();
     assertThat(
-            RedisSession.isRedirection(
+            RedisErrors.isRedirection(
                 new RedisCommandExecutionException("ERR MOVED is not a command")))
         .isFalse();
-    assertThat(RedisSession.isRedirection(new RedisCommandTimeoutException("MOVED"))).isFalse();
+    assertThat(RedisErrors.isRedirection(new RedisCommandTimeoutException("MOVED"))).isFalse();
   }
 }

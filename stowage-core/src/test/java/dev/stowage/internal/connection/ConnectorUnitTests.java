@@ -18,7 +18,7 @@ import javax.net.ssl.SSLHandshakeException;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
-class RedisSessionUnitTests {
+class ConnectorUnitTests {
   private static final Duration TIMEOUT = Duration.ofMillis(750);
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(3);
 
@@ -27,7 +27,7 @@ class RedisSessionUnitTests {
     RedisURI given =
         RedisURI.create("redis-sentinel://app:secret@10.0.0.1:26379,10.0.0.2:26380/3#mymaster");
 
-    RedisURI copy = RedisSession.withTimeout(given, TIMEOUT);
+    RedisURI copy = ServerConnector.withTimeout(given, TIMEOUT);
 
     assertThat(copy.getSentinelMasterId()).isEqualTo("mymaster");
     assertThat(copy.getSentinels())
@@ -47,19 +47,19 @@ class RedisSessionUnitTests {
       assertThat(given.getSentinels().get(i).getTimeout())
           .isEqualTo(RedisURI.DEFAULT_TIMEOUT_DURATION);
     }
-    assertThat(RedisSession.describe(copy))
+    assertThat(ServerConnector.describe(copy))
         .isEqualTo("mymaster (sentinels 10.0.0.1:26379, 10.0.0.2:26380)");
   }
 
   @Test
   void theCopyOfAStandaloneUriKeepsTlsAndTheAddress() {
     RedisURI copy =
-        RedisSession.withTimeout(RedisURI.create("rediss://redis.internal:6380/2"), TIMEOUT);
+        ServerConnector.withTimeout(RedisURI.create("rediss://redis.internal:6380/2"), TIMEOUT);
 
     assertThat(copy.isSsl()).isTrue();
     assertThat(copy.getSentinels()).isEmpty();
     assertThat(copy.getDatabase()).isEqualTo(2);
-    assertThat(RedisSession.describe(copy)).isEqualTo("redis.internal:6380");
+    assertThat(ServerConnector.describe(copy)).isEqualTo("redis.internal:6380");
   }
 
   @Test
@@ -78,7 +78,7 @@ class RedisSessionUnitTests {
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
             .build();
 
-    ClientOptions used = RedisSession.enforced(given, TIMEOUT, CONNECT_TIMEOUT);
+    ClientOptions used = ServerConnector.enforced(given, TIMEOUT, CONNECT_TIMEOUT);
 
     assertThat(used.getSslOptions()).isSameAs(ssl);
     assertThat(used.getProtocolVersion()).isEqualTo(ProtocolVersion.RESP2);
@@ -92,7 +92,7 @@ class RedisSessionUnitTests {
     assertThat(Duration.ofNanos(source.getTimeUnit().toNanos(source.getTimeout(null))))
         .isEqualTo(TIMEOUT);
 
-    ClientOptions defaults = RedisSession.enforced(null, TIMEOUT, TIMEOUT);
+    ClientOptions defaults = ServerConnector.enforced(null, TIMEOUT, TIMEOUT);
     assertThat(defaults.getSocketOptions().isKeepAlive()).isTrue();
     assertThat(defaults.getSocketOptions().getConnectTimeout()).isEqualTo(TIMEOUT);
   }
@@ -100,7 +100,7 @@ class RedisSessionUnitTests {
   @Test
   void aConnectFailureSaysWhetherRedisRefusedOrCouldNotBeReached() {
     StowageException refused =
-        RedisSession.connectFailure(
+        RedisErrors.connectFailure(
             "127.0.0.1:7000",
             new RedisConnectionException(
                 "Unable to connect",
@@ -111,7 +111,7 @@ class RedisSessionUnitTests {
             "Redis at 127.0.0.1:7000 refused the credentials: WRONGPASS invalid username-password pair");
 
     StowageException handshake =
-        RedisSession.connectFailure(
+        RedisErrors.connectFailure(
             "127.0.0.1:7000",
             new RedisConnectionException(
                 "Unable to connect",
@@ -122,7 +122,7 @@ class RedisSessionUnitTests {
             "cannot connect to Redis at 127.0.0.1:7000: the TLS handshake failed (Received fatal alert: certificate_required)");
 
     StowageException unreachable =
-        RedisSession.connectFailure(
+        RedisErrors.connectFailure(
             "127.0.0.1:7000",
             new RedisConnectionException(
                 "Unable to connect to 127.0.0.1:7000", new ConnectException("Connection refused")));
@@ -141,7 +141,7 @@ class RedisSessionUnitTests {
         new RedisConnectionException(
             "Unable to connect to [127.0.0.1:7000]",
             new RedisCommandExecutionException("WRONGPASS invalid username-password pair")));
-    assertThat(RedisSession.connectFailure("cluster 127.0.0.1:7000", wrongPassword))
+    assertThat(RedisErrors.connectFailure("cluster 127.0.0.1:7000", wrongPassword))
         .isNotInstanceOf(CacheUnavailableException.class)
         .hasMessage(
             "Redis at cluster 127.0.0.1:7000 refused the credentials: WRONGPASS invalid username-password pair");
@@ -152,7 +152,7 @@ class RedisSessionUnitTests {
         new RedisConnectionException(
             "Unable to connect to [127.0.0.1:7000]",
             new SSLHandshakeException("Received fatal alert: certificate_required")));
-    assertThat(RedisSession.connectFailure("cluster 127.0.0.1:7000", noCertificate))
+    assertThat(RedisErrors.connectFailure("cluster 127.0.0.1:7000", noCertificate))
         .isInstanceOf(CacheUnavailableException.class)
         .hasMessage(
             "cannot connect to Redis at cluster 127.0.0.1:7000: the TLS handshake failed"
