@@ -413,39 +413,33 @@ public final class Codecs {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(alsoRegistered, "alsoRegistered");
-    switch (name.strip().toLowerCase(Locale.ROOT)) {
-      case "json":
-        return json(type);
-      case "msgpack":
-        return msgpack(type);
-      case "msgpack-compact":
-        return msgpackCompact(type);
-      case "kryo":
-        return kryo(type, alsoRegistered);
-      case "fory":
-        return fory(type, alsoRegistered);
-      case "protobuf":
-        return protobuf(type);
-      case "avro":
-        return avro(type);
-      case "thrift":
-        return thrift(type);
-      case "jdk":
-        return jdk(type, Arrays.stream(alsoRegistered).map(Class::getName).toArray(String[]::new));
-      case "fastjson2":
-        return fastjson2(type);
-      case "string":
-        if (type != String.class) {
+    return switch (name.strip().toLowerCase(Locale.ROOT)) {
+      case "json" -> json(type);
+      case "msgpack" -> msgpack(type);
+      case "msgpack-compact" -> msgpackCompact(type);
+      case "kryo" -> kryo(type, alsoRegistered);
+      case "fory" -> fory(type, alsoRegistered);
+      case "protobuf" -> protobuf(type);
+      case "avro" -> avro(type);
+      case "thrift" -> thrift(type);
+      case "jdk" ->
+          jdk(type, Arrays.stream(alsoRegistered).map(Class::getName).toArray(String[]::new));
+      case "fastjson2" -> fastjson2(type);
+      case "string" -> stringCodec(type);
+      default ->
           throw new IllegalArgumentException(
-              "the string codec encodes String values, not " + type.getName());
-        }
-        @SuppressWarnings("unchecked")
-        Codec<T> text = (Codec<T>) string();
-        return text;
-      default:
-        throw new IllegalArgumentException(
-            "unknown codec '" + name + "'; choose from " + String.join(", ", NAMES));
+              "unknown codec '" + name + "'; choose from " + String.join(", ", NAMES));
+    };
+  }
+
+  private static <T> Codec<T> stringCodec(Class<T> type) {
+    if (type != String.class) {
+      throw new IllegalArgumentException(
+          "the string codec encodes String values, not " + type.getName());
     }
+    @SuppressWarnings("unchecked") // type is String.class, so a Codec<String> is a Codec<T>
+    Codec<T> text = (Codec<T>) string();
+    return text;
   }
 
   /**

@@ -74,11 +74,10 @@ public final class DictionaryStore implements DictionaryResolver {
    */
   public static DictionaryStore over(
       Supplier<? extends StatefulConnection<byte[], byte[]>> connection) {
-    return new DictionaryStore(requireNonNull(connection, "connection"), true);
+    return new DictionaryStore(requireNonNull(connection, "connection"));
   }
 
-  private DictionaryStore(
-      Supplier<? extends StatefulConnection<byte[], byte[]>> connection, boolean lazy) {
+  private DictionaryStore(Supplier<? extends StatefulConnection<byte[], byte[]>> connection) {
     this.connection = connection;
   }
 
