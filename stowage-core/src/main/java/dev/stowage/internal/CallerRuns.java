@@ -51,7 +51,7 @@ public final class CallerRuns implements Executor {
    */
   public boolean runUntil(CompletableFuture<?> operation, long timeoutNanos)
       throws InterruptedException {
-    operation.whenComplete((result, failure) -> LockSupport.unpark(caller));
+    Futures.whenDone(operation, (result, failure) -> LockSupport.unpark(caller));
     long deadline = System.nanoTime() + timeoutNanos;
     try {
       while (true) {

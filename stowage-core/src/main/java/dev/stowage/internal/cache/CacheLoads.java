@@ -103,42 +103,39 @@ final class CacheLoads<K, V> {
     long stamp = engine.stamp(keyText);
     CacheStorage.ReadTtl ttl = engine.readTtl();
     return engine.counted(
-        engine
-            .fetch(keyText, ttl)
-            .handleAsync(
-                (bytes, failure) -> {
-                  if (failure != null) {
-                    if (!engine.loadsDespite(failure)) {
-                      return CompletableFuture.<V>failedFuture(failure);
-                    }
-                    engine.countFailure(failure);
-                    return flights.load(keyText, () -> load.start(key, threads.loads())).copy();
-                  }
-                  Object value = engine.read(keyText, bytes);
-                  if (value == CacheEngine.ABSENT) {
-                    return CompletableFuture.<V>completedFuture(null);
-                  }
-                  if (value != null) {
-                    if (ttl != null && bytes != null) {
-                      engine.keep(
-                          keyText, stamp, engine.cast(value), bytes, ttl.sentAt, ttl.millis);
-                    }
-                    return CompletableFuture.completedFuture(engine.cast(value));
-                  }
-                  return flights
-                      .load(
-                          keyText,
-                          () ->
-                              lock == null
-                                  ? readOrLoad(key, keyText, load, threads)
-                                  : lock.run(
-                                      keyText,
-                                      () -> readOrLoad(key, keyText, load, threads),
-                                      () -> lookUp(keyText, threads)))
-                      .copy();
-                },
-                threads.work())
-            .thenCompose(Function.identity()));
+        Futures.handleComposeAsync(
+            engine.fetch(keyText, ttl),
+            (bytes, failure) -> {
+              if (failure != null) {
+                if (!engine.loadsDespite(failure)) {
+                  return CompletableFuture.<V>failedFuture(failure);
+                }
+                engine.countFailure(failure);
+                return flights.load(keyText, () -> load.start(key, threads.loads())).copy();
+              }
+              Object value = engine.read(keyText, bytes);
+              if (value == CacheEngine.ABSENT) {
+                return CompletableFuture.<V>completedFuture(null);
+              }
+              if (value != null) {
+                if (ttl != null && bytes != null) {
+                  engine.keep(keyText, stamp, engine.cast(value), bytes, ttl.sentAt, ttl.millis);
+                }
+                return CompletableFuture.completedFuture(engine.cast(value));
+              }
+              return flights
+                  .load(
+                      keyText,
+                      () ->
+                          lock == null
+                              ? readOrLoad(key, keyText, load, threads)
+                              : lock.run(
+                                  keyText,
+                                  () -> readOrLoad(key, keyText, load, threads),
+                                  () -> lookUp(keyText, threads)))
+                  .copy();
+            },
+            threads.work()));
   }
 
   /**
@@ -162,23 +159,22 @@ final class CacheLoads<K, V> {
   /** Reads the key again; if it is still missing, calls the loader and stores its value. */
   private CompletableFuture<V> readOrLoad(
       K key, String keyText, Load<K, V> load, CacheEngine.Threads threads) {
-    return lookUp(keyText, threads)
-        .handle(
-            (found, failure) -> {
-              if (failure != null) {
-                if (!engine.loadsDespite(failure)) {
-                  return CompletableFuture.<V>failedFuture(failure);
-                }
-                engine.countFailure(failure);
-                return load.start(key, threads.loads());
-              }
-              if (found.found()) {
-                return CompletableFuture.completedFuture(found.value());
-              }
-              return load.start(key, threads.loads())
-                  .thenCompose(value -> storeLoaded(keyText, value).thenApply(stored -> value));
-            })
-        .thenCompose(Function.identity());
+    return Futures.handleCompose(
+        lookUp(keyText, threads),
+        (found, failure) -> {
+          if (failure != null) {
+            if (!engine.loadsDespite(failure)) {
+              return CompletableFuture.<V>failedFuture(failure);
+            }
+            engine.countFailure(failure);
+            return load.start(key, threads.loads());
+          }
+          if (found.found()) {
+            return CompletableFuture.completedFuture(found.value());
+          }
+          return load.start(key, threads.loads())
+              .thenCompose(value -> storeLoaded(keyText, value).thenApply(stored -> value));
+        });
   }
 
   /**
@@ -260,7 +256,8 @@ final class CacheLoads<K, V> {
       } catch (RuntimeException | Error e) {
         loading = CompletableFuture.failedFuture(e);
       }
-      loading.whenComplete(
+      Futures.whenDone(
+          loading,
           (loaded, failure) ->
               led.forEach(
                   (text, future) ->

@@ -118,23 +118,22 @@ public final class LoadLock {
       } catch (RuntimeException | Error e) {
         loaded = CompletableFuture.failedFuture(e);
       }
-      return loaded
-          .handle(
-              (value, failure) ->
-                  release()
-                      .handle(
-                          (released, ignored) -> {
-                            if (failure != null) {
-                              throw Futures.asCompletion(failure);
-                            }
-                            return value;
-                          }))
-          .thenCompose(released -> released);
+      return Futures.handleCompose(
+          loaded,
+          (value, failure) ->
+              release()
+                  .handle(
+                      (released, ignored) -> {
+                        if (failure != null) {
+                          throw Futures.asCompletion(failure);
+                        }
+                        return value;
+                      }));
     }
 
     private CompletableFuture<V> afterPoll() {
-      return CompletableFuture.supplyAsync(poll, pollDelay)
-          .thenCompose(read -> read)
+      return CompletableFuture.<Void>completedFuture(null)
+          .thenComposeAsync(start -> poll.get(), pollDelay)
           .thenCompose(
               found -> {
                 if (found.found()) {

@@ -1,5 +1,6 @@
 package dev.stowage.internal.cache;
 
+import dev.stowage.internal.Futures;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,7 +38,7 @@ final class SingleFlight<V> {
     } catch (RuntimeException | Error e) {
       started = CompletableFuture.failedFuture(e);
     }
-    started.whenComplete((value, failure) -> settle(key, mine, value, failure));
+    Futures.whenDone(started, (value, failure) -> settle(key, mine, value, failure));
     return mine;
   }
 

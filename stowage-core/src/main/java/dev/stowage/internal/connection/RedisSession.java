@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.StowageException;
+import dev.stowage.internal.Futures;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
@@ -223,7 +224,7 @@ public final class RedisSession implements AutoCloseable {
   void activate(StatefulConnection<byte[], byte[]> connection) {
     synchronized (closeLock) {
       if (closed) {
-        connection.closeAsync();
+        Futures.closingInBackground(connection.closeAsync(), "a connection to " + address());
         return;
       }
       shared = connection;

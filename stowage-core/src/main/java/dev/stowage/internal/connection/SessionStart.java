@@ -2,6 +2,7 @@ package dev.stowage.internal.connection;
 
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.StowageException;
+import dev.stowage.internal.Futures;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -42,7 +43,7 @@ final class SessionStart {
       made = connector.apply(used);
     } catch (RuntimeException e) {
       if (ownsResources) {
-        used.shutdown(0, 2, TimeUnit.SECONDS);
+        shutdownInBackground(used);
       }
       throw e;
     }
@@ -75,6 +76,9 @@ final class SessionStart {
    * Tries to connect {@code session} after {@link RedisSession#BACKGROUND_RETRY}, and again after
    * each failure, until it connects or is closed.
    */
+  @SuppressWarnings("FutureReturnValueIgnored") // nothing waits for an attempt or cancels it: it
+  // returns at once once the session is closed (whose own executor, if any, drops it anyway), and
+  // its outcome is handled below
   private static void retryInBackground(RedisSession session) {
     session
         .resources()
@@ -84,17 +88,15 @@ final class SessionStart {
               if (session.isClosed() || session.current() != null) {
                 return;
               }
-              session
-                  .connector()
-                  .connectAsync()
-                  .whenComplete(
-                      (connection, failure) -> {
-                        if (connection == null) {
-                          retryInBackground(session);
-                        } else {
-                          session.activate(connection);
-                        }
-                      });
+              Futures.whenDone(
+                  session.connector().connectAsync(),
+                  (connection, failure) -> {
+                    if (connection == null) {
+                      retryInBackground(session);
+                    } else {
+                      session.activate(connection);
+                    }
+                  });
             },
             RedisSession.BACKGROUND_RETRY.toMillis(),
             TimeUnit.MILLISECONDS);
@@ -104,7 +106,14 @@ final class SessionStart {
   static void shutdown(Connector connector, @Nullable ClientResources ownResources) {
     connector.client().shutdown(Duration.ZERO, Duration.ofSeconds(2));
     if (ownResources != null) {
-      ownResources.shutdown(0, 2, TimeUnit.SECONDS);
+      shutdownInBackground(ownResources);
     }
+  }
+
+  /** Shuts resources a session made down, without waiting for their threads. */
+  @SuppressWarnings("FutureReturnValueIgnored") // the threads stop on their own within 2 s, and
+  // a failure to stop them leaves nothing a caller could do; close never waited for them
+  private static void shutdownInBackground(ClientResources resources) {
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
   }
 }

@@ -2,6 +2,7 @@ package dev.stowage.internal.connection;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.Futures;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -91,7 +92,7 @@ final class TrackingConnections {
   void release(StatefulRedisConnection<byte[], byte[]> connection) {
     RedisClient resp3 = nodeClients.remove(requireNonNull(connection, "connection"));
     if (resp3 == null) {
-      connection.closeAsync();
+      Futures.closingInBackground(connection.closeAsync(), "a tracking connection");
       return;
     }
     clients.remove(resp3);
@@ -99,7 +100,8 @@ final class TrackingConnections {
   }
 
   private static void shutdownInBackground(RedisClient client) {
-    client.shutdownAsync(0, 2, TimeUnit.SECONDS);
+    Futures.closingInBackground(
+        client.shutdownAsync(0, 2, TimeUnit.SECONDS), "a tracking connection's client");
   }
 
   /** Shuts every client down, waiting. */

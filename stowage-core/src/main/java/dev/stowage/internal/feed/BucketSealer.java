@@ -7,6 +7,7 @@ import dev.stowage.FeedLayout;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.CompressionIds;
+import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.RedisSession;
 import dev.stowage.internal.envelope.EnvelopeWriter;
 import dev.stowage.internal.redis.WriteCodec;
@@ -18,11 +19,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -362,12 +365,15 @@ final class BucketSealer<V> {
     }
   }
 
-  /** Seals an {@code add} started and did not wait for. */
-  private final Set<CompletableFuture<Void>> background = ConcurrentHashMap.newKeySet();
+  /** Seals an {@code add} started and did not wait for, each by a number of its own. */
+  private final Map<Long, CompletableFuture<Void>> background = new ConcurrentHashMap<>();
+
+  private final AtomicLong backgroundSeals = new AtomicLong();
 
   void inBackground(CompletableFuture<Void> work) {
-    background.add(work);
-    work.whenComplete((done, failure) -> background.remove(work));
+    Long number = backgroundSeals.incrementAndGet();
+    background.put(number, work);
+    Futures.whenDone(work, (done, failure) -> background.remove(number));
   }
 
   /**
@@ -377,7 +383,9 @@ final class BucketSealer<V> {
    */
   public CompletableFuture<Void> sealsSettled() {
     CompletableFuture<?>[] pending =
-        background.stream().filter(work -> !work.isDone()).toArray(CompletableFuture[]::new);
+        background.values().stream()
+            .filter(work -> !work.isDone())
+            .toArray(CompletableFuture[]::new);
     return pending.length == 0
         ? CompletableFuture.completedFuture(null)
         : CompletableFuture.allOf(pending)

@@ -114,8 +114,33 @@ final class PageDecoder<V> {
    */
   static final int READ_BUCKET_BYTES = 4 * SEAL_MAX_BYTES;
 
-  /** A sealed bucket's stored value and its members, and the bytes they take. */
-  private record ReadBucket(byte[] value, List<byte[]> members, long bytes) {}
+  /**
+   * A sealed bucket's stored value and its members, and the bytes they take. A class, not a record:
+   * it holds an array, compared by identity.
+   */
+  private static final class ReadBucket {
+    private final byte[] value;
+    private final List<byte[]> members;
+    private final long bytes;
+
+    ReadBucket(byte[] value, List<byte[]> members, long bytes) {
+      this.value = value;
+      this.members = members;
+      this.bytes = bytes;
+    }
+
+    byte[] value() {
+      return value;
+    }
+
+    List<byte[]> members() {
+      return members;
+    }
+
+    long bytes() {
+      return bytes;
+    }
+  }
 
   /** The bytes of the sealed buckets kept decompressed (stored values and members); for tests. */
   public long keptBucketBytes() {

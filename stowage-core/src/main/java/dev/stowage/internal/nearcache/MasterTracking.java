@@ -2,6 +2,7 @@ package dev.stowage.internal.nearcache;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -188,7 +189,8 @@ final class MasterTracking {
         // The session is closed.
         return;
       }
-      connecting.whenComplete(
+      Futures.whenDone(
+          connecting,
           (connected, failure) -> {
             if (failure != null) {
               failed(
@@ -257,7 +259,7 @@ final class MasterTracking {
       RedisAsyncCommands<byte[], byte[]> commands = current.async();
       // Redis refuses to switch a connection that already tracks in broadcast mode, as after a
       // replay.
-      commands.clientTracking(TrackingArgs.Builder.enabled(false));
+      Tracking.switchOff(commands);
       commands
           .clientTracking(
               TrackingArgs.Builder.enabled()

@@ -255,7 +255,7 @@ public final class Tracking implements AutoCloseable {
               ? TrackingArgs.Builder.enabled()
               : TrackingArgs.Builder.enabled().bcast().prefixes(StandardCharsets.UTF_8, prefix);
       RedisAsyncCommands<byte[], byte[]> commands = current.async();
-      commands.clientTracking(TrackingArgs.Builder.enabled(false));
+      switchOff(commands);
       commands
           .clientTracking(args)
           .whenComplete(
@@ -302,9 +302,19 @@ public final class Tracking implements AutoCloseable {
     void close() {
       StatefulRedisConnection<byte[], byte[]> current = connection;
       if (current != null) {
-        current.closeAsync();
+        Futures.closingInBackground(current.closeAsync(), "a tracking connection");
       }
     }
+  }
+
+  /**
+   * Sends {@code CLIENT TRACKING off} ahead of the {@code CLIENT TRACKING on} that sets tracking up
+   * from scratch on the same connection (Redis refuses to switch a connection that already tracks).
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // its reply does not matter: the CLIENT TRACKING on
+  // sent right behind it on the same connection decides, and fails if this one could not run
+  static void switchOff(RedisAsyncCommands<byte[], byte[]> commands) {
+    commands.clientTracking(TrackingArgs.Builder.enabled(false));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.stowage.internal.redis;
 
+import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.MasterAddress;
 import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
@@ -23,13 +24,11 @@ public final class ChunkWindow {
   /** Chunks in flight at once, per lane. */
   static final int IN_FLIGHT = 4;
 
-  private final List<Lane> lanes;
   private final AtomicInteger finished = new AtomicInteger();
   private final int chunks;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
 
   private ChunkWindow(List<Lane> lanes) {
-    this.lanes = lanes;
     int total = 0;
     for (Lane lane : lanes) {
       total += lane.chunks;
@@ -94,21 +93,21 @@ public final class ChunkWindow {
     if (group.length == 1) {
       return sent;
     }
-    return sent.handle(
-            (result, failure) -> {
-              if (failure == null) {
-                return CompletableFuture.<Void>completedFuture(null);
-              }
-              if (!RedisErrors.isTryAgain(failure)) {
-                return CompletableFuture.<Void>failedFuture(failure);
-              }
-              CompletableFuture<?>[] each = new CompletableFuture<?>[group.length];
-              for (int i = 0; i < group.length; i++) {
-                each[i] = sendGroup(new int[] {group[i]}, command);
-              }
-              return CompletableFuture.allOf(each);
-            })
-        .thenCompose(again -> again);
+    return Futures.handleCompose(
+        sent,
+        (result, failure) -> {
+          if (failure == null) {
+            return CompletableFuture.<Void>completedFuture(null);
+          }
+          if (!RedisErrors.isTryAgain(failure)) {
+            return CompletableFuture.<Void>failedFuture(failure);
+          }
+          CompletableFuture<?>[] each = new CompletableFuture<?>[group.length];
+          for (int i = 0; i < group.length; i++) {
+            each[i] = sendGroup(new int[] {group[i]}, command);
+          }
+          return CompletableFuture.allOf(each);
+        });
   }
 
   private static CompletableFuture<Void> start(List<Lane> lanes) {
@@ -139,7 +138,8 @@ public final class ChunkWindow {
       done.completeExceptionally(e);
       return;
     }
-    sent.whenComplete(
+    Futures.whenDone(
+        sent,
         (result, error) -> {
           if (error != null) {
             done.completeExceptionally(error);

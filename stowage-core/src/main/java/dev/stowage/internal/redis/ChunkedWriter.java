@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.stowage.CodecException;
 import dev.stowage.Envelope;
 import dev.stowage.StowageException;
+import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -76,10 +77,31 @@ final class ChunkedWriter<K, V> {
 
   /**
    * Entries encoded and ready to send: Redis keys, values and the values' sizes before compression,
-   * aligned.
+   * aligned. A class, not a record: it holds arrays, compared by identity.
    */
-  record Prepared(byte[][] keys, byte[][] values, int[] payloadSizes)
-      implements CacheStorage.Prepared {
+  static final class Prepared implements CacheStorage.Prepared {
+    private final byte[][] keys;
+    private final byte[][] values;
+    private final int[] payloadSizes;
+
+    Prepared(byte[][] keys, byte[][] values, int[] payloadSizes) {
+      this.keys = keys;
+      this.values = values;
+      this.payloadSizes = payloadSizes;
+    }
+
+    byte[][] keys() {
+      return keys;
+    }
+
+    byte[][] values() {
+      return values;
+    }
+
+    int[] payloadSizes() {
+      return payloadSizes;
+    }
+
     /** The Redis keys as text. */
     @Override
     public List<String> texts() {
@@ -341,7 +363,7 @@ final class ChunkedWriter<K, V> {
         } catch (RuntimeException e) {
           write = CompletableFuture.failedFuture(e);
         }
-        write.whenComplete((result, failure) -> chunkDone(failure));
+        Futures.whenDone(write, (result, failure) -> chunkDone(failure));
       }
     }
 
@@ -405,6 +427,10 @@ final class ChunkedWriter<K, V> {
           group ->
               BuiltCommands.mset(select(prepared.keys(), group), select(prepared.values(), group)),
           group -> {
+            // Lettuce's MSET takes a map: each of the chunk's own key arrays is one entry, in
+            // order,
+            // and nothing is looked up in it, so identity is what is wanted.
+            @SuppressWarnings("ArrayAsKeyOfSetOrMap")
             Map<byte[], byte[]> entries = new LinkedHashMap<>();
             for (int i : group) {
               entries.put(prepared.keys()[i], prepared.values()[i]);

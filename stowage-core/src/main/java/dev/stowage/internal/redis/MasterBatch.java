@@ -2,6 +2,7 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.MasterAddress;
 import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
@@ -63,33 +64,32 @@ final class MasterBatch {
     AtomicInteger unanswered = new AtomicInteger(groups.size());
     for (int i = 0; i < groups.size(); i++) {
       int[] group = groups.get(i);
-      built
-          .get(i)
-          .whenComplete(
-              (reply, failure) -> {
-                if (failure == null) {
-                  try {
-                    command.replied().accept(group, reply);
-                  } catch (RuntimeException e) {
-                    done.completeExceptionally(e);
-                    return;
-                  }
-                  answered(unanswered, done);
-                } else if (RedisErrors.isRedirection(failure)
-                    || failure instanceof RedisNoScriptException) {
-                  ChunkWindow.sendGroup(group, command)
-                      .whenComplete(
-                          (resent, again) -> {
-                            if (again != null) {
-                              done.completeExceptionally(again);
-                            } else {
-                              answered(unanswered, done);
-                            }
-                          });
-                } else {
-                  done.completeExceptionally(failure);
-                }
-              });
+      Futures.whenDone(
+          built.get(i),
+          (reply, failure) -> {
+            if (failure == null) {
+              try {
+                command.replied().accept(group, reply);
+              } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+                return;
+              }
+              answered(unanswered, done);
+            } else if (RedisErrors.isRedirection(failure)
+                || failure instanceof RedisNoScriptException) {
+              Futures.whenDone(
+                  ChunkWindow.sendGroup(group, command),
+                  (resent, again) -> {
+                    if (again != null) {
+                      done.completeExceptionally(again);
+                    } else {
+                      answered(unanswered, done);
+                    }
+                  });
+            } else {
+              done.completeExceptionally(failure);
+            }
+          });
     }
     try {
       node.dispatch(built);

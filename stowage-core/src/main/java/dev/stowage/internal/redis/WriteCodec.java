@@ -8,6 +8,7 @@ import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.RedisSession;
 import dev.stowage.internal.store.KeptKey;
 import dev.stowage.internal.store.KeptKeys;
@@ -192,12 +193,27 @@ public final class WriteCodec<V> {
   }
 
   /**
-   * A value encoded for writing.
-   *
-   * @param bytes what is stored: the envelope and the payload, compressed when that made it smaller
-   * @param payloadSize the payload's size as the codec encoded it, before compression
+   * A value encoded for writing. A class, not a record: it holds an array, compared by identity.
    */
-  public record Encoded(byte[] bytes, int payloadSize) {}
+  public static final class Encoded {
+    private final byte[] bytes;
+    private final int payloadSize;
+
+    Encoded(byte[] bytes, int payloadSize) {
+      this.bytes = bytes;
+      this.payloadSize = payloadSize;
+    }
+
+    /** What is stored: the envelope and the payload, compressed when that made it smaller. */
+    public byte[] bytes() {
+      return bytes;
+    }
+
+    /** The payload's size as the codec encoded it, before compression. */
+    public int payloadSize() {
+      return payloadSize;
+    }
+  }
 
   /** Whether this codec is still learning its dictionary. */
   public boolean isLearning() {
@@ -277,7 +293,16 @@ public final class WriteCodec<V> {
       if (trainHere) {
         learning.learn(ready);
       } else {
-        CompletableFuture.runAsync(() -> learning.learn(ready), learning.settings.executor());
+        Futures.whenDone(
+            CompletableFuture.runAsync(() -> learning.learn(ready), learning.settings.executor()),
+            (done, failure) -> {
+              if (failure != null) {
+                LOG.log(
+                    System.Logger.Level.WARNING,
+                    owner + ": learning a dictionary failed unexpectedly",
+                    failure);
+              }
+            });
       }
     }
     return encoded;

@@ -7,6 +7,7 @@ import dev.stowage.Schemas;
 import dev.stowage.StowageException;
 import dev.stowage.compress.DictionaryStore;
 import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -48,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  * until then, and are readable once it is back (a dictionary's id is its content's).
  *
  * <p>Thread-safe. Nothing here blocks a Redis client's thread: saves are asynchronous and retries
- * are scheduled on the session's executor. {@link #close()} stops every retry.
+ * are scheduled on the session's executor. {@link #close()} stops every retry and the next pass.
  */
 public final class KeptKeys implements AutoCloseable {
   /**
@@ -81,6 +82,9 @@ public final class KeptKeys implements AutoCloseable {
   private final Map<String, KeptKey> kept = new HashMap<>();
   private volatile boolean closed;
 
+  /** The next pass of {@link #verifyAll}; cancelled on close. */
+  private volatile @Nullable ScheduledFuture<?> nextVerify;
+
   /** The epoch now: a key confirmed in an earlier one is not confirmed. */
   long epoch() {
     return epoch.get();
@@ -101,11 +105,27 @@ public final class KeptKeys implements AutoCloseable {
     this.schemas = requireNonNull(schemas, "schemas");
     session.onDeactivation(this::unconfirmAll);
     session.onActivation(this::confirmAll);
+    scheduleVerify();
+  }
+
+  /** Schedules the next {@link #verifyAll} pass {@link #VERIFY_PERIOD} from now. */
+  private void scheduleVerify() {
+    ScheduledFuture<?> next;
     try {
-      session.schedule(this::verifyAll, VERIFY_PERIOD);
+      next = session.schedule(this::verifyAll, VERIFY_PERIOD);
     } catch (RuntimeException e) {
-      // The session's executor is shutting down already.
+      // The session's executor is shutting down: this Stowage is being closed.
+      return;
     }
+    nextVerify = next;
+    if (closed) {
+      next.cancel(false);
+    }
+  }
+
+  /** The next verify pass, if one is scheduled; for tests. */
+  @Nullable ScheduledFuture<?> nextVerify() {
+    return nextVerify;
   }
 
   /**
@@ -206,11 +226,7 @@ public final class KeptKeys implements AutoCloseable {
       all = List.copyOf(kept.values());
     }
     all.forEach(this::verify);
-    try {
-      session.schedule(this::verifyAll, VERIFY_PERIOD);
-    } catch (RuntimeException e) {
-      // The session's executor is shutting down: this Stowage is being closed.
-    }
+    scheduleVerify();
   }
 
   /** Takes a user away from {@code key}; with none left it is no longer kept. */
@@ -283,7 +299,7 @@ public final class KeptKeys implements AutoCloseable {
     } catch (RuntimeException e) {
       saving = CompletableFuture.failedFuture(e);
     }
-    saving.whenComplete((done, failure) -> settle(key, started, failure));
+    Futures.whenDone(saving, (done, failure) -> settle(key, started, failure));
   }
 
   /** What follows a try: confirmed, or tried again (now, or after a wait). */
@@ -450,10 +466,14 @@ public final class KeptKeys implements AutoCloseable {
     return e;
   }
 
-  /** Stops every retry and wakes every writer that waits. Idempotent. */
+  /** Stops every retry and the next verify pass, and wakes every writer that waits. Idempotent. */
   @Override
   public void close() {
     closed = true;
+    ScheduledFuture<?> next = nextVerify;
+    if (next != null) {
+      next.cancel(false);
+    }
     List<KeptKey> all;
     synchronized (kept) {
       all = List.copyOf(kept.values());
