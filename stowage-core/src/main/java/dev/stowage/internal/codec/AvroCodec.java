@@ -10,6 +10,7 @@ import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
@@ -31,6 +32,7 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
   private static final byte[] EMPTY = new byte[0];
   private final Class<T> type;
   private final Schema readerSchema;
+  private final AvroClasses classes;
   private final ThreadLocal<PerThread> perThread;
 
   AvroCodec(Class<T> type) {
@@ -41,9 +43,10 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
               + type.getName()
               + " is not one (generate it from a schema with avro-tools or the avro-maven-plugin)");
     }
-    PerThread first = new PerThread(type);
-    this.readerSchema = first.reader.getSchema();
-    this.perThread = ThreadLocal.withInitial(() -> new PerThread(type));
+    this.readerSchema = SpecificData.get().getSchema(type);
+    this.classes = new AvroClasses(type, readerSchema);
+    PerThread first = new PerThread(readerSchema, classes);
+    this.perThread = ThreadLocal.withInitial(() -> new PerThread(readerSchema, classes));
     this.perThread.set(first);
   }
 
@@ -55,10 +58,9 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
     @Nullable BinaryEncoder encoder;
     @Nullable BinaryDecoder decoder;
 
-    @SuppressWarnings("unchecked")
-    PerThread(Class<?> type) {
-      this.writer = new SpecificDatumWriter<>((Class<Object>) type);
-      this.reader = new SpecificDatumReader<>((Class<Object>) type);
+    PerThread(Schema schema, AvroClasses classes) {
+      this.writer = new SpecificDatumWriter<>(schema, classes);
+      this.reader = new SpecificDatumReader<>(schema, schema, classes);
     }
   }
 
@@ -130,7 +132,7 @@ final class AvroCodec<T> implements EvolvingCodec<T> {
     Object decoded;
     try {
       Schema writer = new Schema.Parser().parse(writerSchema);
-      SpecificDatumReader<Object> reader = new SpecificDatumReader<>(writer, readerSchema);
+      SpecificDatumReader<Object> reader = new SpecificDatumReader<>(writer, readerSchema, classes);
       decoded = reader.read(null, DecoderFactory.get().binaryDecoder(data, offset, length, null));
     } catch (IOException | RuntimeException e) {
       throw CodecFailures.decode(NAME, type, length, e);
