@@ -18,8 +18,6 @@ import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -97,8 +95,7 @@ class CacheShapesIntegrationTests {
   }
 
   @Test
-  void theJacksonMapperCanBeConfiguredWithoutReplacingTheCodec() {
-    EveryLayout.Layouts.assumeKeyPerValue(layout);
+  void theJacksonMapperCanBeConfiguredWithoutReplacingTheCodec(RedisServer redis) {
     RedisCache<String, Labelled> snake =
         stowage
             .cache("snake", Labelled.class)
@@ -114,7 +111,8 @@ class CacheShapesIntegrationTests {
     snake.put("5", value);
 
     assertThat(snake.get("5")).isEqualTo(value);
-    String stored = new String(rawValue(snake.redisKey("5")), StandardCharsets.ISO_8859_1);
+    String stored =
+        new String(StoredEntries.of(redis, layout, "snake:").get("5"), StandardCharsets.ISO_8859_1);
     assertThat(stored).contains("{\"item_id\":5,\"display_name\":\"Lamp\"}");
   }
 
@@ -357,15 +355,6 @@ class CacheShapesIntegrationTests {
       if (!redis.isRunning()) {
         redis.restart();
       }
-    }
-  }
-
-  private byte[] rawValue(String key) {
-    RedisClient client = RedisClient.create("redis://" + stowage.address());
-    try (var connection = client.connect(ByteArrayCodec.INSTANCE)) {
-      return connection.sync().get(key.getBytes(StandardCharsets.UTF_8));
-    } finally {
-      client.shutdown();
     }
   }
 }

@@ -67,12 +67,12 @@ class CacheStatsIntegrationTests {
   /** The values' sizes as Redis holds them, and without their envelope's header. */
   private record Sizes(long stored, long payloads) {}
 
-  private static Sizes sizes(
-      RedisServer redis, RedisCache<String, ?> cache, Iterable<String> keys) {
+  private Sizes sizes(RedisServer redis, RedisCache<String, ?> cache, Iterable<String> keys) {
+    StoredEntries entries = StoredEntries.of(redis, layout, cache.name() + ":");
     long stored = 0;
     long payloads = 0;
     for (String key : keys) {
-      byte[] value = RawValues.get(redis, cache.redisKey(key));
+      byte[] value = entries.get(key);
       stored += value.length;
       payloads += value.length - Envelope.readHeader(value).payloadOffset();
     }
@@ -105,7 +105,6 @@ class CacheStatsIntegrationTests {
 
   @Test
   void eachPutCountsTheValueAndItsBytesAsRedisHoldsThem(RedisServer redis) {
-    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> cache =
         stowage.cache("single", Item.class).layout(layout).encoding(JSON_UNCOMPRESSED).build();
     Map<String, Item> items = items(1, 3);
@@ -125,7 +124,6 @@ class CacheStatsIntegrationTests {
 
   @Test
   void bulkPutsCountEveryValueOfEveryChunkWithATtlAndWithout(RedisServer redis) {
-    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> withTtl =
         stowage
             .cache("ttl", Item.class)
@@ -177,7 +175,6 @@ class CacheStatsIntegrationTests {
 
   @Test
   void deletesCountTheKeysRedisRemoved() {
-    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> cache =
         stowage
             .cache("deletes", Item.class)
@@ -192,14 +189,15 @@ class CacheStatsIntegrationTests {
     assertThat(cache.stats().deletes()).isEqualTo(1);
     assertThat(cache.deleteAll(List.of("1", "2", "not there"))).isEqualTo(2);
     assertThat(cache.stats().deletes()).isEqualTo(3);
-    assertThat(cache.clear()).isEqualTo(27);
-    assertThat(cache.stats().deletes()).isEqualTo(30);
+    // clear() removes Redis keys: the 27 entries left, or the buckets they are in.
+    long keys = items(3, 27).keySet().stream().map(cache::redisKey).distinct().count();
+    assertThat(cache.clear()).isEqualTo(keys);
+    assertThat(cache.stats().deletes()).isEqualTo(3 + keys);
     assertThat(cache.stats().puts()).isEqualTo(30);
   }
 
   @Test
   void compressedValuesAreWrittenInFewerBytesThanTheyEncodeTo(RedisServer redis) {
-    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, String> cache =
         stowage
             .cache("text", String.class)

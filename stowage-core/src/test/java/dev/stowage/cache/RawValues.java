@@ -42,8 +42,8 @@ final class RawValues {
         });
   }
 
-  private static <T> T with(
-      RedisServer redis, Function<StatefulRedisConnection<byte[], byte[]>, T> work) {
+  /** Runs {@code work} on a connection of its own that reads and writes bytes. */
+  static <T> T with(RedisServer redis, Function<StatefulRedisConnection<byte[], byte[]>, T> work) {
     RedisClient client = RedisClient.create(redis.uri());
     try (StatefulRedisConnection<byte[], byte[]> connection =
         client.connect(ByteArrayCodec.INSTANCE)) {

@@ -10,10 +10,12 @@ import dev.stowage.NearCache;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.cache.EveryLayout;
+import dev.stowage.cache.StoredEntries;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -132,10 +134,10 @@ class NearCacheIntegrationTests {
 
   @Test
   void aValueThatFailsToDecodeIsNeverKept(RedisServer redis) {
-    EveryLayout.Layouts.assumeKeyPerValue(layout);
     RedisCache<String, Item> cache = nearItems(readerProcess, NearCache.defaults());
     awaitTracking(cache);
-    redis.command("SET", "items:bad", "not an envelope");
+    StoredEntries.of(redis, layout, "items:")
+        .set("bad", "not an envelope".getBytes(StandardCharsets.UTF_8));
     long before = cache.stats().nearHits();
     assertThat(cache.get("bad")).isNull();
     assertThat(cache.get("bad")).isNull();

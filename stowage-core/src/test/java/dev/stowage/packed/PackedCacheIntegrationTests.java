@@ -243,6 +243,58 @@ class PackedCacheIntegrationTests {
     assertThat(cache.getAll(entries.keySet())).isEmpty();
   }
 
+  @Test
+  void eachWriteGivesItsBucketAJitteredTtlWithinItsRange(RedisServer redis) {
+    RedisCache<String, Entry> cache =
+        stowage
+            .cache("packed-jitter", Entry.class)
+            .layout(CacheLayout.packedBuckets(64))
+            .ttl(Duration.ofSeconds(100))
+            .ttlJitter(0.5)
+            .chunkSize(100)
+            .build();
+    Map<String, Entry> entries = entries(300);
+    cache.putAll(entries);
+    cache.put("single", new Entry("single", 1));
+
+    List<Long> ttls = new ArrayList<>();
+    for (String bucket : bucketsOf(cache, entries.keySet())) {
+      ttls.add((Long) redis.reply("PTTL", bucket));
+    }
+    // A bucket keeps the shortest of the jittered TTLs its writes gave it (PEXPIRE LT).
+    assertThat(ttls)
+        .hasSize(64)
+        .allSatisfy(millis -> assertThat(millis).isBetween(49_000L, 100_000L));
+    long min = ttls.stream().mapToLong(Long::longValue).min().orElseThrow();
+    long max = ttls.stream().mapToLong(Long::longValue).max().orElseThrow();
+    assertThat(max - min).as("the buckets' TTLs spread over the range").isGreaterThan(10_000L);
+    assertThat(ttls.stream().distinct().count()).isGreaterThan(32);
+  }
+
+  @Test
+  void clearRemovesThousandsOfBucketsPageByPageAndNoOtherCachesBuckets(RedisServer redis) {
+    RedisCache<String, Entry> many =
+        stowage
+            .cache("packed-many", Entry.class)
+            .layout(CacheLayout.packedBuckets(5_000))
+            .chunkSize(500)
+            .build();
+    RedisCache<String, Entry> kept =
+        stowage.cache("packed-kept", Entry.class).layout(CacheLayout.packedBuckets(4)).build();
+    Map<String, Entry> entries = entries(12_345);
+    many.putAll(entries);
+    kept.putAll(entries(10));
+    Set<String> buckets = bucketsOf(many, entries.keySet());
+    assertThat(buckets).hasSizeGreaterThan(4_000);
+
+    redis.command("CONFIG", "RESETSTAT");
+    assertThat(many.async().clear().join()).isEqualTo(buckets.size());
+
+    assertThat(callsOf(redis, "unlink")).as("one UNLINK per page of 500").isGreaterThan(1);
+    assertThat(many.getAll(entries.keySet())).isEmpty();
+    assertThat(kept.getAll(entries(10).keySet())).hasSize(10);
+  }
+
   private static long callsOf(RedisServer redis, String command) {
     String info = (String) redis.reply("INFO", "commandstats");
     for (String line : info.split("\r?\n")) {
