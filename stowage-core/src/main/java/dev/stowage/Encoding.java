@@ -4,7 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.envelope.EnvelopeCodecBuilder;
+import dev.stowage.internal.format.Envelope;
 import dev.stowage.internal.redis.WriteCodec;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -138,8 +142,8 @@ public final class Encoding<V> {
 
   /**
    * Always compresses new values with {@code compression}, instead of learning a dictionary. A
-   * dictionary in it ({@link Compression#zstd(ZstdDictionary)}) is saved in Redis when the cache or
-   * feed is built.
+   * dictionary in it ({@link Compression#zstd(byte[])}) is saved in Redis when the cache or feed is
+   * built.
    */
   public Encoding<V> compression(Compression compression) {
     return new Encoding<>(
@@ -158,8 +162,8 @@ public final class Encoding<V> {
    * The default policy, tuned: new values are written with {@link Compression#standard()} (zstd
    * from a kilobyte, none below) until {@code samples} values have been written; then a zstd
    * dictionary of at most {@code dictionarySize} bytes is trained on them, saved in Redis, recorded
-   * for every process writing the same cache or feed ({@link StowageKeys#learnedByCache}, {@link
-   * StowageKeys#learnedByFeed}) and used for every later value. The first process to record a
+   * for every process writing the same cache or feed ({@link Inspector.Keys#learnedByCache}, {@link
+   * Inspector.Keys#learnedByFeed}) and used for every later value. The first process to record a
    * dictionary wins; the others, and every process that starts later, adopt it. A bulk write that
    * completes the samples trains before it encodes the rest of its values. Values written before
    * stay readable.
@@ -182,7 +186,7 @@ public final class Encoding<V> {
         null,
         null,
         samples,
-        checkDictionarySize(dictionarySize),
+        ZstdDictionary.checkTrainedSize(dictionarySize),
         alsoRead,
         legacy,
         writesLegacy,
@@ -207,7 +211,7 @@ public final class Encoding<V> {
         null,
         List.copyOf(copy),
         this.samples,
-        checkDictionarySize(dictionarySize),
+        ZstdDictionary.checkTrainedSize(dictionarySize),
         alsoRead,
         legacy,
         writesLegacy,
@@ -416,7 +420,7 @@ public final class Encoding<V> {
   EnvelopeCodec<V> envelopeCodec(Stowage stowage) {
     requireNonNull(stowage, "stowage");
     Compression fixed = standaloneCompression();
-    fixed.dictionary().ifPresent(stowage::useDictionary);
+    CompressionAccess.dictionary(fixed).ifPresent(stowage::useDictionary);
     EnvelopeCodec<V> envelopeCodec = envelopeCodec(stowage, fixed);
     envelopeCodec.writeSchema().ifPresent(stowage::useSchema);
     return envelopeCodec;
@@ -425,8 +429,8 @@ public final class Encoding<V> {
   /**
    * {@link #envelopeCodec(Stowage)} without Redis: the codec reads no dictionary but the one its
    * own compression holds (any other is a {@link DictionaryNotFoundException}), no writer schema
-   * but those of its own codecs, and decompresses within {@link DecompressionBudget#shared()}; a
-   * dictionary trained here is kept nowhere else.
+   * but those of its own codecs, and decompresses within the JVM-wide budget; a dictionary trained
+   * here is kept nowhere else.
    */
   EnvelopeCodec<V> envelopeCodec() {
     return envelopeBuilder(standaloneCompression()).build();
@@ -448,18 +452,7 @@ public final class Encoding<V> {
     for (V sample : trainingSamples) {
       encoded.add(codec.encode(sample));
     }
-    return Compression.zstd(ZstdDictionary.train(encoded, dictionarySize));
-  }
-
-  private static int checkDictionarySize(int dictionarySize) {
-    if (dictionarySize < ZstdDictionary.MIN_TRAINED_SIZE) {
-      throw new IllegalArgumentException(
-          "dictionarySize must be at least "
-              + ZstdDictionary.MIN_TRAINED_SIZE
-              + " bytes, got "
-              + dictionarySize);
-    }
-    return dictionarySize;
+    return CompressionAccess.zstd(ZstdDictionary.train(encoded, dictionarySize));
   }
 
   /**
@@ -481,7 +474,7 @@ public final class Encoding<V> {
     }
     if (fixed != null) {
       EnvelopeCodec<V> fallback =
-          fixed.dictionary().isPresent()
+          fixed.dictionaryId().isPresent()
               ? envelopeCodec(owner, Compression.standard())
               : envelopeCodec(owner, fixed);
       return WriteCodec.kept(envelopeCodec(owner, fixed), fallback, owner.keptKeys(), ownerName);
@@ -508,8 +501,8 @@ public final class Encoding<V> {
         .build();
   }
 
-  private EnvelopeCodec.Builder<V> envelopeBuilder(Compression writeCompression) {
-    EnvelopeCodec.Builder<V> builder =
+  private EnvelopeCodecBuilder<V> envelopeBuilder(Compression writeCompression) {
+    EnvelopeCodecBuilder<V> builder =
         EnvelopeCodec.builder(codec).compression(writeCompression).maxDecodedSize(maxDecodedSize);
     for (Codec<V> reader : alsoRead) {
       builder.alsoRead(reader);
@@ -582,7 +575,7 @@ public final class Encoding<V> {
 
     /**
      * What the schema field of each value written holds: the fingerprint of the codec's schema when
-     * it is an {@link EvolvingCodec}; empty otherwise, and for legacy writes.
+     * it is an {@link Codec.Evolving}; empty otherwise, and for legacy writes.
      */
     public OptionalInt schemaVersion() {
       return legacyWrites != null ? OptionalInt.empty() : codec.schemaVersion();

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.internal.feed.FeedSettings;
 import dev.stowage.internal.feed.RedisFeed;
+import dev.stowage.internal.format.StowageKeys;
 import dev.stowage.internal.redis.KeyNamespaces;
 import dev.stowage.internal.redis.WriteCodec;
 import io.lettuce.core.cluster.SlotHash;
@@ -180,7 +181,7 @@ public interface Feed<V> {
      * How entries are written and read, as for a cache ({@link RedisCache.Builder#encoding});
      * {@link Encoding#defaultFor(TypeRef) Encoding.defaultFor(type)} by default, whose learned
      * dictionary is recorded under {@code stowage:learned:feed:<key>} ({@link
-     * StowageKeys#learnedByFeed}). An entry larger than the encoding's {@linkplain
+     * Inspector.Keys#learnedByFeed}). An entry larger than the encoding's {@linkplain
      * Encoding#maxDecodedSize maxDecodedSize} is skipped and counted in {@link
      * Feed#decodeFailures()}.
      */
@@ -262,7 +263,7 @@ public interface Feed<V> {
      * @throws IllegalArgumentException for a blank key, counter or field, a chunk size outside 1 to
      *     {@link RedisCache#MAX_CHUNK_SIZE}; on a Redis Cluster, a key without a hash tag or a
      *     counter hash in another slot than the key; a key, bucket or counter among the keys
-     *     Stowage writes on its own account ({@link StowageKeys}); or, naming both, keys that
+     *     Stowage writes on its own account ({@link Inspector.Keys}); or, naming both, keys that
      *     overlap those of another live cache or feed of the same {@code Stowage} (a cache prefix
      *     that covers them; the same feed, by key and counter, built again is allowed, and feeds
      *     share a counter hash)

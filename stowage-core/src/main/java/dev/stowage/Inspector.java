@@ -3,9 +3,15 @@ package dev.stowage;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.codec.Codecs;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.compress.ZstdDictionary;
 import dev.stowage.internal.connection.SharedCommands;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CodecIds;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.format.FeedLayout;
+import dev.stowage.internal.format.Schemas;
+import dev.stowage.internal.format.StowageKeys;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.api.sync.RedisSortedSetCommands;
@@ -202,6 +208,11 @@ public final class Inspector {
     return Schemas.fingerprint(requireNonNull(schema, "schema"));
   }
 
+  /** A schema fingerprint as seven or more lower-case hex digits, as messages and tools show it. */
+  public static String hexFingerprint(int fingerprint) {
+    return Schemas.hex(fingerprint);
+  }
+
   /**
    * Deletes a writer schema from Redis.
    *
@@ -257,6 +268,57 @@ public final class Inspector {
           "could not read the entries of feed " + feedKey + ": " + e.getMessage(), e);
     }
     return List.copyOf(entries);
+  }
+
+  /**
+   * The score a feed entry starts with, as a feed's bucket stores it (an open bucket's list
+   * element, or an entry of a sealed bucket's payload); empty when the element does not start with
+   * a well-formed score, so it is not a feed entry.
+   */
+  public static OptionalLong feedEntryScore(byte[] element) {
+    long score = FeedLayout.score(requireNonNull(element, "element"));
+    return score < 0 ? OptionalLong.empty() : OptionalLong.of(score);
+  }
+
+  /**
+   * What follows a feed entry's score: the bytes of its value, an envelope unless a legacy codec
+   * wrote it; empty when the element is not a feed entry ({@link #feedEntryScore}).
+   */
+  public static Optional<byte[]> feedEntryValue(byte[] element) {
+    return Optional.ofNullable(FeedLayout.envelope(requireNonNull(element, "element")));
+  }
+
+  /**
+   * The entries of a sealed bucket, from its value's {@linkplain #payload payload}, in ascending
+   * score.
+   *
+   * @throws EnvelopeException if the payload is not a sealed bucket's
+   */
+  public static List<byte[]> sealedBucketEntries(byte[] payload) {
+    try {
+      return FeedLayout.sealedMembers(requireNonNull(payload, "payload"));
+    } catch (IllegalArgumentException e) {
+      throw new EnvelopeException("not a sealed feed bucket: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The bucket a member of a feed's index (the sorted set under the feed's key) names: an open
+   * bucket, {@code <n>}, or a sealed one, {@code <n>:<count>}; empty for any other member, so a
+   * tool can tell a feed's index from another sorted set.
+   */
+  public static Optional<FeedBucket> feedBucket(byte[] indexMember) {
+    requireNonNull(indexMember, "indexMember");
+    if (indexMember.length > 24) {
+      return Optional.empty();
+    }
+    String member = new String(indexMember, StandardCharsets.ISO_8859_1);
+    int colon = member.indexOf(':');
+    int sealedCount = colon < 0 ? 0 : FeedLayout.sealedCount(member);
+    long bucket = FeedLayout.bucketNumber(colon < 0 ? member : member.substring(0, colon));
+    return sealedCount < 0 || bucket < 0
+        ? Optional.empty()
+        : Optional.of(new FeedBucket(bucket, sealedCount));
   }
 
   private static void add(List<FeedEntry> entries, byte[] stored, long bucket, boolean sealed) {
@@ -350,6 +412,27 @@ public final class Inspector {
     }
   }
 
+  /**
+   * A bucket named by a feed's index.
+   *
+   * @param bucket the bucket's number: its entries' scores divided by the bucket size
+   * @param sealedCount for a sealed bucket the number of entries its index member records, 0 for an
+   *     open bucket
+   */
+  public record FeedBucket(long bucket, int sealedCount) {
+    /** Whether the bucket is sealed: its entries stored together in one string. */
+    public boolean sealed() {
+      return sealedCount > 0;
+    }
+
+    /**
+     * The key of the bucket, a string when sealed and a list when open, of the feed {@code key}.
+     */
+    public String key(String feedKey) {
+      return sealed() ? Keys.feedSealedBucket(feedKey, bucket) : Keys.feedBucket(feedKey, bucket);
+    }
+  }
+
   /** One entry of a feed as stored: its score, its bucket, and its envelope. */
   public static final class FeedEntry {
     private final long score;
@@ -407,6 +490,21 @@ public final class Inspector {
     public static final String NAMESPACE = StowageKeys.NAMESPACE;
 
     private Keys() {}
+
+    /** What the key of every zstd dictionary starts with. */
+    public static final String DICTIONARY_PREFIX = StowageKeys.DICTIONARY_PREFIX;
+
+    /** What the key of every zstd dictionary's metadata starts with. */
+    public static final String DICTIONARY_INFO_PREFIX = StowageKeys.DICTIONARY_INFO_PREFIX;
+
+    /** What the key of every writer schema starts with. */
+    public static final String SCHEMA_PREFIX = StowageKeys.SCHEMA_PREFIX;
+
+    /**
+     * What separates a feed's key from a sealed bucket's number in the bucket's key, {@code
+     * <feedKey>:s:<n>}.
+     */
+    public static final String FEED_SEALED_INFIX = StowageKeys.FEED_SEALED_INFIX;
 
     /** The key of a zstd dictionary. */
     public static String dictionary(long id) {

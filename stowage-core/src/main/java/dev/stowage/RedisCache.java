@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.compress.Compression;
 import dev.stowage.internal.cache.CacheEngine;
+import dev.stowage.internal.format.StowageKeys;
 import dev.stowage.internal.redis.CacheSettings;
 import dev.stowage.internal.redis.CacheStorage;
 import dev.stowage.internal.redis.KeyNamespaces;
@@ -21,9 +22,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A cache of values in Redis, one Redis string per key (or, with a {@linkplain
- * CacheLayout#packed(long) packed layout}, many entries per Redis hash), written inside an {@link
- * Envelope} so that readers pick the codec and compression from the value itself. Caches come from
- * {@link Stowage#cache(String, Class)}.
+ * CacheLayout#packed(long) packed layout}, many entries per Redis hash), written inside an envelope
+ * (a header naming codec and compression) so that readers pick the codec and compression from the
+ * value itself. Caches come from {@link Stowage#cache(String, Class)}.
  *
  * <pre>{@code
  * RedisCache<String, User> users = stowage.cache("users", User.class).ttl(Duration.ofMinutes(10)).build();
@@ -201,7 +202,7 @@ public interface RedisCache<K, V> {
   /**
    * The compression values are written with now. For a cache that learns its dictionary (the
    * default encoding), the standard compression until it has learned one, then zstd with the
-   * dictionary learned or adopted, whose id {@code compression().dictionary()} gives; for a cache
+   * dictionary learned or adopted, whose id {@code compression().dictionaryId()} gives; for a cache
    * that {@linkplain Encoding#writeLegacy writes legacy values}, none. Never {@code null}.
    */
   Compression compression();
@@ -257,7 +258,7 @@ public interface RedisCache<K, V> {
      * How values are written and read: the codec, the compression policy and the codecs also read;
      * {@link Encoding#defaultFor(TypeRef) Encoding.defaultFor(type)} by default, which learns a
      * zstd dictionary from the cache's own values and records it under {@code
-     * stowage:learned:cache:<name>} ({@link StowageKeys#learnedByCache}).
+     * stowage:learned:cache:<name>} ({@link Inspector.Keys#learnedByCache}).
      */
     public Builder<K, V> encoding(Encoding<V> encoding) {
       this.encoding = requireNonNull(encoding, "encoding");
@@ -269,8 +270,8 @@ public interface RedisCache<K, V> {
      * prefix is the cache's namespace: {@link RedisCache#clear()} removes every key under it that
      * the cache's layout could have written, whoever wrote it. So it should end with a separator
      * (such as {@code ':'}), and must not be empty or blank, nor cover the keys Stowage writes on
-     * its own account ({@code stowage:schema:}, {@code stowage:dict:}, ... as {@link StowageKeys}
-     * names them, and so {@code stowage:} itself): {@link #build()} refuses those.
+     * its own account ({@code stowage:schema:}, {@code stowage:dict:}, ... as {@link
+     * Inspector.Keys} names them, and so {@code stowage:} itself): {@link #build()} refuses those.
      *
      * <p><b>Warning:</b> the namespaces of caches and feeds in different processes (or different
      * {@code Stowage}s) must not overlap either: no prefix may start with another cache's prefix or
@@ -341,9 +342,10 @@ public interface RedisCache<K, V> {
      * out), the key is stored as absent for {@code absentTtl}, and reads of it answer {@code null}
      * without calling the loader until then; {@link CacheStats#absentHits()} counts them. {@link
      * RedisCache#put} replaces the marker. Keys found absent are not cached by default. The marker
-     * is the four bytes of {@link Envelope#absentMarker()}. On the {@linkplain CacheLayout#packed
-     * packed layout} the marker is a field of its bucket, whose TTL it shortens to {@code
-     * absentTtl}, so the bucket's other entries expire with it: a hash field has no TTL of its own.
+     * is four bytes that {@link Inspector#isAbsentMarker(byte[])} recognises. On the {@linkplain
+     * CacheLayout#packed packed layout} the marker is a field of its bucket, whose TTL it shortens
+     * to {@code absentTtl}, so the bucket's other entries expire with it: a hash field has no TTL
+     * of its own.
      */
     public Builder<K, V> cacheAbsent(Duration absentTtl) {
       this.absentTtl = requireNonNull(absentTtl, "absentTtl");
@@ -397,9 +399,9 @@ public interface RedisCache<K, V> {
      *     to {@link RedisCache#MAX_TTL}, a jitter outside 0 to 1, a chunk size outside 1 to {@link
      *     RedisCache#MAX_CHUNK_SIZE}, an absent TTL under a millisecond, an empty or blank
      *     {@linkplain #keyPrefix key prefix} or one that overlaps the keys Stowage writes on its
-     *     own account ({@link StowageKeys}); or, naming both, a prefix whose keys overlap those of
-     *     another live cache or feed of the same {@code Stowage} (the same cache, by name, prefix
-     *     and layout, built again is allowed)
+     *     own account ({@link Inspector.Keys}); or, naming both, a prefix whose keys overlap those
+     *     of another live cache or feed of the same {@code Stowage} (the same cache, by name,
+     *     prefix and layout, built again is allowed)
      * @throws MissingLibraryException if the codec's or compression's library is absent
      */
     public RedisCache<K, V> build() {

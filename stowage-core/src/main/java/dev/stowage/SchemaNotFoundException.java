@@ -1,5 +1,7 @@
 package dev.stowage;
 
+import dev.stowage.internal.format.Schemas;
+
 /**
  * A value names, in its envelope's schema field, a writer schema that is neither known in this
  * process nor stored in Redis, so it cannot be read safely.

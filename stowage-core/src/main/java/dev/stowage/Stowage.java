@@ -2,13 +2,14 @@ package dev.stowage;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.codec.CodecLibraries;
+import dev.stowage.internal.compress.ZstdDictionary;
 import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.envelope.DecompressionBudget;
 import dev.stowage.internal.nearcache.Tracking;
 import dev.stowage.internal.redis.EnvelopePreload;
 import dev.stowage.internal.redis.KeyNamespaces;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.internal.store.KeptKey;
 import dev.stowage.internal.store.KeptKeys;
 import dev.stowage.internal.store.SchemaStore;
@@ -44,13 +45,13 @@ import org.jspecify.annotations.Nullable;
  * failover the same caches and feeds work on the new master. On a Redis Cluster ({@link
  * Builder#redisCluster(String...)}) the connection is Lettuce's cluster connection, one connection
  * per node beneath it, and bulk operations send one command per hash slot and chunk to each master
- * in parallel. It also owns a {@link DictionaryStore} over the same connection, through which every
- * cache reads the zstd dictionaries that its values name. The dictionaries and schemas its caches
- * and feeds write with are kept in Redis: saved again after each reconnection (Redis may have
- * restarted empty or from an older snapshot, or failed over to a replica without them), and tried
- * again until Redis takes them (a server still loading its data set answers {@code LOADING}); until
- * then a cache or feed writes with the standard compression instead of its dictionary, and a write
- * that needs its schema waits for it, so that other processes can read every value written.
+ * in parallel. It also keeps the zstd dictionaries that values name, read over the same connection
+ * once and then held in memory. The dictionaries and schemas its caches and feeds write with are
+ * kept in Redis: saved again after each reconnection (Redis may have restarted empty or from an
+ * older snapshot, or failed over to a replica without them), and tried again until Redis takes them
+ * (a server still loading its data set answers {@code LOADING}); until then a cache or feed writes
+ * with the standard compression instead of its dictionary, and a write that needs its schema waits
+ * for it, so that other processes can read every value written.
  *
  * <p>Thread-safe. Create one per Redis and application, and close it on shutdown: caches and feeds
  * made from it stop working then.
@@ -66,6 +67,10 @@ public final class Stowage implements AutoCloseable {
   public static final Duration MAX_COMMAND_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
   private final RedisSession session;
+
+  /** The bytes of the decompression budget every Stowage shares unless given its own. */
+  public static final long DEFAULT_DECOMPRESSION_BYTES = DecompressionBudget.DEFAULT_BYTES;
+
   private final DecompressionBudget decompressionBudget;
   private final DictionaryStore dictionaries;
   private final SchemaStore schemas;
@@ -147,12 +152,12 @@ public final class Stowage implements AutoCloseable {
   }
 
   /** The store of zstd dictionaries that caches and feeds read through. */
-  public DictionaryStore dictionaries() {
+  DictionaryStore dictionaries() {
     return dictionaries;
   }
 
   /**
-   * The store of the writer schemas of {@linkplain EvolvingCodec evolving codecs}, such as the
+   * The store of the writer schemas of {@linkplain Codec.Evolving evolving codecs}, such as the
    * default compact MessagePack, which caches and feeds read values of another shape through.
    */
   SchemaStore schemas() {
@@ -422,12 +427,22 @@ public final class Stowage implements AutoCloseable {
     }
 
     /**
-     * The budget within which every cache and feed of this Stowage decompresses values, so that
-     * many reads of values that decompress to their limit at once stay within it; {@link
-     * DecompressionBudget#shared()}, one for the whole JVM, by default.
+     * A decompression budget of this Stowage's own: the bytes that the values its caches and feeds
+     * are decompressing and decoding may hold at once, and how long a read waits for them when they
+     * are taken before it fails (a decode failure, which a cache reads as a miss). Each value is
+     * bounded by its encoding's {@link Encoding#maxDecodedSize(int) maxDecodedSize}; the budget
+     * bounds them together, so that many reads at once of small values that decompress to that
+     * limit cannot multiply it. A read that needs more than the whole budget waits until nothing
+     * else holds any and then goes alone.
+     *
+     * <p>Without this call every Stowage of the JVM shares one budget of {@value
+     * #DEFAULT_DECOMPRESSION_BYTES} bytes (64 MiB) and one second of waiting.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is below 1, or {@code maxWait} is negative
+     *     or over a day
      */
-    public Builder decompressionBudget(DecompressionBudget budget) {
-      this.decompressionBudget = requireNonNull(budget, "budget");
+    public Builder decompressionBudget(long bytes, Duration maxWait) {
+      this.decompressionBudget = DecompressionBudget.of(bytes, requireNonNull(maxWait, "maxWait"));
       return this;
     }
 

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.codec.Codecs;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryStore;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.format.StowageKeys;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import java.util.ArrayList;

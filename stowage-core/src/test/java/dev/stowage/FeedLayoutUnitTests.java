@@ -3,6 +3,7 @@ package dev.stowage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stowage.internal.format.FeedLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -118,7 +118,8 @@ class InspectorIntegrationTests {
     Encoding.Serializer<BoardRecord> serializer = compact.serializer(stowage);
     byte[] value = serializer.encode(Samples.board(1));
     int fingerprint = Inspector.header(value).orElseThrow().schemaVersion().orElseThrow();
-    assertThat(Inspector.schemaFingerprint(((EvolvingCodec<BoardRecord>) compact.codec()).schema()))
+    assertThat(
+            Inspector.schemaFingerprint(((Codec.Evolving<BoardRecord>) compact.codec()).schema()))
         .isEqualTo(fingerprint);
     Awaitility.await().until(() -> inspector.schema(fingerprint).isPresent());
     assertThat(redis.command("EXISTS", Inspector.Keys.schema(fingerprint))).isEqualTo(":1");

@@ -3,8 +3,11 @@ package dev.stowage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.format.FeedLayout;
+import dev.stowage.internal.format.Schemas;
+import dev.stowage.internal.format.StowageKeys;
+import dev.stowage.internal.store.DictionaryStore;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;

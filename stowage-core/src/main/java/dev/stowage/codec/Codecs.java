@@ -1,14 +1,12 @@
 package dev.stowage.codec;
 
 import dev.stowage.Codec;
-import dev.stowage.CodecIds;
-import dev.stowage.EvolvingCodec;
 import dev.stowage.MissingLibraryException;
 import dev.stowage.TypeRef;
+import dev.stowage.internal.OptionalLibrary;
 import dev.stowage.internal.codec.BuiltInCodecs;
 import dev.stowage.internal.codec.CodecLibraries;
 import dev.stowage.internal.codec.MsgpackBounds;
-import dev.stowage.internal.compress.OptionalLibrary;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -37,12 +35,12 @@ import java.util.Optional;
  *
  * <p><b>When a class changes.</b> JSON, fastjson2 and named MessagePack read properties by name,
  * ignoring those they do not know; Protobuf and Thrift read fields by number. Compact MessagePack
- * (the default) and Kryo and Fory write by position, so they are {@link EvolvingCodec}s: each value
- * names the shape it was written with. Compact MessagePack reads older shapes by property name;
- * Kryo and Fory refuse a value of another shape (a cache counts it as a miss and loads it again),
- * so a changed class never reads as wrong values. Avro resolves the writer's schema against the
- * reader's by Avro's own rules. For any other codec, set a schema version on the envelope ({@link
- * dev.stowage.EnvelopeCodec.Builder#schemaVersion}) and bump it when the class changes.
+ * (the default) and Kryo and Fory write by position, so they are {@link Codec.Evolving}s: each
+ * value names the shape it was written with. Compact MessagePack reads older shapes by property
+ * name; Kryo and Fory refuse a value of another shape (a cache counts it as a miss and loads it
+ * again), so a changed class never reads as wrong values. Avro resolves the writer's schema against
+ * the reader's by Avro's own rules. Any other codec can say the same by implementing {@link
+ * dev.stowage.Codec.Evolving}: a schema text that changes whenever the class's bytes would.
  *
  * <p>The Jackson-based codecs (JSON, MessagePack) take {@link JacksonOptions} for property naming,
  * visibility and modules, which need no Jackson mapper type; nothing here loads Jackson until one
@@ -135,7 +133,7 @@ public final class Codecs {
   /**
    * MessagePack through msgpack-java's Jackson format, each object a map keyed by property names:
    * the shape Spring's MessagePack serializers store. Reads the {@linkplain #msgpackCompact
-   * compact} shape too. Codec id {@link CodecIds#MSGPACK}.
+   * compact} shape too. Codec id 2, {@code msgpack}.
    *
    * @throws MissingLibraryException without {@code jackson-dataformat-msgpack} (or Jackson)
    */
@@ -169,10 +167,10 @@ public final class Codecs {
    * MessagePack with each object written as an array of its property values, by position
    * (declaration order; record component order): much smaller than the named shape, as field names
    * are not repeated in every value. Reads the named shape too, so a cache can switch between the
-   * two without flushing: both have codec id {@link CodecIds#MSGPACK}, and the decoder tells them
-   * apart by the first byte.
+   * two without flushing: both have codec id 2, {@code msgpack}, and the decoder tells them apart
+   * by the first byte.
    *
-   * <p>The codec is an {@link EvolvingCodec}: each value's envelope carries the fingerprint of the
+   * <p>The codec is an {@link Codec.Evolving}: each value's envelope carries the fingerprint of the
    * type's positional shape, and the shape itself is kept in Redis once. A value written before the
    * type gained, lost or reordered properties is read by property name through the writer's shape:
    * new properties take their defaults, removed ones are skipped. A value whose shape cannot be
@@ -337,8 +335,8 @@ public final class Codecs {
    * String...)}) for a cached list, and allow its elements' classes.
    *
    * <p>Dates are written as timestamps, as the serializer's mapper writes them, and read in either
-   * form; unknown properties are ignored. The codec's id is {@link CodecIds#JSON} and its name
-   * {@code spring-json}.
+   * form; unknown properties are ignored. The codec's id is 1, {@code json}, and its name {@code
+   * spring-json}.
    *
    * @throws IllegalArgumentException if a pattern is malformed
    * @throws MissingLibraryException without {@code jackson-databind} or {@code
@@ -378,10 +376,10 @@ public final class Codecs {
   /**
    * JSON documents kept as their UTF-8 bytes, for code that serves stored JSON without building
    * objects (a service that splices stored fragments into its response). Values are stored and
-   * returned as they are, under codec id {@link CodecIds#JSON}, so every JSON reader (and the
-   * inspector) reads them as JSON; both directions check, with Jackson's streaming parser, that the
-   * bytes are exactly one well-formed JSON value nested at most 1,000 deep, and anything else is a
-   * {@link dev.stowage.CodecException}.
+   * returned as they are, under codec id 1, {@code json}, so every JSON reader (and the inspector)
+   * reads them as JSON; both directions check, with Jackson's streaming parser, that the bytes are
+   * exactly one well-formed JSON value nested at most 1,000 deep, and anything else is a {@link
+   * dev.stowage.CodecException}.
    *
    * @throws MissingLibraryException without {@code jackson-core} (part of {@code jackson-databind})
    */

@@ -2,26 +2,27 @@ package dev.stowage.compress;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.format.CompressionIds;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How an {@link dev.stowage.EnvelopeCodec} compresses the values it writes: not at all, with LZ4,
- * with zstd, or with zstd and a trained {@link ZstdDictionary}. Reading never depends on this
- * setting: the envelope names the compression of each value.
+ * How a cache or feed compresses the values it writes: not at all, with LZ4, with zstd, or with
+ * zstd and a trained dictionary. Reading never depends on this setting: every stored value names
+ * its own compression.
  *
  * <p>A value whose encoded size is below {@link #minSize()} is stored uncompressed, and so is a
- * value that compression would not make smaller. Both are recorded as compression id {@link
- * CompressionIds#NONE}.
+ * value that compression would not make smaller.
  *
  * <pre>{@code
  * Compression.zstd(dictionary).minSize(32)
  * }</pre>
  *
- * <p>Instances are immutable and thread-safe. The libraries are checked when an {@code
- * EnvelopeCodec} is built, not here.
+ * <p>Instances are immutable and thread-safe. The libraries are checked when a cache or feed is
+ * built, not here.
  */
 public final class Compression {
   /**
@@ -45,6 +46,21 @@ public final class Compression {
 
   /** The highest zstd level. */
   public static final int MAX_ZSTD_LEVEL = 22;
+
+  static {
+    CompressionAccess.install(
+        new CompressionAccess.Accessor() {
+          @Override
+          public @Nullable ZstdDictionary dictionary(Compression compression) {
+            return compression.dictionary;
+          }
+
+          @Override
+          public Compression zstd(ZstdDictionary dictionary, int level) {
+            return withDictionary(requireNonNull(dictionary, "dictionary"), level);
+          }
+        });
+  }
 
   private static final Compression NONE =
       new Compression(CompressionIds.NONE, 0, null, DEFAULT_MIN_SIZE);
@@ -74,10 +90,9 @@ public final class Compression {
 
   /**
    * The standard compression: {@link #zstd()} at level {@value #DEFAULT_ZSTD_LEVEL} for values of
-   * {@value #STANDARD_MIN_SIZE} bytes or more, and none below. What an {@code EnvelopeCodec} and
-   * its users get when they choose nothing; caches and feeds start with it and then learn a
-   * dictionary from their own values (see {@code Encoding#learnDictionary}), after which small
-   * values are compressed too.
+   * {@value #STANDARD_MIN_SIZE} bytes or more, and none below. What an encoding gets when it
+   * chooses nothing; caches and feeds start with it and then learn a dictionary from their own
+   * values (see {@code Encoding#learnDictionary}), after which small values are compressed too.
    *
    * <p>Values under the minimum size are stored uncompressed: without a dictionary, zstd saves
    * little on a value of a few hundred bytes and costs more time than encoding it, while with a
@@ -108,34 +123,59 @@ public final class Compression {
     return new Compression(CompressionIds.ZSTD, checkLevel(level), null, DEFAULT_MIN_SIZE);
   }
 
-  /** zstd with a dictionary, at {@link #DEFAULT_DICTIONARY_ZSTD_LEVEL}. */
-  public static Compression zstd(ZstdDictionary dictionary) {
+  /**
+   * zstd with a dictionary of these bytes, at {@link #DEFAULT_DICTIONARY_ZSTD_LEVEL}: for example
+   * one that {@code stowage dict train} wrote, or any bytes as a raw-content dictionary.
+   *
+   * @throws IllegalArgumentException if {@code dictionary} is empty
+   */
+  public static Compression zstd(byte[] dictionary) {
     return zstd(dictionary, DEFAULT_DICTIONARY_ZSTD_LEVEL);
   }
 
   /**
-   * zstd with a dictionary, at {@code level}. Values record the dictionary's id; readers find the
-   * dictionary through a {@link DictionaryResolver}. Frames are written without zstd's magic number
-   * ({@link CompressionIds#ZSTD_DICT_MAGICLESS}), 4 bytes less per value; {@link
-   * #magicless(boolean) magicless(false)} writes them whole, for readers older than that id.
+   * zstd with a dictionary of these bytes (copied), at {@code level}. Values record the
+   * dictionary's id (the first four bytes of the SHA-256 of its bytes); a cache or feed using this
+   * compression keeps the dictionary in Redis, where every reader finds it by that id. Frames are
+   * written without zstd's magic number, 4 bytes less per value; {@link #magicless(boolean)
+   * magicless(false)} writes them whole, for readers older than that format.
    *
-   * @throws IllegalArgumentException if the level is outside {@link #MIN_ZSTD_LEVEL} to {@link
-   *     #MAX_ZSTD_LEVEL}
+   * @throws IllegalArgumentException if {@code dictionary} is empty, or the level is outside {@link
+   *     #MIN_ZSTD_LEVEL} to {@link #MAX_ZSTD_LEVEL}
    */
-  public static Compression zstd(ZstdDictionary dictionary, int level) {
-    requireNonNull(dictionary, "dictionary");
+  public static Compression zstd(byte[] dictionary, int level) {
+    return withDictionary(ZstdDictionary.of(requireNonNull(dictionary, "dictionary")), level);
+  }
+
+  /**
+   * Trains a zstd dictionary of at most {@code dictionarySize} bytes on samples of the values it
+   * will compress, as a codec encodes them (a few thousand values of one type work well), and
+   * returns its bytes for {@link #zstd(byte[])}. Caches and feeds learn theirs by themselves; this
+   * is for a dictionary trained once, offline, and pinned.
+   *
+   * @throws IllegalArgumentException if there are fewer than {@link
+   *     dev.stowage.Encoding#MIN_LEARNING_SAMPLES} non-empty samples or {@code dictionarySize} is
+   *     below {@link dev.stowage.Encoding#MIN_DICTIONARY_SIZE}
+   * @throws dev.stowage.StowageException if zstd cannot train on these samples, for example because
+   *     they are too few or too small for the dictionary size
+   * @throws dev.stowage.MissingLibraryException if zstd-jni is absent
+   */
+  public static byte[] trainDictionary(Iterable<byte[]> samples, int dictionarySize) {
+    return ZstdDictionary.train(samples, dictionarySize).bytes();
+  }
+
+  private static Compression withDictionary(ZstdDictionary dictionary, int level) {
     return new Compression(
         CompressionIds.ZSTD_DICT_MAGICLESS, checkLevel(level), dictionary, DEFAULT_MIN_SIZE);
   }
 
   /**
    * A copy of this dictionary compression that writes its zstd frames without zstd's 4-byte magic
-   * number ({@link CompressionIds#ZSTD_DICT_MAGICLESS}, the default) or with it ({@link
-   * CompressionIds#ZSTD_DICT}). The envelope already says the payload is a zstd frame, so the magic
-   * tells a reader nothing, and a small value is a few percent smaller without it. Every reader of
-   * this version reads both; readers that predate the magicless id read only frames with the magic,
-   * so a rolling deploy that keeps such readers writes with {@code magicless(false)} until they are
-   * gone.
+   * number (the default) or with it. The envelope already says the payload is a zstd frame, so the
+   * magic tells a reader nothing, and a small value is a few percent smaller without it. Every
+   * reader of this version reads both; readers that predate the magicless id read only frames with
+   * the magic, so a rolling deploy that keeps such readers writes with {@code magicless(false)}
+   * until they are gone.
    *
    * @throws IllegalStateException if this compression has no dictionary
    */
@@ -178,7 +218,10 @@ public final class Compression {
     return minSize;
   }
 
-  /** The id recorded for values this compression shrinks: one of {@link CompressionIds}. */
+  /**
+   * The id recorded for values this compression shrinks, as {@link dev.stowage.Inspector} reports
+   * it: 0 none, 1 lz4, 2 zstd, 3 zstd-dict, 4 zstd-dict-magicless.
+   */
   public int id() {
     return id;
   }
@@ -199,11 +242,6 @@ public final class Compression {
    */
   public OptionalLong dictionaryId() {
     return dictionary == null ? OptionalLong.empty() : OptionalLong.of(dictionary.id());
-  }
-
-  /** The zstd dictionary, present only for zstd-dict and zstd-dict-magicless. */
-  public Optional<ZstdDictionary> dictionary() {
-    return Optional.ofNullable(dictionary);
   }
 
   private static int checkLevel(int level) {

@@ -6,13 +6,14 @@ import dev.stowage.AsyncRedisCache;
 import dev.stowage.CacheLayout;
 import dev.stowage.CacheStats;
 import dev.stowage.Encoding;
-import dev.stowage.Envelope;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.format.Envelope;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
@@ -234,7 +235,9 @@ class CacheStatsIntegrationTests {
         RawValues.hget(
             redis, "stowage:learned:cache:boards", Codecs.defaultFor(BoardRecord.class).name());
     assertThat(recorded).isNotNull();
-    assertThat(cache.compression().dictionary()).map(ZstdDictionary::hexId).contains(recorded);
+    assertThat(CompressionAccess.dictionary(cache.compression()))
+        .map(ZstdDictionary::hexId)
+        .contains(recorded);
 
     CacheStats before = cache.stats();
     Map<String, BoardRecord> later = new LinkedHashMap<>();
@@ -259,7 +262,8 @@ class CacheStatsIntegrationTests {
             .cache("trained", BoardRecord.class)
             .layout(layout)
             .encoding(
-                Encoding.of(Codecs.json(BoardRecord.class)).compression(Compression.zstd(trained)))
+                Encoding.of(Codecs.json(BoardRecord.class))
+                    .compression(CompressionAccess.zstd(trained)))
             .build();
     RedisCache<String, Item> legacy =
         stowage
@@ -268,7 +272,7 @@ class CacheStatsIntegrationTests {
             .encoding(Encoding.of(Codecs.json(Item.class)).writeLegacy(Codecs.json(Item.class)))
             .build();
 
-    assertThat(withDictionary.compression().dictionary()).contains(trained);
+    assertThat(CompressionAccess.dictionary(withDictionary.compression())).contains(trained);
     assertThat(legacy.compression()).isEqualTo(Compression.none());
     legacy.put("1", Samples.item(1));
     assertThat(legacy.stats().bytesWritten())

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.github.luben.zstd.Zstd;
-import dev.stowage.DecompressionBudget;
 import dev.stowage.Encoding;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
@@ -15,6 +13,8 @@ import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.internal.envelope.DecompressionBudget;
+import dev.stowage.internal.envelope.EnvelopeCodec;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;

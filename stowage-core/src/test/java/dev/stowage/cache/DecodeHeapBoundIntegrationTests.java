@@ -6,15 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.sun.management.ThreadMXBean;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
 import dev.stowage.Encoding;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.cache.HostileValues.Rec;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CodecIds;
 import dev.stowage.testkit.WithRedis;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

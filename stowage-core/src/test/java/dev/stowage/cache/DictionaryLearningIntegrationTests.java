@@ -4,17 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.stowage.Encoding;
-import dev.stowage.Envelope;
 import dev.stowage.Feed;
-import dev.stowage.FeedLayout;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
+import dev.stowage.StowageInternals;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.format.FeedLayout;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
@@ -168,7 +170,7 @@ class DictionaryLearningIntegrationTests {
       slower.put(board.id(), board);
       assertThat(header(redis, "boards:" + board.id()).dictionaryId())
           .isEqualTo(Long.parseLong(recorded, 16));
-      assertThat(stowage.dictionaries().list()).hasSize(1);
+      assertThat(StowageInternals.dictionaries(stowage).list()).hasSize(1);
     }
   }
 
@@ -188,7 +190,7 @@ class DictionaryLearningIntegrationTests {
     assertThat(RawValues.hget(redis, "stowage:learned:cache:boards", "json"))
         .isNotNull()
         .isNotEqualTo(RawValues.hget(redis, "stowage:learned:cache:boards", CODEC));
-    assertThat(stowage.dictionaries().list()).hasSize(2);
+    assertThat(StowageInternals.dictionaries(stowage).list()).hasSize(2);
   }
 
   @Test
@@ -238,7 +240,7 @@ class DictionaryLearningIntegrationTests {
     Map<String, BoardRecord> boards = boards(0, 3 * SAMPLES);
     cache.putAll(boards);
     assertThat(redis.command("EXISTS", "stowage:learned:cache:boards")).isEqualTo(":0");
-    assertThat(stowage.dictionaries().list()).isEmpty();
+    assertThat(StowageInternals.dictionaries(stowage).list()).isEmpty();
     for (String key : boards.keySet()) {
       assertThat(header(redis, "boards:" + key).compressionId()).isEqualTo(CompressionIds.ZSTD);
     }
@@ -284,8 +286,7 @@ class DictionaryLearningIntegrationTests {
               .encoding(Encoding.defaultFor(BoardRecord.class).compression(Compression.none()))
               .build();
       assertThat(
-              reader
-                  .dictionaries()
+              StowageInternals.dictionaries(reader)
                   .isLoaded(Long.parseLong(field(redis, "stowage:learned:cache:boards"), 16)))
           .isFalse();
       // Decoding runs on Lettuce's I/O thread here: the dictionary must be loaded before, not
@@ -316,7 +317,7 @@ class DictionaryLearningIntegrationTests {
         stowage.cache("boards", BoardRecord.class).encoding(trained).build();
     Feed<BoardRecord> feed = stowage.feed("board", BoardRecord.class).encoding(trained).build();
 
-    List<Long> saved = stowage.dictionaries().list();
+    List<Long> saved = StowageInternals.dictionaries(stowage).list();
     assertThat(saved).hasSize(1);
     cache.put("1", Samples.board(1));
     feed.add(Samples.board(2));
@@ -332,14 +333,14 @@ class DictionaryLearningIntegrationTests {
     Encoding<BoardRecord> given =
         Encoding.defaultFor(BoardRecord.class)
             .compression(
-                Compression.zstd(
+                CompressionAccess.zstd(
                     ZstdDictionary.train(
                         Samples.boards(600, 300).stream()
                             .map(board -> Codecs.defaultFor(BoardRecord.class).encode(board))
                             .toList(),
                         2048)));
     stowage.cache("other", BoardRecord.class).encoding(given).build();
-    assertThat(stowage.dictionaries().list()).hasSize(2);
+    assertThat(StowageInternals.dictionaries(stowage).list()).hasSize(2);
   }
 
   private static <T> List<T> reversed(List<T> list) {

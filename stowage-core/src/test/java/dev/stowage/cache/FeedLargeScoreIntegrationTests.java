@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.Feed;
-import dev.stowage.FeedLayout;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
-import dev.stowage.StowageKeys;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.internal.feed.RedisFeed;
+import dev.stowage.internal.format.FeedLayout;
+import dev.stowage.internal.format.StowageKeys;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;

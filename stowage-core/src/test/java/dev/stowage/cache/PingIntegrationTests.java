@@ -6,9 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.Stowage;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.StowageInternals;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.testkit.WithRedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -56,7 +57,7 @@ class PingIntegrationTests {
     try (Stowage stowage = Stowage.builder().redis(redis.uri()).build()) {
       ZstdDictionary dictionary =
           ZstdDictionary.of("a dictionary of health checks".getBytes(StandardCharsets.UTF_8));
-      DictionaryStore store = stowage.dictionaries();
+      DictionaryStore store = StowageInternals.dictionaries(stowage);
       assertThat(store.isStored(dictionary.id())).isFalse();
 
       store.save(dictionary);

@@ -1,7 +1,7 @@
 package dev.stowage.cache;
 
-import dev.stowage.FeedLayout;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.internal.format.FeedLayout;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;

@@ -9,10 +9,10 @@ import dev.stowage.Encoding;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
-import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryStore;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.envelope.TestDictionaries;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
@@ -59,7 +59,7 @@ class RedisRestartIntegrationTests {
           .cache("withDictionary", BoardRecord.class)
           .encoding(
               Encoding.defaultFor(BoardRecord.class)
-                  .compression(Compression.zstd(TestDictionaries.TINY)))
+                  .compression(CompressionAccess.zstd(TestDictionaries.TINY)))
           .build();
       String dictionaryKey = DictionaryStore.key(TestDictionaries.TINY.id());
       assertThat(redis.command("EXISTS", dictionaryKey)).isEqualTo(":1");

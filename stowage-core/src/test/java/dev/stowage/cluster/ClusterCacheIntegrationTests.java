@@ -7,9 +7,11 @@ import static org.awaitility.Awaitility.await;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
-import dev.stowage.compress.CompressionIds;
+import dev.stowage.StowageInternals;
 import dev.stowage.embedded.RedisClusterSet;
 import dev.stowage.embedded.RedisServer;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.format.CompressionIds;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedisCluster;
@@ -223,9 +225,11 @@ class ClusterCacheIntegrationTests {
     assertThat(learning.compression().id())
         .as("learned from the first 1,000 values")
         .isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
-    long id = learning.compression().dictionary().orElseThrow().id();
+    long id = CompressionAccess.dictionary(learning.compression()).orElseThrow().id();
 
-    assertThat(other.dictionaries().list()).as("dict list scans every master").contains(id);
+    assertThat(StowageInternals.dictionaries(other).list())
+        .as("dict list scans every master")
+        .contains(id);
     assertThat(other.cache("learning", Item.class).build().getAll(items.keySet())).isEqualTo(items);
   }
 

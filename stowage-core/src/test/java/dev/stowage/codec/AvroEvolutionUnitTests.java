@@ -3,8 +3,8 @@ package dev.stowage.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.EvolvingCodec;
 import dev.stowage.samples.avro.BoardRecord;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -42,8 +42,8 @@ class AvroEvolutionUnitTests {
       ]}""";
 
   @SuppressWarnings("unchecked")
-  private final EvolvingCodec<BoardRecord> codec =
-      (EvolvingCodec<BoardRecord>) Codecs.avro(BoardRecord.class);
+  private final Codec.Evolving<BoardRecord> codec =
+      (Codec.Evolving<BoardRecord>) Codecs.avro(BoardRecord.class);
 
   @Test
   void aValueOfAnOlderSchemaIsResolvedByFieldName() throws IOException {

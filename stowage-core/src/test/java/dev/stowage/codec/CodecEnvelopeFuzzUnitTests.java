@@ -3,12 +3,13 @@ package dev.stowage.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Codec;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.envelope.Mutations;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.DictionaryResolver;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.envelope.EnvelopeCodec;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -55,7 +56,7 @@ class CodecEnvelopeFuzzUnitTests {
             Compression.none(),
             Compression.lz4().minSize(0),
             Compression.zstd().minSize(0),
-            Compression.zstd(dictionary).minSize(0))) {
+            CompressionAccess.zstd(dictionary).minSize(0))) {
       EnvelopeCodec<T> writer = EnvelopeCodec.builder(codec).compression(compression).build();
       for (int i = 0; i < Math.min(10, codecCase.generated().size()); i++) {
         seeds.add(writer.encode(codecCase.generated().get(i)));

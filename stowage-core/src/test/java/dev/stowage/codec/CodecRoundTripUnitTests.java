@@ -3,7 +3,7 @@ package dev.stowage.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Codec;
-import dev.stowage.CodecIds;
+import dev.stowage.internal.format.CodecIds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.DecompressionBudget;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.TypeRef;
 import dev.stowage.compress.Compression;
+import dev.stowage.internal.envelope.DecompressionBudget;
+import dev.stowage.internal.envelope.EnvelopeCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CodecIds;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

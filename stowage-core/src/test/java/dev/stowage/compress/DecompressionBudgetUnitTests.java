@@ -6,11 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
-import dev.stowage.DecompressionBudget;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.envelope.TestCodecs;
+import dev.stowage.internal.envelope.DecompressionBudget;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CodecIds;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

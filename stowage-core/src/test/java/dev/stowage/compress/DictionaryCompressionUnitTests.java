@@ -3,9 +3,12 @@ package dev.stowage.compress;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Codec;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.codec.Codecs;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import java.util.ArrayList;
@@ -38,7 +41,7 @@ class DictionaryCompressionUnitTests {
     EnvelopeCodec<BoardRecord> plain =
         EnvelopeCodec.builder(codec).compression(Compression.zstd()).build();
     EnvelopeCodec<BoardRecord> withDictionary =
-        EnvelopeCodec.builder(codec).compression(Compression.zstd(dictionary)).build();
+        EnvelopeCodec.builder(codec).compression(CompressionAccess.zstd(dictionary)).build();
     long json = 0;
     long zstd = 0;
     long zstdDict = 0;

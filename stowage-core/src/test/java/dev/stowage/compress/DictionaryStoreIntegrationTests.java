@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.StowageException;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.envelope.TestCodecs;
 import dev.stowage.envelope.TestDictionaries;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.testkit.WithRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -149,7 +152,7 @@ class DictionaryStoreIntegrationTests {
 
     EnvelopeCodec<String> writer =
         EnvelopeCodec.builder(TestCodecs.UTF8)
-            .compression(Compression.zstd(trained).minSize(0))
+            .compression(CompressionAccess.zstd(trained).minSize(0))
             .build();
     String value =
         "{\"id\":9001,\"title\":\"post 12\",\"author\":\"user3\",\"tags\":[\"redis\",\"cache\"]}";

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.MissingLibraryException;
 import dev.stowage.envelope.TestDictionaries;
-import dev.stowage.internal.compress.OptionalLibrary;
+import dev.stowage.internal.OptionalLibrary;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -122,14 +124,35 @@ class ZstdDictionaryUnitTests {
   void compressionDescribesItself() {
     assertThat(Compression.none().toString()).isEqualTo("none");
     assertThat(Compression.lz4().toString()).isEqualTo("lz4 from 64 bytes");
-    assertThat(Compression.zstd(TestDictionaries.TINY, 5).minSize(10).toString())
+    assertThat(CompressionAccess.zstd(TestDictionaries.TINY, 5).minSize(10).toString())
         .isEqualTo("zstd-dict-magicless(level 5, dictionary e43d0dee) from 10 bytes");
-    assertThat(Compression.zstd(TestDictionaries.TINY, 5).magicless(false).minSize(10).toString())
+    assertThat(
+            CompressionAccess.zstd(TestDictionaries.TINY, 5)
+                .magicless(false)
+                .minSize(10)
+                .toString())
         .isEqualTo("zstd-dict(level 5, dictionary e43d0dee) from 10 bytes");
     assertThat(Compression.zstd()).isEqualTo(Compression.zstd(Compression.DEFAULT_ZSTD_LEVEL));
     assertThat(Compression.zstd().minSize(1)).isNotEqualTo(Compression.zstd());
-    assertThat(Compression.zstd(TestDictionaries.TINY).dictionary())
+    assertThat(CompressionAccess.dictionary(CompressionAccess.zstd(TestDictionaries.TINY)))
         .contains(TestDictionaries.TINY);
-    assertThat(Compression.lz4().dictionary()).isEmpty();
+    assertThat(CompressionAccess.dictionary(Compression.lz4())).isEmpty();
+  }
+
+  @Test
+  void theBytesOfADictionaryMakeTheSameCompressionAsTheDictionaryItself() {
+    byte[] bytes = TestDictionaries.TINY.bytes();
+    Compression fromBytes = Compression.zstd(bytes);
+    assertThat(fromBytes).isEqualTo(CompressionAccess.zstd(TestDictionaries.TINY));
+    assertThat(fromBytes.dictionaryId()).hasValue(TestDictionaries.TINY.id());
+    assertThat(fromBytes.isMagicless()).isTrue();
+    assertThat(Compression.zstd(bytes, 7).level()).isEqualTo(7);
+    bytes[0]++; // the compression copied them
+    assertThat(CompressionAccess.dictionary(fromBytes)).contains(TestDictionaries.TINY);
+    assertThatThrownBy(() -> Compression.zstd(new byte[0]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cannot be empty");
+    assertThatThrownBy(() -> Compression.zstd(bytes, Compression.MAX_ZSTD_LEVEL + 1))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

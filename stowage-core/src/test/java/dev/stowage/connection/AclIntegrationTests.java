@@ -10,6 +10,7 @@ import dev.stowage.Feed;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
+import dev.stowage.StowageInternals;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Item;
@@ -107,7 +108,8 @@ class AclIntegrationTests {
       boards.putAll(values);
       await()
           .atMost(Duration.ofSeconds(30))
-          .untilAsserted(() -> assertThat(stowage.dictionaries().list()).isNotEmpty());
+          .untilAsserted(
+              () -> assertThat(StowageInternals.dictionaries(stowage).list()).isNotEmpty());
       assertThat(boards.getAll(values.keySet())).isEqualTo(values);
     }
   }

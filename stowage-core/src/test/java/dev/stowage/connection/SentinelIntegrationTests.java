@@ -8,12 +8,13 @@ import dev.stowage.Encoding;
 import dev.stowage.Feed;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
-import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.StowageInternals;
 import dev.stowage.embedded.RedisSentinelSet;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.envelope.TestDictionaries;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Item;
 import dev.stowage.samples.Samples;
@@ -66,7 +67,7 @@ class SentinelIntegrationTests {
               .cache("failover-boards", BoardRecord.class)
               .encoding(
                   Encoding.defaultFor(BoardRecord.class)
-                      .compression(Compression.zstd(TestDictionaries.TINY)))
+                      .compression(CompressionAccess.zstd(TestDictionaries.TINY)))
               .build();
       Feed<BoardRecord> feed = stowage.feed("failover-feed", BoardRecord.class).build();
       items.putAll(items(1, 20));
@@ -118,9 +119,10 @@ class SentinelIntegrationTests {
 
       ZstdDictionary another =
           ZstdDictionary.of("saved after the failover".getBytes(StandardCharsets.UTF_8));
-      assertThat(stowage.dictionaries().save(another)).isTrue();
+      assertThat(StowageInternals.dictionaries(stowage).save(another)).isTrue();
       assertThat(promoted.reply("EXISTS", DictionaryStore.key(another.id()))).isEqualTo(1L);
-      assertThat(stowage.dictionaries().list()).contains(TestDictionaries.TINY.id(), another.id());
+      assertThat(StowageInternals.dictionaries(stowage).list())
+          .contains(TestDictionaries.TINY.id(), another.id());
     }
   }
 

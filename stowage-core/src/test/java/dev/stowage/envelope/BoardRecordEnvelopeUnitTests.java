@@ -3,14 +3,16 @@ package dev.stowage.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Codec;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.codec.BoardRecordFixtures;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.DictionaryResolver;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.envelope.EnvelopeCodecBuilder;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
 import dev.stowage.samples.AvroForms;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.ProtobufForms;
@@ -82,7 +84,7 @@ class BoardRecordEnvelopeUnitTests {
         Compression.none(),
         Compression.lz4(),
         Compression.zstd(),
-        Compression.zstd(dictionary(form)));
+        CompressionAccess.zstd(dictionary(form)));
   }
 
   private static <T> ZstdDictionary dictionary(Form<T> form) {
@@ -138,7 +140,7 @@ class BoardRecordEnvelopeUnitTests {
     Map<String, EnvelopeCodec<BoardRecord>> writers = new LinkedHashMap<>();
     for (Form<BoardRecord> form : plain) {
       for (Compression compression : compressions(form)) {
-        compression.dictionary().ifPresent(dictionaries::add);
+        CompressionAccess.dictionary(compression).ifPresent(dictionaries::add);
         writers.put(
             form.name() + "+" + compressionName(compression),
             EnvelopeCodec.builder(form.codec()).compression(compression).build());
@@ -195,7 +197,7 @@ class BoardRecordEnvelopeUnitTests {
       Compression compression,
       List<Codec<BoardRecord>> all,
       DictionaryResolver resolver) {
-    EnvelopeCodec.Builder<BoardRecord> builder =
+    EnvelopeCodecBuilder<BoardRecord> builder =
         EnvelopeCodec.builder(write).compression(compression).dictionaries(resolver);
     Set<Integer> ids = new HashSet<>();
     ids.add(write.id());

@@ -5,16 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
 import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.DictionaryResolver;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CodecIds;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -139,7 +140,7 @@ class EnvelopeCodecUnitTests {
     EnvelopeCodec<String> utf16Dict =
         EnvelopeCodec.builder(TestCodecs.UTF16)
             .alsoRead(TestCodecs.UTF8)
-            .compression(Compression.zstd(dictionary).minSize(0))
+            .compression(CompressionAccess.zstd(dictionary).minSize(0))
             .build();
     String value = RECORD.repeat(3);
 
@@ -193,7 +194,7 @@ class EnvelopeCodecUnitTests {
         List.of(
             Compression.lz4().minSize(0),
             Compression.zstd().minSize(0),
-            Compression.zstd(TestDictionaries.TINY).minSize(0))) {
+            CompressionAccess.zstd(TestDictionaries.TINY).minSize(0))) {
       EnvelopeCodec<String> codec = EnvelopeCodec.builder(latin1).compression(compression).build();
       byte[] encoded = codec.encode(incompressible);
       assertThat(Envelope.readHeader(encoded).compressionId())
@@ -279,7 +280,7 @@ class EnvelopeCodecUnitTests {
         ZstdDictionary.of("another dictionary entirely".getBytes(StandardCharsets.UTF_8));
     byte[] encoded =
         EnvelopeCodec.builder(TestCodecs.UTF8)
-            .compression(Compression.zstd(absent).minSize(0))
+            .compression(CompressionAccess.zstd(absent).minSize(0))
             .build()
             .encode(RECORD);
     EnvelopeCodec<String> reader =
@@ -432,7 +433,7 @@ class EnvelopeCodecUnitTests {
                 .compression(Compression.zstd().minSize(0))
                 .build(),
             EnvelopeCodec.builder(TestCodecs.UTF8)
-                .compression(Compression.zstd(TestDictionaries.TINY).minSize(0))
+                .compression(CompressionAccess.zstd(TestDictionaries.TINY).minSize(0))
                 .build(),
             EnvelopeCodec.builder(TestCodecs.UTF8)
                 .compression(Compression.lz4().minSize(0))

@@ -2,7 +2,7 @@ package dev.stowage.envelope;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stowage.StowageKeys;
+import dev.stowage.internal.format.StowageKeys;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

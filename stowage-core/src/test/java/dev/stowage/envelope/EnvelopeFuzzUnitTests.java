@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryResolver;
+import dev.stowage.internal.compress.DictionaryResolver;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.envelope.EnvelopeCodecBuilder;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -71,7 +72,7 @@ class EnvelopeFuzzUnitTests {
             DictionaryNotFoundException.class.getSimpleName());
   }
 
-  private static EnvelopeCodec.Builder<String> reader() {
+  private static EnvelopeCodecBuilder<String> reader() {
     return EnvelopeCodec.builder(TestCodecs.UTF8)
         .alsoRead(TestCodecs.UTF16)
         .dictionaries(DictionaryResolver.of(TestDictionaries.TINY))
@@ -89,7 +90,7 @@ class EnvelopeFuzzUnitTests {
     List<byte[]> envelopes = new ArrayList<>();
     for (Compression compression : EnvelopeRoundTrip.compressions()) {
       for (int schema : new int[] {-1, 0, 300, Integer.MAX_VALUE}) {
-        EnvelopeCodec.Builder<String> builder =
+        EnvelopeCodecBuilder<String> builder =
             EnvelopeCodec.builder(random.nextBoolean() ? TestCodecs.UTF8 : TestCodecs.UTF16)
                 .compression(compression.minSize(0));
         if (schema >= 0) {

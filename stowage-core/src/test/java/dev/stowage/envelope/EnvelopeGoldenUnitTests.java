@@ -2,9 +2,10 @@ package dev.stowage.envelope;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.StowageException;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.Envelope;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +36,10 @@ class EnvelopeGoldenUnitTests {
     assertThat(header.codecId()).isEqualTo(vector.writer().writeCodec().id());
     assertThat(header.compressionId()).isEqualTo(vector.writer().compression().id());
     assertThat(header.dictionaryId())
-        .isEqualTo(vector.writer().compression().dictionary().map(d -> d.id()).orElse(-1L));
+        .isEqualTo(
+            CompressionAccess.dictionary(vector.writer().compression())
+                .map(d -> d.id())
+                .orElse(-1L));
     assertThat(header.schemaVersion()).isEqualTo(vector.writer().schemaVersion().orElse(-1));
   }
 

@@ -3,9 +3,9 @@ package dev.stowage.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
-import dev.stowage.internal.envelope.UnsignedVarint;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.format.UnsignedVarint;
 import java.util.Arrays;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;

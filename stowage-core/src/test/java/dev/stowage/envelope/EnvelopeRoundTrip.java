@@ -3,14 +3,14 @@ package dev.stowage.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.Codec;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
-import dev.stowage.EvolvingCodec;
-import dev.stowage.Schemas;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.DictionaryResolver;
+import dev.stowage.internal.compress.ZstdDictionary;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.format.Schemas;
 import java.util.Arrays;
 import java.util.List;
 
@@ -31,8 +31,8 @@ public final class EnvelopeRoundTrip {
         Compression.zstd(),
         Compression.zstd(19).minSize(0),
         Compression.zstd(-5),
-        Compression.zstd(TestDictionaries.TINY),
-        Compression.zstd(TestDictionaries.TINY, 7).minSize(0));
+        CompressionAccess.zstd(TestDictionaries.TINY),
+        CompressionAccess.zstd(TestDictionaries.TINY, 7).minSize(0));
   }
 
   /**
@@ -50,7 +50,7 @@ public final class EnvelopeRoundTrip {
     Envelope.Header header = Envelope.readHeader(encoded);
     assertThat(header.version()).isEqualTo(1);
     assertThat(header.codecId()).isEqualTo(codec.id());
-    if (codec instanceof EvolvingCodec<T> evolving) {
+    if (codec instanceof Codec.Evolving<T> evolving) {
       assertThat(header.schemaVersion())
           .as("an evolving codec's fingerprint")
           .isEqualTo(Schemas.fingerprint(evolving.schema()));
@@ -70,7 +70,7 @@ public final class EnvelopeRoundTrip {
           .as("compressed only when smaller")
           .isLessThan(bare.length + header.payloadOffset());
       assertThat(header.dictionaryId())
-          .isEqualTo(compression.dictionary().map(d -> d.id()).orElse(-1L));
+          .isEqualTo(CompressionAccess.dictionary(compression).map(d -> d.id()).orElse(-1L));
     }
     assertThat(writer.decode(encoded)).isEqualTo(value);
 
@@ -90,7 +90,7 @@ public final class EnvelopeRoundTrip {
    * The tiny test dictionary and the compression's own, which a reader writing lz4 must be told of.
    */
   private static DictionaryResolver dictionariesFor(Compression compression) {
-    ZstdDictionary own = compression.dictionary().orElse(null);
+    ZstdDictionary own = CompressionAccess.dictionary(compression).orElse(null);
     if (own == null || own.id() == TestDictionaries.TINY.id()) {
       return DictionaryResolver.of(TestDictionaries.TINY);
     }

@@ -1,9 +1,11 @@
 package dev.stowage.envelope;
 
 import dev.stowage.Codec;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryResolver;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.DictionaryResolver;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.envelope.EnvelopeCodecBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -73,7 +75,7 @@ public final class EnvelopeVectors {
             "codec string (10), zstd level 3 with the tiny dictionary, frame with its magic",
             writer(
                 TestCodecs.UTF8,
-                Compression.zstd(TestDictionaries.TINY, 3).magicless(false).minSize(0),
+                CompressionAccess.zstd(TestDictionaries.TINY, 3).magicless(false).minSize(0),
                 -1),
             BOARD),
         new Vector(
@@ -82,13 +84,14 @@ public final class EnvelopeVectors {
                 + " schema version 2",
             writer(
                 TestCodecs.UTF16,
-                Compression.zstd(TestDictionaries.TINY, 3).magicless(false).minSize(0),
+                CompressionAccess.zstd(TestDictionaries.TINY, 3).magicless(false).minSize(0),
                 2),
             BOARD),
         new Vector(
             "string-zstd-dict-magicless",
             "codec string (10), zstd level 3 with the tiny dictionary, frame without its magic",
-            writer(TestCodecs.UTF8, Compression.zstd(TestDictionaries.TINY, 3).minSize(0), -1),
+            writer(
+                TestCodecs.UTF8, CompressionAccess.zstd(TestDictionaries.TINY, 3).minSize(0), -1),
             BOARD));
   }
 
@@ -102,7 +105,7 @@ public final class EnvelopeVectors {
 
   private static EnvelopeCodec<String> writer(
       Codec<String> codec, Compression compression, int schemaVersion) {
-    EnvelopeCodec.Builder<String> builder = EnvelopeCodec.builder(codec).compression(compression);
+    EnvelopeCodecBuilder<String> builder = EnvelopeCodec.builder(codec).compression(compression);
     if (schemaVersion >= 0) {
       builder.schemaVersion(schemaVersion);
     }

@@ -2,7 +2,7 @@ package dev.stowage.envelope;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
+import dev.stowage.internal.format.CodecIds;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;

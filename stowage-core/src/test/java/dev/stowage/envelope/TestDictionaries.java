@@ -1,6 +1,6 @@
 package dev.stowage.envelope;
 
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.compress.ZstdDictionary;
 import java.nio.charset.StandardCharsets;
 
 /** Fixed dictionaries for tests and the test vectors of docs/ENVELOPE.md. */

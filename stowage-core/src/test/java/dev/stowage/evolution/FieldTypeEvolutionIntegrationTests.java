@@ -7,7 +7,6 @@ import dev.stowage.CacheStats;
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import dev.stowage.Encoding;
-import dev.stowage.EvolvingCodec;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
@@ -246,9 +245,9 @@ class FieldTypeEvolutionIntegrationTests {
     Set<List<String>> hits = new HashSet<>();
     List<String> wrong = new ArrayList<>();
     for (int w = 0; w < TYPES.size(); w++) {
-      EvolvingCodec<Object> writer = (EvolvingCodec<Object>) codecs.get(w);
+      Codec.Evolving<Object> writer = (Codec.Evolving<Object>) codecs.get(w);
       for (int r = 0; r < TYPES.size(); r++) {
-        EvolvingCodec<Object> reader = (EvolvingCodec<Object>) codecs.get(r);
+        Codec.Evolving<Object> reader = (Codec.Evolving<Object>) codecs.get(r);
         for (Object sample : samples(w)) {
           byte[] bytes = writer.encode(sample);
           Object read;
@@ -351,8 +350,10 @@ class FieldTypeEvolutionIntegrationTests {
     for (List<String> row : ISSUE_ROWS) {
       int w = indexOf(row.get(0));
       int r = indexOf(row.get(1));
-      EvolvingCodec<Object> writer = (EvolvingCodec<Object>) Codecs.defaultFor(raw(holders.get(w)));
-      EvolvingCodec<Object> reader = (EvolvingCodec<Object>) Codecs.defaultFor(raw(holders.get(r)));
+      Codec.Evolving<Object> writer =
+          (Codec.Evolving<Object>) Codecs.defaultFor(raw(holders.get(w)));
+      Codec.Evolving<Object> reader =
+          (Codec.Evolving<Object>) Codecs.defaultFor(raw(holders.get(r)));
       byte[] bytes = writer.encode(holder(w, written.get(row)));
       assertThatThrownBy(() -> reader.decode(bytes, 0, bytes.length, writer.schema()))
           .isInstanceOf(CodecException.class)

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import dev.stowage.Encoding;
-import dev.stowage.EvolvingCodec;
 import dev.stowage.RedisCache;
 import dev.stowage.Stowage;
 import dev.stowage.codec.Codecs;
@@ -142,9 +141,10 @@ class LegacySchemaIntegrationTests {
 
   @Test
   void namedValuesOfAPreviousSchemaAreCheckedToo() {
-    EvolvingCodec<Object> writer =
-        (EvolvingCodec<Object>) Codecs.msgpack(raw(types.get("LongBox")));
-    EvolvingCodec<Object> reader = (EvolvingCodec<Object>) Codecs.msgpack(raw(types.get("IntBox")));
+    Codec.Evolving<Object> writer =
+        (Codec.Evolving<Object>) Codecs.msgpack(raw(types.get("LongBox")));
+    Codec.Evolving<Object> reader =
+        (Codec.Evolving<Object>) Codecs.msgpack(raw(types.get("IntBox")));
     byte[] big = writer.encode(make(types.get("LongBox"), 5_000_000_000L));
     byte[] small = writer.encode(make(types.get("LongBox"), 9L));
 
@@ -191,7 +191,7 @@ class LegacySchemaIntegrationTests {
    * format.
    */
   private record PreviousFormat(Codec<Object> codec, String schema)
-      implements EvolvingCodec<Object> {
+      implements Codec.Evolving<Object> {
     @Override
     public int id() {
       return codec.id();
@@ -216,8 +216,8 @@ class LegacySchemaIntegrationTests {
   private static Object read(String writerType, Object value, String readerType, String schema) {
     byte[] bytes =
         Codecs.defaultFor(raw(types.get(writerType))).encode(make(types.get(writerType), value));
-    EvolvingCodec<Object> reader =
-        (EvolvingCodec<Object>) Codecs.defaultFor(raw(types.get(readerType)));
+    Codec.Evolving<Object> reader =
+        (Codec.Evolving<Object>) Codecs.defaultFor(raw(types.get(readerType)));
     return fields(reader.decode(bytes, 0, bytes.length, schema)).get(0);
   }
 
@@ -225,8 +225,8 @@ class LegacySchemaIntegrationTests {
       String writerType, Object value, String readerType, String schema, String message) {
     byte[] bytes =
         Codecs.defaultFor(raw(types.get(writerType))).encode(make(types.get(writerType), value));
-    EvolvingCodec<Object> reader =
-        (EvolvingCodec<Object>) Codecs.defaultFor(raw(types.get(readerType)));
+    Codec.Evolving<Object> reader =
+        (Codec.Evolving<Object>) Codecs.defaultFor(raw(types.get(readerType)));
     assertThatThrownBy(() -> reader.decode(bytes, 0, bytes.length, schema))
         .as("%s %s read as %s", writerType, value, readerType)
         .isInstanceOf(CodecException.class)

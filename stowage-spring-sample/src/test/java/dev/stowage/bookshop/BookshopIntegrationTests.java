@@ -4,7 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stowage.Envelope;
+import dev.stowage.Encoding;
+import dev.stowage.Inspector;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.testkit.PostgresDatabase;
 import dev.stowage.testkit.WithPostgres;
@@ -108,10 +109,10 @@ class BookshopIntegrationTests {
     get(HOBBIT);
 
     byte[] value = redis().get(bytes("books::" + HOBBIT));
-    assertThat(Envelope.isEnvelope(value)).isTrue();
+    assertThat(Encoding.Serializer.isEnvelope(value)).isTrue();
     // The books cache has a type (application.yml): compact MessagePack, the default for a typed
     // cache.
-    assertThat(Envelope.readHeader(value).codecName()).isEqualTo("msgpack");
+    assertThat(Inspector.header(value).orElseThrow().codecName()).isEqualTo("msgpack");
     // ttl: 10m, less up to the default jitter of 10% (and the time since the write).
     assertThat(redis().pttl(bytes("books::" + HOBBIT)))
         .isBetween(Duration.ofMinutes(8).toMillis(), Duration.ofMinutes(10).toMillis());
@@ -128,7 +129,7 @@ class BookshopIntegrationTests {
 
     assertThat(repository.bookQueries() - queries).isEqualTo(1);
     // Spring's cached null, in an envelope like any value, for the cache's TTL.
-    assertThat(Envelope.isEnvelope(redis().get(bytes("books::0000000000000")))).isTrue();
+    assertThat(Encoding.Serializer.isEnvelope(redis().get(bytes("books::0000000000000")))).isTrue();
     assertThat(redis().pttl(bytes("books::0000000000000")))
         .isBetween(Duration.ofMinutes(8).toMillis(), Duration.ofMinutes(10).toMillis());
   }

@@ -55,7 +55,7 @@ import org.springframework.cache.support.NullValue;
  *
  * <p><b>Shapes.</b> Each type's codec is wrapped in an envelope of its own (no compression),
  * written with the {@link Encoding.Serializer} that {@code envelopes} makes, as a cache of that
- * type would: an {@link dev.stowage.EvolvingCodec} (named and compact MessagePack, the default)
+ * type would: an {@link dev.stowage.Codec.Evolving} (named and compact MessagePack, the default)
  * writes the fingerprint of the type's schema, keeps the schema in Redis, and reads a value of
  * another shape through the writer's schema or refuses it, naming the property; JSON, fastjson2 and
  * JDK serialization record their shape through {@link ShapedCodec}. So a value of a changed class

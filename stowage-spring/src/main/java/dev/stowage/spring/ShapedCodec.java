@@ -2,7 +2,6 @@ package dev.stowage.spring;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.EvolvingCodec;
 import dev.stowage.Inspector;
 import dev.stowage.StowageException;
 import dev.stowage.TypeRef;
@@ -13,14 +12,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * A codec that reads properties by name ({@code json}, {@code fastjson2}) or whose own check can
  * pass a changed class ({@code jdk}: records and classes with a declared {@code serialVersionUID}),
- * made to record the shape of its type: it is an {@link EvolvingCodec} whose schema is the shape
+ * made to record the shape of its type: it is an {@link Codec.Evolving} whose schema is the shape
  * Jackson sees in the type (the schema of MessagePack for the type, the same text), so that each
  * value's envelope carries the fingerprint of the shape it was written with. A value written with
  * another shape is refused, whatever changed: such a codec cannot tell a rename from a removal and
  * an addition, and reading a renamed property by name gives {@code null}. A cache counts the
  * refusal as a miss and loads the value again. Thread-safe.
  */
-final class ShapedCodec implements EvolvingCodec<Object> {
+final class ShapedCodec implements Codec.Evolving<Object> {
   private final Codec<Object> codec;
   private final String schema;
   private final String typeName;
@@ -33,7 +32,7 @@ final class ShapedCodec implements EvolvingCodec<Object> {
 
   /**
    * {@code codec} itself when it records the shape of what it writes already (an {@link
-   * EvolvingCodec}) or reads by field number (Protobuf, Thrift) or holds text only, and otherwise
+   * Codec.Evolving}) or reads by field number (Protobuf, Thrift) or holds text only, and otherwise
    * {@code codec} recording the shape of {@code type}; {@code codec} itself too when Jackson cannot
    * describe the type.
    */
@@ -41,7 +40,7 @@ final class ShapedCodec implements EvolvingCodec<Object> {
   private static final Set<String> SHAPELESS = Set.of("json", "fastjson2", "jdk");
 
   static Codec<Object> of(Codec<Object> codec, TypeRef<?> type) {
-    if (codec instanceof EvolvingCodec || !SHAPELESS.contains(Inspector.codecName(codec.id()))) {
+    if (codec instanceof Codec.Evolving || !SHAPELESS.contains(Inspector.codecName(codec.id()))) {
       return codec;
     }
     String schema = shapeOf(type);
@@ -51,7 +50,7 @@ final class ShapedCodec implements EvolvingCodec<Object> {
   /** The shape of {@code type} as MessagePack's schema describes it, or null when there is none. */
   private static @Nullable String shapeOf(TypeRef<?> type) {
     try {
-      return ((EvolvingCodec<?>) Codecs.msgpack(type)).schema();
+      return ((Codec.Evolving<?>) Codecs.msgpack(type)).schema();
     } catch (StowageException | IllegalArgumentException | ClassCastException e) {
       return null;
     }

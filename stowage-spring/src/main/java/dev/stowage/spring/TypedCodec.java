@@ -2,13 +2,12 @@ package dev.stowage.spring;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.EvolvingCodec;
 import org.springframework.cache.support.NullValue;
 
 /**
  * The values of a cache with a configured type: a tag byte, {@code 0} for a cached {@code null}
  * (Spring's {@link NullValue}), {@code 1} followed by the value in the type's codec, whose id the
- * envelope records. An {@link EvolvingCodec} stays one ({@link Evolving}), so that the envelope
+ * envelope records. An {@link Codec.Evolving} stays one ({@link Evolving}), so that the envelope
  * carries the shape of the value and values of an older shape are read by it.
  *
  * <p>A codec that reads by name ({@link ShapedCodec}: json, fastjson2, jdk) writes tag {@code 2}
@@ -31,7 +30,7 @@ class TypedCodec implements Codec<Object> {
 
   /** The codec for values of {@code codec}, evolving if it is. */
   static TypedCodec of(Codec<Object> codec) {
-    return codec instanceof EvolvingCodec<Object> evolving
+    return codec instanceof Codec.Evolving<Object> evolving
         ? new Evolving(evolving)
         : new TypedCodec(codec);
   }
@@ -83,10 +82,10 @@ class TypedCodec implements Codec<Object> {
   }
 
   /** A typed codec over an evolving codec. */
-  static final class Evolving extends TypedCodec implements EvolvingCodec<Object> {
-    private final EvolvingCodec<Object> evolving;
+  static final class Evolving extends TypedCodec implements Codec.Evolving<Object> {
+    private final Codec.Evolving<Object> evolving;
 
-    Evolving(EvolvingCodec<Object> codec) {
+    Evolving(Codec.Evolving<Object> codec) {
       super(codec);
       this.evolving = codec;
     }

@@ -177,7 +177,7 @@ class StowageMetricsIntegrationTests {
     stowageCache("learned")
         .putAll(visits(1_100)); // completes the samples: trains before it returns
 
-    long id = stowageCache("learned").compression().dictionary().orElseThrow().id();
+    long id = stowageCache("learned").compression().dictionaryId().orElseThrow();
     publish();
     assertThat(registry.find("stowage.cache.dictionary").tag("cache", "learned").gauges())
         .as("one info gauge of 1, the dictionary as its tag")

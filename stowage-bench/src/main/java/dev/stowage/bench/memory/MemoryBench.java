@@ -2,7 +2,6 @@ package dev.stowage.bench.memory;
 
 import dev.stowage.Codec;
 import dev.stowage.Encoding;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.Inspector;
 import dev.stowage.bench.BenchRedis;
 import dev.stowage.bench.BenchmarkRunException;
@@ -15,8 +14,6 @@ import dev.stowage.bench.RunEnvironment;
 import dev.stowage.bench.app.PersonSerializers;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.samples.Person;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.Range;
@@ -481,20 +478,20 @@ public final class MemoryBench {
   static ValueForm envelopeForm(
       RecordKind kind, String codecName, String compression, List<?> records) {
     Codec<Object> codec = codec(codecName, kind);
-    EnvelopeCodec.Builder<Object> builder = EnvelopeCodec.builder(codec);
     byte[] dictionary = null;
-    switch (compression) {
-      case "none" -> builder.compression(Compression.none());
-      case "lz4" -> builder.compression(Compression.lz4());
-      case "zstd" -> builder.compression(Compression.zstd());
-      case "zstd-dict" -> {
-        ZstdDictionary trained = train(codec, records);
-        dictionary = trained.bytes();
-        builder.compression(Compression.zstd(trained)).dictionaries(DictionaryResolver.of(trained));
-      }
-      default -> throw new IllegalArgumentException("unknown compression " + compression);
-    }
-    EnvelopeCodec<Object> envelope = builder.build();
+    Compression chosen =
+        switch (compression) {
+          case "none" -> Compression.none();
+          case "lz4" -> Compression.lz4();
+          case "zstd" -> Compression.zstd();
+          case "zstd-dict" -> {
+            dictionary = train(codec, records);
+            yield Compression.zstd(dictionary);
+          }
+          default -> throw new IllegalArgumentException("unknown compression " + compression);
+        };
+    // A serializer without Redis: the dictionary it reads is the one it writes with.
+    Encoding.Serializer<Object> envelope = Encoding.of(codec).compression(chosen).serializer();
     return new ValueForm(codecName, compression, envelope::encode, envelope::decode, dictionary);
   }
 
@@ -502,7 +499,7 @@ public final class MemoryBench {
    * A dictionary of {@link #DICTIONARY_SIZE} (less for few records) trained on the codec's bytes of
    * the records.
    */
-  static ZstdDictionary train(Codec<Object> codec, List<?> records) {
+  static byte[] train(Codec<Object> codec, List<?> records) {
     int step = Math.max(1, records.size() / DICTIONARY_SAMPLES);
     List<byte[]> samples = new ArrayList<>();
     long total = 0;
@@ -511,9 +508,8 @@ public final class MemoryBench {
       samples.add(sample);
       total += sample.length;
     }
-    int size =
-        (int) Math.max(ZstdDictionary.MIN_TRAINED_SIZE, Math.min(DICTIONARY_SIZE, total / 8));
-    return ZstdDictionary.train(samples, size);
+    int size = (int) Math.max(Encoding.MIN_DICTIONARY_SIZE, Math.min(DICTIONARY_SIZE, total / 8));
+    return Compression.trainDictionary(samples, size);
   }
 
   @SuppressWarnings("unchecked")

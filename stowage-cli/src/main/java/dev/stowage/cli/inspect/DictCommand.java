@@ -3,19 +3,18 @@ package dev.stowage.cli.inspect;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stowage.Envelope;
+import dev.stowage.Encoding;
+import dev.stowage.Inspector;
 import dev.stowage.StowageException;
-import dev.stowage.StowageKeys;
 import dev.stowage.cli.json.JsonLayout;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.compress.Compression;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintWriter;
@@ -45,7 +44,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code stowage dict}: trains, lists and shows the zstd dictionaries stored under {@code
  * stowage:dict:<id>}. Training also writes a small hash, {@code stowage:dict-info:<id>} ({@link
- * StowageKeys#dictionaryInfo}), recording the samples it used; {@code dict show} prints it when
+ * Inspector.Keys#dictionaryInfo}), recording the samples it used; {@code dict show} prints it when
  * present.
  */
 @Command(
@@ -107,11 +106,11 @@ public final class DictCommand implements Runnable {
 
   /** Counts the dictionary {@code value} (an envelope or its first bytes) names, if any. */
   private static void count(byte[] value, Map<Long, Long> uses) {
-    if (Envelope.isEnvelope(value)
-        && value.length > 4
-        && CompressionIds.hasDictionary(value[3] & 0xFF)) {
+    if (Encoding.Serializer.isEnvelope(value)) {
       try {
-        uses.merge(Envelope.readHeader(value).dictionaryId(), 1L, Long::sum);
+        Inspector.header(value)
+            .flatMap(header -> header.dictionaryId().stream().boxed().findFirst())
+            .ifPresent(id -> uses.merge(id, 1L, Long::sum));
       } catch (StowageException e) {
         // a malformed header names no dictionary
       }
@@ -140,8 +139,8 @@ public final class DictCommand implements Runnable {
 
   private static boolean isDictionaryKey(byte[] key) {
     String text = new String(key, StandardCharsets.UTF_8);
-    return text.startsWith(StowageKeys.DICTIONARY_PREFIX)
-        || text.startsWith(StowageKeys.DICTIONARY_INFO_PREFIX);
+    return text.startsWith(Inspector.Keys.DICTIONARY_PREFIX)
+        || text.startsWith(Inspector.Keys.DICTIONARY_INFO_PREFIX);
   }
 
   /** {@code stowage dict train}. */
@@ -186,30 +185,30 @@ public final class DictCommand implements Runnable {
         "ArrayAsKeyOfSetOrMap") // distinct fields by construction, handed to Lettuce's hset as they
     // are
     public Integer call() {
-      if (size < ZstdDictionary.MIN_TRAINED_SIZE) {
+      if (size < Encoding.MIN_DICTIONARY_SIZE) {
         throw new ParameterException(
             spec.commandLine(),
-            "--size must be at least " + ZstdDictionary.MIN_TRAINED_SIZE + " bytes, got " + size);
+            "--size must be at least " + Encoding.MIN_DICTIONARY_SIZE + " bytes, got " + size);
       }
-      if (samples < ZstdDictionary.MIN_SAMPLES) {
+      if (samples < Encoding.MIN_LEARNING_SAMPLES) {
         throw new ParameterException(
             spec.commandLine(),
-            "--samples must be at least " + ZstdDictionary.MIN_SAMPLES + ", got " + samples);
+            "--samples must be at least " + Encoding.MIN_LEARNING_SAMPLES + ", got " + samples);
       }
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       try (RedisOption.RedisSession session = redis.connect(spec)) {
         RedisClusterCommands<byte[], byte[]> sync = session.sync();
         RedisClusterAsyncCommands<byte[], byte[]> async = session.async();
-        DictionaryStore store = new DictionaryStore(session.connection());
-        EnvelopePayloads payloads = new EnvelopePayloads(store);
+        Inspector inspector = session.inspector();
         List<byte[]> collected = new ArrayList<>();
         long[] skipped = new long[1];
         long[] sampleBytes = new long[1];
         Consumer<byte[]> sample =
             value -> {
               try {
-                byte[] payload = Envelope.isEnvelope(value) ? payloads.payload(value) : value;
+                byte[] payload =
+                    Encoding.Serializer.isEnvelope(value) ? inspector.payload(value) : value;
                 collected.add(payload);
                 sampleBytes[0] += payload.length;
               } catch (StowageException e) {
@@ -261,8 +260,8 @@ public final class DictCommand implements Runnable {
                   // as a whole is no sample.
                   List<byte[]> members;
                   try {
-                    members = dev.stowage.FeedLayout.sealedMembers(payloads.payload(value));
-                  } catch (StowageException | IllegalArgumentException e) {
+                    members = Inspector.sealedBucketEntries(inspector.payload(value));
+                  } catch (StowageException e) {
                     skipped[0]++;
                     continue;
                   }
@@ -280,24 +279,27 @@ public final class DictCommand implements Runnable {
               }
               return collected.size() < samples;
             });
-        if (collected.size() < ZstdDictionary.MIN_SAMPLES) {
+        if (collected.size() < Encoding.MIN_LEARNING_SAMPLES) {
           err.println(
               "stowage dict train: found "
                   + collected.size()
                   + " values (strings and feed entries) under '"
                   + match
                   + "'; training needs at least "
-                  + ZstdDictionary.MIN_SAMPLES
+                  + Encoding.MIN_LEARNING_SAMPLES
                   + " (a few thousand work best)");
           return 1;
         }
-        ZstdDictionary dictionary;
+        byte[] dictionary;
         try {
-          dictionary = ZstdDictionary.train(collected, size);
+          dictionary = Compression.trainDictionary(collected, size);
         } catch (IllegalArgumentException e) {
           throw new InspectException(String.valueOf(e.getMessage()), e);
         }
-        boolean stored = store.save(dictionary);
+        long id = Inspector.dictionaryId(dictionary);
+        String key = Inspector.Keys.dictionary(id);
+        // Written once, never changed: its key is derived from its content.
+        boolean stored = "OK".equals(sync.set(bytes(key), dictionary, SetArgs.Builder.nx()));
         Map<byte[], byte[]> info = new LinkedHashMap<>();
         info.put(bytes("samples"), bytes(Integer.toString(collected.size())));
         info.put(bytes("sampleBytes"), bytes(Long.toString(sampleBytes[0])));
@@ -305,31 +307,31 @@ public final class DictCommand implements Runnable {
         info.put(bytes("requestedSize"), bytes(Integer.toString(size)));
         info.put(bytes("trainedAt"), bytes(Instant.now().toString()));
         if (stored) {
-          sync.hset(bytes(StowageKeys.dictionaryInfo(dictionary.id())), info);
+          sync.hset(bytes(Inspector.Keys.dictionaryInfo(id)), info);
         }
         if (json) {
           ObjectNode node =
               NODES
                   .objectNode()
-                  .put("id", dictionary.hexId())
-                  .put("key", StowageKeys.dictionary(dictionary.id()))
-                  .put("size", dictionary.size())
+                  .put("id", Inspector.hexId(id))
+                  .put("key", key)
+                  .put("size", dictionary.length)
                   .put("samples", collected.size())
                   .put("sampleBytes", sampleBytes[0])
                   .put("skipped", skipped[0])
                   .put("stored", stored);
           out.println(JsonLayout.pretty(node));
         } else {
-          out.printf("%s%n", dictionary.hexId());
+          out.printf("%s%n", Inspector.hexId(id));
           err.printf(
               "trained a %,d-byte dictionary on %,d values (%,d bytes) under '%s'%s; %s %s%n",
-              dictionary.size(),
+              dictionary.length,
               collected.size(),
               sampleBytes[0],
               match,
               skipped[0] == 0 ? "" : ", " + skipped[0] + " unreadable skipped",
               stored ? "stored as" : "already stored as",
-              StowageKeys.dictionary(dictionary.id()));
+              key);
         }
         out.flush();
         return 0;
@@ -369,7 +371,7 @@ public final class DictCommand implements Runnable {
       try (RedisOption.RedisSession session = redis.connect(spec)) {
         RedisClusterCommands<byte[], byte[]> sync = session.sync();
         RedisClusterAsyncCommands<byte[], byte[]> async = session.async();
-        List<Long> ids = new DictionaryStore(session.connection()).list();
+        List<Long> ids = session.inspector().dictionaryIds();
         Map<Long, Long> uses = new TreeMap<>();
         long[] scanned = new long[1];
         scan(
@@ -401,10 +403,10 @@ public final class DictCommand implements Runnable {
             });
         ArrayNode list = NODES.arrayNode();
         for (long id : ids) {
-          Long length = sync.strlen(bytes(StowageKeys.dictionary(id)));
+          Long length = sync.strlen(bytes(Inspector.Keys.dictionary(id)));
           list.addObject()
-              .put("id", ZstdDictionary.hexId(id))
-              .put("key", StowageKeys.dictionary(id))
+              .put("id", Inspector.hexId(id))
+              .put("key", Inspector.Keys.dictionary(id))
               .put("size", length == null ? 0 : length)
               .put("values", uses.getOrDefault(id, 0L));
         }
@@ -412,7 +414,7 @@ public final class DictCommand implements Runnable {
         uses.forEach(
             (id, n) -> {
               if (!ids.contains(id)) {
-                missing.addObject().put("id", ZstdDictionary.hexId(id)).put("values", n);
+                missing.addObject().put("id", Inspector.hexId(id)).put("values", n);
               }
             });
         if (json) {
@@ -436,7 +438,7 @@ public final class DictCommand implements Runnable {
                       "  %s  MISSING         %,10d values name it, but %s does not exist%n",
                       row.get("id").asText(),
                       row.get("values").asLong(),
-                      StowageKeys.dictionary(Long.parseLong(row.get("id").asText(), 16))));
+                      Inspector.Keys.dictionary(Long.parseLong(row.get("id").asText(), 16))));
         }
         out.flush();
         return 0;
@@ -465,8 +467,8 @@ public final class DictCommand implements Runnable {
     @Override
     public Integer call() {
       String hex = id.strip().toLowerCase(Locale.ROOT);
-      if (hex.startsWith(StowageKeys.DICTIONARY_PREFIX)) {
-        hex = hex.substring(StowageKeys.DICTIONARY_PREFIX.length());
+      if (hex.startsWith(Inspector.Keys.DICTIONARY_PREFIX)) {
+        hex = hex.substring(Inspector.Keys.DICTIONARY_PREFIX.length());
       }
       if (!hex.matches("[0-9a-f]{1,8}")) {
         throw new ParameterException(
@@ -477,19 +479,19 @@ public final class DictCommand implements Runnable {
       PrintWriter err = spec.commandLine().getErr();
       try (RedisOption.RedisSession session = redis.connect(spec)) {
         RedisClusterCommands<byte[], byte[]> sync = session.sync();
-        String key = StowageKeys.dictionary(dictionaryId);
+        String key = Inspector.Keys.dictionary(dictionaryId);
         byte[] stored = sync.get(bytes(key));
         if (stored == null) {
           err.println(
               "stowage dict show: no dictionary "
-                  + ZstdDictionary.hexId(dictionaryId)
+                  + Inspector.hexId(dictionaryId)
                   + ": no key "
                   + key
                   + " in "
                   + session.url());
           return 1;
         }
-        long actual = ZstdDictionary.idOf(stored);
+        long actual = Inspector.dictionaryId(stored);
         boolean trained =
             stored.length >= 8
                 && (stored[0] & 0xFF) == 0x37
@@ -499,13 +501,13 @@ public final class DictCommand implements Runnable {
         ObjectNode node =
             NODES
                 .objectNode()
-                .put("id", ZstdDictionary.hexId(dictionaryId))
+                .put("id", Inspector.hexId(dictionaryId))
                 .put("key", key)
                 .put("size", stored.length)
                 .put("intact", actual == dictionaryId)
                 .put("kind", trained ? "trained" : "raw content");
         if (actual != dictionaryId) {
-          node.put("actualId", ZstdDictionary.hexId(actual));
+          node.put("actualId", Inspector.hexId(actual));
         }
         if (trained) {
           long zstdId =
@@ -515,7 +517,7 @@ public final class DictCommand implements Runnable {
                   | (stored[7] & 0xFFL) << 24;
           node.put("zstdDictionaryId", zstdId);
         }
-        Map<byte[], byte[]> info = sync.hgetall(bytes(StowageKeys.dictionaryInfo(dictionaryId)));
+        Map<byte[], byte[]> info = sync.hgetall(bytes(Inspector.Keys.dictionaryInfo(dictionaryId)));
         if (info != null && !info.isEmpty()) {
           ObjectNode training = node.putObject("training");
           Map<String, String> sorted = new TreeMap<>();
@@ -546,15 +548,14 @@ public final class DictCommand implements Runnable {
           out.println(
               actual == dictionaryId
                   ? "  content hashes to its id"
-                  : "  CORRUPT: the bytes hash to "
-                      + ZstdDictionary.hexId(actual)
-                      + ", not to the id");
+                  : "  CORRUPT: the bytes hash to " + Inspector.hexId(actual) + ", not to the id");
           if (node.has("training")) {
             node.get("training")
                 .fields()
                 .forEachRemaining(e -> out.printf("  %s: %s%n", e.getKey(), e.getValue().asText()));
           } else {
-            out.println("  no training record (" + StowageKeys.dictionaryInfo(dictionaryId) + ")");
+            out.println(
+                "  no training record (" + Inspector.Keys.dictionaryInfo(dictionaryId) + ")");
           }
           for (String row : node.get("firstBytes").asText().split("\n")) {
             out.println("  " + row);

@@ -1,8 +1,7 @@
 package dev.stowage.cli.inspect;
 
-import dev.stowage.Envelope;
+import dev.stowage.Inspector;
 import dev.stowage.StowageException;
-import dev.stowage.StowageKeys;
 import io.lettuce.core.ScoredValue;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -10,23 +9,15 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the inspector needs to recognise a Stowage feed, on top of core's {@link
- * dev.stowage.FeedLayout}, which owns the layout: whether a sorted set looks like a feed's index,
- * which of its members name sealed buckets, which keys are sealed buckets, and which list elements
- * are feed entries.
+ * What the inspector needs to recognise a Stowage feed, on top of what {@link Inspector} reads of
+ * the stored format: whether a sorted set looks like a feed's index, which of its members name
+ * sealed buckets, which keys are sealed buckets, and which list elements are feed entries.
  */
 final class FeedLayout {
+  private static final byte[] SEALED_INFIX =
+      Inspector.Keys.FEED_SEALED_INFIX.getBytes(StandardCharsets.US_ASCII);
+
   private FeedLayout() {}
-
-  /** The list of open bucket {@code bucket} of the feed indexed by {@code key}. */
-  static byte[] bucketKey(byte[] key, long bucket) {
-    return dev.stowage.FeedLayout.bucketKey(text(key), bucket).getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** The string of sealed bucket {@code bucket} of the feed indexed by {@code key}. */
-  static byte[] sealedKey(byte[] key, long bucket) {
-    return dev.stowage.FeedLayout.sealedKey(text(key), bucket).getBytes(StandardCharsets.UTF_8);
-  }
 
   /**
    * The key that holds the bucket an index member names: the string {@code key:s:<n>} for a sealed
@@ -35,11 +26,13 @@ final class FeedLayout {
    * @throws IllegalArgumentException if the member names no bucket ({@link #bucketNumber})
    */
   static byte[] keyOf(byte[] key, byte[] indexMember) {
-    Long bucket = bucketNumber(indexMember);
-    if (bucket == null) {
-      throw new IllegalArgumentException("not a feed index member: '" + text(indexMember) + "'");
-    }
-    return sealedCount(indexMember) > 0 ? sealedKey(key, bucket) : bucketKey(key, bucket);
+    Inspector.FeedBucket bucket =
+        Inspector.feedBucket(indexMember)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "not a feed index member: '" + text(indexMember) + "'"));
+    return bucket.key(text(key)).getBytes(StandardCharsets.UTF_8);
   }
 
   /**
@@ -50,23 +43,22 @@ final class FeedLayout {
     return sealedCount(indexMember) > 0 ? "string" : "list";
   }
 
-  /** The score an element starts with, or -1: see {@link dev.stowage.FeedLayout#score}. */
+  /** The score an element starts with, or -1: see {@link Inspector#feedEntryScore}. */
   static long score(byte[] element) {
-    return dev.stowage.FeedLayout.score(element);
+    return Inspector.feedEntryScore(element).orElse(-1);
   }
 
   /**
-   * The envelope of an element that is a feed entry: a well-formed score, then a byte 0xC1 and an
-   * envelope header that parses. Null for anything else, which is then read as a value of its own.
+   * The envelope of an element that is a feed entry: a well-formed score, then an envelope whose
+   * header parses. Null for anything else, which is then read as a value of its own.
    */
   static byte @Nullable [] envelope(byte[] element) {
-    byte[] envelope = dev.stowage.FeedLayout.envelope(element);
-    if (envelope == null || (envelope[0] & 0xFF) != Envelope.MAGIC) {
+    byte[] envelope = Inspector.feedEntryValue(element).orElse(null);
+    if (envelope == null) {
       return null;
     }
     try {
-      Envelope.readHeader(envelope);
-      return envelope;
+      return Inspector.header(envelope).isPresent() ? envelope : null;
     } catch (StowageException e) {
       return null;
     }
@@ -93,21 +85,10 @@ final class FeedLayout {
 
   /**
    * The bucket a member of an index names, or null when it is neither {@code <n>} (an open bucket)
-   * nor {@code <n>:<count>} (a sealed one, {@link dev.stowage.FeedLayout#sealedCount}), {@code n} a
-   * decimal integer from 0 to 2^53 / 64 without leading zeros.
+   * nor {@code <n>:<count>} (a sealed one), as {@link Inspector#feedBucket} reads it.
    */
   static @Nullable Long bucketNumber(byte[] member) {
-    int end = member.length;
-    for (int i = 0; i < member.length; i++) {
-      if (member[i] == ':') {
-        if (sealedCount(member) < 0) {
-          return null;
-        }
-        end = i;
-        break;
-      }
-    }
-    return decimal(member, 0, end);
+    return Inspector.feedBucket(member).map(Inspector.FeedBucket::bucket).orElse(null);
   }
 
   /**
@@ -115,9 +96,10 @@ final class FeedLayout {
    * any other member.
    */
   static int sealedCount(byte[] member) {
-    return member.length > 24
-        ? -1
-        : dev.stowage.FeedLayout.sealedCount(new String(member, StandardCharsets.ISO_8859_1));
+    return Inspector.feedBucket(member)
+        .filter(Inspector.FeedBucket::sealed)
+        .map(Inspector.FeedBucket::sealedCount)
+        .orElse(-1);
   }
 
   /** A sealed bucket's key split into its feed's key and the bucket's number. */
@@ -129,21 +111,21 @@ final class FeedLayout {
    * <feedKey>:s:<n>}; null otherwise. Only the feed's index says whether it is one.
    */
   static @Nullable SealedKey parseSealedKey(byte[] key) {
-    byte[] infix = StowageKeys.FEED_SEALED_INFIX.getBytes(StandardCharsets.US_ASCII);
     int digits = key.length;
     while (digits > 0 && key[digits - 1] >= '0' && key[digits - 1] <= '9') {
       digits--;
     }
-    int start = digits - infix.length;
+    int start = digits - SEALED_INFIX.length;
     if (digits == key.length || start < 1) {
       return null;
     }
-    for (int i = 0; i < infix.length; i++) {
-      if (key[start + i] != infix[i]) {
+    for (int i = 0; i < SEALED_INFIX.length; i++) {
+      if (key[start + i] != SEALED_INFIX[i]) {
         return null;
       }
     }
-    Long bucket = decimal(key, digits, key.length);
+    // The digits alone read as an open bucket's index member: the same number rules.
+    Long bucket = bucketNumber(Arrays.copyOfRange(key, digits, key.length));
     return bucket == null ? null : new SealedKey(Arrays.copyOf(key, start), bucket);
   }
 
@@ -162,28 +144,6 @@ final class FeedLayout {
       }
     }
     return false;
-  }
-
-  /**
-   * The decimal number of {@code bytes[from, to)}: no leading zeros, 0 to 2^53 / 64; null
-   * otherwise.
-   */
-  private static @Nullable Long decimal(byte[] bytes, int from, int to) {
-    int length = to - from;
-    if (length <= 0 || length > 15 || (bytes[from] == '0' && length > 1)) {
-      return null;
-    }
-    long value = 0;
-    for (int i = from; i < to; i++) {
-      byte b = bytes[i];
-      if (b < '0' || b > '9') {
-        return null;
-      }
-      value = value * 10 + (b - '0');
-    }
-    return value <= dev.stowage.FeedLayout.MAX_SCORE / dev.stowage.FeedLayout.BUCKET_SIZE
-        ? value
-        : null;
   }
 
   private static String text(byte[] bytes) {

@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stowage.Inspector;
 import dev.stowage.StowageException;
 import dev.stowage.cli.json.JsonLayout;
-import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -23,7 +23,6 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -143,8 +142,7 @@ public final class InspectCommand implements Callable<Integer> {
     try (RedisOption.RedisSession session = redis.connect(spec)) {
       connection = session;
       RedisClusterCommands<byte[], byte[]> commands = session.sync();
-      ValueReader reader =
-          new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
+      ValueReader reader = new ValueReader(session::inspector, classes, legacy);
       ArrayNode all = NODES.arrayNode();
       int missing = 0;
       for (byte[] key : named) {
@@ -485,9 +483,7 @@ public final class InspectCommand implements Callable<Integer> {
       return entry;
     }
     ObjectNode entry = NODES.objectNode().put("score", score);
-    entry.setAll(
-        reader.describe(
-            Arrays.copyOfRange(element, dev.stowage.FeedLayout.prefixSize(score), element.length)));
+    entry.setAll(reader.describe(Inspector.feedEntryValue(element).orElseThrow()));
     return entry;
   }
 

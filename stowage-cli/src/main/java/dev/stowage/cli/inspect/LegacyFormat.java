@@ -1,11 +1,11 @@
 package dev.stowage.cli.inspect;
 
-import dev.stowage.CodecIds;
 import dev.stowage.codec.Codecs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -18,13 +18,12 @@ import picocli.CommandLine.TypeConversionException;
  *
  * @param name the name as the user spells it, lower case: {@code auto}, or a name {@link
  *     Codecs#forName} accepts
- * @param codecId the codec's id ({@code msgpack-compact} reads as {@link CodecIds#MSGPACK}), or -1
- *     for {@code auto}
+ * @param codecName the name of the codec whose id the values would carry ({@code msgpack-compact}
+ *     is {@code msgpack}), or null for {@code auto}
  */
-record LegacyFormat(String name, int codecId) {
-  static final LegacyFormat AUTO = new LegacyFormat("auto", -1);
-  private static final Set<Integer> NEED_TYPE =
-      Set.of(CodecIds.KRYO, CodecIds.FORY, CodecIds.PROTOBUF, CodecIds.AVRO, CodecIds.THRIFT);
+record LegacyFormat(String name, @Nullable String codecName) {
+  static final LegacyFormat AUTO = new LegacyFormat("auto", null);
+  private static final Set<String> NEED_TYPE = Set.of("kryo", "fory", "protobuf", "avro", "thrift");
 
   /** The names {@code --legacy} accepts. */
   static List<String> names() {
@@ -48,13 +47,12 @@ record LegacyFormat(String name, int codecId) {
       throw new IllegalArgumentException(
           "'" + name + "' is not a legacy format; choose from " + String.join(", ", names()));
     }
-    int id = chosen.equals("msgpack-compact") ? CodecIds.MSGPACK : CodecIds.forName(chosen);
-    return new LegacyFormat(chosen, id);
+    return new LegacyFormat(chosen, chosen.equals("msgpack-compact") ? "msgpack" : chosen);
   }
 
   /** Whether reading needs {@code --type}: the codec's bytes do not name their class. */
   boolean needsType() {
-    return NEED_TYPE.contains(codecId);
+    return codecName != null && NEED_TYPE.contains(codecName);
   }
 
   /** The usage error when {@link #needsType()} and no {@code --type} was given. */
@@ -65,7 +63,7 @@ record LegacyFormat(String name, int codecId) {
         + name
         + " bytes do not say what class they hold"
         + " (pass --type CLASS, with --classpath for the cache's classes"
-        + (codecId == CodecIds.KRYO || codecId == CodecIds.FORY
+        + ("kryo".equals(codecName) || "fory".equals(codecName)
             ? " and --register for the classes it registers"
             : "")
         + ")";

@@ -1,5 +1,7 @@
 package dev.stowage.cli.inspect;
 
+import dev.stowage.Inspector;
+import dev.stowage.Stowage;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -14,6 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -83,7 +87,11 @@ public final class RedisOption {
       String chosen = String.join(",", clusterUrls);
       RedisClusterClient client = RedisClusterClient.create(seeds);
       try {
-        return new RedisSession(chosen, client, client.connect(ByteArrayCodec.INSTANCE));
+        return new RedisSession(
+            chosen,
+            client,
+            client.connect(ByteArrayCodec.INSTANCE),
+            () -> Stowage.builder().redisCluster(seeds));
       } catch (RuntimeException e) {
         client.shutdown(0, 2, TimeUnit.SECONDS);
         throw new InspectException(
@@ -94,7 +102,11 @@ public final class RedisOption {
     RedisURI uri = parse(spec, "--redis", chosen);
     RedisClient client = RedisClient.create(uri);
     try {
-      return new RedisSession(chosen, client, client.connect(ByteArrayCodec.INSTANCE));
+      return new RedisSession(
+          chosen,
+          client,
+          client.connect(ByteArrayCodec.INSTANCE),
+          () -> Stowage.builder().redis(uri));
     } catch (RuntimeException e) {
       client.shutdown(0, 2, TimeUnit.SECONDS);
       throw new InspectException("could not connect to " + chosen + ": " + causeChain(e), e);
@@ -135,11 +147,38 @@ public final class RedisOption {
 
   /**
    * A client and its one connection: a {@link StatefulRedisConnection}, or a {@link
-   * StatefulRedisClusterConnection} for a cluster.
+   * StatefulRedisClusterConnection} for a cluster; and, made on first use, a {@link Stowage} over
+   * the same server whose {@link Inspector} reads envelopes as a cache would (dictionaries from
+   * Redis, the library's own limits).
    */
-  public record RedisSession(
-      String url, AbstractRedisClient client, StatefulConnection<byte[], byte[]> connection)
-      implements AutoCloseable {
+  public static final class RedisSession implements AutoCloseable {
+    private final String url;
+    private final AbstractRedisClient client;
+    private final StatefulConnection<byte[], byte[]> connection;
+    private final Supplier<Stowage.Builder> stowageBuilder;
+    private @Nullable Stowage stowage;
+
+    RedisSession(
+        String url,
+        AbstractRedisClient client,
+        StatefulConnection<byte[], byte[]> connection,
+        Supplier<Stowage.Builder> stowageBuilder) {
+      this.url = url;
+      this.client = client;
+      this.connection = connection;
+      this.stowageBuilder = stowageBuilder;
+    }
+
+    /** The URL, or the cluster's seed URLs joined by commas, as the user gave them. */
+    public String url() {
+      return url;
+    }
+
+    /** The connection, with byte-array keys and values. */
+    public StatefulConnection<byte[], byte[]> connection() {
+      return connection;
+    }
+
     /** The blocking commands, on one server or across the cluster. */
     public RedisClusterCommands<byte[], byte[]> sync() {
       return connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster
@@ -154,8 +193,28 @@ public final class RedisOption {
           : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
     }
 
+    /**
+     * The inspector of a {@link Stowage} over the same server, connected on first use and closed
+     * with this session.
+     *
+     * @throws InspectException if that connection fails
+     */
+    public synchronized Inspector inspector() {
+      if (stowage == null) {
+        try {
+          stowage = stowageBuilder.get().build();
+        } catch (RuntimeException e) {
+          throw new InspectException("could not connect to " + url + ": " + causeChain(e), e);
+        }
+      }
+      return stowage.inspector();
+    }
+
     @Override
-    public void close() {
+    public synchronized void close() {
+      if (stowage != null) {
+        stowage.close();
+      }
       connection.close();
       client.shutdown(0, 2, TimeUnit.SECONDS);
     }

@@ -6,10 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stowage.Inspector;
 import dev.stowage.StowageException;
-import dev.stowage.StowageKeys;
 import dev.stowage.cli.json.JsonLayout;
-import dev.stowage.compress.DictionaryStore;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisException;
@@ -165,8 +164,7 @@ public final class ScanCommand implements Callable<Integer> {
   private ObjectNode scan(RedisOption.RedisSession session, PrintWriter err) {
     RedisClusterCommands<byte[], byte[]> sync = session.sync();
     RedisClusterAsyncCommands<byte[], byte[]> async = session.async();
-    ValueReader reader =
-        new ValueReader(new DictionaryStore(session.connection()), classes, legacy);
+    ValueReader reader = new ValueReader(session::inspector, classes, legacy);
     boolean terminal = Terminal.stderrIsTerminal();
     ScanProgress progress = new ScanProgress(databaseSize(sync), limit, System::nanoTime);
     Map<String, Long> byType = new TreeMap<>();
@@ -238,11 +236,11 @@ public final class ScanCommand implements Callable<Integer> {
         byType.merge(type, 1L, Long::sum);
         Long bytes = await(memory.get(i));
         String format = null;
-        if (values.get(i) != null && key.startsWith(StowageKeys.DICTIONARY_PREFIX)) {
+        if (values.get(i) != null && key.startsWith(Inspector.Keys.DICTIONARY_PREFIX)) {
           await(values.get(i));
           format = "zstd dictionary";
           tally.byFormat.merge(format, 1L, Long::sum);
-        } else if (values.get(i) != null && key.startsWith(StowageKeys.SCHEMA_PREFIX)) {
+        } else if (values.get(i) != null && key.startsWith(Inspector.Keys.SCHEMA_PREFIX)) {
           await(values.get(i));
           format = "value schema";
           tally.byFormat.merge(format, 1L, Long::sum);

@@ -8,16 +8,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.stowage.Codec;
-import dev.stowage.CodecIds;
 import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.Envelope;
-import dev.stowage.Schemas;
+import dev.stowage.Encoding;
+import dev.stowage.EnvelopeException;
+import dev.stowage.Inspector;
 import dev.stowage.StowageException;
-import dev.stowage.StowageKeys;
 import dev.stowage.codec.Codecs;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -28,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.msgpack.jackson.dataformat.MessagePackMapper;
 
@@ -70,20 +67,22 @@ final class ValueReader {
   /** Spring's cached null, as Spring's caches and serializers store it. */
   static final String SPRING_NULL = "org.springframework.cache.support.NullValue";
 
-  private final EnvelopePayloads payloads;
+  /** Made on first use: only a compressed value needs Redis (its dictionary) to be read. */
+  private final Supplier<Inspector> inspector;
+
   private final ClassOptions classes;
   private final LegacyFormat legacy;
-  private final Map<Integer, Codec<?>> typedCodecs = new HashMap<>();
+  private final Map<String, Codec<?>> typedCodecs = new HashMap<>();
 
-  ValueReader(DictionaryResolver dictionaries, ClassOptions classes, LegacyFormat legacy) {
-    this.payloads = new EnvelopePayloads(dictionaries);
+  ValueReader(Supplier<Inspector> inspector, ClassOptions classes, LegacyFormat legacy) {
+    this.inspector = inspector;
     this.classes = classes;
     this.legacy = legacy;
   }
 
   ObjectNode describe(byte[] value) {
     ObjectNode out = NODES.objectNode();
-    if (Envelope.isEnvelope(value)) {
+    if (Encoding.Serializer.isEnvelope(value)) {
       describeEnvelope(value, out);
     } else {
       describeLegacy(value, out);
@@ -114,7 +113,7 @@ final class ValueReader {
   record Sealed(ObjectNode description, @Nullable List<byte[]> members) {}
 
   /**
-   * Reads the value of a sealed feed bucket ({@link dev.stowage.FeedLayout}): describes its
+   * Reads the value of a sealed feed bucket ({@link Inspector#sealedBucketEntries}): describes its
    * envelope (header and sizes, as {@link #describe} does), decompresses it and splits its payload
    * into members. A value that cannot be read (not an envelope, a missing dictionary, a truncated
    * frame, a payload that is not a sequence of members) is described with an {@code error} and its
@@ -122,7 +121,7 @@ final class ValueReader {
    */
   Sealed readSealed(byte[] value) {
     ObjectNode out = NODES.objectNode();
-    if (!Envelope.isEnvelope(value)) {
+    if (!Encoding.Serializer.isEnvelope(value)) {
       out.put("format", "legacy");
       out.put("storedSize", value.length);
       out.put("error", "a sealed bucket is an envelope, but this value has none");
@@ -134,8 +133,8 @@ final class ValueReader {
       return new Sealed(out, null);
     }
     try {
-      return new Sealed(out, dev.stowage.FeedLayout.sealedMembers(payload));
-    } catch (IllegalArgumentException e) {
+      return new Sealed(out, Inspector.sealedBucketEntries(payload));
+    } catch (EnvelopeException e) {
       out.put("error", "the payload is not a sealed bucket's members: " + e.getMessage());
       showBytes(payload, out);
       return new Sealed(out, null);
@@ -147,8 +146,7 @@ final class ValueReader {
     if (payload == null) {
       return;
     }
-    Envelope.Header header = Envelope.readHeader(value);
-    describePayload(header, payload, out);
+    describePayload(Inspector.header(value).orElseThrow(), payload, out);
   }
 
   /**
@@ -157,9 +155,9 @@ final class ValueReader {
    */
   private byte @Nullable [] envelopePayload(byte[] value, ObjectNode out) {
     out.put("format", "envelope");
-    Envelope.Header header;
+    Inspector.Header header;
     try {
-      header = Envelope.readHeader(value);
+      header = Inspector.header(value).orElseThrow();
     } catch (StowageException e) {
       out.put("storedSize", value.length);
       out.put("error", "malformed envelope: " + e.getMessage());
@@ -170,27 +168,24 @@ final class ValueReader {
     out.put("codec", header.codecName());
     out.put("codecId", header.codecId());
     out.put("compression", header.compressionName());
-    if (header.hasDictionary()) {
-      out.put("dictionaryId", ZstdDictionary.hexId(header.dictionaryId()));
-    }
-    if (header.hasSchemaVersion()) {
-      out.put("schemaVersion", header.schemaVersion());
-    }
+    header.dictionaryId().ifPresent(id -> out.put("dictionaryId", Inspector.hexId(id)));
+    header.schemaVersion().ifPresent(version -> out.put("schemaVersion", version));
     out.put("storedSize", value.length);
     byte[] payload;
     try {
-      payload = payloads.payload(value);
+      payload =
+          header.isCompressed() ? inspector.get().payload(value) : uncompressed(value, header);
     } catch (DictionaryNotFoundException e) {
       out.put(
           "error",
           "zstd dictionary "
-              + ZstdDictionary.hexId(e.dictionaryId())
+              + Inspector.hexId(e.dictionaryId())
               + " is missing: no key "
-              + StowageKeys.dictionary(e.dictionaryId())
+              + Inspector.Keys.dictionary(e.dictionaryId())
               + " in Redis, or its bytes do not match the id ("
               + e.getMessage()
               + ")");
-      showBytes(Arrays.copyOfRange(value, header.payloadOffset(), value.length), out);
+      showBytes(Arrays.copyOfRange(value, header.headerSize(), value.length), out);
       return null;
     } catch (StowageException e) {
       out.put("error", "cannot decompress: " + e.getMessage());
@@ -201,12 +196,20 @@ final class ValueReader {
     return payload;
   }
 
-  private void describePayload(Envelope.Header header, byte[] payload, ObjectNode out) {
-    int codecId = header.codecId();
+  /**
+   * The payload of an uncompressed envelope: the bytes after its header, already in memory, so no
+   * Redis (for a dictionary) and no decompression budget are needed.
+   */
+  private static byte[] uncompressed(byte[] value, Inspector.Header header) {
+    return Arrays.copyOfRange(value, header.headerSize(), value.length);
+  }
+
+  private void describePayload(Inspector.Header header, byte[] payload, ObjectNode out) {
+    String codecName = header.codecId() == SPRING_CLASS_NAMED ? "" : header.codecName();
     try {
-      switch (codecId) {
-        case CodecIds.JSON, CodecIds.FASTJSON2 -> out.set("value", parseJson(payload));
-        case CodecIds.MSGPACK -> {
+      switch (codecName) {
+        case "json", "fastjson2" -> out.set("value", parseJson(payload));
+        case "msgpack" -> {
           byte[] value = payload;
           if (isSpringTyped(payload)) {
             // A Spring cache with a type writes a tag byte (1) before the codec's bytes: the
@@ -218,27 +221,27 @@ final class ValueReader {
           out.set(
               "value",
               classes.hasType()
-                  ? ObjectTrees.toTree(typedCodec(codecId).decode(value))
+                  ? ObjectTrees.toTree(typedCodec(codecName).decode(value))
                   : msgpackTree(value));
         }
-        case CodecIds.STRING -> out.put("value", strictUtf8(payload));
-        case CodecIds.KRYO, CodecIds.FORY, CodecIds.PROTOBUF, CodecIds.AVRO, CodecIds.THRIFT -> {
+        case "string" -> out.put("value", strictUtf8(payload));
+        case "kryo", "fory", "protobuf", "avro", "thrift" -> {
           if (classes.hasType()) {
-            out.set("value", ObjectTrees.toTree(typedCodec(codecId).decode(payload)));
+            out.set("value", ObjectTrees.toTree(typedCodec(codecName).decode(payload)));
             out.put("class", classes.type().getName());
           } else {
             out.put(
                 "missing",
                 header.codecName()
                     + " value: pass --type and --classpath with the cache's classes"
-                    + (codecId == CodecIds.KRYO || codecId == CodecIds.FORY
+                    + (codecName.equals("kryo") || codecName.equals("fory")
                         ? " (and --register with the classes it registers, in order)"
                         : ""));
             showBytes(payload, out);
           }
         }
-        case CodecIds.JDK -> describeJavaSerialization(payload, out, true);
-        case SPRING_CLASS_NAMED -> {
+        case "jdk" -> describeJavaSerialization(payload, out, true);
+        case "" -> {
           out.put("header", header.describe().replace(header.codecName(), "spring class-named"));
           describeClassNamed(payload, out);
         }
@@ -288,12 +291,14 @@ final class ValueReader {
     byte[] value = Arrays.copyOfRange(payload, 3 + nameLength, payload.length);
     if (tag == 2) {
       // The value in an envelope of its own, uncompressed, which records the type's shape.
-      Envelope.Header inner = Envelope.readHeader(value);
+      Inspector.Header inner =
+          Inspector.header(value)
+              .orElseThrow(() -> new IOException("the value of a type name has no envelope"));
       out.put("innerCodec", inner.codecName());
-      if (inner.hasSchemaVersion()) {
-        out.put("innerSchema", Schemas.hex(inner.schemaVersion()));
-      }
-      if (inner.compressionId() != CompressionIds.NONE) {
+      inner
+          .schemaVersion()
+          .ifPresent(version -> out.put("innerSchema", Inspector.hexFingerprint(version)));
+      if (inner.isCompressed()) {
         out.put(
             "missing",
             "the value of "
@@ -304,7 +309,7 @@ final class ValueReader {
         showBytes(value, out);
         return;
       }
-      value = Arrays.copyOfRange(value, inner.payloadOffset(), value.length);
+      value = Arrays.copyOfRange(value, inner.headerSize(), value.length);
     }
     JsonNode json = tryParseJson(value);
     if (Codecs.messagePackProblem(value, 0, value.length).isEmpty()) {
@@ -343,23 +348,24 @@ final class ValueReader {
     out.put("format", "legacy");
     out.put("storedSize", value.length);
     try {
-      if (legacy.codecId() < 0) {
+      String codecName = legacy.codecName();
+      if (codecName == null) {
         guessLegacy(value, out);
         return;
       }
-      switch (legacy.codecId()) {
-        case CodecIds.JSON, CodecIds.FASTJSON2 -> legacyJson(parseJson(value), out);
-        case CodecIds.STRING -> {
+      switch (codecName) {
+        case "json", "fastjson2" -> legacyJson(parseJson(value), out);
+        case "string" -> {
           out.put("legacy", "text");
           out.put("value", strictUtf8(value));
         }
-        case CodecIds.JDK -> describeJavaSerialization(value, out, false);
-        case CodecIds.MSGPACK -> {
+        case "jdk" -> describeJavaSerialization(value, out, false);
+        case "msgpack" -> {
           out.put("legacy", legacy.name());
           out.set(
               "value",
               classes.hasType()
-                  ? ObjectTrees.toTree(typedCodec(CodecIds.MSGPACK).decode(value))
+                  ? ObjectTrees.toTree(typedCodec("msgpack").decode(value))
                   : msgpackTree(value));
         }
         default -> {
@@ -367,7 +373,7 @@ final class ValueReader {
           if (!classes.hasType()) {
             throw new InspectException(legacy.needsTypeMessage());
           }
-          out.set("value", ObjectTrees.toTree(typedCodec(legacy.codecId()).decode(value)));
+          out.set("value", ObjectTrees.toTree(typedCodec(codecName).decode(value)));
           out.put("class", classes.type().getName());
         }
       }
@@ -425,8 +431,8 @@ final class ValueReader {
     if (classes.hasType()) {
       Codec<?> codec =
           enveloped
-              ? typedCodec(CodecIds.JDK)
-              : typedCodecs.computeIfAbsent(-CodecIds.JDK, id -> jdkCodec());
+              ? typedCodec("jdk")
+              : typedCodecs.computeIfAbsent("legacy jdk", name -> jdkCodec());
       Object decoded = codec.decode(data);
       out.put("class", decoded.getClass().getName());
       out.set("value", ObjectTrees.toTree(decoded));
@@ -458,13 +464,13 @@ final class ValueReader {
     showBytes(data, out);
   }
 
-  private Codec<?> typedCodec(int codecId) {
+  private Codec<?> typedCodec(String codecName) {
     return typedCodecs.computeIfAbsent(
-        codecId,
-        id ->
-            id == CodecIds.JDK
+        codecName,
+        name ->
+            name.equals("jdk")
                 ? jdkCodec()
-                : Codecs.forName(CodecIds.name(id), classes.type(), classes.registered()));
+                : Codecs.forName(name, classes.type(), classes.registered()));
   }
 
   private Codec<?> jdkCodec() {

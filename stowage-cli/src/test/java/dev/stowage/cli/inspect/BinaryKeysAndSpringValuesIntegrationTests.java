@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.Codec;
-import dev.stowage.EnvelopeCodec;
+import dev.stowage.Encoding;
 import dev.stowage.cli.StowageCli;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
@@ -125,9 +125,9 @@ class BinaryKeysAndSpringValuesIntegrationTests {
   }
 
   private static byte[] envelope(byte[] payload) {
-    return EnvelopeCodec.builder(new Passthrough())
+    return Encoding.of(new Passthrough())
         .compression(Compression.none())
-        .build()
+        .serializer()
         .encode(payload);
   }
 
@@ -216,19 +216,17 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     tagged[0] = 1; // the tag of a value, before the codec's bytes, in a cache with
     // stowage.caches.<name>.type
     System.arraycopy(value, 0, tagged, 1, value.length);
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    EnvelopeCodec<byte[]> raw =
-        (EnvelopeCodec)
-            EnvelopeCodec.builder(
-                    new Passthrough() {
-                      @Override
-                      public int id() {
-                        return 2; // MessagePack's codec id, as the typed cache's envelope records
-                        // its codec's
-                      }
-                    })
-                .compression(Compression.none())
-                .build();
+    Encoding.Serializer<byte[]> raw =
+        Encoding.<byte[]>of(
+                new Passthrough() {
+                  @Override
+                  public int id() {
+                    return 2; // MessagePack's codec id, as the typed cache's envelope records
+                    // its codec's
+                  }
+                })
+            .compression(Compression.none())
+            .serializer();
     redis.set(bytes("books::7"), raw.encode(tagged));
 
     JsonNode shown = inspect("books::7");
@@ -244,11 +242,9 @@ class BinaryKeysAndSpringValuesIntegrationTests {
     // Tag 2: the type's name, then the value in an uncompressed envelope of its own, with its
     // shape.
     @SuppressWarnings({"unchecked", "rawtypes"})
-    EnvelopeCodec<Map<String, Object>> inner =
-        (EnvelopeCodec)
-            EnvelopeCodec.builder(Codecs.msgpack(Map.class))
-                .compression(Compression.none())
-                .build();
+    Encoding.Serializer<Map<String, Object>> inner =
+        (Encoding.Serializer)
+            Encoding.of(Codecs.msgpack(Map.class)).compression(Compression.none()).serializer();
     byte[] innerEnvelope = inner.encode(book);
     redis.set(bytes("books::7"), classNamed(2, "com.example.Book", innerEnvelope));
 

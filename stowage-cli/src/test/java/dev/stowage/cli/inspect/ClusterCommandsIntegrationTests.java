@@ -49,7 +49,7 @@ class ClusterCommandsIntegrationTests {
     try (Stowage stowage = Stowage.builder().redisCluster(cluster.seedUri()).build()) {
       RedisCache<String, Note> cache = stowage.cache("notes", Note.class).build();
       cache.putAll(notes);
-      dictionary = cache.compression().dictionary().orElseThrow().id();
+      dictionary = cache.compression().dictionaryId().orElseThrow();
     }
     Set<Integer> masters = new HashSet<>();
     for (int i = 0; i < 30; i++) {

@@ -6,18 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.stowage.Codec;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
-import dev.stowage.EvolvingCodec;
+import dev.stowage.Encoding;
 import dev.stowage.Feed;
-import dev.stowage.FeedLayout;
-import dev.stowage.Schemas;
+import dev.stowage.Inspector;
 import dev.stowage.Stowage;
 import dev.stowage.cli.StowageCli;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.samples.AvroForms;
 import dev.stowage.samples.BoardRecord;
@@ -46,6 +41,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.function.Function;
 import javax.tools.JavaCompiler;
@@ -66,11 +62,30 @@ import org.springframework.data.redis.serializer.StringRedisSerializer;
 class InspectCommandsIntegrationTests {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Note NOTE = new Note(7, "stowage", "keeps values in redis; ".repeat(12), 42);
-  private static final ZstdDictionary DICTIONARY =
-      ZstdDictionary.of(
-          "{\"id\":,\"title\":\"stowage\",\"body\":\"keeps values in redis; \",\"votes\":}"
-              .getBytes(StandardCharsets.UTF_8));
+  private static final byte[] DICTIONARY =
+      "{\"id\":,\"title\":\"stowage\",\"body\":\"keeps values in redis; \",\"votes\":}"
+          .getBytes(StandardCharsets.UTF_8);
 
+  /** Writes a payload as it is, under the string codec's id: a sealed bucket's, rewrapped. */
+  private static final Codec<byte[]> RAW =
+      new Codec<>() {
+        @Override
+        public int id() {
+          return 10;
+        }
+
+        @Override
+        public byte[] encode(byte[] value) {
+          return value.clone();
+        }
+
+        @Override
+        public byte[] decode(byte[] data, int offset, int length) {
+          return Arrays.copyOfRange(data, offset, offset + length);
+        }
+      };
+
+  private static Stowage stowage;
   private static RedisClient client;
   private static StatefulRedisConnection<byte[], byte[]> connection;
   private static RedisCommands<byte[], byte[]> redis;
@@ -82,10 +97,12 @@ class InspectCommandsIntegrationTests {
     client = RedisClient.create(server.uri());
     connection = client.connect(ByteArrayCodec.INSTANCE);
     redis = connection.sync();
+    stowage = Stowage.builder().redis(server.uri()).build();
   }
 
   @AfterAll
   static void close() {
+    stowage.close();
     connection.close();
     client.shutdown();
   }
@@ -143,23 +160,19 @@ class InspectCommandsIntegrationTests {
 
   @Test
   void everyCodecAndCompressionIsShownAsTheSameJson(RedisServer server) throws Exception {
-    new DictionaryStore(connection).save(DICTIONARY);
+    redis.set(bytes(Inspector.Keys.dictionary(Inspector.dictionaryId(DICTIONARY))), DICTIONARY);
     JsonNode expected = tree(NOTE);
     for (Map.Entry<String, Function<Class<Note>, Codec<Note>>> codec : CODECS.entrySet()) {
       for (Map.Entry<String, Compression> compression : COMPRESSIONS.entrySet()) {
         String key = "all:" + codec.getKey() + ":" + compression.getKey();
         Codec<Note> writer = codec.getValue().apply(Note.class);
-        EnvelopeCodec.Builder<Note> builder =
-            EnvelopeCodec.builder(writer).compression(compression.getValue());
-        // An evolving codec writes its schema's fingerprint; the others the version set here.
-        int schema =
-            writer instanceof EvolvingCodec<Note> evolving
-                ? Schemas.fingerprint(evolving.schema())
-                : 3;
-        if (schema == 3) {
-          builder.schemaVersion(3);
-        }
-        EnvelopeCodec<Note> envelope = builder.build();
+        Encoding.Serializer<Note> envelope =
+            Encoding.of(writer).compression(compression.getValue()).serializer();
+        // An evolving codec writes its schema's fingerprint; the others no schema field.
+        OptionalInt schema =
+            writer instanceof Codec.Evolving<Note> evolving
+                ? OptionalInt.of(Inspector.schemaFingerprint(evolving.schema()))
+                : OptionalInt.empty();
         byte[] stored = envelope.encode(NOTE);
         redis.set(bytes(key), stored);
         String codecName = codec.getKey().equals("msgpack-compact") ? "msgpack" : codec.getKey();
@@ -170,13 +183,18 @@ class InspectCommandsIntegrationTests {
         assertThat(shown.get("format").asText()).isEqualTo("envelope");
         assertThat(shown.get("codec").asText()).as(key).isEqualTo(codecName);
         assertThat(shown.get("compression").asText()).as(key).isEqualTo(compression.getKey());
-        assertThat(shown.get("schemaVersion").asInt()).isEqualTo(schema);
+        if (schema.isPresent()) {
+          assertThat(shown.get("schemaVersion").asInt()).isEqualTo(schema.getAsInt());
+        } else {
+          assertThat(shown.has("schemaVersion")).as(key).isFalse();
+        }
         assertThat(shown.get("storedSize").asInt()).isEqualTo(stored.length);
         assertThat(shown.get("decodedSize").asInt())
             .isEqualTo(codec.getValue().apply(Note.class).encode(NOTE).length);
         assertThat(shown.get("memoryUsage").asLong()).isPositive();
         if (compression.getKey().startsWith("zstd-dict")) {
-          assertThat(shown.get("dictionaryId").asText()).isEqualTo(DICTIONARY.hexId());
+          assertThat(shown.get("dictionaryId").asText())
+              .isEqualTo(Inspector.hexId(Inspector.dictionaryId(DICTIONARY)));
         }
         if (needsClass) {
           assertThat(shown.has("value")).as(key).isFalse();
@@ -247,22 +265,20 @@ class InspectCommandsIntegrationTests {
   private static <T> void write(String key, Codec<T> codec, T value) {
     redis.set(
         bytes(key),
-        EnvelopeCodec.builder(codec)
-            .compression(Compression.zstd().minSize(0))
-            .build()
-            .encode(value));
+        Encoding.of(codec).compression(Compression.zstd().minSize(0)).serializer().encode(value));
   }
 
   @Test
   void stringValuesAndCollectionsAreShownMemberByMember(RedisServer server) throws Exception {
-    EnvelopeCodec<String> text =
-        EnvelopeCodec.builder(Codecs.string()).compression(Compression.zstd().minSize(0)).build();
+    Encoding.Serializer<String> text =
+        Encoding.of(Codecs.string()).compression(Compression.zstd().minSize(0)).serializer();
     redis.set(bytes("col:text"), text.encode("héllo ".repeat(30)));
-    EnvelopeCodec<Note> json = EnvelopeCodec.builder(Codecs.json(Note.class)).build();
-    EnvelopeCodec<Note> msgpack =
-        EnvelopeCodec.builder(Codecs.msgpack(Note.class))
+    Encoding.Serializer<Note> json =
+        Encoding.of(Codecs.json(Note.class)).compression(Compression.none()).serializer();
+    Encoding.Serializer<Note> msgpack =
+        Encoding.of(Codecs.msgpack(Note.class))
             .compression(Compression.lz4().minSize(0))
-            .build();
+            .serializer();
     redis.hset(bytes("col:hash"), bytes("a"), json.encode(new Note(1, "a", "x", 1)));
     redis.hset(bytes("col:hash"), bytes("b"), msgpack.encode(new Note(2, "b", "y", 2)));
     redis.zadd(bytes("col:feed"), 10, json.encode(new Note(10, "ten", "", 0)));
@@ -380,23 +396,22 @@ class InspectCommandsIntegrationTests {
   @Test
   void aMissingDictionaryAMalformedHeaderAndAMissingKeyAreReported(RedisServer server)
       throws Exception {
-    ZstdDictionary unsaved =
-        ZstdDictionary.of(
-            bytes("a dictionary nobody stored, with some words: keeps values in redis"));
+    byte[] unsaved = bytes("a dictionary nobody stored, with some words: keeps values in redis");
     redis.set(
         bytes("bad:nodict"),
-        EnvelopeCodec.builder(Codecs.json(Note.class))
+        Encoding.of(Codecs.json(Note.class))
             .compression(Compression.zstd(unsaved).minSize(0))
-            .build()
+            .serializer()
             .encode(NOTE));
     JsonNode nodict = inspect(server, "bad:nodict");
-    assertThat(nodict.get("dictionaryId").asText()).isEqualTo(unsaved.hexId());
+    assertThat(nodict.get("dictionaryId").asText())
+        .isEqualTo(Inspector.hexId(Inspector.dictionaryId(unsaved)));
     assertThat(nodict.get("error").asText())
         .startsWith(
             "zstd dictionary "
-                + unsaved.hexId()
+                + Inspector.hexId(Inspector.dictionaryId(unsaved))
                 + " is missing: no key stowage:dict:"
-                + unsaved.hexId()
+                + Inspector.hexId(Inspector.dictionaryId(unsaved))
                 + " in Redis");
 
     redis.set(bytes("bad:header"), new byte[] {(byte) 0xC1, 0x10, 1, 9, 1, 2, 3});
@@ -436,7 +451,11 @@ class InspectCommandsIntegrationTests {
   @Test
   void undecodableMessagePackValuesAreReportedAndTheOtherKeysStillRead(RedisServer server)
       throws Exception {
-    byte[] whole = EnvelopeCodec.builder(Codecs.msgpack(Note.class)).build().encode(NOTE);
+    byte[] whole =
+        Encoding.of(Codecs.msgpack(Note.class))
+            .compression(Compression.none())
+            .serializer()
+            .encode(NOTE);
     redis.set(bytes("mp:good"), whole);
     redis.set(bytes("mp:cut"), Arrays.copyOf(whole, whole.length - 7));
     redis.set(
@@ -474,7 +493,7 @@ class InspectCommandsIntegrationTests {
     assertThat(shown.get(1).get("error").asText())
         .startsWith(
             "msgpack payload could not be decoded: the value is cut short at byte "
-                + (whole.length - 7 - Envelope.readHeader(whole).payloadOffset()));
+                + (whole.length - 7 - Inspector.header(whole).orElseThrow().headerSize()));
     assertThat(shown.get(1).get("hex").asText()).isNotBlank();
     assertThat(shown.get(2).get("error").asText())
         .isEqualTo(
@@ -525,11 +544,12 @@ class InspectCommandsIntegrationTests {
 
   @Test
   void scanCountsWhatWasWritten(RedisServer server) throws Exception {
-    EnvelopeCodec<Note> json =
-        EnvelopeCodec.builder(Codecs.json(Note.class))
+    Encoding.Serializer<Note> json =
+        Encoding.of(Codecs.json(Note.class))
             .compression(Compression.zstd().minSize(0))
-            .build();
-    EnvelopeCodec<Note> kryo = EnvelopeCodec.builder(Codecs.kryo(Note.class)).build();
+            .serializer();
+    Encoding.Serializer<Note> kryo =
+        Encoding.of(Codecs.kryo(Note.class)).compression(Compression.none()).serializer();
     for (int i = 0; i < 25; i++) {
       redis.set(
           bytes("scan:json:" + i), json.encode(new Note(i, "n" + i, "body ".repeat(i + 20), i)));
@@ -641,10 +661,8 @@ class InspectCommandsIntegrationTests {
 
   @Test
   void dictionariesAreTrainedListedAndShown(RedisServer server) throws Exception {
-    EnvelopeCodec<Note> lz4 =
-        EnvelopeCodec.builder(Codecs.json(Note.class))
-            .compression(Compression.lz4().minSize(0))
-            .build();
+    Encoding.Serializer<Note> lz4 =
+        Encoding.of(Codecs.json(Note.class)).compression(Compression.lz4().minSize(0)).serializer();
     for (int i = 0; i < 300; i++) {
       redis.set(
           bytes("dt:" + i),
@@ -671,7 +689,7 @@ class InspectCommandsIntegrationTests {
     assertThat(trained.get("stored").asBoolean()).isTrue();
     String id = trained.get("id").asText();
     byte[] stored = redis.get(bytes("stowage:dict:" + id));
-    assertThat(ZstdDictionary.idOf(stored)).isEqualTo(Long.parseLong(id, 16));
+    assertThat(Inspector.dictionaryId(stored)).isEqualTo(Long.parseLong(id, 16));
     assertThat(trained.get("size").asInt()).isEqualTo(stored.length).isLessThanOrEqualTo(2048);
 
     assertThat(run("dict", "show", "--json", "--redis", server.uri(), id)).isZero();
@@ -683,11 +701,11 @@ class InspectCommandsIntegrationTests {
     assertThat(shown.get("training").get("match").asText()).isEqualTo("dt:*");
     assertThat(shown.get("firstBytes").asText()).startsWith("00000000  37 a4 30 ec");
 
-    ZstdDictionary dictionary = ZstdDictionary.of(stored);
-    EnvelopeCodec<Note> withDictionary =
-        EnvelopeCodec.builder(Codecs.json(Note.class))
+    byte[] dictionary = stored;
+    Encoding.Serializer<Note> withDictionary =
+        Encoding.of(Codecs.json(Note.class))
             .compression(Compression.zstd(dictionary).minSize(0))
-            .build();
+            .serializer();
     for (int i = 0; i < 12; i++) {
       redis.set(
           bytes("dl:" + i),
@@ -724,10 +742,10 @@ class InspectCommandsIntegrationTests {
     assertThat(MAPPER.readTree(out.toString()).get("byFormat"))
         .isEqualTo(MAPPER.readTree("{\"zstd dictionary\":1}"));
     String schema =
-        Codecs.<Note>msgpackCompact(Note.class) instanceof EvolvingCodec<Note> evolving
+        Codecs.<Note>msgpackCompact(Note.class) instanceof Codec.Evolving<Note> evolving
             ? evolving.schema()
             : null;
-    redis.set(bytes(Schemas.key(Schemas.fingerprint(schema))), bytes(schema));
+    redis.set(bytes(Inspector.Keys.schema(Inspector.schemaFingerprint(schema))), bytes(schema));
     assertThat(run("scan", "--json", "--redis", server.uri(), "--match", "stowage:schema:*"))
         .isZero();
     assertThat(MAPPER.readTree(out.toString()).get("byFormat"))
@@ -776,9 +794,8 @@ class InspectCommandsIntegrationTests {
         .isEqualTo("newest 5 of 150 entries shown (--members)");
     JsonNode entries = shown.get("entries");
     assertThat(entries).hasSize(5);
-    Envelope.Header header =
-        Envelope.readHeader(
-            entryEnvelope(redis.lindex(bytes(bucketKeys.get(bucketKeys.size() - 1)), -1)));
+    Inspector.Header header =
+        header(entryEnvelope(redis.lindex(bytes(bucketKeys.get(bucketKeys.size() - 1)), -1)));
     for (int i = 0; i < 5; i++) {
       JsonNode entry = entries.get(i);
       BoardRecord record = byScore.get(newest.get(i));
@@ -836,7 +853,7 @@ class InspectCommandsIntegrationTests {
     int sampled = 0;
     for (String bucket : bucketKeys) {
       for (byte[] element : redis.lrange(bytes(bucket), 0, 9)) {
-        Envelope.Header h = Envelope.readHeader(entryEnvelope(element));
+        Inspector.Header h = header(entryEnvelope(element));
         expected.merge(h.codecName() + "+" + h.compressionName(), 1, Integer::sum);
         sampled++;
       }
@@ -863,13 +880,19 @@ class InspectCommandsIntegrationTests {
         .isEqualTo(expected.size() == 1 ? expected.keySet().iterator().next() : "mixed");
   }
 
-  /**
-   * The members of a sealed bucket's value: its payload, decompressed, split as {@link
-   * FeedLayout#sealedMembers} does.
-   */
+  /** The members of a sealed bucket's value: its payload, decompressed, split. */
   private static List<byte[]> sealedMembers(byte[] value) {
-    return FeedLayout.sealedMembers(
-        EnvelopeCodec.builder(Codecs.string()).build().decodePayload(value));
+    return Inspector.sealedBucketEntries(payload(value));
+  }
+
+  /** The header of a value that must have an envelope. */
+  private static Inspector.Header header(byte[] value) {
+    return Inspector.header(value).orElseThrow();
+  }
+
+  /** An envelope's payload, decompressed, as a cache would read it. */
+  private static byte[] payload(byte[] value) {
+    return stowage.inspector().payload(value);
   }
 
   private static List<String> index(String key) {
@@ -916,9 +939,9 @@ class InspectCommandsIntegrationTests {
     long memory = redis.memoryUsage(bytes("sealed"));
     assertThat(sealed.get("indexMemoryUsage").asLong()).isEqualTo(memory);
     for (int bucket = 0; bucket < 3; bucket++) {
-      memory += redis.memoryUsage(bytes(FeedLayout.sealedKey("sealed", bucket)));
+      memory += redis.memoryUsage(bytes(Inspector.Keys.feedSealedBucket("sealed", bucket)));
     }
-    memory += redis.memoryUsage(bytes(FeedLayout.bucketKey("sealed", 3)));
+    memory += redis.memoryUsage(bytes(Inspector.Keys.feedBucket("sealed", 3)));
     assertThat(sealed.get("memoryUsage").asLong()).isEqualTo(memory);
     JsonNode entries = sealed.get("entries");
     assertThat(entries).hasSize(200);
@@ -937,12 +960,12 @@ class InspectCommandsIntegrationTests {
           .isEqualTo(records.get((int) score - 1).memberId());
     }
     // a sealed bucket's entries keep their own envelopes, uncompressed inside the bucket's frame
-    List<byte[]> members = sealedMembers(redis.get(bytes(FeedLayout.sealedKey("sealed", 2))));
-    Envelope.Header member =
-        Envelope.readHeader(FeedLayout.envelope(members.get(members.size() - 1)));
+    List<byte[]> members =
+        sealedMembers(redis.get(bytes(Inspector.Keys.feedSealedBucket("sealed", 2))));
+    Inspector.Header member = header(entryEnvelope(members.get(members.size() - 1)));
     assertThat(entries.get(9).get("header").asText()).isEqualTo(member.describe());
     assertThat(entries.get(9).get("storedSize").asInt())
-        .isEqualTo(FeedLayout.envelope(members.get(63)).length);
+        .isEqualTo(entryEnvelope(members.get(63)).length);
 
     // pages across an open bucket into a sealed one, and the newest entries of a sealed bucket
     // first
@@ -973,7 +996,7 @@ class InspectCommandsIntegrationTests {
     // a sealed bucket read as a key: its envelope, then its entries, oldest first, as a bucket's
     // list is shown
     JsonNode bucket = inspect(server, "sealed:s:1", "--members", "3", "--type", type);
-    Envelope.Header header = Envelope.readHeader(redis.get(bytes("sealed:s:1")));
+    Inspector.Header header = header(redis.get(bytes("sealed:s:1")));
     assertThat(bucket.get("type").asText()).isEqualTo("sealed bucket");
     assertThat(bucket.get("feed").asText()).isEqualTo("sealed");
     assertThat(bucket.get("bucket").asInt()).isEqualTo(1);
@@ -1015,8 +1038,9 @@ class InspectCommandsIntegrationTests {
     Map<String, Integer> expected = new TreeMap<>();
     for (int b = 0; b < 3; b++) {
       for (byte[] m :
-          sealedMembers(redis.get(bytes(FeedLayout.sealedKey("sealed", b)))).subList(0, 10)) {
-        Envelope.Header h = Envelope.readHeader(FeedLayout.envelope(m));
+          sealedMembers(redis.get(bytes(Inspector.Keys.feedSealedBucket("sealed", b))))
+              .subList(0, 10)) {
+        Inspector.Header h = header(entryEnvelope(m));
         expected.merge(h.codecName() + "+" + h.compressionName(), 1, Integer::sum);
       }
     }
@@ -1063,16 +1087,14 @@ class InspectCommandsIntegrationTests {
     assertThat(index("cut")).containsExactly("0:63", "1:64", "2:64", "3");
     byte[] whole = redis.get(bytes("cut:s:1"));
     redis.set(bytes("cut:s:1"), Arrays.copyOf(whole, whole.length - 20));
-    ZstdDictionary unsaved =
-        ZstdDictionary.of(bytes("a dictionary nobody stored: title member_id body score"));
-    byte[] payload =
-        EnvelopeCodec.builder(Codecs.string()).build().decodePayload(redis.get(bytes("cut:s:0")));
+    byte[] unsaved = bytes("a dictionary nobody stored: title member_id body score");
+    byte[] payload = payload(redis.get(bytes("cut:s:0")));
     redis.set(
         bytes("cut:s:0"),
-        EnvelopeCodec.builder(Codecs.string())
+        Encoding.of(RAW)
             .compression(Compression.zstd(unsaved).minSize(0))
-            .build()
-            .wrap(payload));
+            .serializer()
+            .encode(payload));
 
     JsonNode shown = inspect(server, "cut", "--members", "200");
     assertThat(shown.get("length").asInt()).isEqualTo(200);
@@ -1091,13 +1113,14 @@ class InspectCommandsIntegrationTests {
     JsonNode nodict = entries.get(74);
     assertThat(nodict.get("bucket").asInt()).isZero();
     assertThat(nodict.get("sealedEntries").asInt()).isEqualTo(63);
-    assertThat(nodict.get("dictionaryId").asText()).isEqualTo(unsaved.hexId());
+    assertThat(nodict.get("dictionaryId").asText())
+        .isEqualTo(Inspector.hexId(Inspector.dictionaryId(unsaved)));
     assertThat(nodict.get("error").asText())
         .startsWith(
             "sealed bucket 0 (63 entries, cut:s:0) cannot be read: zstd dictionary "
-                + unsaved.hexId()
+                + Inspector.hexId(Inspector.dictionaryId(unsaved))
                 + " is missing: no key stowage:dict:"
-                + unsaved.hexId()
+                + Inspector.hexId(Inspector.dictionaryId(unsaved))
                 + " in Redis");
     // --members counts the entries a bucket that cannot be read stands for
     JsonNode few = inspect(server, "cut", "--members", "80");
@@ -1113,13 +1136,17 @@ class InspectCommandsIntegrationTests {
         .contains("\n    error: sealed bucket 1 (64 entries, cut:s:1) cannot be read: ")
         .contains("\n  sealed bucket 0 · 63 entries\n")
         .contains("cut:s:0  sealed bucket · ")
-        .contains("error: zstd dictionary " + unsaved.hexId() + " is missing")
+        .contains(
+            "error: zstd dictionary "
+                + Inspector.hexId(Inspector.dictionaryId(unsaved))
+                + " is missing")
         .doesNotContain("Exception");
     JsonNode alone = inspect(server, "cut:s:0");
     assertThat(alone.get("type").asText()).isEqualTo("sealed bucket");
     assertThat(alone.has("entries")).isFalse();
     assertThat(alone.get("error").asText())
-        .startsWith("zstd dictionary " + unsaved.hexId() + " is missing");
+        .startsWith(
+            "zstd dictionary " + Inspector.hexId(Inspector.dictionaryId(unsaved)) + " is missing");
 
     // a bucket the index says is sealed but is gone
     redis.zadd(bytes("cut"), 5, bytes("5:64"));
@@ -1143,7 +1170,9 @@ class InspectCommandsIntegrationTests {
     assertThat(reasons).containsOnlyKeys("cut:s:0", "cut:s:1");
     assertThat(reasons.get("cut:s:0"))
         .startsWith(
-            "sealed bucket cannot be read: zstd dictionary " + unsaved.hexId() + " is missing");
+            "sealed bucket cannot be read: zstd dictionary "
+                + Inspector.hexId(Inspector.dictionaryId(unsaved))
+                + " is missing");
     assertThat(reasons.get("cut:s:1")).startsWith("sealed bucket cannot be read: ");
 
     assertThat(
@@ -1174,15 +1203,15 @@ class InspectCommandsIntegrationTests {
       stowage.feed("dtfeed", BoardRecord.class).build().addAll(records);
     }
     assertThat(index("dtfeed")).containsExactly("0:63", "1:64", "2:64", "3");
-    EnvelopeCodec<String> payloads = EnvelopeCodec.builder(Codecs.string()).build();
     long sampleBytes = 0;
     for (int b = 0; b < 3; b++) {
-      for (byte[] m : sealedMembers(redis.get(bytes(FeedLayout.sealedKey("dtfeed", b))))) {
-        sampleBytes += payloads.decodePayload(FeedLayout.envelope(m)).length;
+      for (byte[] m :
+          sealedMembers(redis.get(bytes(Inspector.Keys.feedSealedBucket("dtfeed", b))))) {
+        sampleBytes += payload(entryEnvelope(m)).length;
       }
     }
-    for (byte[] m : redis.lrange(bytes(FeedLayout.bucketKey("dtfeed", 3)), 0, -1)) {
-      sampleBytes += payloads.decodePayload(FeedLayout.envelope(m)).length;
+    for (byte[] m : redis.lrange(bytes(Inspector.Keys.feedBucket("dtfeed", 3)), 0, -1)) {
+      sampleBytes += payload(entryEnvelope(m)).length;
     }
 
     assertThat(
@@ -1329,7 +1358,7 @@ class InspectCommandsIntegrationTests {
 
   @Test
   void generatedClassesAreShownUnderEveryCompression(RedisServer server) throws Exception {
-    new DictionaryStore(connection).save(DICTIONARY);
+    redis.set(bytes(Inspector.Keys.dictionary(Inspector.dictionaryId(DICTIONARY))), DICTIONARY);
     BoardRecord sample = Samples.board(9);
     // a body that every compression shortens, so that none of them is skipped as not worth it
     BoardRecord record =
@@ -1386,7 +1415,7 @@ class InspectCommandsIntegrationTests {
 
   @SuppressWarnings("unchecked")
   private static <T> byte[] encode(Codec<T> codec, Compression compression, Object value) {
-    return EnvelopeCodec.builder(codec).compression(compression).build().encode((T) value);
+    return Encoding.of(codec).compression(compression).serializer().encode((T) value);
   }
 
   @Test
@@ -1439,7 +1468,9 @@ class InspectCommandsIntegrationTests {
       point.getField("label").set(value, labelValue);
       @SuppressWarnings("unchecked")
       Codec<Object> kryo = Codecs.kryo((Class<Object>) point, tag, label);
-      redis.set(bytes("cp:point"), EnvelopeCodec.builder(kryo).build().encode(value));
+      redis.set(
+          bytes("cp:point"),
+          Encoding.of(kryo).compression(Compression.none()).serializer().encode(value));
     }
 
     assertThat(
@@ -1562,7 +1593,9 @@ class InspectCommandsIntegrationTests {
       redis.set(bytes("jdk:ticket"), new JdkSerializationRedisSerializer().serialize(value));
       @SuppressWarnings("unchecked")
       Codec<Object> jdk = Codecs.jdk((Class<Object>) ticket);
-      redis.set(bytes("jdk:ticket:enveloped"), EnvelopeCodec.builder(jdk).build().encode(value));
+      redis.set(
+          bytes("jdk:ticket:enveloped"),
+          Encoding.of(jdk).compression(Compression.none()).serializer().encode(value));
       Object coupon = newInstance(loader.loadClass("shop.Coupon"));
       coupon.getClass().getField("code").set(coupon, "FREE");
       ticket.getField("extra").set(value, coupon);

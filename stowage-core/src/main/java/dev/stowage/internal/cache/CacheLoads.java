@@ -3,9 +3,9 @@ package dev.stowage.internal.cache;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.CacheUnavailableException;
-import dev.stowage.Envelope;
 import dev.stowage.StowageException;
 import dev.stowage.internal.Futures;
+import dev.stowage.internal.format.Envelope;
 import dev.stowage.internal.redis.CacheStorage;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;

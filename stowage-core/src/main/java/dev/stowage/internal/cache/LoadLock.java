@@ -1,8 +1,8 @@
 package dev.stowage.internal.cache;
 
-import dev.stowage.StowageKeys;
 import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.format.StowageKeys;
 import dev.stowage.internal.redis.LuaScript;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;

@@ -1,7 +1,7 @@
 package dev.stowage.internal.codec;
 
-import dev.stowage.CodecIds;
-import dev.stowage.EvolvingCodec;
+import dev.stowage.Codec;
+import dev.stowage.internal.format.CodecIds;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Objects;
@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * be null. Declared lengths and counts are checked before Avro allocates for them ({@link
  * AvroBoundedDecoder}).
  */
-final class AvroCodec<T> implements EvolvingCodec<T> {
+final class AvroCodec<T> implements Codec.Evolving<T> {
   private static final String NAME = "avro";
   private static final int MAX_RETAINED_BUFFER = 256 * 1024;
   private static final byte[] EMPTY = new byte[0];

@@ -1,6 +1,6 @@
 package dev.stowage.internal.codec;
 
-import dev.stowage.internal.compress.OptionalLibrary;
+import dev.stowage.internal.OptionalLibrary;
 
 /** The optional libraries of the built-in codecs, each with the Maven coordinates to add. */
 public final class CodecLibraries {

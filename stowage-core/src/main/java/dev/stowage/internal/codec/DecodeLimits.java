@@ -1,6 +1,5 @@
 package dev.stowage.internal.codec;
 
-import dev.stowage.EnvelopeCodec;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,11 +16,11 @@ import org.jspecify.annotations.Nullable;
  * until the decode ends, so that many threads decoding large values at once wait for each other
  * instead of multiplying the heap. Values of kilobytes never touch the budget.
  *
- * <p>An {@link EnvelopeCodec} opens a {@link Scope} on the decoding thread for the codec's decode;
- * the codecs read it there, so that a codec wrapping another one (Spring's class-naming codec
- * around msgpack) is bounded as well without the {@code Codec} interface knowing. A codec decoding
- * outside any scope gets {@link #DEFAULT}: the limits of an {@code EnvelopeCodec} with default
- * settings, and no budget.
+ * <p>An {@link dev.stowage.internal.envelope.EnvelopeCodec} opens a {@link Scope} on the decoding
+ * thread for the codec's decode; the codecs read it there, so that a codec wrapping another one
+ * (Spring's class-naming codec around msgpack) is bounded as well without the {@code Codec}
+ * interface knowing. A codec decoding outside any scope gets {@link #DEFAULT}: the limits of an
+ * {@code EnvelopeCodec} with default settings, and no budget.
  *
  * <p>Part of the internal API: it may change without notice. Instances are immutable and
  * thread-safe; a {@link Scope} belongs to one thread.
@@ -46,11 +45,13 @@ public final class DecodeLimits {
   public static final long CHARGE_THRESHOLD = 64 * 1024;
 
   /**
-   * The limits outside any scope: those of {@link EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE}, no
-   * budget.
+   * The default limit on a value's decoded size for a decoder that sets none: 64 MiB. Caches and
+   * feeds set a smaller one, {@link dev.stowage.Encoding#DEFAULT_MAX_DECODED_SIZE}.
    */
-  public static final DecodeLimits DEFAULT =
-      new DecodeLimits(EnvelopeCodec.DEFAULT_MAX_DECODED_SIZE, null);
+  public static final int DEFAULT_MAX_DECODED_SIZE = 64 * 1024 * 1024;
+
+  /** The limits outside any scope: {@link #DEFAULT_MAX_DECODED_SIZE}, no budget. */
+  public static final DecodeLimits DEFAULT = new DecodeLimits(DEFAULT_MAX_DECODED_SIZE, null);
 
   private static final ThreadLocal<Scope> SCOPES = ThreadLocal.withInitial(Scope::new);
 
@@ -147,10 +148,10 @@ public final class DecodeLimits {
 
   /**
    * The decode running on one thread: its limits, and the budget bytes it holds (its decompressed
-   * payload's, then what codecs {@linkplain #charge charged}). {@link EnvelopeCodec} {@linkplain
-   * #enter enters} it around a codec's decode, keeping what it replaced, and restores that
-   * afterwards, giving back what {@link #held()} says then. Not thread-safe: it belongs to its
-   * thread.
+   * payload's, then what codecs {@linkplain #charge charged}). {@link
+   * dev.stowage.internal.envelope.EnvelopeCodec} {@linkplain #enter enters} it around a codec's
+   * decode, keeping what it replaced, and restores that afterwards, giving back what {@link
+   * #held()} says then. Not thread-safe: it belongs to its thread.
    */
   public static final class Scope {
     private @Nullable DecodeLimits limits;

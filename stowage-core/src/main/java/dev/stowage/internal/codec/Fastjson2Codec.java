@@ -2,7 +2,7 @@ package dev.stowage.internal.codec;
 
 import com.alibaba.fastjson2.JSON;
 import dev.stowage.Codec;
-import dev.stowage.CodecIds;
+import dev.stowage.internal.format.CodecIds;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 

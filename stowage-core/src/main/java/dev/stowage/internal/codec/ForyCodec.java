@@ -1,8 +1,8 @@
 package dev.stowage.internal.codec;
 
+import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
-import dev.stowage.EvolvingCodec;
+import dev.stowage.internal.format.CodecIds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -31,7 +31,7 @@ import org.apache.fory.memory.MemoryBuffer;
  * describes the registered classes' fields, and a value written with another shape is refused (a
  * miss), never read into the wrong fields.
  */
-final class ForyCodec<T> implements EvolvingCodec<T> {
+final class ForyCodec<T> implements Codec.Evolving<T> {
   private static final String NAME = "fory";
   private static final int MAX_DEPTH = 64;
   private final Class<T> type;

@@ -2,7 +2,7 @@ package dev.stowage.internal.codec;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
+import dev.stowage.internal.format.CodecIds;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
+import dev.stowage.internal.format.CodecIds;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;

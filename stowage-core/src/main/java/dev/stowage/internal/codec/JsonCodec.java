@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.stowage.Codec;
-import dev.stowage.CodecIds;
+import dev.stowage.internal.format.CodecIds;
 import java.io.IOException;
 import java.lang.reflect.Type;
 import java.util.Objects;

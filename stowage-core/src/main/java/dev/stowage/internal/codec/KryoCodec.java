@@ -8,9 +8,9 @@ import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
+import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
-import dev.stowage.EvolvingCodec;
+import dev.stowage.internal.format.CodecIds;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -55,7 +55,7 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
  * classes' fields, and a value written with another shape is refused (a miss), never read into the
  * wrong fields.
  */
-final class KryoCodec<T> implements EvolvingCodec<T> {
+final class KryoCodec<T> implements Codec.Evolving<T> {
   static final int FIRST_USER_ID = 100;
   private static final String NAME = "kryo";
   private static final int MAX_DEPTH = 64;

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
-import dev.stowage.EvolvingCodec;
+import dev.stowage.internal.format.CodecIds;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.reflect.Type;
@@ -31,12 +31,12 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
  * of the decode.
  *
  * <p>Positional values are only as good as the reader's knowledge of the writer's field order, so
- * the codec is an {@link EvolvingCodec}: its schema is the positional shape of the type ({@link
+ * the codec is an {@link Codec.Evolving}: its schema is the positional shape of the type ({@link
  * PositionalSchema}), and a value written with another schema is read through that schema by
  * property name, or refused when it cannot be read correctly. Resolutions are kept per writer
  * schema. Thread-safe.
  */
-final class MsgpackCodec<T> implements EvolvingCodec<T> {
+final class MsgpackCodec<T> implements Codec.Evolving<T> {
   private static final String NAME = "msgpack";
 
   /** Writer schemas resolved and kept; a type rarely has more than a few live versions. */

@@ -5,7 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
 import dev.stowage.Codec;
-import dev.stowage.CodecIds;
+import dev.stowage.internal.format.CodecIds;
 import java.util.Objects;
 
 /**

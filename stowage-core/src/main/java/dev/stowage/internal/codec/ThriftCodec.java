@@ -2,7 +2,7 @@ package dev.stowage.internal.codec;
 
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
-import dev.stowage.CodecIds;
+import dev.stowage.internal.format.CodecIds;
 import java.lang.reflect.Constructor;
 import java.util.Objects;
 import org.apache.thrift.TBase;

@@ -2,8 +2,9 @@ package dev.stowage.internal.compress;
 
 import dev.stowage.EnvelopeException;
 import dev.stowage.StowageException;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.internal.envelope.UnsignedVarint;
+import dev.stowage.internal.OptionalLibrary;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.UnsignedVarint;
 import java.util.Arrays;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;

@@ -1,7 +1,8 @@
 package dev.stowage.internal.compress;
 
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
+import dev.stowage.internal.OptionalLibrary;
+import dev.stowage.internal.format.CompressionIds;
 import org.jspecify.annotations.Nullable;
 
 /** Builds the compressor for a {@link Compression}, after checking its library is present. */
@@ -23,7 +24,9 @@ public final class PayloadCompressors {
       case CompressionIds.ZSTD, CompressionIds.ZSTD_DICT, CompressionIds.ZSTD_DICT_MAGICLESS -> {
         OptionalLibrary.ZSTD.require();
         yield new ZstdFrameCompressor(
-            compression.level(), compression.dictionary().orElse(null), compression.isMagicless());
+            compression.level(),
+            CompressionAccess.dictionary(compression).orElse(null),
+            compression.isMagicless());
       }
       default -> throw new IllegalArgumentException("unknown compression id " + compression.id());
     };

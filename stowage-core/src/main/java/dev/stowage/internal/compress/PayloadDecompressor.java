@@ -3,9 +3,8 @@ package dev.stowage.internal.compress;
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.EnvelopeException;
 import dev.stowage.StowageException;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.OptionalLibrary;
+import dev.stowage.internal.format.CompressionIds;
 import org.jspecify.annotations.Nullable;
 
 /**

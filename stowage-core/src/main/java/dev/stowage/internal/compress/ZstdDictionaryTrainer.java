@@ -2,6 +2,7 @@ package dev.stowage.internal.compress;
 
 import com.github.luben.zstd.ZstdDictTrainer;
 import dev.stowage.StowageException;
+import dev.stowage.internal.OptionalLibrary;
 import java.util.ArrayList;
 import java.util.List;
 

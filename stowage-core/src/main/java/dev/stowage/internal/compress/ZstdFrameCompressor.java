@@ -4,8 +4,8 @@ import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDictCompress;
 import dev.stowage.StowageException;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.OptionalLibrary;
+import dev.stowage.internal.format.CompressionIds;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -4,7 +4,7 @@ import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdDictDecompress;
 import dev.stowage.EnvelopeException;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.OptionalLibrary;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 

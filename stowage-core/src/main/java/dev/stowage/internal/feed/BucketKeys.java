@@ -1,8 +1,8 @@
 package dev.stowage.internal.feed;
 
-import dev.stowage.FeedLayout;
 import dev.stowage.StowageException;
-import dev.stowage.StowageKeys;
+import dev.stowage.internal.format.FeedLayout;
+import dev.stowage.internal.format.StowageKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,15 +1,16 @@
 package dev.stowage.internal.feed;
 
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
-import dev.stowage.FeedLayout;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
 import dev.stowage.internal.Futures;
+import dev.stowage.internal.compress.CompressionAccess;
 import dev.stowage.internal.connection.RedisSession;
-import dev.stowage.internal.envelope.EnvelopeWriter;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.format.EnvelopeWriter;
+import dev.stowage.internal.format.FeedLayout;
 import dev.stowage.internal.redis.WriteCodec;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -286,7 +287,8 @@ final class BucketSealer<V> {
       Compression compression = current.compression();
       Compression sealing =
           CompressionIds.hasDictionary(compression.id())
-              ? Compression.zstd(compression.dictionary().orElseThrow(), SEAL_ZSTD_LEVEL)
+              ? CompressionAccess.zstd(
+                      CompressionAccess.dictionary(compression).orElseThrow(), SEAL_ZSTD_LEVEL)
                   .magicless(compression.isMagicless())
               : compression.id() == CompressionIds.ZSTD ? Compression.zstd(SEAL_ZSTD_LEVEL) : null;
       made =

@@ -1,6 +1,6 @@
 package dev.stowage.internal.feed;
 
-import dev.stowage.FeedLayout;
+import dev.stowage.internal.format.FeedLayout;
 import dev.stowage.internal.redis.DecodeFailureLog;
 import java.util.concurrent.atomic.LongAdder;
 

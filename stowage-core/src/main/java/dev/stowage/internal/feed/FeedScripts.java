@@ -1,8 +1,8 @@
 package dev.stowage.internal.feed;
 
-import dev.stowage.FeedLayout;
 import dev.stowage.StowageException;
 import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.format.FeedLayout;
 import dev.stowage.internal.redis.LuaScript;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;

@@ -2,13 +2,13 @@ package dev.stowage.internal.feed;
 
 import dev.stowage.CodecException;
 import dev.stowage.DictionaryNotFoundException;
-import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
 import dev.stowage.Feed.Entry;
-import dev.stowage.FeedLayout;
 import dev.stowage.MissingLibraryException;
-import dev.stowage.compress.CompressionIds;
 import dev.stowage.internal.compress.PayloadDecompressor;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.format.FeedLayout;
 import dev.stowage.internal.redis.WriteCodec;
 import java.util.ArrayList;
 import java.util.Arrays;

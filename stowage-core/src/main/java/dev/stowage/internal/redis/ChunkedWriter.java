@@ -3,10 +3,10 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.CodecException;
-import dev.stowage.Envelope;
 import dev.stowage.StowageException;
 import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.format.Envelope;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import java.nio.charset.StandardCharsets;

@@ -2,10 +2,10 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.Envelope;
 import dev.stowage.EnvelopeException;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryStore;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.internal.store.SchemaStore;
 import java.util.ArrayList;
 import java.util.Arrays;

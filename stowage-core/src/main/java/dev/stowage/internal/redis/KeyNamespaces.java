@@ -2,7 +2,7 @@ package dev.stowage.internal.redis;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.StowageKeys;
+import dev.stowage.internal.format.StowageKeys;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -3,11 +3,11 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.CacheLayout;
-import dev.stowage.Envelope;
 import dev.stowage.StowageException;
 import dev.stowage.internal.Futures;
 import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.format.Envelope;
 import dev.stowage.internal.nearcache.NearStore;
 import dev.stowage.internal.nearcache.Tracking;
 import io.lettuce.core.KeyScanArgs;

@@ -3,13 +3,14 @@ package dev.stowage.internal.redis;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.Codec;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.Futures;
+import dev.stowage.internal.compress.CompressionAccess;
+import dev.stowage.internal.compress.ZstdDictionary;
 import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.internal.store.KeptKey;
 import dev.stowage.internal.store.KeptKeys;
 import java.lang.System.Logger.Level;
@@ -32,15 +33,15 @@ import org.jspecify.annotations.Nullable;
  * #MAX_SAMPLE_BYTES} bytes once encoded) are kept as samples. When the last one arrives the
  * dictionary is trained, saved under {@code stowage:dict:<id>} like any other, and recorded in the
  * hash {@code recordKey} ({@code stowage:learned:cache:<name>} or {@code
- * stowage:learned:feed:<key>}, see {@link dev.stowage.StowageKeys}) under the codec's name with
- * {@code HSETNX}; then the codec switches to it. Every process writing the same values therefore
- * ends up with one dictionary: the first to record one wins and the others adopt it, and a process
- * that starts later adopts it at once. A single write that completes the samples trains in the
- * background and returns at once; a bulk write ({@link #encodeAll}) trains in its own thread before
- * it encodes the rest, so that a large first load is compressed with the dictionary too. Each value
- * is encoded once: its payload is the sample, then compressed and wrapped. When learning fails
- * (Redis unreachable, samples too alike to train on), the codec keeps writing with the standard
- * compression and learns again from the next values.
+ * stowage:learned:feed:<key>}, see {@link dev.stowage.internal.format.StowageKeys}) under the
+ * codec's name with {@code HSETNX}; then the codec switches to it. Every process writing the same
+ * values therefore ends up with one dictionary: the first to record one wins and the others adopt
+ * it, and a process that starts later adopts it at once. A single write that completes the samples
+ * trains in the background and returns at once; a bulk write ({@link #encodeAll}) trains in its own
+ * thread before it encodes the rest, so that a large first load is compressed with the dictionary
+ * too. Each value is encoded once: its payload is the sample, then compressed and wrapped. When
+ * learning fails (Redis unreachable, samples too alike to train on), the codec keeps writing with
+ * the standard compression and learns again from the next values.
  *
  * <p><b>Kept in Redis.</b> A codec made by {@link #kept} or {@link #learning} keeps the dictionary
  * and the schema it writes with in Redis ({@link KeptKeys}), and never writes a value that another
@@ -118,7 +119,8 @@ public final class WriteCodec<V> {
     requireNonNull(codec, "codec");
     requireNonNull(fallback, "fallback");
     requireNonNull(kept, "kept");
-    KeptKey dictionary = codec.compression().dictionary().map(kept::dictionary).orElse(null);
+    KeptKey dictionary =
+        CompressionAccess.dictionary(codec.compression()).map(kept::dictionary).orElse(null);
     KeptKey schema = codec.writeSchema().map(kept::schema).orElse(null);
     return new WriteCodec<>(
         new Writing<>(codec, dictionary, dictionary == null ? codec : fallback),
@@ -152,7 +154,8 @@ public final class WriteCodec<V> {
    * @param store resolves a dictionary recorded by another process
    * @param kept keeps the dictionary, the schema and the record in Redis
    * @param recordKey the hash that records the dictionary learned, such as {@code
-   *     stowage:learned:cache:users} ({@link dev.stowage.StowageKeys#learnedByCache})
+   *     stowage:learned:cache:users} ({@link
+   *     dev.stowage.internal.format.StowageKeys#learnedByCache})
    * @param samples how many values to learn from, at least {@link ZstdDictionary#MIN_SAMPLES}
    * @param dictionarySize the dictionary's size in bytes, at most
    * @param executor trains after a single write
@@ -477,7 +480,7 @@ public final class WriteCodec<V> {
       Writing<V> before = writing;
       writing =
           new Writing<>(
-              settings.withCompression().apply(Compression.zstd(dictionary)),
+              settings.withCompression().apply(CompressionAccess.zstd(dictionary)),
               kept,
               before.fallback());
       KeptKey replaced = before.dictionary();

@@ -3,13 +3,12 @@ package dev.stowage.internal.store;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.CacheUnavailableException;
-import dev.stowage.Schemas;
 import dev.stowage.StowageException;
-import dev.stowage.compress.DictionaryStore;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.Futures;
+import dev.stowage.internal.compress.ZstdDictionary;
 import dev.stowage.internal.connection.RedisErrors;
 import dev.stowage.internal.connection.RedisSession;
+import dev.stowage.internal.format.Schemas;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import java.io.IOException;

@@ -2,16 +2,16 @@ package dev.stowage.internal.store;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.EvolvingCodec;
+import dev.stowage.Codec;
 import dev.stowage.SchemaNotFoundException;
-import dev.stowage.Schemas;
 import dev.stowage.Stowage;
+import dev.stowage.internal.format.Schemas;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Finds the writer schema that a value's envelope names by its fingerprint, for an {@link
- * EvolvingCodec} reading a value written with another schema. The caches and feeds of a {@link
+ * Codec.Evolving} reading a value written with another schema. The caches and feeds of a {@link
  * Stowage} resolve them from Redis, where it keeps them under {@code stowage:schema:}.
  * Implementations must be thread-safe. Part of the internal API: may change without notice.
  */

@@ -2,12 +2,12 @@ package dev.stowage.internal.store;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.EvolvingCodec;
+import dev.stowage.Codec;
 import dev.stowage.SchemaNotFoundException;
-import dev.stowage.Schemas;
 import dev.stowage.Stowage;
 import dev.stowage.StowageException;
 import dev.stowage.internal.connection.SharedCommands;
+import dev.stowage.internal.format.Schemas;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;
@@ -22,7 +22,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Keeps the schemas of {@linkplain EvolvingCodec evolving codecs} in Redis, each under {@code
+ * Keeps the schemas of {@linkplain Codec.Evolving evolving codecs} in Redis, each under {@code
  * stowage:schema:<fingerprint>} as UTF-8 text, written once with {@code SET NX} and never changed,
  * and resolves them for readers. A schema is cached in this process once saved or loaded, and
  * loaded text is checked against its fingerprint. Every {@link Stowage} has one; its caches and

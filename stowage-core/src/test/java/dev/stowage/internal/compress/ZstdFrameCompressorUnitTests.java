@@ -6,14 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDictDecompress;
 import dev.stowage.Codec;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.codec.Codecs;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
 import dev.stowage.samples.BoardRecord;
 import dev.stowage.samples.Samples;
 import java.util.ArrayList;
@@ -171,12 +169,12 @@ class ZstdFrameCompressorUnitTests {
   void valuesWrittenAtTheFormerDefaultLevelReadWithTheDefaultCodecAndBack() {
     EnvelopeCodec<BoardRecord> former =
         EnvelopeCodec.builder(CODEC)
-            .compression(Compression.zstd(dictionary, 3))
+            .compression(CompressionAccess.zstd(dictionary, 3))
             .dictionaries(DictionaryResolver.of(dictionary))
             .build();
     EnvelopeCodec<BoardRecord> current =
         EnvelopeCodec.builder(CODEC)
-            .compression(Compression.zstd(dictionary))
+            .compression(CompressionAccess.zstd(dictionary))
             .dictionaries(DictionaryResolver.of(dictionary))
             .build();
     assertThat(current.compression().level()).isEqualTo(Compression.DEFAULT_DICTIONARY_ZSTD_LEVEL);
@@ -194,12 +192,12 @@ class ZstdFrameCompressorUnitTests {
       valuesWrittenWithTheFrameMagicReadWithTheDefaultCodecAndBackAndTheDefaultIsFourBytesSmaller() {
     EnvelopeCodec<BoardRecord> whole =
         EnvelopeCodec.builder(CODEC)
-            .compression(Compression.zstd(dictionary).magicless(false))
+            .compression(CompressionAccess.zstd(dictionary).magicless(false))
             .dictionaries(DictionaryResolver.of(dictionary))
             .build();
     EnvelopeCodec<BoardRecord> current =
         EnvelopeCodec.builder(CODEC)
-            .compression(Compression.zstd(dictionary))
+            .compression(CompressionAccess.zstd(dictionary))
             .dictionaries(DictionaryResolver.of(dictionary))
             .build();
     assertThat(current.compression().id()).isEqualTo(CompressionIds.ZSTD_DICT_MAGICLESS);
@@ -223,10 +221,11 @@ class ZstdFrameCompressorUnitTests {
 
   @Test
   void onlyADictionaryCompressionDropsTheMagic() {
-    assertThat(Compression.zstd(dictionary).isMagicless()).isTrue();
-    assertThat(Compression.zstd(dictionary).magicless(false).magicless(true))
-        .isEqualTo(Compression.zstd(dictionary));
-    assertThat(Compression.zstd(dictionary).magicless(false).minSize(10).isMagicless()).isFalse();
+    assertThat(CompressionAccess.zstd(dictionary).isMagicless()).isTrue();
+    assertThat(CompressionAccess.zstd(dictionary).magicless(false).magicless(true))
+        .isEqualTo(CompressionAccess.zstd(dictionary));
+    assertThat(CompressionAccess.zstd(dictionary).magicless(false).minSize(10).isMagicless())
+        .isFalse();
     assertThat(Compression.zstd().isMagicless()).isFalse();
     assertThatThrownBy(() -> Compression.zstd().magicless(true))
         .isInstanceOf(IllegalStateException.class);

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.Codec;
-import dev.stowage.Envelope;
-import dev.stowage.EnvelopeCodec;
 import dev.stowage.EnvelopeException;
 import dev.stowage.codec.Codecs;
+import dev.stowage.internal.envelope.EnvelopeCodec;
+import dev.stowage.internal.format.Envelope;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;

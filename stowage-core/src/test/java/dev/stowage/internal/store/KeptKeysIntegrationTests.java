@@ -3,7 +3,6 @@ package dev.stowage.internal.store;
 import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stowage.compress.DictionaryStore;
 import dev.stowage.embedded.RedisServer;
 import dev.stowage.internal.connection.RedisSession;
 import dev.stowage.testkit.WithRedis;

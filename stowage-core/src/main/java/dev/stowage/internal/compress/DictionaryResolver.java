@@ -1,8 +1,9 @@
-package dev.stowage.compress;
+package dev.stowage.internal.compress;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.internal.store.DictionaryStore;
 import java.util.HashMap;
 import java.util.Map;
 

@@ -1,16 +1,24 @@
-package dev.stowage;
+package dev.stowage.internal.envelope;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.Codec;
+import dev.stowage.CodecException;
+import dev.stowage.DictionaryNotFoundException;
+import dev.stowage.Encoding;
+import dev.stowage.EnvelopeException;
+import dev.stowage.MissingLibraryException;
+import dev.stowage.SchemaNotFoundException;
+import dev.stowage.Stowage;
+import dev.stowage.StowageException;
 import dev.stowage.compress.Compression;
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.DictionaryResolver;
-import dev.stowage.compress.ZstdDictionary;
 import dev.stowage.internal.codec.DecodeLimits;
+import dev.stowage.internal.compress.DictionaryResolver;
 import dev.stowage.internal.compress.PayloadCompressor;
-import dev.stowage.internal.compress.PayloadCompressors;
 import dev.stowage.internal.compress.PayloadDecompressor;
-import dev.stowage.internal.envelope.EnvelopeWriter;
+import dev.stowage.internal.format.CompressionIds;
+import dev.stowage.internal.format.Envelope;
+import dev.stowage.internal.format.EnvelopeWriter;
 import dev.stowage.internal.store.SchemaResolver;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -58,10 +66,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class EnvelopeCodec<T> {
   /**
-   * The default limit on a value's decoded size: 64 MiB. Caches and feeds have a smaller one of
-   * their own, {@link RedisCache#DEFAULT_MAX_DECODED_SIZE}.
+   * The default limit on a value's decoded size: {@link DecodeLimits#DEFAULT_MAX_DECODED_SIZE}.
+   * Caches and feeds set a smaller one, {@link dev.stowage.Encoding#DEFAULT_MAX_DECODED_SIZE}.
    */
-  public static final int DEFAULT_MAX_DECODED_SIZE = 64 * 1024 * 1024;
+  public static final int DEFAULT_MAX_DECODED_SIZE = DecodeLimits.DEFAULT_MAX_DECODED_SIZE;
 
   private final Codec<T> writeCodec;
   private final Codec<T>[] readers;
@@ -78,8 +86,8 @@ public final class EnvelopeCodec<T> {
   private final DecompressionBudget budget;
   private final DecodeLimits limits;
 
-  private EnvelopeCodec(
-      Builder<T> builder,
+  EnvelopeCodec(
+      EnvelopeCodecBuilder<T> builder,
       Codec<T>[] readers,
       @Nullable PayloadCompressor compressor,
       @Nullable DictionaryResolver resolver,
@@ -92,7 +100,7 @@ public final class EnvelopeCodec<T> {
     this.compressor = compressor;
     this.decompressor = new PayloadDecompressor(resolver);
     this.readerFingerprints = readerFingerprints;
-    this.writeSchema = writeCodec instanceof EvolvingCodec<T> evolving ? evolving.schema() : null;
+    this.writeSchema = writeCodec instanceof Codec.Evolving<T> evolving ? evolving.schema() : null;
     this.schemaVersion = builder.schemaVersion;
     this.schemaField = writeSchema != null ? readerFingerprints[writeCodec.id()] : schemaVersion;
     this.schemas = schemas;
@@ -102,8 +110,8 @@ public final class EnvelopeCodec<T> {
   }
 
   /** Starts a builder whose values are written with {@code writeCodec}, uncompressed by default. */
-  public static <T> Builder<T> builder(Codec<T> writeCodec) {
-    return new Builder<>(requireNonNull(writeCodec, "writeCodec"));
+  public static <T> EnvelopeCodecBuilder<T> builder(Codec<T> writeCodec) {
+    return new EnvelopeCodecBuilder<>(requireNonNull(writeCodec, "writeCodec"));
   }
 
   /**
@@ -384,7 +392,7 @@ public final class EnvelopeCodec<T> {
   }
 
   /**
-   * Decodes a payload after checking the value's schema field: an {@link EvolvingCodec} reads a
+   * Decodes a payload after checking the value's schema field: an {@link Codec.Evolving} reads a
    * value of another schema through the writer's schema; any other codec, when this instance was
    * given a {@linkplain Builder#schemaVersion schema version}, reads only values of that version.
    */
@@ -394,7 +402,7 @@ public final class EnvelopeCodec<T> {
     if (ownFingerprint >= 0) {
       if (header.hasSchemaVersion() && header.schemaVersion() != ownFingerprint) {
         String writerSchema = writerSchema(header);
-        EvolvingCodec<T> evolving = (EvolvingCodec<T>) codec;
+        Codec.Evolving<T> evolving = (Codec.Evolving<T>) codec;
         return checked(
             codec, header, () -> evolving.decode(data, offset, length, writerSchema), length);
       }
@@ -445,14 +453,14 @@ public final class EnvelopeCodec<T> {
 
   /**
    * What each value's schema field holds: the fingerprint of the write codec's schema when it is an
-   * {@link EvolvingCodec}, else the schema version set on the builder, if one was.
+   * {@link Codec.Evolving}, else the schema version set on the builder, if one was.
    */
   public OptionalInt schemaVersion() {
     return schemaField < 0 ? OptionalInt.empty() : OptionalInt.of(schemaField);
   }
 
   /**
-   * The schema of the values written, when the write codec is an {@link EvolvingCodec}: readers
+   * The schema of the values written, when the write codec is an {@link Codec.Evolving}: readers
    * that use another schema need it, so it belongs in a store such as a {@link Stowage}'s.
    */
   public Optional<String> writeSchema() {
@@ -534,208 +542,5 @@ public final class EnvelopeCodec<T> {
         + readableCodecs()
         + (legacy == null ? "" : ", legacy " + legacy.name())
         + "]";
-  }
-
-  /**
-   * Configures an {@link EnvelopeCodec}. Not thread-safe; {@link #build()} validates every setting
-   * and may be called more than once.
-   *
-   * @param <T> the type of the values
-   */
-  public static final class Builder<T> {
-    private final Codec<T> writeCodec;
-    private final List<Codec<T>> alsoRead = new ArrayList<>();
-    private Compression compression = Compression.none();
-    private @Nullable DictionaryResolver dictionaries;
-    private @Nullable Codec<T> legacy;
-    private @Nullable SchemaResolver schemas;
-    private int schemaVersion = -1;
-    private int maxDecodedSize = DEFAULT_MAX_DECODED_SIZE;
-    private DecompressionBudget budget = DecompressionBudget.shared();
-
-    private Builder(Codec<T> writeCodec) {
-      this.writeCodec = writeCodec;
-    }
-
-    /**
-     * Adds codecs whose values this codec should also decode, chosen by the id in each value's
-     * header. The write codec is always read.
-     */
-    @SafeVarargs
-    public final Builder<T> alsoRead(Codec<T>... readers) {
-      requireNonNull(readers, "readers");
-      for (Codec<T> reader : readers) {
-        alsoRead.add(requireNonNull(reader, "readers contains null"));
-      }
-      return this;
-    }
-
-    /** How new values are compressed; {@link Compression#none()} by default. */
-    public Builder<T> compression(Compression compression) {
-      this.compression = requireNonNull(compression, "compression");
-      return this;
-    }
-
-    /**
-     * Where the zstd dictionaries named by values are found, such as a {@link
-     * dev.stowage.compress.DictionaryStore}. The dictionary of the write compression is always
-     * found, without asking the resolver.
-     */
-    public Builder<T> dictionaries(DictionaryResolver resolver) {
-      this.dictionaries = requireNonNull(resolver, "dictionaries");
-      return this;
-    }
-
-    /**
-     * The codec for values with no envelope (no magic byte): JSON written by Spring's {@code
-     * GenericJackson2JsonRedisSerializer}, plain strings, JDK serialization. Without one, such
-     * values fail to decode.
-     */
-    public Builder<T> legacy(Codec<T> legacyCodec) {
-      this.legacy = requireNonNull(legacyCodec, "legacy");
-      return this;
-    }
-
-    /**
-     * Where the writer schemas named by values are found, such as the store of a {@link Stowage}:
-     * an {@link EvolvingCodec} needs the writer's schema to read a value written with another one.
-     * The schemas of this instance's own codecs are always found.
-     */
-    public Builder<T> schemas(SchemaResolver resolver) {
-      this.schemas = requireNonNull(resolver, "schemas");
-      return this;
-    }
-
-    /**
-     * A schema version, 0 or more, written into every value's header, for a write codec that is not
-     * an {@link EvolvingCodec} (those write their schema's fingerprint). Decoding then reads only
-     * values of this version with such codecs, and any other is an {@link EnvelopeException}: bump
-     * it when the type changes shape, and older values become misses instead of wrong values. None
-     * by default.
-     */
-    public Builder<T> schemaVersion(int schemaVersion) {
-      this.schemaVersion = schemaVersion;
-      return this;
-    }
-
-    /**
-     * The largest decoded payload that decoding accepts, and encoding produces; by default {@link
-     * EnvelopeCodec#DEFAULT_MAX_DECODED_SIZE}. Compressed payloads are checked before the output is
-     * allocated. It also bounds what a decode builds: the MessagePack and JSON codecs read values
-     * of at most {@code maxDecodedSize / 8} elements and {@code maxDecodedSize} string bytes.
-     */
-    public Builder<T> maxDecodedSize(int maxDecodedSize) {
-      this.maxDecodedSize = maxDecodedSize;
-      return this;
-    }
-
-    /**
-     * The budget that this codec's compressed payloads are decompressed within, shared with the
-     * codecs given the same; {@link DecompressionBudget#shared()} by default.
-     */
-    public Builder<T> decompressionBudget(DecompressionBudget budget) {
-      this.budget = requireNonNull(budget, "budget");
-      return this;
-    }
-
-    /**
-     * Validates the settings and builds the codec.
-     *
-     * @throws IllegalArgumentException naming the setting at fault: a codec id outside 1 to 255,
-     *     two different codecs with one id, a negative schema version, a schema version with an
-     *     {@link EvolvingCodec} (which writes its own fingerprint), a maxDecodedSize below 1
-     * @throws MissingLibraryException if the compression's library is absent
-     */
-    @SuppressWarnings("unchecked")
-    public EnvelopeCodec<T> build() {
-      if (schemaVersion < 0 && schemaVersion != -1) {
-        throw new IllegalArgumentException("schemaVersion must be 0 or more, got " + schemaVersion);
-      }
-      if (maxDecodedSize < 1) {
-        throw new IllegalArgumentException(
-            "maxDecodedSize must be at least 1 byte, got " + maxDecodedSize);
-      }
-      Codec<T>[] readers = new Codec[256];
-      List<Codec<T>> all = new ArrayList<>();
-      all.add(writeCodec);
-      all.addAll(alsoRead);
-      for (Codec<T> codec : all) {
-        int id = codec.id();
-        String setting = codec == writeCodec ? "writeCodec" : "alsoRead";
-        if (id < 1 || id > 255) {
-          throw new IllegalArgumentException(
-              setting
-                  + ": codec "
-                  + codec.getClass().getName()
-                  + " has id "
-                  + id
-                  + "; codec ids are 1 to 255");
-        }
-        if (readers[id] != null && readers[id] != codec) {
-          throw new IllegalArgumentException(
-              setting
-                  + ": codec id "
-                  + id
-                  + " is taken twice, by "
-                  + readers[id].name()
-                  + " ("
-                  + readers[id].getClass().getName()
-                  + ") and "
-                  + codec.name()
-                  + " ("
-                  + codec.getClass().getName()
-                  + ")");
-        }
-        readers[id] = codec;
-      }
-      if (schemaVersion >= 0 && writeCodec instanceof EvolvingCodec) {
-        throw new IllegalArgumentException(
-            "schemaVersion: codec "
-                + writeCodec.name()
-                + " writes the fingerprint of"
-                + " its schema in the schema field and reads other schemas by itself; a schema version is for other codecs");
-      }
-      int[] fingerprints = new int[256];
-      Arrays.fill(fingerprints, -1);
-      List<String> ownSchemas = new ArrayList<>();
-      for (int id = 1; id < readers.length; id++) {
-        if (readers[id] instanceof EvolvingCodec<T> evolving) {
-          String schema =
-              requireNonNull(
-                  evolving.schema(), () -> "codec " + evolving.name() + " has a null schema");
-          fingerprints[id] = Schemas.fingerprint(schema);
-          ownSchemas.add(schema);
-        }
-      }
-      SchemaResolver schemaResolver = schemas;
-      if (!ownSchemas.isEmpty()) {
-        SchemaResolver own = SchemaResolver.of(ownSchemas.toArray(String[]::new));
-        SchemaResolver fallback = schemas;
-        schemaResolver =
-            fallback == null
-                ? own
-                : fingerprint -> {
-                  try {
-                    return own.resolve(fingerprint);
-                  } catch (SchemaNotFoundException e) {
-                    return fallback.resolve(fingerprint);
-                  }
-                };
-      }
-      PayloadCompressor compressor = PayloadCompressors.forWriting(compression);
-      DictionaryResolver resolver = dictionaries;
-      ZstdDictionary own = compression.dictionary().orElse(null);
-      if (own != null) {
-        DictionaryResolver ownResolver = DictionaryResolver.of(own);
-        resolver = resolver == null ? ownResolver : ownResolver.orElse(resolver);
-      }
-      return new EnvelopeCodec<>(
-          this,
-          Arrays.copyOf(readers, readers.length),
-          compressor,
-          resolver,
-          fingerprints,
-          schemaResolver);
-    }
   }
 }

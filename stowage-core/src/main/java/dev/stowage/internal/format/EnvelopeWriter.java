@@ -1,7 +1,4 @@
-package dev.stowage.internal.envelope;
-
-import dev.stowage.Envelope;
-import dev.stowage.compress.CompressionIds;
+package dev.stowage.internal.format;
 
 /** Writes envelope version 1 headers in front of payloads. Stateless and thread-safe. */
 public final class EnvelopeWriter {

@@ -1,12 +1,13 @@
-package dev.stowage.compress;
+package dev.stowage.internal.store;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.DictionaryNotFoundException;
 import dev.stowage.StowageException;
-import dev.stowage.StowageKeys;
+import dev.stowage.internal.compress.DictionaryResolver;
+import dev.stowage.internal.compress.ZstdDictionary;
 import dev.stowage.internal.connection.SharedCommands;
-import dev.stowage.internal.store.RecentlyMissing;
+import dev.stowage.internal.format.StowageKeys;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScanArgs;

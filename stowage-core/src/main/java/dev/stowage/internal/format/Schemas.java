@@ -1,13 +1,14 @@
-package dev.stowage;
+package dev.stowage.internal.format;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.Codec;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * Fingerprints of {@linkplain EvolvingCodec#schema() codec schemas}: the value written in an
+ * Fingerprints of {@linkplain Codec.Evolving#schema() codec schemas}: the value written in an
  * envelope's schema field, and the suffix of the Redis key that holds the schema ({@link
  * StowageKeys#schema}).
  */

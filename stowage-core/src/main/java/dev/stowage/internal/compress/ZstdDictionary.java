@@ -1,9 +1,9 @@
-package dev.stowage.compress;
+package dev.stowage.internal.compress;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.internal.compress.OptionalLibrary;
-import dev.stowage.internal.compress.ZstdDictionaryTrainer;
+import dev.stowage.internal.OptionalLibrary;
+import dev.stowage.internal.format.CompressionIds;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
@@ -49,6 +49,19 @@ public final class ZstdDictionary {
   }
 
   /**
+   * Returns {@code dictionarySize} if {@link #train} accepts it.
+   *
+   * @throws IllegalArgumentException if it is below {@link #MIN_TRAINED_SIZE}
+   */
+  public static int checkTrainedSize(int dictionarySize) {
+    if (dictionarySize < MIN_TRAINED_SIZE) {
+      throw new IllegalArgumentException(
+          "dictionarySize must be at least " + MIN_TRAINED_SIZE + " bytes, got " + dictionarySize);
+    }
+    return dictionarySize;
+  }
+
+  /**
    * Trains a dictionary of at most {@code dictionarySize} bytes on samples of the values it will
    * compress (a few thousand encoded records of one type work well).
    *
@@ -60,10 +73,7 @@ public final class ZstdDictionary {
    */
   public static ZstdDictionary train(Iterable<byte[]> samples, int dictionarySize) {
     requireNonNull(samples, "samples");
-    if (dictionarySize < MIN_TRAINED_SIZE) {
-      throw new IllegalArgumentException(
-          "dictionarySize must be at least " + MIN_TRAINED_SIZE + " bytes, got " + dictionarySize);
-    }
+    checkTrainedSize(dictionarySize);
     OptionalLibrary.ZSTD.require();
     return new ZstdDictionary(ZstdDictionaryTrainer.train(samples, dictionarySize, MIN_SAMPLES));
   }
@@ -85,8 +95,7 @@ public final class ZstdDictionary {
 
   /** The id as eight lower-case hex digits, as in the Redis key {@code stowage:dict:<hexId>}. */
   public static String hexId(long id) {
-    String hex = Long.toHexString(id);
-    return hex.length() >= 8 ? hex : "00000000".substring(hex.length()) + hex;
+    return CompressionIds.dictionaryHex(id);
   }
 
   /** A copy of the dictionary bytes. */

@@ -1,5 +1,6 @@
-package dev.stowage;
+package dev.stowage.internal.format;
 
+import dev.stowage.Feed;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -207,6 +208,26 @@ public final class FeedLayout {
       offset += (int) length;
     }
     return members;
+  }
+
+  /**
+   * The bucket number {@code text} spells: a decimal integer without leading zeros, from 0 to
+   * {@link #MAX_SCORE} / {@link #BUCKET_SIZE}; -1 for any other text.
+   */
+  public static long bucketNumber(String text) {
+    int length = text.length();
+    if (length == 0 || length > 15 || (text.charAt(0) == '0' && length > 1)) {
+      return -1;
+    }
+    long value = 0;
+    for (int i = 0; i < length; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value <= MAX_SCORE / BUCKET_SIZE ? value : -1;
   }
 
   /** {@code text} as UTF-8 bytes, for keys. */

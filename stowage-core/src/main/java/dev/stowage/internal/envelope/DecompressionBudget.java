@@ -1,15 +1,18 @@
-package dev.stowage;
+package dev.stowage.internal.envelope;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.stowage.AsyncRedisCache;
+import dev.stowage.EnvelopeException;
+import dev.stowage.RedisCache;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A limit on the bytes that decompressed payloads hold at once, across every {@link EnvelopeCodec}
- * that shares it. {@link EnvelopeCodec.Builder#maxDecodedSize(int) maxDecodedSize} bounds one
- * value; this bounds them together, so that many threads reading values that decompress to the
- * limit (a 2 KB zstd frame can declare 8 MiB of zeros) cannot multiply it.
+ * that shares it. {@link EnvelopeCodecBuilder#maxDecodedSize(int) maxDecodedSize} bounds one value;
+ * this bounds them together, so that many threads reading values that decompress to the limit (a 2
+ * KB zstd frame can declare 8 MiB of zeros) cannot multiply it.
  *
  * <p>A read takes its payload's declared size from the budget before the payload is allocated, and
  * gives it back once the codec has decoded it. A codec that builds many objects takes their

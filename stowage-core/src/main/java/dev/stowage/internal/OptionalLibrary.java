@@ -1,4 +1,4 @@
-package dev.stowage.internal.compress;
+package dev.stowage.internal;
 
 import dev.stowage.MissingLibraryException;
 import org.jspecify.annotations.Nullable;

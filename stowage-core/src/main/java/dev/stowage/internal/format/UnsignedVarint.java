@@ -1,4 +1,4 @@
-package dev.stowage.internal.envelope;
+package dev.stowage.internal.format;
 
 import dev.stowage.EnvelopeException;
 

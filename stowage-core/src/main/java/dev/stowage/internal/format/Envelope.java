@@ -1,10 +1,9 @@
-package dev.stowage;
+package dev.stowage.internal.format;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.compress.CompressionIds;
-import dev.stowage.compress.ZstdDictionary;
-import dev.stowage.internal.envelope.UnsignedVarint;
+import dev.stowage.EnvelopeException;
+import dev.stowage.internal.envelope.EnvelopeCodec;
 import java.util.Arrays;
 
 /**
@@ -131,7 +130,7 @@ public final class Envelope {
     return new Header(version, flags, codecId, compressionId, dictionaryId, schemaVersion, offset);
   }
 
-  static String describeStart(byte[] value) {
+  public static String describeStart(byte[] value) {
     if (value.length == 0) {
       return "the value is empty";
     }
@@ -187,7 +186,7 @@ public final class Envelope {
     public String describe() {
       StringBuilder text = new StringBuilder(codecName()).append('+').append(compressionName());
       if (hasDictionary()) {
-        text.append('(').append(ZstdDictionary.hexId(dictionaryId)).append(')');
+        text.append('(').append(CompressionIds.dictionaryHex(dictionaryId)).append(')');
       }
       if (hasSchemaVersion()) {
         text.append(" schema ").append(schemaVersion);

@@ -1,4 +1,6 @@
-package dev.stowage.compress;
+package dev.stowage.internal.format;
+
+import dev.stowage.compress.Compression;
 
 /**
  * The compression ids that the envelope records in its fourth byte. These numbers are part of the
@@ -44,5 +46,13 @@ public final class CompressionIds {
   /** The name of an id, such as {@code "zstd-dict"}, or {@code "unknown-<id>"}. */
   public static String name(int id) {
     return isKnown(id) ? NAMES[id] : "unknown-" + id;
+  }
+
+  /**
+   * A dictionary id as eight lower-case hex digits, as in its Redis key {@code stowage:dict:<hex>}.
+   */
+  public static String dictionaryHex(long id) {
+    String hex = Long.toHexString(id);
+    return hex.length() >= 8 ? hex : "00000000".substring(hex.length()) + hex;
   }
 }

@@ -1,4 +1,4 @@
-package dev.stowage;
+package dev.stowage.internal.format;
 
 /**
  * The codec ids that the envelope records. These numbers are part of the wire format: they never

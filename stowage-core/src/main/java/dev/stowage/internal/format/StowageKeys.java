@@ -1,8 +1,9 @@
-package dev.stowage;
+package dev.stowage.internal.format;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.stowage.compress.ZstdDictionary;
+import dev.stowage.Encoding;
+import dev.stowage.RedisCache;
 
 /**
  * The names of the Redis keys that Stowage writes on its own account: the one place they are
@@ -18,7 +19,7 @@ import dev.stowage.compress.ZstdDictionary;
  * <tr><td>{@code stowage:schema:<7 hex digits>}</td><td>string</td><td>a codec schema, under its
  *     {@linkplain Schemas#fingerprint fingerprint}</td><td>every cache and feed, {@code SET NX}</td></tr>
  * <tr><td>{@code stowage:dict:<8 hex digits>}</td><td>string</td><td>a zstd dictionary, under its
- *     {@linkplain ZstdDictionary#id() id}</td><td>{@link dev.stowage.compress.DictionaryStore},
+ *     {@linkplain ZstdDictionary#id() id}</td><td>{@link dev.stowage.internal.store.DictionaryStore},
  *     {@code SET NX}</td></tr>
  * <tr><td>{@code stowage:dict-info:<8 hex digits>}</td><td>hash</td><td>how {@code stowage dict train}
  *     trained that dictionary</td><td>the {@code stowage} command only; the library never reads
@@ -116,7 +117,7 @@ public final class StowageKeys {
    * digits ({@link ZstdDictionary#hexId(long)}).
    */
   public static String dictionary(long id) {
-    return DICTIONARY_PREFIX + ZstdDictionary.hexId(id);
+    return DICTIONARY_PREFIX + CompressionIds.dictionaryHex(id);
   }
 
   /**
@@ -124,7 +125,7 @@ public final class StowageKeys {
    * (the pattern it matched, the samples it used): {@code stowage:dict-info:<8 hex digits>}.
    */
   public static String dictionaryInfo(long id) {
-    return DICTIONARY_INFO_PREFIX + ZstdDictionary.hexId(id);
+    return DICTIONARY_INFO_PREFIX + CompressionIds.dictionaryHex(id);
   }
 
   /**
