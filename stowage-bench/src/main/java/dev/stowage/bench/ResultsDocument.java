@@ -6,9 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,15 +69,7 @@ public record ResultsDocument(
   public Path writeTo(Path directory) {
     Path target = fileIn(directory);
     try {
-      Files.createDirectories(directory);
-      Path temp = Files.createTempFile(directory, "." + bench, ".json.tmp");
-      try {
-        Files.writeString(temp, toJson());
-        Files.move(
-            temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } finally {
-        Files.deleteIfExists(temp);
-      }
+      AtomicFiles.writeString(target, toJson());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write results to " + target, e);
     }

@@ -34,9 +34,6 @@ import picocli.CommandLine.Spec;
     description = "A Redis object cache for the JVM, with the measurements to prove its choices.")
 public final class StowageCli implements Runnable {
 
-  /** The name of the subcommand that stowage-bench-cli provides. */
-  static final String BENCH = "bench";
-
   @Spec CommandSpec spec;
 
   /** Prints the usage: the command does nothing without a subcommand. */
@@ -58,8 +55,15 @@ public final class StowageCli implements Runnable {
       provided.putIfAbsent(command.getCommandName(), command);
     }
     CommandLine cli = new CommandLine(new StowageCli());
-    CommandLine bench = provided.remove(BENCH);
-    cli.addSubcommand(bench != null ? bench : new CommandLine(new BenchUnavailableCommand()));
+    CommandLine bench = provided.remove(BenchUnavailableCommand.BENCH);
+    cli.addSubcommand(
+        bench != null
+            ? bench
+            : BenchUnavailableCommand.commandLine(
+                BenchUnavailableCommand.BENCH,
+                "Reproduce a seed's table on this machine: the seed's configuration, its peers and"
+                    + " Stowage side by side.",
+                "Each subcommand prints a table and writes results/<name>.json."));
     CommandLine serve = provided.remove(ServerUnavailableCommand.SERVE);
     cli.addSubcommand(
         serve != null
@@ -79,7 +83,16 @@ public final class StowageCli implements Runnable {
     cli.addSubcommand(new DictCommand());
     cli.addSubcommand(new JsonCommand());
     cli.addSubcommand(new MigrateCommand());
+    CommandLine report = provided.remove(BenchUnavailableCommand.REPORT);
+    cli.addSubcommand(
+        report != null
+            ? report
+            : BenchUnavailableCommand.commandLine(
+                BenchUnavailableCommand.REPORT,
+                "Build one self-contained HTML page from the results of stowage bench."));
     provided.values().forEach(cli::addSubcommand);
+    // `stowage help <command>`: the command's own usage, as `stowage <command> --help` prints it.
+    cli.addSubcommand(new CommandLine.HelpCommand());
     // After the subcommands: picocli applies the setting to those already added.
     return cli.setCaseInsensitiveEnumValuesAllowed(true);
   }

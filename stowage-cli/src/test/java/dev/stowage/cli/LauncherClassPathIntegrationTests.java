@@ -163,6 +163,28 @@ class LauncherClassPathIntegrationTests {
         .contains("./stowage");
   }
 
+  /** {@code help <command>} runs on the class path of the command it explains. */
+  @Test
+  void helpOfACommandRunsOnThatCommandsClassPath() throws Exception {
+    for (List<String> args :
+        List.of(
+            List.of("help", "bench"),
+            List.of("help", "report"),
+            List.of("help", "serve"),
+            List.of("help", "inspect"),
+            List.of("help"))) {
+      List<String> command = scriptCommand(args);
+      String classPath = command.get(command.indexOf("-cp") + 1);
+      String expected =
+          switch (args.size() == 1 ? "" : args.get(1)) {
+            case "bench", "report" -> "stowage-bench-cli.jar";
+            case "serve" -> "stowage-server.jar";
+            default -> "stowage-cli.jar";
+          };
+      assertThat(classPath).as(String.join(" ", args)).contains("/" + expected + ":");
+    }
+  }
+
   /**
    * {@code serve} and {@code events} are stowage-server's: on the tools' class path they say where
    * they are, and run with no JVM option of serve's.

@@ -53,7 +53,9 @@ class StowageCliUnitTests {
   @Test
   void withoutTheBenchOnTheClassPathBenchIsListedAndSaysWhereItIs() {
     assertThat(cli().getSubcommands().keySet())
-        .containsExactly("bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate");
+        .containsExactly(
+            "bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate", "report",
+            "help");
     assertThat(cli().execute("--help")).isZero();
     assertThat(out.toString()).contains("Reproduce a seed's table");
 
@@ -61,14 +63,38 @@ class StowageCliUnitTests {
         List.of(
             new String[] {"bench"},
             new String[] {"bench", "--help"},
-            new String[] {"bench", "codecs", "--quick", "--out", "/tmp/r"})) {
+            new String[] {"bench", "codecs", "--quick", "--out", "/tmp/r"},
+            new String[] {"report"},
+            new String[] {"report", "--results", "/tmp/r"})) {
       out.getBuffer().setLength(0);
       err.getBuffer().setLength(0);
       assertThat(cli().execute(args)).as(String.join(" ", args)).isEqualTo(1);
       assertThat(err.toString())
+          .startsWith("stowage " + args[0] + ": ")
           .contains("the benchmarks (module stowage-bench-cli) are not on this class path")
           .contains("./stowage");
       assertThat(out.toString()).isEmpty();
     }
+  }
+
+  @Test
+  void theHelpListsEveryCommandAndHelpOfACommandIsItsUsage() {
+    assertThat(cli().execute("--help")).isZero();
+    assertThat(out.toString())
+        .contains("report")
+        .contains("Build one self-contained HTML page")
+        .contains("help");
+
+    out.getBuffer().setLength(0);
+    assertThat(cli().execute("help", "inspect")).isZero();
+    String viaHelp = out.toString();
+    out.getBuffer().setLength(0);
+    assertThat(cli().execute("inspect", "--help")).isZero();
+    assertThat(viaHelp).isEqualTo(out.toString()).contains("Usage: stowage inspect");
+
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+    assertThat(cli().execute("help", "no-such-command")).isNotZero();
+    assertThat(err.toString()).contains("no-such-command");
   }
 }

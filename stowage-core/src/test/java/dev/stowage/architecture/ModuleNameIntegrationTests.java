@@ -3,22 +3,28 @@ package dev.stowage.architecture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
  * Core's built jar names its module ({@code dev.stowage.core}) in its manifest, so that a modular
- * application requires the same name whatever the jar's file is called. An integration test because
- * the jar exists only once {@code package} has run, before failsafe.
+ * application requires the same name whatever the jar's file is called; it carries the license; and
+ * its entries have one fixed time, so that two builds of one commit give the same bytes. An
+ * integration test because the jar exists only once {@code package} has run, before failsafe.
  */
 class ModuleNameIntegrationTests {
 
   @Test
-  void coresJarCarriesItsAutomaticModuleName() throws IOException {
+  void coresJarCarriesItsAutomaticModuleNameItsLicenseAndOneTimestamp() throws IOException {
     List<Path> jars;
     try (Stream<Path> files = Files.list(Path.of("target"))) {
       jars =
@@ -31,6 +37,18 @@ class ModuleNameIntegrationTests {
     try (JarFile jar = new JarFile(jars.get(0).toFile())) {
       assertThat(jar.getManifest().getMainAttributes().getValue("Automatic-Module-Name"))
           .isEqualTo("dev.stowage.core");
+      // The license travels with the jar, the same text as the repository's.
+      JarEntry license = jar.getJarEntry("META-INF/LICENSE");
+      assertThat(license).as("META-INF/LICENSE").isNotNull();
+      try (InputStream in = jar.getInputStream(license)) {
+        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+            .isEqualTo(Files.readString(Path.of("..", "LICENSE")))
+            .contains("Apache License");
+      }
+      // Reproducible: every entry has the build's fixed timestamp, not the time it was built.
+      Set<Long> times = new HashSet<>();
+      jar.stream().forEach(entry -> times.add(entry.getTime()));
+      assertThat(times).as("entry times").hasSize(1);
     }
   }
 }

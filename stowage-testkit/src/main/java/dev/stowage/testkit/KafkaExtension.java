@@ -57,7 +57,7 @@ public final class KafkaExtension implements BeforeAllCallback, ParameterResolve
         .broker;
   }
 
-  private static final class Resource implements ExtensionContext.Store.CloseableResource {
+  private static final class Resource implements AutoCloseable {
     final KafkaBroker broker;
 
     Resource(KafkaBroker broker) {

@@ -53,7 +53,7 @@ public final class MongoExtension implements BeforeAllCallback, ParameterResolve
         .server;
   }
 
-  private static final class Resource implements ExtensionContext.Store.CloseableResource {
+  private static final class Resource implements AutoCloseable {
     final MongoTestServer server;
 
     Resource(MongoTestServer server) {

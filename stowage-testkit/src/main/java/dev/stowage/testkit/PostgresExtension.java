@@ -40,7 +40,7 @@ public final class PostgresExtension implements BeforeAllCallback, ParameterReso
         .database;
   }
 
-  private static final class Resource implements ExtensionContext.Store.CloseableResource {
+  private static final class Resource implements AutoCloseable {
     final PostgresDatabase database;
 
     Resource(PostgresDatabase database) {

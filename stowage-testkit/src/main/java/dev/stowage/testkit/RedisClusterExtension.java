@@ -41,7 +41,7 @@ public final class RedisClusterExtension implements BeforeAllCallback, Parameter
         .cluster;
   }
 
-  private static final class Resource implements ExtensionContext.Store.CloseableResource {
+  private static final class Resource implements AutoCloseable {
     final RedisClusterSet cluster;
 
     Resource(RedisClusterSet cluster) {

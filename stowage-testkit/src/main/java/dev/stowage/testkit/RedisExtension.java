@@ -40,7 +40,7 @@ public final class RedisExtension implements BeforeAllCallback, ParameterResolve
         .server;
   }
 
-  private static final class Resource implements ExtensionContext.Store.CloseableResource {
+  private static final class Resource implements AutoCloseable {
     final RedisServer server;
 
     Resource(RedisServer server) {

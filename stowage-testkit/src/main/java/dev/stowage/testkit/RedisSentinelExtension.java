@@ -41,7 +41,7 @@ public final class RedisSentinelExtension implements BeforeAllCallback, Paramete
         .sentinels;
   }
 
-  private static final class Resource implements ExtensionContext.Store.CloseableResource {
+  private static final class Resource implements AutoCloseable {
     final RedisSentinelSet sentinels;
 
     Resource(RedisSentinelSet sentinels) {

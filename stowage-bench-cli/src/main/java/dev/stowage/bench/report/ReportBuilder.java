@@ -2,6 +2,7 @@ package dev.stowage.bench.report;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.stowage.bench.AtomicFiles;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultTable;
 import dev.stowage.bench.ResultsDocument;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
@@ -137,17 +137,8 @@ public final class ReportBuilder {
    */
   public Report write(Path resultsDir, Path target) {
     Report report = build(resultsDir);
-    Path directory = target.toAbsolutePath().getParent();
     try {
-      Files.createDirectories(directory);
-      Path temp = Files.createTempFile(directory, ".report", ".html.tmp");
-      try {
-        Files.writeString(temp, report.html());
-        Files.move(
-            temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } finally {
-        Files.deleteIfExists(temp);
-      }
+      AtomicFiles.writeString(target, report.html());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the report to " + target, e);
     }

@@ -127,7 +127,8 @@ class BenchCliUnitTests {
     assertThat(bench).isInstanceOf(BenchCommand.class);
     assertThat(cli().getSubcommands().keySet())
         .containsExactly(
-            "bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate", "report");
+            "bench", "serve", "events", "inspect", "scan", "dict", "json", "migrate", "report",
+            "help");
     Object report = cli().getSubcommands().get("report").getCommand();
     assertThat(report).isInstanceOf(ReportCommand.class);
   }
