@@ -3,6 +3,7 @@ package dev.stowage;
 import static java.util.Objects.requireNonNull;
 
 import dev.stowage.codec.Codecs;
+import dev.stowage.internal.codec.MsgpackBounds;
 import dev.stowage.internal.compress.ZstdDictionary;
 import dev.stowage.internal.connection.SharedCommands;
 import dev.stowage.internal.envelope.EnvelopeCodec;
@@ -268,6 +269,24 @@ public final class Inspector {
           "could not read the entries of feed " + feedKey + ": " + e.getMessage(), e);
     }
     return List.copyOf(entries);
+  }
+
+  /**
+   * Why {@code length} bytes of {@code data} at {@code offset} are not one MessagePack value whose
+   * declared lengths and counts fit the bytes and whose nesting is at most 1,000 deep, or empty
+   * when they are: the check the MessagePack codec makes before it lets a library read a value, for
+   * a tool that reads MessagePack without a codec. Nothing is allocated for what the bytes declare.
+   * Needs no library.
+   *
+   * @throws IndexOutOfBoundsException if the range is outside {@code data}
+   */
+  public static Optional<String> messagePackProblem(byte[] data, int offset, int length) {
+    requireNonNull(data, "data");
+    if (offset < 0 || length < 0 || offset > data.length - length) {
+      throw new IndexOutOfBoundsException(
+          "offset " + offset + " and length " + length + " outside " + data.length + " bytes");
+    }
+    return Optional.ofNullable(MsgpackBounds.problem(data, offset, length));
   }
 
   /**

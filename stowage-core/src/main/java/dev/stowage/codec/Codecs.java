@@ -6,12 +6,10 @@ import dev.stowage.TypeRef;
 import dev.stowage.internal.OptionalLibrary;
 import dev.stowage.internal.codec.BuiltInCodecs;
 import dev.stowage.internal.codec.CodecLibraries;
-import dev.stowage.internal.codec.MsgpackBounds;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The built-in codecs. Each factory checks that its library is on the classpath and otherwise
@@ -438,22 +436,6 @@ public final class Codecs {
     @SuppressWarnings("unchecked") // type is String.class, so a Codec<String> is a Codec<T>
     Codec<T> text = (Codec<T>) string();
     return text;
-  }
-
-  /**
-   * Why {@code length} bytes of {@code data} at {@code offset} are not one MessagePack value whose
-   * declared lengths and counts fit the bytes and whose nesting is at most 1,000 deep, or empty
-   * when they are: the check the MessagePack codec makes before it lets a library read a value, for
-   * tools that read MessagePack without a codec (the inspector). Nothing is allocated for what the
-   * bytes declare. Needs no library.
-   */
-  public static Optional<String> messagePackProblem(byte[] data, int offset, int length) {
-    Objects.requireNonNull(data, "data");
-    if (offset < 0 || length < 0 || offset > data.length - length) {
-      throw new IndexOutOfBoundsException(
-          "offset " + offset + " and length " + length + " outside " + data.length + " bytes");
-    }
-    return Optional.ofNullable(MsgpackBounds.problem(data, offset, length));
   }
 
   /** The names {@link #forName} accepts, in the order the documentation lists them. */

@@ -33,7 +33,7 @@ import org.msgpack.jackson.dataformat.MessagePackMapper;
  * in), its sizes, and the value itself as a JSON tree whenever that can be shown. A value that
  * cannot be decoded is described, not thrown: {@code missing} says what the reader needs, {@code
  * error} why decoding failed (whatever the codec's library threw), and {@code hex} and {@code
- * strings} show the bytes. Untyped MessagePack is checked by {@link Codecs#messagePackProblem}
+ * strings} show the bytes. Untyped MessagePack is checked by {@link Inspector#messagePackProblem}
  * before it is parsed, so a value declaring gigabytes is reported, not allocated.
  *
  * <p>Field names of the description: {@code format} ({@code envelope} or {@code legacy}), {@code
@@ -312,7 +312,7 @@ final class ValueReader {
       value = Arrays.copyOfRange(value, inner.headerSize(), value.length);
     }
     JsonNode json = tryParseJson(value);
-    if (Codecs.messagePackProblem(value, 0, value.length).isEmpty()) {
+    if (Inspector.messagePackProblem(value, 0, value.length).isEmpty()) {
       out.set("value", MSGPACK.readTree(value));
     } else if (json != null) {
       out.set("value", json);
@@ -527,11 +527,11 @@ final class ValueReader {
   private static boolean isSpringTyped(byte[] payload) {
     return payload.length > 1
         && payload[0] == 1
-        && Codecs.messagePackProblem(payload, 1, payload.length - 1).isEmpty();
+        && Inspector.messagePackProblem(payload, 1, payload.length - 1).isEmpty();
   }
 
   private static JsonNode msgpackTree(byte[] data) throws IOException {
-    Optional<String> problem = Codecs.messagePackProblem(data, 0, data.length);
+    Optional<String> problem = Inspector.messagePackProblem(data, 0, data.length);
     if (problem.isPresent()) {
       throw new IOException(problem.get());
     }
