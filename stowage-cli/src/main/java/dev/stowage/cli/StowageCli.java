@@ -55,46 +55,57 @@ public final class StowageCli implements Runnable {
       provided.putIfAbsent(command.getCommandName(), command);
     }
     CommandLine cli = new CommandLine(new StowageCli());
-    CommandLine bench = provided.remove(BenchUnavailableCommand.BENCH);
-    cli.addSubcommand(
-        bench != null
-            ? bench
-            : BenchUnavailableCommand.commandLine(
-                BenchUnavailableCommand.BENCH,
-                "Reproduce a seed's table on this machine: the seed's configuration, its peers and"
-                    + " Stowage side by side.",
-                "Each subcommand prints a table and writes results/<name>.json."));
-    CommandLine serve = provided.remove(ServerUnavailableCommand.SERVE);
-    cli.addSubcommand(
-        serve != null
-            ? serve
-            : ServerUnavailableCommand.commandLine(
-                ServerUnavailableCommand.SERVE,
-                "Run the board service (the first seed's API) until interrupted."));
-    CommandLine events = provided.remove(ServerUnavailableCommand.EVENTS);
-    cli.addSubcommand(
-        events != null
-            ? events
-            : ServerUnavailableCommand.commandLine(
-                ServerUnavailableCommand.EVENTS,
-                "Print the board's events from Kafka, one JSON line each, until interrupted."));
+    addOrStandIn(
+        cli,
+        provided,
+        UnavailableCommand.Home.BENCHMARKS,
+        "bench",
+        "Reproduce a seed's table on this machine: the seed's configuration, its peers and"
+            + " Stowage side by side.",
+        "Each subcommand prints a table and writes results/<name>.json.");
+    addOrStandIn(
+        cli,
+        provided,
+        UnavailableCommand.Home.SERVER,
+        "serve",
+        "Run the board service (the first seed's API) until interrupted.");
+    addOrStandIn(
+        cli,
+        provided,
+        UnavailableCommand.Home.SERVER,
+        "events",
+        "Print the board's events from Kafka, one JSON line each, until interrupted.");
     cli.addSubcommand(new InspectCommand());
     cli.addSubcommand(new ScanCommand());
     cli.addSubcommand(new DictCommand());
     cli.addSubcommand(new JsonCommand());
     cli.addSubcommand(new MigrateCommand());
-    CommandLine report = provided.remove(BenchUnavailableCommand.REPORT);
-    cli.addSubcommand(
-        report != null
-            ? report
-            : BenchUnavailableCommand.commandLine(
-                BenchUnavailableCommand.REPORT,
-                "Build one self-contained HTML page from the results of stowage bench."));
+    addOrStandIn(
+        cli,
+        provided,
+        UnavailableCommand.Home.BENCHMARKS,
+        "report",
+        "Build one self-contained HTML page from the results of stowage bench.");
     provided.values().forEach(cli::addSubcommand);
     // `stowage help <command>`: the command's own usage, as `stowage <command> --help` prints it.
     cli.addSubcommand(new CommandLine.HelpCommand());
     // After the subcommands: picocli applies the setting to those already added.
     return cli.setCaseInsensitiveEnumValuesAllowed(true);
+  }
+
+  /**
+   * Adds the provided command {@code name}, or, when its module is not on the class path, a
+   * stand-in with its description that says where it is.
+   */
+  private static void addOrStandIn(
+      CommandLine cli,
+      Map<String, CommandLine> provided,
+      UnavailableCommand.Home home,
+      String name,
+      String... description) {
+    CommandLine command = provided.remove(name);
+    cli.addSubcommand(
+        command != null ? command : UnavailableCommand.commandLine(home, name, description));
   }
 
   /** Runs the command and exits with its exit code. */
