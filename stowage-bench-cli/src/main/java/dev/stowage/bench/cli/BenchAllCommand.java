@@ -31,9 +31,9 @@ import picocli.CommandLine.Spec;
     header =
         "Every table in turn, each a line of progress with the time left, then the report page.",
     description = {
-      "Runs every other bench subcommand in turn with --out DIR (and --quick and --redis when given; --redis only",
-      "reaches the tables that take it), prints which table runs and about how long is left, goes on past a table that",
-      "fails, and then builds DIR/report.html as 'stowage report' does. Exit code 1 when any table failed."
+      "Runs every other bench subcommand in turn with --out DIR (and --quick and --redis when given; --redis only "
+          + "reaches the tables that take it), prints which table runs and about how long is left, goes on past a table that "
+          + "fails, and then builds DIR/report.html as 'stowage report' does. Exit code 1 when any table failed."
     })
 final class BenchAllCommand implements Callable<Integer> {
 

@@ -24,11 +24,11 @@ import picocli.CommandLine.Spec;
     header =
         "Table T5: the fifth seed's /add and /check from 200 callers, fastjson and Kryo against Stowage.",
     description = {
-      "Table T5: the fifth seed's /add (store 100 Person objects) and /check (read 100 back and verify their MD5),",
-      "from 200 concurrent callers: fastjson text through StringRedisTemplate and Kryo bytes (the seed's two apps, Jedis",
-      "pool of 8), and Stowage (putAll / getAll). Operations/s, p50/p99 and Redis bytes per person.",
-      "With --records N (the seed's scale: 15000000), each row also loads N people in bulk in its own layout and reports",
-      "Redis's used_memory per person and the load rate; Redis holds one row's people at a time (about 3.5 GB at 15M)."
+      "Table T5: the fifth seed's /add (store 100 Person objects) and /check (read 100 back and verify their MD5), "
+          + "from 200 concurrent callers: fastjson text through StringRedisTemplate and Kryo bytes (the seed's two apps, Jedis "
+          + "pool of 8), and Stowage (putAll / getAll). Operations/s, p50/p99 and Redis bytes per person.",
+      "With --records N (the seed's scale: 15000000), each row also loads N people in bulk in its own layout and reports "
+          + "Redis's used_memory per person and the load rate; Redis holds one row's people at a time (about 3.5 GB at 15M)."
     })
 final class BenchAppCommand implements Callable<Integer> {
 

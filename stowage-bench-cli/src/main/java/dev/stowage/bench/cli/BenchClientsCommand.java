@@ -24,9 +24,9 @@ import picocli.CommandLine.Spec;
     header =
         "Table T4: random GETs from many callers through Jedis pools, one Lettuce connection and Stowage.",
     description = {
-      "Table T4: GETs of random keys out of N loaded, from many concurrent callers: Jedis through Spring's factory with",
-      "no pool settings (the seed's 'no pool') and with the seed's pool of 128, one shared Lettuce connection, Stowage,",
-      "and redis-benchmark with as many connections (when on the PATH). GET/s, p50/p99, connections opened, client CPU."
+      "Table T4: GETs of random keys out of N loaded, from many concurrent callers: Jedis through Spring's factory with "
+          + "no pool settings (the seed's 'no pool') and with the seed's pool of 128, one shared Lettuce connection, Stowage, "
+          + "and redis-benchmark with as many connections (when on the PATH). GET/s, p50/p99, connections opened, client CPU."
     })
 final class BenchClientsCommand implements Callable<Integer> {
 

@@ -31,11 +31,11 @@ import picocli.CommandLine.Spec;
     header =
         "Issue 16: putAll, getAll and random GETs on one server and on a three-master Redis Cluster.",
     description = {
-      "Issue 16: N items (default 30,000) written and read back in bulk, and random GETs of them from many callers, by",
-      "Stowage, Redisson's RBatch, Spring Data Redis's executePipelined and a raw Lettuce pipeline (the limit), each on",
-      "one server and on a cluster of three masters without replicas (both embedded, unless --redis and --cluster-redis",
-      "name them). Two cores cannot show a cluster's scaling, so each cluster row gives its cost per operation against",
-      "the same client on one server (x1 columns); the ratio column compares putAll with Redisson's RBatch on the cluster."
+      "Issue 16: N items (default 30,000) written and read back in bulk, and random GETs of them from many callers, by "
+          + "Stowage, Redisson's RBatch, Spring Data Redis's executePipelined and a raw Lettuce pipeline (the limit), each on "
+          + "one server and on a cluster of three masters without replicas (both embedded, unless --redis and --cluster-redis "
+          + "name them). Two cores cannot show a cluster's scaling, so each cluster row gives its cost per operation against "
+          + "the same client on one server (x1 columns); the ratio column compares putAll with Redisson's RBatch on the cluster."
     })
 final class BenchClusterCommand implements Callable<Integer> {
 

@@ -30,8 +30,8 @@ import picocli.CommandLine.TypeConversionException;
     header =
         "Table T3: time and size of every codec, bare and in Stowage's envelope with each compression.",
     description = {
-      "Table T3: create, ser, deser and total ns per record, size and size after deflate, for every codec,",
-      "bare and inside Stowage's envelope with no compression, lz4, zstd and zstd with a trained dictionary.",
+      "Table T3: create, ser, deser and total ns per record, size and size after deflate, for every codec, "
+          + "bare and inside Stowage's envelope with no compression, lz4, zstd and zstd with a trained dictionary.",
       "Ratios are against Jackson JSON, bare, on the same data; the default column marks Stowage's defaults.",
       "Runs JMH: one forked JVM per configuration, or with --quick every configuration in this JVM."
     })

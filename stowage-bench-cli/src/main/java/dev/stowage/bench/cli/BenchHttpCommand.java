@@ -32,15 +32,15 @@ import picocli.CommandLine.TypeConversionException;
     versionProvider = StowageVersion.class,
     header = "Table T1: the board service's writes and reads in its stowage and seed modes.",
     description = {
-      "Table T1: the board service in stowage, seed-json and seed-msgpack modes, each in a JVM of its own",
-      "with a fresh embedded Redis and H2, preloaded through POST /boards/bulk, then a write load (POST /boards)",
-      "and a read load (GET /boards?page=1&size=25) from the same virtual users: RPS, p50/p95/p99, errors,",
-      "Redis used_memory, and wrk's RPS on the read page when wrk is on the PATH. Ratios are against seed-json.",
+      "Table T1: the board service in stowage, seed-json and seed-msgpack modes, each in a JVM of its own "
+          + "with a fresh embedded Redis and H2, preloaded through POST /boards/bulk, then a write load (POST /boards) "
+          + "and a read load (GET /boards?page=1&size=25) from the same virtual users: RPS, p50/p95/p99, errors, "
+          + "Redis used_memory, and wrk's RPS on the read page when wrk is on the PATH. Ratios are against seed-json.",
       "Each load is measured in rounds in which the modes take turns, so that a busy machine weighs on all alike.",
-      "With --events, the cost of the events outbox: an embedded one-node Kafka broker (KRaft, loopback) starts",
-      "first and each mode also runs as <mode>+events, publishing every created post through its outbox; its",
-      "write row stands beside the events-off row with their ratio over the load and its range over the rounds,",
-      "and says whether the outbox drained after the load. `--modes stowage --events` measures stowage alone."
+      "With --events, the cost of the events outbox: an embedded one-node Kafka broker (KRaft, loopback) starts "
+          + "first and each mode also runs as <mode>+events, publishing every created post through its outbox; its "
+          + "write row stands beside the events-off row with their ratio over the load and its range over the rounds, "
+          + "and says whether the outbox drained after the load. `--modes stowage --events` measures stowage alone."
     })
 final class BenchHttpCommand implements Callable<Integer> {
 

@@ -26,8 +26,8 @@ import picocli.CommandLine.TypeConversionException;
     header =
         "Tables T1/T5 memory: Redis memory for N records in the seeds' layouts and in Stowage's.",
     description = {
-      "Tables T1/T5 memory: Redis used_memory for N records with each codec and compression, in the seed's layout",
-      "(board: whole records as sorted-set members; person: a key per record), a key per record, and Stowage's feed.",
+      "Tables T1/T5 memory: Redis used_memory for N records with each codec and compression, in the seed's layout "
+          + "(board: whole records as sorted-set members; person: a key per record), a key per record, and Stowage's feed.",
       "Ratios against the seed's JSON (board) or fastjson string (person)."
     })
 final class BenchMemoryCommand implements Callable<Integer> {

@@ -27,10 +27,10 @@ import picocli.CommandLine.Spec;
     versionProvider = StowageVersion.class,
     header = "Issue 13: Zipf-distributed reads under writes, with and without near caches.",
     description = {
-      "Issue 13: reads of keys drawn from a Zipf distribution by many callers while a writer updates 1%% of the keys a",
-      "second on a connection of its own: Stowage without a near cache (the baseline), Stowage with one, Lettuce's",
-      "ClientSideCaching and Redisson's RLocalCachedMap. Reads/s, p50/p99, near hits, stale reads (older than a version",
-      "the client had already returned), invalidation timeouts, and how long a write took to show through the client."
+      "Issue 13: reads of keys drawn from a Zipf distribution by many callers while a writer updates 1%% of the keys a "
+          + "second on a connection of its own: Stowage without a near cache (the baseline), Stowage with one, Lettuce's "
+          + "ClientSideCaching and Redisson's RLocalCachedMap. Reads/s, p50/p99, near hits, stale reads (older than a version "
+          + "the client had already returned), invalidation timeouts, and how long a write took to show through the client."
     })
 final class BenchNearCacheCommand implements Callable<Integer> {
 

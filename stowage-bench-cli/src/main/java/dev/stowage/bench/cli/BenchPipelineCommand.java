@@ -23,9 +23,9 @@ import picocli.CommandLine.Spec;
     versionProvider = StowageVersion.class,
     header = "Table T2: writing N items one by one, pipelined, batched and with Stowage's putAll.",
     description = {
-      "Table T2: milliseconds to write N five-field items (N = 10 ... 30,000), one by one through Spring's RedisTemplate,",
-      "in the seed's executePipelined, in a Redisson RBatch, with Stowage's putAll, and as raw pipelined Lettuce",
-      "commands of pre-encoded bytes (the limit). Median of several runs after warm-up; ratios against executePipelined."
+      "Table T2: milliseconds to write N five-field items (N = 10 ... 30,000), one by one through Spring's RedisTemplate, "
+          + "in the seed's executePipelined, in a Redisson RBatch, with Stowage's putAll, and as raw pipelined Lettuce "
+          + "commands of pre-encoded bytes (the limit). Median of several runs after warm-up; ratios against executePipelined."
     })
 final class BenchPipelineCommand implements Callable<Integer> {
 

@@ -28,10 +28,10 @@ import picocli.CommandLine.Spec;
     header =
         "Issue 15: @Cacheable hits and misses from 200 callers, Spring's RedisCacheManager against Stowage's.",
     description = {
-      "Issue 15: an @Cacheable method that answers board records, in a Spring Boot application per row, called by 200",
-      "concurrent callers: Spring's RedisCacheManager with GenericJackson2JsonRedisSerializer, Stowage's",
-      "StowageCacheManager with its defaults, and Spring's in-process ConcurrentMapCacheManager for scale. For misses",
-      "(the method runs and its record is stored) and hits: calls/s, p50/p99, CPU per call, and Redis memory per record."
+      "Issue 15: an @Cacheable method that answers board records, in a Spring Boot application per row, called by 200 "
+          + "concurrent callers: Spring's RedisCacheManager with GenericJackson2JsonRedisSerializer, Stowage's "
+          + "StowageCacheManager with its defaults, and Spring's in-process ConcurrentMapCacheManager for scale. For misses "
+          + "(the method runs and its record is stored) and hits: calls/s, p50/p99, CPU per call, and Redis memory per record."
     })
 final class BenchSpringCommand implements Callable<Integer> {
 

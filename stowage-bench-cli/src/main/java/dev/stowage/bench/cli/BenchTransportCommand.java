@@ -31,10 +31,10 @@ import picocli.CommandLine.TypeConversionException;
     versionProvider = StowageVersion.class,
     header = "Table T6: board reads and writes over HTTP (JSON, MessagePack) and the TCP protocol.",
     description = {
-      "Table T6: the same board reads (GET /boards?page=1&size=25) and writes (one post) over HTTP with JSON,",
-      "HTTP with MessagePack, the board protocol on a persistent TCP connection, and the same inside TLS, against",
-      "one board service in a JVM of its own (embedded Redis, in-memory H2). RPS, p50/p99 and the bytes that crossed",
-      "the sockets per request, at several concurrencies; ratios are against HTTP with JSON."
+      "Table T6: the same board reads (GET /boards?page=1&size=25) and writes (one post) over HTTP with JSON, "
+          + "HTTP with MessagePack, the board protocol on a persistent TCP connection, and the same inside TLS, against "
+          + "one board service in a JVM of its own (embedded Redis, in-memory H2). RPS, p50/p99 and the bytes that crossed "
+          + "the sockets per request, at several concurrencies; ratios are against HTTP with JSON."
     })
 final class BenchTransportCommand implements Callable<Integer> {
 

@@ -22,10 +22,11 @@ import picocli.CommandLine.Spec;
     name = "report",
     mixinStandardHelpOptions = true,
     versionProvider = StowageVersion.class,
+    header = "Build one HTML page from the results of stowage bench, headline ratios first.",
     description = {
-      "Build one self-contained HTML page from the results of stowage bench: headline ratios first, then per table the",
-      "seed's published figures, bar charts of the seed's configuration, peers and Stowage (with ratios to the seed's),",
-      "where it ran and the command that reproduces it. The page has no script and opens from disk with no network."
+      "Build one self-contained HTML page from the results of stowage bench: headline ratios first, then per table the "
+          + "seed's published figures, bar charts of the seed's configuration, peers and Stowage (with ratios to the seed's), "
+          + "where it ran and the command that reproduces it. The page has no script and opens from disk with no network."
     })
 final class ReportCommand implements Callable<Integer> {
 

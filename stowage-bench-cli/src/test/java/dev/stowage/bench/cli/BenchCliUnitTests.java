@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -166,7 +167,48 @@ class BenchCliUnitTests {
 
   @Test
   void theSubcommandListGivesEachOneAWholeSentence() {
-    assertThat(cli().execute("bench", "--help")).isZero();
+    assertEachListedCommandHasAWholeSentence("bench");
+  }
+
+  @Test
+  void theTopLevelListGivesEachCommandAWholeSentence() {
+    // 'report' was listed as "... headline ratios first, then per table the": the first line of a
+    // description cut where the source broke it.
+    assertEachListedCommandHasAWholeSentence();
+  }
+
+  @Test
+  void noDescriptionParagraphStopsMidSentence() {
+    // Each element of a picocli description is a paragraph of its own, wrapped to the terminal:
+    // an element that stops mid-sentence shows as a line broken in the middle of the help.
+    List<CommandLine> commands = new ArrayList<>();
+    collect(cli(), commands);
+    assertThat(commands).hasSizeGreaterThan(15);
+    for (CommandLine command : commands) {
+      String[] paragraphs = command.getCommandSpec().usageMessage().description();
+      for (String paragraph : paragraphs) {
+        assertThat(paragraph.replace("%n", "").strip())
+            .as("a paragraph of '%s --help'", command.getCommandSpec().qualifiedName())
+            .matches("(?s).*[.:)]$");
+      }
+    }
+  }
+
+  private static void collect(CommandLine command, List<CommandLine> into) {
+    into.add(command);
+    command.getSubcommands().values().forEach(sub -> collect(sub, into));
+  }
+
+  private void assertEachListedCommandHasAWholeSentence(String... command) {
+    String[] help = Arrays.copyOf(command, command.length + 1);
+    help[command.length] = "--help";
+    out.getBuffer().setLength(0);
+    CommandLine cli = cli();
+    assertThat(cli.execute(help)).isZero();
+    CommandLine listed = cli;
+    for (String name : command) {
+      listed = listed.getSubcommands().get(name);
+    }
     String commands =
         out.toString().substring(out.toString().indexOf("Commands:") + "Commands:".length());
     // An entry starts with its name at two spaces; the lines after it, further in, continue it.
@@ -179,7 +221,7 @@ class BenchCliUnitTests {
       }
     }
     assertThat(entries)
-        .hasSize(cli().getSubcommands().get("bench").getSubcommands().size())
+        .hasSize(listed.getSubcommands().size())
         .allSatisfy(entry -> assertThat(entry).as("a subcommand's summary").endsWith("."));
   }
 

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.stowage.AsyncRedisCache;
 import dev.stowage.EnvelopeException;
-import dev.stowage.RedisCache;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -34,8 +33,8 @@ import java.util.concurrent.TimeUnit;
 public final class DecompressionBudget {
   /**
    * The shared budget's size, 64 MiB: eight values at a cache's default limit ({@link
-   * RedisCache#DEFAULT_MAX_DECODED_SIZE}, 8 MiB) at once, while values of kilobytes, the usual
-   * cache value, never wait.
+   * dev.stowage.Encoding#DEFAULT_MAX_DECODED_SIZE}, 8 MiB) at once, while values of kilobytes, the
+   * usual cache value, never wait.
    */
   public static final long DEFAULT_BYTES = 64L * 1024 * 1024;
 

@@ -19,7 +19,7 @@ import dev.stowage.RedisCache;
  * <tr><td>{@code stowage:schema:<7 hex digits>}</td><td>string</td><td>a codec schema, under its
  *     {@linkplain Schemas#fingerprint fingerprint}</td><td>every cache and feed, {@code SET NX}</td></tr>
  * <tr><td>{@code stowage:dict:<8 hex digits>}</td><td>string</td><td>a zstd dictionary, under its
- *     {@linkplain ZstdDictionary#id() id}</td><td>{@link dev.stowage.internal.store.DictionaryStore},
+ *     id</td><td>{@code internal.store.DictionaryStore},
  *     {@code SET NX}</td></tr>
  * <tr><td>{@code stowage:dict-info:<8 hex digits>}</td><td>hash</td><td>how {@code stowage dict train}
  *     trained that dictionary</td><td>the {@code stowage} command only; the library never reads
@@ -114,7 +114,7 @@ public final class StowageKeys {
 
   /**
    * The zstd dictionary with this id: {@code stowage:dict:} and the id as eight lower-case hex
-   * digits ({@link ZstdDictionary#hexId(long)}).
+   * digits ({@link CompressionIds#dictionaryHex(long)}).
    */
   public static String dictionary(long id) {
     return DICTIONARY_PREFIX + CompressionIds.dictionaryHex(id);
