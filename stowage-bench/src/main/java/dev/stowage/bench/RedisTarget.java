@@ -1,5 +1,6 @@
 package dev.stowage.bench;
 
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,10 +17,12 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
  */
 public final class RedisTarget {
   private final RedisURI uri;
+  private final RedisCredentials credentials;
 
   /** The target {@code uri} names. */
   public RedisTarget(RedisURI uri) {
     this.uri = Objects.requireNonNull(uri, "uri");
+    this.credentials = credentials(uri);
   }
 
   /** Whether the connection is TLS. */
@@ -27,16 +30,25 @@ public final class RedisTarget {
     return uri.isSsl();
   }
 
+  /**
+   * The user and password a URI names, either of them null when it names none. Lettuce 7 keeps them
+   * behind the URI's credentials provider, which for a URI's own answers at once.
+   */
+  public static RedisCredentials credentials(RedisURI uri) {
+    RedisCredentials given = uri.getCredentialsProvider().resolveCredentials().block();
+    return given != null ? given : RedisCredentials.just(null, (char[]) null);
+  }
+
   /** Spring Data Redis's standalone configuration: host, port, database, user and password. */
   public RedisStandaloneConfiguration springStandalone() {
     RedisStandaloneConfiguration config =
         new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
     config.setDatabase(uri.getDatabase());
-    if (uri.getUsername() != null) {
-      config.setUsername(uri.getUsername());
+    if (credentials.getUsername() != null) {
+      config.setUsername(credentials.getUsername());
     }
-    if (uri.getPassword() != null) {
-      config.setPassword(RedisPassword.of(uri.getPassword()));
+    if (credentials.getPassword() != null) {
+      config.setPassword(RedisPassword.of(credentials.getPassword()));
     }
     return config;
   }
@@ -50,11 +62,11 @@ public final class RedisTarget {
             .setAddress(
                 (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort())
             .setDatabase(uri.getDatabase());
-    if (uri.getUsername() != null) {
-      server.setUsername(uri.getUsername());
+    if (credentials.getUsername() != null) {
+      server.setUsername(credentials.getUsername());
     }
-    if (uri.getPassword() != null) {
-      server.setPassword(new String(uri.getPassword()));
+    if (credentials.getPassword() != null) {
+      server.setPassword(new String(credentials.getPassword()));
     }
     return config;
   }
@@ -66,11 +78,11 @@ public final class RedisTarget {
     if (uri.getDatabase() != 0) {
       options.addAll(List.of("--dbnum", Integer.toString(uri.getDatabase())));
     }
-    if (uri.getUsername() != null) {
-      options.addAll(List.of("--user", uri.getUsername()));
+    if (credentials.getUsername() != null) {
+      options.addAll(List.of("--user", credentials.getUsername()));
     }
-    if (uri.getPassword() != null) {
-      options.addAll(List.of("-a", new String(uri.getPassword())));
+    if (credentials.getPassword() != null) {
+      options.addAll(List.of("-a", new String(credentials.getPassword())));
     }
     if (uri.isSsl()) {
       options.add("--tls");

@@ -259,7 +259,7 @@ class FeedLargeScoreIntegrationTests {
         .as("index members")
         .containsExactlyInAnyOrderElementsOf(members);
     Set<String> stored =
-        redis().keys(bytes("*")).stream()
+        redis().keys("*").stream()
             .map(FeedLargeScoreIntegrationTests::text)
             .collect(Collectors.toCollection(TreeSet::new));
     softly

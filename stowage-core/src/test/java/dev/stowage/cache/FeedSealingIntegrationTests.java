@@ -279,7 +279,7 @@ class FeedSealingIntegrationTests {
 
     feed.clear();
 
-    assertThat(redis().keys(bytes("board*"))).isEmpty();
+    assertThat(redis().keys("board*")).isEmpty();
     assertThat(feed.size()).isZero();
     assertThat(feed.page(1, 10)).isEmpty();
   }

@@ -15,6 +15,7 @@ import dev.stowage.internal.format.Envelope;
 import dev.stowage.internal.store.DictionaryStore;
 import dev.stowage.testkit.WithRedis;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
@@ -170,8 +171,9 @@ class DictionaryStoreIntegrationTests {
   @Test
   void redisFailuresAreStowageExceptions() {
     try (RedisServer own = RedisServer.start()) {
-      RedisClient shortTimeout = RedisClient.create(own.uri());
-      shortTimeout.setDefaultTimeout(Duration.ofMillis(500));
+      RedisURI uri = RedisURI.create(own.uri());
+      uri.setTimeout(Duration.ofMillis(500));
+      RedisClient shortTimeout = RedisClient.create(uri);
       try (StatefulRedisConnection<byte[], byte[]> doomed =
           shortTimeout.connect(ByteArrayCodec.INSTANCE)) {
         DictionaryStore store = new DictionaryStore(doomed);

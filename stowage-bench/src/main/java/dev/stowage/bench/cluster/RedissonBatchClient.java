@@ -45,11 +45,11 @@ final class RedissonBatchClient implements BulkClient {
     for (RedisURI seed : seeds) {
       servers.addNodeAddress(
           (seed.isSsl() ? "rediss://" : "redis://") + seed.getHost() + ":" + seed.getPort());
-      if (seed.getUsername() != null) {
-        servers.setUsername(seed.getUsername());
+      if (RedisTarget.credentials(seed).getUsername() != null) {
+        servers.setUsername(RedisTarget.credentials(seed).getUsername());
       }
-      if (seed.getPassword() != null) {
-        servers.setPassword(new String(seed.getPassword()));
+      if (RedisTarget.credentials(seed).getPassword() != null) {
+        servers.setPassword(new String(RedisTarget.credentials(seed).getPassword()));
       }
     }
     return config;

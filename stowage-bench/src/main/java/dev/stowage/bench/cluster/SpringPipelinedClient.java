@@ -60,11 +60,11 @@ final class SpringPipelinedClient implements BulkClient {
     List<String> nodes = seeds.stream().map(seed -> seed.getHost() + ":" + seed.getPort()).toList();
     RedisClusterConfiguration config = new RedisClusterConfiguration(nodes);
     RedisURI first = seeds.get(0);
-    if (first.getUsername() != null) {
-      config.setUsername(first.getUsername());
+    if (RedisTarget.credentials(first).getUsername() != null) {
+      config.setUsername(RedisTarget.credentials(first).getUsername());
     }
-    if (first.getPassword() != null) {
-      config.setPassword(RedisPassword.of(first.getPassword()));
+    if (RedisTarget.credentials(first).getPassword() != null) {
+      config.setPassword(RedisPassword.of(RedisTarget.credentials(first).getPassword()));
     }
     return config;
   }

@@ -7,6 +7,7 @@ import dev.stowage.StowageException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
@@ -37,8 +38,10 @@ class ConnectorUnitTests {
         .allSatisfy(sentinel -> assertThat(sentinel.getTimeout()).isEqualTo(TIMEOUT));
     assertThat(copy.getTimeout()).isEqualTo(TIMEOUT);
     assertThat(copy.getDatabase()).isEqualTo(3);
-    assertThat(copy.getUsername()).isEqualTo("app");
-    assertThat(String.valueOf(copy.getPassword())).isEqualTo("secret");
+    RedisCredentials credentials = copy.getCredentialsProvider().resolveCredentials().block();
+    assertThat(credentials).isNotNull();
+    assertThat(credentials.getUsername()).isEqualTo("app");
+    assertThat(String.valueOf(credentials.getPassword())).isEqualTo("secret");
     assertThat(given.getTimeout())
         .as("the given URI is unchanged")
         .isEqualTo(RedisURI.DEFAULT_TIMEOUT_DURATION);
