@@ -4,15 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stowage.testkit.BuiltJar;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,18 +22,8 @@ class ConfigurationMetadataJarIntegrationTests {
 
   @Test
   void theJarHoldsTheGeneratedMetadataWithItsHints() throws IOException {
-    Path jar;
-    try (Stream<Path> files = Files.list(Path.of("target"))) {
-      jar =
-          files
-              .filter(
-                  file ->
-                      file.getFileName()
-                          .toString()
-                          .matches("stowage-spring-[\\d.]+(-SNAPSHOT)?\\.jar"))
-              .findFirst()
-              .orElseThrow(() -> new AssertionError("no stowage-spring jar in target/"));
-    }
+    // The jar of this build's version: one of an earlier version may be left in target/.
+    Path jar = BuiltJar.of("stowage-spring");
     try (JarFile file = new JarFile(jar.toFile())) {
       JarEntry entry = file.getJarEntry("META-INF/spring-configuration-metadata.json");
       assertThat(entry).as("the metadata in %s", jar).isNotNull();
