@@ -3,6 +3,7 @@ package dev.stowage.bench.cluster;
 import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,11 +46,12 @@ final class RedissonBatchClient implements BulkClient {
     for (RedisURI seed : seeds) {
       servers.addNodeAddress(
           (seed.isSsl() ? "rediss://" : "redis://") + seed.getHost() + ":" + seed.getPort());
-      if (RedisTarget.credentials(seed).getUsername() != null) {
-        servers.setUsername(RedisTarget.credentials(seed).getUsername());
+      RedisCredentials credentials = RedisTarget.credentials(seed);
+      if (credentials.getUsername() != null) {
+        servers.setUsername(credentials.getUsername());
       }
-      if (RedisTarget.credentials(seed).getPassword() != null) {
-        servers.setPassword(new String(RedisTarget.credentials(seed).getPassword()));
+      if (credentials.getPassword() != null) {
+        servers.setPassword(new String(credentials.getPassword()));
       }
     }
     return config;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stowage.bench.RedisTarget;
 import dev.stowage.bench.RowRole;
 import dev.stowage.samples.Item;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -60,11 +61,12 @@ final class SpringPipelinedClient implements BulkClient {
     List<String> nodes = seeds.stream().map(seed -> seed.getHost() + ":" + seed.getPort()).toList();
     RedisClusterConfiguration config = new RedisClusterConfiguration(nodes);
     RedisURI first = seeds.get(0);
-    if (RedisTarget.credentials(first).getUsername() != null) {
-      config.setUsername(RedisTarget.credentials(first).getUsername());
+    RedisCredentials credentials = RedisTarget.credentials(first);
+    if (credentials.getUsername() != null) {
+      config.setUsername(credentials.getUsername());
     }
-    if (RedisTarget.credentials(first).getPassword() != null) {
-      config.setPassword(RedisPassword.of(RedisTarget.credentials(first).getPassword()));
+    if (credentials.getPassword() != null) {
+      config.setPassword(RedisPassword.of(credentials.getPassword()));
     }
     return config;
   }
