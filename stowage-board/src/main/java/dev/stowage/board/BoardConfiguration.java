@@ -24,6 +24,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.ReactiveRedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
@@ -53,6 +54,23 @@ class BoardConfiguration implements WebFluxConfigurer {
   private static final Duration SEED_RECONNECTION_WAIT = Duration.ofSeconds(10);
 
   private final BoardFormats formats = new BoardFormats();
+
+  /**
+   * The service's own Reactor Netty event loops and connection pools instead of Reactor Netty's
+   * global ones. Spring disposes its factory's resources when the context closes: with the global
+   * ones, closing one service stopped the event loops of every other service in the same JVM (their
+   * connections were refused, or closed in the middle of a response). The quiet period of the
+   * loops' shutdown is Spring Boot's {@code spring.reactor.netty.shutdown-quiet-period}, which its
+   * own factory, replaced by this one, would have read.
+   */
+  @Bean
+  ReactorResourceFactory reactorResourceFactory(
+      @Value("${spring.reactor.netty.shutdown-quiet-period:2s}") Duration shutdownQuietPeriod) {
+    ReactorResourceFactory factory = new ReactorResourceFactory();
+    factory.setUseGlobalResources(false);
+    factory.setShutdownQuietPeriod(shutdownQuietPeriod);
+    return factory;
+  }
 
   @Bean
   BoardFormats boardFormats() {

@@ -51,15 +51,27 @@ class BoardEventsIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 20;
 
-  /** Shortened from the 60 s (kill at 20 s, restart at 30 s) to keep the suite short. */
-  private static final Duration LOAD = Duration.ofSeconds(30);
+  /**
+   * The broker is killed this long into the load and restarted this long after the kill (the
+   * issue's 20 s and 10 s, shortened: a second of load or of outage is like the next), and the load
+   * goes on for {@link #AFTER_RESTART} once the restarted broker answers.
+   */
+  private static final Duration KILL_AT = Duration.ofSeconds(4);
 
-  private static final Duration KILL_AT = Duration.ofSeconds(10);
-  private static final Duration RESTART_AT = Duration.ofSeconds(15);
+  private static final Duration OUTAGE = Duration.ofSeconds(3);
+  private static final Duration AFTER_RESTART = Duration.ofSeconds(3);
 
   /**
-   * 20 writers for 30 s, some of whose posts (alone or in a bulk) the database rejects; the broker
-   * SIGKILLed at 10 s and restarted at 15 s on the same ports and data: every acknowledged post has
+   * Each writer's pause between two requests: a steady load of a few hundred posts a second rather
+   * than one that takes every core, which would slow the broker's restart to three times its length
+   * without adding to what the test checks.
+   */
+  private static final Duration PAUSE = Duration.ofMillis(50);
+
+  /**
+   * 20 writers, some of whose posts (alone or in a bulk) the database rejects; the broker SIGKILLed
+   * at 4 s and restarted 3 s later on the same ports and data, the load going on for 3 s after the
+   * restart: posts are acknowledged during the outage and after it, every acknowledged post has
    * exactly one event once deduplicated by id, every stored post has one and no rejected post has
    * any, the events come in score order per key, and the outbox empties after the restart. On
    * PostgreSQL (an outbox table) and on MongoDB (the event in the post's document; the server is
@@ -80,7 +92,8 @@ class BoardEventsIntegrationTests {
       AtomicInteger unexpected = new AtomicInteger();
       AtomicLong maxPending = new AtomicLong();
       long started = System.nanoTime();
-      long end = started + LOAD.toNanos();
+      // The writers stop once the restarted broker has answered for AFTER_RESTART.
+      AtomicLong end = new AtomicLong(Long.MAX_VALUE);
       ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
       List<Future<?>> running = new ArrayList<>();
       for (int w = 0; w < WRITERS; w++) {
@@ -88,8 +101,9 @@ class BoardEventsIntegrationTests {
         running.add(
             writers.submit(
                 () -> {
-                  for (int n = 0; System.nanoTime() < end; n++) {
+                  for (int n = 0; System.nanoTime() < end.get(); n++) {
                     write(http, board, writer, n, acknowledged, rejected, unexpected);
+                    Thread.sleep(PAUSE.toMillis());
                   }
                   return null;
                 }));
@@ -98,16 +112,20 @@ class BoardEventsIntegrationTests {
           .atMost(KILL_AT.plusSeconds(5))
           .until(() -> System.nanoTime() - started >= KILL_AT.toNanos());
       kafka.kill();
+      long killed = System.nanoTime();
       int ackedAtKill = acknowledged.size();
       await()
-          .atMost(RESTART_AT.plusSeconds(5))
+          .atMost(OUTAGE.plusSeconds(5))
           .until(
               () -> {
                 maxPending.accumulateAndGet(events.status().pending(), Math::max);
-                return System.nanoTime() - started >= RESTART_AT.toNanos();
+                return System.nanoTime() - killed >= OUTAGE.toNanos();
               });
+      int ackedAtRestart = acknowledged.size();
       kafka.restart();
       long restarted = System.nanoTime();
+      end.set(restarted + AFTER_RESTART.toNanos());
+      int ackedAtRestarted = acknowledged.size();
       // The outage's backlog is gone once the oldest pending event is younger than the outage.
       await()
           .atMost(Duration.ofSeconds(60))
@@ -133,18 +151,20 @@ class BoardEventsIntegrationTests {
       List<Event> unique = TopicEvents.deduplicated(all);
       Set<String> stored = db.storedIds();
       System.out.printf(
-          "events under a broker kill on %s: %d writers for %d s, broker killed at %d s"
-              + " (%d posts acknowledged then) and restarted at %d s (in %d ms); %d posts"
-              + " acknowledged, %d rejected by the database; %d events on the topic, %d after"
+          "events under a broker kill on %s: %d writers, broker killed at %d s (%d posts"
+              + " acknowledged then), restarted %d s later (%d acknowledged then) in %d ms, load"
+              + " for %d s more; %d posts acknowledged, %d rejected by the database; %d events on"
+              + " the topic, %d after"
               + " deduplication (%d duplicates); most pending during the outage %d; the outage's"
               + " backlog drained %d ms after the restart, the outbox empty %d ms after the load%n",
           db,
           WRITERS,
-          LOAD.toSeconds(),
           KILL_AT.toSeconds(),
           ackedAtKill,
-          RESTART_AT.toSeconds(),
+          OUTAGE.toSeconds(),
+          ackedAtRestart,
           kafka.lastStartTime().toMillis(),
+          AFTER_RESTART.toSeconds(),
           acknowledged.size(),
           rejected.get(),
           all.size(),
@@ -158,7 +178,13 @@ class BoardEventsIntegrationTests {
       assertThat(db.pendingEvents()).isZero();
       assertThat(rejected.get()).isPositive();
       assertThat(maxPending.get()).as("events waited while the broker was down").isPositive();
-      assertThat(acknowledged).hasSizeGreaterThan(1000);
+      assertThat(ackedAtKill).as("posts acknowledged before the kill").isPositive();
+      assertThat(ackedAtRestart)
+          .as("posts acknowledged while the broker was down")
+          .isGreaterThan(ackedAtKill);
+      assertThat(acknowledged.size())
+          .as("posts acknowledged after the restarted broker answered")
+          .isGreaterThan(ackedAtRestarted);
       assertThat(stored).containsAll(acknowledged.keySet());
       assertThat(unique).extracting(Event::id).containsExactlyInAnyOrderElementsOf(stored);
       assertThat(unique)

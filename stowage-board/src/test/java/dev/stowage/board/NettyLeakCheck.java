@@ -47,7 +47,7 @@ public final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback
           leaks.size()
               + " Netty resource leak(s) reported while "
               + context.getDisplayName()
-              + " (or a class before it) ran:\n"
+              + " (or a class beside or before it) ran:\n"
               + String.join("\n", leaks));
     }
   }

@@ -29,8 +29,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 @WithRedis
+@Isolated("It captures the dev.stowage.cache logger, where other classes' caches log too.")
 class BadValueIntegrationTests {
   private static final Logger CACHE_LOG = Logger.getLogger("dev.stowage.cache");
   private static Stowage stowage;

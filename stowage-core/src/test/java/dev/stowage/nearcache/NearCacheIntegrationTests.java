@@ -36,6 +36,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.Parameter;
 
 /**
@@ -45,6 +46,7 @@ import org.junit.jupiter.params.Parameter;
  */
 @WithRedis
 @EveryLayout
+@Isolated("It captures the dev.stowage.nearcache logger, where other classes' near caches log too.")
 class NearCacheIntegrationTests {
   @Parameter CacheLayout layout;
 

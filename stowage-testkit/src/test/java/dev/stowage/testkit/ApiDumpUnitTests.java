@@ -8,8 +8,10 @@ import java.nio.file.Path;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** The dump of this module's own classes, and the check against a file, both ways. */
+@Isolated("It sets a system property that other classes' API dumps read.")
 class ApiDumpUnitTests {
 
   private static final Path CLASSES =

@@ -20,8 +20,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 @WithRedisCluster
+@Isolated("A failover is bound to timings (a replica's promotion) that a busy CPU moves.")
 class RedisClusterSetIntegrationTests {
 
   @Test

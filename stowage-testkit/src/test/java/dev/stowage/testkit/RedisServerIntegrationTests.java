@@ -17,8 +17,11 @@ import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 @WithRedis
+@Isolated(
+    "It points the Redis binary property elsewhere, which would reach the servers other classes start.")
 class RedisServerIntegrationTests {
 
   @Test
