@@ -143,18 +143,22 @@ public final class BenchRedis implements AutoCloseable {
     return deleted;
   }
 
-  /** How many keys start with {@code prefix} (a {@code SCAN}). */
+  /**
+   * How many keys start with {@code prefix} (a {@code SCAN}, each key counted once: a {@code SCAN}
+   * may return a key twice while Redis rehashes its keyspace, which once counted 201 keys of 200
+   * just after 25,003 others were deleted).
+   */
   public long countKeys(String prefix) {
     requirePrefix(prefix);
-    long count = 0;
+    DistinctKeys keys = new DistinctKeys();
     ScanCursor cursor = ScanCursor.INITIAL;
     ScanArgs args = ScanArgs.Builder.matches(glob(prefix)).limit(1000);
     do {
       KeyScanCursor<String> page = admin().scan(cursor, args);
-      count += page.getKeys().size();
+      keys.add(page.getKeys());
       cursor = page;
     } while (!cursor.isFinished());
-    return count;
+    return keys.count();
   }
 
   /** {@code used_memory} from {@code INFO memory}, in bytes. */

@@ -345,6 +345,7 @@ public final class StowageBoardService implements AutoCloseable {
    * answered at once with the bodies it made; any other list is only taken once the mark has been
    * found after it was read.
    */
+  @SuppressWarnings("ReferenceEquality") // the very entries a kept page was made from
   public Mono<Page> page(PageRequest request) {
     return Mono.defer(
             () -> {
@@ -427,6 +428,7 @@ public final class StowageBoardService implements AutoCloseable {
    * @throws IllegalStateException if the feed skipped a post it could not decode meanwhile, so that
    *     the page may lack it
    */
+  @SuppressWarnings("ReferenceEquality") // the very entries a kept page was made from
   private Page page(PageRequest request, List<Feed.Entry<byte[]>> entries, long failuresBefore) {
     if (keptPages != null) {
       KeptPage kept = keptPages.getIfPresent(request);

@@ -53,6 +53,7 @@ public final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback
   }
 
   /** Runs a collection and waits until its cleared weak references have been enqueued. */
+  @SuppressWarnings("ReferenceEquality") // the sentinel reference itself
   private static void collectGarbage() throws InterruptedException {
     ReferenceQueue<Object> queue = new ReferenceQueue<>();
     WeakReference<Object> sentinel = new WeakReference<>(new Object(), queue);

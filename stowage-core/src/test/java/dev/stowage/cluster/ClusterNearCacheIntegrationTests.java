@@ -182,6 +182,7 @@ class ClusterNearCacheIntegrationTests {
   }
 
   @Test
+  @SuppressWarnings("ReferenceEquality") // the very page the near cache kept
   void aFeedsPagesAreDroppedWhenAnotherProcessAdds() {
     Feed<Item> reader =
         readerProcess.feed("board", Item.class).nearCache(NearCache.maximumSize(50)).build();

@@ -68,6 +68,7 @@ class EnvelopeCodecUnitTests {
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("codecsTimesCompressions")
+  @SuppressWarnings("ReferenceEquality") // the codec constants themselves
   void everyCodecRoundTripsThroughEveryCompression(Codec<String> codec, Compression compression) {
     Codec<String> other = codec == TestCodecs.UTF8 ? TestCodecs.UTF16 : TestCodecs.UTF8;
     for (String value : values()) {

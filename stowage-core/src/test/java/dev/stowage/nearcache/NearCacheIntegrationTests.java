@@ -254,6 +254,7 @@ class NearCacheIntegrationTests {
   }
 
   @Test
+  @SuppressWarnings("ReferenceEquality") // the very page the near cache kept
   void aFeedKeepsPagesUntilTheFeedChanges() {
     Feed<Item> reader =
         readerProcess.feed("board", Item.class).nearCache(NearCache.maximumSize(50)).build();

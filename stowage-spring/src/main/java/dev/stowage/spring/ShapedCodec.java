@@ -30,15 +30,15 @@ final class ShapedCodec implements Codec.Evolving<Object> {
     this.typeName = typeName;
   }
 
+  /** The codecs, by the name of their id, whose bytes do not say the shape of what they wrote. */
+  private static final Set<String> SHAPELESS = Set.of("json", "fastjson2", "jdk");
+
   /**
    * {@code codec} itself when it records the shape of what it writes already (an {@link
    * Codec.Evolving}) or reads by field number (Protobuf, Thrift) or holds text only, and otherwise
    * {@code codec} recording the shape of {@code type}; {@code codec} itself too when Jackson cannot
    * describe the type.
    */
-  /** The codecs, by the name of their id, whose bytes do not say the shape of what they wrote. */
-  private static final Set<String> SHAPELESS = Set.of("json", "fastjson2", "jdk");
-
   static Codec<Object> of(Codec<Object> codec, TypeRef<?> type) {
     if (codec instanceof Codec.Evolving || !SHAPELESS.contains(Inspector.codecName(codec.id()))) {
       return codec;

@@ -29,6 +29,7 @@ final class StowageFailureAnalyzer implements FailureAnalyzer {
   private static final Pattern COORDINATES = Pattern.compile("needs (\\S+:\\S+) on the classpath");
 
   @Override
+  @SuppressWarnings("ReferenceEquality") // a cause that is the exception itself ends the chain
   public @Nullable FailureAnalysis analyze(Throwable failure) {
     RuntimeException setting = null;
     String property = null;

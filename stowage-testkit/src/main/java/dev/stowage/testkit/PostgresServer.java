@@ -382,7 +382,7 @@ public final class PostgresServer implements AutoCloseable {
             versions
                 .map(v -> v.resolve("bin"))
                 .filter(b -> Files.isExecutable(b.resolve("initdb")))
-                .max(Comparator.comparing(PostgresServer::versionOf))
+                .max(Comparator.comparingInt(PostgresServer::versionOf))
                 .orElse(null);
         if (newest != null) {
           return newest;

@@ -184,9 +184,9 @@ public final class CodecsBench {
           null);
     }
     measurements.sort(
-        Comparator.comparing((CodecMeasurement m) -> plan.data().indexOf(m.data()))
-            .thenComparing(m -> plan.codecs().indexOf(m.codec()))
-            .thenComparing(m -> plan.variants().indexOf(m.variant())));
+        Comparator.comparingInt((CodecMeasurement m) -> plan.data().indexOf(m.data()))
+            .thenComparingInt(m -> plan.codecs().indexOf(m.codec()))
+            .thenComparingInt(m -> plan.variants().indexOf(m.variant())));
     List<ResultRow> rows = measurements.stream().map(CodecMeasurement::toRow).toList();
     return new ResultsDocument(BENCH_NAME, plan.quick(), RunEnvironment.capture(), rows);
   }

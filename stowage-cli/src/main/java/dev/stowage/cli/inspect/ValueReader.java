@@ -519,7 +519,6 @@ final class ValueReader {
     }
   }
 
-  /** MessagePack as a tree, once its lengths, counts and depth are known to fit the bytes. */
   /**
    * Whether a MessagePack payload is a Spring typed cache's: the tag byte 1, then a whole
    * MessagePack value.
@@ -530,6 +529,7 @@ final class ValueReader {
         && Inspector.messagePackProblem(payload, 1, payload.length - 1).isEmpty();
   }
 
+  /** MessagePack as a tree, once its lengths, counts and depth are known to fit the bytes. */
   private static JsonNode msgpackTree(byte[] data) throws IOException {
     Optional<String> problem = Inspector.messagePackProblem(data, 0, data.length);
     if (problem.isPresent()) {

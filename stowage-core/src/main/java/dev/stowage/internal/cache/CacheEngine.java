@@ -231,6 +231,7 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
     return storage.fetchAll(keyTexts, ttls).thenCompose(this::withDictionaries);
   }
 
+  @SuppressWarnings("ReferenceEquality") // a sentinel array
   private CompletableFuture<byte[][]> withDictionaries(byte[][] values) {
     return settings
         .preload()
@@ -261,6 +262,7 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   }
 
   /** Decodes a read, uncounted; a value that cannot be decoded is logged once and read as null. */
+  @SuppressWarnings("ReferenceEquality") // a sentinel array
   @Nullable V decodeQuietly(String keyText, byte @Nullable [] bytes) {
     if (bytes == null || Envelope.isAbsentMarker(bytes)) {
       return null;

@@ -94,6 +94,7 @@ final class CacheLoads<K, V> {
    * The value of {@code key}: from the near cache or Redis, or else loaded once in this process
    * (and, with the distributed lock, once across processes) and stored.
    */
+  @SuppressWarnings("ReferenceEquality") // a sentinel value
   private CompletableFuture<V> load(K key, Load<K, V> load, CacheEngine.Threads threads) {
     String keyText = engine.keyText(key);
     V kept = engine.nearValue(keyText);

@@ -69,6 +69,7 @@ final class BoundedJsonParser extends JsonParserDelegate {
    * for a value past the element limit, the budget's own exception when the decode found no room in
    * it, else the codec's usual decode failure.
    */
+  @SuppressWarnings("ReferenceEquality") // a cause that is the exception itself ends the chain
   static StowageException failure(String codec, Type type, int length, Exception failure) {
     for (Throwable cause = failure;
         cause != null;

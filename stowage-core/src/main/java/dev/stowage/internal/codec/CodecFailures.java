@@ -33,6 +33,7 @@ final class CodecFailures {
    * As {@link #decode(String, Type, int, Throwable)}, worded after the innermost cause: for
    * libraries, such as Fory, that wrap every failure in one generic message.
    */
+  @SuppressWarnings("ReferenceEquality") // a cause that is the exception itself ends the chain
   static CodecException decodeByRootCause(String codec, Type type, int length, Throwable cause) {
     Throwable root = cause;
     while (root.getCause() != null && root.getCause() != root) {

@@ -42,6 +42,7 @@ final class ConnectionEvents {
   }
 
   /** Listens to the connection's events for the activation and deactivation tasks, once. */
+  @SuppressWarnings("ReferenceEquality") // the connection the session holds now, not an equal one
   private void listen() {
     synchronized (lock) {
       if (listener != null) {

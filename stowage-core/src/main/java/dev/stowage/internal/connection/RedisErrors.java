@@ -34,6 +34,7 @@ public final class RedisErrors {
    * host:port" keeps the server's own reply (such as {@code ERR DB index is out of range}) in a
    * cause.
    */
+  @SuppressWarnings("ReferenceEquality") // a cause that is the exception itself ends the chain
   public static String causeChain(Throwable error) {
     StringBuilder text = new StringBuilder();
     Throwable e = error;

@@ -130,7 +130,8 @@ public final class EnvelopeCodecBuilder<T> {
    *     Codec.Evolving} (which writes its own fingerprint), a maxDecodedSize below 1
    * @throws MissingLibraryException if the compression's library is absent
    */
-  @SuppressWarnings("unchecked")
+  // ReferenceEquality: the same codec instance, given twice.
+  @SuppressWarnings({"unchecked", "ReferenceEquality"})
   public EnvelopeCodec<T> build() {
     if (schemaVersion < 0 && schemaVersion != -1) {
       throw new IllegalArgumentException("schemaVersion must be 0 or more, got " + schemaVersion);

@@ -18,7 +18,6 @@ import org.jspecify.annotations.Nullable;
  * The keys of a {@linkplain PackedStorage packed} operation: distinct key texts with their fields,
  * grouped by bucket in order of first appearance, and the groups cut into batches of about a chunk.
  */
-/** Distinct key texts grouped by bucket, in order of first appearance, cut into batches. */
 final class PackedBatch {
   private final int chunkSize;
   final List<String> texts;

@@ -381,7 +381,7 @@ public final class PackedStorage<K, V> implements CacheStorage<K, V> {
   }
 
   @Override
-  public Prepared prepare(Map<? extends K, ? extends V> entries) {
+  public CacheStorage.Prepared prepare(Map<? extends K, ? extends V> entries) {
     requireNonNull(entries, "entries");
     Map<String, V> byText = new LinkedHashMap<>();
     for (Map.Entry<? extends K, ? extends V> entry : entries.entrySet()) {

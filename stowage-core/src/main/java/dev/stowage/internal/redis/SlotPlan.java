@@ -90,6 +90,7 @@ final class SlotPlan {
    * known for it, which makes a lane of its own), and packed into chunks of at most {@code
    * chunkSize} keys per lane.
    */
+  @SuppressWarnings("ReferenceEquality") // the sentinel of an unknown owner
   static SlotPlan bySlot(
       byte[][] keys, int chunkSize, IntFunction<? extends @Nullable Object> ownerOfSlot) {
     requireNonNull(keys, "keys");

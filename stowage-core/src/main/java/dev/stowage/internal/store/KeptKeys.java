@@ -421,6 +421,7 @@ public final class KeptKeys implements AutoCloseable {
    * was unreachable, too slow, or could not take writes now (loading, busy with a script, a
    * replica, a cluster without the slot's master, out of memory).
    */
+  @SuppressWarnings("ReferenceEquality") // a cause that is the exception itself ends the chain
   static boolean isRetryable(Throwable error) {
     Throwable e = error;
     for (int depth = 0;
@@ -444,6 +445,7 @@ public final class KeptKeys implements AutoCloseable {
   }
 
   /** Redis's own words for a failure, without the layers that wrapped them. */
+  @SuppressWarnings("ReferenceEquality") // a cause that is the exception itself ends the chain
   private static String reason(Throwable error) {
     Throwable e = error;
     for (int depth = 0;
