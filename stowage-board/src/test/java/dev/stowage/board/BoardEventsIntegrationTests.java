@@ -62,13 +62,6 @@ class BoardEventsIntegrationTests {
   private static final Duration AFTER_RESTART = Duration.ofSeconds(3);
 
   /**
-   * Each writer's pause between two requests: a steady load of a few hundred posts a second rather
-   * than one that takes every core, which would slow the broker's restart to three times its length
-   * without adding to what the test checks.
-   */
-  private static final Duration PAUSE = Duration.ofMillis(50);
-
-  /**
    * 20 writers, some of whose posts (alone or in a bulk) the database rejects; the broker SIGKILLed
    * at 4 s and restarted 3 s later on the same ports and data, the load going on for 3 s after the
    * restart: posts are acknowledged during the outage and after it, every acknowledged post has
@@ -103,7 +96,6 @@ class BoardEventsIntegrationTests {
                 () -> {
                   for (int n = 0; System.nanoTime() < end.get(); n++) {
                     write(http, board, writer, n, acknowledged, rejected, unexpected);
-                    Thread.sleep(PAUSE.toMillis());
                   }
                   return null;
                 }));

@@ -13,6 +13,8 @@ import dev.stowage.testkit.WithKafka;
 import dev.stowage.testkit.WithMongo;
 import dev.stowage.testkit.WithRedis;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -109,11 +111,15 @@ class BoardEventsProcessKillIntegrationTests {
                       failed.incrementAndGet();
                     }
                   } catch (IOException e) {
-                    // The process is gone: no answer, so nothing acknowledged. A short pause, so
-                    // that ten writers retrying a refused connection in a loop do not take the CPU
-                    // the restarting JVM needs.
+                    // The process is gone: no answer, so nothing acknowledged. Wait until a
+                    // process listens on the port again (or the load ends), so that ten writers
+                    // retrying a refused connection in a loop do not take the CPU the restarting
+                    // JVM needs.
                     failed.incrementAndGet();
-                    Thread.sleep(20);
+                    await()
+                        .atMost(Duration.ofMinutes(2))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> !writing.get() || accepts(port));
                   }
                 }
                 return null;
@@ -181,6 +187,16 @@ class BoardEventsProcessKillIntegrationTests {
       if (second != null) {
         second.close();
       }
+    }
+  }
+
+  /** Whether something accepts a TCP connection on the loopback {@code port}. */
+  private static boolean accepts(int port) {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
     }
   }
 }
