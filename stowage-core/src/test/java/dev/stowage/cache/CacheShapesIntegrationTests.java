@@ -20,6 +20,7 @@ import dev.stowage.samples.Samples;
 import dev.stowage.testkit.WithRedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -260,8 +261,9 @@ class CacheShapesIntegrationTests {
     fallback.put("1", Samples.item(1));
 
     redis.stop();
+    long[] roundMillis = new long[20];
     try {
-      for (int i = 0; i < 20; i++) {
+      for (int i = 0; i < roundMillis.length; i++) {
         long start = System.nanoTime();
         assertThat(
                 fallback.getOrLoad(
@@ -282,10 +284,20 @@ class CacheShapesIntegrationTests {
                         })
                     .join())
             .isEqualTo(Samples.item(3));
-        assertThat((System.nanoTime() - start) / 1_000_000)
-            .as("fails fast while disconnected")
-            .isLessThan(3_000);
+        roundMillis[i] = (System.nanoTime() - start) / 1_000_000;
       }
+      // Failing fast means not waiting for the 800 ms command timeout: a client that queued
+      // commands while disconnected would spend it in every round, while a loaded machine's
+      // scheduler may stall any one round (3.6 s once in CI, under Java 25 with classes side by
+      // side). Hence the median, and a wide bound on the slowest.
+      long[] sorted = roundMillis.clone();
+      Arrays.sort(sorted);
+      assertThat(sorted[sorted.length / 2])
+          .as("median round while disconnected, of %s ms", Arrays.toString(roundMillis))
+          .isLessThan(800);
+      assertThat(sorted[sorted.length - 1])
+          .as("slowest round while disconnected, of %s ms", Arrays.toString(roundMillis))
+          .isLessThan(10_000);
       assertThatThrownBy(() -> strict.getOrLoad("2", id -> Samples.item(2)))
           .isInstanceOf(CacheUnavailableException.class);
       assertThatThrownBy(() -> fallback.get("1")).isInstanceOf(CacheUnavailableException.class);
