@@ -14,6 +14,7 @@ import dev.stowage.internal.format.Envelope;
 import dev.stowage.internal.nearcache.NearStore;
 import dev.stowage.internal.redis.CacheSettings;
 import dev.stowage.internal.redis.CacheStorage;
+import dev.stowage.internal.redis.KeyPerValueStorage;
 import io.lettuce.core.RedisException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,11 +64,15 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   final String owner;
   private final QuietDecoder<V> decoder;
   private final @Nullable NearStore near;
+
+  /** Hits answered by Redis; the near cache counts its own. */
   private final LongAdder hits = new LongAdder();
+
   private final LongAdder misses = new LongAdder();
   private final LongAdder absentHits = new LongAdder();
   private final LongAdder redisErrors = new LongAdder();
   private final LongAdder deletes = new LongAdder();
+
   private final Threads asyncThreads;
   private final CacheLoads<K, V> loads;
   private final BlockingCache<K, V> blocking;
@@ -103,7 +108,7 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   @Override
   public CacheStats stats() {
     return CacheStats.of(
-        hits.sum(),
+        hits.sum() + (near == null ? 0 : near.hits()),
         misses.sum(),
         decoder.failures(),
         loads.counters().loads(),
@@ -140,18 +145,33 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
     return storage.keyText(key);
   }
 
+  /** A key's text after the cache's prefix: what the near cache knows its entry by. */
+  String entryText(K key) {
+    return KeyPerValueStorage.entryTextOf(settings, owner, key);
+  }
+
+  /** The key text of an entry's text: the cache's prefix before it. */
+  String keyTextOfEntry(String entryText) {
+    return settings.keyPrefix() + entryText;
+  }
+
   // ---------------------------------------------------------------- near cache
+
+  /**
+   * The value the near cache keeps for the entry {@code entryText} (counted as a hit), or null: a
+   * hit without building the key text.
+   */
+  @Nullable V nearEntry(String entryText) {
+    return near == null ? null : cast(near.getEntry(entryText));
+  }
 
   /** The value the near cache keeps for the key (counted as a hit), or null. */
   @Nullable V nearValue(String keyText) {
     if (near == null) {
       return null;
     }
-    Object kept = near.get(keyText);
-    if (kept != null) {
-      hits.increment();
-    }
-    return cast(kept);
+    // Counted once, by the store: stats() adds its hits to the Redis ones.
+    return cast(near.get(keyText));
   }
 
   /** The stamp a read takes before it is sent, or -1 without a near cache. */
@@ -282,11 +302,16 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   }
 
   CompletableFuture<V> get(K key, Threads threads) {
-    String keyText = keyText(key);
-    V kept = nearValue(keyText);
+    String entryText = entryText(key);
+    V kept = nearEntry(entryText);
     if (kept != null) {
       return CompletableFuture.completedFuture(kept);
     }
+    return fetchOne(keyTextOfEntry(entryText), threads);
+  }
+
+  /** Reads an entry the near cache does not hold (or without one) from Redis. */
+  CompletableFuture<V> fetchOne(String keyText, Threads threads) {
     long stamp = stamp(keyText);
     CacheStorage.ReadTtl ttl = readTtl();
     return counted(

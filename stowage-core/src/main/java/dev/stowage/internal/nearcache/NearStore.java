@@ -2,10 +2,12 @@ package dev.stowage.internal.nearcache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 import dev.stowage.NearCache;
 import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -18,11 +20,22 @@ import org.jspecify.annotations.Nullable;
  * <p><b>The race with invalidations.</b> A read takes a {@linkplain #stamp stamp} of its key before
  * it is sent: the counter of the key's stripe, which every invalidation of a key of that stripe
  * moves. When the reply has been decoded, {@link #keep} checks the stamp and stores the value in
- * one step under the key's lock ({@code compute}). An invalidation moves the counter before it
- * removes the entry, which takes the same lock, so whichever order the two run in, a value whose
- * reply may be older than an invalidation is never stored after it, nor seen once it is done. While
- * tracking is off (not set up yet, a dropped connection, a server that cannot track) stamps are -1
- * and nothing is kept. Thread-safe.
+ * one step under the key's lock ({@code compute}), then checks the counter again and confirms the
+ * entry. An invalidation moves the counter, then marks the entry it finds invalid. An entry not yet
+ * confirmed is returned only while its stripe's counter has not moved. So whichever order the two
+ * run in, a value whose reply may be older than an invalidation is never stored after it, nor seen
+ * once it is done. While tracking is off (not set up yet, a dropped connection, a server that
+ * cannot track) stamps are -1 and nothing is kept. Thread-safe.
+ *
+ * <p><b>Invalidations never wait.</b> They arrive on a connection's event loop, and every reply
+ * behind them waits for them. Removing an entry is a Caffeine write, which waits for Caffeine's
+ * maintenance when its write buffer is full; so an invalidation only marks the entry (a volatile
+ * write), and the next read of the key takes it out, or the size bound does.
+ *
+ * <p><b>A hit costs a lookup.</b> Entries are keyed by their key's text after the prefix, so that a
+ * cache's read finds its entry without building the Redis key ({@link #getEntry}); the deadline an
+ * entry's time to live and {@code expireAfterWrite} give is checked by the read itself, one clock
+ * read, where Caffeine's variable expiry cost five times a lookup (NearHitBenchmark).
  *
  * <p><b>Time to live.</b> Redis tells a tracking client that a key expired only once it removes the
  * key, which its background expiry may do minutes later. So a value is kept with the time to live
@@ -30,10 +43,22 @@ import org.jspecify.annotations.Nullable;
  * connection), counted from before the read was sent, and never longer: a near copy never outlives
  * its key in Redis, whoever set the TTL. A change of the TTL ({@code EXPIRE}, {@code PERSIST})
  * modifies the key, so Redis sends an invalidation for it as for a write. {@code expireAfterWrite}
- * bounds each entry further.
+ * bounds each entry further. An expired entry is never returned; it goes when next read, or with
+ * the size bound.
  */
 public final class NearStore {
-  private static final int STRIPES = 1024;
+  /**
+   * The fewest and most stripes a store has: about one per entry it may hold, within these. A read
+   * whose stripe moves while it is in flight is not kept, so with too few stripes the invalidations
+   * of other keys fail reads (with 1,024 stripes, 100,000 entries and 1,000 writes a second, each
+   * stripe moved about once a second, and a read that waited for a busy event loop often lost).
+   */
+  private static final int MIN_STRIPES = 1 << 10;
+
+  private static final int MAX_STRIPES = 1 << 16;
+
+  /** The stripes of a store bounded by bytes, whose number of entries is not known. */
+  private static final int BY_WEIGHT_STRIPES = 1 << 14;
 
   /** The time to live of a key without one ({@code PTTL} answers -1). */
   public static final long NO_TTL = -1;
@@ -44,12 +69,17 @@ public final class NearStore {
    */
   public static final long UNKNOWN_TTL = -2;
 
+  /** An entry's deadline when it has none. */
+  private static final long NEVER = Long.MAX_VALUE;
+
   private final Cache<String, Kept> entries;
-  private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+  private final AtomicLongArray stripes;
+  private final int stripeMask;
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final String prefix;
   private final boolean wholeOnAnyChange;
+  private final long limitNanos;
   private volatile boolean tracking;
 
   /**
@@ -58,38 +88,45 @@ public final class NearStore {
   private volatile @Nullable Function<String, String> groups;
 
   /**
-   * A kept value, with the stored size it is weighed by, and how long it may be kept counted from
-   * {@code readAt} (nanoseconds, {@link Long#MAX_VALUE} for as long as Redis says nothing).
+   * A kept value, with the stored size it is weighed by, the stripe and stamp it was read with, and
+   * the {@link System#nanoTime()} it may be returned until ({@link #NEVER} for as long as Redis
+   * says nothing).
    */
-  private record Kept(Object value, int weight, long readAt, long lifeNanos, long stamp) {}
+  private static final class Kept {
+    /** Stored, but its keeper has not yet checked that no invalidation came meanwhile. */
+    static final int UNCONFIRMED = 0;
 
-  /**
-   * Each entry lives what is left of its key's time to live, and no longer than {@code
-   * expireAfterWrite} (from when it was kept); a read does not extend it.
-   */
-  private static final class KeyLifetime implements Expiry<String, Kept> {
-    private final long limitNanos;
+    /** Checked after it was stored: valid until Redis says its key changed. */
+    static final int CONFIRMED = 1;
 
-    KeyLifetime(long limitNanos) {
-      this.limitNanos = limitNanos;
+    /** Redis said its key changed: it reads as absent, whether or not Caffeine removed it yet. */
+    static final int INVALID = 2;
+
+    private static final AtomicIntegerFieldUpdater<Kept> STATE =
+        AtomicIntegerFieldUpdater.newUpdater(Kept.class, "state");
+
+    final Object value;
+    final int weight;
+    final int stripe;
+    final long stamp;
+    final long deadline;
+    volatile int state;
+
+    Kept(Object value, int weight, int stripe, long stamp, long deadline) {
+      this.value = value;
+      this.weight = weight;
+      this.stripe = stripe;
+      this.stamp = stamp;
+      this.deadline = deadline;
     }
 
-    @Override
-    public long expireAfterCreate(String key, Kept kept, long currentTime) {
-      if (kept.lifeNanos() == Long.MAX_VALUE) {
-        return limitNanos;
-      }
-      return Math.min(limitNanos, kept.lifeNanos() - (currentTime - kept.readAt()));
+    /** Confirms an entry still unconfirmed; an invalid one stays invalid. */
+    void confirm() {
+      STATE.compareAndSet(this, UNCONFIRMED, CONFIRMED);
     }
 
-    @Override
-    public long expireAfterUpdate(String key, Kept kept, long currentTime, long currentDuration) {
-      return expireAfterCreate(key, kept, currentTime);
-    }
-
-    @Override
-    public long expireAfterRead(String key, Kept kept, long currentTime, long currentDuration) {
-      return currentDuration;
+    void invalidate() {
+      state = INVALID;
     }
   }
 
@@ -99,26 +136,50 @@ public final class NearStore {
    * any key under the prefix drops everything.
    */
   NearStore(NearCache options, String prefix, boolean wholeOnAnyChange) {
+    this(options, prefix, wholeOnAnyChange, ForkJoinPool.commonPool());
+  }
+
+  /** The same, with Caffeine's maintenance run by {@code maintenance} (its default is the same). */
+  NearStore(NearCache options, String prefix, boolean wholeOnAnyChange, Executor maintenance) {
     this.prefix = prefix;
     this.wholeOnAnyChange = wholeOnAnyChange;
-    Caffeine<Object, Object> builder = Caffeine.newBuilder();
+    int stripeCount =
+        options.maximumEntries() > 0
+            ? Integer.highestOneBit(
+                (int) Math.max(MIN_STRIPES, Math.min(MAX_STRIPES, options.maximumEntries())) * 2
+                    - 1)
+            : BY_WEIGHT_STRIPES;
+    this.stripes = new AtomicLongArray(Math.min(MAX_STRIPES, stripeCount));
+    this.stripeMask = stripes.length() - 1;
+    Caffeine<Object, Object> builder = Caffeine.newBuilder().executor(maintenance);
     if (options.maximumEntries() > 0) {
       builder.maximumSize(options.maximumEntries());
     } else {
       builder.maximumWeight(options.maximumBytes());
-      builder.weigher((String key, Kept kept) -> kept.weight());
+      builder.weigher((String key, Kept kept) -> kept.weight);
     }
-    long limit = options.timeLimit().map(Duration::toNanos).orElse(Long.MAX_VALUE);
-    // The default ticker is System.nanoTime(), the clock of Kept.readAt.
-    this.entries = builder.expireAfter(new KeyLifetime(limit)).<String, Kept>build();
+    this.limitNanos = options.timeLimit().map(Duration::toNanos).orElse(NEVER);
+    this.entries = builder.<String, Kept>build();
   }
 
-  /** The value kept for {@code key}, or null, counting a near hit or miss. */
+  /**
+   * The value kept for {@code key} (the whole key, the prefix included), or null, counting a near
+   * hit or miss.
+   */
   public @Nullable Object get(String key) {
-    Kept kept = entries.getIfPresent(key);
-    if (kept != null && groups != null && stripes.get(stripeOf(key)) != kept.stamp()) {
-      // Its Redis key changed since it was kept: the entry went with the group.
-      entries.asMap().remove(key, kept);
+    return getEntry(entry(key));
+  }
+
+  /**
+   * The value kept for the entry {@code text}, a key's text after the prefix, or null, counting a
+   * near hit or miss: a cache's read, which need not build the whole key for a hit.
+   */
+  public @Nullable Object getEntry(String text) {
+    Kept kept = entries.getIfPresent(text);
+    if (kept != null && !valid(kept)) {
+      // Its Redis key changed since it was kept (alone, or with its group), or its time ran out:
+      // the reader, not the connection that brought the news, takes it out.
+      entries.asMap().remove(text, kept);
       kept = null;
     }
     if (kept == null) {
@@ -126,7 +187,23 @@ public final class NearStore {
       return null;
     }
     hits.increment();
-    return kept.value();
+    return kept.value;
+  }
+
+  /**
+   * Whether a kept entry may be returned: not invalidated, within its deadline, and, while its
+   * keeper has not confirmed it yet or when entries share Redis keys, its stripe's counter has not
+   * moved since it was read.
+   */
+  private boolean valid(Kept kept) {
+    int state = kept.state;
+    if (state == Kept.INVALID) {
+      return false;
+    }
+    if ((state != Kept.CONFIRMED || groups != null) && stripes.get(kept.stripe) != kept.stamp) {
+      return false;
+    }
+    return kept.deadline == NEVER || System.nanoTime() - kept.deadline < 0;
   }
 
   /** The stamp a read of {@code key} takes before it is sent, or -1 when nothing may be kept. */
@@ -139,7 +216,7 @@ public final class NearStore {
    * came since.
    */
   public void keep(String key, long stamp, Object value, int weight) {
-    keep(key, stamp, value, weight, 0, NO_TTL);
+    keep(key, stamp, value, weight, System.nanoTime(), NO_TTL);
   }
 
   /**
@@ -147,35 +224,50 @@ public final class NearStore {
    * {@code ttlMillis} from {@code sentAt}: the key's time to live as {@code PTTL} answered it
    * ({@link #NO_TTL} for none; below that, as {@link #UNKNOWN_TTL}, nothing is kept), and the
    * {@link System#nanoTime()} taken before the read was sent, so that the copy goes no later than
-   * the key does in Redis.
+   * the key does in Redis; and for at most {@code expireAfterWrite} from now.
    */
   public void keep(String key, long stamp, Object value, int weight, long sentAt, long ttlMillis) {
     if (stamp < 0 || value == null || ttlMillis < NO_TTL) {
       return;
     }
-    long lifeNanos =
-        ttlMillis == NO_TTL ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(ttlMillis);
-    if (lifeNanos != Long.MAX_VALUE && lifeNanos - (System.nanoTime() - sentAt) <= 0) {
-      return;
+    long now = System.nanoTime();
+    long deadline = limitNanos == NEVER ? NEVER : now + limitNanos;
+    if (ttlMillis != NO_TTL) {
+      long keyDeadline = sentAt + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+      if (keyDeadline - now <= 0) {
+        return;
+      }
+      deadline = deadline == NEVER || keyDeadline - deadline < 0 ? keyDeadline : deadline;
     }
     int stripe = stripeOf(key);
     if (stripes.get(stripe) != stamp || !tracking) {
       return;
     }
-    Kept kept = new Kept(value, Math.max(1, weight), sentAt, lifeNanos, stamp);
-    // The check and the store are one step under the key's lock, which the invalidation's removal
-    // takes too: either the store comes first and the removal takes it out, or the counter has
-    // moved
-    // and nothing is stored. A store followed by a check (as before) left the value visible between
-    // the two to readers that came after the invalidation.
-    entries
-        .asMap()
-        .compute(key, (k, current) -> stripes.get(stripe) == stamp && tracking ? kept : current);
+    Kept kept = new Kept(value, Math.max(1, weight), stripe, stamp, deadline);
+    // Stored only if no invalidation of its stripe came yet (checked under the key's lock), then
+    // confirmed only if none came before the store was done. An invalidation moves the counter,
+    // then marks the entry it finds; one that came too early to find this entry moved the counter
+    // before the second check, which then marks the entry itself, and until then readers find it
+    // unconfirmed and check the counter.
+    Kept stored =
+        entries
+            .asMap()
+            .compute(
+                entry(key),
+                (k, current) -> stripes.get(stripe) == stamp && tracking ? kept : current);
+    if (stored == kept) {
+      if (stripes.get(stripe) == stamp && tracking) {
+        kept.confirm();
+      } else {
+        kept.invalidate();
+      }
+    }
   }
 
   /**
    * Drops the value of {@code key}, a Redis key: Redis said it changed. When entries share Redis
-   * keys, every entry that {@code key} holds goes.
+   * keys, every entry that {@code key} holds goes. Runs on a connection's event loop: it never
+   * waits (see the class comment).
    */
   void invalidate(String key) {
     if (!key.startsWith(prefix)) {
@@ -185,13 +277,15 @@ public final class NearStore {
       invalidateAll();
       return;
     }
+    stripes.incrementAndGet(stripe(key));
     if (groups != null) {
       // The entries of the group are dropped as they are next read: their stamps no longer match.
-      stripes.incrementAndGet(stripe(key));
       return;
     }
-    stripes.incrementAndGet(stripe(key));
-    entries.invalidate(key);
+    Kept kept = entries.policy().getIfPresentQuietly(entry(key));
+    if (kept != null) {
+      kept.invalidate();
+    }
   }
 
   /**
@@ -204,15 +298,16 @@ public final class NearStore {
 
   /**
    * Drops the value of the entry {@code key}, which this process wrote, and (when entries share
-   * Redis keys) of every entry its Redis key holds.
+   * Redis keys) of every entry its Redis key holds. Runs in the writer's thread, so the entry goes
+   * at once.
    */
   public void drop(String key) {
     if (groups == null) {
       invalidate(key);
-      return;
+    } else {
+      stripes.incrementAndGet(stripeOf(key));
     }
-    stripes.incrementAndGet(stripeOf(key));
-    entries.invalidate(key);
+    entries.invalidate(entry(key));
   }
 
   /**
@@ -224,14 +319,22 @@ public final class NearStore {
   }
 
   /** The stripe of an entry: its Redis key's. */
-  private int stripeOf(String key) {
+  int stripeOf(String key) {
     Function<String, String> group = groups;
     return stripe(group == null ? key : group.apply(key));
   }
 
+  /** The entry of a whole key: its text after the prefix. */
+  private String entry(String key) {
+    if (!key.startsWith(prefix)) {
+      throw new IllegalArgumentException(key + " is not under the near cache's prefix " + prefix);
+    }
+    return key.substring(prefix.length());
+  }
+
   /** Drops everything, and fails every read in flight's stamp. */
   public void invalidateAll() {
-    for (int i = 0; i < STRIPES; i++) {
+    for (int i = 0; i < stripes.length(); i++) {
       stripes.incrementAndGet(i);
     }
     entries.invalidateAll();
@@ -267,7 +370,8 @@ public final class NearStore {
     return misses.sum();
   }
 
-  private static int stripe(String key) {
-    return (key.hashCode() & 0x7fffffff) % STRIPES;
+  private int stripe(String key) {
+    int h = key.hashCode();
+    return (h ^ (h >>> 16)) & stripeMask;
   }
 }

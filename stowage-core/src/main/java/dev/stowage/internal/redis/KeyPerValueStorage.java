@@ -70,12 +70,17 @@ public final class KeyPerValueStorage<K, V> implements CacheStorage<K, V> {
 
   /** The cache's prefix and the key's text. */
   static <K> String keyTextOf(CacheSettings<K, ?> settings, String owner, K key) {
+    return settings.keyPrefix() + entryTextOf(settings, owner, key);
+  }
+
+  /** The key's text, without the cache's prefix: what the key function makes of it. */
+  public static <K> String entryTextOf(CacheSettings<K, ?> settings, String owner, K key) {
     requireNonNull(key, "key");
     String text = settings.keyToString().apply(key);
     if (text == null) {
       throw new NullPointerException(owner + ": the key function returned null for " + key);
     }
-    return settings.keyPrefix() + text;
+    return text;
   }
 
   @Override

@@ -6,10 +6,13 @@ import static org.awaitility.Awaitility.await;
 import dev.stowage.NearCache;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * How long {@link NearStore} keeps a value: what is left of its key's TTL, within expireAfterWrite.
+ * How long {@link NearStore} keeps a value (what is left of its key's TTL, within
+ * expireAfterWrite), and how invalidations hide it.
  */
 class NearStoreUnitTests {
   private static NearStore tracking(NearCache options) {
@@ -72,5 +75,116 @@ class NearStoreUnitTests {
     assertThat(store.get("items:1"))
         .as("the copy kept before stays; the untracked read is not kept")
         .isEqualTo("one");
+  }
+
+  @Test
+  void anInvalidationHidesTheValueAtOnceAndAReadAfterItIsKeptAgain() {
+    NearStore store = tracking(NearCache.maximumSize(10));
+    long before = store.stamp("items:1");
+    store.keep("items:1", before, "one", 1, System.nanoTime(), NearStore.NO_TTL);
+    store.invalidate("items:1");
+    assertThat(store.get("items:1")).isNull();
+    store.keep("items:1", before, "one, read before", 1, System.nanoTime(), NearStore.NO_TTL);
+    assertThat(store.get("items:1")).as("a read sent before the invalidation").isNull();
+    store.keep("items:1", store.stamp("items:1"), "two", 1, System.nanoTime(), NearStore.NO_TTL);
+    assertThat(store.get("items:1")).isEqualTo("two");
+    assertThat(store.hits()).isEqualTo(1);
+  }
+
+  @Test
+  void anInvalidationOfAnotherKeyOfTheSameStripeLeavesAConfirmedValue() {
+    NearStore store = tracking(NearCache.maximumSize(10_000));
+    store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), NearStore.NO_TTL);
+    // Some other key shares the stripe of items:1; its invalidations move the same counter.
+    String neighbour = null;
+    for (int i = 2; neighbour == null; i++) {
+      String candidate = "items:" + i;
+      if (store.stripeOf(candidate) == store.stripeOf("items:1")) {
+        neighbour = candidate;
+      }
+    }
+    store.invalidate(neighbour);
+    assertThat(store.get("items:1")).isEqualTo("one");
+  }
+
+  /**
+   * Readers that keep what they read race an invalidator: once an invalidation has returned, no
+   * value read before it is seen. Each value is the stamp its read took.
+   */
+  @Test
+  void noValueReadBeforeAnInvalidationIsSeenOnceItHasReturned() throws Exception {
+    NearStore store = tracking(NearCache.maximumSize(100));
+    String key = "items:raced";
+    AtomicBoolean running = new AtomicBoolean(true);
+    Thread[] keepers = new Thread[2];
+    for (int t = 0; t < keepers.length; t++) {
+      keepers[t] =
+          new Thread(
+              () -> {
+                while (running.get()) {
+                  long stamp = store.stamp(key);
+                  Thread.onSpinWait();
+                  store.keep(key, stamp, stamp, 1, System.nanoTime(), NearStore.NO_TTL);
+                }
+              });
+      keepers[t].start();
+    }
+    try {
+      for (int i = 0; i < 200_000; i++) {
+        store.invalidate(key);
+        long after = store.stamp(key);
+        Object seen = store.get(key);
+        if (seen != null) {
+          assertThat((Long) seen)
+              .as("a value read before invalidation %s", i)
+              .isGreaterThanOrEqualTo(after);
+        }
+      }
+    } finally {
+      running.set(false);
+      for (Thread keeper : keepers) {
+        keeper.join();
+      }
+    }
+  }
+
+  /**
+   * Invalidations run on a connection's event loop, where waiting for Caffeine's maintenance held
+   * up every reply behind them (hundreds of milliseconds under callers that never wait): they must
+   * not write to Caffeine at all, which this store's maintenance executor would see.
+   */
+  @Test
+  void invalidationsLeaveCaffeinesMaintenanceAlone() {
+    AtomicInteger maintenance = new AtomicInteger();
+    NearStore store =
+        new NearStore(
+            NearCache.maximumSize(10_000),
+            "items:",
+            false,
+            task -> {
+              maintenance.incrementAndGet();
+              task.run();
+            });
+    store.tracking(true);
+    for (int i = 0; i < 1_000; i++) {
+      String key = "items:" + i;
+      store.keep(key, store.stamp(key), "value " + i, 1, System.nanoTime(), NearStore.NO_TTL);
+    }
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> {
+              int before = maintenance.get();
+              store.get("items:0");
+              return maintenance.get() == before;
+            });
+    int before = maintenance.get();
+    for (int i = 0; i < 1_000; i++) {
+      store.invalidate("items:" + i);
+    }
+    assertThat(maintenance.get()).as("maintenance runs caused by invalidations").isEqualTo(before);
+    for (int i = 0; i < 1_000; i++) {
+      assertThat(store.get("items:" + i)).isNull();
+    }
   }
 }
