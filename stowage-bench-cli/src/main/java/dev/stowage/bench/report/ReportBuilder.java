@@ -32,11 +32,12 @@ import org.jspecify.annotations.Nullable;
  * ResultsDocument#writeTo} writes them).
  *
  * <p>Tables that ran come first, then those whose file could not be read, then those not run. The
- * page starts with the headline: for each table, Stowage's best row against the seed's
- * configuration on the table's first charted metric. Then comes one section per table: the seed's
- * published figures, the seed's configuration as reproduced, one inline SVG bar chart per charted
- * metric with one bar per row (each labelled with its value and its ratio to its baseline row), the
- * rows as a compact table, where the bench ran, and the command that reproduces it.
+ * page starts with the headline: for each table, the row of Stowage's default configuration against
+ * the seed's configuration on the table's first charted metric, with Stowage's best row as a second
+ * figure when it is another ({@link TableSpec#defaultRows}). Then comes one section per table: the
+ * seed's published figures, the seed's configuration as reproduced, one inline SVG bar chart per
+ * charted metric with one bar per row (each labelled with its value and its ratio to its baseline
+ * row), the rows as a compact table, where the bench ran, and the command that reproduces it.
  *
  * <p>A table without a results file says {@code not run: ./stowage bench <name>}; a file that
  * cannot be read says so, naming the file and the problem, and the other tables are still built. A
@@ -272,7 +273,7 @@ public final class ReportBuilder {
 
   private void renderHeadlines(StringBuilder out, List<Table> tables) {
     out.append(
-            "<section id=\"headline\">\n<h2>Headline: Stowage against the seed's configuration</h2>\n")
+            "<section id=\"headline\">\n<h2>Headline: Stowage's defaults against the seed's configuration</h2>\n")
         .append(
             "<table class=\"headline\">\n<thead><tr><th>table</th><th>ratio</th><th>what it compares</th><th>ran on</th></tr></thead>\n<tbody>\n");
     for (Table table : tables) {
@@ -304,7 +305,7 @@ public final class ReportBuilder {
         boolean ahead =
             spec.headline().kind().higherIsBetter() ? headline.ratio >= 1 : headline.ratio <= 1;
         out.append("<td class=\"ratio ")
-            .append(ahead ? "ahead" : "behind")
+            .append(headline.tie() ? "tie" : ahead ? "ahead" : "behind")
             .append("\">")
             .append(Html.escape(Html.ratio(headline.ratio)))
             .append("</td><td>")
@@ -316,8 +317,62 @@ public final class ReportBuilder {
     out.append("</tbody>\n</table>\n</section>\n");
   }
 
-  /** Stowage's best row against its baseline on the headline metric. */
-  private record Headline(double ratio, String text) {}
+  /**
+   * Stowage's default configuration against its baseline on the headline metric, with the best
+   * Stowage row as a second figure; the best row alone when the defaults were not measured.
+   */
+  private record Headline(double ratio, String text, boolean tie) {}
+
+  /** A Stowage row that can be compared: its baseline and its ratio to it. */
+  private record Compared(ResultRow row, ResultRow base, double ratio) {}
+
+  /**
+   * The lowest and highest a ratio took over a bench's rounds: the row's lowest over its baseline's
+   * highest, and the row's highest over the baseline's lowest.
+   */
+  record Spread(double low, double high, int rounds) {
+    /** Whether the spread crosses 1.0: neither ahead nor behind. */
+    boolean tie() {
+      return low <= 1 && high >= 1;
+    }
+  }
+
+  /**
+   * The spread of {@code row}'s ratio to {@code base} on {@code metric}, when both carry the
+   * metric's lowest and highest over the rounds ({@code <metric>_min} and {@code <metric>_max} with
+   * {@code <metric>_rounds}, as ClosedLoop's rounds give them, or {@code min_<unit>} and {@code
+   * max_<unit>} with {@code runs} beside {@code median_<unit>}); null otherwise.
+   */
+  static @Nullable Spread spread(ResultRow row, ResultRow base, String metric) {
+    double[] rowRange = range(row, metric);
+    double[] baseRange = range(base, metric);
+    if (rowRange == null || baseRange == null || baseRange[0] <= 0 || baseRange[1] <= 0) {
+      return null;
+    }
+    int rounds = (int) Math.min(rowRange[2], baseRange[2]);
+    return new Spread(rowRange[0] / baseRange[1], rowRange[1] / baseRange[0], rounds);
+  }
+
+  /** {@code [lowest, highest, rounds]} of a row's metric, or null when the bench gave one value. */
+  private static double @Nullable [] range(ResultRow row, String metric) {
+    String low = metric + "_min";
+    String high = metric + "_max";
+    if (metric.startsWith("median_")) {
+      String unit = metric.substring("median_".length());
+      low = "min_" + unit;
+      high = "max_" + unit;
+    }
+    OptionalDouble lowest = row.metric(low);
+    OptionalDouble highest = row.metric(high);
+    if (lowest.isEmpty() || highest.isEmpty()) {
+      return null;
+    }
+    return new double[] {
+      lowest.getAsDouble(),
+      highest.getAsDouble(),
+      row.metric(metric + "_rounds").orElse(row.metric("runs").orElse(0))
+    };
+  }
 
   private static @Nullable Headline headline(TableSpec spec, List<ResultRow> rows) {
     ChartSpec chart = spec.headline();
@@ -340,9 +395,7 @@ public final class ReportBuilder {
       candidates = rows.stream().filter(row -> groupOf(spec, row).equals(chosen)).toList();
       groupText = ", " + groupKey + " = " + chosen;
     }
-    ResultRow best = null;
-    ResultRow bestBase = null;
-    double bestRatio = Double.NaN;
+    List<Compared> compared = new ArrayList<>();
     for (ResultRow row : candidates) {
       if (row.role() != RowRole.STOWAGE || errorOf(row) != null) {
         continue;
@@ -352,36 +405,94 @@ public final class ReportBuilder {
         continue;
       }
       OptionalDouble ratio = ResultTable.ratio(row, base, chart.metric());
-      if (ratio.isEmpty()) {
-        continue;
-      }
-      double r = ratio.getAsDouble();
-      boolean better =
-          Double.isNaN(bestRatio)
-              || (chart.kind().higherIsBetter() ? r > bestRatio : r < bestRatio);
-      if (better) {
-        best = row;
-        bestBase = base;
-        bestRatio = r;
+      if (ratio.isPresent()) {
+        compared.add(new Compared(row, base, ratio.getAsDouble()));
       }
     }
-    if (best == null || bestBase == null) {
+    if (compared.isEmpty()) {
       return null;
     }
+    Compared best = compared.get(0);
+    for (Compared c : compared) {
+      if (chart.kind().higherIsBetter() ? c.ratio() > best.ratio() : c.ratio() < best.ratio()) {
+        best = c;
+      }
+    }
+    Compared defaults = null;
+    int defaultsRank = Integer.MAX_VALUE;
+    for (Compared c : compared) {
+      int rank = defaultRank(spec, c.row());
+      if (rank < defaultsRank) {
+        defaults = c;
+        defaultsRank = rank;
+      }
+    }
+    String metric = " (" + chart.title() + ")";
+    Compared shown = defaults == null ? best : defaults;
+    Spread spread = spread(shown.row(), shown.base(), chart.metric());
+    String spreadText =
+        spread == null
+            ? "; one round, no spread measured"
+            : "; "
+                + (spread.tie() ? "a tie: " : "")
+                + "from "
+                + Html.ratio(spread.low())
+                + " to "
+                + Html.ratio(spread.high())
+                + (spread.rounds() > 0
+                    ? " over " + spread.rounds() + " rounds"
+                    : " over its rounds");
+    boolean tie = spread != null && spread.tie();
+    if (defaults == null) {
+      String why =
+          spec.defaultRows().isEmpty()
+              ? "best Stowage row, "
+              : "best Stowage row (its defaults were not in this run), ";
+      return new Headline(
+          best.ratio(), why + compare(best, groupText, chart) + metric + spreadText, tie);
+    }
+    String text = compare(defaults, groupText, chart) + metric + spreadText;
+    if (!best.equals(defaults)) {
+      text +=
+          "; best Stowage row: "
+              + best.row().name()
+              + ", "
+              + verdict(chart.kind(), best.ratio())
+              + " ("
+              + Html.ratio(best.ratio())
+              + ")";
+    }
+    return new Headline(defaults.ratio(), "Stowage's defaults, " + text, tie);
+  }
+
+  /** "{row} against {base} (the seed's configuration), {group}: {verdict}". */
+  private static String compare(Compared c, String groupText, ChartSpec chart) {
     String against =
-        bestBase.role() == RowRole.SEED ? " (the seed's configuration)" : " (the baseline)";
-    String text =
-        best.name()
-            + " against "
-            + bestBase.name()
-            + against
-            + groupText
-            + ": "
-            + verdict(chart.kind(), bestRatio)
-            + " ("
-            + chart.title()
-            + ")";
-    return new Headline(bestRatio, text);
+        c.base().role() == RowRole.SEED ? " (the seed's configuration)" : " (the baseline)";
+    return c.row().name()
+        + " against "
+        + c.base().name()
+        + against
+        + groupText
+        + ": "
+        + verdict(chart.kind(), c.ratio());
+  }
+
+  /**
+   * How surely a row measures Stowage's default configuration: its place in the spec's default
+   * rows, then a row whose params say {@code stowage_default} ({@code learned} first), else none
+   * ({@link Integer#MAX_VALUE}).
+   */
+  private static int defaultRank(TableSpec spec, ResultRow row) {
+    int named = spec.defaultRows().indexOf(row.name());
+    if (named >= 0) {
+      return named;
+    }
+    Object marked = row.params().get("stowage_default");
+    if (marked == null) {
+      return Integer.MAX_VALUE;
+    }
+    return spec.defaultRows().size() + ("learned".equals(String.valueOf(marked)) ? 0 : 1);
   }
 
   /** What a ratio means, in words: "2.4× faster", "38% less memory", "1.8× the throughput". */
@@ -854,6 +965,7 @@ public final class ReportBuilder {
       .num { text-align: right; font-variant-numeric: tabular-nums; }
       table.headline td.ratio { font-size: 20px; font-weight: bold; color: #1d7a45; text-align: right; }
       table.headline td.ratio.behind { color: #a3401c; }
+      table.headline td.ratio.tie { color: #555; }
       td.none, .notrun { color: #8a5a00; }
       .problem { color: #b00020; }
       .columns { display: flex; gap: 40px; flex-wrap: wrap; align-items: flex-start; }

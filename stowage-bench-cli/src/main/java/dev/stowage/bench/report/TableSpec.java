@@ -36,6 +36,10 @@ import org.jspecify.annotations.Nullable;
  * @param title a short title
  * @param seedTables the ids of the seed tables it reproduces, such as {@code "T2"}; may be empty
  * @param baselineNames candidate names of the baseline row, in order of preference
+ * @param defaultRows the names of the row that measures Stowage's default configuration, in order
+ *     of preference (the first present in the headline's group wins); a row whose params carry
+ *     {@code stowage_default} is one too, after these, {@code learned} first. The headline compares
+ *     it, and gives the best Stowage row as a second figure.
  * @param matchKeys the params a baseline must share with the row it is compared with
  * @param groupKey the param that splits the rows into groups, or {@code null} for one group
  * @param headlineLastGroup whether the headline compares the last group's rows (else the first's)
@@ -46,6 +50,7 @@ public record TableSpec(
     String title,
     List<String> seedTables,
     List<String> baselineNames,
+    List<String> defaultRows,
     List<String> matchKeys,
     @Nullable String groupKey,
     boolean headlineLastGroup,
@@ -64,6 +69,7 @@ public record TableSpec(
     Objects.requireNonNull(title, "title");
     seedTables = List.copyOf(seedTables);
     baselineNames = List.copyOf(baselineNames);
+    defaultRows = List.copyOf(defaultRows);
     matchKeys = List.copyOf(matchKeys);
     charts = List.copyOf(charts);
     if (charts.isEmpty()) {
@@ -86,6 +92,7 @@ public record TableSpec(
             List.of(
                 MemoryBench.baselineRow(RecordKind.BOARD),
                 MemoryBench.baselineRow(RecordKind.PERSON)),
+            List.of("zset/msgpack-compact+zstd-dict", "keys/msgpack-compact+zstd-dict"),
             List.of(),
             "layout",
             false,
@@ -97,6 +104,7 @@ public record TableSpec(
             "Board service over HTTP under load",
             List.of("T1"),
             List.of(HttpBench.BASELINE),
+            List.of(HttpBench.STOWAGE_ROW),
             List.of("load"),
             "load",
             // The rows come writes first, reads last; the seed's table is about reads.
@@ -113,6 +121,7 @@ public record TableSpec(
             "Pipelined bulk writes of N items",
             List.of("T2"),
             List.of(PipelineBench.BASELINE_ROW),
+            List.of(PipelineBench.DEFAULT_ROW),
             List.of("n"),
             "n",
             true,
@@ -123,6 +132,7 @@ public record TableSpec(
             "Codec cost and size",
             List.of("T3"),
             List.of(CodecsBench.BASELINE_ROW),
+            List.of(),
             List.of("data"),
             "data",
             false,
@@ -136,6 +146,7 @@ public record TableSpec(
             "GET throughput per Redis client",
             List.of("T4"),
             List.of(ClientsBench.BASELINE_ROW),
+            List.of(ClientsBench.STOWAGE_ROW),
             List.of(),
             null,
             false,
@@ -150,6 +161,7 @@ public record TableSpec(
             "The seed's Person app: add and check 100 people a request",
             List.of("T5"),
             List.of(AppBench.BASELINE_ROW),
+            List.of(AppBench.STOWAGE_ROW),
             List.of(),
             null,
             false,
@@ -174,6 +186,7 @@ public record TableSpec(
             "Board reads and writes over HTTP and over Stowage's TCP protocol",
             List.of("T6"),
             List.of(TransportBench.BASELINE),
+            List.of(TransportBench.Transport.TCP.label()),
             List.of("operation", "users"),
             "cell",
             false,
@@ -188,6 +201,7 @@ public record TableSpec(
             "Near-cache reads while keys are updated",
             List.of(),
             List.of(NearCacheBench.BASELINE_ROW),
+            List.of(NearCacheBench.NEAR_ROW),
             List.of(),
             null,
             false,
@@ -200,6 +214,7 @@ public record TableSpec(
             "Bulk and single reads and writes on one server and on a three-master cluster",
             List.of(),
             List.of(ClusterBench.BASELINE_ROW),
+            List.of(ClusterBench.DEFAULT_ROW),
             List.of("topology"),
             "topology",
             true,
@@ -254,6 +269,7 @@ public record TableSpec(
         "bench " + document.bench(),
         List.of(),
         List.of(baseline),
+        List.of(),
         List.of(),
         null,
         false,

@@ -60,6 +60,9 @@ public final class AppBench {
   /** The row ratios compare with: the seed's fastjson string app. */
   public static final String BASELINE_ROW = SeedPersonStore.FASTJSON;
 
+  /** Stowage's row with its defaults (a key per person). */
+  public static final String STOWAGE_ROW = StowagePersonStore.NAME;
+
   /** The fifth seed's full scale: the people it stored for its memory figures. */
   public static final long SEED_RECORDS = 15_000_000L;
 

@@ -64,6 +64,9 @@ public final class ClientsBench {
   /** The row ratios compare with: one shared Lettuce connection. */
   public static final String BASELINE_ROW = SpringGetClient.LETTUCE_SHARED;
 
+  /** Stowage's row: {@code RedisCache.get} with the defaults. */
+  public static final String STOWAGE_ROW = StowageGetClient.NAME;
+
   /** The limit row's name. */
   public static final String REDIS_BENCHMARK_ROW = "redis-benchmark";
 
@@ -315,7 +318,8 @@ public final class ClientsBench {
     try {
       ClosedLoop.run(name + "-warmup", plan.concurrency(), Long.MAX_VALUE, plan.warmup(), get);
       ClosedLoop.Result result =
-          ClosedLoop.run(name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), get);
+          ClosedLoop.run(
+              name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), ClosedLoop.ROUNDS, get);
       long connections = redis.totalConnectionsReceived() - connectionsBefore;
       if (misses.get() > 0) {
         throw new BenchmarkRunException(
@@ -328,6 +332,7 @@ public final class ClientsBench {
       Map<String, Number> metrics = new LinkedHashMap<>();
       metrics.put("ops", result.operations());
       metrics.put("ops_per_s", Figures.round(result.opsPerSecond(), 1));
+      result.putRounds(metrics, "ops_per_s");
       metrics.put("p50_ms", Figures.round(result.percentileMillis(50), 3));
       metrics.put("p99_ms", Figures.round(result.percentileMillis(99), 3));
       metrics.put("connections_opened", connections);

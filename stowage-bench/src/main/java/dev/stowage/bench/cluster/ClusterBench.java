@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -50,6 +51,9 @@ public final class ClusterBench {
 
   /** The ratio column's baseline: Redisson's batch on the cluster. */
   public static final String BASELINE_ROW = rowName(RedissonBatchClient.NAME, Topology.CLUSTER);
+
+  /** Stowage on the cluster, with its defaults. */
+  public static final String DEFAULT_ROW = rowName(StowageBulkClient.NAME, Topology.CLUSTER);
 
   /** The prefix of every key this bench writes. */
   public static final String KEY_PREFIX = "stowage-bench:cluster:";
@@ -447,7 +451,9 @@ public final class ClusterBench {
         if (!plan.warmup().isZero()) {
           ClosedLoop.run(name + "-warmup", plan.concurrency(), Long.MAX_VALUE, plan.warmup(), get);
         }
-        loop = ClosedLoop.run(name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), get);
+        loop =
+            ClosedLoop.run(
+                name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), ClosedLoop.ROUNDS, get);
       } catch (BenchmarkRunException e) {
         fail(describe(e.getCause() == null ? e : e.getCause()));
       }
@@ -478,8 +484,15 @@ public final class ClusterBench {
       params.put("keys_per_master", keysPerMaster);
       metrics.put("putall_ms", Figures.round(Figures.median(putMillis), 3));
       metrics.put("getall_ms", Figures.round(Figures.median(getMillis), 3));
+      metrics.put("putall_ms_min", Figures.round(Arrays.stream(putMillis).min().orElse(0), 3));
+      metrics.put("putall_ms_max", Figures.round(Arrays.stream(putMillis).max().orElse(0), 3));
+      metrics.put("getall_ms_min", Figures.round(Arrays.stream(getMillis).min().orElse(0), 3));
+      metrics.put("getall_ms_max", Figures.round(Arrays.stream(getMillis).max().orElse(0), 3));
       metrics.put("runs", putMillis.length);
+      metrics.put("putall_ms_rounds", putMillis.length);
+      metrics.put("getall_ms_rounds", getMillis.length);
       metrics.put("get_ops_per_s", Figures.round(get.opsPerSecond(), 1));
+      get.putRounds(metrics, "get_ops_per_s");
       metrics.put("get_p50_ms", Figures.round(get.percentileMillis(50), 3));
       metrics.put("get_p99_ms", Figures.round(get.percentileMillis(99), 3));
       metrics.put("keys", keysPerMaster.stream().mapToLong(Long::longValue).sum());

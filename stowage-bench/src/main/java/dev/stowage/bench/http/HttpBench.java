@@ -70,6 +70,9 @@ public final class HttpBench {
   /** The mode the ratios are taken against. */
   public static final String BASELINE = BoardMode.SEED_JSON.label();
 
+  /** The board on Stowage with its defaults (its near cache on, no events). */
+  public static final String STOWAGE_ROW = BoardMode.STOWAGE.label();
+
   /**
    * What a row's name adds to its mode when the service published events: {@code stowage+events}.
    */

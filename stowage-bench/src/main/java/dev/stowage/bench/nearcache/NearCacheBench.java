@@ -438,7 +438,8 @@ public final class NearCacheBench {
         OptionalLong redisReadsBefore = client.redisReads();
         long confirmingBefore = updates.confirmingReads();
         ClosedLoop.Result result =
-            ClosedLoop.run(name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), read);
+            ClosedLoop.run(
+                name, plan.concurrency(), Long.MAX_VALUE, plan.duration(), ClosedLoop.ROUNDS, read);
         OptionalLong redisReadsAfter = client.redisReads();
         long confirming = updates.confirmingReads() - confirmingBefore;
         UpdateLoop.Counts written;
@@ -461,6 +462,7 @@ public final class NearCacheBench {
         Map<String, Number> metrics = new LinkedHashMap<>();
         metrics.put("reads", result.operations());
         metrics.put("reads_per_s", Figures.round(result.opsPerSecond(), 1));
+        result.putRounds(metrics, "reads_per_s");
         metrics.put("p50_us", Figures.round(result.percentileMillis(50) * 1e3, 2));
         metrics.put("p99_us", Figures.round(result.percentileMillis(99) * 1e3, 2));
         if (redisReadsBefore.isPresent() && redisReadsAfter.isPresent()) {

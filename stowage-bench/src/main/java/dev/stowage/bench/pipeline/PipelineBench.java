@@ -45,6 +45,9 @@ public final class PipelineBench {
   /** The row the ratio column compares with: the seed's {@code executePipelined}. */
   public static final String BASELINE_ROW = SpringPipelinedWriter.NAME;
 
+  /** Stowage's row with its defaults (a TTL of one hour, jittered). */
+  public static final String DEFAULT_ROW = StowagePutAllWriter.NAME;
+
   /** The row {@code x_limit} compares with. */
   public static final String LIMIT_ROW = LettuceRawWriter.NAME;
 
