@@ -438,14 +438,7 @@ class ReportBuilderUnitTests {
                     Map.of(),
                     Map.of("reads_per_s", 5_000))))
         .writeTo(results);
-    Element row =
-        Jsoup.parse(
-                new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK)
-                    .build(results)
-                    .html())
-            .selectFirst("#headline tr[data-bench=nearcache]");
-    assertThat(row).isNotNull();
-    assertThat(row.text())
+    assertThat(headlineOf(results, "nearcache").text())
         .contains("best Stowage row (its defaults were not in this run), stowage against stowage");
   }
 
@@ -467,13 +460,18 @@ class ReportBuilderUnitTests {
                     Map.of("n", 30000),
                     Map.of("median_ms", median, "min_ms", min, "max_ms", max, "runs", 3))))
         .writeTo(results);
+    return headlineOf(results, "pipeline");
+  }
+
+  /** The headline row of {@code bench} in a report built from {@code results}. */
+  private static Element headlineOf(Path results, String bench) {
     Element row =
         Jsoup.parse(
                 new ReportBuilder(SeedFigures.load(), TableSpec.known(), CLOCK)
                     .build(results)
                     .html())
-            .selectFirst("#headline tr[data-bench=pipeline]");
-    assertThat(row).isNotNull();
+            .selectFirst("#headline tr[data-bench=" + bench + "]");
+    assertThat(row).as("headline row of " + bench).isNotNull();
     return row;
   }
 
