@@ -69,6 +69,25 @@ class KryoSecurityUnitTests {
     return output.toBytes();
   }
 
+  /**
+   * Kryo's own reader loads a class named in the bytes (searching the whole class path when there
+   * is none) before it checks that the class is registered; the codec refuses the name first.
+   */
+  @Test
+  void aClassNamedInTheBytesIsNeverLookedUp() {
+    Output output = new Output(256, -1);
+    output.writeVarInt(1, true); // Kryo's marker: a class by name follows
+    output.writeVarInt(1, true); // the name's id within the stream
+    output.writeString("dev.stowage.codec.NoSuchClass");
+    byte[] named = output.toBytes();
+    assertThatThrownBy(() -> codec.decode(named))
+        .isInstanceOf(CodecException.class)
+        .hasMessageStartingWith("kryo codec could not decode")
+        .hasMessageContaining("dev.stowage.codec.NoSuchClass")
+        .hasMessageContaining("never looked up by name")
+        .hasMessageNotContaining("Unable to find class");
+  }
+
   @Test
   void anUnknownClassIdIsRejected() {
     byte[] unknownId = {(byte) 90, 1, 2, 3};

@@ -2,11 +2,13 @@ package dev.stowage.internal.codec;
 
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.Registration;
 import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.serializers.CollectionSerializer;
 import com.esotericsoftware.kryo.serializers.MapSerializer;
+import com.esotericsoftware.kryo.util.DefaultClassResolver;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -23,6 +25,30 @@ import java.util.Set;
  */
 final class KryoBounds {
   private KryoBounds() {}
+
+  /**
+   * A class resolver that reads registered class ids only. Kryo writes a class by name only when it
+   * is not registered, which registration-required Kryo never does, yet its reader still loads a
+   * class named in the bytes ({@code Class.forName}, searching the whole class path when there is
+   * none) before it checks the registration: corrupt or hostile bytes cost a class path search per
+   * decode, and any class on it could be loaded. A name is refused before any lookup.
+   */
+  static final class RegisteredIdsOnly extends DefaultClassResolver {
+    private static final int NAME_SHOWN = 200;
+
+    @Override
+    protected Registration readName(Input input) {
+      input.readVarInt(true); // the id Kryo gives the name within one stream
+      String name = input.readString(); // checked against the bytes left (BoundedInput)
+      if (name != null && name.length() > NAME_SHOWN) {
+        name = name.substring(0, NAME_SHOWN) + "...";
+      }
+      throw new KryoException(
+          "the bytes name the class "
+              + name
+              + " where a registered class id belongs; a class is never looked up by name");
+    }
+  }
 
   static void checkCount(long count, Input input, String what) {
     long left = (long) input.limit() - input.position();

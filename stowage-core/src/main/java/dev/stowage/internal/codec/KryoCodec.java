@@ -7,6 +7,7 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
+import com.esotericsoftware.kryo.util.MapReferenceResolver;
 import com.esotericsoftware.kryo.util.Pool;
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
@@ -161,7 +162,7 @@ final class KryoCodec<T> implements Codec.Evolving<T> {
   }
 
   private Kryo newKryo() {
-    Kryo kryo = new Kryo();
+    Kryo kryo = new Kryo(new KryoBounds.RegisteredIdsOnly(), new MapReferenceResolver());
     kryo.setRegistrationRequired(true);
     kryo.setReferences(false);
     kryo.setMaxDepth(MAX_DEPTH);
