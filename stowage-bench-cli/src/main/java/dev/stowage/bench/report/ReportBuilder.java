@@ -339,22 +339,26 @@ public final class ReportBuilder {
 
   /**
    * The spread of {@code row}'s ratio to {@code base} on {@code metric}, when both carry the
-   * metric's lowest and highest over the rounds ({@code <metric>_min} and {@code <metric>_max} with
-   * {@code <metric>_rounds}, as ClosedLoop's rounds give them, or {@code min_<unit>} and {@code
-   * max_<unit>} with {@code runs} beside {@code median_<unit>}); null otherwise.
+   * metric's lowest and highest over the rounds ({@code <metric>_min} and {@code <metric>_max}, or
+   * {@code min_<unit>} and {@code max_<unit>} beside {@code median_<unit>}), counted by {@code
+   * <metric>_rounds} (as ClosedLoop's rounds give them) or else {@code runs}; null otherwise.
    */
   static @Nullable Spread spread(ResultRow row, ResultRow base, String metric) {
-    double[] rowRange = range(row, metric);
-    double[] baseRange = range(base, metric);
-    if (rowRange == null || baseRange == null || baseRange[0] <= 0 || baseRange[1] <= 0) {
+    Range rowRange = range(row, metric);
+    Range baseRange = range(base, metric);
+    if (rowRange == null || baseRange == null || baseRange.low() <= 0) {
       return null;
     }
-    int rounds = (int) Math.min(rowRange[2], baseRange[2]);
-    return new Spread(rowRange[0] / baseRange[1], rowRange[1] / baseRange[0], rounds);
+    return new Spread(
+        rowRange.low() / baseRange.high(),
+        rowRange.high() / baseRange.low(),
+        Math.min(rowRange.rounds(), baseRange.rounds()));
   }
 
-  /** {@code [lowest, highest, rounds]} of a row's metric, or null when the bench gave one value. */
-  private static double @Nullable [] range(ResultRow row, String metric) {
+  /** A metric's lowest and highest over a bench's rounds, and how many rounds (0 if not said). */
+  private record Range(double low, double high, int rounds) {}
+
+  private static @Nullable Range range(ResultRow row, String metric) {
     String low = metric + "_min";
     String high = metric + "_max";
     if (metric.startsWith("median_")) {
@@ -367,11 +371,8 @@ public final class ReportBuilder {
     if (lowest.isEmpty() || highest.isEmpty()) {
       return null;
     }
-    return new double[] {
-      lowest.getAsDouble(),
-      highest.getAsDouble(),
-      row.metric(metric + "_rounds").orElse(row.metric("runs").orElse(0))
-    };
+    double rounds = row.metric(metric + "_rounds").orElse(row.metric("runs").orElse(0));
+    return new Range(lowest.getAsDouble(), highest.getAsDouble(), (int) rounds);
   }
 
   private static @Nullable Headline headline(TableSpec spec, List<ResultRow> rows) {

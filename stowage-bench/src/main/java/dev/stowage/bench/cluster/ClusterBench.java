@@ -489,8 +489,6 @@ public final class ClusterBench {
       metrics.put("getall_ms_min", Figures.round(Arrays.stream(getMillis).min().orElse(0), 3));
       metrics.put("getall_ms_max", Figures.round(Arrays.stream(getMillis).max().orElse(0), 3));
       metrics.put("runs", putMillis.length);
-      metrics.put("putall_ms_rounds", putMillis.length);
-      metrics.put("getall_ms_rounds", getMillis.length);
       metrics.put("get_ops_per_s", Figures.round(get.opsPerSecond(), 1));
       get.putRounds(metrics, "get_ops_per_s");
       metrics.put("get_p50_ms", Figures.round(get.percentileMillis(50), 3));

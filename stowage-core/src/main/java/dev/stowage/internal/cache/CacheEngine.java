@@ -158,20 +158,11 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
   // ---------------------------------------------------------------- near cache
 
   /**
-   * The value the near cache keeps for the entry {@code entryText} (counted as a hit), or null: a
-   * hit without building the key text.
+   * The value the near cache keeps for the entry {@code entryText} (counted as a hit, once: stats()
+   * adds the store's hits to the Redis ones), or null: a hit without building the key text.
    */
   @Nullable V nearEntry(String entryText) {
     return near == null ? null : cast(near.getEntry(entryText));
-  }
-
-  /** The value the near cache keeps for the key (counted as a hit), or null. */
-  @Nullable V nearValue(String keyText) {
-    if (near == null) {
-      return null;
-    }
-    // Counted once, by the store: stats() adds its hits to the Redis ones.
-    return cast(near.get(keyText));
   }
 
   /** The stamp a read takes before it is sent, or -1 without a near cache. */
@@ -363,21 +354,26 @@ public final class CacheEngine<K, V> implements AsyncRedisCache<K, V> {
 
   // ---------------------------------------------------------------- bulk
 
-  /** Distinct keys, in the order given, with their key texts. */
+  /** Distinct keys, in the order given, with their key texts and entry texts. */
   final class KeyBatch {
     final List<K> keys;
     final List<String> texts;
+
+    /** The texts after the prefix, which the near cache knows entries by. */
+    final List<String> entryTexts;
 
     KeyBatch(Collection<? extends K> given) {
       requireNonNull(given, "keys");
       LinkedHashMap<K, String> distinct = new LinkedHashMap<>();
       for (K key : given) {
         if (!distinct.containsKey(key)) {
-          distinct.put(key, keyText(key));
+          distinct.put(key, entryText(key));
         }
       }
       this.keys = new ArrayList<>(distinct.keySet());
-      this.texts = new ArrayList<>(distinct.values());
+      this.entryTexts = new ArrayList<>(distinct.values());
+      this.texts = new ArrayList<>(entryTexts.size());
+      entryTexts.forEach(entry -> texts.add(keyTextOfEntry(entry)));
     }
 
     int size() {

@@ -96,11 +96,12 @@ final class CacheLoads<K, V> {
    */
   @SuppressWarnings("ReferenceEquality") // a sentinel value
   private CompletableFuture<V> load(K key, Load<K, V> load, CacheEngine.Threads threads) {
-    String keyText = engine.keyText(key);
-    V kept = engine.nearValue(keyText);
+    String entryText = engine.entryText(key);
+    V kept = engine.nearEntry(entryText);
     if (kept != null) {
       return CompletableFuture.completedFuture(kept);
     }
+    String keyText = engine.keyTextOfEntry(entryText);
     long stamp = engine.stamp(keyText);
     CacheStorage.ReadTtl ttl = engine.readTtl();
     return engine.counted(

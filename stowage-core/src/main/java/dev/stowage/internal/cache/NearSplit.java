@@ -23,7 +23,7 @@ final class NearSplit<K, V> {
     this.engine = engine;
     List<K> toRead = new ArrayList<>();
     for (int i = 0; i < batch.size(); i++) {
-      V value = engine.nearValue(batch.texts.get(i));
+      V value = engine.nearEntry(batch.entryTexts.get(i));
       if (value != null) {
         kept.put(batch.keys.get(i), value);
       } else {

@@ -72,6 +72,9 @@ public final class NearStore {
   /** An entry's deadline when it has none. */
   private static final long NEVER = Long.MAX_VALUE;
 
+  /** The longest {@code expireAfterWrite} kept as such: half the range of nanoTime differences. */
+  private static final Duration LONGEST_LIMIT = Duration.ofNanos(Long.MAX_VALUE / 2);
+
   private final Cache<String, Kept> entries;
   private final AtomicLongArray stripes;
   private final int stripeMask;
@@ -143,13 +146,7 @@ public final class NearStore {
   NearStore(NearCache options, String prefix, boolean wholeOnAnyChange, Executor maintenance) {
     this.prefix = prefix;
     this.wholeOnAnyChange = wholeOnAnyChange;
-    int stripeCount =
-        options.maximumEntries() > 0
-            ? Integer.highestOneBit(
-                (int) Math.max(MIN_STRIPES, Math.min(MAX_STRIPES, options.maximumEntries())) * 2
-                    - 1)
-            : BY_WEIGHT_STRIPES;
-    this.stripes = new AtomicLongArray(Math.min(MAX_STRIPES, stripeCount));
+    this.stripes = new AtomicLongArray(stripeCount(options));
     this.stripeMask = stripes.length() - 1;
     Caffeine<Object, Object> builder = Caffeine.newBuilder().executor(maintenance);
     if (options.maximumEntries() > 0) {
@@ -158,8 +155,28 @@ public final class NearStore {
       builder.maximumWeight(options.maximumBytes());
       builder.weigher((String key, Kept kept) -> kept.weight);
     }
-    this.limitNanos = options.timeLimit().map(Duration::toNanos).orElse(NEVER);
+    this.limitNanos = options.timeLimit().map(NearStore::limitNanos).orElse(NEVER);
     this.entries = builder.<String, Kept>build();
+  }
+
+  /**
+   * A power of two: the entries the store may hold, within {@link #MIN_STRIPES} and {@link
+   * #MAX_STRIPES}, rounded up; {@link #BY_WEIGHT_STRIPES} for a store bounded by bytes.
+   */
+  private static int stripeCount(NearCache options) {
+    if (options.maximumEntries() <= 0) {
+      return BY_WEIGHT_STRIPES;
+    }
+    int wanted = (int) Math.max(MIN_STRIPES, Math.min(MAX_STRIPES, options.maximumEntries()));
+    return Integer.highestOneBit(wanted - 1) << 1;
+  }
+
+  /**
+   * {@code expireAfterWrite} in nanoseconds, or {@link #NEVER} for one so long (centuries) that a
+   * deadline counted in {@link System#nanoTime()} could not be compared with it.
+   */
+  private static long limitNanos(Duration limit) {
+    return limit.compareTo(LONGEST_LIMIT) >= 0 ? NEVER : limit.toNanos();
   }
 
   /**
@@ -302,11 +319,13 @@ public final class NearStore {
    * at once.
    */
   public void drop(String key) {
-    if (groups == null) {
-      invalidate(key);
-    } else {
-      stripes.incrementAndGet(stripeOf(key));
+    if (wholeOnAnyChange) {
+      invalidateAll();
+      return;
     }
+    // The removal takes the key's lock, as a keep's store does: a keep that stored before it is
+    // removed, one after it finds the counter moved.
+    stripes.incrementAndGet(stripeOf(key));
     entries.invalidate(entry(key));
   }
 

@@ -187,4 +187,26 @@ class NearStoreUnitTests {
       assertThat(store.get("items:" + i)).isNull();
     }
   }
+
+  @Test
+  void anExpireAfterWriteOfCenturiesIsNoLimitAndNoOverflow() {
+    // A thousand years is more nanoseconds than a long holds.
+    NearStore store =
+        tracking(NearCache.maximumSize(10).expireAfterWrite(Duration.ofDays(365L * 1000)));
+    store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), 60_000);
+    store.keep("items:2", store.stamp("items:2"), "two", 1, System.nanoTime(), NearStore.NO_TTL);
+    assertThat(store.get("items:1")).isEqualTo("one");
+    assertThat(store.get("items:2")).isEqualTo("two");
+  }
+
+  @Test
+  void aDropRemovesTheValueAndFailsAReadSentBeforeIt() {
+    NearStore store = tracking(NearCache.maximumSize(10));
+    store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), NearStore.NO_TTL);
+    long before = store.stamp("items:1");
+    store.drop("items:1");
+    assertThat(store.get("items:1")).isNull();
+    store.keep("items:1", before, "one, read before", 1, System.nanoTime(), NearStore.NO_TTL);
+    assertThat(store.get("items:1")).isNull();
+  }
 }
