@@ -4,6 +4,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -13,8 +14,15 @@ import java.util.function.Supplier;
  * it made, with the options the session's contract rests on.
  */
 sealed interface Connector permits ServerConnector, ClusterConnector {
-  /** What Lettuce says when a failed handshake lost Redis's reply. */
-  String LOST_HANDSHAKE = "RedisHandshakeHandler not registered";
+  /**
+   * What Lettuce says when a failed handshake lost Redis's reply: its handler was already removed,
+   * or the channel's close was seen before the failure.
+   */
+  List<String> LOST_HANDSHAKE =
+      List.of("RedisHandshakeHandler not registered", "Connection closed prematurely");
+
+  /** How many times {@link #connectOnce} tries when each attempt lost the handshake's reply. */
+  int HANDSHAKE_ATTEMPTS = 3;
 
   /** The client, which the session shuts down on close. */
   AbstractRedisClient client();
@@ -39,20 +47,40 @@ sealed interface Connector permits ServerConnector, ClusterConnector {
   CompletableFuture<? extends StatefulConnection<byte[], byte[]>> connectAsync();
 
   /**
-   * Connects, once more when Lettuce lost the reason of a failed handshake: when Redis refuses the
-   * credentials, Lettuce (seen with 6.5) sometimes reports that its handshake handler was already
-   * removed instead of Redis's reply (one test run in four here), and a second attempt reports the
-   * reply, so a wrong password is told apart from an unreachable server.
+   * Connects, again when Lettuce lost the reason of a failed handshake, up to {@link
+   * #HANDSHAKE_ATTEMPTS} attempts, so that a refusal (a wrong password, a forbidden SELECT) is told
+   * apart from an unreachable server. Lettuce 7 finishes its handshake on a pool thread ({@code
+   * thenComposeAsync}, a thread per task when the common pool has one thread, as on 2 cores), which
+   * closes the channel and then adds the listener that reports Redis's reply; when the event loop
+   * runs the close and the channel's inactivity in between, the handshake fails with "Connection
+   * closed prematurely" instead (1 in 100 refused connections on a loaded 2-core machine). A server
+   * that really closes during the handshake is tried the same number of times and then reported
+   * unreachable.
    */
   static StatefulConnection<byte[], byte[]> connectOnce(
       Supplier<? extends StatefulConnection<byte[], byte[]>> connect) {
-    try {
-      return connect.get();
-    } catch (RuntimeException e) {
-      if (!RedisErrors.causeChain(e).contains(LOST_HANDSHAKE)) {
-        throw e;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return connect.get();
+      } catch (RuntimeException e) {
+        if (attempt >= HANDSHAKE_ATTEMPTS || !lostHandshake(e)) {
+          throw e;
+        }
       }
-      return connect.get();
     }
+  }
+
+  /**
+   * Whether {@code failure}, one of its causes or what they suppressed (a cluster's seeds) is
+   * Lettuce's report of a handshake whose reply it lost.
+   */
+  static boolean lostHandshake(Throwable failure) {
+    return RedisErrors.find(
+            failure,
+            e -> {
+              String message = e.getMessage();
+              return message != null && LOST_HANDSHAKE.stream().anyMatch(message::contains);
+            })
+        != null;
   }
 }

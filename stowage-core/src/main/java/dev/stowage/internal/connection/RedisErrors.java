@@ -17,6 +17,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Predicate;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 
@@ -91,23 +92,29 @@ public final class RedisErrors {
    * client that reached no seed reports each seed's failure as a suppressed exception.
    */
   private static <T extends Throwable> @Nullable T cause(Throwable error, Class<T> type) {
-    return cause(error, type, Collections.newSetFromMap(new IdentityHashMap<>()));
+    Throwable found = find(error, type::isInstance);
+    return found == null ? null : type.cast(found);
   }
 
-  private static <T extends Throwable> @Nullable T cause(
-      @Nullable Throwable error, Class<T> type, Set<Throwable> seen) {
+  /** The first of {@code error}, its causes and what they suppressed that passes {@code test}. */
+  static @Nullable Throwable find(Throwable error, Predicate<Throwable> test) {
+    return find(error, test, Collections.newSetFromMap(new IdentityHashMap<>()));
+  }
+
+  private static @Nullable Throwable find(
+      @Nullable Throwable error, Predicate<Throwable> test, Set<Throwable> seen) {
     if (error == null || !seen.add(error)) {
       return null;
     }
-    if (type.isInstance(error)) {
-      return type.cast(error);
+    if (test.test(error)) {
+      return error;
     }
-    T found = cause(error.getCause(), type, seen);
+    Throwable found = find(error.getCause(), test, seen);
     for (Throwable suppressed : error.getSuppressed()) {
       if (found != null) {
         break;
       }
-      found = cause(suppressed, type, seen);
+      found = find(suppressed, test, seen);
     }
     return found;
   }

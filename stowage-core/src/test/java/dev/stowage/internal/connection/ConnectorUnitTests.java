@@ -1,6 +1,7 @@
 package dev.stowage.internal.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.CacheUnavailableException;
 import dev.stowage.StowageException;
@@ -12,9 +13,12 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.protocol.ProtocolVersion;
 import java.net.ConnectException;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLHandshakeException;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
@@ -160,5 +164,90 @@ class ConnectorUnitTests {
         .hasMessage(
             "cannot connect to Redis at cluster 127.0.0.1:7000: the TLS handshake failed"
                 + " (Received fatal alert: certificate_required)");
+  }
+
+  /** A connect that fails with each of {@code failures} in turn, then succeeds; counts attempts. */
+  private static final class Attempts implements Supplier<StatefulConnection<byte[], byte[]>> {
+    private final List<RuntimeException> failures;
+    private int made;
+
+    Attempts(RuntimeException... failures) {
+      this.failures = List.of(failures);
+    }
+
+    @Override
+    public StatefulConnection<byte[], byte[]> get() {
+      made++;
+      if (made <= failures.size()) {
+        throw failures.get(made - 1);
+      }
+      throw new IllegalStateException("connected (attempt " + made + ")");
+    }
+  }
+
+  /** How Lettuce 7 reports a handshake whose refusal lost the race with the channel's close. */
+  private static RedisConnectionException closedInTheHandshake() {
+    return new RedisConnectionException(
+        "Unable to connect to 127.0.0.1/<unresolved>:7000",
+        new RedisConnectionException("Connection closed prematurely"));
+  }
+
+  @Test
+  void aHandshakeWhoseReplyLettuceLostIsTriedAgainSoTheRefusalIsReported() {
+    RedisConnectionException refused =
+        new RedisConnectionException(
+            "Unable to connect to 127.0.0.1:7000",
+            new RedisCommandExecutionException(
+                "NOPERM this user has no permissions to run 'select'"));
+    Attempts attempts = new Attempts(closedInTheHandshake(), refused);
+
+    assertThatThrownBy(() -> Connector.connectOnce(attempts)).isSameAs(refused);
+    assertThat(attempts.made).isEqualTo(2);
+  }
+
+  @Test
+  void aHandshakeLostOnEveryAttemptIsReportedAfterTheLastAttempt() {
+    RedisConnectionException last = closedInTheHandshake();
+    Attempts attempts =
+        new Attempts(
+            closedInTheHandshake(),
+            new RedisConnectionException("RedisHandshakeHandler not registered"),
+            last,
+            closedInTheHandshake());
+
+    assertThatThrownBy(() -> Connector.connectOnce(attempts)).isSameAs(last);
+    assertThat(attempts.made).isEqualTo(Connector.HANDSHAKE_ATTEMPTS);
+    assertThat(RedisErrors.connectFailure("127.0.0.1:7000", last))
+        .isInstanceOf(CacheUnavailableException.class);
+  }
+
+  @Test
+  void anotherFailureIsNotTriedAgainAndASuccessAfterALostHandshakeIsReturned() {
+    RedisConnectionException refusedConnection =
+        new RedisConnectionException(
+            "Unable to connect to 127.0.0.1:7000", new ConnectException("Connection refused"));
+    Attempts unreachable = new Attempts(refusedConnection);
+    assertThatThrownBy(() -> Connector.connectOnce(unreachable)).isSameAs(refusedConnection);
+    assertThat(unreachable.made).isEqualTo(1);
+
+    Attempts recovered = new Attempts(closedInTheHandshake());
+    assertThatThrownBy(() -> Connector.connectOnce(recovered))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("connected (attempt 2)");
+  }
+
+  @Test
+  void aClusterSeedsLostHandshakeIsFoundAmongTheSuppressedExceptions() {
+    RedisConnectionException noSeed =
+        new RedisConnectionException("Unable to establish a connection to Redis Cluster");
+    noSeed.addSuppressed(closedInTheHandshake());
+
+    assertThat(Connector.lostHandshake(noSeed)).isTrue();
+    assertThat(
+            Connector.lostHandshake(
+                new RedisConnectionException(
+                    "Unable to connect to 127.0.0.1:7000",
+                    new ConnectException("Connection refused"))))
+        .isFalse();
   }
 }
