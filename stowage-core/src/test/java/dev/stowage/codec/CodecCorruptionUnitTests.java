@@ -7,6 +7,7 @@ import com.sun.management.ThreadMXBean;
 import dev.stowage.Codec;
 import dev.stowage.CodecException;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -154,6 +155,38 @@ class CodecCorruptionUnitTests {
     assertThat(allocated)
         .as("%s: bytes allocated decoding %s (%d bytes)", codec.name(), what, data.length)
         .isLessThan(ALLOCATION_ALLOWANCE);
+  }
+
+  /**
+   * A codec reuses what it keeps between calls (Kryo instances, buffers, readers): after every
+   * failed or odd decode of cut, flipped and overwritten bytes, the next decode of valid bytes
+   * gives the value they hold.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  <T> void aFailedDecodeLeavesNothingForTheNext(CodecCase<T> c) {
+    Codec<T> codec = c.codec().get();
+    T value = c.generated().get(4 % c.generated().size());
+    byte[] valid = codec.encode(value);
+    List<byte[]> corrupt = new ArrayList<>();
+    Random random = new Random(7);
+    for (int position = 0; position < valid.length; position++) {
+      corrupt.add(Arrays.copyOf(valid, position));
+      byte[] flipped = valid.clone();
+      flipped[position] ^= (byte) (1 + random.nextInt(255));
+      corrupt.add(flipped);
+      byte[] huge = valid.clone();
+      byte[] length = HUGE_LENGTHS.get(position % HUGE_LENGTHS.size());
+      System.arraycopy(length, 0, huge, position, Math.min(length.length, valid.length - position));
+      corrupt.add(huge);
+    }
+    for (int i = 0; i < corrupt.size(); i++) {
+      byte[] bytes = corrupt.get(i);
+      decodeOrCodecException(codec, bytes, 0, bytes.length, "corrupt case " + i);
+      assertThat(codec.decode(valid))
+          .as("%s: the valid value decoded after corrupt case %d", codec.name(), i)
+          .isEqualTo(value);
+    }
   }
 
   @ParameterizedTest(name = "{0}")
