@@ -7,7 +7,10 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 
+@ResourceLock(Resources.SYSTEM_PROPERTIES) // java.class.path, which it sets and reads
 class ForkClassPathUnitTests {
 
   private static String path(String... entries) {

@@ -33,6 +33,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 
@@ -42,6 +43,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
  * settings that a cluster refuses.
  */
 @WithRedisCluster
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BoardClusterIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int POSTS = 300;

@@ -35,6 +35,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -47,6 +48,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @WithKafka
 @WithRedis
 @WithMongo
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BoardEventsIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 20;
@@ -56,14 +58,14 @@ class BoardEventsIntegrationTests {
    * issue's 20 s and 10 s, shortened: a second of load or of outage is like the next), and the load
    * goes on for {@link #AFTER_RESTART} once the restarted broker answers.
    */
-  private static final Duration KILL_AT = Duration.ofSeconds(4);
+  private static final Duration KILL_AT = Duration.ofSeconds(3);
 
-  private static final Duration OUTAGE = Duration.ofSeconds(3);
-  private static final Duration AFTER_RESTART = Duration.ofSeconds(3);
+  private static final Duration OUTAGE = Duration.ofSeconds(2);
+  private static final Duration AFTER_RESTART = Duration.ofSeconds(2);
 
   /**
    * 20 writers, some of whose posts (alone or in a bulk) the database rejects; the broker SIGKILLed
-   * at 4 s and restarted 3 s later on the same ports and data, the load going on for 3 s after the
+   * at 3 s and restarted 2 s later on the same ports and data, the load going on for 2 s after the
    * restart: posts are acknowledged during the outage and after it, every acknowledged post has
    * exactly one event once deduplicated by id, every stored post has one and no rejected post has
    * any, the events come in score order per key, and the outbox empties after the restart. On

@@ -32,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -45,6 +46,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @WithKafka
 @WithRedis
 @WithMongo
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BoardEventsProcessKillIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 10;

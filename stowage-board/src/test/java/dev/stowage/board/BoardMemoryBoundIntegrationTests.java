@@ -38,7 +38,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 29: clients that never read cannot make the board service run out of memory. The service
@@ -55,7 +54,7 @@ import org.junit.jupiter.api.parallel.Isolated;
 @WithPostgres
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@Isolated("It measures this JVM's heap.")
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BoardMemoryBoundIntegrationTests {
   /** The child's heap: the issue's -Xmx512m. Direct memory is bounded by the same figure. */
   static final String HEAP = "-Xmx512m";

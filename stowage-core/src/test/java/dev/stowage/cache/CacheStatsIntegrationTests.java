@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.params.Parameter;
  */
 @WithRedis
 @EveryLayout
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class CacheStatsIntegrationTests {
   @Parameter CacheLayout layout;
 

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * replicas: Stowage reaches every master with the client certificate the application gives as
  * Lettuce {@link SslOptions}, and without it building fails saying so.
  */
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class ClusterTlsIntegrationTests {
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
   private static final int KEYS = 3_000;

@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link #ALLOCATION_ALLOWANCE}, where every codec's library would otherwise allocate what the
  * bytes declare (up to 2 GiB for ten bytes).
  */
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class CodecCorruptionUnitTests {
   private static final int GARBAGE_CASES = 3_000;
 

@@ -26,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,6 +39,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * that cannot is a counted miss, never a wrong value.
  */
 @WithRedis
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class RecordEvolutionIntegrationTests {
   private static final String V1 =
       "public record Product(long id, String name, double price, String color) {}";

@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -21,6 +22,7 @@ import picocli.CommandLine;
  * {@code serve --kafka} alone starts an embedded broker and publishes every created post's event to
  * it; {@code events --from-beginning --max N} prints them, one JSON line each.
  */
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class EventsCommandIntegrationTests {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String POST =

@@ -22,9 +22,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class ServeCommandIntegrationTests {
 
   @Test

@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * acknowledged across a SIGKILL and a restart on the same ports and data directory.
  */
 @WithKafka
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class KafkaBrokerIntegrationTests {
 
   @Test

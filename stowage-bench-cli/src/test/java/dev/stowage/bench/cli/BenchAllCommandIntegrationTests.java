@@ -12,12 +12,14 @@ import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** {@code stowage bench all}: every table in turn, past failures, then the report. */
 @WithRedis
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BenchAllCommandIntegrationTests {
   private final StringWriter out = new StringWriter();
   private final StringWriter err = new StringWriter();

@@ -10,10 +10,12 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BenchTransportCommandIntegrationTests {
 
   @Test

@@ -16,9 +16,11 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 @WithRedis
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class ClusterBenchIntegrationTests {
 
   private static final int ITEMS = 300;

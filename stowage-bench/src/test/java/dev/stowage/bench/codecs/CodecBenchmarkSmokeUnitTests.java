@@ -10,13 +10,18 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 
 /**
  * One configuration through the whole pipeline: JMH (in a forked JVM by default, in this one with
  * {@code quick}), the phase counters and the results row. The sizes are deterministic, so they must
  * equal what the same fixture encodes here. No timing is asserted beyond "it was measured".
  */
+@ResourceLock(Resources.SYSTEM_PROPERTIES) // java.class.path, which the bench sets for JMH's forks
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class CodecBenchmarkSmokeUnitTests {
 
   @Test

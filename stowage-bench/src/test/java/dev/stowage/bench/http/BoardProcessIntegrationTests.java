@@ -14,10 +14,12 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 @WithRedis
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BoardProcessIntegrationTests {
 
   @Test

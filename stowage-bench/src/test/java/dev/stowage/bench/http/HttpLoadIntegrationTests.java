@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
@@ -21,6 +22,7 @@ import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
 /** The load generator and both HTTP clients against a small Reactor Netty server that counts. */
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class HttpLoadIntegrationTests {
   private static final String BODY = "hello, load";
   private static final AtomicLong okServed = new AtomicLong();

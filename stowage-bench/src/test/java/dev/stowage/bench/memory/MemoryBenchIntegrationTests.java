@@ -16,10 +16,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 @WithRedis
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class MemoryBenchIntegrationTests {
 
   @Test

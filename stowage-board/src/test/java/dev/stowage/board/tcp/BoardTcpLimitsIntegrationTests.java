@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @WithRedis
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BoardTcpLimitsIntegrationTests {
   private static final Duration IDLE = Duration.ofSeconds(3);
   private static final Duration READ = Duration.ofMillis(500);
