@@ -5,49 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultsDocument;
 import dev.stowage.bench.RowRole;
-import dev.stowage.cli.StowageCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 @Order(1) // one of the module's longest classes: started first (see the parent pom)
 class BenchHttpCommandIntegrationTests {
 
   @Test
   void aTinyRunMeasuresEveryModeWithoutErrorsAndWritesHttpJson(@TempDir Path out) {
-    StringWriter stdout = new StringWriter();
-    StringWriter stderr = new StringWriter();
-    CommandLine command = StowageCli.commandLine();
-    command.setOut(new PrintWriter(stdout, true));
-    command.setErr(new PrintWriter(stderr, true));
+    CliRun run = CliRun.tinyHttpBench(out);
 
-    int exit =
-        command.execute(
-            "bench",
-            "http",
-            "--records",
-            "200",
-            "--users",
-            "10",
-            "--ramp",
-            "100",
-            "--duration",
-            "2",
-            "--warmup",
-            "1",
-            "--rounds",
-            "2",
-            "--no-wrk",
-            "--out",
-            out.toString());
-
-    assertThat(exit).as(stderr.toString()).isZero();
+    assertThat(run.exit()).as(run.stderr()).isZero();
     ResultsDocument results = ResultsDocument.read(out.resolve("http.json"));
     assertThat(results.bench()).isEqualTo("http");
     assertThat(results.rows())
@@ -95,10 +67,7 @@ class BenchHttpCommandIntegrationTests {
                 assertThat(row.metric("bytes_per_request").getAsDouble())
                     .isCloseTo(
                         row.metric("page_bytes").getAsDouble(), Percentage.withPercentage(20)));
-    assertThat(stdout.toString())
-        .contains("load: write")
-        .contains("load: read")
-        .contains("rps/json");
+    assertThat(run.stdout()).contains("load: write").contains("load: read").contains("rps/json");
     assertThat(out.resolve("logs").resolve("board-seed-msgpack.log"))
         .as("the board's output goes to its log file")
         .isRegularFile();
@@ -106,13 +75,9 @@ class BenchHttpCommandIntegrationTests {
 
   @Test
   void anUnknownModeIsAUsageErrorNamingTheModes() {
-    StringWriter stderr = new StringWriter();
-    CommandLine command = StowageCli.commandLine();
-    command.setErr(new PrintWriter(stderr, true));
+    CliRun run = CliRun.of("bench", "http", "--modes", "stowage,xml");
 
-    int exit = command.execute("bench", "http", "--modes", "stowage,xml");
-
-    assertThat(exit).isEqualTo(2);
-    assertThat(stderr.toString()).contains("unknown board mode 'xml'").contains("seed-msgpack");
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.stderr()).contains("unknown board mode 'xml'").contains("seed-msgpack");
   }
 }

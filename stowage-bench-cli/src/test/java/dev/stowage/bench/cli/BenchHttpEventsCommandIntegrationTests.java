@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stowage.bench.ResultRow;
 import dev.stowage.bench.ResultsDocument;
-import dev.stowage.cli.StowageCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code stowage bench http --events}: apart from {@link BenchHttpCommandIntegrationTests}, so that
@@ -22,36 +18,9 @@ class BenchHttpEventsCommandIntegrationTests {
 
   @Test
   void eventsPutTheWritesWithAnOutboxBesideTheWritesWithoutAndDrainIt(@TempDir Path out) {
-    StringWriter stdout = new StringWriter();
-    StringWriter stderr = new StringWriter();
-    CommandLine command = StowageCli.commandLine();
-    command.setOut(new PrintWriter(stdout, true));
-    command.setErr(new PrintWriter(stderr, true));
+    CliRun run = CliRun.tinyHttpBench(out, "--modes", "stowage", "--events");
 
-    int exit =
-        command.execute(
-            "bench",
-            "http",
-            "--modes",
-            "stowage",
-            "--events",
-            "--records",
-            "200",
-            "--users",
-            "10",
-            "--ramp",
-            "100",
-            "--duration",
-            "2",
-            "--warmup",
-            "1",
-            "--rounds",
-            "2",
-            "--no-wrk",
-            "--out",
-            out.toString());
-
-    assertThat(exit).as(stderr.toString()).isZero();
+    assertThat(run.exit()).as(run.stderr()).isZero();
     ResultsDocument results = ResultsDocument.read(out.resolve("http.json"));
     assertThat(results.rows())
         .extracting(ResultRow::name)
@@ -81,7 +50,7 @@ class BenchHttpEventsCommandIntegrationTests {
     assertThat(results.rows().get(0).param("kafka"))
         .as("the events-off row names no broker")
         .isNull();
-    assertThat(stdout.toString())
+    assertThat(run.stdout())
         .contains("rps on/off")
         .contains("stowage+events: outbox drained after the load: 0 pending");
   }

@@ -20,14 +20,8 @@ class BenchTransportCommandIntegrationTests {
 
   @Test
   void aTinyRunMeasuresEveryTransportWithoutErrorsAndWritesTransportJson(@TempDir Path out) {
-    StringWriter stdout = new StringWriter();
-    StringWriter stderr = new StringWriter();
-    CommandLine command = StowageCli.commandLine();
-    command.setOut(new PrintWriter(stdout, true));
-    command.setErr(new PrintWriter(stderr, true));
-
-    int exit =
-        command.execute(
+    CliRun run =
+        CliRun.of(
             "bench",
             "transport",
             "--records",
@@ -43,7 +37,7 @@ class BenchTransportCommandIntegrationTests {
             "--out",
             out.toString());
 
-    assertThat(exit).as(stderr.toString()).isZero();
+    assertThat(run.exit()).as(run.stderr()).isZero();
     ResultsDocument results = ResultsDocument.read(out.resolve("transport.json"));
     assertThat(results.bench()).isEqualTo("transport");
     assertThat(results.env().get("redis_version")).asString().matches("\\d+\\.\\d+.*");
@@ -94,7 +88,7 @@ class BenchTransportCommandIntegrationTests {
     assertThat(wire(reads.get(3))).isGreaterThan(wire(reads.get(2)));
     // The TCP client's create encodes and decodes inside the client: its bodies are not counted.
     assertThat(results.rows().get(6).metric("bytes_per_request")).isEmpty();
-    assertThat(stdout.toString())
+    assertThat(run.stdout())
         .contains("cell: read, 4 users")
         .contains("cell: write, 4 users")
         .contains("rps/json");
