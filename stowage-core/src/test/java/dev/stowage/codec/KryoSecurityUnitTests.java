@@ -35,6 +35,7 @@ class KryoSecurityUnitTests {
         .isInstanceOf(CodecException.class)
         .hasMessageStartingWith("kryo codec could not encode a " + Drawing.class.getName())
         .hasMessageContaining(Square.class.getName());
+    CodecRoundTrip.assertRoundTrip(codec, new Drawing("circle", new Circle(2.5)));
   }
 
   @Test

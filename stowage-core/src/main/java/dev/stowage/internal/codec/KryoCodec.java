@@ -254,9 +254,10 @@ final class KryoCodec<T> implements Codec.Evolving<T> {
     } catch (RuntimeException e) {
       throw CodecFailures.encode(NAME, type, e);
     } finally {
-      if (clean) {
-        kryos.free(kryo);
+      if (!clean) {
+        recover(kryo);
       }
+      kryos.free(kryo);
       if (output.getBuffer().length > MAX_RETAINED_BUFFER) {
         output.setBuffer(new byte[INITIAL_BUFFER], -1);
       }
@@ -295,15 +296,16 @@ final class KryoCodec<T> implements Codec.Evolving<T> {
   }
 
   /**
-   * Returns a Kryo that failed midway through a read to the state of a new one, which costs far
-   * less than building one (about 0.35 ms here, registering every class): {@link Kryo#reset()}
-   * clears the nesting depth, the graph context, the class and reference resolvers' per-call state
-   * and the object being read, but not the generics stack, onto which Kryo 5.6's field serializer
-   * pushes a field's type variables and pops them only when the read succeeds; a new stack replaces
-   * it. (The tests below did not make such a leftover misread a value; nothing else stops it.)
-   * {@code CodecCorruptionUnitTests.aFailedDecodeLeavesNothingForTheNext} and {@code
-   * KryoSecurityUnitTests.aReadThatFailedInsideAGenericFieldLeavesNothingForTheNextRead} read a
-   * valid value after every failure.
+   * Returns a Kryo that failed midway through a write or a read to the state of a new one, which
+   * costs far less than building one (about 0.35 ms here, registering every class): {@link
+   * Kryo#reset()} clears the nesting depth, the graph context, the class and reference resolvers'
+   * per-call state and the object being read, but not the generics stack, onto which Kryo 5.6's
+   * field serializer pushes a field's type variables and pops them only when the call succeeds; a
+   * new stack replaces it. (The tests below did not make such a leftover misread a value; nothing
+   * else stops it.) {@code CodecCorruptionUnitTests.aFailedDecodeLeavesNothingForTheNext} and
+   * {@code KryoSecurityUnitTests.aReadThatFailedInsideAGenericFieldLeavesNothingForTheNextRead}
+   * read a valid value after every failed read, {@code
+   * KryoSecurityUnitTests.encodingAnUnregisteredClassFails} writes one after a failed write.
    */
   private static void recover(Kryo kryo) {
     kryo.reset();

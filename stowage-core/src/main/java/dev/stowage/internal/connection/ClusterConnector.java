@@ -54,7 +54,7 @@ record ClusterConnector(
 
   @Override
   public StatefulConnection<byte[], byte[]> connect() {
-    return Connector.connectOnce(() -> client.connect(ByteArrayCodec.INSTANCE));
+    return Connector.connectRetryingLostHandshakes(() -> client.connect(ByteArrayCodec.INSTANCE));
   }
 
   @Override

@@ -21,7 +21,10 @@ sealed interface Connector permits ServerConnector, ClusterConnector {
   List<String> LOST_HANDSHAKE =
       List.of("RedisHandshakeHandler not registered", "Connection closed prematurely");
 
-  /** How many times {@link #connectOnce} tries when each attempt lost the handshake's reply. */
+  /**
+   * How many times {@link #connectRetryingLostHandshakes} tries when each attempt lost the
+   * handshake's reply.
+   */
   int HANDSHAKE_ATTEMPTS = 3;
 
   /** The client, which the session shuts down on close. */
@@ -53,11 +56,12 @@ sealed interface Connector permits ServerConnector, ClusterConnector {
    * thenComposeAsync}, a thread per task when the common pool has one thread, as on 2 cores), which
    * closes the channel and then adds the listener that reports Redis's reply; when the event loop
    * runs the close and the channel's inactivity in between, the handshake fails with "Connection
-   * closed prematurely" instead (1 in 100 refused connections on a loaded 2-core machine). A server
-   * that really closes during the handshake is tried the same number of times and then reported
+   * closed prematurely" instead (31 of 3,000 refused connections, with three busy processes beside
+   * them on this 2-core machine; a loop run by hand, not kept in the repository). A server that
+   * really closes during the handshake is tried the same number of times and then reported
    * unreachable.
    */
-  static StatefulConnection<byte[], byte[]> connectOnce(
+  static StatefulConnection<byte[], byte[]> connectRetryingLostHandshakes(
       Supplier<? extends StatefulConnection<byte[], byte[]>> connect) {
     for (int attempt = 1; ; attempt++) {
       try {

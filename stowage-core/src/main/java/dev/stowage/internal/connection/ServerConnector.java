@@ -41,7 +41,7 @@ record ServerConnector(RedisClient client, String address, RedisURI target, Clie
 
   @Override
   public StatefulConnection<byte[], byte[]> connect() {
-    return Connector.connectOnce(() -> client.connect(ByteArrayCodec.INSTANCE));
+    return Connector.connectRetryingLostHandshakes(() -> client.connect(ByteArrayCodec.INSTANCE));
   }
 
   @Override

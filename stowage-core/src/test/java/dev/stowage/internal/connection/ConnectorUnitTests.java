@@ -201,7 +201,7 @@ class ConnectorUnitTests {
                 "NOPERM this user has no permissions to run 'select'"));
     Attempts attempts = new Attempts(closedInTheHandshake(), refused);
 
-    assertThatThrownBy(() -> Connector.connectOnce(attempts)).isSameAs(refused);
+    assertThatThrownBy(() -> Connector.connectRetryingLostHandshakes(attempts)).isSameAs(refused);
     assertThat(attempts.made).isEqualTo(2);
   }
 
@@ -215,7 +215,7 @@ class ConnectorUnitTests {
             last,
             closedInTheHandshake());
 
-    assertThatThrownBy(() -> Connector.connectOnce(attempts)).isSameAs(last);
+    assertThatThrownBy(() -> Connector.connectRetryingLostHandshakes(attempts)).isSameAs(last);
     assertThat(attempts.made).isEqualTo(Connector.HANDSHAKE_ATTEMPTS);
     assertThat(RedisErrors.connectFailure("127.0.0.1:7000", last))
         .isInstanceOf(CacheUnavailableException.class);
@@ -227,11 +227,12 @@ class ConnectorUnitTests {
         new RedisConnectionException(
             "Unable to connect to 127.0.0.1:7000", new ConnectException("Connection refused"));
     Attempts unreachable = new Attempts(refusedConnection);
-    assertThatThrownBy(() -> Connector.connectOnce(unreachable)).isSameAs(refusedConnection);
+    assertThatThrownBy(() -> Connector.connectRetryingLostHandshakes(unreachable))
+        .isSameAs(refusedConnection);
     assertThat(unreachable.made).isEqualTo(1);
 
     Attempts recovered = new Attempts(closedInTheHandshake());
-    assertThatThrownBy(() -> Connector.connectOnce(recovered))
+    assertThatThrownBy(() -> Connector.connectRetryingLostHandshakes(recovered))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("connected (attempt 2)");
   }

@@ -24,7 +24,7 @@ class NearStoreUnitTests {
   @Test
   void aValueWithoutATtlStaysAndOneWithAnUnknownTtlIsNotKept() {
     NearStore store = tracking(NearCache.maximumSize(10));
-    store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepNow(store, "items:1", "one");
     store.keep(
         "items:2", store.stamp("items:2"), "two", 1, System.nanoTime(), NearStore.UNKNOWN_TTL);
     assertThat(store.get("items:1")).isEqualTo("one");
@@ -57,7 +57,7 @@ class NearStoreUnitTests {
   void expireAfterWriteStillBoundsAValueWithALongerTtl() {
     NearStore store = tracking(NearCache.maximumSize(10).expireAfterWrite(Duration.ofMillis(100)));
     store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), 60_000);
-    store.keep("items:2", store.stamp("items:2"), "two", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepNow(store, "items:2", "two");
     assertThat(store.get("items:1")).isEqualTo("one");
     await()
         .atMost(Duration.ofSeconds(2))
@@ -68,10 +68,10 @@ class NearStoreUnitTests {
   @Test
   void aReadThatWentOverAConnectionThatDoesNotTrackIsNotKept() {
     NearStore store = tracking(NearCache.maximumSize(10));
-    store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepNow(store, "items:1", "one");
     long stamp = store.stamp("items:1");
     store.untracked("items:1");
-    store.keep("items:1", stamp, "one again", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepReadAt(store, "items:1", stamp, "one again");
     assertThat(store.get("items:1"))
         .as("the copy kept before stays; the untracked read is not kept")
         .isEqualTo("one");
@@ -81,12 +81,12 @@ class NearStoreUnitTests {
   void anInvalidationHidesTheValueAtOnceAndAReadAfterItIsKeptAgain() {
     NearStore store = tracking(NearCache.maximumSize(10));
     long before = store.stamp("items:1");
-    store.keep("items:1", before, "one", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepReadAt(store, "items:1", before, "one");
     store.invalidate("items:1");
     assertThat(store.get("items:1")).isNull();
-    store.keep("items:1", before, "one, read before", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepReadAt(store, "items:1", before, "one, read before");
     assertThat(store.get("items:1")).as("a read sent before the invalidation").isNull();
-    store.keep("items:1", store.stamp("items:1"), "two", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepNow(store, "items:1", "two");
     assertThat(store.get("items:1")).isEqualTo("two");
     assertThat(store.hits()).isEqualTo(1);
   }
@@ -94,7 +94,7 @@ class NearStoreUnitTests {
   @Test
   void anInvalidationOfAnotherKeyOfTheSameStripeLeavesAConfirmedValue() {
     NearStore store = tracking(NearCache.maximumSize(10_000));
-    store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepNow(store, "items:1", "one");
     // Some other key shares the stripe of items:1; its invalidations move the same counter.
     String neighbour = null;
     for (int i = 2; neighbour == null; i++) {
@@ -194,7 +194,7 @@ class NearStoreUnitTests {
     NearStore store =
         tracking(NearCache.maximumSize(10).expireAfterWrite(Duration.ofDays(365L * 1000)));
     store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), 60_000);
-    store.keep("items:2", store.stamp("items:2"), "two", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepNow(store, "items:2", "two");
     assertThat(store.get("items:1")).isEqualTo("one");
     assertThat(store.get("items:2")).isEqualTo("two");
   }
@@ -202,11 +202,21 @@ class NearStoreUnitTests {
   @Test
   void aDropRemovesTheValueAndFailsAReadSentBeforeIt() {
     NearStore store = tracking(NearCache.maximumSize(10));
-    store.keep("items:1", store.stamp("items:1"), "one", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepNow(store, "items:1", "one");
     long before = store.stamp("items:1");
     store.drop("items:1");
     assertThat(store.get("items:1")).isNull();
-    store.keep("items:1", before, "one, read before", 1, System.nanoTime(), NearStore.NO_TTL);
+    keepReadAt(store, "items:1", before, "one, read before");
     assertThat(store.get("items:1")).isNull();
+  }
+
+  /** Keeps {@code value} as a reply to a read sent now, without a TTL. */
+  private static void keepNow(NearStore store, String key, Object value) {
+    keepReadAt(store, key, store.stamp(key), value);
+  }
+
+  /** Keeps {@code value} as a reply to a read sent at {@code stamp}, without a TTL. */
+  private static void keepReadAt(NearStore store, String key, long stamp, Object value) {
+    store.keep(key, stamp, value, 1, System.nanoTime(), NearStore.NO_TTL);
   }
 }
