@@ -94,13 +94,7 @@ final class HttpServerLimits implements NettyServerCustomizer {
 
   /** HTTP connections kept now that are idle, waiting for their next request. */
   int idleConnections() {
-    int idle = 0;
-    for (HttpBackpressure connection : kept) {
-      if (connection.idleness().since() != Idleness.BUSY) {
-        idle++;
-      }
-    }
-    return idle;
+    return Idleness.countIdle(kept, HttpBackpressure::idleness);
   }
 
   /** Connections closed by the write timeout so far. */

@@ -42,6 +42,21 @@ public final class Idleness {
   }
 
   /**
+   * How many of {@code kept} are idle now (neither busy nor chosen to make room).
+   *
+   * @param idleness each connection's idleness
+   */
+  public static <C> int countIdle(Iterable<C> kept, Function<C, Idleness> idleness) {
+    int idle = 0;
+    for (C connection : kept) {
+      if (idleness.apply(connection).since() != BUSY) {
+        idle++;
+      }
+    }
+    return idle;
+  }
+
+  /**
    * The connection of {@code kept} idle the longest, now marked as chosen so that no other newcomer
    * takes its place too; null when every connection is busy (or chosen already).
    *

@@ -95,6 +95,14 @@ final class TcpConnections {
     return open.get();
   }
 
+  /**
+   * Admitted connections idle now (no request in flight, no frame begun, nothing unsent): those a
+   * newcomer beyond the maximum could replace. For tests in this package.
+   */
+  int idleConnections() {
+    return Idleness.countIdle(kept, BoardConnection::idleness);
+  }
+
   /** Notes that a connection now holds {@code bytes} of replies unsent. */
   void unsent(long bytes) {
     peakUnsent.accumulateAndGet(bytes, Math::max);
