@@ -40,6 +40,8 @@ final class BoardChildProcess implements AutoCloseable {
             List.of(
                 Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m",
+                // C1 only, like the test JVMs (test.jit.args): the child lives seconds.
+                "-XX:TieredStopAtLevel=1",
                 "-cp",
                 System.getProperty("java.class.path"),
                 BoardApplication.class.getName(),

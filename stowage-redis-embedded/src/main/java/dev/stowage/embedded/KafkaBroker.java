@@ -86,14 +86,16 @@ public final class KafkaBroker implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final int controllerPort;
+  private final List<String> jvmOptions;
   private @Nullable Process process;
   private Duration lastStart = Duration.ZERO;
   private boolean closed;
 
-  private KafkaBroker(Path dir, int port, int controllerPort) {
+  private KafkaBroker(Path dir, int port, int controllerPort, List<String> jvmOptions) {
     this.dir = dir;
     this.port = port;
     this.controllerPort = controllerPort;
+    this.jvmOptions = jvmOptions;
   }
 
   /**
@@ -104,6 +106,26 @@ public final class KafkaBroker implements AutoCloseable {
    *     within {@value #START_TIMEOUT_SECONDS} s; the message carries the end of its log
    */
   public static KafkaBroker start() {
+    return start(List.of());
+  }
+
+  /**
+   * As {@link #start()}, with {@code jvmOptions} added after the broker's own (a larger heap, or
+   * {@code -XX:TieredStopAtLevel=1} for a broker that lives a few seconds, whose start then costs
+   * about 40% less CPU). They apply to the data directory's formatting and to every start.
+   *
+   * @throws IllegalArgumentException if an option does not start with {@code -}
+   */
+  public static KafkaBroker start(List<String> jvmOptions) {
+    List<String> options = List.copyOf(jvmOptions);
+    for (String option : options) {
+      if (!option.startsWith("-")) {
+        throw new IllegalArgumentException(
+            "not a JVM option: '"
+                + option
+                + "' (an option starts with '-'; this would be taken for the main class)");
+      }
+    }
     requireKafkaOnClassPath();
     Path dir;
     try {
@@ -116,7 +138,7 @@ public final class KafkaBroker implements AutoCloseable {
     while (controllerPort == port) {
       controllerPort = freePort();
     }
-    KafkaBroker broker = new KafkaBroker(dir, port, controllerPort);
+    KafkaBroker broker = new KafkaBroker(dir, port, controllerPort, options);
     try {
       broker.writeConfig();
       broker.format();
@@ -408,6 +430,7 @@ public final class KafkaBroker implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(JVM_OPTIONS);
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass);

@@ -1,6 +1,7 @@
 package dev.stowage.testkit;
 
 import dev.stowage.embedded.KafkaBroker;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -15,6 +16,12 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class KafkaExtension implements BeforeAllCallback, ParameterResolver {
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(KafkaExtension.class);
+
+  /**
+   * A test's broker lives seconds: C1 only, which takes about 40% off the CPU of its formatting,
+   * start and restart (6.5 against 10.4 CPU seconds for a start and a restart, measured here).
+   */
+  private static final List<String> BROKER_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
 
   @Override
   public void beforeAll(ExtensionContext context) {
@@ -43,7 +50,7 @@ public final class KafkaExtension implements BeforeAllCallback, ParameterResolve
             "broker",
             key -> {
               long started = System.nanoTime();
-              KafkaBroker broker = KafkaBroker.start();
+              KafkaBroker broker = KafkaBroker.start(BROKER_JVM_OPTIONS);
               System.out.printf(
                   "@WithKafka: Kafka broker on %s for %s: formatted and started in %d ms"
                       + " (the broker's JVM answered %d ms after launch)%n",

@@ -1,9 +1,14 @@
 package dev.stowage.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stowage.embedded.KafkaBroker;
 import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -89,6 +94,47 @@ class KafkaBrokerIntegrationTests {
     }
     assertThat(readAll(kafka, "survivors", 2))
         .containsExactly("before the kill", "after the restart");
+  }
+
+  /**
+   * The extension's broker runs C1 only: it lives seconds, and C2 would cost it 40% more CPU. Its
+   * command line is read from /proc: ProcessHandle.Info gives no arguments for a command line
+   * longer than 4,096 bytes, which a class path makes this one.
+   */
+  @Test
+  void theTestsBrokerRunsWithTheJvmOptionsItWasGiven(KafkaBroker kafka) {
+    String config = kafka.dataDirectory().resolveSibling("server.properties").toString();
+    List<List<String>> brokers =
+        ProcessHandle.current()
+            .children()
+            .map(KafkaBrokerIntegrationTests::commandLine)
+            .filter(arguments -> arguments.contains(config))
+            .toList();
+
+    assertThat(brokers)
+        .singleElement()
+        .satisfies(
+            arguments ->
+                assertThat(arguments)
+                    .containsSubsequence("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp")
+                    .contains("kafka.Kafka"));
+  }
+
+  @Test
+  void aJvmOptionThatIsNotAnOptionIsRefusedBeforeAnythingStarts() {
+    assertThatThrownBy(() -> KafkaBroker.start(List.of("-Xmx256m", "Xss1m")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a JVM option: 'Xss1m'");
+  }
+
+  /** The command line of a child process, from /proc; empty once it has exited. */
+  private static List<String> commandLine(ProcessHandle process) {
+    try {
+      byte[] bytes = Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "cmdline"));
+      return List.of(new String(bytes, StandardCharsets.UTF_8).split("\0"));
+    } catch (IOException e) {
+      return List.of();
+    }
   }
 
   private static KafkaProducer<String, String> producer(KafkaBroker kafka, String compression) {

@@ -23,7 +23,7 @@ record CliRun(int exit, String stdout, String stderr) {
   }
 
   /**
-   * A tiny {@code bench http} into {@code out}: 200 posts, 10 users, loads of 2 s in 2 rounds after
+   * A tiny {@code bench http} into {@code out}: 200 posts, 10 users, loads of 1 s in 2 rounds after
    * 1 s of warm-up, no wrk; {@code options} come first.
    */
   static CliRun tinyHttpBench(Path out, String... options) {
@@ -38,7 +38,7 @@ record CliRun(int exit, String stdout, String stderr) {
             "--ramp",
             "100",
             "--duration",
-            "2",
+            "1",
             "--warmup",
             "1",
             "--rounds",
