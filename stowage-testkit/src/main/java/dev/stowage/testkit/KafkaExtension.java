@@ -19,7 +19,8 @@ public final class KafkaExtension implements BeforeAllCallback, ParameterResolve
 
   /**
    * A test's broker lives seconds: C1 only, which takes about 40% off the CPU of its formatting,
-   * start and restart (6.5 against 10.4 CPU seconds for a start and a restart, measured here).
+   * start and restart (6.5 against 10.4 CPU seconds for a start and a restart: /usr/bin/time around
+   * a program, not kept, that started and restarted one broker with and without the option).
    */
   private static final List<String> BROKER_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
 

@@ -112,6 +112,8 @@ class KafkaBrokerIntegrationTests {
             .toList();
 
     assertThat(brokers)
+        .as(
+            "this JVM's child processes running the broker's configuration, read from /proc (Linux)")
         .singleElement()
         .satisfies(
             arguments ->

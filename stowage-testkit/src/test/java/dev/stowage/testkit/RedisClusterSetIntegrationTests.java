@@ -236,7 +236,8 @@ class RedisClusterSetIntegrationTests {
       RedisServer master = own.masterOf(key);
       RedisServer replica = own.replicasOf(master).get(0);
       // WAIT on the connection that wrote: on another it waits for no write and answers at once,
-      // and the kill below could come before the replica had the value (2 failures in 12 runs).
+      // and the kill below could come before the replica had the value (2 failures in 9 full
+      // builds).
       assertThat(
               master.replies(
                   List.of(List.of("SET", key, "survives"), List.of("WAIT", "1", "10000"))))
